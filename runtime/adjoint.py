@@ -1,0 +1,151 @@
+"""Array helpers that adjoint code calls: summing back broadcasts, scattering, products."""
+from __future__ import annotations
+
+import numpy as np
+
+from .tree import is_zero
+
+__all__ = ["unbroadcast", "broadcast_like", "expand_reduced", "save_region", "zero_region",
+           "dot_vjp_a", "dot_vjp_b", "matmul_vjp_a", "matmul_vjp_b", "astype_like", "shape_of"]
+
+
+def unbroadcast(g, x):
+    """Sum g down to the shape of x, undoing NumPy broadcasting."""
+    if isinstance(g, (tuple, list, dict)) or is_zero(g):
+        return g
+    shape = np.shape(x)
+    gshape = np.shape(g)
+    if gshape == shape:
+        return g
+    if len(gshape) < len(shape):
+        return np.broadcast_to(g, shape)
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
+    out = np.sum(g, axis=axes, keepdims=False) if axes else g
+    return np.reshape(out, shape)
+
+
+def broadcast_like(g, target):
+    """Broadcast g to the shape of `target` (the adjoint of unbroadcast)."""
+    return np.broadcast_to(g, np.shape(target))
+
+
+def expand_reduced(g, x, axis=None, keepdims=False):
+    """Broadcast the adjoint of a reduction over `axis` back to x's shape."""
+    shape = np.shape(x)
+    if not keepdims and axis is not None:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        axes = sorted(a % len(shape) for a in axes)
+        for a in axes:
+            g = np.expand_dims(g, a)
+    return np.broadcast_to(g, shape)
+
+
+def save_region(x, index):
+    """A copy of x[index], taken before an in-place write overwrites it."""
+    return np.array(x[index], copy=True)
+
+
+def zero_region(g, index):
+    """g with g[index] set to zero (the adjoint of the value an in-place write replaced)."""
+    if is_zero(g):
+        return g
+    out = np.array(g, copy=True)
+    out[index] = 0
+    return out
+
+
+def dot_vjp_a(g, a, b):
+    """Adjoint of `a` in np.dot(a, b)."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 0 or b_nd == 0:
+        return unbroadcast(g * b, a)
+    if b_nd == 1:
+        return np.multiply.outer(g, b) if a_nd >= 1 else g * b
+    # a (..., k), b (..., k, m) -> out (a..., b... without k)
+    b_moved = np.moveaxis(b, -2, -1)  # (..., m, k)
+    g_axes = list(range(a_nd - 1, np.ndim(g)))
+    b_axes = list(range(b_nd - 2)) + [b_nd - 2]
+    return np.tensordot(g, b_moved, axes=(g_axes, b_axes))
+
+
+def dot_vjp_b(g, a, b):
+    """Adjoint of `b` in np.dot(a, b)."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 0 or b_nd == 0:
+        return unbroadcast(g * a, b)
+    if b_nd == 1:
+        lead = list(range(a_nd - 1))
+        return np.tensordot(a, g, axes=(lead, lead)) if lead else a * g
+    # out axes: a[:-1] then b[:-2] + b[-1:]
+    a_lead = list(range(a_nd - 1))
+    g_lead = list(range(a_nd - 1))
+    tmp = np.tensordot(a, g, axes=(a_lead, g_lead))  # (k, b[:-2]..., m)
+    return np.moveaxis(tmp, 0, -2)
+
+
+def matmul_vjp_a(g, a, b):
+    """Adjoint of `a` in a @ b (with NumPy's 1-D promotion and batch broadcasting)."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 1 and b_nd == 1:
+        return g * b
+    if b_nd == 1:
+        return unbroadcast(np.expand_dims(g, -1) * b, a)
+    if a_nd == 1:
+        return unbroadcast(np.matmul(np.expand_dims(g, -2), np.swapaxes(b, -1, -2))[..., 0, :], a)
+    return unbroadcast(np.matmul(g, np.swapaxes(b, -1, -2)), a)
+
+
+def matmul_vjp_b(g, a, b):
+    """Adjoint of `b` in a @ b."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 1 and b_nd == 1:
+        return g * a
+    if a_nd == 1:
+        return unbroadcast(np.expand_dims(a, -1) * np.expand_dims(g, -2), b)
+    if b_nd == 1:
+        return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0], b)
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), g), b)
+
+
+def astype_like(g, x):
+    """g cast to x's floating dtype (the adjoint of a dtype conversion)."""
+    dtype = np.asarray(x).dtype
+    if dtype.kind not in "fc":
+        return g
+    return np.asarray(g, dtype=dtype)
+
+
+def shape_of(x):
+    return np.shape(x)
+
+
+def clip_mask(a, a_min, a_max):
+    """1 where np.clip passes `a` through, else 0."""
+    inside = np.ones(np.shape(a), dtype=bool)
+    if a_min is not None:
+        inside &= a >= a_min
+    if a_max is not None:
+        inside &= a <= a_max
+    return inside
+
+
+__all__.append("clip_mask")
+
+
+def inverse_axes(axes, ndim):
+    """The permutation that undoes np.transpose(x, axes)."""
+    if axes is None:
+        return None
+    axes = [a % ndim for a in axes]
+    inverse = [0] * ndim
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
+
+
+def dtype_of(x):
+    return np.asarray(x).dtype
+
+
+__all__ += ["inverse_axes", "dtype_of"]

@@ -1,0 +1,1 @@
+"""Analyses over normal form: activity, definedness."""

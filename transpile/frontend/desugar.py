@@ -1,0 +1,930 @@
+"""Bring a user function into normal form (A-normal form with structured control flow).
+
+The grammar every transform consumes and produces::
+
+    function  := def NAME(PARAM*): stmt* ; return ATOM
+    stmt      := NAME = rhs                      # one primitive per assignment
+               | NAME, NAME, ... = NAME          # unpacking a tuple, list or array
+               | NAME[index] = ATOM              # in-place write (setitem primitive)
+               | if ATOM: stmt* else: stmt*
+               | for NAME in NAME: stmt*         # NAME is bound to a range object
+               | while NAME: stmt*               # the body recomputes NAME at its end
+               | if NAME: break                  # only as the last statement of a for body
+    rhs       := ATOM | PRIM(ATOM*, key=ATOM*) | ATOM op ATOM | op ATOM | ATOM[index]
+               | ATOM.attr | (ATOM, ...) | [ATOM, ...] | {CONST: ATOM, ...} | USERFN(ATOM*)
+    index     := ATOM | ATOM:ATOM:ATOM | None | ... | (index, ...)
+    ATOM      := NAME | CONST
+
+Every right-hand side carries `.prim` (its registry entry) and `.bound` (parameter name ->
+argument expression), or `.callee` for a call of another user function.  Every
+statement carries the position of the source statement it comes from.
+"""
+from __future__ import annotations
+
+import builtins
+import copy
+import inspect
+import types
+
+import gast
+import numpy as np
+from beniget.beniget import collect_locals
+
+from .. import naming
+from ..errors import Location, TranspileError
+from ..primitives import registry
+from .controlflow import structure_loops, structure_returns
+from .parse import ParsedFunction, parse_function
+from .program import NFunction, Program, const, is_atom, name
+
+_BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
+           gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul"}
+_UNARY = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not_", gast.Invert: "invert"}
+_COMPARE = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
+            gast.NotEq: "ne", gast.Is: "is_", gast.IsNot: "is_not", gast.In: "contains", gast.NotIn: "not_contains"}
+_SCALARS = (int, float, bool, complex, str, type(None))
+
+_UNSUPPORTED = {
+    gast.Try: ("`try` blocks are not supported", "move error handling outside the transformed function"),
+    gast.With: ("`with` blocks are not supported", "move the context manager outside the transformed function"),
+    gast.Global: ("`global` declarations are not supported", "pass the value as an argument instead"),
+    gast.Nonlocal: ("`nonlocal` declarations are not supported", "return the new value instead"),
+    gast.ClassDef: ("class definitions are not supported inside a transformed function", "define the class outside"),
+    gast.Delete: ("`del` is not supported", "let the name go out of use instead"),
+    gast.Import: ("imports inside a transformed function are not supported", "import at module level"),
+    gast.ImportFrom: ("imports inside a transformed function are not supported", "import at module level"),
+    gast.Raise: ("`raise` is not supported inside a transformed function", "validate inputs before calling it"),
+    gast.AsyncFor: ("async code is not supported", "use a plain loop"),
+    gast.AsyncWith: ("async code is not supported", "use a plain `with` outside the function"),
+}
+
+
+class _Lifted:
+    """A nested def or lambda, lifted to module level with its free locals as extra parameters."""
+
+    def __init__(self, key, node, extra):
+        self.key = key
+        self.node = node
+        self.extra = extra
+
+
+def desugar_program(fn, key_hint=None) -> Program:
+    """Normal form of `fn` and of every user function it calls."""
+    program = Program()
+    builder = _ProgramBuilder(program)
+    program.entry = builder.function_key(fn, key_hint)
+    builder.run()
+    return program
+
+
+class _ProgramBuilder:
+    def __init__(self, program: Program):
+        self.program = program
+        self.keys = {}  # id(fn) -> key
+        self.pending = []
+
+    def _fresh_key(self, base):
+        base = base.replace("<lambda>", "lambda_").replace("<locals>.", "").replace(".", "_")
+        key, n = base, 1
+        taken = set(self.program.functions) | {k for k in self.keys.values()} | set(self.program.captures)
+        while key in taken:
+            n += 1
+            key = f"{base}_{n}"
+        return key
+
+    def function_key(self, fn, hint=None):
+        fn = inspect.unwrap(fn)
+        if id(fn) in self.keys:
+            return self.keys[id(fn)]
+        key = self._fresh_key(hint or fn.__name__)
+        self.keys[id(fn)] = key
+        self.program.functions[key] = None
+        self.pending.append((key, fn))
+        return key
+
+    def run(self):
+        while self.pending:
+            key, fn = self.pending.pop()
+            parsed = parse_function(fn)
+            env = _Env.of_function(fn)
+            _FunctionDesugarer(self, key, parsed, env, extra=()).run()
+
+    def lift(self, key, parsed, env, node, extra):
+        _FunctionDesugarer(self, key, parsed, env, extra=extra, node=node).run()
+
+
+class _Env:
+    """Where free names of a function are looked up: closure cells, globals, builtins."""
+
+    def __init__(self, globals_, cells, outer_locals=()):
+        self.globals = globals_
+        self.cells = cells
+        self.outer_locals = set(outer_locals)
+
+    @classmethod
+    def of_function(cls, fn):
+        cells = {}
+        if fn.__closure__:
+            cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
+        return cls(fn.__globals__, cells)
+
+    def lookup(self, ident):
+        """(found, value, reader) for a free name."""
+        if ident in self.cells:
+            cell = self.cells[ident]
+            try:
+                return True, cell.cell_contents, lambda: cell.cell_contents
+            except ValueError:
+                return False, None, None
+        captured = self.globals.get("__transpile_captures__", {})
+        if ident in captured:  # a value a generated module was given: read it where it came from
+            read = captured[ident].read
+            return True, read(), read
+        if ident in self.globals:
+            g = self.globals
+            return True, g[ident], lambda: g[ident]
+        if hasattr(builtins, ident):
+            value = getattr(builtins, ident)
+            return True, value, lambda: value
+        return False, None, None
+
+
+class _FunctionDesugarer:
+    def __init__(self, builder, key, parsed: ParsedFunction, env: _Env, extra, node=None):
+        self.builder = builder
+        self.program = builder.program
+        self.key = key
+        self.parsed = parsed
+        self.env = env
+        self.node = copy.deepcopy(node if node is not None else parsed.node)
+        self.extra = list(extra)
+        self.temps = 0
+        self.blocks = []
+
+    # ---------------------------------------------------------------- helpers
+    def loc(self, node) -> Location:
+        return self.parsed.location(node)
+
+    def error(self, node, message, hint=None):
+        raise TranspileError(message, self.loc(node), hint)
+
+    def fresh(self, base=naming.TEMP_PREFIX):
+        while True:
+            self.temps += 1
+            candidate = f"{base}{self.temps}"
+            if candidate not in self.used_names:
+                self.locals.add(candidate)
+                return candidate
+
+    def emit(self, stmt, origin):
+        gast.copy_location(stmt, origin)
+        stmt.end_lineno = getattr(origin, "lineno", None)
+        self.blocks[-1].append(stmt)
+        return stmt
+
+    def assign(self, target, rhs, origin):
+        return self.emit(gast.Assign(targets=[name(target, store=True)], value=rhs, type_comment=None), origin)
+
+    # ---------------------------------------------------------------- entry
+    def run(self):
+        fdef = self.node
+        self._check_signature(fdef)
+        params = [a.id for a in fdef.args.args] + self.extra
+        structure_returns(fdef)
+        structure_loops(fdef)
+        self.locals = set(collect_locals(fdef)) | set(params)
+        self.used_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+        self.lifted = dict(getattr(self, "outer_lifted", {}))
+        self._lift_nested(fdef)
+        self.blocks.append([])
+        for stmt in fdef.body:
+            self.statement(stmt)
+        body = self.blocks.pop()
+        defaults = {}
+        fn = self.parsed.fn
+        if not self.extra and getattr(fn, "__defaults__", None) and fdef is not None and self.node is not None:
+            names = [a.id for a in fdef.args.args]
+            for pname, value in zip(names[len(names) - len(fn.__defaults__):], fn.__defaults__):
+                defaults[pname] = value
+        nf = NFunction(key=self.key, qualname=getattr(fn, "__qualname__", self.key), params=params, body=body,
+                       filename=self.parsed.filename, lineno=fdef.lineno, defaults=defaults)
+        nf.signature_names = [a.id for a in fdef.args.args]
+        self.program.functions[self.key] = nf
+
+    def _check_signature(self, fdef):
+        args = fdef.args
+        if args.vararg or args.kwarg:
+            self.error(args.vararg or args.kwarg, "*args and **kwargs are not supported in transformed functions",
+                       "list the parameters explicitly")
+        if args.kwonlyargs or getattr(args, "posonlyargs", []):
+            bad = (args.kwonlyargs or args.posonlyargs)[0]
+            self.error(bad, "keyword-only and positional-only parameters are not supported",
+                       "use ordinary parameters")
+
+    def _lift_nested(self, fdef):
+        """Lift nested defs and `name = lambda ...` to module level."""
+        def visit(stmts):
+            for stmt in stmts:
+                if isinstance(stmt, gast.FunctionDef):
+                    self._lift(stmt.name, stmt)
+                elif (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                      and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda)):
+                    from .parse import _lambda_to_def
+                    self._lift(stmt.targets[0].id, _lambda_to_def(stmt.value, stmt.targets[0].id))
+                for field in ("body", "orelse"):
+                    if isinstance(stmt, (gast.If, gast.For, gast.While)) and hasattr(stmt, field):
+                        visit(getattr(stmt, field))
+        visit(fdef.body)
+
+    def _lift(self, local_name, node):
+        inner_locals = set(collect_locals(node)) | {a.id for a in node.args.args}
+        free = []
+        for sub in gast.walk(node):
+            if (isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id not in inner_locals
+                    and sub.id in self.locals and sub.id not in free and sub.id not in self.lifted
+                    and sub.id != local_name):
+                free.append(sub.id)
+        key = self.builder._fresh_key(f"{self.key}_{local_name}")
+        self.program.functions[key] = None
+        self.lifted[local_name] = _Lifted(key, node, free)
+        inner = _FunctionDesugarer(self.builder, key, self.parsed, self.env, extra=free, node=node)
+        inner.outer_lifted = dict(self.lifted)
+        inner.run()
+
+    # ---------------------------------------------------------------- statements
+    def statement(self, stmt):
+        kind = type(stmt)
+        if kind in _UNSUPPORTED:
+            message, hint = _UNSUPPORTED[kind]
+            self.error(stmt, message, hint)
+        handler = getattr(self, "stmt_" + kind.__name__, None)
+        if handler is None:
+            self.error(stmt, f"`{kind.__name__}` statements are not supported")
+        handler(stmt)
+
+    def stmt_FunctionDef(self, stmt):
+        pass  # lifted already
+
+    def stmt_Pass(self, stmt):
+        pass
+
+    def stmt_Expr(self, stmt):
+        value = stmt.value
+        if isinstance(value, gast.Constant):
+            return  # docstring or bare constant
+        if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+                and isinstance(value.func.value, gast.Name) and value.func.value.id in self.locals):
+            target = value.func.value.id
+            mutator = registry.method("list." + value.func.attr)
+            if mutator is not None:
+                self._check_owned_container(stmt, target)
+                args = [self.atom(a, stmt) for a in value.args]
+                rhs = self._prim_rhs(mutator.prim, [name(target)] + args, {}, stmt, call_node=None)
+                self.assign(target, rhs, stmt)
+                return
+        self.error(stmt, "a statement whose value is discarded is not supported",
+                   "assign the result to a name, or remove the call")
+
+    def _check_owned_container(self, stmt, target):
+        if target in self.params_set():
+            self.error(stmt, f"`{target}` is an argument: changing it in place would change the caller's data",
+                       f"build a new list instead, e.g. `{target} = {target} + [item]`")
+
+    def params_set(self):
+        return {a.id for a in self.node.args.args} | set(self.extra)
+
+    def stmt_Assert(self, stmt):
+        pass  # assertions are checks of the primal program; they are not transformed
+
+    def stmt_Return(self, stmt):
+        value = self.atom(stmt.value, stmt) if stmt.value is not None else const(None)
+        self.emit(gast.Return(value=value), stmt)
+
+    def stmt_Assign(self, stmt):
+        value = stmt.value
+        if isinstance(value, gast.Lambda):
+            return  # lifted already
+        if len(stmt.targets) > 1:
+            tmp = self.expr_to(value, None, stmt)
+            for target in stmt.targets:
+                self.bind_target(target, name(tmp), stmt)
+            return
+        target = stmt.targets[0]
+        if isinstance(target, gast.Name):
+            self.expr_to(value, target.id, stmt)
+        elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List)) \
+                and len(value.elts) == len(target.elts) and not any(isinstance(e, gast.Starred) for e in target.elts):
+            temps = [self.expr_to(v, None, stmt, force_fresh=True) for v in value.elts]
+            for t, tmp in zip(target.elts, temps):
+                self.bind_target(t, name(tmp), stmt)
+        else:
+            self.bind_target(target, self.atom(value, stmt), stmt)
+
+    def bind_target(self, target, atom, stmt):
+        """Assign an atom to an assignment target (name, tuple pattern or subscript)."""
+        if isinstance(target, gast.Name):
+            self.assign(target.id, atom, stmt)
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            if any(isinstance(e, gast.Starred) for e in target.elts):
+                self.error(target, "starred assignment is not supported", "index the sequence explicitly")
+            if not isinstance(atom, gast.Name):
+                self.error(target, "cannot unpack a constant")
+            names = []
+            nested = []
+            for elt in target.elts:
+                if isinstance(elt, gast.Name):
+                    names.append(elt.id)
+                else:
+                    tmp = self.fresh()
+                    names.append(tmp)
+                    nested.append((elt, tmp))
+            unpack = gast.Assign(targets=[gast.Tuple(elts=[name(n, True) for n in names], ctx=gast.Store())],
+                                 value=atom, type_comment=None)
+            unpack.value.prim = registry.by_name("unpack")
+            self.emit(unpack, stmt)
+            for elt, tmp in nested:
+                self.bind_target(elt, name(tmp), stmt)
+        elif isinstance(target, gast.Subscript):
+            self.setitem(target, atom, stmt)
+        elif isinstance(target, gast.Starred):
+            self.error(target, "starred assignment is not supported", "index the sequence explicitly")
+        else:
+            self.error(target, f"assignment to {type(target).__name__.lower()} is not supported",
+                       "assign to a local name or to an element of a local array")
+
+    def setitem(self, target, atom, stmt):
+        if not isinstance(target.value, gast.Name) or target.value.id not in self.locals:
+            self.error(target, "in-place writes are only supported into a local array, as `name[index] = value`",
+                       "write `a[i, j] = v` instead of `a[i][j] = v`")
+        arr = target.value.id
+        if arr in self.params_set():
+            self.error(target, f"in-place write into the argument `{arr}` would change the caller's data",
+                       f"copy it first: `{arr} = {arr}.copy()`, then write into the copy")
+        index = self.index(target.slice, stmt)
+        value = atom if is_atom(atom) else name(self.expr_to(atom, None, stmt))
+        node = gast.Assign(targets=[gast.Subscript(value=name(arr), slice=index, ctx=gast.Store())],
+                           value=value, type_comment=None)
+        node.prim = registry.by_name("setitem")
+        node.bound = {"x": name(arr), "idx": _index_value(index), "v": value}
+        self.emit(node, stmt)
+
+    def stmt_AugAssign(self, stmt):
+        target = stmt.target
+        binop = gast.BinOp(left=None, op=stmt.op, right=stmt.value)
+        gast.copy_location(binop, stmt)
+        if isinstance(target, gast.Name):
+            binop.left = name(target.id)
+            self.expr_to(binop, target.id, stmt)
+        elif isinstance(target, gast.Subscript):
+            if not isinstance(target.value, gast.Name):
+                self.error(target, "augmented assignment into a nested subscript is not supported",
+                           "write `a[i, j] += v` instead of `a[i][j] += v`")
+            index = self.index(target.slice, stmt)
+            old = self.fresh()
+            getitem = gast.Subscript(value=name(target.value.id), slice=index, ctx=gast.Load())
+            self.assign(old, self._tag_getitem(getitem, name(target.value.id), index), stmt)
+            binop.left = name(old)
+            new = self.expr_to(binop, None, stmt)
+            load_target = gast.Subscript(value=name(target.value.id), slice=copy.deepcopy(target.slice),
+                                         ctx=gast.Store())
+            gast.copy_location(load_target, target)
+            self.setitem(load_target, name(new), stmt)
+        else:
+            self.error(target, "augmented assignment to this target is not supported")
+
+    def stmt_If(self, stmt):
+        test = self.condition(stmt.test, stmt)
+        body = self.block(stmt.body)
+        orelse = self.block(stmt.orelse)
+        if not body:
+            if not orelse:
+                return
+            negated = self.fresh()
+            rhs = self._prim_rhs(registry.by_name("not_"), [test], {}, stmt, call_node=None)
+            self.assign(negated, rhs, stmt)
+            test, body, orelse = name(negated), orelse, []
+        self.emit(gast.If(test=test, body=body, orelse=orelse), stmt)
+
+    def condition(self, test, stmt):
+        """A fresh name holding the test, so reverse mode can replay the branch taken."""
+        return name(self.expr_to(test, None, stmt, force_fresh=True))
+
+    def block(self, stmts):
+        self.blocks.append([])
+        for s in stmts:
+            self.statement(s)
+        return self.blocks.pop()
+
+    def stmt_Break(self, stmt):
+        self.emit(gast.Break(), stmt)
+
+    def stmt_Continue(self, stmt):
+        self.error(stmt, "internal: `continue` should have been structured away")
+
+    def stmt_While(self, stmt):
+        if stmt.orelse:
+            self.error(stmt, "`while ... else` is not supported", "use a flag")
+        cond = self.fresh("_cond")
+        trips = self.fresh(naming.TRIP_COUNT)
+        self.assign(trips, const(0), stmt)
+        self.expr_to(stmt.test, cond, stmt, force_fresh=True)
+        self.blocks.append([])
+        self._count_trip(trips, stmt)
+        for s in stmt.body:
+            self.statement(s)
+        self.expr_to(copy.deepcopy(stmt.test), cond, stmt, force_fresh=True)
+        body = self.blocks.pop()
+        loop = self.emit(gast.While(test=name(cond), body=body, orelse=[]), stmt)
+        loop.trips = trips
+
+    def _count_trip(self, trips, stmt):
+        rhs = gast.BinOp(left=name(trips), op=gast.Add(), right=const(1))
+        tmp = self.fresh()
+        self.assign(tmp, self._tag(rhs, registry.by_name("add"), {"x": rhs.left, "y": rhs.right}), stmt)
+        self.assign(trips, name(tmp), stmt)
+
+    def stmt_For(self, stmt):
+        if stmt.orelse:
+            self.error(stmt, "`for ... else` is not supported", "use a flag")
+        it = stmt.iter
+        target = stmt.target
+        prologue = []  # (target pattern, atom-producing callback) bound at the top of the body
+        fn = self._resolve_callable(it.func) if isinstance(it, gast.Call) else None
+        if fn is range:
+            if it.keywords:
+                self.error(it, "range() takes no keyword arguments")
+            bounds = [self.atom(a, stmt) for a in it.args]
+            rng = self.fresh(naming.RANGE)
+            self.assign(rng, self._prim_rhs(registry.by_name("range"), bounds, {}, stmt, call_node=None), stmt)
+            if isinstance(target, gast.Name):
+                loop_var = target.id
+            else:
+                loop_var = self.fresh(naming.INDEX)
+                prologue.append((target, lambda: name(loop_var)))
+        else:
+            seqs = []
+            if fn is enumerate:
+                seq = self.atom(it.args[0], stmt)
+                if not isinstance(target, (gast.Tuple, gast.List)) or len(target.elts) != 2:
+                    self.error(target, "unpack enumerate() as `for i, x in enumerate(xs)`")
+                index_target, item_target = target.elts
+                seqs = [(item_target, seq)]
+            elif fn is zip:
+                atoms = [self.atom(a, stmt) for a in it.args]
+                if not isinstance(target, (gast.Tuple, gast.List)) or len(target.elts) != len(atoms):
+                    self.error(target, "unpack zip() into one name per sequence")
+                index_target = None
+                seqs = list(zip(target.elts, atoms))
+            else:
+                index_target = None
+                seqs = [(target, self.atom(it, stmt))]
+            seq_names = []
+            for _, seq in seqs:
+                if isinstance(seq, gast.Name) and seq.id not in self._assigned_in(stmt.body):
+                    seq_names.append(seq)
+                else:
+                    tmp = self.fresh(naming.SEQUENCE)
+                    self.assign(tmp, seq, stmt)
+                    seq_names.append(name(tmp))
+            lengths = []
+            for seq in seq_names:
+                n = self.fresh()
+                self.assign(n, self._prim_rhs(registry.by_name("len"), [seq], {}, stmt, call_node=None), stmt)
+                lengths.append(name(n))
+            if len(lengths) > 1:
+                n = self.fresh()
+                self.assign(n, self._prim_rhs(registry.by_name("min_int"), lengths, {}, stmt, call_node=None), stmt)
+                lengths = [name(n)]
+            rng = self.fresh(naming.RANGE)
+            self.assign(rng, self._prim_rhs(registry.by_name("range"), lengths, {}, stmt, call_node=None), stmt)
+            if index_target is not None and isinstance(index_target, gast.Name):
+                loop_var = index_target.id
+            else:
+                loop_var = self.fresh(naming.INDEX)
+                if index_target is not None:
+                    prologue.append((index_target, lambda: name(loop_var)))
+            for (item_target, _), seq in zip(seqs, seq_names):
+                prologue.append((item_target, self._item_of(seq, loop_var, stmt)))
+        trips = None
+        if stmt.body and isinstance(stmt.body[-1], gast.If) and isinstance(stmt.body[-1].body[0], gast.Break):
+            trips = self.fresh(naming.TRIP_COUNT)
+            self.assign(trips, const(0), stmt)
+        self.blocks.append([])
+        if trips:
+            self._count_trip(trips, stmt)
+        for pattern, produce in prologue:
+            self.bind_target(pattern, produce(), stmt)
+        for s in stmt.body:
+            self.statement(s)
+        body = self.blocks.pop()
+        loop = gast.For(target=name(loop_var, store=True), iter=name(rng), body=body, orelse=[], type_comment=None)
+        self.emit(loop, stmt)
+        loop.trips = trips
+
+    def _item_of(self, seq, loop_var, stmt):
+        def produce():
+            tmp = self.fresh()
+            getitem = gast.Subscript(value=seq, slice=name(loop_var), ctx=gast.Load())
+            self.assign(tmp, self._tag_getitem(getitem, seq, name(loop_var)), stmt)
+            return name(tmp)
+        return produce
+
+    def _assigned_in(self, stmts):
+        out = set()
+        for s in stmts:
+            for n in gast.walk(s):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    out.add(n.id)
+        return out
+
+    # ---------------------------------------------------------------- expressions
+    def atom(self, expr, stmt):
+        """Flatten `expr`; returns a Name or Constant."""
+        if isinstance(expr, gast.Constant):
+            return const(expr.value)
+        if (isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub) and isinstance(expr.operand, gast.Constant)
+                and type(expr.operand.value) in (int, float)):
+            return const(-expr.operand.value)
+        if isinstance(expr, gast.Name) and expr.id in self.locals:
+            if expr.id in self.lifted:
+                self.error(expr, "a nested function can only be called, not passed around",
+                           "call it directly")
+            return name(expr.id)
+        return name(self.expr_to(expr, None, stmt))
+
+    def expr_to(self, expr, target, stmt, force_fresh=False):
+        """Flatten `expr` into statements whose last one assigns `target` (fresh if None)."""
+        if target is None:
+            target = self.fresh()
+        if isinstance(expr, gast.Name) and expr.id in self.locals:
+            if force_fresh or expr.id != target:
+                self.assign(target, name(expr.id), stmt)
+            return target
+        if isinstance(expr, gast.Constant):
+            self.assign(target, const(expr.value), stmt)
+            return target
+        if isinstance(expr, gast.BoolOp):
+            return self._boolop(expr, target, stmt)
+        if isinstance(expr, gast.IfExp):
+            test = self.condition(expr.test, stmt)
+            body = self.block_of(lambda: self.expr_to(expr.body, target, stmt, force_fresh=True))
+            orelse = self.block_of(lambda: self.expr_to(expr.orelse, target, stmt, force_fresh=True))
+            self.emit(gast.If(test=test, body=body, orelse=orelse), stmt)
+            return target
+        if isinstance(expr, gast.ListComp):
+            return self._listcomp(expr, target, stmt)
+        rhs = self.rhs(expr, stmt)
+        if is_atom(rhs) and isinstance(rhs, gast.Name) and rhs.id == target:
+            return target
+        if not is_atom(rhs) and target in _names_read(rhs):
+            # `x = x * 2`: the adjoint of the product needs the old x, so compute into a temporary
+            tmp = self.fresh()
+            self.assign(tmp, rhs, stmt)
+            rhs = name(tmp)
+        self.assign(target, rhs, stmt)
+        return target
+
+    def block_of(self, thunk):
+        self.blocks.append([])
+        thunk()
+        return self.blocks.pop()
+
+    def _boolop(self, expr, target, stmt):
+        # a and b  ->  t = a; if t: t = b      (short-circuit kept)
+        first, rest = expr.values[0], expr.values[1:]
+        self.expr_to(first, target, stmt, force_fresh=True)
+        if not rest:
+            return target
+        remainder = rest[0] if len(rest) == 1 else gast.BoolOp(op=expr.op, values=rest)
+        test = name(self.fresh())
+        self.assign(test.id, name(target), stmt)
+        if isinstance(expr.op, gast.And):
+            body = self.block_of(lambda: self.expr_to(remainder, target, stmt, force_fresh=True))
+            self.emit(gast.If(test=test, body=body, orelse=[]), stmt)
+        else:
+            negated = self.fresh()
+            self.assign(negated, self._prim_rhs(registry.by_name("not_"), [test], {}, stmt, call_node=None), stmt)
+            body = self.block_of(lambda: self.expr_to(remainder, target, stmt, force_fresh=True))
+            self.emit(gast.If(test=name(negated), body=body, orelse=[]), stmt)
+        return target
+
+    def _listcomp(self, expr, target, stmt):
+        if len(expr.generators) != 1 or expr.generators[0].is_async:
+            self.error(expr, "only list comprehensions with a single `for` are supported", "write a loop")
+        gen = expr.generators[0]
+        acc = self.fresh()
+        self.assign(acc, self._prim_rhs(registry.by_name("make_list"), [], {}, stmt, call_node=None), stmt)
+        append = gast.Expr(value=gast.Call(func=gast.Attribute(value=name(acc), attr="append", ctx=gast.Load()),
+                                           args=[expr.elt], keywords=[]))
+        gast.copy_location(append, stmt)
+        inner = [append]
+        for cond in reversed(gen.ifs):
+            inner = [gast.copy_location(gast.If(test=cond, body=inner, orelse=[]), stmt)]
+        loop = gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)
+        gast.copy_location(loop, stmt)
+        for n in gast.walk(gen.target):
+            if isinstance(n, gast.Name):
+                self.locals.add(n.id)
+        self.locals.add(acc)
+        self.stmt_For(loop)
+        self.assign(target, name(acc), stmt)
+        return target
+
+    def rhs(self, expr, stmt):
+        """A normal-form right-hand side for `expr` (operands flattened to atoms)."""
+        if isinstance(expr, gast.BinOp):
+            prim = registry.by_name(_BINOPS[type(expr.op)])
+            node = gast.BinOp(left=self.atom(expr.left, stmt), op=expr.op, right=self.atom(expr.right, stmt))
+            return self._tag(node, prim, {"x": node.left, "y": node.right})
+        if isinstance(expr, gast.UnaryOp):
+            prim = registry.by_name(_UNARY[type(expr.op)])
+            operand = self.atom(expr.operand, stmt)
+            if isinstance(expr.op, gast.USub) and isinstance(operand, gast.Constant):
+                return const(-operand.value)
+            node = gast.UnaryOp(op=expr.op, operand=operand)
+            return self._tag(node, prim, {"x": operand})
+        if isinstance(expr, gast.Compare):
+            return self._compare(expr, stmt)
+        if isinstance(expr, gast.Call):
+            return self.call(expr, stmt)
+        if isinstance(expr, gast.Subscript):
+            base = self.atom(expr.value, stmt)
+            index = self.index(expr.slice, stmt)
+            node = gast.Subscript(value=base, slice=index, ctx=gast.Load())
+            return self._tag_getitem(node, base, index)
+        if isinstance(expr, gast.Attribute):
+            return self.attribute(expr, stmt)
+        if isinstance(expr, (gast.Tuple, gast.List)):
+            if any(isinstance(e, gast.Starred) for e in expr.elts):
+                self.error(expr, "starred expressions are not supported", "build the sequence explicitly")
+            items = [self.atom(e, stmt) for e in expr.elts]
+            prim = registry.by_name("make_tuple" if isinstance(expr, gast.Tuple) else "make_list")
+            node = type(expr)(elts=items, ctx=gast.Load())
+            return self._tag(node, prim, {"items": tuple(items)})
+        if isinstance(expr, gast.Dict):
+            if any(k is None for k in expr.keys):
+                self.error(expr, "`**` in dict literals is not supported")
+            keys = [self.atom(k, stmt) for k in expr.keys]
+            if not all(isinstance(k, gast.Constant) for k in keys):
+                self.error(expr, "dict keys must be constants", "use string or integer literal keys")
+            values = [self.atom(v, stmt) for v in expr.values]
+            node = gast.Dict(keys=keys, values=values)
+            return self._tag(node, registry.by_name("make_dict"), {"items": tuple(values), "keys": tuple(keys)})
+        if isinstance(expr, gast.Name):
+            return self.free_value(expr)
+        if isinstance(expr, gast.Lambda):
+            self.error(expr, "a lambda can only be assigned to a name and called", "give it a name: `f = lambda x: ...`")
+        kinds = {gast.Yield: "`yield`", gast.YieldFrom: "`yield from`", gast.Await: "`await`",
+                 gast.JoinedStr: "f-strings", gast.SetComp: "set comprehensions", gast.DictComp: "dict comprehensions",
+                 gast.GeneratorExp: "generator expressions", gast.Set: "sets", gast.NamedExpr: "`:=`",
+                 gast.Starred: "starred expressions"}
+        what = kinds.get(type(expr), f"`{type(expr).__name__}` expressions")
+        self.error(expr, f"{what} are not supported in transformed functions")
+
+    def _tag(self, node, prim, bound):
+        node.prim = prim
+        node.bound = bound
+        return node
+
+    def _tag_getitem(self, node, base, index):
+        return self._tag(node, registry.by_name("getitem"), {"x": base, "idx": _index_value(index)})
+
+    def _compare(self, expr, stmt):
+        if len(expr.ops) > 1:
+            # a < b < c  ->  (a < b) and (b < c), with b evaluated once
+            operands = [expr.left] + list(expr.comparators)
+            atoms = [self.atom(o, stmt) for o in operands]
+            pieces = [gast.Compare(left=atoms[i], ops=[op], comparators=[atoms[i + 1]])
+                      for i, op in enumerate(expr.ops)]
+            return name(self.expr_to(gast.BoolOp(op=gast.And(), values=pieces), None, stmt))
+        prim = registry.by_name(_COMPARE[type(expr.ops[0])])
+        left = self.atom(expr.left, stmt)
+        right = self.atom(expr.comparators[0], stmt)
+        node = gast.Compare(left=left, ops=expr.ops, comparators=[right])
+        return self._tag(node, prim, {"x": left, "y": right})
+
+    def index(self, node, stmt):
+        """Flatten an index expression; slices, None and Ellipsis stay as syntax."""
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self.atom(p, stmt) for p in (node.lower, node.upper, node.step)]
+            return gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e, stmt) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Constant):
+            return const(node.value)
+        return self.atom(node, stmt)
+
+    def attribute(self, expr, stmt):
+        root = expr
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name) and root.id in self.locals and isinstance(expr.value, (gast.Name, gast.Attribute, gast.Call, gast.Subscript)) \
+                and not self._is_free_chain(expr.value):
+            base = self.atom(expr.value, stmt)
+            prim = registry.attribute(expr.attr)
+            if prim is None:
+                self.error(expr, f"attribute `.{expr.attr}` is not supported",
+                           "supported: " + ", ".join(sorted(registry._ATTRIBUTES)))
+            node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
+            return self._tag(node, prim, {prim.params[0]: base})
+        if not isinstance(root, gast.Name):
+            base = self.atom(expr.value, stmt)
+            prim = registry.attribute(expr.attr)
+            if prim is None:
+                self.error(expr, f"attribute `.{expr.attr}` is not supported")
+            node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
+            return self._tag(node, prim, {prim.params[0]: base})
+        return self.free_value(expr)
+
+    def _is_free_chain(self, expr):
+        while isinstance(expr, gast.Attribute):
+            expr = expr.value
+        return isinstance(expr, gast.Name) and expr.id not in self.locals
+
+    def _resolve_chain(self, expr):
+        """Resolve `np.linalg.norm`-style chains rooted at a free name; (ok, obj, reader, path)."""
+        attrs = []
+        while isinstance(expr, gast.Attribute):
+            attrs.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, gast.Name) or expr.id in self.locals:
+            return False, None, None, None
+        found, obj, reader = self.env.lookup(expr.id)
+        if not found:
+            self.error(expr, f"name `{expr.id}` is not defined")
+        path = [expr.id]
+        for attr in reversed(attrs):
+            if not hasattr(obj, attr):
+                self.error(expr, f"`{'.'.join(path)}` has no attribute `{attr}`")
+            obj = getattr(obj, attr)
+            path.append(attr)
+            reader = (lambda r, a: (lambda: getattr(r(), a)))(reader, attr)
+        return True, obj, reader, path
+
+    def _resolve_callable(self, func):
+        if isinstance(func, gast.Name) and func.id in self.locals:
+            return None
+        ok, obj, _, _ = self._resolve_chain(func)
+        return obj if ok else None
+
+    def free_value(self, expr):
+        """A free name or chain used as a value: a constant, or a captured global."""
+        ok, obj, reader, path = self._resolve_chain(expr)
+        if not ok:
+            self.error(expr, "unsupported expression")
+        if isinstance(obj, _SCALARS) and not isinstance(obj, str):
+            return const(obj)
+        if isinstance(obj, types.ModuleType) or callable(obj) and not isinstance(obj, (np.ndarray, np.generic, type, np.dtype)):
+            self.error(expr, f"`{'.'.join(path)}` is a {type(obj).__name__} and can only be called here")
+        if path[0] in ("np", "numpy") or (isinstance(obj, (type, np.dtype))):
+            identity = ("object", id(obj))
+            cap = self.program.add_capture(path[-1] if path[0] not in ("np", "numpy") else "np_" + path[-1],
+                                           lambda o=obj: o, identity)
+            return name(cap)
+        identity = ("name", id(self.env.globals), id(self.env.cells.get(path[0])), ".".join(path))
+        cap = self.program.add_capture("_".join(path), reader, identity)
+        return name(cap)
+
+    # ---------------------------------------------------------------- calls
+    def call(self, expr, stmt):
+        func = expr.func
+        for a in expr.args:
+            if isinstance(a, gast.Starred):
+                self.error(a, "`*args` in calls is not supported", "pass the arguments one by one")
+        for k in expr.keywords:
+            if k.arg is None:
+                self.error(k.value, "`**kwargs` in calls is not supported", "pass keyword arguments by name")
+        # method call on a local value: x.sum(axis=0)
+        if isinstance(func, gast.Attribute) and not self._is_free_chain(func.value):
+            m = registry.method(func.attr)
+            if m is None:
+                self.error(func, f"method `.{func.attr}()` is not supported",
+                           "call the NumPy function instead, e.g. `np.sum(x)` for `x.sum()`")
+            receiver = self.atom(func.value, stmt)
+            args = [self.atom(a, stmt) for a in expr.args]
+            if m.pack_varargs and (len(args) > 1 or (args and not expr.keywords and len(args) == 1 and False)):
+                tup = self.fresh()
+                self.assign(tup, self._tag(gast.Tuple(elts=args, ctx=gast.Load()), registry.by_name("make_tuple"),
+                                           {"items": tuple(args)}), stmt)
+                args = [name(tup)]
+            kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
+            return self._prim_rhs(m.prim, [receiver] + args, kwargs, stmt, call_node=expr)
+        # call of a lifted nested function or lambda
+        if isinstance(func, gast.Name) and func.id in self.lifted:
+            lifted = self.lifted[func.id]
+            return self._user_call(lifted.key, lifted.node.args, lifted.extra, expr, stmt, defaults_obj=None)
+        if isinstance(func, gast.Name) and func.id in self.locals:
+            self.error(func, f"`{func.id}` is a local value; calling it is not supported",
+                       "call functions defined with `def` or assigned from `lambda`")
+        ok, obj, _, path = self._resolve_chain(func)
+        if not ok:
+            self.error(func, "unsupported call")
+        prim = registry.lookup(obj)
+        if prim is not None:
+            args = [self.atom(a, stmt) for a in expr.args]
+            kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
+            return self._prim_rhs(prim, args, kwargs, stmt, call_node=expr)
+        if getattr(obj, "__transpile__", None) is not None:
+            from ..api import generated_function
+            target = generated_function(obj)
+        else:
+            target = inspect.unwrap(obj) if callable(obj) else obj
+        if isinstance(target, types.FunctionType) and not _is_library(target):
+            key = self.builder.function_key(target)
+            fdef_args = _fake_args(target)
+            return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=target)
+        dotted = ".".join(path)
+        self.error(func, f"`{dotted}` has no rule in transpile's primitive registry",
+                   "use a supported NumPy function (see README: Supported), or write the operation with them")
+
+    def _user_call(self, key, args_node, extra, expr, stmt, defaults_obj):
+        params = [a.id for a in args_node.args]
+        bound = {}
+        for pname, a in zip(params, expr.args):
+            bound[pname] = self.atom(a, stmt)
+        if len(expr.args) > len(params):
+            self.error(expr, f"too many arguments: the function takes {len(params)}")
+        for k in expr.keywords:
+            if k.arg not in params:
+                self.error(k.value, f"unexpected keyword argument `{k.arg}`")
+            if k.arg in bound:
+                self.error(k.value, f"argument `{k.arg}` given twice")
+            bound[k.arg] = self.atom(k.value, stmt)
+        defaults = {}
+        if defaults_obj is not None and defaults_obj.__defaults__:
+            for pname, value in zip(params[len(params) - len(defaults_obj.__defaults__):], defaults_obj.__defaults__):
+                defaults[pname] = value
+        elif defaults_obj is None and args_node.defaults:
+            for pname, dnode in zip(params[len(params) - len(args_node.defaults):], args_node.defaults):
+                defaults[pname] = dnode
+        args = []
+        for pname in params:
+            if pname in bound:
+                args.append(bound[pname])
+            elif pname in defaults:
+                value = defaults[pname]
+                if isinstance(value, gast.AST):
+                    args.append(self.atom(copy.deepcopy(value), stmt))
+                elif isinstance(value, _SCALARS) and not isinstance(value, str):
+                    args.append(const(value))
+                else:
+                    cap = self.program.add_capture(f"{key}_{pname}_default", lambda v=value: v, ("default", key, pname))
+                    args.append(name(cap))
+            else:
+                self.error(expr, f"missing argument `{pname}`")
+        args += [name(e) for e in extra]
+        node = gast.Call(func=name(key), args=args, keywords=[])
+        node.callee = key
+        return node
+
+    def _prim_rhs(self, prim, args, kwargs, stmt, call_node):
+        bound, missing, extra = prim.bind(args, kwargs)
+        where = call_node if call_node is not None else stmt
+        if extra or missing:
+            problem = "; ".join(extra + [f"missing argument `{m}`" for m in missing])
+            self.error(where, f"bad call of {prim.path or prim.name}: {problem}")
+        for pname, value in prim.defaults.items():
+            if pname not in bound:
+                bound[pname] = const(value)
+        path = prim.path or prim.name
+        if prim.varargs:
+            node = gast.Call(func=_path_expr(path), args=list(args), keywords=[])
+        else:
+            positional = [bound[p] for p in prim.params[:len(args)]]
+            keywords = [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
+            node = gast.Call(func=_path_expr(path), args=positional, keywords=keywords)
+        return self._tag(node, prim, bound)
+
+
+def _names_read(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _index_value(index):
+    """The index as an expression usable as a function argument (slices become slice(...))."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else const(None) for p in (index.lower, index.upper, index.step)]
+        return gast.Call(func=name("slice"), args=parts, keywords=[])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_value(e) for e in index.elts], ctx=gast.Load())
+    return index
+
+
+def _path_expr(path):
+    parts = path.split(".")
+    node = name(parts[0])
+    for attr in parts[1:]:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+def _fake_args(fn):
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount]
+    return gast.arguments(args=[name(n) for n in names], posonlyargs=[], vararg=None, kwonlyargs=[],
+                          kw_defaults=[], kwarg=None, defaults=[])
+
+
+def _is_library(fn):
+    module = getattr(fn, "__module__", "") or ""
+    return module.split(".")[0] in ("numpy", "scipy", "builtins")

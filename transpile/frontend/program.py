@@ -1,0 +1,70 @@
+"""The program in normal form: every function reachable from the entry, and captured values."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from ..errors import Location
+
+
+@dataclass
+class Capture:
+    """A value from outside the transformed code (a global array, a closure cell)."""
+
+    name: str
+    read: object  # () -> current value
+
+    def value(self):
+        return self.read()
+
+
+@dataclass
+class NFunction:
+    """One function in normal form (see desugar.py for the grammar)."""
+
+    key: str
+    qualname: str
+    params: list
+    body: list
+    filename: str
+    lineno: int
+    defaults: dict = field(default_factory=dict)
+
+    def location(self, node) -> Location:
+        return Location(self.filename, getattr(node, "lineno", self.lineno), getattr(node, "col_offset", 0))
+
+
+@dataclass
+class Program:
+    """Functions in normal form keyed by their name in the generated module."""
+
+    entry: str = ""
+    functions: dict = field(default_factory=dict)
+    captures: dict = field(default_factory=dict)
+
+    def add_capture(self, preferred: str, read, identity) -> str:
+        for name, cap in self.captures.items():
+            if getattr(cap, "identity", None) == identity:
+                return name
+        name = preferred
+        n = 1
+        while name in self.captures or name in self.functions:
+            n += 1
+            name = f"{preferred}_{n}"
+        cap = Capture(name, read)
+        cap.identity = identity
+        self.captures[name] = cap
+        return name
+
+
+def name(id_, store=False):
+    return gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(), annotation=None, type_comment=None)
+
+
+def const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def is_atom(node) -> bool:
+    return isinstance(node, (gast.Name, gast.Constant))

@@ -1,0 +1,37 @@
+"""Every naming convention used in generated code, in one place."""
+
+
+def adjoint(name: str) -> str:
+    """`W` -> `W_bar`, the adjoint of W."""
+    return f"{name}_bar"
+
+
+def tape(name: str) -> str:
+    """`W` -> `_tape_W`, the stack of W's overwritten values."""
+    return f"_tape_{name.lstrip('_')}"
+
+
+def forward_sweep(fname: str) -> str:
+    return f"{fname}_fwd"
+
+
+def adjoint_sweep(fname: str) -> str:
+    return f"{fname}_bwd"
+
+
+def residuals(fname: str) -> str:
+    return f"_res_{fname}"
+
+
+TEMP_PREFIX = "_t"
+RETURN_VALUE = "_return"
+RETURNED_FLAG = "_returned"
+BREAK_FLAG = "_break"
+CONTINUE_FLAG = "_continue"
+TRIP_COUNT = "_trips"
+RANGE = "_range"
+SEQUENCE = "_seq"
+INDEX = "_i"
+RESIDUALS = "residuals"
+OUTPUT = "ans"
+SEED = "ans_bar"

@@ -1,0 +1,148 @@
+"""The primitive registry: one entry per NumPy function, operator or runtime helper.
+
+Each entry says how the primitive is written in generated code, how its arguments are
+bound, and its vector-Jacobian product as small expression templates.  Templates are
+plain Python expressions over the primitive's parameter names, plus ``ans`` (the
+primitive's output) and ``g`` (the adjoint of the output).  Transforms read these rules;
+they never name a NumPy function themselves.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+_BY_IMPL: dict[int, "Primitive"] = {}
+_BY_NAME: dict[str, "Primitive"] = {}
+_METHODS: dict[str, "Method"] = {}
+_ATTRIBUTES: dict[str, "Primitive"] = {}
+
+# How operators are written: name of the primitive -> (AST node kind, operator class name).
+OPERATOR_SYNTAX: dict[str, tuple[str, str]] = {}
+
+
+@dataclass(frozen=True)
+class Example:
+    """A checked use of a primitive: an expression over arrays a, b, c of the given shapes."""
+
+    expr: str
+    shapes: dict
+    domain: str = "real"  # "real", "positive" (>0.1), "unit" (|x|<0.9), "away" (|x|>0.2)
+    grad: bool = True
+
+
+@dataclass
+class Primitive:
+    """A function the transforms know: how to print it and how to differentiate it."""
+
+    name: str
+    impl: object
+    path: str | None  # how generated code refers to it ("np.tanh"); None for operators
+    params: tuple[str, ...]
+    defaults: dict
+    vjp: dict[str, str] = field(default_factory=dict)
+    unbroadcast: frozenset = frozenset()
+    nondiff: bool = False
+    view: bool = False
+    container: bool = False  # its adjoint contributions are pytrees, accumulated with rt.tree_add
+    examples: list = field(default_factory=list)
+    varargs: str | None = None
+    structural: frozenset = frozenset()  # parameters used only for their shape, dtype or structure
+
+    def bind(self, args, kwargs):
+        """Map positional and keyword arguments to parameter names; returns (bound, missing, extra)."""
+        bound = {}
+        params = list(self.params)
+        extra = []
+        if self.varargs is not None:
+            bound[self.varargs] = tuple(args)
+            args = []
+        for name, value in zip(params, args):
+            bound[name] = value
+        if len(args) > len(params):
+            extra.append(f"{len(args) - len(params)} extra positional argument(s)")
+        for key, value in kwargs.items():
+            if key not in params:
+                extra.append(f"unexpected keyword argument {key!r}")
+            elif key in bound:
+                extra.append(f"argument {key!r} given twice")
+            else:
+                bound[key] = value
+        missing = [p for p in params if p not in bound and p not in self.defaults]
+        return bound, missing, extra
+
+
+@dataclass(frozen=True)
+class Method:
+    """`x.name(...)` rewritten as a call of a primitive with `x` as its first argument."""
+
+    prim: Primitive
+    pack_varargs: bool = False  # x.reshape(2, 3) -> np.reshape(x, (2, 3))
+
+
+def _signature_of(impl, params):
+    if params is not None:
+        names, defaults = [], {}
+        for p in params:
+            if "=" in p:
+                key, value = p.split("=", 1)
+                names.append(key)
+                defaults[key] = eval(value, {"None": None, "True": True, "False": False})
+            else:
+                names.append(p)
+        return tuple(names), defaults
+    sig = inspect.signature(impl)
+    names, defaults = [], {}
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        names.append(p.name)
+        if p.default is not p.empty:
+            defaults[p.name] = p.default
+    return tuple(names), defaults
+
+
+def defprim(name, impl, path=None, params=None, vjp=None, unbroadcast=(), nondiff=False, view=False,
+            container=False, examples=(), varargs=None, operator=None, methods=(), attribute=None,
+            aliases=(), structural=()):
+    """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"]."""
+    names, defaults = _signature_of(impl, params)
+    prim = Primitive(name=name, impl=impl, path=path, params=names, defaults=defaults,
+                     vjp=dict(vjp or {}), unbroadcast=frozenset(unbroadcast), nondiff=nondiff,
+                     view=view, container=container, examples=list(examples), varargs=varargs,
+                     structural=frozenset(structural))
+    if name in _BY_NAME:
+        raise ValueError(f"primitive {name!r} registered twice")
+    _BY_NAME[name] = prim
+    for obj in (impl, *aliases):
+        _BY_IMPL[id(obj)] = prim
+    if operator is not None:
+        OPERATOR_SYNTAX[name] = operator
+    for method in methods:
+        if isinstance(method, tuple):
+            _METHODS[method[0]] = Method(prim, pack_varargs=method[1])
+        else:
+            _METHODS[method] = Method(prim)
+    if attribute is not None:
+        _ATTRIBUTES[attribute] = prim
+    return prim
+
+
+def lookup(obj) -> Primitive | None:
+    """The primitive whose implementation is `obj`, if any."""
+    return _BY_IMPL.get(id(obj))
+
+
+def by_name(name: str) -> Primitive:
+    return _BY_NAME[name]
+
+
+def method(name: str) -> Method | None:
+    return _METHODS.get(name)
+
+
+def attribute(name: str) -> Primitive | None:
+    return _ATTRIBUTES.get(name)
+
+
+def all_primitives() -> list[Primitive]:
+    return list(_BY_NAME.values())

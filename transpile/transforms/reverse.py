@@ -1,0 +1,592 @@
+"""Reverse mode: each function becomes a forward sweep and an adjoint sweep.
+
+For a function ``f`` and a set of differentiated parameters, ``f_fwd`` runs the primal
+code and saves, on per-variable tapes, exactly the values the adjoint sweep reads that
+are about to be overwritten (``_tape_W = (W, _tape_W)``).  It returns the output and
+the residuals the adjoint sweep needs.  ``f_bwd(residuals, ans_bar)`` walks the
+statements backwards: for each one it asks the registry for the vector-Jacobian
+product of its primitive, accumulates into ``x_bar`` names, and pops the tape to
+restore what the statement overwrote.  Adjoints known to be zero are tracked
+statically, so no code is emitted for them.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import gast
+
+from .. import naming
+from ..analyses.activity import active_names, names_in, walk_statements
+from ..analyses.definedness import analyze, defined_targets
+from ..analyses.locality import iteration_locals
+from ..errors import TranspileError
+from ..frontend.program import NFunction, Program, const, name
+from ..primitives import registry
+from .templates import instantiate
+
+ZERO = 0.0
+
+
+@dataclass
+class Variant:
+    """The forward and adjoint sweeps of one function for one set of active parameters."""
+
+    key: str
+    mask: tuple
+    fwd: str
+    bwd: str
+    result_active: bool = True
+    done: bool = False
+
+
+def _assign(target, value, origin=None):
+    node = gast.Assign(targets=[target if not isinstance(target, str) else name(target, True)], value=value,
+                       type_comment=None)
+    return gast.copy_location(node, origin) if origin is not None else node
+
+
+def _tuple(elts, store=False):
+    return gast.Tuple(elts=elts, ctx=gast.Store() if store else gast.Load())
+
+
+def _call(path, args):
+    func = name(path.split(".")[0])
+    for attr in path.split(".")[1:]:
+        func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
+    return gast.Call(func=func, args=args, keywords=[])
+
+
+class ReverseMode:
+    """Generates sweeps for every (function, active mask) reachable from an entry."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.variants: dict = {}
+        self.functions: list = []  # generated FunctionDefs, in generation order
+        self.primal_keys: list = []
+
+    # ------------------------------------------------------------------ public
+    def variant(self, key, mask) -> Variant:
+        mask = tuple(bool(m) for m in mask)
+        if (key, mask) in self.variants:
+            return self.variants[(key, mask)]
+        suffix = "" if not any(k == key for k, _ in self.variants) else f"_{sum(1 for k, _ in self.variants if k == key) + 1}"
+        var = Variant(key, mask, naming.forward_sweep(key) + suffix, naming.adjoint_sweep(key) + suffix)
+        self.variants[(key, mask)] = var
+        _VariantBuilder(self, self.program.functions[key], var).build()
+        var.done = True
+        return var
+
+    def primal(self, key):
+        if key not in self.primal_keys:
+            self.primal_keys.append(key)
+            fn = self.program.functions[key]
+            for stmt in walk_statements(fn.body):
+                callee = getattr(getattr(stmt, "value", None), "callee", None)
+                if callee is not None:
+                    self.primal(callee)
+        return key
+
+
+class _VariantBuilder:
+    def __init__(self, mode: ReverseMode, fn: NFunction, var: Variant):
+        self.mode = mode
+        self.fn = fn
+        self.var = var
+        self.counter = 0
+
+    def error(self, node, message, hint=None):
+        raise TranspileError(message, self.fn.location(node), hint)
+
+    def fresh(self, base):
+        while True:
+            self.counter += 1
+            candidate = f"{base}{self.counter}"
+            if candidate not in self.all_names:
+                self.all_names.add(candidate)
+                return candidate
+
+    # ------------------------------------------------------------------ build
+    def build(self):
+        fn = self.fn
+        self.all_names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        active_params = {p for p, m in zip(fn.params, self.var.mask) if m}
+
+        def callee_active(key, mask):
+            return self.mode.variant(key, mask).result_active
+
+        self.active = active_names(fn.body, active_params, callee_active)
+        ret = fn.body[-1]
+        self.ret_name = ret.value.id if isinstance(ret.value, gast.Name) and ret.value.id in self.active else None
+        self.var.result_active = self.ret_name is not None
+        self.adj = {}
+        for x in sorted(self.active):
+            candidate = naming.adjoint(x)
+            while candidate in self.all_names:
+                candidate += "_"
+            self.adj[x] = candidate
+            self.all_names.add(candidate)
+        self.residual_of_call = {}
+        for stmt in walk_statements(fn.body):
+            if self._active_call(stmt):
+                self.residual_of_call[id(stmt)] = self.fresh(naming.residuals(stmt.value.callee) + "_")
+        self.states, self.end_state = analyze(fn.body, fn.params, self._targets)
+        self._locality = iteration_locals(fn.body, self._targets)
+        # pass 1: which primal values does the adjoint sweep read?
+        self.pushes = set()
+        self.reads = set()
+        self._reverse_function()
+        primal_names = set(fn.params) | {t for s in walk_statements(fn.body) for t in self._targets(s)}
+        self.needed = self.reads & primal_names
+        # iteration-local values are saved once per trip; the rest before each overwrite
+        locality = self._locality
+        self.trip_saves = {}  # id(loop) -> [names saved at the end of each trip]
+        self.loop_tapes = {}  # id(loop) -> tape name
+        handled = set()
+        for x in self._ordered(self.needed):
+            if x in locality and x not in fn.params:
+                loop, kind = locality[x]
+                handled.add(x)
+                if kind == "trip":
+                    self.trip_saves.setdefault(id(loop), []).append(x)
+        for stmt in walk_statements(fn.body):
+            if id(stmt) in self.trip_saves:
+                base = stmt.target.id if isinstance(stmt, gast.For) else "trip"
+                self.loop_tapes[id(stmt)] = self._tape_name(base)
+        self.pushes = set()  # (id(stmt), name)
+        self.inits = []
+        for stmt in walk_statements(fn.body):
+            maybe, surely = self.states[id(stmt)]
+            for x in self._targets(stmt):
+                if x in self.needed and x in maybe and x not in handled:
+                    self.pushes.add((id(stmt), x))
+                    if x not in surely and x not in self.inits:
+                        self.inits.append(x)
+        self.tapes = []
+        for stmt in walk_statements(fn.body):
+            for x in self._targets(stmt):
+                if (id(stmt), x) in self.pushes and x not in self.tapes:
+                    self.tapes.append(x)
+        maybe_end, surely_end = self.end_state
+        self.residuals = [x for x in self._ordered(self.needed) if x in maybe_end and x not in handled]
+        for x in self.residuals:
+            if x not in surely_end and x not in self.inits:
+                self.inits.append(x)
+        self.tape_names = {x: self._tape_name(x) for x in self.tapes}
+        bwd_body = self._reverse_function()
+        fwd = self._forward_function()
+        bwd = self._backward_function(bwd_body)
+        self.mode.functions.extend([fwd, bwd])
+
+    def _all_tapes(self):
+        return [self.tape_names[x] for x in self.tapes] + list(self.loop_tapes.values())
+
+    def _trip_push(self, loop):
+        tape = self.loop_tapes[id(loop)]
+        saved = self.trip_saves[id(loop)]
+        value = name(saved[0]) if len(saved) == 1 else _tuple([name(x) for x in saved])
+        return _assign(tape, _tuple([value, name(tape)]))
+
+    def _trip_pop(self, loop):
+        tape = self.loop_tapes[id(loop)]
+        saved = self.trip_saves[id(loop)]
+        target = name(saved[0], True) if len(saved) == 1 else _tuple([name(x, True) for x in saved], store=True)
+        return _assign(_tuple([target, name(tape, True)], store=True), name(tape))
+
+    def _tape_name(self, x):
+        candidate = naming.tape(x)
+        while candidate in self.all_names:
+            candidate += "_"
+        self.all_names.add(candidate)
+        return candidate
+
+    def _ordered(self, names):
+        seen = []
+        for p in self.fn.params:
+            if p in names and p not in seen:
+                seen.append(p)
+        for stmt in walk_statements(self.fn.body):
+            for x in self._targets(stmt):
+                if x in names and x not in seen:
+                    seen.append(x)
+        return seen
+
+    def _targets(self, stmt):
+        names = defined_targets(stmt)
+        if id(stmt) in getattr(self, "residual_of_call", {}):
+            names = names + [self.residual_of_call[id(stmt)]]
+        return names
+
+    def _active_call(self, stmt):
+        if not isinstance(stmt, gast.Assign):
+            return False
+        rhs = stmt.value
+        if getattr(rhs, "callee", None) is None:
+            return False
+        target = stmt.targets[0]
+        return isinstance(target, gast.Name) and target.id in self.active and any(
+            isinstance(a, gast.Name) and a.id in self.active for a in rhs.args)
+
+    def _call_mask(self, rhs):
+        return tuple(isinstance(a, gast.Name) and a.id in self.active for a in rhs.args)
+
+    # ------------------------------------------------------------------ forward sweep
+    def _forward_function(self):
+        fn = self.fn
+        body = []
+        for x in self.inits:
+            body.append(_assign(x, const(None)))
+        for tape in self._all_tapes():
+            body.append(_assign(tape, const(None)))
+        body.extend(self._forward_block(fn.body[:-1]))
+        ret = fn.body[-1]
+        residuals = _tuple([name(x) for x in self.residuals] + [name(t) for t in self._all_tapes()])
+        body.append(gast.Return(value=_tuple([copy.deepcopy(ret.value), residuals])))
+        return self._def(self.var.fwd, list(fn.params), body, "forward")
+
+    def _push(self, stmt, x):
+        tape = self.tape_names[x]
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+            target = stmt.targets[0]
+            saved = _call("rt.save_region", [name(x), copy.deepcopy(stmt.value_bound_idx)])
+        else:
+            saved = name(x)
+        return _assign(tape, _tuple([saved, name(tape)]), stmt)
+
+    def _forward_block(self, stmts):
+        out = []
+        for stmt in stmts:
+            for x in self._targets(stmt):
+                if (id(stmt), x) in self.pushes:
+                    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                        stmt.value_bound_idx = stmt.bound["idx"]
+                    out.append(self._push(stmt, x))
+            new = copy.copy(stmt)
+            if isinstance(stmt, gast.If):
+                new.body = self._forward_block(stmt.body)
+                new.orelse = self._forward_block(stmt.orelse)
+                if not new.body:
+                    new.body = [gast.copy_location(gast.Pass(), stmt)]
+            elif isinstance(stmt, (gast.For, gast.While)):
+                new.body = self._forward_block(stmt.body)
+                if id(stmt) in self.loop_tapes:
+                    ends_with_break = isinstance(new.body[-1], gast.If) and isinstance(new.body[-1].body[0], gast.Break)
+                    position = len(new.body) - 1 if ends_with_break else len(new.body)
+                    new.body.insert(position, self._trip_push(stmt))
+            elif isinstance(stmt, gast.Assign) and getattr(stmt.value, "callee", None) is not None:
+                new = self._forward_call(stmt)
+            out.append(new)
+        return out
+
+    def _forward_call(self, stmt):
+        rhs = stmt.value
+        if id(stmt) in self.residual_of_call:
+            var = self.mode.variant(rhs.callee, self._call_mask(rhs))
+            call = gast.Call(func=name(var.fwd), args=copy.deepcopy(rhs.args), keywords=[])
+            target = _tuple([name(stmt.targets[0].id, True), name(self.residual_of_call[id(stmt)], True)], store=True)
+            return _assign(target, call, stmt)
+        key = self.mode.primal(rhs.callee)
+        return _assign(copy.deepcopy(stmt.targets[0]), gast.Call(func=name(key), args=copy.deepcopy(rhs.args),
+                                                                keywords=[]), stmt)
+
+    # ------------------------------------------------------------------ adjoint sweep
+    def _backward_function(self, body):
+        fn = self.fn
+        origin = fn.body[-1]
+        seed = self.adj[self.ret_name] if self.ret_name else self.fresh("_ans_bar")
+        prologue = []
+        stored = [name(x, True) for x in self.residuals] + [name(t, True) for t in self._all_tapes()]
+        if stored:
+            prologue.append(_assign(_tuple(stored, store=True), name(naming.RESIDUALS)))
+        results = []
+        for p, m in zip(fn.params, self.var.mask):
+            if m:
+                results.append(const(ZERO) if p in self.zero or p not in self.adj else name(self.adj[p]))
+        ret = gast.Return(value=_tuple(results))
+        return self._def(self.var.bwd, [naming.RESIDUALS, seed], prologue + body + [ret], "adjoint")
+
+    def _def(self, fname, params, body, kind):
+        args = gast.arguments(args=[name(p, False) for p in params], posonlyargs=[], vararg=None, kwonlyargs=[],
+                              kw_defaults=[], kwarg=None, defaults=[])
+        for a in args.args:
+            a.ctx = gast.Param()
+        fdef = gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None,
+                                type_comment=None, type_params=[])
+        gast.copy_location(fdef, self.fn.body[0] if self.fn.body else body[0])
+        fdef.lineno = self.fn.lineno
+        fdef.kind = kind
+        fdef.source_fn = self.fn
+        fdef.variant = self.var
+        return fdef
+
+    def _reverse_function(self):
+        self.zero = set(self.active) - ({self.ret_name} if self.ret_name else set())
+        self.counter_snapshot = self.counter
+        body = self._reverse_block(self.fn.body[:-1])
+        return body
+
+    def _reverse_block(self, stmts):
+        out = []
+        for stmt in reversed(stmts):
+            out.extend(self._reverse_statement(stmt))
+        return out
+
+    def _reverse_statement(self, stmt):
+        if isinstance(stmt, gast.If):
+            if len(stmt.body) == 1 and isinstance(stmt.body[0], gast.Break) and not stmt.orelse:
+                return []  # `if _break: break` ends the last trip, which the trip count already knows
+            return self._reverse_if(stmt)
+        if isinstance(stmt, gast.For):
+            return self._reverse_for(stmt)
+        if isinstance(stmt, gast.While):
+            return self._reverse_while(stmt)
+        if isinstance(stmt, gast.Assign):
+            return self._reverse_assign(stmt)
+        if isinstance(stmt, (gast.Pass, gast.Break)):
+            return []
+        self.error(stmt, f"internal: unexpected {type(stmt).__name__} in normal form")
+
+    def _restores(self, stmt):
+        out = []
+        for x in self._targets(stmt):
+            if (id(stmt), x) in self.pushes:
+                tape = self.tape_names[x]
+                if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                    saved = self.fresh("_saved")
+                    out.append(_assign(_tuple([name(saved, True), name(tape, True)], store=True), name(tape), stmt))
+                    target = copy.deepcopy(stmt.targets[0])
+                    out.append(_assign(target, name(saved), stmt))
+                else:
+                    out.append(_assign(_tuple([name(x, True), name(tape, True)], store=True), name(tape), stmt))
+        return out
+
+    def _read(self, expr):
+        self.reads |= names_in(expr)
+        return expr
+
+    def _g(self, x):
+        return name(self.adj[x])
+
+    def _accumulate(self, x, contribution, tree, origin):
+        self._read(contribution)
+        bar = self.adj[x]
+        if x in self.zero:
+            self.zero.discard(x)
+            return [_assign(bar, contribution, origin)]
+        if tree:
+            value = _call("rt.tree_add", [name(bar), contribution])
+        else:
+            value = gast.BinOp(left=name(bar), op=gast.Add(), right=contribution)
+        return [_assign(bar, value, origin)]
+
+    def _reverse_assign(self, stmt):
+        target = stmt.targets[0]
+        rhs = stmt.value
+        out = []
+        if isinstance(target, gast.Subscript):
+            out.extend(self._reverse_setitem(stmt))
+        elif isinstance(target, gast.Tuple):
+            out.extend(self._reverse_unpack(stmt))
+        else:
+            x = target.id
+            if x in self.active and x not in self.zero:
+                if isinstance(rhs, gast.Name):
+                    g = self._g(x)
+                    self.zero.add(x)
+                    if rhs.id in self.active:
+                        out.extend(self._accumulate(rhs.id, g, tree=True, origin=stmt))
+                elif getattr(rhs, "callee", None) is not None:
+                    out.extend(self._reverse_call(stmt))
+                elif getattr(rhs, "prim", None) is not None and not rhs.prim.nondiff:
+                    out.extend(self._reverse_prim(stmt, x))
+                else:
+                    self.zero.add(x)
+            elif x in self.active:
+                self.zero.add(x)
+        out.extend(self._restores(stmt))
+        return out
+
+    def _contributions(self, stmt, prim, bound, g, ans):
+        """[(operand name, expression, tree?)] for the active operands of a primitive."""
+        out = []
+        mapping = dict(bound)
+        mapping["g"] = g
+        if ans is not None:
+            mapping["ans"] = ans
+        if prim.varargs and prim.varargs in prim.vjp:
+            items = bound[prim.varargs]
+            keys = bound.get("keys")
+            for i, item in enumerate(items):
+                if isinstance(item, gast.Name) and item.id in self.active:
+                    index = keys[i] if keys else const(i)
+                    expr = instantiate(prim.vjp[prim.varargs], {**mapping, "i": index})
+                    out.append((item.id, expr, True))
+            return out
+        for p in prim.params:
+            value = bound.get(p)
+            if not (isinstance(value, gast.Name) and value.id in self.active) or p in prim.structural:
+                continue
+            rule = prim.vjp.get(p)
+            if rule is None:
+                what = prim.path or prim.name
+                self.error(stmt, f"no derivative rule for argument `{p}` of `{what}`",
+                           f"`{p}` must not depend on the differentiated inputs here; "
+                           "wrap it in a non-differentiable expression or file an issue for the rule")
+            if "acc" in names_in(_template_ast(rule)):
+                acc = const(ZERO) if value.id in self.zero else name(self.adj[value.id])
+                expr = instantiate(rule, {**mapping, "acc": acc})
+                out.append((value.id, expr, "replace"))
+                continue
+            expr = instantiate(rule, mapping)
+            if p in prim.unbroadcast:
+                expr = _call("rt.unbroadcast", [expr, copy.deepcopy(value)])
+            out.append((value.id, expr, bool(prim.container)))
+        return out
+
+    def _emit_contributions(self, contributions, stmt):
+        out = []
+        for x, expr, mode in contributions:
+            if mode == "replace":
+                self._read(expr)
+                self.zero.discard(x)
+                out.append(_assign(self.adj[x], expr, stmt))
+            else:
+                out.extend(self._accumulate(x, expr, tree=mode, origin=stmt))
+        return out
+
+    def _reverse_prim(self, stmt, x):
+        rhs = stmt.value
+        contributions = self._contributions(stmt, rhs.prim, rhs.bound, self._g(x), name(x))
+        self.zero.add(x)
+        return self._emit_contributions(contributions, stmt)
+
+    def _reverse_unpack(self, stmt):
+        targets = [t.id for t in stmt.targets[0].elts]
+        source = stmt.value
+        out = []
+        live = [t for t in targets if t in self.active and t not in self.zero]
+        if live and isinstance(source, gast.Name) and source.id in self.active:
+            parts = _tuple([self._g(t) if t in live else const(ZERO) for t in targets])
+            prim = registry.by_name("unpack")
+            contributions = self._contributions(stmt, prim, {"x": source}, parts, None)
+            for t in targets:
+                if t in self.active:
+                    self.zero.add(t)
+            out.extend(self._emit_contributions(contributions, stmt))
+        else:
+            for t in targets:
+                if t in self.active:
+                    self.zero.add(t)
+        return out
+
+    def _reverse_setitem(self, stmt):
+        target = stmt.targets[0]
+        x = target.value.id
+        out = []
+        self._read(target.slice)  # a restore of the overwritten region needs the index
+        if x in self.active and x not in self.zero:
+            prim = stmt.prim
+            contributions = [c for c in self._contributions(stmt, prim, stmt.bound, self._g(x), None) if c[0] != x]
+            out.extend(self._emit_contributions(contributions, stmt))
+            rule = instantiate(prim.vjp["x"], {**stmt.bound, "g": self._g(x)})
+            self._read(rule)
+            out.append(_assign(self.adj[x], rule, stmt))
+        return out
+
+    def _reverse_call(self, stmt):
+        rhs = stmt.value
+        x = stmt.targets[0].id
+        mask = self._call_mask(rhs)
+        var = self.mode.variant(rhs.callee, mask)
+        res = self.residual_of_call[id(stmt)]
+        args = [a.id for a, m in zip(rhs.args, mask) if m]
+        call = gast.Call(func=name(var.bwd), args=[name(res), self._g(x)], keywords=[])
+        self.reads.add(res)
+        self.zero.add(x)
+        out = []
+        direct = len(set(args)) == len(args) and all(a in self.zero for a in args)
+        if direct:
+            for a in args:
+                self.zero.discard(a)
+            out.append(_assign(_tuple([name(self.adj[a], True) for a in args], store=True), call, stmt))
+            return out
+        temps = [self.fresh("_ct") for _ in args]
+        out.append(_assign(_tuple([name(t, True) for t in temps], store=True), call, stmt))
+        for a, t in zip(args, temps):
+            out.extend(self._accumulate(a, name(t), tree=True, origin=stmt))
+        return out
+
+    def _materialize(self, names, origin):
+        out = []
+        for x in sorted(names):
+            out.append(_assign(self.adj[x], const(ZERO), origin))
+            self.zero.discard(x)
+        return out
+
+    def _reverse_if(self, stmt):
+        before = set(self.zero)
+        body = self._reverse_block(stmt.body)
+        after_body = set(self.zero)
+        self.zero = set(before)
+        orelse = self._reverse_block(stmt.orelse)
+        after_orelse = set(self.zero)
+        merged = after_body & after_orelse
+        self.zero = after_body
+        body += self._materialize(after_body - merged, stmt)
+        self.zero = after_orelse
+        orelse += self._materialize(after_orelse - merged, stmt)
+        self.zero = merged
+        if not body and not orelse:
+            return []
+        self._read(stmt.test)
+        if not body:
+            test = gast.UnaryOp(op=gast.Not(), operand=copy.deepcopy(stmt.test))
+            return [gast.copy_location(gast.If(test=test, body=orelse, orelse=[]), stmt)]
+        return [gast.copy_location(gast.If(test=copy.deepcopy(stmt.test), body=body, orelse=orelse), stmt)]
+
+    def _reverse_loop_body(self, stmt, body_stmts):
+        """Reverse a loop body; returns (pre-loop materializations, body)."""
+        before = set(self.zero)
+        resets = {t for s in walk_statements(body_stmts) for t in self._targets(s) if t in self.active}
+        trip_local = {x for x in resets if x in getattr(self, "_locality", {})}
+        self.zero = set(trip_local)
+        body = self._reverse_block(body_stmts)
+        if id(stmt) in getattr(self, "loop_tapes", {}):
+            body.insert(0, self._trip_pop(stmt))
+        touched = {x for x, bar in self.adj.items()
+                   if any(isinstance(n, gast.Name) and n.id == bar for s in body for n in gast.walk(s))}
+        touched |= resets
+        body += self._materialize((self.zero & touched) - trip_local, stmt)
+        self.zero = before
+        pre = self._materialize((before & touched) - trip_local, stmt)
+        self.zero = (before - touched) | (before & trip_local)
+        return pre, body
+
+    def _reverse_for(self, stmt):
+        pre, body = self._reverse_loop_body(stmt, stmt.body)
+        restores = self._restores(stmt)
+        if not body:
+            return pre + restores
+        rng = name(stmt.iter.id)
+        if getattr(stmt, "trips", None):
+            rng = gast.Subscript(value=rng, slice=gast.Slice(lower=None, upper=name(stmt.trips), step=None),
+                                 ctx=gast.Load())
+        self._read(rng)
+        loop = gast.For(target=name(stmt.target.id, True), iter=_call("reversed", [rng]), body=body, orelse=[],
+                        type_comment=None)
+        return pre + [gast.copy_location(loop, stmt)] + restores
+
+    def _reverse_while(self, stmt):
+        pre, body = self._reverse_loop_body(stmt, stmt.body)
+        if not body:
+            return pre
+        self.reads.add(stmt.trips)
+        loop = gast.For(target=name("_", True), iter=_call("range", [name(stmt.trips)]), body=body, orelse=[],
+                        type_comment=None)
+        return pre + [gast.copy_location(loop, stmt)]
+
+
+def _template_ast(rule):
+    from .templates import _parse
+    return _parse(rule)

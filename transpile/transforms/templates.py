@@ -1,0 +1,56 @@
+"""Instantiate a registry rule template: parse it once, substitute names, fold trivial arithmetic."""
+from __future__ import annotations
+
+import copy
+import functools
+
+import gast
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(template: str):
+    return gast.parse(template, mode="eval").body
+
+
+def instantiate(template: str, mapping: dict):
+    """The expression `template` with each name in `mapping` replaced by a copy of its AST."""
+    tree = copy.deepcopy(_parse(template))
+
+    class Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in mapping:
+                return copy.deepcopy(mapping[node.id])
+            return node
+
+    tree = Substitute().visit(tree)
+    return _Fold().visit(tree)
+
+
+class _Fold(gast.NodeTransformer):
+    """x * 1.0 -> x, 2 - 1 -> 1, x ** 1 -> x: keeps instantiated rules readable."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right = node.left, node.right
+        lc = left.value if isinstance(left, gast.Constant) and type(left.value) in (int, float) else None
+        rc = right.value if isinstance(right, gast.Constant) and type(right.value) in (int, float) else None
+        if lc is not None and rc is not None and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
+            value = {gast.Add: lc + rc, gast.Sub: lc - rc, gast.Mult: lc * rc}[type(node.op)]
+            return gast.Constant(value=value, kind=None)
+        if isinstance(node.op, gast.Mult):
+            if rc == 1:
+                return left
+            if lc == 1:
+                return right
+        if isinstance(node.op, gast.Pow) and rc == 1:
+            return left
+        if isinstance(node.op, gast.Div) and rc == 1:
+            return left
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
+                and type(node.operand.value) in (int, float):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        return node
