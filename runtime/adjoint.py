@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .like import dtype_like
 from .tree import is_zero
 
 __all__ = ["unbroadcast", "broadcast_like", "expand_reduced", "save_region", "zero_region",
@@ -110,7 +111,7 @@ def matmul_vjp_b(g, a, b):
 
 def astype_like(g, x):
     """g cast to x's floating dtype (the adjoint of a dtype conversion)."""
-    dtype = np.asarray(x).dtype
+    dtype = dtype_like(x)
     if dtype.kind not in "fc":
         return g
     return np.asarray(g, dtype=dtype)
@@ -145,7 +146,7 @@ def inverse_axes(axes, ndim):
 
 
 def dtype_of(x):
-    return np.asarray(x).dtype
+    return dtype_like(x)
 
 
 __all__ += ["inverse_axes", "dtype_of"]

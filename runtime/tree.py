@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .like import dtype_like
+
 __all__ = ["is_zero", "tree_add", "get", "add_at", "pack_like", "materialize", "list_append", "min_int",
            "check_scalar_output", "zeros_like_tree", "OutputError", "scalar_seed"]
 
@@ -57,7 +59,7 @@ def add_at(acc, x, index, g):
             out[index] = tree_add(out[index], g)
         return tuple(out) if isinstance(x, tuple) else out
     shape = np.shape(x)
-    dtype = np.result_type(np.asarray(x).dtype if np.ndim(x) else np.float64, np.asarray(g).dtype)
+    dtype = np.result_type(dtype_like(x) if np.ndim(x) else np.float64, dtype_like(g))
     out = np.zeros(shape, dtype=dtype)
     if not is_zero(acc):
         out += acc
@@ -75,8 +77,8 @@ def pack_like(x, parts):
         return list(parts)
     if isinstance(x, dict):
         return dict(zip(x.keys(), parts))
-    x = np.asarray(x)
-    out = np.zeros(x.shape, dtype=np.result_type(x.dtype, np.float64) if x.dtype.kind != "f" else x.dtype)
+    dtype = dtype_like(x)
+    out = np.zeros(np.shape(x), dtype=np.result_type(dtype, np.float64) if dtype.kind != "f" else dtype)
     for i, p in enumerate(parts):
         if not is_zero(p):
             out[i] = p
@@ -103,7 +105,7 @@ def zeros_like_tree(x):
 
 
 def _float_dtype(x):
-    dtype = np.asarray(x).dtype
+    dtype = dtype_like(x)
     return dtype if dtype.kind in "fc" else np.float64
 
 

@@ -772,7 +772,7 @@ class _FunctionDesugarer:
         ok, obj, reader, path = self._resolve_chain(expr)
         if not ok:
             self.error(expr, "unsupported expression")
-        if isinstance(obj, _SCALARS) and not isinstance(obj, str):
+        if obj is None or isinstance(obj, bool):
             return const(obj)
         if isinstance(obj, types.ModuleType) or callable(obj) and not isinstance(obj, (np.ndarray, np.generic, type, np.dtype)):
             self.error(expr, f"`{'.'.join(path)}` is a {type(obj).__name__} and can only be called here")
@@ -887,6 +887,12 @@ class _FunctionDesugarer:
             if pname not in bound:
                 bound[pname] = const(value)
         path = prim.path or prim.name
+        syntax = registry.OPERATOR_SYNTAX.get(prim.name)
+        if syntax is not None and syntax[0] == "UnaryOp":
+            return self._tag(gast.UnaryOp(op=getattr(gast, syntax[1])(), operand=args[0]), prim, bound)
+        if syntax is not None and syntax[0] == "BinOp":
+            node = gast.BinOp(left=args[0], op=getattr(gast, syntax[1])(), right=args[1])
+            return self._tag(node, prim, bound)
         if prim.varargs:
             node = gast.Call(func=_path_expr(path), args=list(args), keywords=[])
         else:

@@ -30,14 +30,14 @@ defprim("rt.zero_region", rt.zero_region, path="rt.zero_region", params=["v", "i
         vjp={"v": "rt.zero_region(g, idx)"}, structural=('idx',))
 defprim("rt.save_region", rt.save_region, path="rt.save_region", params=["x", "idx"],
         vjp={"x": "rt.add_at(acc, x, idx, g)"}, structural=('idx',))
-defprim("rt.dot_vjp_a", rt.dot_vjp_a, path="rt.dot_vjp_a", params=["v", "a", "b"],
-        vjp={"v": "np.dot(g, b)", "b": "rt.dot_vjp_b(v, g, b)"}, structural=('a',))
-defprim("rt.dot_vjp_b", rt.dot_vjp_b, path="rt.dot_vjp_b", params=["v", "a", "b"],
-        vjp={"v": "np.dot(a, g)", "a": "rt.dot_vjp_a(v, a, g)"}, structural=('b',))
-defprim("rt.matmul_vjp_a", rt.matmul_vjp_a, path="rt.matmul_vjp_a", params=["v", "a", "b"],
-        vjp={"v": "np.matmul(g, b)", "b": "rt.matmul_vjp_b(v, g, b)"}, structural=('a',))
-defprim("rt.matmul_vjp_b", rt.matmul_vjp_b, path="rt.matmul_vjp_b", params=["v", "a", "b"],
-        vjp={"v": "np.matmul(a, g)", "a": "rt.matmul_vjp_a(v, a, g)"}, structural=('b',))
+defprim("rt.dot_vjp_a", rt.dot_vjp_a, path="rt.dot_vjp_a", params=["v", "a_like", "b"],
+        vjp={"v": "np.dot(g, b)", "b": "rt.dot_vjp_b(v, g, b)"}, structural=('a_like',))
+defprim("rt.dot_vjp_b", rt.dot_vjp_b, path="rt.dot_vjp_b", params=["v", "a", "b_like"],
+        vjp={"v": "np.dot(a, g)", "a": "rt.dot_vjp_a(v, a, g)"}, structural=('b_like',))
+defprim("rt.matmul_vjp_a", rt.matmul_vjp_a, path="rt.matmul_vjp_a", params=["v", "a_like", "b"],
+        vjp={"v": "np.matmul(g, b)", "b": "rt.matmul_vjp_b(v, g, b)"}, structural=('a_like',))
+defprim("rt.matmul_vjp_b", rt.matmul_vjp_b, path="rt.matmul_vjp_b", params=["v", "a", "b_like"],
+        vjp={"v": "np.matmul(a, g)", "a": "rt.matmul_vjp_a(v, a, g)"}, structural=('b_like',))
 defprim("rt.materialize", rt.materialize, path="rt.materialize", params=["v", "like"], container=True,
         vjp={"v": "rt.unbroadcast(g, v)"}, structural=('like',))
 defprim("rt.astype_like", rt.astype_like, path="rt.astype_like", params=["v", "like"],
@@ -49,4 +49,5 @@ defprim("rt.clip_mask", rt.clip_mask, path="rt.clip_mask", params=["a", "lo", "h
 defprim("rt.inverse_axes", rt.inverse_axes, path="rt.inverse_axes", params=["axes", "ndim"], nondiff=True)
 defprim("rt.shape_of", rt.shape_of, path="rt.shape_of", params=["x"], nondiff=True)
 defprim("rt.dtype_of", rt.dtype_of, path="rt.dtype_of", params=["x"], nondiff=True)
+defprim("rt.like", rt.like, path="rt.like", params=["x"], nondiff=True)
 defprim("slice", builtins.slice, path="slice", params=[], varargs="parts", nondiff=True)

@@ -48,6 +48,11 @@ class Primitive:
     varargs: str | None = None
     structural: frozenset = frozenset()  # parameters used only for their shape, dtype or structure
 
+    @property
+    def shape_only(self) -> frozenset:
+        """Parameters read only for their shape, dtype or structure (by convention, named `like` or `*_like`)."""
+        return frozenset(p for p in self.params if p == "like" or p.endswith("_like"))
+
     def bind(self, args, kwargs):
         """Map positional and keyword arguments to parameter names; returns (bound, missing, extra)."""
         bound = {}
@@ -125,6 +130,14 @@ def defprim(name, impl, path=None, params=None, vjp=None, unbroadcast=(), nondif
     if attribute is not None:
         _ATTRIBUTES[attribute] = prim
     return prim
+
+
+def by_path(path: str) -> Primitive | None:
+    """The primitive generated code writes as `path` (e.g. "rt.unbroadcast")."""
+    for prim in _BY_NAME.values():
+        if prim.path == path:
+            return prim
+    return None
 
 
 def lookup(obj) -> Primitive | None:

@@ -136,9 +136,11 @@ class _VariantBuilder:
         # pass 1: which primal values does the adjoint sweep read?
         self.pushes = set()
         self.reads = set()
+        self.shape_reads = set()
         self._reverse_function()
         primal_names = set(fn.params) | {t for s in walk_statements(fn.body) for t in self._targets(s)}
-        self.needed = self.reads & primal_names
+        self.needed = (self.reads | self.shape_reads) & primal_names
+        self.shape_only = (self.shape_reads - self.reads) & primal_names
         # iteration-local values are saved once per trip; the rest before each overwrite
         locality = self._locality
         self.trip_saves = {}  # id(loop) -> [names saved at the end of each trip]
@@ -159,6 +161,8 @@ class _VariantBuilder:
         for stmt in walk_statements(fn.body):
             maybe, surely = self.states[id(stmt)]
             for x in self._targets(stmt):
+                if x in self.shape_only and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                    continue  # an in-place write keeps the shape
                 if x in self.needed and x in maybe and x not in handled:
                     self.pushes.add((id(stmt), x))
                     if x not in surely and x not in self.inits:
@@ -185,8 +189,12 @@ class _VariantBuilder:
     def _trip_push(self, loop):
         tape = self.loop_tapes[id(loop)]
         saved = self.trip_saves[id(loop)]
-        value = name(saved[0]) if len(saved) == 1 else _tuple([name(x) for x in saved])
+        value = self._saved_value(saved[0]) if len(saved) == 1 else _tuple([self._saved_value(x) for x in saved])
         return _assign(tape, _tuple([value, name(tape)]))
+
+    def _saved_value(self, x):
+        """What is kept of x for the adjoint sweep: x itself, or only its shape and dtype."""
+        return _call("rt.like", [name(x)]) if x in self.shape_only else name(x)
 
     def _trip_pop(self, loop):
         tape = self.loop_tapes[id(loop)]
@@ -241,7 +249,7 @@ class _VariantBuilder:
             body.append(_assign(tape, const(None)))
         body.extend(self._forward_block(fn.body[:-1]))
         ret = fn.body[-1]
-        residuals = _tuple([name(x) for x in self.residuals] + [name(t) for t in self._all_tapes()])
+        residuals = _tuple([self._saved_value(x) for x in self.residuals] + [name(t) for t in self._all_tapes()])
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret.value), residuals])))
         return self._def(self.var.fwd, list(fn.params), body, "forward")
 
@@ -251,7 +259,7 @@ class _VariantBuilder:
             target = stmt.targets[0]
             saved = _call("rt.save_region", [name(x), copy.deepcopy(stmt.value_bound_idx)])
         else:
-            saved = name(x)
+            saved = self._saved_value(x)
         return _assign(tape, _tuple([saved, name(tape)]), stmt)
 
     def _forward_block(self, stmts):
@@ -362,7 +370,28 @@ class _VariantBuilder:
         return out
 
     def _read(self, expr):
-        self.reads |= names_in(expr)
+        """Record the primal names `expr` reads; names read only for their shape go to shape_reads."""
+        def visit(node):
+            if isinstance(node, gast.Call):
+                prim = registry.by_path(_dotted(node.func))
+                shape_only = prim.shape_only if prim is not None else ()
+                for param, arg in zip(prim.params if prim is not None else (), node.args):
+                    if param in shape_only and isinstance(arg, gast.Name):
+                        self.shape_reads.add(arg.id)
+                    else:
+                        visit(arg)
+                for arg in node.args[len(prim.params) if prim is not None else 0:]:
+                    visit(arg)
+                for kw in node.keywords:
+                    visit(kw.value)
+                visit(node.func)
+                return
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                self.reads.add(node.id)
+                return
+            for child in gast.iter_child_nodes(node):
+                visit(child)
+        visit(expr)
         return expr
 
     def _g(self, x):
@@ -585,6 +614,17 @@ class _VariantBuilder:
         loop = gast.For(target=name("_", True), iter=_call("range", [name(stmt.trips)]), body=body, orelse=[],
                         type_comment=None)
         return pre + [gast.copy_location(loop, stmt)]
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
 
 
 def _template_ast(rule):

@@ -1,0 +1,83 @@
+"""Shared test helpers: float64 central differences over pytrees."""
+import copy
+
+import numpy as np
+
+
+def leaves(tree):
+    if isinstance(tree, (tuple, list)):
+        for t in tree:
+            yield from leaves(t)
+    elif isinstance(tree, dict):
+        for k in tree:
+            yield from leaves(tree[k])
+    else:
+        yield tree
+
+
+def numeric_grad(f, args, argnum=0, eps=1e-6):
+    """Central differences of scalar f with respect to args[argnum] (a float, an array or a pytree of them)."""
+    args = list(args)
+    target = args[argnum]
+
+    def make(value, path):
+        if isinstance(value, (tuple, list)):
+            return type(value)(make(v, path + (i,)) for i, v in enumerate(value))
+        if isinstance(value, dict):
+            return {k: make(v, path + (k,)) for k, v in value.items()}
+        arr = np.asarray(value, dtype=float)
+        out = np.zeros(arr.shape)
+        for idx in np.ndindex(arr.shape):
+            vals = []
+            for d in (eps, -eps):
+                new_args = copy.deepcopy(args)
+                new_args[argnum] = _add_at_path(new_args[argnum], path, idx, d)
+                vals.append(float(f(*new_args)))
+            out[idx] = (vals[0] - vals[1]) / (2 * eps)
+        return out if arr.shape else float(out)
+
+    return make(target, ())
+
+
+def _add_at_path(tree, path, idx, delta):
+    if not path:
+        if isinstance(tree, np.ndarray):
+            tree = tree.copy()
+            tree[idx] += delta
+            return tree
+        return tree + delta
+    head, rest = path[0], path[1:]
+    if isinstance(tree, tuple):
+        items = list(tree)
+        items[head] = _add_at_path(items[head], rest, idx, delta)
+        return tuple(items)
+    if isinstance(tree, list):
+        items = list(tree)
+        items[head] = _add_at_path(items[head], rest, idx, delta)
+        return items
+    new = dict(tree)
+    new[head] = _add_at_path(new[head], rest, idx, delta)
+    return new
+
+
+def assert_tree_close(actual, expected, rtol=1e-6, atol=1e-7):
+    assert type(actual) is type(expected) or not isinstance(expected, (tuple, list, dict)), (type(actual), type(expected))
+    if isinstance(expected, (tuple, list)):
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            assert_tree_close(a, e, rtol, atol)
+    elif isinstance(expected, dict):
+        assert set(actual) == set(expected)
+        for k in expected:
+            assert_tree_close(actual[k], expected[k], rtol, atol)
+    else:
+        assert np.shape(actual) == np.shape(expected), (np.shape(actual), np.shape(expected))
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol)
+
+
+def check_grad(tp, f, *args, argnum=0, rtol=1e-6, atol=1e-6):
+    """tp.grad(f) against central differences; returns the gradient."""
+    got = tp.grad(f, argnums=argnum)(*args)
+    want = numeric_grad(f, args, argnum)
+    assert_tree_close(got, want, rtol=rtol, atol=atol)
+    return got
