@@ -150,3 +150,13 @@ def dtype_of(x):
 
 
 __all__ += ["inverse_axes", "dtype_of"]
+
+
+def backwards(steps, trips=None):
+    """The first `trips` values of a range, last first (itself a range, so it can be replayed)."""
+    if trips is not None:
+        steps = steps[:trips]
+    return steps[::-1]
+
+
+__all__.append("backwards")

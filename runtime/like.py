@@ -29,13 +29,11 @@ class Like:
 
 
 def like(x):
-    """A Like for an array or scalar; the same structure with Like leaves for tuples, lists and dicts."""
-    if isinstance(x, tuple):
-        return tuple(like(v) for v in x)
-    if isinstance(x, list):
-        return [like(v) for v in x]
+    """A Like for an array or scalar; for a tuple, list or dict, one level of its structure (None leaves)."""
+    if isinstance(x, (tuple, list)):
+        return type(x)([None] * len(x))
     if isinstance(x, dict):
-        return {k: like(v) for k, v in x.items()}
+        return dict.fromkeys(x)
     if isinstance(x, Like) or x is None or isinstance(x, (str, slice, range)):
         return x
     return Like(np.shape(x), dtype_like(x))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+import gast
 import numpy as np
 
 import runtime as rt
@@ -13,6 +14,7 @@ from .codegen.cache import cache_key, load_or_write
 from .codegen.module import module_text
 from .errors import Location, TranspileError
 from .frontend.desugar import desugar_program
+from .frontend.parse import parse_function
 from .transforms.reverse import ReverseMode
 
 
@@ -43,6 +45,25 @@ def _def_location(fun):
     if code is None:
         return None
     return Location(code.co_filename, code.co_firstlineno, 0)
+
+
+def _param_location(fun, index):
+    """Where parameter `index` of `fun` is written."""
+    try:
+        parsed = parse_function(inspect.unwrap(fun))
+        return parsed.location(parsed.node.args.args[index])
+    except (TranspileError, IndexError):
+        return _def_location(fun)
+
+
+def _return_location(fun):
+    """Where `fun` returns (its last return statement)."""
+    try:
+        parsed = parse_function(inspect.unwrap(fun))
+    except TranspileError:
+        return _def_location(fun)
+    returns = [n for n in gast.walk(parsed.node) if isinstance(n, gast.Return)]
+    return parsed.location(returns[-1] if returns else parsed.node)
 
 
 def _normalize_argnums(fun, argnums, nparams):
@@ -85,7 +106,7 @@ def _float_leaves_check(fun, value, position, pname):
         if dtype.kind not in "fc":
             raise TranspileError(
                 f"argument {position} (`{pname}`) of `{fun.__name__}` holds {dtype} values, which cannot be "
-                "differentiated", _def_location(fun),
+                "differentiated", _param_location(fun, position),
                 "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums")
 
 
@@ -196,7 +217,8 @@ class _ReverseTransform:
         try:
             return entry(*values)
         except rt.OutputError as exc:
-            raise TranspileError(str(exc), _def_location(self.fun)) from None
+            message, _, hint = str(exc).partition("; ")
+            raise TranspileError(message, _return_location(self.fun), hint or None) from None
 
 
 def generated_function(fun):

@@ -30,6 +30,8 @@ import gast
 import numpy as np
 from beniget.beniget import collect_locals
 
+import runtime
+
 from .. import naming
 from ..errors import Location, TranspileError
 from ..primitives import registry
@@ -272,6 +274,8 @@ class _FunctionDesugarer:
         value = stmt.value
         if isinstance(value, gast.Constant):
             return  # docstring or bare constant
+        if isinstance(value, (gast.Yield, gast.YieldFrom, gast.Await)):
+            self.rhs(value, stmt)
         if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
                 and isinstance(value.func.value, gast.Name) and value.func.value.id in self.locals):
             target = value.func.value.id
@@ -329,6 +333,11 @@ class _FunctionDesugarer:
                 self.error(target, "starred assignment is not supported", "index the sequence explicitly")
             if not isinstance(atom, gast.Name):
                 self.error(target, "cannot unpack a constant")
+            if atom.id in {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}:
+                # `a, rest = rest`: the adjoint of the unpacking needs the old value, so keep it
+                tmp = self.fresh()
+                self.assign(tmp, name(atom.id), stmt)
+                atom = name(tmp)
             names = []
             nested = []
             for elt in target.elts:
@@ -450,12 +459,21 @@ class _FunctionDesugarer:
         target = stmt.target
         prologue = []  # (target pattern, atom-producing callback) bound at the top of the body
         fn = self._resolve_callable(it.func) if isinstance(it, gast.Call) else None
-        if fn is range:
+        backwards = False
+        if fn is reversed and len(it.args) == 1 and not it.keywords:
+            # reversed(range(...)) or reversed(sequence): a range run backwards
+            backwards = True
+            it = it.args[0]
+            fn = self._resolve_callable(it.func) if isinstance(it, gast.Call) else None
+        if fn is range or fn is runtime.backwards:
             if it.keywords:
                 self.error(it, "range() takes no keyword arguments")
             bounds = [self.atom(a, stmt) for a in it.args]
             rng = self.fresh(naming.RANGE)
-            self.assign(rng, self._prim_rhs(registry.by_name("range"), bounds, {}, stmt, call_node=None), stmt)
+            prim = registry.by_name("range" if fn is range else "rt.backwards")
+            self.assign(rng, self._prim_rhs(prim, bounds, {}, stmt, call_node=None), stmt)
+            if backwards:
+                rng = self._backwards(rng, stmt)
             if isinstance(target, gast.Name):
                 loop_var = target.id
             else:
@@ -497,6 +515,8 @@ class _FunctionDesugarer:
                 lengths = [name(n)]
             rng = self.fresh(naming.RANGE)
             self.assign(rng, self._prim_rhs(registry.by_name("range"), lengths, {}, stmt, call_node=None), stmt)
+            if backwards:
+                rng = self._backwards(rng, stmt)
             if index_target is not None and isinstance(index_target, gast.Name):
                 loop_var = index_target.id
             else:
@@ -520,6 +540,11 @@ class _FunctionDesugarer:
         loop = gast.For(target=name(loop_var, store=True), iter=name(rng), body=body, orelse=[], type_comment=None)
         self.emit(loop, stmt)
         loop.trips = trips
+
+    def _backwards(self, rng, stmt):
+        back = self.fresh(naming.RANGE)
+        self.assign(back, self._prim_rhs(registry.by_name("rt.backwards"), [name(rng)], {}, stmt, call_node=None), stmt)
+        return back
 
     def _item_of(self, seq, loop_var, stmt):
         def produce():
@@ -675,11 +700,15 @@ class _FunctionDesugarer:
         if isinstance(expr, gast.Lambda):
             self.error(expr, "a lambda can only be assigned to a name and called", "give it a name: `f = lambda x: ...`")
         kinds = {gast.Yield: "`yield`", gast.YieldFrom: "`yield from`", gast.Await: "`await`",
-                 gast.JoinedStr: "f-strings", gast.SetComp: "set comprehensions", gast.DictComp: "dict comprehensions",
-                 gast.GeneratorExp: "generator expressions", gast.Set: "sets", gast.NamedExpr: "`:=`",
-                 gast.Starred: "starred expressions"}
+                 gast.JoinedStr: "an f-string", gast.SetComp: "a set comprehension", gast.DictComp: "a dict comprehension",
+                 gast.GeneratorExp: "a generator expression", gast.Set: "a set", gast.NamedExpr: "`:=`",
+                 gast.Starred: "a starred expression"}
         what = kinds.get(type(expr), f"`{type(expr).__name__}` expressions")
-        self.error(expr, f"{what} are not supported in transformed functions")
+        hints = {gast.Yield: "return a list instead of yielding values", gast.YieldFrom: "return a list instead",
+                 gast.Await: "call the function outside the async code", gast.JoinedStr: "format strings outside",
+                 gast.GeneratorExp: "use a list comprehension", gast.NamedExpr: "assign on its own line"}
+        self.error(expr, f"{what} is not supported in transformed functions",
+                   hints.get(type(expr), "rewrite it with supported constructs (see README: Supported)"))
 
     def _tag(self, node, prim, bound):
         node.prim = prim

@@ -49,5 +49,7 @@ defprim("rt.clip_mask", rt.clip_mask, path="rt.clip_mask", params=["a", "lo", "h
 defprim("rt.inverse_axes", rt.inverse_axes, path="rt.inverse_axes", params=["axes", "ndim"], nondiff=True)
 defprim("rt.shape_of", rt.shape_of, path="rt.shape_of", params=["x"], nondiff=True)
 defprim("rt.dtype_of", rt.dtype_of, path="rt.dtype_of", params=["x"], nondiff=True)
+defprim("rt.backwards", rt.backwards, path="rt.backwards", params=["steps", "trips=None"], nondiff=True)
+defprim("reversed", reversed, path="reversed", params=["seq"], nondiff=True)
 defprim("rt.like", rt.like, path="rt.like", params=["x"], nondiff=True)
 defprim("slice", builtins.slice, path="slice", params=[], varargs="parts", nondiff=True)

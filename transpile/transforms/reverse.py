@@ -597,13 +597,10 @@ class _VariantBuilder:
         restores = self._restores(stmt)
         if not body:
             return pre + restores
-        rng = name(stmt.iter.id)
-        if getattr(stmt, "trips", None):
-            rng = gast.Subscript(value=rng, slice=gast.Slice(lower=None, upper=name(stmt.trips), step=None),
-                                 ctx=gast.Load())
-        self._read(rng)
-        loop = gast.For(target=name(stmt.target.id, True), iter=_call("reversed", [rng]), body=body, orelse=[],
-                        type_comment=None)
+        bounds = [name(stmt.iter.id)] + ([name(stmt.trips)] if getattr(stmt, "trips", None) else [])
+        backwards = _call("rt.backwards", bounds)
+        self._read(backwards)
+        loop = gast.For(target=name(stmt.target.id, True), iter=backwards, body=body, orelse=[], type_comment=None)
         return pre + [gast.copy_location(loop, stmt)] + restores
 
     def _reverse_while(self, stmt):

@@ -1,0 +1,135 @@
+"""Bad input gets a TranspileError naming file:line:column, showing the line with a caret, and a hint."""
+import inspect
+
+import numpy as np
+import pytest
+
+import transpile as tp
+from transpile import TranspileError
+
+X = np.arange(6.0).reshape(2, 3)
+
+
+def line_of(fn, text):
+    """The file line number of the first line in fn's source containing `text`."""
+    lines, start = inspect.getsourcelines(fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return start + i, line.index(text)
+    raise AssertionError(text)
+
+
+def expect_error(fn, args, text, message, argnums=0, col_text=None):
+    with pytest.raises(TranspileError) as info:
+        tp.grad(fn, argnums=argnums)(*args)
+    err = info.value
+    lineno, col = line_of(fn, col_text or text)
+    assert err.location is not None
+    assert err.location.filename == __file__
+    assert err.location.lineno == lineno, str(err)
+    assert err.location.col == col, str(err)
+    assert message in err.message, err.message
+    rendered = str(err)
+    assert f"{__file__}:{lineno}:{col + 1}:" in rendered
+    assert rendered.splitlines()[1].strip() == inspect.getsourcelines(fn)[0][lineno - inspect.getsourcelines(fn)[1]].strip()
+    assert rendered.splitlines()[2].strip() == "^"
+    assert err.hint
+    return err
+
+
+def uses_try(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
+def uses_yield(x):
+    yield x
+
+
+def uses_global(x):
+    global X
+    return np.sum(x)
+
+
+def uses_starred(x):
+    a, *rest = x
+    return a
+
+
+def writes_argument(x):
+    x[0] = 1.0
+    return np.sum(x)
+
+
+def writes_argument_alias_plus(x):
+    x += 1.0  # rebinding: allowed, x is a new array afterwards
+    return np.sum(x)
+
+
+def unknown_numpy_function(x):
+    return np.sum(np.fft.fft(x).real)
+
+
+def unknown_user_object(x):
+    return np.sum(np.random.normal(size=3) * x)
+
+
+def non_scalar(x):
+    return x * 2.0
+
+
+def two_args(x, n):
+    return np.sum(x) * n
+
+
+def test_try_is_rejected():
+    expect_error(uses_try, (X,), "try:", "`try` blocks are not supported")
+
+
+def test_yield_is_rejected():
+    expect_error(uses_yield, (X,), "yield x", "`yield`")
+
+
+def test_global_is_rejected():
+    expect_error(uses_global, (X,), "global X", "`global`")
+
+
+def test_starred_assignment_is_rejected():
+    expect_error(uses_starred, (X,), "*rest", "starred assignment", col_text="a, *rest")
+
+
+def test_in_place_write_into_argument_is_rejected():
+    err = expect_error(writes_argument, (X.copy(),), "x[0] = 1.0", "argument `x`")
+    assert "copy" in err.hint
+
+
+def test_augmented_assignment_to_argument_rebinds():
+    x = X.copy()
+    g = tp.grad(writes_argument_alias_plus)(x)
+    np.testing.assert_array_equal(x, X)  # the caller's array is unchanged
+    np.testing.assert_allclose(g, np.ones_like(X))
+
+
+def test_numpy_function_without_rule():
+    expect_error(unknown_numpy_function, (X,), "np.fft.fft", "has no rule")
+
+
+def test_numpy_random_without_rule():
+    expect_error(unknown_user_object, (X,), "np.random.normal", "has no rule")
+
+
+def test_integer_argument_in_argnums():
+    err = expect_error(two_args, (X, 3), "n):", "int", argnums=1, col_text="n):")
+    assert "float" in err.hint
+
+
+def test_non_scalar_output():
+    expect_error(non_scalar, (X,), "return x * 2.0", "scalar")
+
+
+def test_argnums_out_of_range():
+    with pytest.raises(TranspileError, match="out of range"):
+        tp.grad(two_args, argnums=5)
