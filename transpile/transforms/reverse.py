@@ -20,6 +20,7 @@ from .. import naming
 from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
+from ..codegen.dce import eliminate_dead_code
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, name
 from ..primitives import registry
@@ -137,7 +138,12 @@ class _VariantBuilder:
         self.pushes = set()
         self.reads = set()
         self.shape_reads = set()
-        self._reverse_function()
+        draft = self._reverse_function()
+        eliminate_dead_code(draft, self._result_names())
+        self.reads, self.shape_reads = set(), set()
+        for stmt in walk_statements(draft):
+            for part in _read_parts(stmt):
+                self._read(part)
         primal_names = set(fn.params) | {t for s in walk_statements(fn.body) for t in self._targets(s)}
         self.needed = (self.reads | self.shape_reads) & primal_names
         self.shape_only = (self.shape_reads - self.reads) & primal_names
@@ -312,7 +318,12 @@ class _VariantBuilder:
             if m:
                 results.append(const(ZERO) if p in self.zero or p not in self.adj else name(self.adj[p]))
         ret = gast.Return(value=_tuple(results))
+        body = list(body)
+        eliminate_dead_code(body, self._result_names())
         return self._def(self.var.bwd, [naming.RESIDUALS, seed], prologue + body + [ret], "adjoint")
+
+    def _result_names(self):
+        return {self.adj[p] for p, m in zip(self.fn.params, self.var.mask) if m and p in self.adj}
 
     def _def(self, fname, params, body, kind):
         args = gast.arguments(args=[name(p, False) for p in params], posonlyargs=[], vararg=None, kwonlyargs=[],
@@ -611,6 +622,20 @@ class _VariantBuilder:
         loop = gast.For(target=name("_", True), iter=_call("range", [name(stmt.trips)]), body=body, orelse=[],
                         type_comment=None)
         return pre + [gast.copy_location(loop, stmt)]
+
+
+def _read_parts(stmt):
+    """The expressions a generated statement evaluates."""
+    if isinstance(stmt, gast.Assign):
+        target = stmt.targets[0]
+        return [stmt.value] + ([target.slice] if isinstance(target, gast.Subscript) else [])
+    if isinstance(stmt, gast.If):
+        return [stmt.test]
+    if isinstance(stmt, gast.For):
+        return [stmt.iter]
+    if isinstance(stmt, gast.While):
+        return [stmt.test]
+    return []
 
 
 def _dotted(node):

@@ -1,0 +1,360 @@
+"""Spec-table tests generated from the primitive registry: every Example against float64 central differences.
+
+For each registered primitive and each of its `Example`s, a tiny module
+
+    def f(a, b, w):
+        return np.sum((<expr>) * w)
+
+is written to a temporary directory and imported; `tp.grad(f)` with respect to every array
+argument is compared with central differences of `f`.  A second-order check differentiates
+`h(a, b, w, v...) = sum_k np.sum(tp.grad(f)(a, b, w)[k] * v_k)` the same way, which runs the
+rules of every helper that adjoint code calls.
+"""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import transpile as tp
+from transpile.primitives import registry
+
+ARRAY_NAMES = ("a", "b", "c")
+EPS = 1e-6
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _private_cache(tmp_path_factory):
+    """Generated modules of this file go to a throw-away cache directory."""
+    old = os.environ.get("TRANSPILE_CACHE_DIR")
+    os.environ["TRANSPILE_CACHE_DIR"] = str(tmp_path_factory.mktemp("transpile_cache"))
+    yield
+    if old is None:
+        del os.environ["TRANSPILE_CACHE_DIR"]
+    else:
+        os.environ["TRANSPILE_CACHE_DIR"] = old
+
+
+# ---------------------------------------------------------------------------- the table
+
+
+def _is_internal(prim) -> bool:
+    """Runtime helpers and container plumbing: checked through the rules that call them."""
+    from transpile.primitives import containers  # noqa: F401
+    return prim.name.startswith("rt.") or prim.path is not None and prim.path.startswith("rt.") and not prim.examples \
+        or prim.name in _CONTAINER_NAMES
+
+
+_CONTAINER_NAMES = {"make_tuple", "make_list", "make_dict", "unpack", "len", "range", "min_int", "list_append",
+                    "isinstance", "int", "bool", "float", "slice"}
+
+# Statements, not expressions: checked by the dedicated tests at the end of this file.
+_STATEMENT_PRIMITIVES = {"setitem"}
+
+
+def _table():
+    rows = []
+    for prim in registry.all_primitives():
+        for i, ex in enumerate(prim.examples):
+            rows.append(pytest.param(prim, ex, id=f"{prim.name}[{i}]:{ex.expr}"))
+    return rows
+
+
+TABLE = _table()
+GRAD_TABLE = [row for row in TABLE if row.values[1].grad]
+
+
+def _draw(rng, shape, domain):
+    if domain == "real":
+        x = rng.standard_normal(shape)
+    elif domain == "positive":
+        x = rng.uniform(0.1, 2.0, shape)
+    elif domain == "unit":
+        x = rng.uniform(-0.9, 0.9, shape)
+    elif domain == "away":
+        x = rng.uniform(0.2, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    else:
+        raise ValueError(f"unknown domain {domain!r}")
+    return np.float64(x) if shape == () else x
+
+
+def _seed(example) -> int:
+    return sum(map(ord, example.expr)) + 7 * len(example.shapes)
+
+
+def _inputs(example):
+    rng = np.random.default_rng(_seed(example))
+    names = [n for n in ARRAY_NAMES if n in example.shapes]
+    values = {n: _draw(rng, tuple(example.shapes[n]), example.domain) for n in names}
+    out = eval(example.expr, {"np": np}, dict(values))  # the NumPy reference
+    w = rng.standard_normal(np.shape(out))
+    return names, values, out, (np.float64(w) if np.shape(out) == () else w)
+
+
+_MODULE_COUNT = itertools.count()
+
+
+def _load(tmp_path, text):
+    """Write `text` as a module and import it as a real module (so inspect.getsource works)."""
+    stem = f"registry_example_{next(_MODULE_COUNT)}"
+    path = tmp_path / f"{stem}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _module_text(example, names, second_order=False):
+    args = ", ".join(names + ["w"])
+    lines = ["import numpy as np", "import transpile as tp", "", "", f"def f({args}):",
+             f"    return np.sum(({example.expr}) * w)", ""]
+    if second_order:
+        vs = [f"v{k}" for k in range(len(names))]
+        argnums = "(" + "".join(f"{k}, " for k in range(len(names))) + ")"
+        lines += ["", f"df = tp.grad(f, argnums={argnums})", "", "",
+                  f"def h({args}, {', '.join(vs)}):", f"    d = df({args})"]
+        terms = " + ".join(f"np.sum(d[{k}] * {v})" for k, v in enumerate(vs))
+        lines += [f"    return {terms}", ""]
+    return "\n".join(lines)
+
+
+def _numeric_grads(fun, args, argnums):
+    """Central differences of scalar `fun` with respect to each of args[argnums]."""
+    grads = []
+    for k in argnums:
+        x = np.asarray(args[k], dtype=np.float64)
+        out = np.zeros(x.shape)
+        for idx in np.ndindex(x.shape):
+            values = []
+            for step in (EPS, -EPS):
+                moved = x.copy()
+                moved[idx] += step
+                new = list(args)
+                new[k] = np.float64(moved) if x.shape == () else moved
+                values.append(float(fun(*new)))
+            out[idx] = (values[0] - values[1]) / (2 * EPS)
+        grads.append(out)
+    return grads
+
+
+def _assert_close(got, want, what):
+    assert np.shape(got) == np.shape(want), f"{what}: shape {np.shape(got)} != {np.shape(want)}"
+    assert np.asarray(got).dtype == np.float64, f"{what}: dtype {np.asarray(got).dtype}"
+    scale = max(1.0, float(np.max(np.abs(want))) if np.size(want) else 1.0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7 * scale * 10, err_msg=what)
+
+
+# ---------------------------------------------------------------------------- spec tests
+
+
+@pytest.mark.parametrize("prim, example", TABLE)
+def test_example_value(prim, example, tmp_path):
+    """The function the transform reads computes what NumPy computes (value_and_grad's value)."""
+    names, values, out, w = _inputs(example)
+    module = _load(tmp_path, _module_text(example, names))
+    args = [values[n] for n in names] + [w]
+    want = np.sum(out * w)
+    if example.grad:
+        value, _ = tp.value_and_grad(module.f, argnums=tuple(range(len(names))))(*args)
+        np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_allclose(module.f(*args), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("prim, example", GRAD_TABLE)
+def test_example_grad(prim, example, tmp_path):
+    """tp.grad with respect to every array argument against float64 central differences."""
+    names, values, _, w = _inputs(example)
+    module = _load(tmp_path, _module_text(example, names))
+    args = [values[n] for n in names] + [w]
+    argnums = tuple(range(len(names)))
+    got = tp.grad(module.f, argnums=argnums)(*args)
+    want = _numeric_grads(module.f, args, argnums)
+    for n, g_got, g_want in zip(names, got, want):
+        _assert_close(g_got, g_want, f"d/d{n} of {example.expr}")
+
+
+# Second-order rules that are deliberately not provided: the transform must say so, loudly.
+_NO_SECOND_ORDER = {
+    ("linalg.norm", "np.linalg.norm(a, ord=2)"): "matrix 2-norm: no Hessian rule",
+    ("linalg.norm", "np.linalg.norm(a, ord='nuc')"): "nuclear norm: no Hessian rule",
+}
+
+
+@pytest.mark.parametrize("prim, example", GRAD_TABLE)
+def test_example_second_order(prim, example, tmp_path):
+    """grad of <grad f, v> against central differences of <grad f, v> (exercises the helpers' rules)."""
+    names, values, _, w = _inputs(example)
+    rng = np.random.default_rng(_seed(example) + 1)
+    vs = [_draw(rng, np.shape(values[n]), "real") for n in names]
+    module = _load(tmp_path, _module_text(example, names, second_order=True))
+    args = [values[n] for n in names] + [w] + vs
+    argnums = tuple(range(len(names)))
+    reason = _NO_SECOND_ORDER.get((prim.name, example.expr))
+    if reason is not None:
+        with pytest.raises(Exception):
+            tp.grad(module.h, argnums=argnums)(*args)
+        return
+    got = tp.grad(module.h, argnums=argnums)(*args)
+    want = _numeric_grads(module.h, args, argnums)
+    for n, g_got, g_want in zip(names, got, want):
+        _assert_close(g_got, g_want, f"second order d/d{n} of {example.expr}")
+
+
+# ---------------------------------------------------------------------------- coverage of the table
+
+
+REQUIRED = [
+    # reductions
+    np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin, np.var, np.std, np.cumsum,
+    # products and linear algebra
+    np.dot, np.matmul, np.outer, np.inner, np.einsum, np.linalg.norm, np.linalg.inv, np.linalg.solve,
+    np.linalg.det, np.trace, np.diag,
+    # shape functions
+    np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to,
+    np.concatenate, np.stack, np.hstack, np.vstack, np.flip, np.fliplr, np.flipud, np.rot90, np.tile, np.repeat,
+    np.copy,
+    # constructors
+    np.zeros, np.ones, np.eye, np.arange, np.linspace, np.zeros_like, np.ones_like, np.full, np.full_like, np.empty,
+    # not differentiable
+    np.argmax, np.argmin, np.floor, np.round, np.sign, np.greater, np.less, np.equal,
+    # elementwise
+    np.exp, np.log, np.tanh, np.sin, np.cos, np.sqrt, np.abs, np.maximum, np.minimum, np.where, np.clip,
+]
+
+REQUIRED_METHODS = ["sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "ravel", "flatten", "copy",
+                    "astype", "squeeze", "swapaxes", "reshape", "transpose", "dot", "repeat"]
+
+NONDIFF = [np.argmax, np.argmin, np.floor, np.round, np.sign, np.zeros, np.ones, np.eye, np.arange, np.linspace,
+           np.zeros_like, np.ones_like, np.full, np.full_like, np.empty]
+
+
+@pytest.mark.parametrize("fn", REQUIRED, ids=lambda fn: getattr(fn, "__name__", repr(fn)))
+def test_required_primitive_registered(fn):
+    prim = registry.lookup(fn)
+    assert prim is not None, f"{fn.__name__} has no registry entry"
+    if fn in NONDIFF:
+        assert prim.nondiff
+
+
+@pytest.mark.parametrize("method", REQUIRED_METHODS)
+def test_required_method_registered(method):
+    assert registry.method(method) is not None
+
+
+def test_every_differentiable_primitive_has_an_example():
+    missing = [p.name for p in registry.all_primitives()
+               if not p.nondiff and not p.examples and not _is_internal(p) and p.name not in _STATEMENT_PRIMITIVES]
+    assert not missing, f"primitives without an Example: {missing}"
+
+
+def test_examples_use_known_names_and_domains():
+    for prim in registry.all_primitives():
+        for ex in prim.examples:
+            assert set(ex.shapes) <= set(ARRAY_NAMES), (prim.name, ex)
+            assert ex.domain in ("real", "positive", "unit", "away"), (prim.name, ex)
+            used = set(re.findall(r"\b[abc]\b", ex.expr.replace("np.", " ")))
+            assert used <= set(ex.shapes), (prim.name, ex.expr, "uses arrays without a shape")
+
+
+# ---------------------------------------------------------------------------- rules the table cannot state
+
+
+def _grad_of(tmp_path, body, params, argnums=0):
+    text = "import numpy as np\n\n\ndef f(" + ", ".join(params) + "):\n" + \
+        "".join("    " + line + "\n" for line in body.strip().splitlines())
+    module = _load(tmp_path, text)
+    return module.f, tp.grad(module.f, argnums=argnums)
+
+
+@pytest.mark.parametrize("expr, x, want", [
+    ("np.max(x)", [1.0, 3.0, 3.0], [0.0, 0.5, 0.5]),
+    ("np.amax(x)", [3.0, 3.0, 3.0, 1.0], [1 / 3, 1 / 3, 1 / 3, 0.0]),
+    ("np.min(x)", [-1.0, 2.0, -1.0], [0.5, 0.0, 0.5]),
+    ("x.max()", [2.0, 2.0], [0.5, 0.5]),
+    ("np.sum(np.max(x, axis=1) * np.array([1.0, 2.0]))", [[1.0, 1.0], [0.0, 5.0]], [[0.5, 0.5], [0.0, 2.0]]),
+    ("np.linalg.norm(x, ord=np.inf)", [-2.0, 2.0, 1.0], [-0.5, 0.5, 0.0]),
+])
+def test_ties_split_the_gradient_equally(expr, x, want, tmp_path):
+    _, df = _grad_of(tmp_path, f"return {expr}", ["x"])
+    np.testing.assert_allclose(df(np.array(x)), np.array(want))
+
+
+def test_prod_with_zeros(tmp_path):
+    f, df = _grad_of(tmp_path, "return np.sum(np.prod(x, axis=0) * np.array([1.0, 2.0, 3.0]))", ["x"])
+    x = np.array([[0.0, 2.0, 0.0], [3.0, 4.0, 0.0]])
+    np.testing.assert_allclose(df(x), [[3.0, 8.0, 0.0], [0.0, 4.0, 0.0]])
+
+
+@pytest.mark.parametrize("body", [
+    "y = x.copy()\ny[1] = 2.0 * x[0]\nreturn np.sum(y * y)",
+    "y = np.zeros((3, 4))\ny[:, 1:3] = np.tanh(x[:, :2])\ny[0] = x[2]\nreturn np.sum(y * np.arange(12.0).reshape(3, 4))",
+    "y = x * 1.0\ny[x > 0] = 0.5\nreturn np.sum(y * y)",
+    "y = np.ones((3, 4))\ny[np.array([0, 2]), -1] = x[1, :2] ** 2\nreturn np.sum(np.sin(y))",
+    "y = x.copy()\ny[..., None, 0] += x[:, None, 1]\nreturn np.sum(y ** 3)",
+])
+def test_setitem(body, tmp_path):
+    """setitem is a statement, so its checks live here rather than in the table."""
+    x = np.random.default_rng(3).standard_normal((3, 4))
+    f, df = _grad_of(tmp_path, body, ["x"])
+    _assert_close(df(x), _numeric_grads(f, [x], [0])[0], body)
+
+
+@pytest.mark.parametrize("body, result", [
+    ("return np.zeros((2, 3), dtype=np.float32) + x", (2, 3)),
+    ("return np.ones(3, dtype=float) * x", (3,)),
+    ("return np.empty((2,), dtype=np.float64) * 0.0 + x", (2,)),
+    ("return np.zeros_like(x, dtype=np.float64) + np.ones_like(x, dtype=float) * x", (3,)),
+    ("return np.full((3,), 2.0, dtype=np.float64) * x", (3,)),
+    ("return np.full_like(x, 3.0, dtype=np.float64) * x", (3,)),
+    ("return np.eye(3, dtype=np.float64) @ x", (3,)),
+    ("return np.eye(3, 3, k=1) @ x", (3,)),
+    ("return np.arange(3, dtype=np.float64) * x", (3,)),
+    ("return np.arange(0.0, 3.0, 1.0) * x", (3,)),
+    ("return np.arange(1, 4, dtype=float) * x", (3,)),
+    ("return np.linspace(0.0, 1.0, 3, dtype=np.float64) * x", (3,)),
+    ("return np.linspace(0.0, 1.0, num=3, endpoint=False) * x", (3,)),
+    ("return np.identity(3, dtype=float) @ x", (3,)),
+])
+def test_constructors_with_keywords(body, result, tmp_path):
+    x = np.array([1.0, -2.0, 0.5])
+    f, df = _grad_of(tmp_path, body.replace("return ", "return np.sum((") + ") ** 2)", ["x"])
+    assert np.shape(eval(body.replace("return ", ""), {"np": np, "x": x})) == result
+    _assert_close(df(x), _numeric_grads(f, [x], [0])[0], body)
+
+
+def test_astype_integer_target_has_zero_derivative(tmp_path):
+    _, df = _grad_of(tmp_path, "return np.sum(x.astype(int) * x)", ["x"])
+    x = np.array([1.5, -2.5, 3.2])
+    np.testing.assert_allclose(df(x), x.astype(int))
+
+
+def test_astype_float32_gradient_is_cast_back(tmp_path):
+    _, df = _grad_of(tmp_path, "return np.sum(x.astype(np.float32) * 2.0).astype(np.float64)", ["x"])
+    g = df(np.array([1.0, 2.0]))
+    assert g.dtype == np.float64
+    np.testing.assert_allclose(g, [2.0, 2.0])
+
+
+def test_concatenate_of_a_list_argument(tmp_path):
+    """The sequence argument may be a list the caller passes in: its adjoint is a list of adjoints."""
+    _, df = _grad_of(tmp_path, "return np.sum(np.concatenate(xs, axis=1) ** 2)", ["xs"])
+    xs = [np.ones((2, 1)), 2.0 * np.ones((2, 3))]
+    got = df(xs)
+    assert isinstance(got, list) and len(got) == 2
+    np.testing.assert_allclose(got[0], 2.0 * xs[0])
+    np.testing.assert_allclose(got[1], 2.0 * xs[1])
+
+
+def test_missing_rule_is_an_error(tmp_path):
+    """A differentiated argument without a rule is a TranspileError, never a silent zero."""
+    _, df = _grad_of(tmp_path, "return np.sum(np.linspace(0.0, x, 3))", ["x"])
+    with pytest.raises(tp.TranspileError, match="derivative|differentiable"):
+        df(1.0)
