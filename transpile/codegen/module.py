@@ -44,3 +44,14 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
         emitter.function(fdef, docstring=doc)
     body = emitter.text()
     return "\n".join(lines) + "\n" + body + "\n\n" + entry_text
+
+
+def normal_form_text(program: Program) -> str:
+    """Every function of a program in normal form, entry first, without comments."""
+    emitter = Emitter()
+    keys = [program.entry] + [k for k in program.functions if k != program.entry]
+    for key in keys:
+        fdef = _primal_def(program.functions[key])
+        fdef.source_fn = None
+        emitter.function(fdef)
+    return emitter.text()

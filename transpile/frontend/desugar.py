@@ -402,6 +402,10 @@ class _FunctionDesugarer:
             self.error(target, "augmented assignment to this target is not supported")
 
     def stmt_If(self, stmt):
+        if (len(stmt.body) == 1 and isinstance(stmt.body[0], gast.Break) and not stmt.orelse
+                and isinstance(stmt.test, gast.Name)):
+            self.emit(gast.If(test=name(stmt.test.id), body=[gast.Break()], orelse=[]), stmt)
+            return  # the loop exit written by controlflow.py
         test = self.condition(stmt.test, stmt)
         body = self.block(stmt.body)
         orelse = self.block(stmt.orelse)
