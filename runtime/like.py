@@ -28,12 +28,15 @@ class Like:
         return f"Like(shape={self.shape}, dtype={self.dtype})"
 
 
-def like(x):
-    """A Like for an array or scalar; for a tuple, list or dict, one level of its structure (None leaves)."""
+MAX_DEPTH = 4  # tapes are long chains of pairs: only their first levels are ever looked at
+
+
+def like(x, depth=MAX_DEPTH):
+    """A Like for an array or scalar; for tuples, lists and dicts, the same structure with Like leaves."""
     if isinstance(x, (tuple, list)):
-        return type(x)([None] * len(x))
+        return type(x)([like(v, depth - 1) if depth else None for v in x])
     if isinstance(x, dict):
-        return dict.fromkeys(x)
+        return {k: like(v, depth - 1) if depth else None for k, v in x.items()}
     if isinstance(x, Like) or x is None or isinstance(x, (str, slice, range)):
         return x
     return Like(np.shape(x), dtype_like(x))

@@ -20,6 +20,12 @@ def _primal_def(fn):
     return fdef
 
 
+def _uses_math(functions, primal_keys, program):
+    bodies = list(functions) + [_primal_def(program.functions[k]) for k in primal_keys]
+    return any(isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == "math"
+               for f in bodies for n in gast.walk(f))
+
+
 def module_text(program: Program, summary: str, functions, primal_keys, entry_text: str) -> str:
     """The whole generated module as text."""
     entry = program.functions[program.entry]
@@ -30,7 +36,8 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
         header.append("Bound by transpile before each call (values from the function's scope): "
                       + ", ".join(sorted(program.captures)) + ".")
     header.append('"""')
-    lines = header + ["import numpy as np", "", "import runtime as rt", ""]
+    imports = ["import math", ""] if _uses_math(functions, primal_keys, program) else []
+    lines = header + imports + ["import numpy as np", "", "import runtime as rt", ""]
     emitter = Emitter()
     for key in primal_keys:
         emitter.function(_primal_def(program.functions[key]),

@@ -454,6 +454,8 @@ class _VariantBuilder:
         mapping["g"] = g
         if ans is not None:
             mapping["ans"] = ans
+        if prim.varargs:
+            mapping[prim.varargs] = _tuple(list(bound[prim.varargs]))
         if prim.varargs and prim.varargs in prim.vjp:
             items = bound[prim.varargs]
             keys = bound.get("keys")

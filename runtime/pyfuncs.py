@@ -1,0 +1,90 @@
+"""Python builtins and np.array on nested sequences, with their adjoints."""
+from __future__ import annotations
+
+import numpy as np
+
+from .adjoint import unbroadcast
+from .tree import is_zero
+
+__all__ = ["py_sum", "py_max", "py_min", "array_vjp", "array_from_parts", "py_select", "sum_vjp", "sum_parts"]
+
+
+def py_sum(items, start=0):
+    """Python's sum()."""
+    return sum(items, start)
+
+
+def py_max(*args):
+    """Python's max() over its arguments, or over one iterable."""
+    return max(*args)
+
+
+def py_min(*args):
+    return min(*args)
+
+
+def array_vjp(g, obj):
+    """The adjoint of np.array(obj) for obj a (nested) list or tuple of scalars and arrays."""
+    if is_zero(g):
+        return 0.0
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(array_vjp(g[i], item) for i, item in enumerate(obj))
+    return unbroadcast(g, obj)
+
+
+def array_from_parts(parts, like):
+    """The adjoint of array_vjp: parts (zeros allowed) stacked back into an array shaped like `like`."""
+    out = np.zeros(np.shape(like), dtype=np.result_type(float, *[np.asarray(p).dtype for p in _flat(parts)]))
+    _fill(out, parts)
+    return out
+
+
+def _flat(parts):
+    if isinstance(parts, (list, tuple)):
+        for p in parts:
+            yield from _flat(p)
+    else:
+        yield parts
+
+
+def _fill(out, parts):
+    if isinstance(parts, (list, tuple)):
+        for i, p in enumerate(parts):
+            if isinstance(p, (list, tuple)):
+                _fill(out[i], p)
+            elif not is_zero(p):
+                out[i] = p
+    elif not is_zero(parts):
+        out[...] = parts
+
+
+def py_select(items, i, ans, g):
+    """The adjoint of argument i of Python's max/min: g where it was the (first) one chosen."""
+    if len(items) == 1 and isinstance(items[0], (list, tuple)):
+        seq = items[0]
+        chosen = next(k for k, v in enumerate(seq) if v == ans)
+        return type(seq)(g if k == chosen else 0.0 for k in range(len(seq)))
+    chosen = next(k for k, v in enumerate(items) if v == ans)
+    return g if i == chosen else 0.0
+
+
+def sum_vjp(g, items):
+    """The adjoint of Python's sum(items): each item receives g (summed to its shape)."""
+    if is_zero(g):
+        return 0.0
+    if isinstance(items, (list, tuple)):
+        return type(items)(unbroadcast(g, item) for item in items)
+    return np.broadcast_to(g, np.shape(items))
+
+
+def sum_parts(parts, like):
+    """The adjoint of sum_vjp: the parts added together, shaped like `like`."""
+    if is_zero(parts):
+        return 0.0
+    if isinstance(parts, (list, tuple)):
+        total = 0.0
+        for p in parts:
+            if not is_zero(p):
+                total = total + p
+        return unbroadcast(total, like) if not is_zero(total) else 0.0
+    return unbroadcast(np.sum(parts, axis=0), like)
