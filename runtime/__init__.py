@@ -8,4 +8,5 @@ from .like import *  # noqa: F401,F403
 from .adjoint import *  # noqa: F401,F403
 from .tree import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .shapes import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403

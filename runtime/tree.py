@@ -144,7 +144,8 @@ def check_scalar_output(value, what):
 def scalar_seed(value, what):
     """The adjoint 1.0 that starts a gradient, after checking that `value` is a scalar."""
     check_scalar_output(value, what)
-    return 1.0
+    dtype = getattr(value, "dtype", None)
+    return dtype.type(1) if dtype is not None and dtype.kind in "fc" else 1.0
 
 
 def unpack_like(adjoint, parts):

@@ -5,6 +5,7 @@ that any change to generated code shows up in review. After an intended change, 
 
     TRANSPILE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/test_samples.py
 """
+import difflib
 import importlib.util
 import os
 import re
@@ -156,5 +157,8 @@ def test_generated_source_matches_golden_file(name):
         return
     assert path.exists(), f"{path} is missing: run with TRANSPILE_UPDATE_GOLDEN=1 to write it"
     expected = path.read_bytes().decode("utf-8")
-    assert text == expected, (f"generated source of grad({sample}.{function}) differs from {path}; "
-                              "if the change is intended, rerun with TRANSPILE_UPDATE_GOLDEN=1 and review the diff")
+    if text != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(keepends=True), text.splitlines(keepends=True),
+                                            f"golden/{name}.py", "generated"))
+        pytest.fail(f"generated source of grad({sample}.{function}) differs from {path}; if the change is "
+                    f"intended, rerun with TRANSPILE_UPDATE_GOLDEN=1 and review the diff:\n{diff}", pytrace=False)

@@ -276,13 +276,15 @@ def vjp(fun, *primals, has_aux=False):
     program = desugar_program(fun)
     key = cache_key(["vjp", mask, has_aux, program.entry, *_all_source_text(program)])
 
+    mode = ReverseMode(program)
+    mode.variant(program.entry, mask)  # the analysis is cheap; the module text may come from the cache
+
     def generate():
-        mode = ReverseMode(program)
-        mode.variant(program.entry, mask)
-        entry = program.functions[program.entry]
         return module_text(program, "Forward and adjoint sweeps", mode.functions, mode.primal_keys, "")
 
     module, text = load_or_write(f"vjp_{program.entry}", key, generate)
+    # adjoint sweeps that restore overwritten regions in place consume their residuals
+    single_use = any(v.restores_in_place for v in mode.variants.values())
     gen = _Generated(module, text, program)
     gen.bind_captures()
     entry = program.functions[program.entry]
@@ -292,11 +294,15 @@ def vjp(fun, *primals, has_aux=False):
     aux = None
     if has_aux:
         out, aux = out
+    fresh = [residuals]
 
     def vjp_fn(cotangent):
         seed = (cotangent, 0.0) if has_aux else cotangent
         gen.bind_captures()
-        bars = iter(bwd(residuals, seed))
+        saved = fresh.pop() if fresh else fwd(*values)[1]
+        if not single_use:
+            fresh.append(saved)
+        bars = iter(bwd(saved, seed))
         result = []
         for i, value in enumerate(values[:len(primals)]):
             result.append(rt.materialize(next(bars), value) if mask[i] else rt.materialize(0.0, value))

@@ -32,7 +32,7 @@ def predict_bwd(residuals, outputs_bar):
     # mlp.py:21: for W, b in params:
     inputs_bar = 0.0
     params_bar = 0.0
-    for _i3 in reversed(_range2):
+    for _i3 in rt.backwards(_range2):
         (_t4, W, b, _t5), _tape_i3 = _tape_i3
         # mlp.py:23: inputs = np.tanh(outputs)
         outputs_bar = outputs_bar + inputs_bar * (1.0 - inputs * inputs)

@@ -45,7 +45,7 @@ def spring_forces_bwd(residuals, forces_bar):
     x, k, forces, _range3, _tape_i = residuals
     # physics.py:42: for i in range(n - 1):
     x_bar = 0.0
-    for i in reversed(_range3):
+    for i in rt.backwards(_range3):
         (_t6, _t5, _t7, _t4, stretch, _t8, _t10, _t9, _t11, _t12, _t14, _t13, _t15), _tape_i = _tape_i
         # physics.py:45: forces[i + 1] -= k * stretch
         _t13_bar = rt.unbroadcast(rt.get(forces_bar, _t15), _t13)
@@ -126,7 +126,7 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
     # physics.py:64: for _ in range(steps):
     f_bar = 0.0
     x_bar = 0.0
-    for _ in reversed(_range1):
+    for _ in rt.backwards(_range1):
         (_t3, _t2, _t5, _res_spring_forces_2, _t8, _t7), _tape_ = _tape_
         # physics.py:68: v += 0.5 * dt * f
         _t9_bar = v_bar
@@ -155,7 +155,6 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
     x_bar = rt.tree_add(x_bar, _ct6)
     # physics.py:61: x[:] = x0
     x0_bar = rt.unbroadcast(rt.get(x_bar, slice(None, None, None)), x0)
-    x_bar = rt.zero_region(x_bar, slice(None, None, None))
     return (x0_bar,)
 
 

@@ -58,10 +58,10 @@ def lj_per_atom_bwd(residuals, per_atom_bar):
     positions, per_atom, _range2, _tape_i, _tape_j = residuals
     # physics.py:23: for i in range(n):
     positions_bar = 0.0
-    for i in reversed(_range2):
+    for i in rt.backwards(_range2):
         _range4, _tape_i = _tape_i
         # physics.py:24: for j in range(i + 1, n):
-        for j in reversed(_range4):
+        for j in rt.backwards(_range4):
             (_t5, _t6, d, _t7, r2, _t9, _t8, s6, _t10, _t12, _t11, pair, _t13, _t15, _t14, _t16, _t18, _t17), _tape_j = _tape_j
             # physics.py:30: per_atom[j] += 0.5 * pair
             _t17_bar = rt.unbroadcast(rt.get(per_atom_bar, j), _t17)

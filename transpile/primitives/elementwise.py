@@ -81,4 +81,5 @@ defprim("clip", np.clip, path="np.clip", params=["a", "a_min=None", "a_max=None"
                   Example("np.clip(a, b, 0.9)", XY)])
 defprim("where", np.where, path="np.where", params=["condition", "x", "y"],
         vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"}, unbroadcast=("x", "y"),
+        structural=("condition",),
         examples=[Example("np.where(a > 0, a, b)", XY), Example("np.where(a > 0, a * a, 0.0)", X)])

@@ -39,6 +39,7 @@ class Variant:
     bwd: str
     result_active: bool = True
     done: bool = False
+    restores_in_place: bool = False  # the adjoint sweep writes saved regions back into residual arrays
 
 
 def _assign(target, value, origin=None):
@@ -184,6 +185,9 @@ class _VariantBuilder:
             if x not in surely_end and x not in self.inits:
                 self.inits.append(x)
         self.tape_names = {x: self._tape_name(x) for x in self.tapes}
+        self.var.restores_in_place = any(
+            isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+            and (id(stmt), self._targets(stmt)[0]) in self.pushes for stmt in walk_statements(fn.body))
         bwd_body = self._reverse_function()
         fwd = self._forward_function()
         bwd = self._backward_function(bwd_body)

@@ -1,0 +1,229 @@
+"""Adjoint helpers for reductions and shape functions: ties of max/min, products, splits, tiles, repeats, casts."""
+from __future__ import annotations
+
+import numpy as np
+
+from .like import dtype_like
+from .tree import is_zero
+
+__all__ = ["tie_weights", "prod_others", "prod_others_vjp", "cumsum_vjp", "split_like", "concat_like",
+           "hstack_axis", "unstack_like", "stack_like", "untile", "unrepeat", "astype", "astype_vjp", "flatten",
+           "reduced_axes"]
+
+
+def reduced_axes(ndim, axis):
+    """The sorted, non-negative axes a reduction over `axis` removes from an array of `ndim` dimensions."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(sorted(int(a) % ndim for a in axes)) if ndim else ()
+
+
+def _keep(ans, ndim, axis, keepdims):
+    """A reduction's output with the reduced axes put back as length-1 axes."""
+    if keepdims or axis is None:
+        return ans
+    for a in reduced_axes(ndim, axis):
+        ans = np.expand_dims(ans, a)
+    return ans
+
+
+# ---------------------------------------------------------------------------- reductions
+
+
+def tie_weights(a, ans, axis=None, keepdims=False):
+    """Where `a` attains its max/min `ans`, 1/(number of ties); elsewhere 0 (JAX's rule for ties)."""
+    hit = np.asarray(a) == _keep(ans, np.ndim(a), axis, keepdims)
+    count = np.sum(hit, axis=axis, keepdims=True)
+    return hit / count
+
+
+def _to_last(a, axis):
+    """Move the reduced axes of `a` to the end and flatten them: (rest..., n), plus how to undo it."""
+    a = np.asarray(a)
+    axes = reduced_axes(a.ndim, axis)
+    rest = [d for d in range(a.ndim) if d not in axes]
+    moved = np.transpose(a, rest + list(axes))
+    lead = moved.shape[:len(rest)]
+    flat = np.reshape(moved, lead + (-1,))
+    inverse = np.argsort(rest + list(axes))
+
+    def undo(b):
+        return np.transpose(np.reshape(b, moved.shape), inverse)
+
+    return flat, undo
+
+
+def _exclusive_prod(x):
+    """Along the last axis: the product of all the other entries, without dividing (so zeros are fine)."""
+    n = x.shape[-1]
+    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, x[..., :n - 1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return left * right
+
+
+def prod_others(a, axis=None):
+    """For each entry of `a`, the product of the other entries of its reduction group (d np.prod / d a)."""
+    flat, undo = _to_last(np.asarray(a, dtype=np.result_type(a, np.float64)), axis)
+    if flat.shape[-1] == 0:
+        return undo(flat)
+    return undo(_exclusive_prod(flat))
+
+
+def prod_others_vjp(g, a, axis=None):
+    """The adjoint of prod_others: result_j = sum over i != j of g_i * prod over k not in {i, j} of a_k."""
+    if is_zero(g):
+        return 0.0
+    flat, undo = _to_last(np.asarray(a, dtype=np.result_type(a, np.float64)), axis)
+    gflat, _ = _to_last(g, axis)
+    n = flat.shape[-1]
+    # rows[..., i, :] is `a` with entry i replaced by 1
+    rows = np.repeat(flat[..., None, :], n, axis=-2)
+    eye = np.eye(n, dtype=bool)
+    rows[..., eye] = 1.0
+    pairs = _exclusive_prod(rows)  # pairs[..., i, j] = prod over k not in {i, j} (for i != j)
+    pairs[..., eye] = 0.0
+    return undo(np.einsum("...i,...ij->...j", gflat, pairs))
+
+
+def cumsum_vjp(g, like, axis=None):
+    """The adjoint of np.cumsum: a reversed cumulative sum, shaped like the input."""
+    if is_zero(g):
+        return 0.0
+    g = np.asarray(g)
+    if axis is None:
+        return np.reshape(np.cumsum(g.ravel()[::-1])[::-1], np.shape(like))
+    return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
+
+
+# ---------------------------------------------------------------------------- joining and splitting
+
+
+def _grown(shape, ndmin):
+    """A shape with leading 1s added until it has at least `ndmin` dimensions (np.atleast_1d/2d)."""
+    shape = tuple(shape)
+    if len(shape) >= ndmin:
+        return shape
+    if ndmin == 2 and len(shape) == 1:
+        return (1,) + shape
+    return (1,) * (ndmin - len(shape)) + shape
+
+
+def hstack_axis(arrays):
+    """The axis np.hstack joins along: 0 for 1-D (and 0-d) pieces, else 1."""
+    return 0 if len(_grown(np.shape(arrays[0]), 1)) == 1 else 1
+
+
+def split_like(g, arrays, axis=0, ndmin=1):
+    """The adjoint of joining `arrays` along `axis` (np.concatenate, hstack, vstack): one piece per array."""
+    if is_zero(g):
+        return 0.0
+    g = np.asarray(g)
+    shapes = [np.shape(x) for x in arrays]
+    if axis is None:
+        sizes = [int(np.prod(s)) for s in shapes]
+        flat, ax = np.ravel(g), 0
+    else:
+        grown = [_grown(s, ndmin) for s in shapes]
+        ax = axis % len(grown[0])
+        sizes = [s[ax] for s in grown]
+        flat = g
+    bounds = np.cumsum(sizes)[:-1]
+    pieces = np.split(flat, bounds, axis=ax)
+    out = tuple(np.reshape(p, s) for p, s in zip(pieces, shapes))
+    return list(out) if isinstance(arrays, list) else out
+
+
+def _part(p, shape, dtype):
+    return np.zeros(shape, dtype=dtype) if is_zero(p) else np.reshape(np.asarray(p), shape)
+
+
+def _dtype(parts):
+    return np.result_type(np.float64, *[np.asarray(p).dtype for p in parts if not is_zero(p)])
+
+
+def concat_like(parts, arrays, axis=0, ndmin=1):
+    """The adjoint of split_like: the pieces (zeros allowed) joined back together."""
+    if is_zero(parts):
+        return 0.0
+    dtype = _dtype(parts)
+    if axis is None:
+        return np.concatenate([np.ravel(_part(p, np.shape(x), dtype)) for p, x in zip(parts, arrays)])
+    return np.concatenate([_part(p, _grown(np.shape(x), ndmin), dtype) for p, x in zip(parts, arrays)], axis=axis)
+
+
+def unstack_like(g, arrays, axis=0):
+    """The adjoint of np.stack(arrays, axis): the slices of g along `axis`."""
+    if is_zero(g):
+        return 0.0
+    g = np.moveaxis(np.asarray(g), axis, 0)
+    out = tuple(g[i] for i in range(len(arrays)))
+    return list(out) if isinstance(arrays, list) else out
+
+
+def stack_like(parts, arrays, axis=0):
+    """The adjoint of unstack_like: the slices (zeros allowed) stacked back along `axis`."""
+    if is_zero(parts):
+        return 0.0
+    dtype = _dtype(parts)
+    return np.stack([_part(p, np.shape(x), dtype) for p, x in zip(parts, arrays)], axis=axis)
+
+
+# ---------------------------------------------------------------------------- tiles and repeats
+
+
+def untile(g, like, reps):
+    """The adjoint of np.tile(A, reps): the tiles of g summed, shaped like A."""
+    if is_zero(g):
+        return 0.0
+    shape = np.shape(like)
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    d = max(len(reps), len(shape))
+    full_shape = (1,) * (d - len(shape)) + tuple(shape)
+    full_reps = (1,) * (d - len(reps)) + reps
+    interleaved = [n for pair in zip(full_reps, full_shape) for n in pair]
+    summed = np.sum(np.reshape(g, interleaved), axis=tuple(range(0, 2 * d, 2)))
+    return np.reshape(summed, shape)
+
+
+def unrepeat(g, like, repeats, axis=None):
+    """The adjoint of np.repeat(a, repeats, axis): the copies of each entry of g summed."""
+    if is_zero(g):
+        return 0.0
+    g = np.asarray(g)
+    shape = np.shape(like)
+    if axis is None:
+        n, ax, moved = int(np.prod(shape)), 0, g
+    else:
+        ax = axis % len(shape)
+        n, moved = shape[ax], g
+    owner = np.repeat(np.arange(n), repeats)
+    moved = np.moveaxis(moved, ax, 0)
+    out = np.zeros((n,) + moved.shape[1:], dtype=np.result_type(g.dtype, np.float64))
+    np.add.at(out, owner, moved)
+    out = np.moveaxis(out, 0, ax)
+    return np.reshape(out, shape)
+
+
+# ---------------------------------------------------------------------------- dtypes and copies
+
+
+def astype(x, dtype):
+    """x.astype(dtype), also for Python scalars."""
+    return np.asarray(x).astype(dtype) if not isinstance(x, np.generic) else x.astype(dtype)
+
+
+def astype_vjp(g, like, dtype):
+    """The adjoint of x.astype(dtype): g cast back to x's dtype; a cast to integers or bools passes nothing."""
+    if is_zero(g) or np.dtype(dtype).kind not in "fc":
+        return 0.0
+    x_dtype = dtype_like(like)
+    if x_dtype.kind not in "fc":
+        return 0.0
+    return np.asarray(g).astype(x_dtype) if not isinstance(g, np.generic) else g.astype(x_dtype)
+
+
+def flatten(x):
+    """x.flatten(): a 1-D copy."""
+    return np.array(x, copy=True).ravel()
