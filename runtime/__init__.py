@@ -10,3 +10,4 @@ from .tree import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
+from .forward import *  # noqa: F401,F403

@@ -28,7 +28,10 @@ def unbroadcast(g, x):
 
 def broadcast_like(g, target):
     """Broadcast g to the shape of `target` (the adjoint of unbroadcast)."""
-    return np.broadcast_to(g, np.shape(target))
+    if is_zero(g):
+        return g
+    shape = np.shape(target)
+    return g if np.shape(g) == shape else np.broadcast_to(g, shape)
 
 
 def expand_reduced(g, x, axis=None, keepdims=False):

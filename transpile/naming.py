@@ -35,3 +35,12 @@ INDEX = "_i"
 RESIDUALS = "residuals"
 OUTPUT = "ans"
 SEED = "ans_bar"
+
+
+def tangent(name: str) -> str:
+    """`x` -> `x_dot`, the tangent of x."""
+    return f"{name}_dot"
+
+
+def tangent_function(fname: str) -> str:
+    return f"{fname}_jvp"

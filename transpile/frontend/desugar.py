@@ -858,7 +858,7 @@ class _FunctionDesugarer:
             kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
             return self._prim_rhs(prim, args, kwargs, stmt, call_node=expr)
         if getattr(obj, "__transpile__", None) is not None:
-            from ..api import generated_function
+            from ..api.common import generated_function
             target = generated_function(obj)
         else:
             target = inspect.unwrap(obj) if callable(obj) else obj

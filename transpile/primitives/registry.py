@@ -1,10 +1,11 @@
 """The primitive registry: one entry per NumPy function, operator or runtime helper.
 
 Each entry says how the primitive is written in generated code, how its arguments are
-bound, and its vector-Jacobian product as small expression templates.  Templates are
-plain Python expressions over the primitive's parameter names, plus ``ans`` (the
-primitive's output) and ``g`` (the adjoint of the output).  Transforms read these rules;
-they never name a NumPy function themselves.
+bound, and its derivative rules as small expression templates.  Templates are plain
+Python expressions over the primitive's parameter names, plus ``ans`` (the primitive's
+output), ``g`` (in a VJP rule: the adjoint of the output) and ``t`` (in a JVP rule: the
+tangent of the argument the rule is for).  Transforms read these rules; they never name
+a NumPy function themselves.
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ class Primitive:
     params: tuple[str, ...]
     defaults: dict
     vjp: dict[str, str] = field(default_factory=dict)
+    jvp: dict[str, str] = field(default_factory=dict)  # param -> tangent term; `t` is that param's tangent
     unbroadcast: frozenset = frozenset()
     nondiff: bool = False
     view: bool = False
@@ -106,13 +108,13 @@ def _signature_of(impl, params):
     return tuple(names), defaults
 
 
-def defprim(name, impl, path=None, params=None, vjp=None, unbroadcast=(), nondiff=False, view=False,
+def defprim(name, impl, path=None, params=None, vjp=None, jvp=None, unbroadcast=(), nondiff=False, view=False,
             container=False, examples=(), varargs=None, operator=None, methods=(), attribute=None,
             aliases=(), structural=()):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"]."""
     names, defaults = _signature_of(impl, params)
     prim = Primitive(name=name, impl=impl, path=path, params=names, defaults=defaults,
-                     vjp=dict(vjp or {}), unbroadcast=frozenset(unbroadcast), nondiff=nondiff,
+                     vjp=dict(vjp or {}), jvp=dict(jvp or {}), unbroadcast=frozenset(unbroadcast), nondiff=nondiff,
                      view=view, container=container, examples=list(examples), varargs=varargs,
                      structural=frozenset(structural))
     if name in _BY_NAME:

@@ -1,0 +1,237 @@
+"""What every transformation in the API shares: argument checks, error locations, generated modules."""
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+
+import gast
+import numpy as np
+
+import runtime as rt
+
+from ..codegen.cache import cache_key, load_or_write
+from ..errors import Location, TranspileError
+from ..frontend.desugar import desugar_program
+from ..frontend.parse import parse_function
+
+
+class Generated:
+    """A generated module and the program it came from."""
+
+    def __init__(self, module, text, program):
+        self.module = module
+        self.text = text
+        self.program = program
+        module.__transpile_captures__ = program.captures
+
+    def bind_captures(self):
+        namespace = self.module.__dict__
+        for cap_name, cap in self.program.captures.items():
+            namespace[cap_name] = cap.read()
+
+
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        raise TranspileError(f"{fun!r} is not a Python function", hint="pass a function defined with def or lambda")
+
+
+def def_location(fun):
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    if code is None:
+        return None
+    return Location(code.co_filename, code.co_firstlineno, 0)
+
+
+def _param_location(fun, index):
+    """Where parameter `index` of `fun` is written."""
+    try:
+        parsed = parse_function(inspect.unwrap(fun))
+        return parsed.location(parsed.node.args.args[index])
+    except (TranspileError, IndexError):
+        return def_location(fun)
+
+
+def _return_location(fun):
+    """Where `fun` returns (its last return statement)."""
+    try:
+        parsed = parse_function(inspect.unwrap(fun))
+    except TranspileError:
+        return def_location(fun)
+    returns = [n for n in gast.walk(parsed.node) if isinstance(n, gast.Return)]
+    return parsed.location(returns[-1] if returns else parsed.node)
+
+
+def _normalize_argnums(fun, argnums, nparams):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    if not nums or not all(isinstance(n, int) for n in nums):
+        raise TranspileError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}",
+                             def_location(fun))
+    fixed = []
+    for n in nums:
+        if not -nparams <= n < nparams:
+            raise TranspileError(f"argnums {n} is out of range: `{fun.__name__}` takes {nparams} argument(s)",
+                                 def_location(fun))
+        fixed.append(n % nparams)
+    return single, tuple(fixed)
+
+
+def source_texts(program):
+    texts = []
+    for fn in program.functions.values():
+        lines = linecache.getlines(fn.filename)
+        texts.append(fn.filename + "\n" + "".join(lines))
+    return texts
+
+
+def _float_leaves_check(fun, value, position, pname):
+    """Differentiated arguments must hold floating-point values only."""
+    for leaf in leaves(value):
+        dtype = np.asarray(leaf).dtype if not isinstance(leaf, float) else np.dtype(float)
+        if dtype.kind not in "fc":
+            raise TranspileError(
+                f"argument {position} (`{pname}`) of `{fun.__name__}` holds {dtype} values, which cannot be "
+                "differentiated", _param_location(fun, position),
+                "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums")
+
+
+def leaves(value):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            yield from leaves(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from leaves(v)
+    else:
+        yield value
+
+
+class Transform:
+    """A transformed function's machinery: its module is generated on first use, then called like `fun`.
+
+    Subclasses say what they generate: `kind` (the entry's name prefix), `summary(entry)` and
+    `build(program, entry, mask)` -> (functions, primal keys, entry source).
+    """
+
+    kind = ""
+
+    def __init__(self, fun, argnums, has_aux):
+        self.fun = fun
+        self.sig = _signature(fun)
+        self.params = list(self.sig.parameters.values())
+        for p in self.params:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
+                raise TranspileError(f"`{fun.__name__}` has a *args, **kwargs or keyword-only parameter, "
+                                     "which transformed functions do not support", def_location(fun),
+                                     "list the parameters explicitly")
+        self.single, self.argnums = _normalize_argnums(fun, argnums, len(self.params))
+        self.has_aux = has_aux
+        self._generated = None
+
+    def generated(self) -> Generated:
+        if self._generated is None:
+            program = desugar_program(self.fun)
+            entry = program.functions[program.entry]
+            mask = tuple(i in self.argnums for i in range(len(entry.params)))
+            key = cache_key([self.kind, self.argnums, self.has_aux, program.entry, *source_texts(program)])
+
+            def generate():
+                from ..codegen.module import module_text
+
+                functions, primal_keys, entry_text = self.build(program, entry, mask)
+                return module_text(program, self.summary(entry), functions, primal_keys, entry_text)
+
+            module, text = load_or_write(f"{self.kind}_{program.entry}", key, generate)
+            self._generated = Generated(module, text, program)
+        return self._generated
+
+    def entry_name(self, entry_key):
+        return f"{self.kind}_{entry_key}"
+
+    def arguments_text(self, entry):
+        """How the entry refers to its differentiated arguments: `x`, or `(x, y)` for a tuple of argnums."""
+        names = [entry.params[i] for i in self.argnums]
+        return names[0] if self.single else "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+    def with_respect_to(self, entry):
+        return ", ".join(f"`{entry.params[i]}` (argument {i})" for i in self.argnums)
+
+    def __call__(self, *args, **kwargs):
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TranspileError(f"bad call of {self.kind}({self.fun.__name__}): {exc}", def_location(self.fun))
+        bound.apply_defaults()
+        values = list(bound.arguments.values())
+        for i in self.argnums:
+            _float_leaves_check(self.fun, values[i], i, self.params[i].name)
+        gen = self.generated()
+        gen.bind_captures()
+        entry = getattr(gen.module, self.entry_name(gen.program.entry))
+        try:
+            return entry(*values)
+        except rt.OutputError as exc:
+            message, _, hint = str(exc).partition("; ")
+            raise TranspileError(message, _return_location(self.fun), hint or None) from None
+
+
+class Names:
+    """Fresh local names for an entry function, avoiding its parameters."""
+
+    def __init__(self, taken):
+        self.taken = set(taken)
+
+    def __call__(self, base):
+        candidate = base
+        while candidate in self.taken:
+            candidate += "_"
+        self.taken.add(candidate)
+        return candidate
+
+
+def generated_function(fun):
+    """The plain function behind `fun`: for a transformed function, its generated entry point."""
+    transform = getattr(fun, "__transpile__", None)
+    if transform is None:
+        return fun
+    gen = transform.generated()
+    return getattr(gen.module, transform.entry_name(gen.program.entry))
+
+
+def make_transformed(fun, transform_class, argnums, has_aux):
+    """A function that runs `transform_class` of `fun` and carries it as `__transpile__`."""
+    transform = transform_class(generated_function(fun), argnums, has_aux)
+
+    @functools.wraps(fun)
+    def transformed(*args, **kwargs):
+        return transform(*args, **kwargs)
+
+    transformed.__transpile__ = transform
+    del transformed.__wrapped__
+    return transformed
+
+
+def source(transformed) -> str:
+    """The generated module behind a transformed function, as text."""
+    transform = getattr(transformed, "__transpile__", None)
+    if transform is None:
+        raise TranspileError(f"{transformed!r} was not made by transpile", hint="pass e.g. tp.grad(f)")
+    return transform.generated().text.rsplit("\n# transpile-cache-key", 1)[0] + "\n"
+
+
+def bind_arguments(fun, primals, what):
+    """All of `fun`'s arguments, defaults filled in, for an API function that takes primals directly."""
+    sig = _signature(fun)
+    try:
+        bound = sig.bind(*primals)
+    except TypeError as exc:
+        raise TranspileError(f"bad call of {what}({fun.__name__}): {exc}", def_location(fun))
+    bound.apply_defaults()
+    return list(bound.arguments.values())
+
+
+def is_float_tree(value):
+    return all(np.asarray(leaf).dtype.kind in "fc" for leaf in leaves(value))

@@ -1,0 +1,91 @@
+"""Forward-mode API: jvp and linearize."""
+from __future__ import annotations
+
+import numpy as np
+
+import runtime as rt
+
+from .. import naming
+from ..codegen.cache import cache_key, load_or_write
+from ..codegen.module import module_text
+from ..errors import TranspileError
+from ..frontend.desugar import desugar_program
+from ..transforms.forward import ForwardMode
+from .common import Generated, bind_arguments, def_location, generated_function, is_float_tree, source_texts
+
+
+def _structure(tree):
+    if isinstance(tree, (tuple, list)):
+        return (type(tree).__name__, tuple(_structure(v) for v in tree))
+    if isinstance(tree, dict):
+        return ("dict", tuple((k, _structure(v)) for k, v in tree.items()))
+    return "leaf"
+
+
+def _check_tangents(fun, primals, tangents):
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TranspileError("jvp takes primals and tangents as tuples: jvp(f, (x, y), (x_dot, y_dot))",
+                             def_location(fun))
+    if len(primals) != len(tangents):
+        raise TranspileError(f"jvp got {len(primals)} primals but {len(tangents)} tangents", def_location(fun),
+                             "give one tangent per primal, with the same structure, shape and dtype")
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if _structure(p) != _structure(t):
+            raise TranspileError(f"the tangent of argument {i} has a different structure from its primal "
+                                 f"({_structure(t)} instead of {_structure(p)})", def_location(fun),
+                                 "build tangents with the primal's structure (same tuples, lists and dict keys)")
+        for leaf_p, leaf_t in zip(rt.float_leaves(p), rt.float_leaves(t)):
+            if np.shape(leaf_p) != np.shape(leaf_t):
+                raise TranspileError(f"the tangent of argument {i} has shape {np.shape(leaf_t)} where its primal "
+                                     f"has shape {np.shape(leaf_p)}", def_location(fun),
+                                     "tangents must have exactly the primal's shape")
+            dp, dt = np.result_type(leaf_p), np.result_type(leaf_t)
+            if dp.kind in "fc" and dt != dp and not isinstance(leaf_p, float):
+                raise TranspileError(f"the tangent of argument {i} has dtype {dt} where its primal has {dp}",
+                                     def_location(fun), f"cast the tangent: t.astype(np.{dp})")
+
+
+def _module(fun, mask, has_aux):
+    program = desugar_program(fun)
+    mode = ForwardMode(program)
+    var = mode.variant(program.entry, mask)
+    key = cache_key(["jvp", mask, has_aux, program.entry, *source_texts(program)])
+    module, text = load_or_write(f"jvp_{program.entry}", key, lambda: module_text(
+        program, "Forward mode (Jacobian-vector product)", mode.functions, mode.primal_keys, ""))
+    gen = Generated(module, text, program)
+    return gen, getattr(module, var.name)
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """(fun(*primals), J @ tangents): the Jacobian-vector product, by forward mode."""
+    fun = generated_function(fun)
+    _check_tangents(fun, primals, tangents)
+    values = bind_arguments(fun, tuple(primals), "jvp")
+    mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
+    gen, tangent_fn = _module(fun, mask, has_aux)
+    gen.bind_captures()
+    active = [t for t, m in zip(tangents, mask) if m]
+    out, out_dot = tangent_fn(*values, *active)
+    if has_aux:
+        (out, aux), (out_dot, _) = out, rt.split_tangent(out_dot, 2)
+        return out, rt.materialize(out_dot, out), aux
+    return out, rt.materialize(out_dot, out)
+
+
+def linearize(fun, *primals):
+    """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
+    fun = generated_function(fun)
+    values = bind_arguments(fun, primals, "linearize")
+    mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
+    gen, tangent_fn = _module(fun, mask, False)
+    gen.bind_captures()
+    out = fun(*values)
+
+    def jvp_fn(*tangents):
+        _check_tangents(fun, primals, tangents)
+        gen.bind_captures()
+        _, out_dot = tangent_fn(*values, *[t for t, m in zip(tangents, mask) if m])
+        return rt.materialize(out_dot, out)
+
+    jvp_fn.__name__ = naming.tangent_function(getattr(fun, "__name__", "f"))
+    return out, jvp_fn

@@ -1,0 +1,106 @@
+"""Reverse-mode API: grad, value_and_grad and vjp."""
+from __future__ import annotations
+
+import runtime as rt
+
+from .. import naming
+from ..codegen.cache import cache_key, load_or_write
+from ..codegen.module import module_text
+from ..frontend.desugar import desugar_program
+from ..transforms.reverse import ReverseMode
+from .common import (Generated, Names, Transform, bind_arguments, generated_function, is_float_tree,
+                     make_transformed, source_texts)
+
+
+class Gradient(Transform):
+    """grad: the entry runs the forward sweep, seeds the output with 1 and runs the adjoint sweep."""
+
+    kind = "grad"
+    title = "Gradient"
+
+    def summary(self, entry):
+        return f"{self.title} with respect to {self.with_respect_to(entry)}"
+
+    def build(self, program, entry, mask):
+        mode = ReverseMode(program)
+        var = mode.variant(program.entry, mask)
+        return mode.functions, mode.primal_keys, self.entry_text(entry, var)
+
+    def entry_text(self, entry, var):
+        params = list(entry.params)
+        fresh = Names(params)
+        ans, residuals = fresh(naming.OUTPUT), fresh(naming.RESIDUALS)
+        diff = [params[i] for i in sorted(self.argnums)]
+        bars = dict(zip(diff, [fresh(naming.adjoint(p)) for p in diff]))
+        lines = [f"def {self.entry_name(entry.key)}({', '.join(params)}):",
+                 f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+                 f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})"]
+        value = aux = ans
+        if self.has_aux:
+            value, aux = fresh("value"), fresh("aux")
+            lines.append(f"    {value}, {aux} = {ans}")
+        seed = f"rt.scalar_seed({value}, {entry.qualname!r})"
+        if self.has_aux:
+            seed = f"({seed}, 0.0)"
+        lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
+        grads = [f"rt.materialize({bars[params[i]]}, {params[i]})" for i in self.argnums]
+        grad = grads[0] if self.single else "(" + ", ".join(grads) + ("," if len(grads) == 1 else "") + ")"
+        lines.append(f"    return {self.result(grad, value, aux)}")
+        return "\n".join(lines) + "\n"
+
+    def result(self, grad, value, aux):
+        return f"{grad}, {aux}" if self.has_aux else grad
+
+
+class ValueAndGradient(Gradient):
+    kind = "value_and_grad"
+    title = "Value and gradient"
+
+    def result(self, grad, value, aux):
+        return f"({value}, {aux}), {grad}" if self.has_aux else f"{value}, {grad}"
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """The gradient of scalar-valued `fun` with respect to argument(s) `argnums`."""
+    return make_transformed(fun, Gradient, argnums, has_aux)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """Like grad, but returns (value, gradient)."""
+    return make_transformed(fun, ValueAndGradient, argnums, has_aux)
+
+
+def vjp(fun, *primals, has_aux=False):
+    """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives one adjoint per primal."""
+    fun = generated_function(fun)
+    values = bind_arguments(fun, primals, "vjp")
+    mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
+    program = desugar_program(fun)
+    mode = ReverseMode(program)
+    mode.variant(program.entry, mask)  # the analysis is cheap; the module text may come from the cache
+    key = cache_key(["vjp", mask, has_aux, program.entry, *source_texts(program)])
+    module, text = load_or_write(f"vjp_{program.entry}", key, lambda: module_text(
+        program, "Forward and adjoint sweeps", mode.functions, mode.primal_keys, ""))
+    # adjoint sweeps that restore overwritten regions in place consume their residuals
+    single_use = any(v.restores_in_place for v in mode.variants.values())
+    gen = Generated(module, text, program)
+    gen.bind_captures()
+    fwd = getattr(module, naming.forward_sweep(program.entry))
+    bwd = getattr(module, naming.adjoint_sweep(program.entry))
+    out, residuals = fwd(*values)
+    aux = None
+    if has_aux:
+        out, aux = out
+    fresh = [residuals]
+
+    def vjp_fn(cotangent):
+        seed = (cotangent, 0.0) if has_aux else cotangent
+        gen.bind_captures()
+        saved = fresh.pop() if fresh else fwd(*values)[1]
+        if not single_use:
+            fresh.append(saved)
+        bars = iter(bwd(saved, seed))
+        return tuple(rt.materialize(next(bars) if mask[i] else 0.0, value)
+                     for i, value in enumerate(values[:len(primals)]))
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)

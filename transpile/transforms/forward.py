@@ -1,0 +1,305 @@
+"""Forward mode: each function becomes one that carries tangents next to its values.
+
+For a function ``f`` and a set of parameters with tangents, ``f_jvp(x, ..., x_dot, ...)``
+runs the primal statements in order and, after each one, the statement computing its
+output's tangent from the registry's JVP rule: ``y = np.tanh(x)`` is followed by
+``y_dot = x_dot * (1.0 - y * y)``.  It returns ``(ans, ans_dot)``.  Tangents known to
+be zero are tracked statically (no code), and materialized as ``0.0`` where control
+flow joins.  It is its own transformation, not reverse mode run backwards.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import gast
+
+from .. import naming
+from ..analyses.activity import active_names, walk_statements
+from ..analyses.definedness import defined_targets
+from ..errors import TranspileError
+from ..frontend.program import NFunction, Program, const, name
+from ..primitives import registry
+from .templates import instantiate
+
+ZERO = 0.0
+
+
+@dataclass
+class ForwardVariant:
+    """The tangent-carrying version of one function for one set of parameters with tangents."""
+
+    key: str
+    mask: tuple
+    name: str
+    result_active: bool = True
+
+
+def _assign(target, value, origin=None):
+    node = gast.Assign(targets=[name(target, True) if isinstance(target, str) else target], value=value,
+                       type_comment=None)
+    return gast.copy_location(node, origin) if origin is not None else node
+
+
+def _tuple(elts, store=False):
+    return gast.Tuple(elts=elts, ctx=gast.Store() if store else gast.Load())
+
+
+def _call(path, args):
+    func = name(path.split(".")[0])
+    for attr in path.split(".")[1:]:
+        func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
+    return gast.Call(func=func, args=args, keywords=[])
+
+
+class ForwardMode:
+    """Generates tangent-carrying functions for every (function, mask) reachable from an entry."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.variants: dict = {}
+        self.functions: list = []
+        self.primal_keys: list = []
+
+    def variant(self, key, mask) -> ForwardVariant:
+        mask = tuple(bool(m) for m in mask)
+        if (key, mask) in self.variants:
+            return self.variants[(key, mask)]
+        count = sum(1 for k, _ in self.variants if k == key)
+        var = ForwardVariant(key, mask, naming.tangent_function(key) + (f"_{count + 1}" if count else ""))
+        self.variants[(key, mask)] = var
+        _ForwardBuilder(self, self.program.functions[key], var).build()
+        return var
+
+    def primal(self, key):
+        if key not in self.primal_keys:
+            self.primal_keys.append(key)
+            for stmt in walk_statements(self.program.functions[key].body):
+                callee = getattr(getattr(stmt, "value", None), "callee", None)
+                if callee is not None:
+                    self.primal(callee)
+        return key
+
+
+class _ForwardBuilder:
+    def __init__(self, mode: ForwardMode, fn: NFunction, var: ForwardVariant):
+        self.mode = mode
+        self.fn = fn
+        self.var = var
+
+    def error(self, node, message, hint=None):
+        raise TranspileError(message, self.fn.location(node), hint)
+
+    def build(self):
+        fn = self.fn
+        names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        active_params = [p for p, m in zip(fn.params, self.var.mask) if m]
+
+        def callee_active(key, mask):
+            return self.mode.variant(key, mask).result_active
+
+        self.active = active_names(fn.body, set(active_params), callee_active)
+        self.tan = {}
+        for x in sorted(self.active):
+            candidate = naming.tangent(x)
+            while candidate in names:
+                candidate += "_"
+            self.tan[x] = candidate
+            names.add(candidate)
+        ret = fn.body[-1].value
+        self.var.result_active = isinstance(ret, gast.Name) and ret.id in self.active
+        self.zero = set(self.active) - set(active_params)
+        body = self._block(fn.body[:-1])
+        out_tangent = self._tangent_of(ret) if isinstance(ret, gast.Name) else const(ZERO)
+        body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
+        params = list(fn.params) + [self.tan[p] for p in active_params]
+        args = gast.arguments(args=[name(p) for p in params], posonlyargs=[], vararg=None, kwonlyargs=[],
+                              kw_defaults=[], kwarg=None, defaults=[])
+        for a in args.args:
+            a.ctx = gast.Param()
+        fdef = gast.FunctionDef(name=self.var.name, args=args, body=body, decorator_list=[], returns=None,
+                                type_comment=None, type_params=[])
+        fdef.lineno = fn.lineno
+        fdef.kind = "tangent"
+        fdef.source_fn = fn
+        self.mode.functions.append(fdef)
+
+    # ------------------------------------------------------------------ helpers
+    def _tangent_of(self, atom):
+        """The tangent of an atom as an expression: its tangent name, or 0.0 when zero."""
+        if isinstance(atom, gast.Name) and atom.id in self.active and atom.id not in self.zero:
+            return name(self.tan[atom.id])
+        return const(ZERO)
+
+    def _live(self, atom):
+        return isinstance(atom, gast.Name) and atom.id in self.active and atom.id not in self.zero
+
+    def _set(self, x, value, origin):
+        self.zero.discard(x)
+        return [_assign(self.tan[x], value, origin)]
+
+    def _materialize(self, names, origin):
+        out = []
+        for x in sorted(names):
+            out.append(_assign(self.tan[x], const(ZERO), origin))
+            self.zero.discard(x)
+        return out
+
+    # ------------------------------------------------------------------ statements
+    def _block(self, stmts):
+        out = []
+        for stmt in stmts:
+            out.extend(self._statement(stmt))
+        return out
+
+    def _statement(self, stmt):
+        if isinstance(stmt, gast.If):
+            if len(stmt.body) == 1 and isinstance(stmt.body[0], gast.Break) and not stmt.orelse:
+                return [stmt]
+            return self._if(stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self._loop(stmt)
+        if isinstance(stmt, gast.Assign):
+            return self._assign_statement(stmt)
+        return [stmt]
+
+    def _assign_statement(self, stmt):
+        target = stmt.targets[0]
+        rhs = stmt.value
+        if isinstance(target, gast.Subscript):
+            return [stmt] + self._setitem(stmt)
+        if isinstance(target, gast.Tuple):
+            return [stmt] + self._unpack(stmt)
+        x = target.id
+        if getattr(rhs, "callee", None) is not None:
+            return self._call(stmt)
+        if x not in self.active:
+            return [stmt]
+        if isinstance(rhs, gast.Name):
+            if self._live(rhs):
+                return [stmt] + self._set(x, name(self.tan[rhs.id]), stmt)
+            self.zero.add(x)
+            return [stmt]
+        prim = getattr(rhs, "prim", None)
+        if prim is None or prim.nondiff:
+            self.zero.add(x)
+            return [stmt]
+        tangent = self._prim_tangent(stmt, prim, rhs.bound, x)
+        if tangent is None:
+            self.zero.add(x)
+            return [stmt]
+        return [stmt] + self._set(x, tangent, stmt)
+
+    def _prim_tangent(self, stmt, prim, bound, x):
+        mapping = dict(bound)
+        mapping["ans"] = name(x)
+        if prim.varargs:
+            items = bound[prim.varargs]
+            mapping[prim.varargs] = _tuple(list(items))
+            if not any(self._live(item) for item in items):
+                return None
+            rule = prim.jvp.get(prim.varargs)
+            if rule is None:
+                self._missing(stmt, prim, prim.varargs)
+            mapping["ts"] = _tuple([self._tangent_of(item) for item in items])
+            return instantiate(rule, mapping)
+        terms = []
+        for p in prim.params:
+            value = bound.get(p)
+            if not self._live(value) or p in prim.structural:
+                continue
+            rule = prim.jvp.get(p)
+            if rule is None:
+                self._missing(stmt, prim, p)
+            terms.append(instantiate(rule, {**mapping, "t": name(self.tan[value.id])}))
+        if not terms:
+            return None
+        total = terms[0]
+        for term in terms[1:]:
+            total = gast.BinOp(left=total, op=gast.Add(), right=term)
+        if prim.unbroadcast:
+            total = _call("rt.broadcast_like", [total, name(x)])
+        return total
+
+    def _missing(self, stmt, prim, param):
+        what = prim.path or prim.name
+        self.error(stmt, f"no forward-mode (JVP) rule for argument `{param}` of `{what}`",
+                   f"`{param}` must not depend on the differentiated inputs here, or use reverse mode (grad/vjp)")
+
+    def _unpack(self, stmt):
+        targets = [t.id for t in stmt.targets[0].elts]
+        source = stmt.value
+        live = [t for t in targets if t in self.active]
+        if not live or not self._live(source):
+            self.zero.update(live)
+            return []
+        rule = registry.by_name("unpack").jvp["x"]
+        value = instantiate(rule, {"x": source, "t": name(self.tan[source.id]), "n": const(len(targets))})
+        pattern = _tuple([name(self.tan[t], True) if t in self.active else name("_", True) for t in targets],
+                         store=True)
+        for t in live:
+            self.zero.discard(t)
+        return [_assign(pattern, value, stmt)]
+
+    def _setitem(self, stmt):
+        x = stmt.targets[0].value.id
+        if x not in self.active:
+            return []
+        bound = stmt.bound
+        if not self._live(bound["v"]) and x in self.zero:
+            return []
+        mapping = {**bound, "x_t": self._tangent_of(name(x)), "v_t": self._tangent_of(bound["v"])}
+        return self._set(x, instantiate(stmt.prim.jvp["x"], mapping), stmt)
+
+    def _call(self, stmt):
+        rhs = stmt.value
+        x = stmt.targets[0].id
+        mask = tuple(self._live(a) for a in rhs.args)
+        if x not in self.active or not any(mask):
+            key = self.mode.primal(rhs.callee)
+            if x in self.active:
+                self.zero.add(x)
+            call = gast.Call(func=name(key), args=copy.deepcopy(rhs.args), keywords=[])
+            return [_assign(copy.deepcopy(stmt.targets[0]), call, stmt)]
+        var = self.mode.variant(rhs.callee, mask)
+        tangents = [name(self.tan[a.id]) for a, m in zip(rhs.args, mask) if m]
+        call = gast.Call(func=name(var.name), args=copy.deepcopy(rhs.args) + tangents, keywords=[])
+        if not var.result_active:
+            self.zero.add(x)
+            return [_assign(_tuple([name(x, True), name("_", True)], store=True), call, stmt)]
+        self.zero.discard(x)
+        return [_assign(_tuple([name(x, True), name(self.tan[x], True)], store=True), call, stmt)]
+
+    def _if(self, stmt):
+        before = set(self.zero)
+        body = self._block(stmt.body)
+        after_body = set(self.zero)
+        self.zero = set(before)
+        orelse = self._block(stmt.orelse)
+        after_orelse = set(self.zero)
+        merged = after_body & after_orelse
+        self.zero = after_body
+        body += self._materialize(after_body - merged, stmt)
+        self.zero = after_orelse
+        orelse += self._materialize(after_orelse - merged, stmt)
+        self.zero = merged
+        new = copy.copy(stmt)
+        new.body = body or [gast.Pass()]
+        new.orelse = orelse
+        return [new]
+
+    def _loop(self, stmt):
+        assigned = {t for s in walk_statements(stmt.body) for t in defined_targets(s)} & self.active
+        before = set(self.zero)
+        pre = self._materialize(before & assigned, stmt)
+        self.zero = before - assigned
+        body = self._block(stmt.body)
+        tail = self._materialize(self.zero & assigned, stmt)
+        if tail and body and isinstance(body[-1], gast.If) and isinstance(body[-1].body[0], gast.Break):
+            body = body[:-1] + tail + body[-1:]
+        else:
+            body += tail
+        self.zero = before - assigned
+        new = copy.copy(stmt)
+        new.body = body
+        return pre + [new]
