@@ -47,6 +47,8 @@ def expand_reduced(g, x, axis=None, keepdims=False):
 
 def save_region(x, index):
     """A copy of x[index], taken before an in-place write overwrites it."""
+    if is_zero(x):
+        return 0.0
     return np.array(x[index], copy=True)
 
 

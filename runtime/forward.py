@@ -5,8 +5,34 @@ import numpy as np
 
 from .tree import is_zero
 
-__all__ = ["split_tangent", "set_region", "tangent_count", "basis", "jacobian_from_columns",
+__all__ = ["as_list", "as_tuple", "as_dict", "dict_values", "zero_tangents", "split_tangent", "set_region", "tangent_count", "basis", "jacobian_from_columns",
            "jacobian_from_rows", "columns_from_jacobian", "rows_from_jacobian", "float_leaves"]
+
+
+def as_list(items):
+    return 0.0 if is_zero(items) else list(items)
+
+
+def as_tuple(items):
+    return 0.0 if is_zero(items) else tuple(items)
+
+
+def as_dict(keys, values):
+    """{key: value}: the tangent of a dict literal from its values' tangents."""
+    if is_zero(values) or all(is_zero(v) for v in values):
+        return 0.0
+    return dict(zip(keys, values))
+
+
+def dict_values(d, keys):
+    if is_zero(d):
+        return (0.0,) * len(keys)
+    return tuple(d.get(k, 0.0) for k in keys)
+
+
+def zero_tangents(items):
+    """A zero tangent for each element of a list or tuple."""
+    return [0.0] * len(items)
 
 
 def split_tangent(t, n):

@@ -10,7 +10,7 @@ from .adjoint import unbroadcast
 from .tree import is_zero
 
 __all__ = ["einsum_slot", "einsum_slot_vjp_out", "einsum_slot_vjp_operands", "inner_vjp_a", "inner_vjp_b",
-           "trace_vjp", "diagonal_vjp", "diag_vjp", "norm_grad", "norm_hvp", "solve_like", "as_column"]
+           "trace_vjp", "diagonal_vjp", "diag_vjp", "norm_grad", "norm_hvp", "solve_like", "as_column", "slogdet"]
 
 
 # ---------------------------------------------------------------------------- einsum
@@ -188,7 +188,7 @@ def _norm_kind(x, ord, axis):
         if ord is None or nd == 1:
             return ("fro" if ord is None else "vector"), tuple(range(nd))
         if nd == 2:
-            return "matrix", (0, 1)
+            return ("fro" if ord == "fro" else "matrix"), (0, 1)
         raise ValueError("improper number of dimensions to norm")
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     axes = tuple(int(a) % nd for a in axes)
@@ -278,3 +278,9 @@ def as_column(v, like):
     if is_zero(v):
         return 0.0
     return np.asarray(v)[..., None] if np.ndim(like) == 1 else v
+
+
+def slogdet(a):
+    """np.linalg.slogdet(a) as a plain (sign, logabsdet) tuple."""
+    sign, logabsdet = np.linalg.slogdet(a)
+    return sign, logabsdet

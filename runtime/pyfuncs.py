@@ -6,7 +6,8 @@ import numpy as np
 from .adjoint import unbroadcast
 from .tree import is_zero
 
-__all__ = ["py_sum", "py_max", "py_min", "array_vjp", "array_from_parts", "py_select", "sum_vjp", "sum_parts"]
+__all__ = ["py_sum", "py_max", "py_min", "array_vjp", "array_from_parts", "py_select", "sum_vjp", "sum_parts",
+           "py_select_tangent", "py_select_tangent_vjp"]
 
 
 def py_sum(items, start=0):
@@ -88,3 +89,23 @@ def sum_parts(parts, like):
                 total = total + p
         return unbroadcast(total, like) if not is_zero(total) else 0.0
     return unbroadcast(np.sum(parts, axis=0), like)
+
+
+def _chosen_index(items, chosen):
+    seq = items[0] if len(items) == 1 and isinstance(items[0], (list, tuple)) else items
+    return seq, next(k for k, v in enumerate(seq) if v == chosen)
+
+
+def py_select_tangent(items, chosen, tangents):
+    """The tangent of Python's max/min: the tangent of the item it chose."""
+    seq, k = _chosen_index(items, chosen)
+    if len(items) == 1 and isinstance(items[0], (list, tuple)):
+        tangents = tangents[0]
+    return 0.0 if is_zero(tangents) else tangents[k]
+
+
+def py_select_tangent_vjp(items, chosen, g):
+    """The adjoint of py_select_tangent: g goes to the chosen item's tangent."""
+    seq, k = _chosen_index(items, chosen)
+    parts = tuple(g if i == k else 0.0 for i in range(len(seq)))
+    return (parts,) if len(items) == 1 and isinstance(items[0], (list, tuple)) else parts

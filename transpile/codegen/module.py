@@ -45,9 +45,9 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
     for fdef in functions:
         kind = getattr(fdef, "kind", "")
         qual = fdef.source_fn.qualname
-        doc = (f"Forward sweep of `{qual}`: returns its value and what the adjoint sweep needs."
-               if kind == "forward" else
-               f"Adjoint sweep of `{qual}`: returns the adjoints of its differentiated arguments.")
+        doc = {"forward": f"Forward sweep of `{qual}`: returns its value and what the adjoint sweep needs.",
+               "adjoint": f"Adjoint sweep of `{qual}`: returns the adjoints of its differentiated arguments.",
+               "tangent": f"`{qual}` with tangents: returns its value and the tangent of its value."}[kind]
         emitter.function(fdef, docstring=doc)
     body = emitter.text()
     return "\n".join(lines) + "\n" + body + "\n\n" + entry_text

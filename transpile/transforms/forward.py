@@ -17,6 +17,7 @@ import gast
 from .. import naming
 from ..analyses.activity import active_names, walk_statements
 from ..analyses.definedness import defined_targets
+from ..analyses.locality import iteration_locals
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, name
 from ..primitives import registry
@@ -109,6 +110,7 @@ class _ForwardBuilder:
         ret = fn.body[-1].value
         self.var.result_active = isinstance(ret, gast.Name) and ret.id in self.active
         self.zero = set(self.active) - set(active_params)
+        self.locality = iteration_locals(fn.body, defined_targets)
         body = self._block(fn.body[:-1])
         out_tangent = self._tangent_of(ret) if isinstance(ret, gast.Name) else const(ZERO)
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
@@ -191,7 +193,7 @@ class _ForwardBuilder:
         return [stmt] + self._set(x, tangent, stmt)
 
     def _prim_tangent(self, stmt, prim, bound, x):
-        mapping = dict(bound)
+        mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
         mapping["ans"] = name(x)
         if prim.varargs:
             items = bound[prim.varargs]
@@ -204,9 +206,12 @@ class _ForwardBuilder:
             mapping["ts"] = _tuple([self._tangent_of(item) for item in items])
             return instantiate(rule, mapping)
         terms = []
+        silent = []  # broadcasting operands that contribute no term: the tangent may need their shape
         for p in prim.params:
             value = bound.get(p)
             if not self._live(value) or p in prim.structural:
+                if p in prim.unbroadcast and isinstance(value, gast.Name):
+                    silent.append(p)
                 continue
             rule = prim.jvp.get(p)
             if rule is None:
@@ -217,7 +222,7 @@ class _ForwardBuilder:
         total = terms[0]
         for term in terms[1:]:
             total = gast.BinOp(left=total, op=gast.Add(), right=term)
-        if prim.unbroadcast:
+        if silent:
             total = _call("rt.broadcast_like", [total, name(x)])
         return total
 
@@ -289,7 +294,8 @@ class _ForwardBuilder:
         return [new]
 
     def _loop(self, stmt):
-        assigned = {t for s in walk_statements(stmt.body) for t in defined_targets(s)} & self.active
+        trip_local = {x for x, (loop, _) in self.locality.items() if loop is stmt}
+        assigned = ({t for s in walk_statements(stmt.body) for t in defined_targets(s)} & self.active) - trip_local
         before = set(self.zero)
         pre = self._materialize(before & assigned, stmt)
         self.zero = before - assigned
