@@ -129,7 +129,14 @@ def materialize(adjoint, x):
 
 
 class OutputError(TypeError):
-    """A transformed function returned something its transform cannot take."""
+    """A transformed function returned something its transform cannot take.
+
+    `culprit` names the user function at fault (a custom rule), when it is not the transformed one.
+    """
+
+    def __init__(self, message, culprit=None):
+        super().__init__(message)
+        self.culprit = culprit
 
 
 def check_scalar_output(value, what):
@@ -159,3 +166,22 @@ def unpack_like(adjoint, parts):
 
 
 __all__.append("unpack_like")
+
+
+def stop_gradient(x):
+    """x, treated as a constant by every transformation."""
+    return x
+
+
+def check_cotangents(cotangents, count, what):
+    """A custom_vjp backward pass must return one cotangent per primal input, as a tuple."""
+    if not isinstance(cotangents, (tuple, list)) or len(cotangents) != count:
+        got = f"a {type(cotangents).__name__} of length {len(cotangents)}" if isinstance(
+            cotangents, (tuple, list)) else f"a {type(cotangents).__name__}"
+        raise OutputError(f"the custom_vjp backward pass {what} returned {got}, but its function takes "
+                          f"{count} argument(s); return a tuple with one cotangent per argument",
+                          what)
+    return cotangents
+
+
+__all__ += ["stop_gradient", "check_cotangents"]

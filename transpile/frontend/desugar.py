@@ -95,7 +95,9 @@ class _ProgramBuilder:
         return key
 
     def function_key(self, fn, hint=None):
-        fn = inspect.unwrap(fn)
+        """The name of `fn` in the generated module (a plain function, or one wrapped with a custom rule)."""
+        if not hasattr(fn, "rule_functions"):
+            fn = inspect.unwrap(fn)
         if id(fn) in self.keys:
             return self.keys[id(fn)]
         key = self._fresh_key(hint or fn.__name__)
@@ -107,9 +109,16 @@ class _ProgramBuilder:
     def run(self):
         while self.pending:
             key, fn = self.pending.pop()
+            wrapper = fn if hasattr(fn, "rule_functions") else None
+            if wrapper is not None:
+                fn = wrapper.fun
             parsed = parse_function(fn)
             env = _Env.of_function(fn)
             _FunctionDesugarer(self, key, parsed, env, extra=()).run()
+            if wrapper is not None:
+                nf = self.program.functions[key]
+                nf.custom = wrapper.kind
+                nf.rule_keys = {role: self.function_key(rule) for role, rule in wrapper.rule_functions().items()}
 
     def lift(self, key, parsed, env, node, extra):
         _FunctionDesugarer(self, key, parsed, env, extra=extra, node=node).run()
@@ -857,6 +866,9 @@ class _FunctionDesugarer:
             args = [self.atom(a, stmt) for a in expr.args]
             kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
             return self._prim_rhs(prim, args, kwargs, stmt, call_node=expr)
+        if hasattr(obj, "rule_functions"):  # custom_jvp, custom_vjp, checkpoint
+            key = self.builder.function_key(obj)
+            return self._user_call(key, _fake_args(obj.fun), [], expr, stmt, defaults_obj=obj.fun)
         if getattr(obj, "__transpile__", None) is not None:
             from ..api.common import generated_function
             target = generated_function(obj)

@@ -30,6 +30,8 @@ class NFunction:
     filename: str
     lineno: int
     defaults: dict = field(default_factory=dict)
+    custom: str = ""  # "vjp", "jvp" or "checkpoint" when the function carries a rule of the user's
+    rule_keys: dict = field(default_factory=dict)  # the rule's functions: role -> key
 
     def location(self, node) -> Location:
         return Location(self.filename, getattr(node, "lineno", self.lineno), getattr(node, "col_offset", 0))

@@ -131,7 +131,7 @@ class _VariantBuilder:
             self.all_names.add(candidate)
         self.residual_of_call = {}
         for stmt in walk_statements(fn.body):
-            if self._active_call(stmt):
+            if self._active_call(stmt) and self._callee(stmt).custom != "checkpoint":
                 self.residual_of_call[id(stmt)] = self.fresh(naming.residuals(stmt.value.callee) + "_")
         self.states, self.end_state = analyze(fn.body, fn.params, self._targets)
         self._locality = iteration_locals(fn.body, self._targets)
@@ -293,20 +293,36 @@ class _VariantBuilder:
                     position = len(new.body) - 1 if ends_with_break else len(new.body)
                     new.body.insert(position, self._trip_push(stmt))
             elif isinstance(stmt, gast.Assign) and getattr(stmt.value, "callee", None) is not None:
-                new = self._forward_call(stmt)
+                out.extend(self._forward_call(stmt))
+                continue
             out.append(new)
         return out
 
+    def _callee(self, stmt):
+        return self.mode.program.functions[stmt.value.callee]
+
     def _forward_call(self, stmt):
         rhs = stmt.value
-        if id(stmt) in self.residual_of_call:
-            var = self.mode.variant(rhs.callee, self._call_mask(rhs))
-            call = gast.Call(func=name(var.fwd), args=copy.deepcopy(rhs.args), keywords=[])
-            target = _tuple([name(stmt.targets[0].id, True), name(self.residual_of_call[id(stmt)], True)], store=True)
-            return _assign(target, call, stmt)
-        key = self.mode.primal(rhs.callee)
-        return _assign(copy.deepcopy(stmt.targets[0]), gast.Call(func=name(key), args=copy.deepcopy(rhs.args),
-                                                                keywords=[]), stmt)
+        args = copy.deepcopy(rhs.args)
+        callee = self._callee(stmt)
+        if id(stmt) not in self.residual_of_call:  # inactive, or checkpointed: its values are not kept
+            return [_assign(copy.deepcopy(stmt.targets[0]), gast.Call(func=name(self.mode.primal(rhs.callee)),
+                                                                     args=args, keywords=[]), stmt)]
+        target, res = stmt.targets[0].id, self.residual_of_call[id(stmt)]
+        if callee.custom == "vjp":  # the user's forward pass returns (out, residuals)
+            fwd = self.mode.primal(callee.rule_keys["fwd"])
+            return [_assign(_tuple([name(target, True), name(res, True)], store=True),
+                            gast.Call(func=name(fwd), args=args, keywords=[]), stmt)]
+        if callee.custom == "jvp":  # the user's rule at zero tangents; its adjoint sweep transposes it
+            rule = self.mode.variant(callee.rule_keys["jvp"], (False, True))
+            pair = self.fresh("_pair")
+            call = gast.Call(func=name(rule.fwd), args=[_tuple(args), _call("rt.zeros_like_tree", [_tuple(
+                copy.deepcopy(rhs.args))])], keywords=[])
+            return [_assign(_tuple([name(pair, True), name(res, True)], store=True), call, stmt),
+                    _assign(target, gast.Subscript(value=name(pair), slice=const(0), ctx=gast.Load()), stmt)]
+        var = self.mode.variant(rhs.callee, self._call_mask(rhs))
+        call = gast.Call(func=name(var.fwd), args=args, keywords=[])
+        return [_assign(_tuple([name(target, True), name(res, True)], store=True), call, stmt)]
 
     # ------------------------------------------------------------------ adjoint sweep
     def _backward_function(self, body):
@@ -544,15 +560,37 @@ class _VariantBuilder:
         rhs = stmt.value
         x = stmt.targets[0].id
         mask = self._call_mask(rhs)
-        var = self.mode.variant(rhs.callee, mask)
-        res = self.residual_of_call[id(stmt)]
-        args = [a.id for a, m in zip(rhs.args, mask) if m]
-        call = gast.Call(func=name(var.bwd), args=[name(res), self._g(x)], keywords=[])
-        self.reads.add(res)
+        callee = self._callee(stmt)
+        active = [(i, a.id) for i, (a, m) in enumerate(zip(rhs.args, mask)) if m]
+        g = self._g(x)
         self.zero.add(x)
         out = []
-        direct = len(set(args)) == len(args) and all(a in self.zero for a in args)
-        if direct:
+        res = self.residual_of_call.get(id(stmt))
+        if res is not None:
+            self.reads.add(res)
+        if callee.custom == "vjp":
+            bwd = self.mode.primal(callee.rule_keys["bwd"])
+            what = self.mode.program.functions[callee.rule_keys["bwd"]].qualname
+            cts = self.fresh("_cts")
+            check = _call("rt.check_cotangents", [gast.Call(func=name(bwd), args=[name(res), g], keywords=[]),
+                                                   const(len(rhs.args)), const(what)])
+            out.append(_assign(cts, check, stmt))
+            return out + self._accumulate_parts(active, cts, stmt)
+        if callee.custom == "jvp":
+            rule = self.mode.variant(callee.rule_keys["jvp"], (False, True))
+            tangents_bar = self.fresh("_tangents_bar")
+            call = gast.Call(func=name(rule.bwd), args=[name(res), _tuple([const(ZERO), g])], keywords=[])
+            out.append(_assign(_tuple([name(tangents_bar, True)], store=True), call, stmt))
+            return out + self._accumulate_parts(active, tangents_bar, stmt)
+        var = self.mode.variant(rhs.callee, mask)
+        if callee.custom == "checkpoint":  # recompute the forward sweep from the (restored) arguments
+            res = self.fresh(naming.residuals(rhs.callee) + "_")
+            self._read(_tuple(copy.deepcopy(rhs.args)))
+            recompute = gast.Call(func=name(var.fwd), args=copy.deepcopy(rhs.args), keywords=[])
+            out.append(_assign(_tuple([name("_", True), name(res, True)], store=True), recompute, stmt))
+        call = gast.Call(func=name(var.bwd), args=[name(res), g], keywords=[])
+        args = [a for _, a in active]
+        if len(set(args)) == len(args) and all(a in self.zero for a in args):
             for a in args:
                 self.zero.discard(a)
             out.append(_assign(_tuple([name(self.adj[a], True) for a in args], store=True), call, stmt))
@@ -561,6 +599,13 @@ class _VariantBuilder:
         out.append(_assign(_tuple([name(t, True) for t in temps], store=True), call, stmt))
         for a, t in zip(args, temps):
             out.extend(self._accumulate(a, name(t), tree=True, origin=stmt))
+        return out
+
+    def _accumulate_parts(self, active, parts, stmt):
+        """Accumulate parts[i] into the adjoint of argument i, for each active argument."""
+        out = []
+        for i, a in active:
+            out.extend(self._accumulate(a, _call("rt.get", [name(parts), const(i)]), tree=True, origin=stmt))
         return out
 
     def _materialize(self, names, origin):

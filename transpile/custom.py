@@ -1,0 +1,77 @@
+"""User-defined derivative rules and rematerialization: custom_jvp, custom_vjp, checkpoint, stop_gradient.
+
+These wrap a function; called directly they simply call it.  Under a transformation the
+frontend sees the wrapper and every transform uses the user's rule instead of
+differentiating the body.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from runtime import stop_gradient  # noqa: F401  (re-exported: the identity, with no derivative)
+
+
+class _Wrapped:
+    """A function with a rule attached; it keeps the function's name, docstring and signature."""
+
+    kind = ""
+
+    def __init__(self, fun):
+        self.fun = fun
+        functools.update_wrapper(self, fun)
+        del self.__wrapped__  # transpile must see the wrapper, not unwrap it
+        self.__signature__ = inspect.signature(fun)
+
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+    def rule_functions(self) -> dict:
+        """The functions the rule calls, by role."""
+        return {}
+
+
+class custom_vjp(_Wrapped):  # noqa: N801  (JAX's name)
+    """`f` whose reverse-mode rule is `fwd(*args) -> (out, residuals)` and `bwd(residuals, g) -> cotangents`."""
+
+    kind = "vjp"
+
+    def __init__(self, fun):
+        super().__init__(fun)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+
+    def rule_functions(self):
+        if self.fwd is None:
+            raise TypeError(f"custom_vjp function {self.__name__} has no rule: call {self.__name__}.defvjp(fwd, bwd)")
+        return {"fwd": self.fwd, "bwd": self.bwd}
+
+
+class custom_jvp(_Wrapped):  # noqa: N801
+    """`f` whose forward-mode rule is `jvp(primals, tangents) -> (out, tangent_out)`, linear in the tangents."""
+
+    kind = "jvp"
+
+    def __init__(self, fun):
+        super().__init__(fun)
+        self.jvp = None
+
+    def defjvp(self, jvp):
+        self.jvp = jvp
+        return jvp
+
+    def rule_functions(self):
+        if self.jvp is None:
+            raise TypeError(f"custom_jvp function {self.__name__} has no rule: use @{self.__name__}.defjvp")
+        return {"jvp": self.jvp}
+
+
+class checkpoint(_Wrapped):  # noqa: N801
+    """`fun`, whose forward values are recomputed in the adjoint sweep instead of being stored."""
+
+    kind = "checkpoint"
+
+
+remat = checkpoint
