@@ -45,13 +45,26 @@ class Program:
     functions: dict = field(default_factory=dict)
     captures: dict = field(default_factory=dict)
 
+    def unique(self, preferred: str) -> str:
+        """A module-level name for a generated function, unused by the program's own functions and values."""
+        taken = getattr(self, "_generated_names", None)
+        if taken is None:
+            taken = self._generated_names = set()
+        candidate, n = preferred, 1
+        while candidate in self.functions or candidate in self.captures or candidate in taken \
+                or candidate in ("np", "rt", "math"):
+            n += 1
+            candidate = f"{preferred}_{n}"
+        taken.add(candidate)
+        return candidate
+
     def add_capture(self, preferred: str, read, identity) -> str:
         for name, cap in self.captures.items():
             if getattr(cap, "identity", None) == identity:
                 return name
         name = preferred
         n = 1
-        while name in self.captures or name in self.functions:
+        while name in self.captures or name in self.functions or name in ("np", "rt", "math"):
             n += 1
             name = f"{preferred}_{n}"
         cap = Capture(name, read)

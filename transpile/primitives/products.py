@@ -53,7 +53,9 @@ defprim("einsum", np.einsum, path="np.einsum", params=["optimize=False"], vararg
                   Example("np.einsum('ij,j', a, b)", dict(a=M34, b=(4,))),
                   Example("np.einsum('i,jk->ijk', a, b)", dict(a=(2,), b=(3, 2))),
                   Example("np.einsum('iij->j', a)", dict(a=(2, 2, 3))),
-                  Example("np.einsum(',ij->ij', a, b)", dict(a=(), b=M34))])
+                  Example("np.einsum(',ij->ij', a, b)", dict(a=(), b=M34)),
+                  Example("np.einsum('i,i->', a, a)", dict(a=(4,))),
+                  Example("np.einsum('ij,ij->i', a, b, optimize=True)", dict(a=M34, b=(1, 4)))])
 defprim("rt.einsum_slot", rt.einsum_slot, path="rt.einsum_slot", params=["operands", "k", "out"], container=True,
         vjp={"operands": "rt.einsum_slot_vjp_operands(operands, k, out, g)",
              "out": "rt.einsum_slot_vjp_out(operands, k, out, g)"}, structural=("k",))
@@ -67,14 +69,16 @@ defprim("rt.einsum_slot_vjp_operands", rt.einsum_slot_vjp_operands, path="rt.ein
 
 defprim("linalg.norm", np.linalg.norm, path="np.linalg.norm", params=["x", "ord=None", "axis=None", "keepdims=False"],
         vjp={"x": "rt.expand_reduced(g, x, axis, keepdims) * rt.norm_grad(x, ord, axis)"},
+        structural=("ord", "axis", "keepdims"),
         examples=[Example("np.linalg.norm(a)", dict(a=(4,))), Example("np.linalg.norm(a)", dict(a=M34)),
                   Example("np.linalg.norm(a)", dict(a=(2, 3, 2))),
-                  Example("np.linalg.norm(a, ord=2)", dict(a=(5,))), Example("np.linalg.norm(a, 1)", dict(a=(5,))),
+                  Example("np.linalg.norm(a, 2)", dict(a=(5,))), Example("np.linalg.norm(a, 1)", dict(a=(5,))),
                   Example("np.linalg.norm(a, ord=np.inf)", dict(a=(5,))),
                   Example("np.linalg.norm(a, ord=-np.inf)", dict(a=(5,))),
                   Example("np.linalg.norm(a, ord=3)", dict(a=(5,)), domain="away"),
                   Example("np.linalg.norm(a, axis=1)", dict(a=M34)),
                   Example("np.linalg.norm(a, axis=-1, keepdims=True)", dict(a=(2, 3, 4))),
+                  Example("np.linalg.norm(a, keepdims=True)", dict(a=M34)),
                   Example("np.linalg.norm(a, ord=1, axis=0)", dict(a=M34), domain="away"),
                   Example("np.linalg.norm(a, 'fro')", dict(a=M34)),
                   Example("np.linalg.norm(a, axis=(0, 2))", dict(a=(2, 3, 4))),
@@ -101,35 +105,42 @@ defprim("linalg.solve", np.linalg.solve, path="np.linalg.solve", params=["a", "b
         examples=[Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=SQ["a"], b=(3,))),
                   Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=SQ["a"], b=(3, 2))),
                   Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(2, 3, 3), b=(3,))),
-                  Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(2, 3, 3), b=(2, 3, 2)))])
+                  Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(2, 3, 3), b=(2, 3, 2))),
+                  Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(3, 3), b=(2, 3, 2)))])
 defprim("rt.solve_like", rt.solve_like, path="rt.solve_like", params=["a", "b", "like"],
-        vjp={"a": _SOLVE_A.format(b="like"), "b": _SOLVE_B.format(b="like")}, unbroadcast=("a", "b"), structural=("like",))
+        vjp={"a": _SOLVE_A.format(b="like"), "b": _SOLVE_B.format(b="like")}, unbroadcast=("a", "b"),
+        structural=("like",))
 defprim("rt.as_column", rt.as_column, path="rt.as_column", params=["v", "like"],
         vjp={"v": "np.reshape(g, np.shape(v))"}, structural=("like",))
 defprim("linalg.det", np.linalg.det, path="np.linalg.det", params=["a"],
         vjp={"a": f"np.expand_dims(g * ans, (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
         examples=[Example("np.linalg.det(a)", SQ), Example("np.linalg.det(a)", dict(a=(2, 2, 2))),
                   Example("np.linalg.det(a)", dict(a=(1, 1)))])
-defprim("linalg.slogdet", np.linalg.slogdet, path="np.linalg.slogdet", params=["a"], container=True,
+# Printed as rt.slogdet, which returns a plain (sign, logabsdet) tuple rather than NumPy's named tuple.
+defprim("linalg.slogdet", np.linalg.slogdet, path="rt.slogdet", aliases=(rt.slogdet,), params=["a"], container=True,
         vjp={"a": f"np.expand_dims(rt.get(g, 1), (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
         examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))])
 
 defprim("trace", np.trace, path="np.trace", params=["a", "offset=0", "axis1=0", "axis2=1", "dtype=None", "out=None"],
         vjp={"a": "rt.trace_vjp(g, a, offset, axis1, axis2)"}, methods=["trace"],
-        examples=[Example("np.trace(a)", SQ), Example("np.trace(a)", M34), Example("np.trace(a, 1)", M34),
+        structural=("offset", "axis1", "axis2", "dtype", "out"),
+        examples=[Example("np.trace(a)", SQ), Example("np.trace(a)", dict(a=M34)),
+                  Example("np.trace(a, 1)", dict(a=M34)),
                   Example("np.trace(a, offset=-1, axis1=1, axis2=2)", dict(a=(2, 3, 4))), Example("a.trace()", SQ)])
 defprim("rt.trace_vjp", rt.trace_vjp, path="rt.trace_vjp", params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
         vjp={"v": "np.trace(g, offset, axis1, axis2)"}, structural=("like", "offset", "axis1", "axis2"))
 defprim("diagonal", np.diagonal, path="np.diagonal", params=["a", "offset=0", "axis1=0", "axis2=1"],
         vjp={"a": "rt.diagonal_vjp(g, a, offset, axis1, axis2)"}, methods=["diagonal"],
-        examples=[Example("np.diagonal(a)", SQ), Example("np.diagonal(a, -1)", M34),
+        structural=("offset", "axis1", "axis2"),
+        examples=[Example("np.diagonal(a)", SQ), Example("np.diagonal(a, -1)", dict(a=M34)),
                   Example("a.diagonal(1, 2, 0)", dict(a=(2, 3, 4)))])
 defprim("rt.diagonal_vjp", rt.diagonal_vjp, path="rt.diagonal_vjp",
         params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
         vjp={"v": "np.diagonal(g, offset, axis1, axis2)"}, structural=("like", "offset", "axis1", "axis2"))
 defprim("diag", np.diag, path="np.diag", params=["v", "k=0"], vjp={"v": "rt.diag_vjp(g, v, k)"},
+        structural=("k",),
         examples=[Example("np.diag(a)", dict(a=(3,))), Example("np.diag(a, 1)", dict(a=(3,))),
                   Example("np.diag(a, k=-2)", dict(a=(2,))), Example("np.diag(a)", SQ),
-                  Example("np.diag(a, 1)", M34), Example("np.diag(a, k=-1)", M34)])
+                  Example("np.diag(a, 1)", dict(a=M34)), Example("np.diag(a, k=-1)", dict(a=M34))])
 defprim("rt.diag_vjp", rt.diag_vjp, path="rt.diag_vjp", params=["v", "like", "k=0"],
         vjp={"v": "np.diag(g, k)"}, structural=("like", "k"))

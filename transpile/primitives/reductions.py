@@ -14,20 +14,26 @@ S = dict(a=())
 # times the derivative of the reduction with respect to each entry.
 EXPAND = "rt.expand_reduced(g, a, axis, keepdims)"
 REDUCE_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "keepdims=False"]
+# Parameters that only say how to reduce.  Marked structural so that, when adjoint code is differentiated
+# again (where they arrive through the residuals, which are all active), they are not asked for a rule.
+HOW = ("axis", "dtype", "out", "keepdims", "ddof")
 
 defprim("sum", np.sum, path="np.sum", params=REDUCE_PARAMS, vjp={"a": EXPAND}, methods=["sum"],
+        structural=HOW,
         examples=[Example("np.sum(a)", X), Example("np.sum(a, axis=0)", X), Example("a.sum(axis=1)", X),
                   Example("np.sum(a, axis=(0, 2), keepdims=True)", R3), Example("np.sum(a, axis=-1)", R3),
                   Example("a.sum()", V), Example("np.sum(a)", S), Example("np.sum(a, axis=None, keepdims=True)", X),
                   Example("np.sum(a > 0) * a", X), Example("np.sum(a, 1, keepdims=True) * a", X)])
 defprim("mean", np.mean, path="np.mean", params=REDUCE_PARAMS,
         vjp={"a": f"{EXPAND} * (np.size(ans) / np.size(a))"}, methods=["mean"],
+        structural=HOW,
         examples=[Example("np.mean(a)", X), Example("a.mean(axis=0)", X), Example("np.mean(a, axis=-2)", R3),
                   Example("np.mean(a, axis=(1, 2), keepdims=True)", R3), Example("np.mean(a)", S)])
 defprim("prod", np.prod, path="np.prod", params=REDUCE_PARAMS,
         vjp={"a": f"{EXPAND} * rt.prod_others(a, axis)"}, methods=["prod"],
+        structural=HOW,
         examples=[Example("np.prod(a)", X), Example("np.prod(a, axis=0)", X), Example("a.prod(axis=-1)", R3),
-                  Example("np.prod(a, axis=(0, 2), keepdims=True)", R3), Example("a.prod()", V),
+                  Example("np.prod(a, axis=(0, 2), keepdims=True)", R3), Example("a.prod()", V), Example("np.prod(a)", S),
                   Example("np.prod(a, axis=0)", dict(a=(1, 3)))])
 defprim("rt.prod_others", rt.prod_others, path="rt.prod_others", params=["a", "axis=None"],
         vjp={"a": "rt.prod_others_vjp(g, a, axis)"}, structural=("axis",))
@@ -38,6 +44,7 @@ defprim("rt.prod_others_vjp", rt.prod_others_vjp, path="rt.prod_others_vjp", par
 for _name, _fn, _alias in [("max", np.max, np.amax), ("min", np.min, np.amin)]:
     defprim(_name, _fn, path=f"np.{_name}", params=["a", "axis=None", "out=None", "keepdims=False"],
             vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis, keepdims)"}, methods=[_name], aliases=(_alias,),
+            structural=HOW,
             examples=[Example(f"np.{_name}(a)", X), Example(f"np.{_name}(a, axis=0)", X),
                       Example(f"a.{_name}(axis=-1)", R3), Example(f"np.{_name}(a, axis=(0, 2), keepdims=True)", R3),
                       Example(f"np.a{_name}(a, 1)", X), Example(f"a.{_name}()", V), Example(f"np.{_name}(a)", S)])
@@ -49,16 +56,19 @@ _COUNT = "(np.size(a) / np.size(ans) - ddof)"  # entries per reduction group, le
 MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]
 defprim("var", np.var, path="np.var", params=MOMENT_PARAMS,
         vjp={"a": f"{EXPAND} * {_MOMENT} * (2.0 / {_COUNT})"}, methods=["var"],
+        structural=HOW,
         examples=[Example("np.var(a)", X), Example("np.var(a, axis=0)", X), Example("a.var(axis=1, ddof=1)", X),
                   Example("np.var(a, axis=(0, 2), keepdims=True)", R3), Example("np.var(a, ddof=1)", V)])
 defprim("std", np.std, path="np.std", params=MOMENT_PARAMS,
         vjp={"a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}"}, methods=["std"],
+        structural=HOW,
         examples=[Example("np.std(a)", X), Example("np.std(a, axis=1)", X), Example("a.std(axis=0, ddof=1)", X),
                   Example("np.std(a, axis=(-1, 0), keepdims=True)", R3), Example("a.std()", V)])
 
 defprim("cumsum", np.cumsum, path="np.cumsum", params=["a", "axis=None", "dtype=None", "out=None"],
         vjp={"a": "rt.cumsum_vjp(g, a, axis)"}, methods=["cumsum"],
+        structural=HOW,
         examples=[Example("np.cumsum(a)", X), Example("np.cumsum(a, axis=0)", X), Example("a.cumsum(axis=-1)", R3),
-                  Example("a.cumsum()", V), Example("np.cumsum(a, 1)", X)])
+                  Example("a.cumsum()", V), Example("np.cumsum(a, 1)", X), Example("np.cumsum(a)", S)])
 defprim("rt.cumsum_vjp", rt.cumsum_vjp, path="rt.cumsum_vjp", params=["v", "like", "axis=None"],
         vjp={"v": "np.cumsum(g, axis)"}, structural=("like", "axis"))

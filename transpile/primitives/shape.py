@@ -12,6 +12,7 @@ BACK = "np.reshape(g, np.shape(a))"  # the adjoint of anything that only rearran
 
 defprim("reshape", np.reshape, path="np.reshape", params=["a", "shape"], view=True, vjp={"a": BACK},
         methods=[("reshape", True)],
+        structural=("shape",),
         examples=[Example("np.reshape(a, (4, 3))", X), Example("a.reshape(2, 6)", X), Example("a.reshape(-1)", X),
                   Example("a.reshape((2, -1, 2))", X), Example("np.reshape(a, (1, 1))", dict(a=())),
                   Example("np.reshape(a, ())", dict(a=(1,)))])
@@ -19,19 +20,23 @@ defprim("ravel", np.ravel, path="np.ravel", params=["a"], view=True, vjp={"a": B
         examples=[Example("np.ravel(a)", X), Example("a.ravel()", R3), Example("np.ravel(a)", dict(a=()))])
 defprim("flatten", rt.flatten, path="rt.flatten", params=["a"], vjp={"a": BACK}, methods=["flatten"],
         examples=[Example("a.flatten()", X), Example("a.flatten()", R3)])
-defprim("copy", np.copy, path="np.copy", params=["a"], vjp={"a": "g"}, methods=["copy"],
-        examples=[Example("np.copy(a)", X), Example("a.copy()", V), Example("np.copy(a)", dict(a=()))])
+defprim("copy", np.copy, path="np.copy", params=["a"], vjp={"a": "g"},
+        examples=[Example("np.copy(a)", X), Example("np.copy(a)", dict(a=()))])
+# x.copy() keeps x's kind (a list stays a list), so it is not np.copy.
+defprim("copy_method", rt.copy, path="rt.copy", params=["x"], vjp={"x": "g"}, container=True, methods=["copy"],
+        examples=[Example("a.copy()", V), Example("a[0].copy()", X)])
 # x.astype(dtype): the gradient is cast back to x's dtype; a cast to integers passes no gradient.
 defprim("astype", rt.astype, path="rt.astype", params=["x", "dtype"], vjp={"x": "rt.astype_vjp(g, x, dtype)"},
         methods=["astype"],
-        examples=[Example("a.astype(np.float32).astype(np.float64) * 0.0 + a.astype(float)", X),
-                  Example("a.astype(np.float64)", V), Example("a.astype(int) * a", X),
+        structural=("dtype",),
+        examples=[Example("a.astype(float)", X), Example("a.astype('float64')", V), Example("a.astype(int) * a", X),
                   Example("a * (a.astype(bool) + 1.0)", V)])
 defprim("rt.astype_vjp", rt.astype_vjp, path="rt.astype_vjp", params=["v", "like", "dtype"],
         vjp={"v": "rt.astype_vjp(g, v, dtype)"}, structural=("like", "dtype"))
 
 defprim("transpose", np.transpose, path="np.transpose", params=["a", "axes=None"], view=True,
         vjp={"a": "np.transpose(g, rt.inverse_axes(axes, np.ndim(a)))"}, methods=[("transpose", True)],
+        structural=("axes",),
         examples=[Example("np.transpose(a)", X), Example("np.transpose(a, (1, 2, 0))", R3),
                   Example("a.transpose(2, 0, 1)", R3), Example("np.transpose(a, (-1, 0, 1))", R3),
                   Example("a.transpose()", R3)])
@@ -39,21 +44,26 @@ defprim("T", lambda a: a.T, path="rt.T", params=["a"], view=True, vjp={"a": "np.
         examples=[Example("a.T", X), Example("a.T", R3), Example("a.T", V)])
 defprim("swapaxes", np.swapaxes, path="np.swapaxes", params=["a", "axis1", "axis2"], view=True,
         vjp={"a": "np.swapaxes(g, axis1, axis2)"}, methods=["swapaxes"],
+        structural=("axis1", "axis2"),
         examples=[Example("np.swapaxes(a, 0, 1)", X), Example("a.swapaxes(-1, 0)", R3),
                   Example("np.swapaxes(a, 1, 1)", R3)])
 defprim("moveaxis", np.moveaxis, path="np.moveaxis", params=["a", "source", "destination"], view=True,
         vjp={"a": "np.moveaxis(g, destination, source)"},
+        structural=("source", "destination"),
         examples=[Example("np.moveaxis(a, 0, -1)", R3), Example("np.moveaxis(a, (0, 1), (2, 0))", R3),
                   Example("np.moveaxis(a, -1, 0)", X)])
 defprim("expand_dims", np.expand_dims, path="np.expand_dims", params=["a", "axis"], view=True, vjp={"a": BACK},
+        structural=("axis",),
         examples=[Example("np.expand_dims(a, 0)", X), Example("np.expand_dims(a, -1)", X),
                   Example("np.expand_dims(a, (0, 3))", X), Example("np.expand_dims(a, 0)", dict(a=()))])
 defprim("squeeze", np.squeeze, path="np.squeeze", params=["a", "axis=None"], view=True, vjp={"a": BACK},
         methods=["squeeze"],
+        structural=("axis",),
         examples=[Example("np.squeeze(a)", dict(a=(1, 3, 1))), Example("a.squeeze(axis=0)", dict(a=(1, 3, 1))),
                   Example("np.squeeze(a, (0, -1))", dict(a=(1, 3, 1))), Example("a.squeeze()", dict(a=(1,)))])
 defprim("broadcast_to", np.broadcast_to, path="np.broadcast_to", params=["array", "shape"], view=True,
         vjp={"array": "rt.unbroadcast(g, array)"},
+        structural=("shape",),
         examples=[Example("np.broadcast_to(a, (3, 4))", dict(a=(4,))),
                   Example("np.broadcast_to(a, (2, 3, 4))", dict(a=(3, 1))),
                   Example("np.broadcast_to(a, (2, 2))", dict(a=()))])
@@ -62,6 +72,7 @@ defprim("broadcast_to", np.broadcast_to, path="np.broadcast_to", params=["array"
 PAIR = dict(a=(2, 3), b=(4, 3))
 defprim("concatenate", np.concatenate, path="np.concatenate", params=["arrays", "axis=0"], container=True,
         vjp={"arrays": "rt.split_like(g, arrays, axis)"},
+        structural=("axis",),
         examples=[Example("np.concatenate([a, b])", PAIR), Example("np.concatenate((a, b, a), axis=0)", PAIR),
                   Example("np.concatenate([a, b.T], axis=1)", dict(a=(3, 2), b=(4, 3))),
                   Example("np.concatenate([a, b], axis=-1)", dict(a=(2, 1), b=(2, 3))),
@@ -69,6 +80,7 @@ defprim("concatenate", np.concatenate, path="np.concatenate", params=["arrays", 
                   Example("np.concatenate([a, a * b])", dict(a=(3,), b=(3,)))])
 defprim("stack", np.stack, path="np.stack", params=["arrays", "axis=0"], container=True,
         vjp={"arrays": "rt.unstack_like(g, arrays, axis)"},
+        structural=("axis",),
         examples=[Example("np.stack([a, b])", dict(a=(2, 3), b=(2, 3))),
                   Example("np.stack((a, b, a), axis=1)", dict(a=(2, 3), b=(2, 3))),
                   Example("np.stack([a, b], axis=-1)", dict(a=(3,), b=(3,))),
@@ -95,6 +107,7 @@ defprim("rt.stack_like", rt.stack_like, path="rt.stack_like", params=["parts", "
         container=True, vjp={"parts": "rt.unstack_like(g, arrays, axis)"}, structural=("arrays", "axis"))
 
 defprim("flip", np.flip, path="np.flip", params=["m", "axis=None"], view=True, vjp={"m": "np.flip(g, axis)"},
+        structural=("axis",),
         examples=[Example("np.flip(a)", X), Example("np.flip(a, 0)", X), Example("np.flip(a, axis=(0, 2))", R3),
                   Example("np.flip(a, -1)", R3)])
 defprim("fliplr", np.fliplr, path="np.fliplr", params=["m"], view=True, vjp={"m": "np.fliplr(g)"},
@@ -103,15 +116,18 @@ defprim("flipud", np.flipud, path="np.flipud", params=["m"], view=True, vjp={"m"
         examples=[Example("np.flipud(a)", X), Example("np.flipud(a)", V)])
 defprim("rot90", np.rot90, path="np.rot90", params=["m", "k=1", "axes=(0, 1)"], view=True,
         vjp={"m": "np.rot90(g, -k, axes)"},
+        structural=("k", "axes"),
         examples=[Example("np.rot90(a)", X), Example("np.rot90(a, 2)", X), Example("np.rot90(a, k=-1)", X),
                   Example("np.rot90(a, 3, axes=(2, 0))", R3), Example("np.rot90(a, 1, (1, 2))", R3)])
 defprim("tile", np.tile, path="np.tile", params=["A", "reps"], vjp={"A": "rt.untile(g, A, reps)"},
+        structural=("reps",),
         examples=[Example("np.tile(a, 2)", V), Example("np.tile(a, (2, 1))", X), Example("np.tile(a, (2, 1, 3))", X),
                   Example("np.tile(a, (2, 2))", dict(a=(2, 1, 3))), Example("np.tile(a, 3)", dict(a=()))])
 defprim("rt.untile", rt.untile, path="rt.untile", params=["v", "like", "reps"], vjp={"v": "np.tile(g, reps)"},
         structural=("like", "reps"))
 defprim("repeat", np.repeat, path="np.repeat", params=["a", "repeats", "axis=None"],
         vjp={"a": "rt.unrepeat(g, a, repeats, axis)"}, methods=["repeat"],
+        structural=("repeats", "axis"),
         examples=[Example("np.repeat(a, 2)", X), Example("np.repeat(a, 3, axis=1)", X),
                   Example("a.repeat(2, axis=-1)", R3), Example("np.repeat(a, np.array([1, 0, 2]), axis=0)", X),
                   Example("np.repeat(a, np.array([2, 1, 0, 1]))", V), Example("np.repeat(a, 3)", dict(a=()))])

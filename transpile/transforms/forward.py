@@ -21,6 +21,7 @@ from ..analyses.locality import iteration_locals
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, name
 from ..primitives import registry
+from .custom_rules import custom_rule_tangent
 from .templates import instantiate
 
 ZERO = 0.0
@@ -67,9 +68,13 @@ class ForwardMode:
         if (key, mask) in self.variants:
             return self.variants[(key, mask)]
         count = sum(1 for k, _ in self.variants if k == key)
-        var = ForwardVariant(key, mask, naming.tangent_function(key) + (f"_{count + 1}" if count else ""))
+        var = ForwardVariant(key, mask, self.program.unique(naming.tangent_function(key) + (f"_{count + 1}" if count else "")))
         self.variants[(key, mask)] = var
-        _ForwardBuilder(self, self.program.functions[key], var).build()
+        fn = self.program.functions[key]
+        if fn.custom in ("vjp", "jvp"):
+            self.functions.extend(custom_rule_tangent(self, fn, var))
+        else:
+            _ForwardBuilder(self, fn, var).build()
         return var
 
     def primal(self, key):

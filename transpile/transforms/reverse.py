@@ -24,6 +24,7 @@ from ..codegen.dce import eliminate_dead_code
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, name
 from ..primitives import registry
+from .custom_rules import custom_rule_sweeps
 from .templates import instantiate
 
 ZERO = 0.0
@@ -73,10 +74,16 @@ class ReverseMode:
         mask = tuple(bool(m) for m in mask)
         if (key, mask) in self.variants:
             return self.variants[(key, mask)]
-        suffix = "" if not any(k == key for k, _ in self.variants) else f"_{sum(1 for k, _ in self.variants if k == key) + 1}"
-        var = Variant(key, mask, naming.forward_sweep(key) + suffix, naming.adjoint_sweep(key) + suffix)
+        count = sum(1 for k, _ in self.variants if k == key)
+        suffix = f"_{count + 1}" if count else ""
+        var = Variant(key, mask, self.program.unique(naming.forward_sweep(key) + suffix),
+                      self.program.unique(naming.adjoint_sweep(key) + suffix))
         self.variants[(key, mask)] = var
-        _VariantBuilder(self, self.program.functions[key], var).build()
+        fn = self.program.functions[key]
+        if fn.custom in ("vjp", "jvp"):
+            self.functions.extend(custom_rule_sweeps(self, fn, var))
+        else:
+            _VariantBuilder(self, fn, var).build()
         var.done = True
         return var
 
@@ -304,22 +311,10 @@ class _VariantBuilder:
     def _forward_call(self, stmt):
         rhs = stmt.value
         args = copy.deepcopy(rhs.args)
-        callee = self._callee(stmt)
         if id(stmt) not in self.residual_of_call:  # inactive, or checkpointed: its values are not kept
             return [_assign(copy.deepcopy(stmt.targets[0]), gast.Call(func=name(self.mode.primal(rhs.callee)),
                                                                      args=args, keywords=[]), stmt)]
         target, res = stmt.targets[0].id, self.residual_of_call[id(stmt)]
-        if callee.custom == "vjp":  # the user's forward pass returns (out, residuals)
-            fwd = self.mode.primal(callee.rule_keys["fwd"])
-            return [_assign(_tuple([name(target, True), name(res, True)], store=True),
-                            gast.Call(func=name(fwd), args=args, keywords=[]), stmt)]
-        if callee.custom == "jvp":  # the user's rule at zero tangents; its adjoint sweep transposes it
-            rule = self.mode.variant(callee.rule_keys["jvp"], (False, True))
-            pair = self.fresh("_pair")
-            call = gast.Call(func=name(rule.fwd), args=[_tuple(args), _call("rt.zeros_like_tree", [_tuple(
-                copy.deepcopy(rhs.args))])], keywords=[])
-            return [_assign(_tuple([name(pair, True), name(res, True)], store=True), call, stmt),
-                    _assign(target, gast.Subscript(value=name(pair), slice=const(0), ctx=gast.Load()), stmt)]
         var = self.mode.variant(rhs.callee, self._call_mask(rhs))
         call = gast.Call(func=name(var.fwd), args=args, keywords=[])
         return [_assign(_tuple([name(target, True), name(res, True)], store=True), call, stmt)]
@@ -561,27 +556,13 @@ class _VariantBuilder:
         x = stmt.targets[0].id
         mask = self._call_mask(rhs)
         callee = self._callee(stmt)
-        active = [(i, a.id) for i, (a, m) in enumerate(zip(rhs.args, mask)) if m]
+        active = [a.id for a, m in zip(rhs.args, mask) if m]
         g = self._g(x)
         self.zero.add(x)
         out = []
         res = self.residual_of_call.get(id(stmt))
         if res is not None:
             self.reads.add(res)
-        if callee.custom == "vjp":
-            bwd = self.mode.primal(callee.rule_keys["bwd"])
-            what = self.mode.program.functions[callee.rule_keys["bwd"]].qualname
-            cts = self.fresh("_cts")
-            check = _call("rt.check_cotangents", [gast.Call(func=name(bwd), args=[name(res), g], keywords=[]),
-                                                   const(len(rhs.args)), const(what)])
-            out.append(_assign(cts, check, stmt))
-            return out + self._accumulate_parts(active, cts, stmt)
-        if callee.custom == "jvp":
-            rule = self.mode.variant(callee.rule_keys["jvp"], (False, True))
-            tangents_bar = self.fresh("_tangents_bar")
-            call = gast.Call(func=name(rule.bwd), args=[name(res), _tuple([const(ZERO), g])], keywords=[])
-            out.append(_assign(_tuple([name(tangents_bar, True)], store=True), call, stmt))
-            return out + self._accumulate_parts(active, tangents_bar, stmt)
         var = self.mode.variant(rhs.callee, mask)
         if callee.custom == "checkpoint":  # recompute the forward sweep from the (restored) arguments
             res = self.fresh(naming.residuals(rhs.callee) + "_")
@@ -589,7 +570,7 @@ class _VariantBuilder:
             recompute = gast.Call(func=name(var.fwd), args=copy.deepcopy(rhs.args), keywords=[])
             out.append(_assign(_tuple([name("_", True), name(res, True)], store=True), recompute, stmt))
         call = gast.Call(func=name(var.bwd), args=[name(res), g], keywords=[])
-        args = [a for _, a in active]
+        args = active
         if len(set(args)) == len(args) and all(a in self.zero for a in args):
             for a in args:
                 self.zero.discard(a)
@@ -599,13 +580,6 @@ class _VariantBuilder:
         out.append(_assign(_tuple([name(t, True) for t in temps], store=True), call, stmt))
         for a, t in zip(args, temps):
             out.extend(self._accumulate(a, name(t), tree=True, origin=stmt))
-        return out
-
-    def _accumulate_parts(self, active, parts, stmt):
-        """Accumulate parts[i] into the adjoint of argument i, for each active argument."""
-        out = []
-        for i, a in active:
-            out.extend(self._accumulate(a, _call("rt.get", [name(parts), const(i)]), tree=True, origin=stmt))
         return out
 
     def _materialize(self, names, origin):
