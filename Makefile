@@ -27,6 +27,7 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(VPY) bench/bench_grad.py
+	$(VPY) bench/bench_remat.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check transpile runtime tests samples bench
