@@ -371,3 +371,22 @@ def test_tracebacks_point_at_real_files():
 def test_numeric_grad_helper_on_known_function():
     got = numeric_grad(lambda x: np.sum(x ** 2), [X])
     assert_tree_close(got, 2 * X, rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- checks and prints
+def checked(x):
+    if x.ndim != 1:
+        raise ValueError("x must be a vector")
+    assert x.shape[0] > 1, "need two values"
+    y = np.sum(x ** 2)
+    print("value", y)
+    return y
+
+
+def test_raise_assert_and_print_run_in_the_forward_sweep(capsys):
+    np.testing.assert_allclose(tp.grad(checked)(np.arange(3.0)), 2 * np.arange(3.0))
+    assert "value 5.0" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="vector"):
+        tp.grad(checked)(np.ones((2, 2)))
+    with pytest.raises(AssertionError, match="two values"):
+        tp.grad(checked)(np.ones(1))

@@ -55,7 +55,6 @@ _UNSUPPORTED = {
     gast.Delete: ("`del` is not supported", "let the name go out of use instead"),
     gast.Import: ("imports inside a transformed function are not supported", "import at module level"),
     gast.ImportFrom: ("imports inside a transformed function are not supported", "import at module level"),
-    gast.Raise: ("`raise` is not supported inside a transformed function", "validate inputs before calling it"),
     gast.AsyncFor: ("async code is not supported", "use a plain loop"),
     gast.AsyncWith: ("async code is not supported", "use a plain `with` outside the function"),
 }
@@ -295,6 +294,14 @@ class _FunctionDesugarer:
                 rhs = self._prim_rhs(mutator.prim, [name(target)] + args, {}, stmt, call_node=None)
                 self.assign(target, rhs, stmt)
                 return
+        if isinstance(value, gast.Call) and self._resolve_callable(value.func) is print:
+            if any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+                self.error(stmt, "print(*args) is not supported", "print the values one by one")
+            call = gast.Call(func=name("print"), args=[self.atom(a, stmt) for a in value.args],
+                             keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value, stmt))
+                                       for k in value.keywords])
+            self.emit(gast.Expr(value=call), stmt)  # runs in the forward sweep only
+            return
         self.error(stmt, "a statement whose value is discarded is not supported",
                    "assign the result to a name, or remove the call")
 
@@ -307,7 +314,21 @@ class _FunctionDesugarer:
         return {a.id for a in self.node.args.args} | set(self.extra)
 
     def stmt_Assert(self, stmt):
-        pass  # assertions are checks of the primal program; they are not transformed
+        """Assertions check the primal program: they run in the forward sweep only."""
+        test = self.atom(stmt.test, stmt)
+        msg = self.atom(stmt.msg, stmt) if stmt.msg is not None else None
+        self.emit(gast.Assert(test=test, msg=msg), stmt)
+
+    def stmt_Raise(self, stmt):
+        """`raise Error("constant message")` runs in the forward sweep only."""
+        exc = stmt.exc
+        call = exc if isinstance(exc, gast.Call) else None
+        cls = self._resolve_callable(call.func if call is not None else exc) if exc is not None else None
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)) or stmt.cause is not None or (
+                call is not None and (call.keywords or not all(isinstance(a, gast.Constant) for a in call.args))):
+            self.error(stmt, "only `raise SomeError(\"constant message\")` is supported in transformed functions",
+                       "validate inputs before calling the function, or use a constant message")
+        self.emit(gast.Raise(exc=copy.deepcopy(exc), cause=None), stmt)
 
     def stmt_Return(self, stmt):
         value = self.atom(stmt.value, stmt) if stmt.value is not None else const(None)

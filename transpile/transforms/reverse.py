@@ -377,8 +377,8 @@ class _VariantBuilder:
             return self._reverse_while(stmt)
         if isinstance(stmt, gast.Assign):
             return self._reverse_assign(stmt)
-        if isinstance(stmt, (gast.Pass, gast.Break)):
-            return []
+        if isinstance(stmt, (gast.Pass, gast.Break, gast.Expr, gast.Assert, gast.Raise)):
+            return []  # control and checks of the primal program: the forward sweep ran them
         self.error(stmt, f"internal: unexpected {type(stmt).__name__} in normal form")
 
     def _restores(self, stmt):
