@@ -64,3 +64,11 @@ defprim("rt.sum_vjp", rt.sum_vjp, path="rt.sum_vjp", params=["v", "items_like"],
         vjp={"v": "rt.sum_parts(g, v)"}, jvp={"v": "rt.sum_vjp(t, items_like)"}, structural=("items_like",))
 defprim("rt.sum_parts", rt.sum_parts, path="rt.sum_parts", params=["parts", "like"], container=True,
         vjp={"parts": "rt.sum_vjp(g, parts)"}, jvp={"parts": "rt.sum_parts(t, like)"}, structural=("like",))
+
+# np.float64(x), np.float32(x): casts to a floating type pass the derivative through
+for _type in (np.float64, np.float32, np.float16):
+    defprim(f"np.{_type.__name__}", _type, path=f"np.{_type.__name__}", params=["x"],
+            vjp={"x": "rt.astype_like(g, x)"}, jvp={"x": f"np.{_type.__name__}(t)"},
+            examples=[Example(f"np.{_type.__name__}(a) * 1.0", dict(a=(3,)))] if _type is np.float64 else [])
+for _type in (np.int64, np.int32, np.bool_):
+    defprim(f"np.{_type.__name__}", _type, path=f"np.{_type.__name__}", params=["x"], nondiff=True)
