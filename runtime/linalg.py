@@ -9,7 +9,8 @@ import numpy as np
 from .adjoint import unbroadcast
 from .tree import is_zero
 
-__all__ = ["einsum_slot", "einsum_slot_vjp_out", "einsum_slot_vjp_operands", "inner_vjp_a", "inner_vjp_b",
+__all__ = ["einsum_slot", "einsum_slot_vjp_out", "einsum_slot_vjp_operands", "einsum_jvp", "einsum_slot_jvp",
+           "inner_vjp_a", "inner_vjp_b",
            "trace_vjp", "diagonal_vjp", "diag_vjp", "norm_grad", "norm_hvp", "solve_like", "as_column", "slogdet"]
 
 
@@ -114,6 +115,32 @@ def einsum_slot_vjp_operands(operands, k, out, g):
     tensors[k] = g
     parts = [0.0] + [0.0 if m == k else _slot(terms, tensors, m) for m in range(1, len(tensors))]
     return tuple(parts)
+
+
+def _replaced(operands, i, value):
+    ops = list(operands)
+    ops[i] = value
+    return ops
+
+
+def einsum_jvp(operands, tangents):
+    """The tangent of np.einsum(*operands): one einsum per operand with a tangent, that operand replaced by it."""
+    total = 0.0
+    for i in range(1, len(operands)):
+        if not is_zero(tangents[i]):
+            term = np.einsum(*_replaced(operands, i, tangents[i]))
+            total = term if is_zero(total) else total + term
+    return total
+
+
+def einsum_slot_jvp(operands, k, out, tangents):
+    """The tangent of einsum_slot(operands, k, out) for tangents of the operands (slot k only gives a shape)."""
+    total = 0.0
+    for m in range(1, len(operands)):
+        if m != k and not is_zero(tangents[m]):
+            term = einsum_slot(_replaced(operands, m, tangents[m]), k, out)
+            total = term if is_zero(total) else total + term
+    return total
 
 
 # ---------------------------------------------------------------------------- inner, trace, diagonals

@@ -6,9 +6,9 @@ import numpy as np
 from .like import dtype_like
 from .tree import is_zero
 
-__all__ = ["tie_weights", "prod_others", "prod_others_vjp", "cumsum_vjp", "split_like", "concat_like",
-           "hstack_axis", "unstack_like", "stack_like", "untile", "unrepeat", "astype", "astype_vjp", "flatten",
-           "reduced_axes"]
+__all__ = ["reduced_axes", "tie_weights", "prod_others", "prod_others_vjp", "cumsum_vjp", "split_like", "concat_like",
+           "hstack_axis", "unstack_like", "stack_like", "untile", "unrepeat", "astype", "astype_vjp", "astype_jvp",
+           "flatten", "copy"]
 
 
 def reduced_axes(ndim, axis):
@@ -31,9 +31,9 @@ def _keep(ans, ndim, axis, keepdims):
 # ---------------------------------------------------------------------------- reductions
 
 
-def tie_weights(a, ans, axis=None, keepdims=False):
-    """Where `a` attains its max/min `ans`, 1/(number of ties); elsewhere 0 (JAX's rule for ties)."""
-    hit = np.asarray(a) == _keep(ans, np.ndim(a), axis, keepdims)
+def tie_weights(a, best, axis=None, keepdims=False):
+    """Where `a` attains its max/min `best`, 1/(number of ties); elsewhere 0 (JAX's rule for ties)."""
+    hit = np.asarray(a) == _keep(best, np.ndim(a), axis, keepdims)
     count = np.sum(hit, axis=axis, keepdims=True)
     return hit / count
 
@@ -224,6 +224,19 @@ def astype_vjp(g, like, dtype):
     return np.asarray(g).astype(x_dtype) if not isinstance(g, np.generic) else g.astype(x_dtype)
 
 
+def astype_jvp(t, dtype):
+    """The tangent of x.astype(dtype): t cast to dtype; a cast to integers or bools has no tangent."""
+    if is_zero(t) or np.dtype(dtype).kind not in "fc":
+        return 0.0
+    return astype(t, dtype)
+
+
 def flatten(x):
     """x.flatten(): a 1-D copy."""
     return np.array(x, copy=True).ravel()
+
+
+def copy(x):
+    """x.copy() for arrays, NumPy scalars, lists and dicts; other values are returned as they are."""
+    method = getattr(x, "copy", None)
+    return method() if method is not None else x
