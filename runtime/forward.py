@@ -126,8 +126,16 @@ def _stack_leaf(vectors, leaf_index, like_leaf, count):
     return out
 
 
+def _check_count(vectors, tree, what):
+    if not is_zero(vectors) and len(vectors) != tangent_count(tree):
+        raise ValueError(f"internal error: {len(vectors)} {what} for {tangent_count(tree)} directions")
+
+
 def jacobian_from_columns(columns, ans, x):
     """Jacobian from J @ e_k for every input direction k: the output's structure outside, the input's inside."""
+    _check_count(columns, x, "columns")
+    if is_zero(columns):
+        columns = [0.0] * tangent_count(x)
     out_leaves = float_leaves(ans)
     in_leaves = float_leaves(x)
     result = []
@@ -146,6 +154,9 @@ def jacobian_from_columns(columns, ans, x):
 
 def jacobian_from_rows(rows, ans, x):
     """Jacobian from e_k^T J for every output direction k."""
+    _check_count(rows, ans, "rows")
+    if is_zero(rows):
+        rows = [0.0] * tangent_count(ans)
     out_leaves = float_leaves(ans)
     in_leaves = float_leaves(x)
     result = []

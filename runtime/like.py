@@ -34,11 +34,12 @@ MAX_DEPTH = 4  # tapes are long chains of pairs: only their first levels are eve
 def like(x, depth=MAX_DEPTH):
     """A Like for an array or scalar; for tuples, lists and dicts, the same structure with Like leaves."""
     if isinstance(x, (tuple, list)):
-        return type(x)([like(v, depth - 1) if depth else None for v in x])
+        parts = [like(v, depth - 1) if depth else None for v in x]
+        return parts if isinstance(x, list) else tuple(parts)
     if isinstance(x, dict):
         return {k: like(v, depth - 1) if depth else None for k, v in x.items()}
-    if isinstance(x, Like) or x is None or isinstance(x, (str, slice, range)):
-        return x
+    if not isinstance(x, (np.ndarray, np.generic, float, int, complex)) or isinstance(x, bool):
+        return x  # types, dtypes, strings, slices, ranges, None and Likes: kept as they are
     return Like(np.shape(x), dtype_like(x))
 
 

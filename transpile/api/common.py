@@ -136,7 +136,8 @@ class Transform:
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
             mask = tuple(i in self.argnums for i in range(len(entry.params)))
-            key = cache_key([self.kind, self.argnums, self.has_aux, program.entry, *source_texts(program)])
+            key = cache_key([self.kind, self.argnums, self.single, self.has_aux, program.entry,
+                             *source_texts(program)])
 
             def generate():
                 from ..codegen.module import module_text

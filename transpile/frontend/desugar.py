@@ -292,7 +292,9 @@ class _FunctionDesugarer:
                 self._check_owned_container(stmt, target)
                 args = [self.atom(a, stmt) for a in value.args]
                 rhs = self._prim_rhs(mutator.prim, [name(target)] + args, {}, stmt, call_node=None)
-                self.assign(target, rhs, stmt)
+                tmp = self.fresh()  # a new list, so that the adjoint can still see the old one
+                self.assign(tmp, rhs, stmt)
+                self.assign(target, name(tmp), stmt)
                 return
         if isinstance(value, gast.Call) and self._resolve_callable(value.func) is print:
             if any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):

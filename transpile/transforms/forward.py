@@ -16,7 +16,7 @@ import gast
 
 from .. import naming
 from ..analyses.activity import active_names, walk_statements
-from ..analyses.definedness import defined_targets
+from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, name
@@ -52,6 +52,10 @@ def _call(path, args):
     for attr in path.split(".")[1:]:
         func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
     return gast.Call(func=func, args=args, keywords=[])
+
+
+def _top_targets(stmts):
+    return {t for s in stmts for t in defined_targets(s)}
 
 
 class ForwardMode:
@@ -116,6 +120,7 @@ class _ForwardBuilder:
         self.var.result_active = isinstance(ret, gast.Name) and ret.id in self.active
         self.zero = set(self.active) - set(active_params)
         self.locality = iteration_locals(fn.body, defined_targets)
+        self.states, _ = analyze(fn.body, fn.params)
         body = self._block(fn.body[:-1])
         out_tangent = self._tangent_of(ret) if isinstance(ret, gast.Name) else const(ZERO)
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
@@ -145,10 +150,12 @@ class _ForwardBuilder:
         self.zero.discard(x)
         return [_assign(self.tan[x], value, origin)]
 
-    def _materialize(self, names, origin):
+    def _materialize(self, names, origin, defined):
+        """Give zero tangents a value where control flow joins: zeros shaped like x if x exists, else 0.0."""
         out = []
         for x in sorted(names):
-            out.append(_assign(self.tan[x], const(ZERO), origin))
+            value = _call("rt.zeros_like_tree", [name(x)]) if x in defined else const(ZERO)
+            out.append(_assign(self.tan[x], value, origin))
             self.zero.discard(x)
         return out
 
@@ -226,7 +233,8 @@ class _ForwardBuilder:
             return None
         total = terms[0]
         for term in terms[1:]:
-            total = gast.BinOp(left=total, op=gast.Add(), right=term)
+            total = (_call("rt.tree_add", [total, term]) if prim.container
+                     else gast.BinOp(left=total, op=gast.Add(), right=term))
         if silent:
             total = _call("rt.broadcast_like", [total, name(x)])
         return total
@@ -288,10 +296,11 @@ class _ForwardBuilder:
         orelse = self._block(stmt.orelse)
         after_orelse = set(self.zero)
         merged = after_body & after_orelse
+        surely = self.states[id(stmt)][1]
         self.zero = after_body
-        body += self._materialize(after_body - merged, stmt)
+        body += self._materialize(after_body - merged, stmt, surely | _top_targets(stmt.body))
         self.zero = after_orelse
-        orelse += self._materialize(after_orelse - merged, stmt)
+        orelse += self._materialize(after_orelse - merged, stmt, surely | _top_targets(stmt.orelse))
         self.zero = merged
         new = copy.copy(stmt)
         new.body = body or [gast.Pass()]
@@ -302,10 +311,12 @@ class _ForwardBuilder:
         trip_local = {x for x, (loop, _) in self.locality.items() if loop is stmt}
         assigned = ({t for s in walk_statements(stmt.body) for t in defined_targets(s)} & self.active) - trip_local
         before = set(self.zero)
-        pre = self._materialize(before & assigned, stmt)
+        surely = self.states[id(stmt)][1]
+        pre = self._materialize(before & assigned, stmt, surely)
         self.zero = before - assigned
         body = self._block(stmt.body)
-        tail = self._materialize(self.zero & assigned, stmt)
+        tail = self._materialize(self.zero & assigned, stmt, surely | _top_targets(stmt.body) | set(
+            defined_targets(stmt)))
         if tail and body and isinstance(body[-1], gast.If) and isinstance(body[-1].body[0], gast.Break):
             body = body[:-1] + tail + body[-1:]
         else:
