@@ -211,10 +211,6 @@ _NO_SECOND_ORDER = {
 
 
 # Known problems in rules this file does not own, reported to their owners (see the test ids).
-_KNOWN_SECOND_ORDER_BUGS = {
-    "py_max": "rt.py_select's parameter `ans` is shadowed by the template name `ans` (the helper's own output)",
-    "py_min": "rt.py_select's parameter `ans` is shadowed by the template name `ans` (the helper's own output)",
-}
 
 
 # Second derivatives take the longest to generate, so each mode checks a share of the table: reverse over
@@ -234,9 +230,7 @@ def _second_order_rows(position):
         k = seen[prim.name] = seen.get(prim.name, -1) + 1
         if prim.name not in _EVERY_EXAMPLE and k != min(position, counts[prim.name] - 1):
             continue
-        reason = _KNOWN_SECOND_ORDER_BUGS.get(prim.name)
-        rows.append(pytest.param(*row.values, id=row.id, marks=[pytest.mark.xfail(reason=reason, strict=False)])
-                    if reason else row)
+        rows.append(row)
     return rows
 
 
@@ -476,8 +470,6 @@ def test_copy_method_of_a_list_stays_a_list(tmp_path):
     np.testing.assert_allclose(df(x), 4.0 * x)
 
 
-@pytest.mark.xfail(reason="runtime/like.py: rt.like(np.float64) reads the class's `dtype` descriptor (reported)",
-                   raises=TypeError, strict=False)
 def test_astype_to_a_numpy_type_second_order(tmp_path):
     text = ("import numpy as np\nimport transpile as tp\n\n\n"
             "def f(x):\n    return np.sum(x.astype(np.float64) ** 3)\n\n\n"
