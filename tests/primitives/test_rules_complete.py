@@ -1,0 +1,32 @@
+"""Every differentiable primitive has both rules: a VJP and a JVP for each differentiable argument."""
+import transpile  # noqa: F401  (fills the registry)
+from transpile.primitives import registry
+
+# An in-place write `x[idx] = v` is one statement: its JVP rule for `x` receives every argument's tangent.
+WHOLE_STATEMENT_JVP = {"setitem"}
+# Helpers inside einsum's own rules: differentiating through them (third order, or forward over
+# forward of einsum) raises "no derivative rule", which is the honest answer until they get rules.
+FIRST_ORDER_ONLY = {"rt.einsum_jvp", "rt.einsum_slot_jvp", "rt.einsum_slot_vjp_out", "rt.einsum_slot_vjp_operands"}
+
+
+def test_every_differentiable_argument_has_a_vjp_and_a_jvp():
+    missing = []
+    for prim in registry.all_primitives():
+        if prim.nondiff or prim.name in FIRST_ORDER_ONLY:
+            continue
+        if not prim.vjp:
+            missing.append(f"{prim.name}: no VJP rule")
+        if prim.name in WHOLE_STATEMENT_JVP:
+            assert set(prim.jvp) == {"x"}
+            continue
+        for param in set(prim.vjp) ^ set(prim.jvp):
+            have = "VJP" if param in prim.vjp else "JVP"
+            missing.append(f"{prim.name}: argument `{param}` has a {have} rule only")
+    assert not missing, "\n".join(missing)
+
+
+def test_rules_only_name_real_parameters():
+    for prim in registry.all_primitives():
+        names = set(prim.params) | ({prim.varargs} if prim.varargs else set())
+        assert set(prim.vjp) <= names, prim.name
+        assert set(prim.jvp) <= names, prim.name
