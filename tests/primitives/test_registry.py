@@ -126,6 +126,7 @@ def _module_text(example, names):
     terms = " + ".join(f"np.sum(d[{k}] * {v})" for k, v in enumerate(vs))
     lines = ["import math", "", "import numpy as np", "import transpile as tp", "", "",
              f"def f({args}):", f"    return np.sum(({example.expr}) * w)", "", "",
+             f"def raw({', '.join(names)}):", f"    return {example.expr}", "", "",
              f"df = tp.grad(f, argnums={argnums})", "", "",
              f"def h({args}, {', '.join(vs)}):", f"    d = df({args})", f"    return {terms}", ""]
     return "\n".join(lines)
@@ -272,6 +273,24 @@ def test_example_jvp(prim, example, example_dir):
     want = _directional(module.f, args, directions, len(names))
     scale = max(1.0, abs(want))
     assert abs(tangent - want) <= 1e-6 * scale, f"jvp of {example.expr}: {tangent} != {want} (numeric)"
+
+
+@pytest.mark.parametrize("prim, example", GRAD_TABLE)
+def test_example_jvp_and_vjp_agree(prim, example, example_dir):
+    """The inner-product identity <v, J u> = <J^T v, u> between forward and reverse mode, on the raw output."""
+    names, values, out, _ = _inputs(example)
+    module = _example_module(example_dir, prim, example, names)
+    rng = np.random.default_rng(_seed(example) + 4)
+    us = [_draw(rng, np.shape(values[n]), "real") for n in names]
+    args = tuple(values[n] for n in names)
+    _, ju = tp.jvp(module.raw, args, tuple(us))
+    v = rng.standard_normal(np.shape(out))
+    _, vjp_fn = tp.vjp(module.raw, *args)
+    jtv = vjp_fn(np.float64(v) if np.shape(out) == () else v)
+    left = float(np.sum(v * ju))
+    right = sum(float(np.sum(g * u)) for g, u in zip(jtv, us))
+    scale = max(1.0, abs(left), float(np.sum(np.abs(v * ju))))
+    assert abs(left - right) <= 1e-10 * scale, f"<v, Ju> = {left} but <J^T v, u> = {right} for {example.expr}"
 
 
 @pytest.mark.parametrize("prim, example", _second_order_rows(1))
