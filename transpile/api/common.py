@@ -172,11 +172,18 @@ class Transform:
         gen = self.generated()
         gen.bind_captures()
         entry = getattr(gen.module, self.entry_name(gen.program.entry))
-        try:
-            return entry(*values)
-        except rt.OutputError as exc:
-            message, _, hint = str(exc).partition("; ")
-            raise TranspileError(message, _return_location(self.fun), hint or None) from None
+        return run_generated(entry, values, self.fun, gen.program)
+
+
+def run_generated(fn, args, user_fun, program):
+    """Call generated code; a bad value returned by user code becomes a TranspileError at that code."""
+    try:
+        return fn(*args)
+    except rt.OutputError as exc:
+        message, _, hint = str(exc).partition("; ")
+        culprit = next((f for f in program.functions.values() if f.qualname == exc.culprit), None)
+        where = culprit.location(None) if culprit is not None else _return_location(user_fun)
+        raise TranspileError(message, where, hint or None) from None
 
 
 class Names:

@@ -9,7 +9,7 @@ from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
 from ..transforms.reverse import ReverseMode
 from .common import (Generated, Names, Transform, bind_arguments, generated_function, is_float_tree,
-                     make_transformed, source_texts)
+                     make_transformed, run_generated, source_texts)
 
 
 class Gradient(Transform):
@@ -99,7 +99,7 @@ def vjp(fun, *primals, has_aux=False):
         saved = fresh.pop() if fresh else fwd(*values)[1]
         if not single_use:
             fresh.append(saved)
-        bars = iter(bwd(saved, seed))
+        bars = iter(run_generated(bwd, (saved, seed), fun, program))
         return tuple(rt.materialize(next(bars) if mask[i] else 0.0, value)
                      for i, value in enumerate(values[:len(primals)]))
 
