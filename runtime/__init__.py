@@ -11,3 +11,4 @@ from .linalg import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
+from .batching import *  # noqa: F401,F403

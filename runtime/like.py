@@ -10,11 +10,12 @@ __all__ = ["Like", "like", "dtype_like"]
 class Like:
     """Shape and dtype of an array, without its data.  np.shape and np.ndim accept it."""
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "batched")
 
     def __init__(self, shape, dtype):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
+        self.batched = False
 
     @property
     def ndim(self):
@@ -23,6 +24,12 @@ class Like:
     @property
     def size(self):
         return int(np.prod(self.shape))
+
+    def __getitem__(self, i):
+        """One row: how a batched Like is sliced into examples."""
+        if not isinstance(i, (int, np.integer)):
+            raise TypeError("a Like can only be indexed by an integer")
+        return Like(self.shape[1:], self.dtype)
 
     def __repr__(self):
         return f"Like(shape={self.shape}, dtype={self.dtype})"

@@ -3,6 +3,7 @@ from .common import generated_function, source
 from .forward import jvp, linearize
 from .jacobians import hessian, jacfwd, jacrev
 from .reverse import grad, value_and_grad, vjp
+from .vmap import vmap
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "source",
+__all__ = ["vmap", "grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacrev", "hessian", "source",
            "generated_function"]

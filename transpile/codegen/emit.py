@@ -94,6 +94,8 @@ class Emitter:
                 self.lines.append(f"{pad}for {_unparse(stmt.target)} in {_unparse(stmt.iter)}:")
                 self.block(stmt.body, depth + 1)
                 self.last_origin = self.last_comment = None
+            elif getattr(stmt, "is_comment", False):
+                self.lines.append(f"{pad}# {stmt.value.value}")
             elif isinstance(stmt, gast.While):
                 self.lines.append(f"{pad}while {_unparse(stmt.test)}:")
                 self.block(stmt.body, depth + 1)

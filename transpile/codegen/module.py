@@ -9,6 +9,8 @@ from .. import __version__
 from ..frontend.program import Program
 from .emit import GENERATED_MARK, Emitter, is_generated
 
+BATCH_NAME = "_batch"
+
 
 def _primal_def(fn):
     args = gast.arguments(args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
@@ -20,10 +22,12 @@ def _primal_def(fn):
     return fdef
 
 
-def _uses_math(functions, primal_keys, program):
+def _standard_modules(functions, primal_keys, program):
+    """The standard-library modules generated code refers to (math, operator)."""
     bodies = list(functions) + [_primal_def(program.functions[k]) for k in primal_keys]
-    return any(isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == "math"
-               for f in bodies for n in gast.walk(f))
+    used = {n.value.id for f in bodies for n in gast.walk(f)
+            if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)}
+    return [m for m in ("math", "operator") if m in used]
 
 
 def module_text(program: Program, summary: str, functions, primal_keys, entry_text: str) -> str:
@@ -36,7 +40,8 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
         header.append("Bound by transpile before each call (values from the function's scope): "
                       + ", ".join(sorted(program.captures)) + ".")
     header.append('"""')
-    imports = ["import math", ""] if _uses_math(functions, primal_keys, program) else []
+    modules = _standard_modules(functions, primal_keys, program)
+    imports = [f"import {m}" for m in modules] + ([""] if modules else [])
     lines = header + imports + ["import numpy as np", "", "import runtime as rt", ""]
     emitter = Emitter()
     for key in primal_keys:
@@ -47,7 +52,8 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
         qual = fdef.source_fn.qualname
         doc = {"forward": f"Forward sweep of `{qual}`: returns its value and what the adjoint sweep needs.",
                "adjoint": f"Adjoint sweep of `{qual}`: returns the adjoints of its differentiated arguments.",
-               "tangent": f"`{qual}` with tangents: returns its value and the tangent of its value."}[kind]
+               "tangent": f"`{qual}` with tangents: returns its value and the tangent of its value.",
+               "batched": f"`{qual}` on a batch of `{BATCH_NAME}` examples (batched values carry it in axis 0)."}[kind]
         emitter.function(fdef, docstring=doc)
     body = emitter.text()
     return "\n".join(lines) + "\n" + body + "\n\n" + entry_text

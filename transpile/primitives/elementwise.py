@@ -15,6 +15,7 @@ def defprim(name, fn, vjp=None, jvp=None, **kw):
     """Every rule here is g times a local derivative, so the JVP is the same expression with the tangent t for g."""
     if jvp is None and vjp:
         jvp = {p: re.sub(r"\bg\b", "t", rule) for p, rule in vjp.items()}
+    kw.setdefault("batch", "elementwise")  # one example's result never reads another's
     return _defprim(name, fn, vjp=vjp, jvp=jvp, **kw)
 
 

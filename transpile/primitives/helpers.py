@@ -49,7 +49,8 @@ defprim("rt.clip_mask", rt.clip_mask, path="rt.clip_mask", params=["a", "lo", "h
 defprim("rt.inverse_axes", rt.inverse_axes, path="rt.inverse_axes", params=["axes", "ndim"], nondiff=True)
 defprim("rt.shape_of", rt.shape_of, path="rt.shape_of", params=["x"], nondiff=True)
 defprim("rt.dtype_of", rt.dtype_of, path="rt.dtype_of", params=["x"], nondiff=True)
-defprim("rt.backwards", rt.backwards, path="rt.backwards", params=["steps", "trips=None"], nondiff=True)
+defprim("rt.backwards", rt.backwards, path="rt.backwards", params=["steps", "trips=None"], nondiff=True,
+        batch="rt.backwards(steps, trips)", batch_same=True)
 defprim("reversed", reversed, path="reversed", params=["seq"], nondiff=True)
 defprim("rt.split_tangent", rt.split_tangent, path="rt.split_tangent", params=["v", "n"], container=True,
         vjp={"v": "rt.pack_like(v, g)"}, jvp={"v": "rt.split_tangent(t, n)"}, structural=("n",))
@@ -88,5 +89,5 @@ defprim("stop_gradient", rt.stop_gradient, path="rt.stop_gradient", params=["x"]
 defprim("rt.check_cotangents", rt.check_cotangents, path="rt.check_cotangents", params=["cotangents", "count", "what"],
         container=True, vjp={"cotangents": "g"}, jvp={"cotangents": "t"}, structural=("count", "what"))
 defprim("rt.zeros_like_tree", rt.zeros_like_tree, path="rt.zeros_like_tree", params=["x"], nondiff=True)
-defprim("rt.like", rt.like, path="rt.like", params=["x"], nondiff=True)
+defprim("rt.like", rt.like, path="rt.like", params=["x"], nondiff=True, batch="rt.batched_like(x)")
 defprim("slice", builtins.slice, path="slice", params=[], varargs="parts", nondiff=True)

@@ -7,7 +7,7 @@ from .registry import Example, defprim
 
 M34, M42 = (3, 4), (4, 2)
 
-defprim("dot", np.dot, path="np.dot", params=["a", "b"],
+defprim("dot", np.dot, batch="rt.batched_dot(a, b, a_batched, b_batched)", path="np.dot", params=["a", "b"],
         vjp={"a": "rt.dot_vjp_a(g, a, b)", "b": "rt.dot_vjp_b(g, a, b)"}, methods=["dot"],
         jvp={"a": "np.dot(t, b)", "b": "np.dot(a, t)"},
         examples=[Example("np.dot(a, b)", dict(a=(3, 4), b=(4, 2))), Example("np.dot(a, b)", dict(a=(4,), b=(4,))),
@@ -15,7 +15,7 @@ defprim("dot", np.dot, path="np.dot", params=["a", "b"],
                   Example("a.dot(b)", dict(a=(2, 3), b=(3, 2))), Example("np.dot(a, b)", dict(a=(2, 3, 4), b=(4, 2))),
                   Example("np.dot(a, b)", dict(a=(), b=(3,))), Example("np.dot(a, b)", dict(a=(2, 3), b=(2, 3, 2))),
                   Example("np.dot(a, b)", dict(a=(), b=()))])
-defprim("np_matmul", np.matmul, path="np.matmul", params=["x", "y"],
+defprim("np_matmul", np.matmul, batch="rt.batched_matmul(x, y, x_batched, y_batched)", path="np.matmul", params=["x", "y"],
         vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
         jvp={"x": "np.matmul(t, y)", "y": "np.matmul(x, t)"},
         examples=[Example("np.matmul(a, b)", dict(a=M34, b=M42)), Example("np.matmul(a, b)", dict(a=(4,), b=M42)),

@@ -10,7 +10,7 @@ R3 = dict(a=(2, 3, 4))
 V = dict(a=(4,))
 BACK = "np.reshape(g, np.shape(a))"  # the adjoint of anything that only rearranges a's entries in order
 
-defprim("reshape", np.reshape, path="np.reshape", params=["a", "shape"], view=True, vjp={"a": BACK},
+defprim("reshape", np.reshape, batch="np.reshape(a, rt.batch_shape(a, shape))", path="np.reshape", params=["a", "shape"], view=True, vjp={"a": BACK},
         jvp={"a": "np.reshape(t, shape)"},
         methods=[("reshape", True)],
         structural=("shape",),
@@ -42,14 +42,14 @@ defprim("rt.astype_vjp", rt.astype_vjp, path="rt.astype_vjp", params=["v", "like
 defprim("rt.astype_jvp", rt.astype_jvp, path="rt.astype_jvp", params=["v", "dtype"],
         vjp={"v": "rt.astype_vjp(g, v, dtype)"}, jvp={"v": "rt.astype_jvp(t, dtype)"}, structural=("dtype",))
 
-defprim("transpose", np.transpose, path="np.transpose", params=["a", "axes=None"], view=True,
+defprim("transpose", np.transpose, batch="np.transpose(a, rt.batch_transpose_axes(axes, a))", path="np.transpose", params=["a", "axes=None"], view=True,
         vjp={"a": "np.transpose(g, rt.inverse_axes(axes, np.ndim(a)))"}, methods=[("transpose", True)],
         jvp={"a": "np.transpose(t, axes)"},
         structural=("axes",),
         examples=[Example("np.transpose(a)", X), Example("np.transpose(a, (1, 2, 0))", R3),
                   Example("a.transpose(2, 0, 1)", R3), Example("np.transpose(a, (-1, 0, 1))", R3),
                   Example("a.transpose()", R3)])
-defprim("T", lambda a: a.T, path="rt.T", params=["a"], view=True, vjp={"a": "np.transpose(g)"}, attribute="T",
+defprim("T", lambda a: a.T, batch="np.transpose(a, rt.batch_transpose_axes(None, a))", path="rt.T", params=["a"], view=True, vjp={"a": "np.transpose(g)"}, attribute="T",
         jvp={"a": "np.transpose(t)"},
         examples=[Example("a.T", X), Example("a.T", R3), Example("a.T", V)])
 defprim("swapaxes", np.swapaxes, path="np.swapaxes", params=["a", "axis1", "axis2"], view=True,
@@ -159,7 +159,7 @@ defprim("rt.unrepeat", rt.unrepeat, path="rt.unrepeat", params=["v", "like", "re
         structural=("like", "repeats", "axis"))
 
 # Attributes and shape queries: read only for their shape, so the adjoint sweep keeps only that (`like`).
-defprim("shape", np.shape, path="np.shape", params=["like"], nondiff=True, attribute="shape")
-defprim("ndim", np.ndim, path="np.ndim", params=["like"], nondiff=True, attribute="ndim")
-defprim("size", np.size, path="np.size", params=["like", "axis=None"], nondiff=True, attribute="size")
-defprim("dtype", lambda a: np.asarray(a).dtype, path="rt.dtype_of", params=["a"], nondiff=True, attribute="dtype")
+defprim("shape", np.shape, batch="rt.example_shape(like)", batch_same=True, path="np.shape", params=["like"], nondiff=True, attribute="shape")
+defprim("ndim", np.ndim, batch="np.ndim(like) - 1", batch_same=True, path="np.ndim", params=["like"], nondiff=True, attribute="ndim")
+defprim("size", np.size, batch="rt.example_size(like, axis)", batch_same=True, path="np.size", params=["like", "axis=None"], nondiff=True, attribute="size")
+defprim("dtype", lambda a: np.asarray(a).dtype, batch="rt.dtype_of(a)", batch_same=True, path="rt.dtype_of", params=["a"], nondiff=True, attribute="dtype")

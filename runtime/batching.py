@@ -1,0 +1,401 @@
+"""Helpers for batched (vmapped) code: the batch axis is always axis 0 of a batched value."""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["all_examples", "batched_unpack", "batched_getitem", "batched_setitem", "per_example_setitem",
+           "batched_copy", "batch_size", "align", "select", "batch_axis", "to_batched", "writable", "per_example",
+           "batch_index", "batch_shape", "batch_transpose_axes", "example_shape", "unbatched_result",
+           "any_active", "BatchError"]
+
+
+class BatchError(ValueError):
+    """Batched arguments disagree, or a value cannot be batched."""
+
+
+def batch_size(*values_and_axes):
+    """The common size of the batch axes (axis 0) of the given batched values."""
+    sizes = {}
+    for value, what in values_and_axes:
+        for leaf in _leaves(value):
+            if np.ndim(leaf) == 0:
+                raise BatchError(f"{what} is mapped over an axis but is a scalar")
+            sizes.setdefault(np.shape(leaf)[0], what)
+    if len(sizes) > 1:
+        detail = ", ".join(f"{what} has {n}" for n, what in sizes.items())
+        raise BatchError(f"inconsistent sizes for the mapped axis: {detail}")
+    return next(iter(sizes)) if sizes else None
+
+
+def _leaves(tree):
+    if isinstance(tree, (tuple, list)):
+        for v in tree:
+            yield from _leaves(v)
+    elif isinstance(tree, dict):
+        for v in tree.values():
+            yield from _leaves(v)
+    else:
+        yield tree
+
+
+def align(values, batched):
+    """Give the batched operands of an elementwise operation the same per-example rank as the rest.
+
+    A batched value of shape (B, n) meeting an unbatched (m, n) becomes (B, 1, n), so that NumPy
+    broadcasting pairs the per-example axes as it would for one example.
+    """
+    batched = [b and not _is_static(v) for v, b in zip(values, batched)]
+    rank = max(np.ndim(v) - 1 if b else np.ndim(v) for v, b in zip(values, batched))
+    out = []
+    for v, b in zip(values, batched):
+        if b and np.ndim(v) - 1 < rank:
+            shape = np.shape(v)
+            v = np.reshape(v, shape[:1] + (1,) * (rank - len(shape) + 1) + shape[1:])
+        out.append(v)
+    return tuple(out)
+
+
+def select(condition, then, otherwise):
+    """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
+    if isinstance(then, (tuple, list)):
+        return type(then)(select(condition, a, b) for a, b in zip(then, otherwise))
+    if isinstance(then, dict):
+        return {k: select(condition, then[k], otherwise[k]) for k in then}
+    if then is otherwise:
+        return then
+    rank = max(np.ndim(then), np.ndim(otherwise))
+    condition = np.reshape(condition, np.shape(condition) + (1,) * (rank - np.ndim(condition)))
+    return np.where(condition, then, otherwise)
+
+
+def any_active(condition):
+    """Whether a batched loop condition still holds for some example."""
+    return bool(np.any(condition))
+
+
+def batch_axis(axis, x):
+    """The axis argument of a per-example reduction, for the batched array x (batch first)."""
+    if axis is None:
+        return tuple(range(1, np.ndim(x)))
+    if isinstance(axis, (tuple, list)):
+        return tuple(a + 1 if a >= 0 else a for a in axis)
+    return axis + 1 if axis >= 0 else axis
+
+
+def to_batched(value, size):
+    """An unbatched value seen as batched: the same for every example (a broadcast view)."""
+    if _is_static(value):
+        return value
+    if isinstance(value, (tuple, list)):
+        return type(value)(to_batched(v, size) for v in value)
+    if isinstance(value, dict):
+        return {k: to_batched(v, size) for k, v in value.items()}
+    value = np.asarray(value)
+    return np.broadcast_to(value, (size,) + value.shape)
+
+
+def writable(x):
+    """x, copied if it is a read-only view (before an in-place write)."""
+    return x if x.flags.writeable else np.array(x)
+
+
+def per_example(fn, args, batched, size):
+    """fn applied to each example's slice of the batched arguments, results stacked (no batching rule)."""
+    results = [fn(*[_slice(a, i) if b else a for a, b in zip(args, batched)]) for i in range(size)]
+    return _stack(results)
+
+
+def _is_static(value):
+    """Values that describe a computation rather than data, and the symbolic zero: never batched or sliced."""
+    from .like import Like
+
+    return (value is None or isinstance(value, (str, slice, range, type, np.dtype, Like))
+            or (type(value) is float and value == 0.0))
+
+
+def _slice(tree, i):
+    if _is_static(tree) and not _is_batched_like(tree):
+        return tree
+    if isinstance(tree, (tuple, list)):
+        return type(tree)(_slice(v, i) for v in tree)
+    if isinstance(tree, dict):
+        return {k: _slice(v, i) for k, v in tree.items()}
+    return tree[i]
+
+
+def _stack(results):
+    first = results[0]
+    if _is_static(first) and all(r is first or (type(r) is float and r == 0.0) for r in results):
+        return first
+    if isinstance(first, (tuple, list)):
+        return type(first)(_stack([r[i] for r in results]) for i in range(len(first)))
+    if isinstance(first, dict):
+        return {k: _stack([r[k] for r in results]) for k in first}
+    shapes = {np.shape(r) for r in results}
+    if len(shapes) > 1:
+        raise BatchError(f"the per-example results have different shapes {sorted(shapes)}: "
+                         "their shape depends on a mapped value, so they cannot be stacked")
+    return np.stack([np.asarray(r) for r in results])
+
+
+def batch_index(index):
+    """The index of a batched array for the per-example index `index` (keep the batch axis)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    return (slice(None),) + index
+
+
+def batch_shape(x, shape):
+    """The batched target of a per-example reshape."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    return (np.shape(x)[0],) + tuple(shape)
+
+
+def batch_transpose_axes(axes, x):
+    """The axes of a batched transpose, for per-example axes (None reverses)."""
+    ndim = np.ndim(x) - 1
+    if axes is None:
+        axes = tuple(range(ndim))[::-1]
+    return (0,) + tuple((a % ndim) + 1 for a in axes)
+
+
+def example_shape(x):
+    """The shape of one example of the batched x."""
+    return np.shape(x)[1:]
+
+
+def unbatched_result(value):
+    return value
+
+
+def all_examples(condition, mask=None):
+    """A batched condition holds for every example (or every example under `mask`)."""
+    condition = np.asarray(condition, dtype=bool)
+    if mask is not None:
+        condition = condition | ~np.asarray(mask, dtype=bool)
+    return bool(np.all(condition))
+
+
+def batched_unpack(x, count):
+    """`a, b = x` for every example: a tuple's parts, or an array's rows along the per-example axis 0."""
+    if isinstance(x, (tuple, list)):
+        return tuple(x)
+    if isinstance(x, dict):
+        return tuple(x.values())
+    return tuple(x[:, i] for i in range(count))
+
+
+def batched_getitem(x, index):
+    """x[index] for every example: index a tuple, list or dict directly, an array behind its batch axis."""
+    if isinstance(x, (tuple, list, dict)):
+        return x[index]
+    return x[batch_index(index)]
+
+
+def batched_setitem(x, index, value, value_batched, mask=None):
+    """x[index] = value for every example (x batched); under a mask, only the examples it selects."""
+    x = np.array(x) if not x.flags.writeable else x
+    where = batch_index(index)
+    if mask is None:
+        x[where] = value if value_batched else np.asarray(value)
+        return x
+    old = np.array(x[where])
+    new = np.array(old)
+    new[...] = value if value_batched else np.asarray(value)
+    x[where] = select(mask, new, old)
+    return x
+
+
+def per_example_setitem(x, index, value, batched):
+    """x[index] = value, example by example (the index differs per example)."""
+    x_b, index_b, value_b = batched
+    size = next(np.shape(v)[0] for v, b in zip((x, index, value), batched) if b)
+    x = np.array(to_batched(x, size) if not x_b else x)
+    for i in range(size):
+        x[i][index[i] if index_b else index] = value[i] if value_b else value
+    return x
+
+
+def batched_copy(x):
+    """A copy of a batched value's arrays (so that in-place writes in one branch do not leak)."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(batched_copy(v) for v in x)
+    if isinstance(x, dict):
+        return {k: batched_copy(v) for k, v in x.items()}
+    return np.array(x) if isinstance(x, np.ndarray) else x
+
+
+def _spec_leaves(value, spec, what):
+    """(leaf, axis) pairs for a value and an in_axes/out_axes prefix."""
+    if spec is None or isinstance(spec, int):
+        for leaf in _leaves(value):
+            yield leaf, spec, what
+        return
+    if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)) and len(spec) == len(value):
+        for i, (v, s) in enumerate(zip(value, spec)):
+            yield from _spec_leaves(v, s, f"{what}[{i}]")
+        return
+    if isinstance(spec, dict) and isinstance(value, dict) and set(spec) == set(value):
+        for k in value:
+            yield from _spec_leaves(value[k], spec[k], f"{what}[{k!r}]")
+        return
+    raise BatchError(f"the axis specification {spec!r} for {what} does not match its structure "
+                     f"({type(value).__name__})")
+
+
+def batch_size_of(args, specs, names, axis_size=None):
+    """The batch size from every mapped leaf of the arguments, checked for agreement and range."""
+    sizes = {}
+    for value, spec, what in zip(args, specs, names):
+        for leaf, axis, where in _spec_leaves(value, spec, what):
+            if axis is None:
+                continue
+            ndim = np.ndim(leaf)
+            if not -ndim <= axis < ndim:
+                raise BatchError(f"in_axes {axis} is out of range for {where}, which has {ndim} dimension(s)")
+            sizes.setdefault(np.shape(leaf)[axis], where)
+    if axis_size is not None:
+        sizes.setdefault(axis_size, "axis_size")
+    if len(sizes) > 1:
+        raise BatchError("inconsistent sizes for the mapped axis: "
+                         + ", ".join(f"{where} has {n}" for n, where in sizes.items()))
+    if not sizes:
+        raise BatchError("vmap needs at least one mapped argument (an in_axes entry that is not None), "
+                         "or axis_size")
+    return next(iter(sizes))
+
+
+def prepare_batched(value, spec, size):
+    """A mapped argument with its batch axis moved to the front; unmapped leaves broadcast."""
+    if spec is None:
+        return to_batched(value, size)
+    if isinstance(spec, int):
+        if isinstance(value, (tuple, list)):
+            return type(value)(prepare_batched(v, spec, size) for v in value)
+        if isinstance(value, dict):
+            return {k: prepare_batched(v, spec, size) for k, v in value.items()}
+        return np.moveaxis(np.asarray(value), spec, 0)
+    if isinstance(value, dict):
+        return {k: prepare_batched(value[k], spec[k], size) for k in value}
+    return type(value)(prepare_batched(v, s, size) for v, s in zip(value, spec))
+
+
+def finish_batched(value, spec, batched, size):
+    """The batched result with its batch axis moved to out_axes (broadcast first if it was the same for all)."""
+    if isinstance(value, (tuple, list)) and not isinstance(spec, int) and spec is not None:
+        return type(value)(finish_batched(v, s, batched, size) for v, s in zip(value, spec))
+    if isinstance(value, dict) and isinstance(spec, dict):
+        return {k: finish_batched(value[k], spec[k], batched, size) for k in value}
+    if spec is None:
+        if batched:
+            raise BatchError("out_axes is None for an output that differs per example; give it an axis")
+        return value
+    if isinstance(value, (tuple, list)):
+        return type(value)(finish_batched(v, spec, batched, size) for v in value)
+    if isinstance(value, dict):
+        return {k: finish_batched(v, spec, batched, size) for k, v in value.items()}
+    value = np.asarray(value) if batched and np.ndim(value) else np.asarray(to_batched(value, size)) if _is_static(
+        value) or not batched else np.asarray(value)
+    if np.ndim(value) == 0:
+        value = np.broadcast_to(value, (size,))
+    if not -np.ndim(value) <= spec < np.ndim(value):
+        raise BatchError(f"out_axes {spec} is out of range for an output with {np.ndim(value) - 1} "
+                         "dimension(s) per example")
+    return np.moveaxis(value, 0, spec)
+
+
+__all__ += ["batch_size_of", "prepare_batched", "finish_batched"]
+
+
+def example_size(x, axis=None):
+    """np.size of one example of the batched x."""
+    shape = np.shape(x)[1:]
+    return int(np.prod(shape)) if axis is None else shape[axis]
+
+
+def batched_len(x):
+    """len() of one example: a container's length, or an array's per-example first axis."""
+    if isinstance(x, (tuple, list, dict)):
+        return len(x)
+    return np.shape(x)[1]
+
+
+def _lift_vector(x, batched):
+    """A batched per-example vector (B, n) as a stack of row vectors (B, 1, n)."""
+    return x[:, None, :] if batched and np.ndim(x) == 2 else x
+
+
+def batched_matmul(a, b, a_batched, b_batched):
+    """a @ b for every example, batch first."""
+    a_nd = np.ndim(a) - (1 if a_batched else 0)
+    b_nd = np.ndim(b) - (1 if b_batched else 0)
+    if a_batched and b_batched:
+        if a_nd == 1 and b_nd == 1:
+            return np.einsum("bi,bi->b", a, b)
+        if a_nd == 1:
+            return np.matmul(a[:, None, :], b)[:, 0]
+        if b_nd == 1:
+            return np.matmul(a, b[..., None])[..., 0]
+        a, b = align((a, b), (True, True))
+        return np.matmul(a, b)
+    if a_batched:
+        if b_nd == 1:
+            return np.matmul(a, b)
+        if a_nd == 1:
+            return np.matmul(a, b)  # (B, k) @ (k, m): rows are the examples
+        a, = align((a, b), (True, False))[:1]
+        return np.matmul(a, b)
+    # only b batched
+    if b_nd == 1:
+        return np.matmul(b, a.T) if a_nd == 2 else np.einsum("...ij,bj->b...i", a, b) if a_nd > 1 else b @ a
+    if a_nd == 1:
+        return np.matmul(a, b)
+    return np.matmul(a, b)
+
+
+def batched_dot(a, b, a_batched, b_batched):
+    """np.dot(a, b) for every example, batch first."""
+    a_nd = np.ndim(a) - (1 if a_batched else 0)
+    b_nd = np.ndim(b) - (1 if b_batched else 0)
+    if a_nd <= 2 and b_nd <= 2 and a_nd > 0 and b_nd > 0:
+        return batched_matmul(a, b, a_batched, b_batched)
+    size = np.shape(a)[0] if a_batched else np.shape(b)[0]
+    return per_example(np.dot, (a, b), (a_batched, b_batched), size)
+
+
+__all__ += ["example_size", "batched_len", "batched_matmul", "batched_dot"]
+
+
+def common_range(steps):
+    """The range of a loop that every example runs the same number of times."""
+    if isinstance(steps, range):
+        return steps
+    raise BatchError("a `for` loop runs a different number of times per example; "
+                     "write it as a `while` loop, which vmap runs masked per example")
+
+
+__all__.append("common_range")
+
+
+class BatchedLike:
+    """Marker base: a Like taken of a batched value (its first axis is the batch)."""
+
+
+def _is_batched_like(value):
+    from .like import Like
+
+    return isinstance(value, Like) and getattr(value, "batched", False)
+
+
+def batched_like(x):
+    """rt.like of a batched value: a Like whose rows are the examples' Likes."""
+    from .like import like
+
+    out = like(x)
+    if hasattr(out, "shape") and not isinstance(out, (tuple, list, dict)):
+        out.batched = True
+    return out
+
+
+__all__.append("batched_like")

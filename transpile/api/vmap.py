@@ -1,0 +1,126 @@
+"""vmap: batching by source rewriting, with JAX's signature."""
+from __future__ import annotations
+
+import runtime as rt
+
+from ..codegen.cache import cache_key, load_or_write
+from ..codegen.module import module_text
+from ..errors import TranspileError
+from ..frontend.desugar import desugar_program
+from ..transforms.batching import BATCH, BatchMode
+from .common import (Generated, Names, _signature, def_location, generated_function, run_generated,
+                     source_texts)
+
+
+def _mapped(spec):
+    if spec is None:
+        return False
+    if isinstance(spec, int):
+        return True
+    values = spec.values() if isinstance(spec, dict) else spec
+    return any(_mapped(s) for s in values)
+
+
+def _check_spec(spec, fun, what):
+    if spec is None or (isinstance(spec, int) and not isinstance(spec, bool)):
+        return
+    if isinstance(spec, (tuple, list)):
+        for s in spec:
+            _check_spec(s, fun, what)
+        return
+    if isinstance(spec, dict):
+        for s in spec.values():
+            _check_spec(s, fun, what)
+        return
+    raise TranspileError(f"{what} entries must be ints, None, or tuples, lists and dicts of them; got {spec!r}",
+                         def_location(fun))
+
+
+class Vectorized:
+    """vmap of one function: the entry moves mapped axes to the front, runs the batched code, moves them back."""
+
+    kind = "vmap"
+
+    def __init__(self, fun, in_axes, out_axes, axis_name, axis_size):
+        self.fun = fun
+        self.sig = _signature(fun)
+        self.params = list(self.sig.parameters.values())
+        _check_spec(in_axes, fun, "in_axes")
+        _check_spec(out_axes, fun, "out_axes")
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        if isinstance(in_axes, tuple) and len(in_axes) != len(self.params):
+            raise TranspileError(f"in_axes has {len(in_axes)} entries but `{fun.__name__}` takes "
+                                 f"{len(self.params)} argument(s)", def_location(fun),
+                                 "give one entry per argument (None for arguments that are not mapped)")
+        self.in_axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(self.params)
+        self.out_axes = out_axes
+        self.axis_name = axis_name
+        self.axis_size = axis_size
+        self._generated = None
+
+    def entry_name(self, entry_key):
+        return f"vmap_{entry_key}"
+
+    def generated(self) -> Generated:
+        if self._generated is None:
+            program = desugar_program(self.fun)
+            entry = program.functions[program.entry]
+            mask = tuple(_mapped(s) for s in self.in_axes)
+            key = cache_key(["vmap", self.in_axes, self.out_axes, self.axis_name, self.axis_size, program.entry,
+                             *source_texts(program)])
+
+            def generate():
+                mode = BatchMode(program, self.axis_name)
+                var = mode.variant(program.entry, mask)
+                return module_text(program, "Batched (vmap)", mode.functions, mode.primal_keys,
+                                   self._entry_text(entry, var))
+
+            module, text = load_or_write(f"vmap_{program.entry}", key, generate)
+            self._generated = Generated(module, text, program)
+        return self._generated
+
+    def _entry_text(self, entry, var):
+        params = list(entry.params)
+        fresh = Names(params + [BATCH])
+        ans = fresh("ans")
+        specs = "(" + "".join(f"{s!r}, " for s in self.in_axes) + ")"
+        names = "(" + "".join(f"{p!r}, " for p in params) + ")"
+        lines = [f"def {self.entry_name(entry.key)}({', '.join(params)}):",
+                 f'    """`{entry.qualname}` over a batch: in_axes={self.in_axes!r}, out_axes={self.out_axes!r}."""',
+                 f"    {BATCH} = rt.batch_size_of(({', '.join(params)},), {specs}, {names}, {self.axis_size!r})"]
+        for p, spec in zip(params, self.in_axes):
+            if _mapped(spec):
+                lines.append(f"    {p} = rt.prepare_batched({p}, {spec!r}, {BATCH})")
+        lines.append(f"    {ans} = {var.name}({', '.join(params + [BATCH])})")
+        lines.append(f"    return rt.finish_batched({ans}, {self.out_axes!r}, {var.result_batched!r}, {BATCH})")
+        return "\n".join(lines) + "\n"
+
+    def __call__(self, *args, **kwargs):
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TranspileError(f"bad call of vmap({self.fun.__name__}): {exc}", def_location(self.fun))
+        bound.apply_defaults()
+        gen = self.generated()
+        gen.bind_captures()
+        entry = getattr(gen.module, self.entry_name(gen.program.entry))
+        try:
+            return run_generated(entry, list(bound.arguments.values()), self.fun, gen.program)
+        except rt.BatchError as exc:
+            raise TranspileError(f"vmap({self.fun.__name__}): {exc}", def_location(self.fun)) from None
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+    """`fun` mapped over an axis of its arguments, by rewriting it to work on whole batches."""
+    import functools
+
+    transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size)
+
+    @functools.wraps(fun)
+    def vectorized(*args, **kwargs):
+        return transform(*args, **kwargs)
+
+    vectorized.__transpile__ = transform
+    del vectorized.__wrapped__
+    return vectorized
