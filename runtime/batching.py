@@ -57,10 +57,15 @@ def align(values, batched):
 
 def select(condition, then, otherwise):
     """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
-    if isinstance(then, (tuple, list)):
-        return type(then)(select(condition, a, b) for a, b in zip(then, otherwise))
-    if isinstance(then, dict):
-        return {k: select(condition, then[k], otherwise[k]) for k in then}
+    zero_then, zero_otherwise = type(then) is float and then == 0.0, type(otherwise) is float and otherwise == 0.0
+    if isinstance(then, (tuple, list)) or isinstance(otherwise, (tuple, list)):
+        like = then if isinstance(then, (tuple, list)) else otherwise
+        return type(like)(select(condition, 0.0 if zero_then else then[i], 0.0 if zero_otherwise else otherwise[i])
+                          for i in range(len(like)))
+    if isinstance(then, dict) or isinstance(otherwise, dict):
+        like = then if isinstance(then, dict) else otherwise
+        return {k: select(condition, 0.0 if zero_then else then[k], 0.0 if zero_otherwise else otherwise[k])
+                for k in like}
     if then is otherwise:
         return then
     rank = max(np.ndim(then), np.ndim(otherwise))
@@ -399,3 +404,148 @@ def batched_like(x):
 
 
 __all__.append("batched_like")
+
+
+def _shift_spec(spec):
+    if spec is None:
+        return None
+    if isinstance(spec, int):
+        return spec + 1 if spec >= 0 else spec
+    if isinstance(spec, dict):
+        return {k: _shift_spec(v) for k, v in spec.items()}
+    return type(spec)(_shift_spec(s) for s in spec)
+
+
+def batch_size_of_batched(args, specs, names, axis_size=None):
+    """batch_size_of for arguments that carry an outer batch axis in front."""
+    return batch_size_of(args, tuple(_shift_spec(s) for s in specs), names, axis_size)
+
+
+def prepare_batched_batched(value, spec, size):
+    """prepare_batched under an outer batch: the inner batch axis goes to position 1."""
+    if spec is None:
+        return _insert_axis(value, size)
+    if isinstance(spec, int):
+        if isinstance(value, (tuple, list)):
+            return type(value)(prepare_batched_batched(v, spec, size) for v in value)
+        if isinstance(value, dict):
+            return {k: prepare_batched_batched(v, spec, size) for k, v in value.items()}
+        return np.moveaxis(np.asarray(value), _shift_spec(spec), 1)
+    if isinstance(value, dict):
+        return {k: prepare_batched_batched(value[k], spec[k], size) for k in value}
+    return type(value)(prepare_batched_batched(v, s, size) for v, s in zip(value, spec))
+
+
+def _insert_axis(value, size):
+    if isinstance(value, (tuple, list)):
+        return type(value)(_insert_axis(v, size) for v in value)
+    if isinstance(value, dict):
+        return {k: _insert_axis(v, size) for k, v in value.items()}
+    if _is_static(value):
+        return value
+    value = np.asarray(value)
+    return np.broadcast_to(value[:, None], value.shape[:1] + (size,) + value.shape[1:])
+
+
+def finish_batched_batched(value, spec, batched, size):
+    """finish_batched under an outer batch (axis 0): the inner batch axis 1 goes to out_axes."""
+    outer = next((np.shape(leaf)[0] for leaf in _leaves(value) if not _is_static(leaf) and np.ndim(leaf)), None)
+    parts = [finish_batched(_slice(value, i), spec, batched, size) for i in range(outer)]
+    return _stack(parts)
+
+
+def unprepare_batched(g, value, spec):
+    """The adjoint of prepare_batched: the batch axis back where it came from; broadcasts summed."""
+    if spec is None:
+        return _sum_leading(g)
+    if isinstance(spec, int):
+        if isinstance(value, (tuple, list)):
+            return type(value)(unprepare_batched(_part(g, i), v, spec) for i, v in enumerate(value))
+        if isinstance(value, dict):
+            return {k: unprepare_batched(_part(g, k), v, spec) for k, v in value.items()}
+        return g if type(g) is float and g == 0.0 else np.moveaxis(np.asarray(g), 0, spec)
+    if isinstance(value, dict):
+        return {k: unprepare_batched(_part(g, k), value[k], spec[k]) for k in value}
+    return type(value)(unprepare_batched(_part(g, i), v, s) for i, (v, s) in enumerate(zip(value, spec)))
+
+
+def _part(g, key):
+    return g if type(g) is float and g == 0.0 else g[key]
+
+
+def _sum_leading(g):
+    if isinstance(g, (tuple, list)):
+        return type(g)(_sum_leading(v) for v in g)
+    if isinstance(g, dict):
+        return {k: _sum_leading(v) for k, v in g.items()}
+    return g if type(g) is float and g == 0.0 else np.sum(g, axis=0)
+
+
+def unfinish_batched(g, spec, batched, size):
+    """The adjoint of finish_batched: the out_axes axis back to the front (summed if it was a broadcast)."""
+    if isinstance(g, (tuple, list)) and not isinstance(spec, int) and spec is not None:
+        return type(g)(unfinish_batched(v, s, batched, size) for v, s in zip(g, spec))
+    if isinstance(g, dict) and isinstance(spec, dict):
+        return {k: unfinish_batched(g[k], spec[k], batched, size) for k in g}
+    if spec is None or (type(g) is float and g == 0.0):
+        return g
+    if isinstance(g, (tuple, list)):
+        return type(g)(unfinish_batched(v, spec, batched, size) for v in g)
+    if isinstance(g, dict):
+        return {k: unfinish_batched(v, spec, batched, size) for k, v in g.items()}
+    moved = np.moveaxis(np.asarray(g), spec, 0)
+    return moved if batched else np.sum(moved, axis=0)
+
+
+__all__ += ["batch_size_of_batched", "prepare_batched_batched", "finish_batched_batched", "unprepare_batched",
+            "unfinish_batched"]
+
+
+def batch_of(value):
+    """The batch size of a batched value (its leading axis)."""
+    return next(np.shape(leaf)[0] for leaf in _leaves(value) if not _is_static(leaf) and np.ndim(leaf))
+
+
+__all__.append("batch_of")
+
+
+def sum_batch(g):
+    """The adjoint of to_batched: the examples' adjoints added up."""
+    if isinstance(g, (tuple, list)):
+        return type(g)(sum_batch(v) for v in g)
+    if isinstance(g, dict):
+        return {k: sum_batch(v) for k, v in g.items()}
+    return g if _is_static(g) else np.sum(g, axis=0)
+
+
+def unalign(g, values):
+    """The adjoint of align: each part reshaped back to its value's shape."""
+    return tuple(v if _is_static(v) or (type(p) is float and p == 0.0) else np.reshape(p, np.shape(v))
+                 for p, v in zip(g, values))
+
+
+def batched_getitem_vjp(acc, x, index, g):
+    """The adjoint of batched_getitem."""
+    from .tree import add_at
+
+    if isinstance(x, (tuple, list, dict)):
+        return add_at(acc, x, index, g)
+    return add_at(acc, x, batch_index(index), g)
+
+
+def batched_pack(x, parts):
+    """The adjoint of batched_unpack."""
+    from .tree import is_zero, pack_like
+
+    if isinstance(x, (tuple, list, dict)):
+        return pack_like(x, parts)
+    if all(is_zero(p) for p in parts):
+        return 0.0
+    out = np.zeros(np.shape(x), dtype=np.result_type(float, *[np.asarray(p).dtype for p in parts]))
+    for i, p in enumerate(parts):
+        if not is_zero(p):
+            out[:, i] = p
+    return out
+
+
+__all__ += ["sum_batch", "unalign", "batched_getitem_vjp", "batched_pack"]

@@ -82,18 +82,18 @@ class Vectorized:
 
     def _entry_text(self, entry, var):
         params = list(entry.params)
-        fresh = Names(params + [BATCH])
-        ans = fresh("ans")
+        fresh = Names(params)
+        ans, batch = fresh("ans"), fresh(BATCH)
         specs = "(" + "".join(f"{s!r}, " for s in self.in_axes) + ")"
         names = "(" + "".join(f"{p!r}, " for p in params) + ")"
         lines = [f"def {self.entry_name(entry.key)}({', '.join(params)}):",
                  f'    """`{entry.qualname}` over a batch: in_axes={self.in_axes!r}, out_axes={self.out_axes!r}."""',
-                 f"    {BATCH} = rt.batch_size_of(({', '.join(params)},), {specs}, {names}, {self.axis_size!r})"]
+                 f"    {batch} = rt.batch_size_of(({', '.join(params)},), {specs}, {names}, {self.axis_size!r})"]
         for p, spec in zip(params, self.in_axes):
             if _mapped(spec):
-                lines.append(f"    {p} = rt.prepare_batched({p}, {spec!r}, {BATCH})")
-        lines.append(f"    {ans} = {var.name}({', '.join(params + [BATCH])})")
-        lines.append(f"    return rt.finish_batched({ans}, {self.out_axes!r}, {var.result_batched!r}, {BATCH})")
+                lines.append(f"    {p} = rt.prepare_batched({p}, {spec!r}, {batch})")
+        lines.append(f"    {ans} = {var.name}({', '.join(params + [batch])})")
+        lines.append(f"    return rt.finish_batched({ans}, {self.out_axes!r}, {var.result_batched!r}, {batch})")
         return "\n".join(lines) + "\n"
 
     def __call__(self, *args, **kwargs):

@@ -617,34 +617,6 @@ _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">
            ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
 _UNARYOPS = {ast.UAdd: "+", ast.USub: "-", ast.Invert: "~", ast.Not: "not"}
 
-# Python's precedence levels as ast.unparse uses them to decide where parentheses are needed
-(P_NAMED, P_TUPLE, P_YIELD, P_TEST, P_OR, P_AND, P_NOT, P_CMP, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ARITH, P_TERM,
- P_FACTOR, P_POWER, P_AWAIT, P_ATOM) = range(18)
-_BINOP_PREC = {ast.Add: P_ARITH, ast.Sub: P_ARITH, ast.Mult: P_TERM, ast.MatMult: P_TERM, ast.Div: P_TERM,
-               ast.FloorDiv: P_TERM, ast.Mod: P_TERM, ast.Pow: P_POWER, ast.LShift: P_SHIFT, ast.RShift: P_SHIFT,
-               ast.BitAnd: P_BAND, ast.BitXor: P_BXOR, ast.BitOr: P_BOR}
-
-
-def _own_precedence(node):
-    if isinstance(node, ast.BinOp):
-        return _BINOP_PREC[type(node.op)]
-    if isinstance(node, ast.UnaryOp):
-        return P_NOT if isinstance(node.op, ast.Not) else P_FACTOR
-    if isinstance(node, ast.Compare):
-        return P_CMP
-    if isinstance(node, ast.BoolOp):
-        return P_AND if isinstance(node.op, ast.And) else P_OR
-    if isinstance(node, (ast.IfExp, ast.Lambda)):
-        return P_TEST
-    if isinstance(node, ast.NamedExpr):
-        return P_NAMED
-    if isinstance(node, ast.Await):
-        return P_AWAIT
-    if isinstance(node, (ast.Yield, ast.YieldFrom)):
-        return P_YIELD
-    return P_ATOM
-
-
 def string_literal(value, prefix=""):
     """A string literal the way ruff writes it: double quotes unless that needs more escapes."""
     doubles, singles = value.count('"'), value.count("'")
@@ -702,15 +674,49 @@ class _Formatter:
         self.printed_commas = set()
         self.parens = set()  # ids of expressions printed inside parentheses (not counting tuples' own)
         self.tuple_parens = set()  # ids of tuples printed with parentheses
+        self.double_closed = set()
         self.no_trailing_comma = set()
         self.next_id = 0
         self.comments = self._collect_comments()
-        _Parenthesizer(self).visit(self.tree)
+        self._find_parentheses()
 
     # ---------------------------------------------------------------- helpers
     def new_id(self):
         self.next_id += 1
         return self.next_id
+
+    def _find_parentheses(self):
+        """Which expressions the text encloses in parentheses (ruff's `is_expression_parenthesized`)."""
+        trivia = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                  tokenize.ENDMARKER)
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(self.source).readline) if t.type not in trivia]
+        starts = {t.start: i for i, t in enumerate(tokens)}
+        ends = {t.end: i for i, t in enumerate(tokens)}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Tuple) and self.tuple_has_parentheses(node):
+                self.tuple_parens.add(id(node))
+            if not isinstance(node, ast.expr):
+                continue
+            i = starts.get((node.lineno, self.char_col(node.lineno, node.col_offset)))
+            j = ends.get((node.end_lineno, self.char_col(node.end_lineno, node.end_col_offset)))
+            if i and j is not None and j + 1 < len(tokens) and tokens[i - 1].string == "(" \
+                    and tokens[j + 1].string == ")":
+                self.parens.add(id(node))
+            if j is not None:
+                # ruff's `is_single_argument_parenthesized`: two `)` (commas skipped) after the argument
+                closing = 0
+                for tok in tokens[j + 1:]:
+                    if tok.string == ",":
+                        continue
+                    if tok.string != ")":
+                        break
+                    closing += 1
+                    if closing == 2:
+                        self.double_closed.add(id(node))
+                        break
+
+    def char_col(self, lineno, col_offset):
+        return len(self.lines[lineno - 1].encode()[:col_offset].decode(errors="replace"))
 
     def _collect_comments(self):
         comments = []
@@ -913,8 +919,12 @@ class _Formatter:
 
         def content(lvl):
             entries = []
-            for arg in call.args:
-                entries.append(self.fmt(arg, "preserve", lvl))
+            if len(call.args) == 1 and not call.keywords:
+                arg = call.args[0]
+                entries.append(self.fmt(arg, "always" if id(arg) in self.double_closed else "never", lvl))
+            else:
+                for arg in call.args:
+                    entries.append(self.fmt(arg, "preserve", lvl))
             for kw in call.keywords:
                 prefix = "**" if kw.arg is None else kw.arg + "="
                 entries.append([*text(prefix), *self.fmt(kw.value, "preserve", lvl)])
@@ -1577,83 +1587,6 @@ def _expression_children(node):
     if isinstance(node, ast.Lambda):
         return [node.body]
     return []
-
-
-class _Parenthesizer(ast.NodeVisitor):
-    """Decides where the printed module has parentheses, as `ast.unparse` places them (plus ruff's extras)."""
-
-    def __init__(self, formatter):
-        self.f = formatter
-        self.required = {}
-
-    def need(self, node, precedence):
-        self.required[id(node)] = precedence
-
-    def req(self, node):
-        return self.required.get(id(node), P_TEST)
-
-    def generic_visit(self, node):
-        if isinstance(node, ast.expr):
-            self.expression(node)
-        else:
-            super().generic_visit(node)
-
-    def visit_Assign(self, node):
-        for target in node.targets:
-            self.need(target, P_TUPLE)
-        self.generic_visit(node)
-
-    def visit_For(self, node):
-        self.need(node.target, P_TUPLE)
-        self.generic_visit(node)
-
-    def visit_Expr(self, node):
-        self.need(node.value, P_YIELD)
-        self.generic_visit(node)
-
-    def expression(self, node):  # noqa: C901 - one branch per node type
-        f = self.f
-        required = self.req(node)
-        if isinstance(node, ast.Tuple):
-            if f.tuple_has_parentheses(node):
-                f.tuple_parens.add(id(node))
-        elif _own_precedence(node) < required:
-            f.parens.add(id(node))
-        if isinstance(node, ast.BinOp):
-            p = _BINOP_PREC[type(node.op)]
-            left, right = (p + 1, p) if isinstance(node.op, ast.Pow) else (p, p + 1)
-            self.need(node.left, left)
-            self.need(node.right, right)
-        elif isinstance(node, ast.UnaryOp):
-            p = _own_precedence(node)
-            self.need(node.operand, p)
-            if isinstance(node.operand, ast.BinOp) and isinstance(node.operand.op, ast.Pow):
-                self.need(node.operand, P_ATOM)  # ruff writes -(x**2)
-        elif isinstance(node, ast.Compare):
-            for child in [node.left, *node.comparators]:
-                self.need(child, P_CMP + 1)
-        elif isinstance(node, ast.BoolOp):
-            p = _own_precedence(node)
-            for child in node.values:
-                self.need(child, p + 1)
-        elif isinstance(node, ast.IfExp):
-            self.need(node.body, P_TEST + 1)
-            self.need(node.test, P_TEST + 1)
-            self.need(node.orelse, P_TEST)
-        elif isinstance(node, (ast.Call,)):
-            self.need(node.func, P_ATOM)
-        elif isinstance(node, ast.Attribute):
-            self.need(node.value, P_ATOM)
-        elif isinstance(node, ast.Subscript):
-            self.need(node.value, P_ATOM)
-            if isinstance(node.slice, ast.Tuple):
-                self.need(node.slice, P_TUPLE)
-        elif isinstance(node, ast.Starred):
-            self.need(node.value, P_BOR)
-        elif isinstance(node, ast.Lambda):
-            self.need(node.body, P_TEST)
-        for child in ast.iter_child_nodes(node):
-            self.visit(child)
 
 
 def format_module(source):

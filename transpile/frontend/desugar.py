@@ -839,6 +839,9 @@ class _FunctionDesugarer:
             self.error(expr, "unsupported expression")
         if obj is None or isinstance(obj, bool):
             return const(obj)
+        if callable(obj) and (registry.lookup(obj) is not None or getattr(obj, "__module__", None) == "_operator"):
+            # a primitive passed as a value (generated code hands these to rt.per_example)
+            return name(self.program.add_capture("_".join(path), lambda o=obj: o, ("object", id(obj))))
         if isinstance(obj, types.ModuleType) or callable(obj) and not isinstance(obj, (np.ndarray, np.generic, type, np.dtype)):
             self.error(expr, f"`{'.'.join(path)}` is a {type(obj).__name__} and can only be called here")
         if path[0] in ("np", "numpy") or (isinstance(obj, (type, np.dtype))):

@@ -91,3 +91,24 @@ defprim("rt.check_cotangents", rt.check_cotangents, path="rt.check_cotangents", 
 defprim("rt.zeros_like_tree", rt.zeros_like_tree, path="rt.zeros_like_tree", params=["x"], nondiff=True)
 defprim("rt.like", rt.like, path="rt.like", params=["x"], nondiff=True, batch="rt.batched_like(x)")
 defprim("slice", builtins.slice, path="slice", params=[], varargs="parts", nondiff=True)
+
+# The entry of a vmapped function: find the batch size, move mapped axes to the front, and back.
+defprim("rt.batch_size_of", rt.batch_size_of, path="rt.batch_size_of", params=["args", "specs", "names",
+        "axis_size=None"], nondiff=True, batch="rt.batch_size_of_batched(args, specs, names, axis_size)",
+        batch_same=True)
+defprim("rt.prepare_batched", rt.prepare_batched, path="rt.prepare_batched", params=["value", "spec", "size"],
+        container=True, structural=("spec", "size"),
+        vjp={"value": "rt.unprepare_batched(g, value, spec)"}, jvp={"value": "rt.prepare_batched(t, spec, size)"},
+        batch="rt.prepare_batched_batched(value, spec, size)")
+defprim("rt.finish_batched", rt.finish_batched, path="rt.finish_batched", params=["value", "spec", "batched",
+        "size"], container=True, structural=("spec", "batched", "size"),
+        vjp={"value": "rt.unfinish_batched(g, spec, batched, size)"},
+        jvp={"value": "rt.finish_batched(t, spec, batched, size)"},
+        batch="rt.finish_batched_batched(value, spec, batched, size)")
+defprim("rt.unprepare_batched", rt.unprepare_batched, path="rt.unprepare_batched", params=["v", "like", "spec"],
+        container=True, structural=("like", "spec"), vjp={"v": "rt.prepare_batched(g, spec, rt.batch_of(v))"},
+        jvp={"v": "rt.unprepare_batched(t, like, spec)"})
+defprim("rt.unfinish_batched", rt.unfinish_batched, path="rt.unfinish_batched", params=["v", "spec", "batched",
+        "size"], container=True, structural=("spec", "batched", "size"),
+        vjp={"v": "rt.finish_batched(g, spec, batched, size)"}, jvp={"v": "rt.unfinish_batched(t, spec, batched, size)"})
+defprim("rt.batch_of", rt.batch_of, path="rt.batch_of", params=["value"], nondiff=True)

@@ -175,6 +175,10 @@ class _BatchBuilder:
     def build(self):
         fn = self.fn
         self.names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.batch = BATCH
+        while self.batch in self.names:
+            self.batch += "_"
+        self.names.add(self.batch)
         self.controls = self._control_map()
         self.batched = self._batched_names()
         ret = fn.body[-1].value
@@ -183,7 +187,7 @@ class _BatchBuilder:
         self.masks = []  # enclosing batched conditions, innermost last
         body = self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
-        params = list(fn.params) + [BATCH]
+        params = list(fn.params) + [self.batch]
         args = gast.arguments(args=[name(p) for p in params], posonlyargs=[], vararg=None, kwonlyargs=[],
                               kw_defaults=[], kwarg=None, defaults=[])
         for a in args.args:
@@ -202,7 +206,7 @@ class _BatchBuilder:
         """An expression for `atom` as a batched value (broadcast when it is the same for every example)."""
         if self._is_batched(atom):
             return copy.deepcopy(atom)
-        return _call("rt.to_batched", [copy.deepcopy(atom), name(BATCH)])
+        return _call("rt.to_batched", [copy.deepcopy(atom), name(self.batch)])
 
     # ------------------------------------------------------------------ statements
     def _block(self, stmts):
@@ -260,7 +264,7 @@ class _BatchBuilder:
             out = [self._rewrite_unbatched(stmt)]
             for x in targets:
                 if x in self.batched:  # same for every example here, batched elsewhere
-                    out.append(_assign(x, _call("rt.to_batched", [name(x), name(BATCH)]), stmt))
+                    out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
             return out
         if isinstance(target, gast.Tuple):
             value = _call("rt.batched_unpack", [copy.deepcopy(rhs), const(len(target.elts))])
@@ -274,7 +278,7 @@ class _BatchBuilder:
         value = self._batched_prim(stmt, prim, rhs)
         out = value if isinstance(value, list) else [_assign(x, value, stmt)]
         if x in self.batched and prim.batch_same:
-            out.append(_assign(x, _call("rt.to_batched", [name(x), name(BATCH)]), stmt))
+            out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
         return out
 
     def _rewrite_unbatched(self, stmt):
@@ -317,7 +321,7 @@ class _BatchBuilder:
             return node
         if rule is not None:
             mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
-            mapping["B"] = name(BATCH)
+            mapping["B"] = name(self.batch)
             for p in prim.params:
                 mapping[f"{p}_batched"] = const(self._is_batched(bound.get(p)))
             return instantiate(rule, mapping)
@@ -345,7 +349,7 @@ class _BatchBuilder:
     def _per_example(self, stmt, path, args, kwargs):
         flags = [self._is_batched(a) for a in args]
         call = _call("rt.per_example", [_path_expr(path), _tuple([copy.deepcopy(a) for a in args]),
-                                        _tuple([const(f) for f in flags]), name(BATCH)])
+                                        _tuple([const(f) for f in flags]), name(self.batch)])
         return [_comment(f"no batching rule for {path}: loops over the examples", stmt),
                 _assign(stmt.targets[0].id, call, stmt)]
 
@@ -371,10 +375,10 @@ class _BatchBuilder:
         x = stmt.targets[0].id
         mask = tuple(self._is_batched(a) for a in rhs.args)
         var = self.mode.variant(rhs.callee, mask)
-        call = gast.Call(func=name(var.name), args=copy.deepcopy(rhs.args) + [name(BATCH)], keywords=[])
+        call = gast.Call(func=name(var.name), args=copy.deepcopy(rhs.args) + [name(self.batch)], keywords=[])
         out = [_assign(x, call, stmt)]
         if x in self.batched and not var.result_batched:
-            out.append(_assign(x, _call("rt.to_batched", [name(x), name(BATCH)]), stmt))
+            out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
         return out
 
     # ------------------------------------------------------------------ control flow
