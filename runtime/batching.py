@@ -104,9 +104,16 @@ def writable(x):
     return x if x.flags.writeable else np.array(x)
 
 
-def per_example(fn, args, batched, size):
-    """fn applied to each example's slice of the batched arguments, results stacked (no batching rule)."""
-    results = [fn(*[_slice(a, i) if b else a for a, b in zip(args, batched)]) for i in range(size)]
+def per_example(fn, args, batched, size, keywords=()):
+    """fn applied to each example's slice of the batched arguments, results stacked (no batching rule).
+
+    The last len(keywords) arguments are passed by those keyword names.
+    """
+    npos = len(args) - len(keywords)
+    results = []
+    for i in range(size):
+        values = [_slice(a, i) if b else a for a, b in zip(args, batched)]
+        results.append(fn(*values[:npos], **dict(zip(keywords, values[npos:]))))
     return _stack(results)
 
 
@@ -114,7 +121,7 @@ def _is_static(value):
     """Values that describe a computation rather than data, and the symbolic zero: never batched or sliced."""
     from .like import Like
 
-    return (value is None or isinstance(value, (str, slice, range, type, np.dtype, Like))
+    return (value is None or value is Ellipsis or isinstance(value, (str, slice, range, type, np.dtype, Like))
             or (type(value) is float and value == 0.0))
 
 
@@ -195,7 +202,16 @@ def batched_getitem(x, index):
     """x[index] for every example: index a tuple, list or dict directly, an array behind its batch axis."""
     if isinstance(x, (tuple, list, dict)):
         return x[index]
-    return x[batch_index(index)]
+    out = x[batch_index(index)]
+    parts = index if isinstance(index, tuple) else (index,)
+    advanced = [i for i, p in enumerate(parts) if isinstance(p, (np.ndarray, list)) or (
+        isinstance(p, (int, np.integer)) and any(isinstance(q, (np.ndarray, list)) for q in parts))]
+    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
+        # NumPy puts the dimensions of separated advanced indices first, ahead of the batch axis
+        arrays = [np.asarray(parts[i]) for i in advanced]
+        adv_ndim = len(np.broadcast_shapes(*[a.shape if a.dtype != bool else (int(a.sum()),) for a in arrays]))
+        out = np.moveaxis(out, adv_ndim, 0)
+    return out
 
 
 def batched_setitem(x, index, value, value_batched, mask=None):
@@ -520,8 +536,11 @@ def sum_batch(g):
 
 def unalign(g, values):
     """The adjoint of align: each part reshaped back to its value's shape."""
-    return tuple(v if _is_static(v) or (type(p) is float and p == 0.0) else np.reshape(p, np.shape(v))
-                 for p, v in zip(g, values))
+    from .tree import is_zero
+
+    if is_zero(g):
+        return g
+    return tuple(p if is_zero(p) else np.reshape(p, np.shape(v)) for p, v in zip(g, values))
 
 
 def batched_getitem_vjp(acc, x, index, g):

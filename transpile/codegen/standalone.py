@@ -674,7 +674,6 @@ class _Formatter:
         self.printed_commas = set()
         self.parens = set()  # ids of expressions printed inside parentheses (not counting tuples' own)
         self.tuple_parens = set()  # ids of tuples printed with parentheses
-        self.double_closed = set()
         self.no_trailing_comma = set()
         self.next_id = 0
         self.comments = self._collect_comments()
@@ -692,6 +691,7 @@ class _Formatter:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(self.source).readline) if t.type not in trivia]
         starts = {t.start: i for i, t in enumerate(tokens)}
         ends = {t.end: i for i, t in enumerate(tokens)}
+        self.tokens, self.token_ends = tokens, ends
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Tuple) and self.tuple_has_parentheses(node):
                 self.tuple_parens.add(id(node))
@@ -702,18 +702,23 @@ class _Formatter:
             if i and j is not None and j + 1 < len(tokens) and tokens[i - 1].string == "(" \
                     and tokens[j + 1].string == ")":
                 self.parens.add(id(node))
-            if j is not None:
-                # ruff's `is_single_argument_parenthesized`: two `)` (commas skipped) after the argument
-                closing = 0
-                for tok in tokens[j + 1:]:
-                    if tok.string == ",":
-                        continue
-                    if tok.string != ")":
-                        break
-                    closing += 1
-                    if closing == 2:
-                        self.double_closed.add(id(node))
-                        break
+
+    def token_end(self, node):
+        return self.token_ends.get((node.end_lineno, self.char_col(node.end_lineno, node.end_col_offset)))
+
+    def single_argument_parenthesized(self, arg, call):
+        """ruff's `is_single_argument_parenthesized`: `f((x))`, two `)` between the argument and the call's end."""
+        j, end = self.token_end(arg), self.token_end(call)
+        closing = 0
+        for tok in self.tokens[j + 1:end + 1]:
+            if tok.string == ",":
+                continue
+            if tok.string != ")":
+                break
+            closing += 1
+            if closing == 2:
+                return True
+        return False
 
     def char_col(self, lineno, col_offset):
         return len(self.lines[lineno - 1].encode()[:col_offset].decode(errors="replace"))
@@ -921,7 +926,8 @@ class _Formatter:
             entries = []
             if len(call.args) == 1 and not call.keywords:
                 arg = call.args[0]
-                entries.append(self.fmt(arg, "always" if id(arg) in self.double_closed else "never", lvl))
+                entries.append(self.fmt(arg, "always" if self.single_argument_parenthesized(arg, call) else "never",
+                                        lvl))
             else:
                 for arg in call.args:
                     entries.append(self.fmt(arg, "preserve", lvl))

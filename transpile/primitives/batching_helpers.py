@@ -41,8 +41,8 @@ defprim("rt.batched_setitem", rt.batched_setitem, path="rt.batched_setitem",
         params=["x", "idx", "v", "v_batched", "mask=None"], structural=("idx", "v_batched", "mask"))
 defprim("rt.per_example_setitem", rt.per_example_setitem, path="rt.per_example_setitem",
         params=["x", "idx", "v", "flags"], structural=("idx", "flags"))
-defprim("rt.per_example", rt.per_example, path="rt.per_example", params=["fn", "args", "flags", "size"],
-        structural=("fn", "flags", "size"))
+defprim("rt.per_example", rt.per_example, path="rt.per_example",
+        params=["fn", "args", "flags", "size", "keywords=()"], structural=("fn", "flags", "size", "keywords"))
 defprim("rt.batched_matmul", rt.batched_matmul, path="rt.batched_matmul", params=["a", "b", "a_b", "b_b"],
         structural=("a_b", "b_b"))
 defprim("rt.batched_dot", rt.batched_dot, path="rt.batched_dot", params=["a", "b", "a_b", "b_b"],
@@ -51,3 +51,5 @@ defprim("rt.prepare_batched_batched", rt.prepare_batched_batched, path="rt.prepa
         params=["value", "spec", "size"], container=True, structural=("spec", "size"))
 defprim("rt.finish_batched_batched", rt.finish_batched_batched, path="rt.finish_batched_batched",
         params=["value", "spec", "batched", "size"], container=True, structural=("spec", "batched", "size"))
+for _name in ["batch_axis", "batch_shape", "batch_transpose_axes", "batch_index"]:
+    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True)

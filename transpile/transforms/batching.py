@@ -328,6 +328,8 @@ class _BatchBuilder:
         path = prim.path or _operator_path(prim)
         if path is None:
             self.error(stmt, f"`{prim.name}` cannot be batched yet", "file an issue with this example")
+        if isinstance(rhs, gast.Call):  # the arguments as the call wrote them
+            return self._per_example(stmt, path, list(rhs.args), {k.arg: k.value for k in rhs.keywords})
         args = list(bound[prim.varargs]) if prim.varargs else [bound[p] for p in prim.params if p in bound]
         return self._per_example(stmt, path, args, {})
 
@@ -347,9 +349,11 @@ class _BatchBuilder:
         return [align, _assign(stmt.targets[0].id, node, stmt)]
 
     def _per_example(self, stmt, path, args, kwargs):
-        flags = [self._is_batched(a) for a in args]
-        call = _call("rt.per_example", [_path_expr(path), _tuple([copy.deepcopy(a) for a in args]),
-                                        _tuple([const(f) for f in flags]), name(self.batch)])
+        values = list(args) + list(kwargs.values())
+        flags = [self._is_batched(a) for a in values]
+        extra = [_tuple([const(k) for k in kwargs])] if kwargs else []
+        call = _call("rt.per_example", [_path_expr(path), _tuple([copy.deepcopy(a) for a in values]),
+                                        _tuple([const(f) for f in flags]), name(self.batch)] + extra)
         return [_comment(f"no batching rule for {path}: loops over the examples", stmt),
                 _assign(stmt.targets[0].id, call, stmt)]
 
