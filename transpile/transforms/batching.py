@@ -350,7 +350,7 @@ class _BatchBuilder:
 
     def _per_example(self, stmt, path, args, kwargs):
         values = list(args) + list(kwargs.values())
-        flags = [self._is_batched(a) for a in values]
+        flags = [bool(set(_names(a)) & self.batched) for a in values]
         extra = [_tuple([const(k) for k in kwargs])] if kwargs else []
         call = _call("rt.per_example", [_path_expr(path), _tuple([copy.deepcopy(a) for a in values]),
                                         _tuple([const(f) for f in flags]), name(self.batch)] + extra)
