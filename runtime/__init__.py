@@ -12,3 +12,4 @@ from .shapes import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
+from .collectives import *  # noqa: F401,F403

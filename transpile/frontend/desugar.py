@@ -884,7 +884,10 @@ class _FunctionDesugarer:
         if isinstance(func, gast.Name) and func.id in self.locals:
             self.error(func, f"`{func.id}` is a local value; calling it is not supported",
                        "call functions defined with `def` or assigned from `lambda`")
-        ok, obj, _, path = self._resolve_chain(func)
+        if isinstance(func, gast.Call):  # tp.vmap(f, in_axes=...)(x): build the transform now
+            ok, obj, path = True, self._transform_of(func), ["transformed"]
+        else:
+            ok, obj, _, path = self._resolve_chain(func)
         if not ok:
             self.error(func, "unsupported call")
         prim = registry.lookup(obj)
@@ -907,6 +910,33 @@ class _FunctionDesugarer:
         dotted = ".".join(path)
         self.error(func, f"`{dotted}` has no rule in transpile's primitive registry",
                    "use a supported NumPy function (see README: Supported), or write the operation with them")
+
+    def _transform_of(self, call):
+        """The transformed function an expression like `tp.grad(f, argnums=1)` builds (its arguments are
+        functions and constants from the enclosing scope)."""
+        import transpile.api as api
+
+        maker = self._resolve_callable(call.func)
+        makers = {getattr(api, n) for n in api.__all__ if n not in ("source", "generated_function")}
+        if maker not in makers:
+            self.error(call, "only functions and transformations (tp.grad(f), tp.vmap(f), ...) can be called here")
+
+        def value(node):
+            if isinstance(node, gast.Constant):
+                return node.value
+            if isinstance(node, (gast.Tuple, gast.List)):
+                return type(node).__name__ == "Tuple" and tuple(value(e) for e in node.elts) or [
+                    value(e) for e in node.elts]
+            if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(
+                    node.operand, gast.Constant):
+                return -node.operand.value
+            ok, obj, _, _ = self._resolve_chain(node)
+            if not ok:
+                self.error(node, "the arguments of a transformation called inside a transformed function must be "
+                                 "module-level functions and constants", "define the function at module level")
+            return obj
+
+        return maker(*[value(a) for a in call.args], **{k.arg: value(k.value) for k in call.keywords})
 
     def _user_call(self, key, args_node, extra, expr, stmt, defaults_obj):
         params = [a.id for a in args_node.args]

@@ -51,6 +51,7 @@ class Primitive:
     structural: frozenset = frozenset()  # parameters used only for their shape, dtype or structure
     batch: str | None = None  # batching rule: "elementwise", "axis", a template, or None (loop over examples)
     batch_same: bool = False  # batched inputs give a result that is the same for every example
+    collective: bool = False  # reduces over the vmap axis named by its `axis_name` argument
 
     @property
     def shape_only(self) -> frozenset:
@@ -112,13 +113,14 @@ def _signature_of(impl, params):
 
 def defprim(name, impl, path=None, params=None, vjp=None, jvp=None, unbroadcast=(), nondiff=False, view=False,
             container=False, examples=(), varargs=None, operator=None, methods=(), attribute=None,
-            aliases=(), structural=(), batch=None, batch_same=False):
+            aliases=(), structural=(), batch=None, batch_same=False, collective=False):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"]."""
     names, defaults = _signature_of(impl, params)
     prim = Primitive(name=name, impl=impl, path=path, params=names, defaults=defaults,
                      vjp=dict(vjp or {}), jvp=dict(jvp or {}), unbroadcast=frozenset(unbroadcast), nondiff=nondiff,
                      view=view, container=container, examples=list(examples), varargs=varargs,
-                     structural=frozenset(structural), batch=batch, batch_same=batch_same)
+                     structural=frozenset(structural), batch=batch, batch_same=batch_same,
+                     collective=collective)
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")
     _BY_NAME[name] = prim

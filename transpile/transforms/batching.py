@@ -136,6 +136,8 @@ class _BatchBuilder:
             return []
         targets = defined_targets(stmt)
         reads = _operands(stmt)
+        if self._own_collective(stmt.value) and not stmt.value.prim.batch_same:
+            return targets  # axis_index, ppermute: differ per example by definition
         if not reads & batched and not self._under_batched_control(stmt, batched):
             return []
         rhs = stmt.value
@@ -260,6 +262,12 @@ class _BatchBuilder:
             return self._setitem(stmt)
         targets = defined_targets(stmt)
         reads = _operands(stmt)
+        if self._own_collective(rhs):
+            x = target.id
+            out = [_assign(x, self._batched_prim(stmt, rhs.prim, rhs), stmt)]
+            if x in self.batched and rhs.prim.batch_same:
+                out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
+            return out
         if not reads & self.batched:
             out = [self._rewrite_unbatched(stmt)]
             for x in targets:
@@ -280,6 +288,11 @@ class _BatchBuilder:
         if x in self.batched and prim.batch_same:
             out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
         return out
+
+    def _own_collective(self, rhs):
+        prim = getattr(rhs, "prim", None)
+        named = getattr(rhs, "bound", {}).get("axis_name") if prim is not None and prim.collective else None
+        return isinstance(named, gast.Constant) and named.value == self.mode.axis_name
 
     def _rewrite_unbatched(self, stmt):
         rhs = stmt.value
@@ -304,6 +317,10 @@ class _BatchBuilder:
                 return _call("rt.batched_getitem", [copy.deepcopy(bound["x"]), copy.deepcopy(bound["idx"])])
             return self._per_example(stmt, "operator.getitem", [bound["x"], bound["idx"]], {})
         rule = prim.batch
+        if prim.collective:
+            named = bound.get("axis_name")
+            if not (isinstance(named, gast.Constant) and named.value == self.mode.axis_name):
+                return copy.deepcopy(rhs)  # another vmap's axis: an outer vmap batches it
         if rule == "elementwise":
             return self._elementwise(stmt, rhs)
         if rule == "axis":

@@ -1,0 +1,115 @@
+"""Collectives over a named mapped axis (psum, pmean, ...): what they compute inside vmap.
+
+Called outside any vmap with that axis name they have nothing to reduce over, and say so.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "psum_batched",
+           "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
+           "ppermute_batched"]
+
+
+class UnboundAxisError(NameError):
+    """A collective named an axis that no enclosing vmap maps over."""
+
+
+def _unbound(what, axis_name):
+    raise UnboundAxisError(f"{what}: no enclosing vmap has axis_name={axis_name!r}; "
+                           f"call it inside tp.vmap(..., axis_name={axis_name!r})")
+
+
+def psum(x, axis_name):
+    """The sum of x over every example of the mapped axis `axis_name`."""
+    _unbound("psum", axis_name)
+
+
+def pmean(x, axis_name):
+    _unbound("pmean", axis_name)
+
+
+def pmax(x, axis_name):
+    _unbound("pmax", axis_name)
+
+
+def pmin(x, axis_name):
+    _unbound("pmin", axis_name)
+
+
+def all_gather(x, axis_name):
+    """Every example's x, stacked along a new leading axis."""
+    _unbound("all_gather", axis_name)
+
+
+def axis_index(axis_name):
+    """This example's position along the mapped axis."""
+    _unbound("axis_index", axis_name)
+
+
+def ppermute(x, axis_name, perm):
+    """x sent from example `src` to example `dst` for each (src, dst) in perm; zeros where none arrives."""
+    _unbound("ppermute", axis_name)
+
+
+def psum_batched(x, batched, size):
+    return np.sum(x, axis=0) if batched else np.asarray(x) * size
+
+
+def pmean_batched(x, batched, size):
+    return np.mean(x, axis=0) if batched else x
+
+
+def pmax_batched(x, batched, size):
+    return np.max(x, axis=0) if batched else x
+
+
+def pmin_batched(x, batched, size):
+    return np.min(x, axis=0) if batched else x
+
+
+def all_gather_batched(x, batched, size):
+    x = np.asarray(x)
+    return np.array(x) if batched else np.stack([x] * size)
+
+
+def axis_index_batched(size):
+    return np.arange(size)
+
+
+def ppermute_batched(x, batched, size, perm):
+    x = np.asarray(x) if batched else np.broadcast_to(x, (size,) + np.shape(x))
+    out = np.zeros_like(x)
+    for src, dst in perm:
+        out[dst] = x[src]
+    return out
+
+
+def inverse_perm(perm):
+    """The (dst, src) pairs that send values back where a ppermute took them from."""
+    return tuple((dst, src) for src, dst in perm)
+
+
+__all__.append("inverse_perm")
+
+
+def spread_batched(g, batched, size, scale=1.0):
+    """The adjoint of psum_batched (scale 1) and pmean_batched (scale 1/size)."""
+    g = np.asarray(g) * scale
+    return np.broadcast_to(g, (size,) + g.shape) if batched else g * size
+
+
+def extreme_batched_vjp(g, x, ans, batched):
+    """The adjoint of pmax_batched/pmin_batched: g shared equally by the examples that attain it."""
+    if not batched:
+        return g
+    hit = (np.asarray(x) == np.asarray(ans)).astype(float)
+    return g * hit / np.sum(hit, axis=0)
+
+
+def gathered_vjp(g, batched):
+    """The adjoint of all_gather_batched."""
+    return g if batched else np.sum(g, axis=0)
+
+
+__all__ += ["spread_batched", "extreme_batched_vjp", "gathered_vjp"]
