@@ -309,9 +309,9 @@ def finish_batched(value, spec, batched, size):
     if isinstance(value, dict) and isinstance(spec, dict):
         return {k: finish_batched(value[k], spec[k], batched, size) for k in value}
     if spec is None:
-        if batched:
+        if batched and not _same_for_all(value):
             raise BatchError("out_axes is None for an output that differs per example; give it an axis")
-        return value
+        return value[0] if batched and not _is_static(value) else value
     if isinstance(value, (tuple, list)):
         return type(value)(finish_batched(v, spec, batched, size) for v in value)
     if isinstance(value, dict):
@@ -568,3 +568,24 @@ def batched_pack(x, parts):
 
 
 __all__ += ["sum_batch", "unalign", "batched_getitem_vjp", "batched_pack"]
+
+
+def _same_for_all(value):
+    """A value made by to_batched: a broadcast view, identical for every example."""
+    return _is_static(value) or (isinstance(value, np.ndarray) and value.ndim > 0 and value.strides[0] == 0)
+
+
+def example_like(x):
+    """The shape and dtype of one example of the batched x."""
+    from .like import Like, dtype_like
+
+    if isinstance(x, (tuple, list)):
+        return type(x)(example_like(v) for v in x)
+    if isinstance(x, dict):
+        return {k: example_like(v) for k, v in x.items()}
+    if _is_static(x):
+        return x
+    return Like(np.shape(x)[1:], dtype_like(x))
+
+
+__all__.append("example_like")

@@ -80,10 +80,10 @@ def _normalize_argnums(fun, argnums, nparams):
 
 
 def source_texts(program):
-    texts = []
-    for fn in program.functions.values():
-        lines = linecache.getlines(fn.filename)
-        texts.append(fn.filename + "\n" + "".join(lines))
+    """What a generated module depends on: where each function is (lambdas share lines) and its file's text."""
+    texts = [f"{key}={fn.filename}:{fn.lineno}:{fn.col}" for key, fn in program.functions.items()]
+    for filename in sorted({fn.filename for fn in program.functions.values()}):
+        texts.append(filename + "\n" + "".join(linecache.getlines(filename)))
     return texts
 
 

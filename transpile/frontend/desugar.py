@@ -217,7 +217,8 @@ class _FunctionDesugarer:
             for pname, value in zip(names[len(names) - len(fn.__defaults__):], fn.__defaults__):
                 defaults[pname] = value
         nf = NFunction(key=self.key, qualname=getattr(fn, "__qualname__", self.key), params=params, body=body,
-                       filename=self.parsed.filename, lineno=fdef.lineno, defaults=defaults)
+                       filename=self.parsed.filename, lineno=fdef.lineno, defaults=defaults,
+                       col=fdef.col_offset or 0)
         nf.signature_names = [a.id for a in fdef.args.args]
         self.program.functions[self.key] = nf
 

@@ -30,6 +30,7 @@ class NFunction:
     filename: str
     lineno: int
     defaults: dict = field(default_factory=dict)
+    col: int = 0
     custom: str = ""  # "vjp", "jvp" or "checkpoint" when the function carries a rule of the user's
     rule_keys: dict = field(default_factory=dict)  # the rule's functions: role -> key
 

@@ -51,5 +51,9 @@ defprim("rt.prepare_batched_batched", rt.prepare_batched_batched, path="rt.prepa
         params=["value", "spec", "size"], container=True, structural=("spec", "size"))
 defprim("rt.finish_batched_batched", rt.finish_batched_batched, path="rt.finish_batched_batched",
         params=["value", "spec", "batched", "size"], container=True, structural=("spec", "batched", "size"))
-for _name in ["batch_axis", "batch_shape", "batch_transpose_axes", "batch_index"]:
-    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True)
+for _name in ["batch_axis", "batch_shape", "batch_transpose_axes"]:  # read only shapes
+    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True,
+            batch="shape", batch_same=True)
+defprim("rt.batch_index", rt.batch_index, path="rt.batch_index", params=["index"], nondiff=True)
+defprim("rt.example_like", rt.example_like, path="rt.example_like", params=["x"], nondiff=True, batch="shape",
+        batch_same=True)

@@ -84,7 +84,8 @@ defprim("rt.dict_values", rt.dict_values, path="rt.dict_values", params=["d", "k
         vjp={"d": "rt.as_dict(keys, g)"}, jvp={"d": "rt.dict_values(t, keys)"}, structural=("keys",))
 defprim("rt.zero_tangents", rt.zero_tangents, path="rt.zero_tangents", params=["items"], nondiff=True)
 defprim("rt.basis", rt.basis, path="rt.basis", params=["tree", "k"], nondiff=True)
-defprim("rt.tangent_count", rt.tangent_count, path="rt.tangent_count", params=["tree"], nondiff=True)
+defprim("rt.tangent_count", rt.tangent_count, path="rt.tangent_count", params=["tree"], nondiff=True,
+        batch="shape", batch_same=True)
 defprim("stop_gradient", rt.stop_gradient, path="rt.stop_gradient", params=["x"], nondiff=True)
 defprim("rt.check_cotangents", rt.check_cotangents, path="rt.check_cotangents", params=["cotangents", "count", "what"],
         container=True, vjp={"cotangents": "g"}, jvp={"cotangents": "t"}, structural=("count", "what"))

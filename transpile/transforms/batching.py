@@ -323,6 +323,12 @@ class _BatchBuilder:
                 return copy.deepcopy(rhs)  # another vmap's axis: an outer vmap batches it
         if rule == "elementwise":
             return self._elementwise(stmt, rhs)
+        if rule == "shape":  # reads only shapes: ask about one example, the answer holds for all
+            node = copy.deepcopy(rhs)
+            for get, put in _operand_slots(node):
+                if self._is_batched(get()):
+                    put(_call("rt.example_like", [get()]))
+            return node
         if rule == "axis":
             node = copy.deepcopy(rhs)
             node.keywords = [k for k in node.keywords if k.arg != "axis"]
@@ -416,7 +422,7 @@ class _BatchBuilder:
         # of the branch that example takes
         cond = stmt.test
         assigned = self._assigned(stmt.body + stmt.orelse)
-        maybe = self.states[id(stmt)][0]
+        maybe = self.states[id(stmt)][1]  # surely bound before the if
         before = [x for x in assigned if x in maybe]
         out = [_comment("the condition differs per example: both branches run, then each example keeps "
                         "its own", stmt)]
@@ -463,7 +469,7 @@ class _BatchBuilder:
         active = self.fresh("_active")
         out = [_comment("the trip count differs per example: runs masked until every example is done", stmt)]
         body = [_assign(active, name(cond), stmt)]
-        maybe = self.states[id(stmt)][0]
+        maybe = self.states[id(stmt)][1]
         kept = [x for x in assigned if x in maybe or x == cond]
         saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in kept}
         for x in kept:
