@@ -11,7 +11,8 @@ from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..transforms.forward import ForwardMode
-from .common import Generated, bind_arguments, def_location, generated_function, is_float_tree, source_texts
+from .common import (Generated, Names, Transform, _signature, bind_arguments, def_location, generated_function,
+                     is_float_tree, source_texts)
 
 
 def _structure(tree):
@@ -89,3 +90,33 @@ def linearize(fun, *primals):
 
     jvp_fn.__name__ = naming.tangent_function(getattr(fun, "__name__", "f"))
     return out, jvp_fn
+
+
+class TangentEntry(Transform):
+    """jvp(f, primals, tangents) written inside a transformed function: an entry taking primals then tangents."""
+
+    kind = "jvp"
+
+    def summary(self, entry):
+        return "Values and tangents (forward mode)"
+
+    def build(self, program, entry, mask):
+        mode = ForwardMode(program)
+        var = mode.variant(program.entry, mask)
+        params = list(entry.params)
+        fresh = Names(params)
+        dots = [fresh(naming.tangent(p)) for p in params]
+        ans, ans_dot = fresh("ans"), fresh(naming.tangent("ans"))
+        lines = [f"def {self.entry_name(entry.key)}({', '.join(params + dots)}):",
+                 f'    """`{entry.qualname}` and its tangent along ({", ".join(dots)})."""',
+                 f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
+                 f"    return {ans}, rt.materialize({ans_dot}, {ans})"]
+        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
+
+
+def tangent_entry(fun):
+    """The generated function computing (fun(*primals), tangent) from primals followed by tangents."""
+    fun = generated_function(fun)
+    transform = TangentEntry(fun, tuple(range(len(_signature(fun).parameters))), False)
+    gen = transform.generated()
+    return getattr(gen.module, transform.entry_name(gen.program.entry))

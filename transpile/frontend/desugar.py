@@ -891,6 +891,10 @@ class _FunctionDesugarer:
             ok, obj, _, path = self._resolve_chain(func)
         if not ok:
             self.error(func, "unsupported call")
+        from ..api import forward as forward_api
+
+        if obj is forward_api.jvp:  # jvp(f, (x, ...), (x_dot, ...)) inside a transformed function
+            return self._inline_jvp(expr, stmt, forward_api)
         prim = registry.lookup(obj)
         if prim is not None:
             args = [self.atom(a, stmt) for a in expr.args]
@@ -911,6 +915,22 @@ class _FunctionDesugarer:
         dotted = ".".join(path)
         self.error(func, f"`{dotted}` has no rule in transpile's primitive registry",
                    "use a supported NumPy function (see README: Supported), or write the operation with them")
+
+    def _inline_jvp(self, expr, stmt, forward_api):
+        if (len(expr.args) != 3 or expr.keywords or not all(isinstance(a, (gast.Tuple, gast.List))
+                                                                for a in expr.args[1:])
+                or len(expr.args[1].elts) != len(expr.args[2].elts)):
+            self.error(expr, "inside a transformed function, call jvp as jvp(f, (x, ...), (x_dot, ...))",
+                       "pass the primals and the tangents as tuples written out, one tangent per primal")
+        ok, fun, _, _ = self._resolve_chain(expr.args[0])
+        if not ok:
+            self.error(expr.args[0], "the function given to jvp must be defined at module level")
+        target = forward_api.tangent_entry(fun)
+        key = self.builder.function_key(target)
+        node = expr.args[1].elts + expr.args[2].elts
+        call = gast.Call(func=expr.func, args=node, keywords=[])
+        gast.copy_location(call, expr)
+        return self._user_call(key, _fake_args(target), [], call, stmt, defaults_obj=target)
 
     def _transform_of(self, call):
         """The transformed function an expression like `tp.grad(f, argnums=1)` builds (its arguments are
