@@ -197,3 +197,17 @@ def test_errors():
         tp.vmap(lambda p: p[0] * p[1], in_axes=((0, 0, 0),))((np.ones(3), np.ones(3)))
     with pytest.raises(TranspileError, match="out_axes is None"):
         tp.vmap(lambda x: x * 2.0, out_axes=None)(np.ones(3))
+
+
+def softmax_like(x):
+    return np.exp(x - tp.pmax(x, "i")) / tp.psum(np.exp(x - tp.pmax(x, "i")), "i")
+
+
+def softmax_energy(x):
+    return np.sum(tp.vmap(softmax_like, axis_name="i")(x) * np.arange(4.0))
+
+
+def test_gradient_through_pmax():
+    x = rng.normal(size=4)
+    want = tp.grad(lambda v: np.sum(np.exp(v - np.max(v)) / np.sum(np.exp(v - np.max(v))) * np.arange(4.0)))(x)
+    np.testing.assert_allclose(tp.grad(softmax_energy)(x), want, rtol=1e-10)

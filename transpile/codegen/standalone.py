@@ -47,11 +47,10 @@ FIRST_LINE, ALL_LINES, ALLOW_OVERFLOW = "first_line", "all_lines", "allow_overfl
 
 
 class _Text:
-    __slots__ = ("text", "record")
+    __slots__ = ("text",)
 
-    def __init__(self, text, record=None):
+    def __init__(self, text):
         self.text = text
-        self.record = record  # called when printed (trailing commas report the sequence that broke)
 
 
 class _Line:
@@ -97,8 +96,8 @@ _HARD_LINE = _Line(HARD)
 _OPEN_PAREN, _CLOSE_PAREN = _Text("("), _Text(")")
 
 
-def text(s, record=None):
-    return [_Text(s, record)]
+def text(s):
+    return [_Text(s)]
 
 
 def space():
@@ -328,8 +327,6 @@ class _Printer:
         args = self.stack[-1][1]
         if isinstance(element, _Text):
             self.print_text(element.text)
-            if element.record is not None:
-                element.record()
         elif isinstance(element, _Line):
             if args.mode == FLAT and element.mode in (SOFT, SOFT_OR_SPACE):
                 if element.mode == SOFT_OR_SPACE:
@@ -666,12 +663,11 @@ class _Comment:
 class _Formatter:
     """Formats a module (parsed from text) the way `ruff format` with default settings would."""
 
-    def __init__(self, source, magic=()):
+    def __init__(self, source):
         self.source = source
         self.lines = source.split("\n")
         self.tree = ast.parse(source)
-        self.magic = set(magic)  # sequences that end with a trailing comma in the text being formatted
-        self.printed_commas = set()
+        self.magic = set()  # sequences (and parameter lists) written with a trailing comma
         self.parens = set()  # ids of expressions printed inside parentheses (not counting tuples' own)
         self.tuple_parens = set()  # ids of tuples printed with parentheses
         self.no_trailing_comma = set()
@@ -702,6 +698,23 @@ class _Formatter:
             if i and j is not None and j + 1 < len(tokens) and tokens[i - 1].string == "(" \
                     and tokens[j + 1].string == ")":
                 self.parens.add(id(node))
+            if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.BinOp) \
+                    and isinstance(node.operand.op, ast.Pow):
+                self.parens.add(id(node.operand))  # ruff writes -(x**2), then reads the parentheses back
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, (int, float)) and not isinstance(node.value.value, bool):
+                self.parens.add(id(node.value))  # (1).real
+            magic_candidate = (isinstance(node, ast.Call) and (node.args or node.keywords)) \
+                or isinstance(node, (ast.List, ast.Set, ast.Dict)) \
+                or (isinstance(node, ast.Tuple) and id(node) in self.tuple_parens and len(node.elts) > 1)
+            if magic_candidate and j is not None and tokens[j - 1].string == ",":
+                self.magic.add(self.seq_key(node))
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.FunctionDef) and node.args.args:
+                last = node.args.defaults[-1] if node.args.defaults else node.args.args[-1]
+                k = ends.get((last.end_lineno, self.char_col(last.end_lineno, last.end_col_offset)))
+                if k is not None and tokens[k + 1].string == ",":
+                    self.magic.add(self.seq_key(node))
 
     def token_end(self, node):
         return self.token_ends.get((node.end_lineno, self.char_col(node.end_lineno, node.end_col_offset)))
@@ -748,9 +761,6 @@ class _Formatter:
     def seq_key(node):
         """Identifies a sequence across formatting passes of the same text."""
         return (type(node).__name__, node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
-
-    def trailing_comma(self, key):
-        return text(",", record=lambda: self.printed_commas.add(key))
 
     # ---------------------------------------------------------------- node levels
     @staticmethod
@@ -819,7 +829,7 @@ class _Formatter:
         if entries:
             magic = key in self.magic
             if magic or trailing == "one_or_more" or len(entries) > 1:
-                out += if_group_breaks(self.trailing_comma(key))
+                out += if_group_breaks(text(","))
             if magic:
                 out += expand_parent()
         return out
@@ -1308,6 +1318,8 @@ class _Formatter:
                     inner += [*text(","), *soft_line_or_space()]
                 inner += parameter(p, d)
             inner += if_group_breaks(text(","))
+            if self.seq_key(node) in self.magic:
+                inner += hard_line()
             if len(params) == 1:
                 params_doc = [*text("("), *soft_block_indent(inner), *text(")")]
             else:
@@ -1598,15 +1610,14 @@ def _expression_children(node):
 def format_module(source):
     """`source` formatted the way `ruff format` (default settings) formats it, for generated-code constructs.
 
-    Sequences that break over several lines get a trailing comma, which ruff then reads as a "magic"
-    trailing comma that keeps them broken; formatting is repeated with those commas until stable.
+    ruff reads what it printed differently from what it was given (a sequence it split now ends with
+    a "magic" trailing comma; `-x ** 2` became `-(x**2)`), so formatting is repeated until the text is
+    a fixed point: `ruff format --check` then finds nothing to change.
     """
-    magic = set()
-    text_out = None
-    for _ in range(4):
-        formatter = _Formatter(source, magic)
-        text_out = formatter.format()
-        if formatter.printed_commas == magic:
+    current = source
+    for _ in range(6):
+        formatted = _Formatter(current).format()
+        if formatted == current:
             break
-        magic = formatter.printed_commas
-    return text_out
+        current = formatted
+    return current

@@ -13,19 +13,23 @@ for _name in ["exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "asin
               "tanh"]:
     _np_name = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}.get(_name, _name)
     _rule = by_name(_np_name)
+    _domain = {"log": "positive", "log1p": "positive", "sqrt": "positive", "asin": "unit", "acos": "unit",
+               "tan": "unit"}.get(_name, "real")
     defprim(f"math.{_name}", getattr(math, _name), path=f"math.{_name}", params=["x"], vjp=dict(_rule.vjp),
-            jvp=dict(_rule.jvp))
+            jvp=dict(_rule.jvp), examples=[Example(f"math.{_name}(a)", dict(a=()), domain=_domain)])
+SCALARS = dict(a=(), b=())
 defprim("math.atan2", math.atan2, path="math.atan2", params=["x", "y"], vjp=dict(by_name("arctan2").vjp),
-        jvp=dict(by_name("arctan2").jvp))
+        jvp=dict(by_name("arctan2").jvp), examples=[Example("math.atan2(a, b)", SCALARS, domain="away")])
 defprim("math.pow", math.pow, path="math.pow", params=["x", "y"], vjp=dict(by_name("pow").vjp),
-        jvp=dict(by_name("pow").jvp))
+        jvp=dict(by_name("pow").jvp), examples=[Example("math.pow(a, b)", SCALARS, domain="positive")])
 defprim("math.hypot", math.hypot, path="math.hypot", params=["x", "y"], vjp={"x": "g * x / ans", "y": "g * y / ans"},
-        jvp={"x": "t * x / ans", "y": "t * y / ans"})
+        jvp={"x": "t * x / ans", "y": "t * y / ans"}, examples=[Example("math.hypot(a, b)", SCALARS, domain="away")])
 for _name in ["floor", "ceil", "isnan", "isinf", "isfinite"]:
     defprim(f"math.{_name}", getattr(math, _name), path=f"math.{_name}", params=["x"], nondiff=True)
 defprim("py_round", builtins.round, path="round", params=["x", "ndigits=None"], nondiff=True)
 defprim("py_pow", builtins.pow, path="pow", params=["x", "y"], vjp=dict(by_name("pow").vjp),
-        jvp=dict(by_name("pow").jvp), unbroadcast=("x", "y"))
+        jvp=dict(by_name("pow").jvp), unbroadcast=("x", "y"), batch="elementwise",
+        examples=[Example("pow(a, 3)", dict(a=(3,))), Example("pow(a, b)", dict(a=(3,), b=(3,)), domain="positive")])
 
 defprim("py_sum", builtins.sum, path="rt.py_sum", params=["items", "start=0"], container=True,
         vjp={"items": "rt.sum_vjp(g, items)", "start": "rt.unbroadcast(g, start)"}, aliases=(rt.py_sum,),
@@ -69,6 +73,7 @@ defprim("rt.sum_parts", rt.sum_parts, path="rt.sum_parts", params=["parts", "lik
 for _type in (np.float64, np.float32, np.float16):
     defprim(f"np.{_type.__name__}", _type, path=f"np.{_type.__name__}", params=["x"],
             vjp={"x": "rt.astype_like(g, x)"}, jvp={"x": f"np.{_type.__name__}(t)"},
-            examples=[Example(f"np.{_type.__name__}(a) * 1.0", dict(a=(3,)))] if _type is np.float64 else [])
+            examples=[Example(f"np.{_type.__name__}(a) * 1.0", dict(a=(3,)),
+                              grad=_type is np.float64)])
 for _type in (np.int64, np.int32, np.bool_):
     defprim(f"np.{_type.__name__}", _type, path=f"np.{_type.__name__}", params=["x"], nondiff=True)

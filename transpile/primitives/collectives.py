@@ -9,12 +9,16 @@ defprim("psum", rt.psum, path="rt.psum", params=["x", "axis_name"], collective=T
 defprim("pmean", rt.pmean, path="rt.pmean", params=["x", "axis_name"], collective=True, structural=("axis_name",),
         vjp={"x": "rt.pmean(g, axis_name)"}, jvp={"x": "rt.pmean(t, axis_name)"},
         batch="rt.pmean_batched(x, x_batched, B)", batch_same=True)
-defprim("pmax", rt.pmax, path="rt.pmax", params=["x", "axis_name"], collective=True, structural=("axis_name",),
-        batch="rt.pmax_batched(x, x_batched, B)", batch_same=True)
-defprim("pmin", rt.pmin, path="rt.pmin", params=["x", "axis_name"], collective=True, structural=("axis_name",),
-        batch="rt.pmin_batched(x, x_batched, B)", batch_same=True)
+# the examples attaining the extreme share its adjoint equally (as JAX splits ties)
+SHARE = "(x == ans) / rt.psum(1.0 * (x == ans), axis_name)"
+for _name in ["pmax", "pmin"]:
+    defprim(_name, getattr(rt, _name), path=f"rt.{_name}", params=["x", "axis_name"], collective=True,
+            structural=("axis_name",), vjp={"x": f"g * {SHARE}"}, jvp={"x": f"rt.psum(t * {SHARE}, axis_name)"},
+            batch=f"rt.{_name}_batched(x, x_batched, B)", batch_same=True)
 defprim("all_gather", rt.all_gather, path="rt.all_gather", params=["x", "axis_name"], collective=True,
-        structural=("axis_name",), batch="rt.all_gather_batched(x, x_batched, B)", batch_same=True)
+        structural=("axis_name",), vjp={"x": "rt.get(rt.psum(g, axis_name), rt.axis_index(axis_name))"},
+        jvp={"x": "rt.all_gather(t, axis_name)"},
+        batch="rt.all_gather_batched(x, x_batched, B)", batch_same=True)
 defprim("axis_index", rt.axis_index, path="rt.axis_index", params=["axis_name"], collective=True, nondiff=True,
         batch="rt.axis_index_batched(B)")
 defprim("ppermute", rt.ppermute, path="rt.ppermute", params=["x", "axis_name", "perm"], collective=True,
@@ -45,10 +49,10 @@ defprim("rt.spread_batched", rt.spread_batched, path="rt.spread_batched", params
         "scale=1.0"], structural=("batched", "size", "scale"),
         vjp={"v": "rt.psum_batched(g, batched, size) * scale"}, jvp={"v": "rt.spread_batched(t, batched, size, scale)"})
 defprim("rt.extreme_batched_vjp", rt.extreme_batched_vjp, path="rt.extreme_batched_vjp",
-        params=["v", "x_like", "chosen", "batched"], structural=("x_like", "chosen", "batched"),
-        vjp={"v": "rt.psum_batched(rt.extreme_batched_vjp(rt.spread_batched(g, batched, rt.batch_of(x_like)), "
-                  "x_like, chosen, batched), batched, 1)"},
-        jvp={"v": "rt.extreme_batched_vjp(t, x_like, chosen, batched)"})
+        params=["v", "x", "chosen", "batched"], structural=("x", "chosen", "batched"),
+        vjp={"v": "rt.psum_batched(rt.extreme_batched_vjp(rt.spread_batched(g, batched, rt.batch_of(x)), "
+                  "x, chosen, batched), batched, 1)"},
+        jvp={"v": "rt.extreme_batched_vjp(t, x, chosen, batched)"})
 defprim("rt.gathered_vjp", rt.gathered_vjp, path="rt.gathered_vjp", params=["v", "batched"],
         structural=("batched",), vjp={"v": "rt.all_gather_batched(g, batched, rt.batch_of(v))"},
         jvp={"v": "rt.gathered_vjp(t, batched)"})
