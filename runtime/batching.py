@@ -589,3 +589,167 @@ def example_like(x):
 
 
 __all__.append("example_like")
+
+
+# ---------------------------------------------------------------- batched adjoint helpers
+# vmap(grad(f)) batches the adjoint code; these are its helpers' batching rules.
+
+def _example_ndim(x, batched):
+    return np.ndim(x) - 1 if _really_batched(x, batched) else np.ndim(x)
+
+
+def _really_batched(x, flag):
+    """A value flagged batched may still be a Like taken of an unbatched value (it rode in a batched tuple)."""
+    from .like import Like
+
+    if not flag:
+        return False
+    if isinstance(x, Like):
+        return x.batched
+    return not _is_static(x)
+
+
+def unbroadcast_batched(v, like, v_batched, like_batched):
+    """unbroadcast for every example: v summed down to one example's shape of `like`."""
+    from .adjoint import unbroadcast
+    from .tree import is_zero
+
+    if is_zero(v) or isinstance(v, (tuple, list, dict)):
+        return v
+    like_batched = _really_batched(like, like_batched)
+    target = np.shape(like)[1:] if like_batched else np.shape(like)
+    if not v_batched:
+        return unbroadcast(v, _Shape(target))
+    shape = np.shape(v)[1:]
+    if shape == tuple(target):
+        return v
+    if len(shape) < len(target):
+        return np.broadcast_to(align((v, np.zeros(target)), (True, False))[0], np.shape(v)[:1] + tuple(target))
+    lead = len(shape) - len(target)
+    axes = tuple(range(1, 1 + lead)) + tuple(1 + lead + i for i, n in enumerate(target) if n == 1 and shape[lead + i] != 1)
+    out = np.sum(v, axis=axes) if axes else v
+    return np.reshape(out, np.shape(v)[:1] + tuple(target))
+
+
+class _Shape:
+    """Something with a shape, for helpers that only look at shapes."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+        self.ndim = len(self.shape)
+
+
+def expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched):
+    """expand_reduced for every example."""
+    from .tree import is_zero
+
+    if is_zero(v):
+        return v
+    like_batched = _really_batched(like, like_batched)
+    size = np.shape(v)[0] if v_batched else np.shape(like)[0]
+    target = np.shape(like)[1:] if like_batched else np.shape(like)
+    if not v_batched:
+        v = to_batched(v, size)
+    if not keepdims and axis is not None:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        for a in sorted(a % len(target) for a in axes):
+            v = np.expand_dims(v, a + 1)
+    elif axis is None and not keepdims:
+        v = np.reshape(v, (size,) + (1,) * len(target))
+    return np.broadcast_to(v, (size,) + tuple(target))
+
+
+def _unbatch_same(x, flag):
+    """(x, flag), with a broadcast view that is the same for every example turned back into one value."""
+    if flag and _same_for_all(x) and not _is_static(x):
+        return x[0], False
+    return x, _really_batched(x, flag)
+
+
+def dot_vjp_a_batched(g, a, b, g_batched, a_batched, b_batched):
+    """The adjoint of a in dot(a, b), for every example (vectors and matrices; else example by example)."""
+    from .adjoint import dot_vjp_a
+
+    a, a_batched = _unbatch_same(a, a_batched)
+    b, b_batched = _unbatch_same(b, b_batched)
+
+    a_nd, b_nd = _example_ndim(a, a_batched), _example_ndim(b, b_batched)
+    if g_batched and not b_batched and b_nd == 2 and a_nd in (1, 2):
+        return np.matmul(g, np.swapaxes(b, -1, -2))
+    size = np.shape(g)[0] if g_batched else np.shape(a)[0] if a_batched else np.shape(b)[0]
+    return per_example(dot_vjp_a, (g, a, b), (g_batched, a_batched, b_batched), size)
+
+
+def dot_vjp_b_batched(g, a, b, g_batched, a_batched, b_batched):
+    """The adjoint of b in dot(a, b), for every example."""
+    from .adjoint import dot_vjp_b
+
+    a, a_batched = _unbatch_same(a, a_batched)
+    b, b_batched = _unbatch_same(b, b_batched)
+
+    a_nd, b_nd = _example_ndim(a, a_batched), _example_ndim(b, b_batched)
+    if g_batched and a_batched and b_nd == 2 and a_nd == 1:
+        return np.einsum("bk,bm->bkm", a, g)
+    if g_batched and a_batched and b_nd == 2 and a_nd == 2:
+        return np.matmul(np.swapaxes(a, -1, -2), g)
+    size = np.shape(g)[0] if g_batched else np.shape(a)[0] if a_batched else np.shape(b)[0]
+    return per_example(dot_vjp_b, (g, a, b), (g_batched, a_batched, b_batched), size)
+
+
+def batched_add_at(base, like, index, v, like_batched):
+    """add_at for every example: containers hold batched parts; arrays gain the batch axis in front."""
+    from .tree import add_at
+
+    if isinstance(like, (tuple, list, dict)):
+        return add_at(base, like, index, v)
+    if not _really_batched(like, like_batched):
+        size = np.shape(v)[0]
+        like = _Shape((size,) + np.shape(like))
+    return add_at(base, like, batch_index(index), v)
+
+
+def batched_materialize(v, like, v_batched, like_batched):
+    """materialize for every example: the adjoint given the primal's per-example shape and dtype."""
+    from .tree import materialize
+
+    if isinstance(like, (tuple, list, dict)):
+        if isinstance(like, dict):
+            return {k: batched_materialize(v[k] if isinstance(v, dict) else 0.0, like[k], v_batched, like_batched)
+                    for k in like}
+        parts = [batched_materialize(v[i] if isinstance(v, (tuple, list)) else 0.0, p, v_batched, like_batched)
+                 for i, p in enumerate(like)]
+        return type(like)(parts)
+    if _really_batched(like, like_batched):
+        return materialize(v, like)
+    size = np.shape(v)[0] if v_batched and np.ndim(v) else None
+    if size is None:
+        return materialize(v, like)
+    dtype = like.dtype if hasattr(like, "dtype") and like.dtype.kind in "fc" else np.float64
+    return np.array(np.broadcast_to(v, (size,) + np.shape(like)), dtype=dtype)
+
+
+def batched_scalar_seed(value, what):
+    """The seed of grad for every example (each example's output must be a scalar)."""
+    from .tree import OutputError
+
+    if np.ndim(value) != 1:
+        raise OutputError(f"grad requires {what} to return a scalar, but it returned shape {np.shape(value)[1:]}; "
+                          "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)")
+    dtype = value.dtype if value.dtype.kind in "fc" else np.float64
+    return np.ones(np.shape(value), dtype=dtype)
+
+
+__all__ += ["unbroadcast_batched", "expand_reduced_batched", "dot_vjp_a_batched", "dot_vjp_b_batched",
+            "batched_add_at", "batched_materialize", "batched_scalar_seed"]
+
+
+def batched_pack_like(like, parts, like_batched):
+    """pack_like for every example: a container's parts as they are; an array's rows along axis 1."""
+    from .tree import pack_like
+
+    if isinstance(like, (tuple, list, dict)):
+        return pack_like(like, parts)
+    return batched_pack(like, parts)
+
+
+__all__.append("batched_pack_like")

@@ -1621,3 +1621,569 @@ def format_module(source):
             break
         current = formatted
     return current
+
+
+# ============================================================================ standalone modules
+
+@dataclass
+class Entry:
+    """The entry function of an emitted module and how its header docstring describes it."""
+
+    name: str  # the function a user calls, e.g. `grad_loss`
+    title: str  # the docstring's first sentence, e.g. "Gradient of `loss` with respect to `params` (argument 0)"
+    returns: str  # "Returns: ..." text
+    params: list  # the entry function's parameters
+    call: str = ""  # how the parameters relate to the original function's, e.g. "the arguments of `loss`"
+    annotations: dict = field(default_factory=dict)  # entry parameter -> the original parameter it mirrors
+    returns_like: object = None  # how to annotate the return: None, ("param", name), ("tuple", [...]) ...
+    extra_text: str = ""  # source of functions to append (the entry of vjp and jvp modules)
+
+
+_DIRECTIVE = re.compile(r"#\s*(noqa|type\s*:|fmt\s*:|isort\s*:|ruff\s*:|pyright\s*:|pylint\s*:|mypy\s*:|pragma)",
+                        re.IGNORECASE)
+_ORIGIN_COMMENT = re.compile(r"^(\s*# \S+\.py:\d+: )(.*)$")
+_DUMMY = re.compile(r"^(_+|_+\w*[^\W_])$")
+_TYPING_BUILTINS = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset",
+                    "Type": "type"}
+
+
+def _error(message, fn=None, hint=None):
+    location = None
+    if fn is not None:
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            location = Location(code.co_filename, code.co_firstlineno, 0)
+    return TranspileError(message, location, hint)
+
+
+def _sanitize_comment_line(line):
+    """Copied source lines in `# file.py:N: ...` comments lose their lint directives (`# noqa`, `# fmt: off`)."""
+    match = _ORIGIN_COMMENT.match(line)
+    if not match:
+        return line
+    code = match.group(2)
+    directive = _DIRECTIVE.search(code)
+    if directive:
+        code = code[:directive.start()].rstrip()
+    return match.group(1) + code
+
+
+def _strip_generated_header(text):
+    """The generated module's functions (everything from the first `def`), without the cache key."""
+    text = text.split("\n# transpile-cache-key:", 1)[0].rstrip("\n") + "\n"
+    tree = ast.parse(text)
+    first = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))), None)
+    if first is None:
+        return ""
+    lines = text.split("\n")
+    return "\n".join(lines[first.lineno - 1:])
+
+
+# ---------------------------------------------------------------- captures become imports
+
+class _Imports:
+    """The import block of an emitted module, grouped so that import sorting is stable anywhere."""
+
+    def __init__(self):
+        self.stdlib = set()  # `import math`
+        self.numpy = set()  # lines of the numpy block
+        self.runtime = False
+        self.other = set()  # other third-party straight imports, one block each
+        self.from_imports = {}  # module -> {(name, asname)}
+        self.constants = {}  # name -> expression text
+
+    def import_module(self, module_name, alias):
+        line = f"import {module_name}" + (f" as {alias}" if alias != module_name.split(".")[-1] or "." in
+                                            module_name and alias != module_name else "")
+        if "." in module_name and alias == module_name:
+            line = f"import {module_name}"
+        root = module_name.split(".")[0]
+        if root == "numpy":
+            self.numpy.add(line)
+        elif root in sys.stdlib_module_names:
+            self.stdlib.add(line)
+        else:
+            self.other.add(line)
+
+    def import_from(self, module_name, name, asname=None):
+        self.from_imports.setdefault(module_name, set()).add((name, asname if asname != name else None))
+
+    def text(self):
+        blocks = []
+        first = []
+        if self.stdlib:
+            first.append("\n".join(sorted(self.stdlib, key=_import_key)))
+        numpy_lines = sorted(self.numpy, key=_import_key)
+        numpy_from = {m: n for m, n in self.from_imports.items() if m.split(".")[0] == "numpy"}
+        numpy_lines += [_from_import_line(m, numpy_from[m]) for m in sorted(numpy_from)]
+        if numpy_lines:
+            first.append("\n".join(numpy_lines))
+        if first:
+            blocks.append("\n\n".join(first))
+        if self.runtime:
+            blocks.append("import runtime as rt")
+        for line in sorted(self.other, key=_import_key):
+            blocks.append(line)
+        for module_name in sorted(m for m in self.from_imports if m.split(".")[0] != "numpy"):
+            blocks.append(_from_import_line(module_name, self.from_imports[module_name]))
+        # each block after the first is sorted on its own: whether `runtime` or the user's module count as
+        # first- or third-party depends on where ruff runs, and a split keeps either reading sorted
+        out = "\n\n# isort: split\n".join(blocks)
+        if self.constants:
+            out += "\n\n" + "\n".join(f"{name} = {value}" for name, value in sorted(self.constants.items()))
+        return out
+
+
+def _import_key(line):
+    return _natural_key(line.split()[1].lower())
+
+
+def _natural_key(s):
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", s)]
+
+
+def _member_key(member):
+    """isort's order for `from m import a, B, C_D`: constants, then classes, then the rest (ruff's defaults)."""
+    name, asname = member
+    if len(name) > 1 and name.isupper():
+        kind = 0
+    elif name[:1].isupper():
+        kind = 1
+    else:
+        kind = 2
+    return (kind, _natural_key(name.lower()), name, asname or "")
+
+
+def _from_import_line(module_name, members):
+    names = [f"{n} as {a}" if a else n for n, a in sorted(members, key=_member_key)]
+    line = f"from {module_name} import {', '.join(names)}"
+    if len(line) <= LINE_WIDTH:
+        return line
+    return f"from {module_name} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
+def _modules_by_namespace():
+    return {id(vars(m)): m for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)}
+
+
+def _numpy_path(obj):
+    """`np.pi`, `np.float32`, ... for an object that numpy exports under its own name, else None."""
+    import numpy as np
+
+    for attr in (getattr(obj, "__name__", None),):
+        if attr and getattr(np, attr, None) is obj:
+            return f"np.{attr}"
+    return None
+
+
+def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
+    """Make capture `name` available in the emitted module: an import or a module-level constant."""
+    import numpy as np
+
+    identity = getattr(cap, "identity", None)
+    if depth > 20 or identity is None:
+        raise _error(f"`{name}` is a value from outside the transformed code that transpile cannot trace back "
+                     "to an import", user_fn, "make it a module-level constant of the file or pass it as an argument")
+    kind = identity[0]
+    if kind == "name":
+        _, globals_id, cell_id, dotted = identity
+        path = dotted.split(".")
+        if cell_id != id(None):
+            raise _error(f"`{path[0]}` is a variable of an enclosing function (a closure), which a standalone module "
+                         "cannot import", user_fn, f"make `{path[0]}` a module-level name or pass it as an argument")
+        module = namespaces.get(globals_id)
+        if module is None:
+            raise _error(f"`{dotted}` comes from a namespace that is not an importable module", user_fn,
+                         "define the function and the values it uses in a module file")
+        inner = getattr(module, "__transpile_captures__", None)
+        if inner is not None and path[0] in inner:  # a value a generated module was given: where it came from
+            inner_name = path[0]
+            if len(path) == 1 and inner_name == name:
+                return _resolve_capture(name, inner[inner_name], imports, namespaces, user_fn, depth + 1)
+            _resolve_capture(inner_name, inner[inner_name], imports, namespaces, user_fn, depth + 1)
+            imports.constants[name] = ".".join(path)
+            return None
+        module_name = module.__name__
+        if module_name == "__main__" or not all(part.isidentifier() for part in module_name.split(".")):
+            raise _error(f"`{dotted}` is a global of {module_name!r}, which is not importable by name", user_fn,
+                         "run transpile on a module file")
+        root_value = vars(module).get(path[0])
+        if isinstance(root_value, types.ModuleType):
+            if root_value is np:
+                imports.constants[name] = ".".join(["np", *path[1:]])
+                return None
+            imports.import_module(root_value.__name__, path[0])
+            imports.constants[name] = dotted
+            return None
+        if len(path) == 1:
+            imports.import_from(module_name, path[0], name)
+        else:
+            imports.import_from(module_name, path[0])
+            imports.constants[name] = dotted
+        return None
+    if kind == "object":
+        obj = cap.read()
+        if getattr(builtins, name, None) is obj:
+            return None
+        if isinstance(obj, np.dtype):
+            if obj.fields is not None:
+                raise _error(f"`{name}` is a structured dtype, which a standalone module cannot spell", user_fn)
+            imports.constants[name] = f"np.dtype({string_literal(obj.str)})"
+            return None
+        path = _numpy_path(obj)
+        if path is not None:
+            imports.constants[name] = path
+            return None
+        if isinstance(obj, type) and getattr(builtins, obj.__name__, None) is obj:
+            imports.constants[name] = obj.__name__
+            return None
+        module_name = getattr(obj, "__module__", None)
+        qualname = getattr(obj, "__qualname__", "")
+        if module_name and "." not in qualname and getattr(sys.modules.get(module_name), qualname, None) is obj:
+            imports.import_from(module_name, qualname, name)
+            return None
+        raise _error(f"`{name}` ({type(obj).__name__}) cannot be written as an import", user_fn,
+                     "use a module-level name or a NumPy attribute")
+    if kind == "default":
+        value = cap.read()
+        literal = _literal(value)
+        if literal is None:
+            raise _error(f"the default value of parameter `{identity[2]}` is a {type(value).__name__}, which a "
+                         "standalone module cannot spell", user_fn,
+                         "use a literal default (a number, string, tuple ...) or pass the argument explicitly")
+        imports.constants[name] = literal
+        return None
+    raise _error(f"`{name}` is a value transpile cannot trace back to an import", user_fn)
+
+
+def _literal(value):
+    """Source text for a plain literal value (numbers, strings, None, tuples/lists/dicts of them), else None."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return None
+        return repr(value)
+    if isinstance(value, str):
+        return string_literal(value)
+    if isinstance(value, (tuple, list)):
+        items = [_literal(v) for v in value]
+        if any(i is None for i in items):
+            return None
+        if isinstance(value, tuple):
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
+    if isinstance(value, dict):
+        items = [(_literal(k), _literal(v)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in items):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    return None
+
+
+# ---------------------------------------------------------------- annotations
+
+def _function_def(fn):
+    """The `def` node of a user function, parsed from its source, or None."""
+    import inspect
+    import textwrap
+
+    try:
+        source = textwrap.dedent(inspect.getsource(inspect.unwrap(fn)))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+            return node
+    return None
+
+
+class _Annotations:
+    """Annotations copied from the user's `def`, modernized (`X | None`, `list[...]`) and with their imports."""
+
+    def __init__(self, fn, imports, taken, module_name):
+        self.fn = fn
+        self.imports = imports
+        self.taken = taken
+        self.module_name = module_name
+        fdef = _function_def(fn) if fn is not None else None
+        self.params = {}
+        self.returns = None
+        if fdef is not None:
+            for arg in fdef.args.args:
+                if arg.annotation is not None:
+                    self.params[arg.arg] = arg.annotation
+            self.returns = fdef.returns
+
+    def resolve(self, node):
+        """The object a name or attribute chain in an annotation refers to (or a sentinel)."""
+        if isinstance(node, ast.Name):
+            scope = getattr(self.fn, "__globals__", {})
+            if node.id in scope:
+                return scope[node.id]
+            return getattr(builtins, node.id, _MISSING)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return _MISSING if base is _MISSING else getattr(base, node.attr, _MISSING)
+        return _MISSING
+
+    def convert(self, node):
+        import typing
+
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                return self.convert(ast.parse(node.value, mode="eval").body)
+            except SyntaxError:
+                raise _Unsupported("string annotation")
+        if isinstance(node, ast.Subscript):
+            base = self.resolve(node.value)
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if base is typing.Optional:
+                return ast.BinOp(self.convert(node.slice), ast.BitOr(), ast.Constant(None))
+            if base is typing.Union:
+                return _union([self.convert(i) for i in items])
+            for typing_name, builtin_name in _TYPING_BUILTINS.items():
+                if base is getattr(typing, typing_name):
+                    return ast.Subscript(ast.Name(builtin_name), self.convert(node.slice))
+            return ast.Subscript(self.convert(node.value), self.convert(node.slice))
+        if isinstance(node, ast.Tuple):
+            return ast.Tuple([self.convert(e) for e in node.elts])
+        if isinstance(node, ast.List):
+            return ast.List([self.convert(e) for e in node.elts])
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return _union([self.convert(node.left), self.convert(node.right)])
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            value = self.resolve(node)
+            for typing_name, builtin_name in _TYPING_BUILTINS.items():
+                if value is getattr(typing, typing_name):
+                    return ast.Name(builtin_name)
+            return self.import_root(node)
+        if isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis):
+            return node
+        raise _Unsupported(type(node).__name__)
+
+    def import_root(self, node):
+        import numpy as np
+
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            raise _Unsupported("annotation")
+        value = self.resolve(root)
+        if value is _MISSING:
+            raise _Unsupported("unknown name")
+        if value is np:
+            root.id = "np"
+            return node
+        if getattr(builtins, root.id, _MISSING) is value:
+            return node
+        if root.id in self.taken:
+            raise _Unsupported("name clash")
+        if isinstance(value, types.ModuleType):
+            self.imports.import_module(value.__name__, root.id)
+            return node
+        module_name = getattr(value, "__module__", None)
+        if module_name and getattr(sys.modules.get(module_name), root.id, None) is value:
+            self.imports.import_from(module_name, root.id)
+        elif self.module_name:
+            self.imports.import_from(self.module_name, root.id)
+        else:
+            raise _Unsupported("not importable")
+        return node
+
+    def text(self, node):
+        """The annotation's source in the emitted module, or None when it cannot be carried over."""
+        if node is None:
+            return None
+        saved = (set(self.imports.numpy), set(self.imports.stdlib), set(self.imports.other),
+                 {k: set(v) for k, v in self.imports.from_imports.items()})
+        try:
+            return ast.unparse(self.convert(node))
+        except _Unsupported:
+            self.imports.numpy, self.imports.stdlib, self.imports.other, self.imports.from_imports = saved
+            return None
+
+    def param(self, name):
+        return self.text(self.params.get(name))
+
+
+_MISSING = object()
+
+
+def _union(items):
+    """`A | B | ...`, without `int` beside `float` (or `float` beside `complex`), as ruff's PYI041 wants."""
+    texts = [ast.unparse(i) for i in items]
+    if "float" in texts or "complex" in texts:
+        items = [i for i, t in zip(items, texts) if not (t == "int" or (t == "float" and "complex" in texts))]
+    out = items[0]
+    for item in items[1:]:
+        out = ast.BinOp(out, ast.BitOr(), item)
+    return out
+
+
+# ---------------------------------------------------------------- lint fixes
+
+def _rename_unused(text):
+    """Bindings that are never read become `_` (ruff's F841 and RUF059 flag them otherwise)."""
+    tree = ast.parse(text)
+    lines = text.split("\n")
+    edits = []  # (line, start byte, end byte)
+    for fdef in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        loaded, declared = set(), set()
+        for node in ast.walk(fdef):
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+                loaded.add(node.id)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                declared.update(node.names)
+        params = {a.arg for a in fdef.args.args}
+        for node in _own_statements(fdef.body):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.For):
+                targets = [node.target]
+            for target in targets:
+                simple = isinstance(target, ast.Name)
+                for name_node in ast.walk(target):
+                    if not isinstance(name_node, ast.Name) or not isinstance(name_node.ctx, ast.Store):
+                        continue
+                    ident = name_node.id
+                    if ident in loaded or ident in declared or ident in params or _DUMMY.match(ident):
+                        continue
+                    if simple and isinstance(node, ast.For):
+                        continue  # an unused loop variable is not flagged by ruff's defaults
+                    edits.append((name_node.lineno, name_node.col_offset, name_node.end_col_offset))
+    for lineno, start, end in sorted(edits, reverse=True):
+        raw = lines[lineno - 1].encode()
+        lines[lineno - 1] = (raw[:start] + b"_" + raw[end:]).decode()
+    return "\n".join(lines)
+
+
+def _own_statements(body):
+    """Statements of a function body, nested blocks included, nested functions excluded."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for attr in ("body", "orelse", "finalbody"):
+            yield from _own_statements(getattr(stmt, attr, []) or [])
+
+
+def _module_level_names(text):
+    tree = ast.parse(text)
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def _loaded_names(text):
+    return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+
+
+# ---------------------------------------------------------------- the emitted module
+
+def _annotate_entry(functions_text, entry, annotations):
+    """Rewrite the entry function's `def` line with the original function's annotations."""
+    tree = ast.parse(functions_text)
+    fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry.name), None)
+    if fdef is None:
+        return functions_text
+    params = []
+    for arg in fdef.args.args:
+        source_param = entry.annotations.get(arg.arg)
+        ann = annotations.param(source_param) if source_param else None
+        params.append(f"{arg.arg}: {ann}" if ann else arg.arg)
+    returns = None
+    like = entry.returns_like
+    if like is not None:
+        kind, value = like
+        if kind == "param":
+            returns = annotations.param(value)
+        elif kind == "tuple":
+            parts = [annotations.param(v) if isinstance(v, str) else annotations.text(v) for v in value]
+            if all(parts):
+                returns = f"tuple[{', '.join(parts)}]"
+        elif kind == "returns":
+            returns = annotations.text(annotations.returns)
+        elif kind == "value_and":
+            value_ann = annotations.text(annotations.returns)
+            grad_kind, grad_value = value
+            grad_ann = annotations.param(grad_value) if grad_kind == "param" else None
+            if grad_kind == "tuple":
+                parts = [annotations.param(v) for v in grad_value]
+                grad_ann = f"tuple[{', '.join(parts)}]" if all(parts) else None
+            if value_ann and grad_ann:
+                returns = f"tuple[{value_ann}, {grad_ann}]"
+    header = f"def {fdef.name}({', '.join(params)})" + (f" -> {returns}" if returns else "") + ":"
+    lines = functions_text.split("\n")
+    if fdef.body[0].lineno == fdef.lineno:
+        return functions_text
+    lines[fdef.lineno - 1:fdef.body[0].lineno - 1] = [header]
+    return "\n".join(lines)
+
+
+def standalone_text(generated_text, program, entry, *, user_function, module_name, origin, command, version,
+                    preamble=""):
+    """The text of a standalone module for `entry` (see the module docstring).
+
+    generated_text: a generated module (`Generated.text`, or `module_text(...)` for vjp and jvp);
+    program: the frontend's Program it came from (its `captures` become imports);
+    entry: an `Entry` describing the function users call;
+    user_function: the user's original function (annotations are copied from it);
+    module_name: the importable name of the user's module (captured globals are imported from it);
+    origin: `file.py:function` as shown in the header; command: the command line that regenerates it.
+    """
+    functions = _strip_generated_header(generated_text)
+    if entry.extra_text:
+        functions = functions.rstrip("\n") + "\n\n\n" + entry.extra_text
+    functions = "\n".join(_sanitize_comment_line(line) for line in functions.split("\n"))
+    imports = _Imports()
+    namespaces = _modules_by_namespace()
+    for name in sorted(program.captures):
+        _resolve_capture(name, program.captures[name], imports, namespaces, user_function)
+    taken = _module_level_names(functions) | set(program.captures) | {"np", "rt", "math"}
+    annotations = _Annotations(user_function, imports, taken, module_name)
+    functions = _annotate_entry(functions, entry, annotations)
+    functions = _rename_unused(functions)
+    used = _loaded_names(functions) | _loaded_names("\n".join(imports.constants.values()) or "pass")
+    if "math" in used:
+        imports.stdlib.add("import math")
+    if "np" in used:
+        imports.numpy.add("import numpy as np")
+    imports.runtime = "rt" in used
+    header = _header_docstring(entry, origin, command, version, program, imports, module_name)
+    body = header + "\n\n" + preamble + imports.text() + "\n\n\n" + functions
+    text_out = format_module(body)
+    compile(text_out, "<standalone>", "exec")
+    return text_out
+
+
+def _wrap(paragraph, width=84):
+    import textwrap
+
+    return textwrap.fill(paragraph, width=width, break_long_words=False, break_on_hyphens=False)
+
+
+def _header_docstring(entry, origin, command, version, program, imports, module_name):
+    parts = [f"{entry.title}, generated by transpile {version}.", ""]
+    parts.append(_wrap(f"From {origin}. Do not edit by hand; regenerate (or check that this file is up to "
+                       "date by adding --check) with:"))
+    parts += ["", f"    {command}", ""]
+    call = f"Call: {entry.name}({', '.join(entry.params)})"
+    parts.append(_wrap(call + (f", {entry.call}." if entry.call else ".")))
+    parts.append(_wrap("Returns: " + entry.returns))
+    imported = sorted(n for n in program.captures if any(
+        n == (a or m) for mod, members in imports.from_imports.items() for m, a in members))
+    if module_name and imported:
+        parts.append("")
+        parts.append(_wrap(f"Module-level values of `{module_name}` are imported from it (it must be importable): "
+                           + ", ".join(f"`{n}`" for n in imported) + "."))
+    parts.append("")
+    parts.append("At run time this module needs NumPy and the `runtime` package of transpile, nothing else.")
+    return '"""' + "\n".join(parts) + '\n"""'

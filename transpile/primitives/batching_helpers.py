@@ -57,3 +57,10 @@ for _name in ["batch_axis", "batch_shape", "batch_transpose_axes"]:  # read only
 defprim("rt.batch_index", rt.batch_index, path="rt.batch_index", params=["index"], nondiff=True)
 defprim("rt.example_like", rt.example_like, path="rt.example_like", params=["x"], nondiff=True, batch="shape",
         batch_same=True)
+
+# batching rules of the adjoint helpers (vmap of grad); no derivative rules yet (third order)
+for _name in ["unbroadcast_batched", "expand_reduced_batched", "dot_vjp_a_batched", "dot_vjp_b_batched",
+              "batched_add_at", "batched_materialize", "batched_pack_like"]:
+    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args")
+defprim("rt.batched_scalar_seed", rt.batched_scalar_seed, path="rt.batched_scalar_seed", params=["value", "what"],
+        nondiff=True)

@@ -10,20 +10,26 @@ import runtime as rt
 from .registry import defprim
 
 defprim("rt.unbroadcast", rt.unbroadcast, path="rt.unbroadcast", params=["v", "like"],
-        vjp={"v": "rt.broadcast_like(g, v)"}, structural=('like',), jvp={'v': 'rt.unbroadcast(t, like)'})
+        vjp={"v": "rt.broadcast_like(g, v)"}, structural=('like',), jvp={'v': 'rt.unbroadcast(t, like)'},
+        batch='rt.unbroadcast_batched(v, like, v_batched, like_batched)')
 defprim("rt.broadcast_like", rt.broadcast_like, path="rt.broadcast_like", params=["v", "like"],
         vjp={"v": "rt.unbroadcast(g, v)"}, structural=('like',), jvp={'v': 'rt.broadcast_like(t, like)'})
 defprim("rt.expand_reduced", rt.expand_reduced, path="rt.expand_reduced",
         params=["v", "like", "axis=None", "keepdims=False"],
-        vjp={"v": "np.reshape(np.sum(g, axis=axis, keepdims=keepdims), np.shape(v))"}, structural=('like', 'axis', 'keepdims'), jvp={'v': 'rt.expand_reduced(t, like, axis, keepdims)'})
+        vjp={"v": "np.reshape(np.sum(g, axis=axis, keepdims=keepdims), np.shape(v))"}, structural=('like', 'axis', 'keepdims'), jvp={'v': 'rt.expand_reduced(t, like, axis, keepdims)'},
+        batch='rt.expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched)')
 defprim("rt.add_at", rt.add_at, path="rt.add_at", params=["base", "like", "idx", "v"], container=True,
-        vjp={"base": "g", "v": "rt.unbroadcast(rt.get(g, idx), v)"}, structural=('like', 'idx'), jvp={'base': 't', 'v': 'rt.add_at(0.0, like, idx, t)'})
+        vjp={"base": "g", "v": "rt.unbroadcast(rt.get(g, idx), v)"}, structural=('like', 'idx'), jvp={'base': 't', 'v': 'rt.add_at(0.0, like, idx, t)'},
+        batch='rt.batched_add_at(base, like, idx, v, like_batched)')
 defprim("rt.get", rt.get, path="rt.get", params=["tree", "idx"], container=True,
-        vjp={"tree": "rt.add_at(acc, tree, idx, g)"}, structural=('idx',), jvp={'tree': 'rt.get(t, idx)'})
+        vjp={"tree": "rt.add_at(acc, tree, idx, g)"}, structural=('idx',), jvp={'tree': 'rt.get(t, idx)'},
+        batch='rt.batched_getitem(tree, idx)')
 defprim("rt.tree_add", rt.tree_add, path="rt.tree_add", params=["a", "b"], container=True,
-        vjp={"a": "g", "b": "g"}, jvp={'a': 't', 'b': 't'})
+        vjp={"a": "g", "b": "g"}, jvp={'a': 't', 'b': 't'},
+        batch='rt.tree_add(a, b)')
 defprim("rt.pack_like", rt.pack_like, path="rt.pack_like", params=["like", "parts"], container=True,
-        vjp={"parts": "rt.unpack_like(g, parts)"}, structural=('like',), jvp={'parts': 'rt.pack_like(like, t)'})
+        vjp={"parts": "rt.unpack_like(g, parts)"}, structural=('like',), jvp={'parts': 'rt.pack_like(like, t)'},
+        batch='rt.batched_pack_like(like, parts, like_batched)')
 defprim("rt.unpack_like", rt.unpack_like, path="rt.unpack_like", params=["v", "like"], container=True,
         vjp={"v": "rt.pack_like(v, g)"}, structural=('like',), jvp={'v': 'rt.unpack_like(t, like)'})
 defprim("rt.zero_region", rt.zero_region, path="rt.zero_region", params=["v", "idx"],
@@ -31,20 +37,24 @@ defprim("rt.zero_region", rt.zero_region, path="rt.zero_region", params=["v", "i
 defprim("rt.save_region", rt.save_region, path="rt.save_region", params=["x", "idx"],
         vjp={"x": "rt.add_at(acc, x, idx, g)"}, structural=('idx',), jvp={'x': 'rt.save_region(t, idx)'})
 defprim("rt.dot_vjp_a", rt.dot_vjp_a, path="rt.dot_vjp_a", params=["v", "a_like", "b"],
-        vjp={"v": "np.dot(g, b)", "b": "rt.dot_vjp_b(v, g, b)"}, structural=('a_like',), jvp={'v': 'rt.dot_vjp_a(t, a_like, b)', 'b': 'rt.dot_vjp_a(v, a_like, t)'})
+        vjp={"v": "np.dot(g, b)", "b": "rt.dot_vjp_b(v, g, b)"}, structural=('a_like',), jvp={'v': 'rt.dot_vjp_a(t, a_like, b)', 'b': 'rt.dot_vjp_a(v, a_like, t)'},
+        batch='rt.dot_vjp_a_batched(v, a_like, b, v_batched, a_like_batched, b_batched)')
 defprim("rt.dot_vjp_b", rt.dot_vjp_b, path="rt.dot_vjp_b", params=["v", "a", "b_like"],
-        vjp={"v": "np.dot(a, g)", "a": "rt.dot_vjp_a(v, a, g)"}, structural=('b_like',), jvp={'v': 'rt.dot_vjp_b(t, a, b_like)', 'a': 'rt.dot_vjp_b(v, t, b_like)'})
+        vjp={"v": "np.dot(a, g)", "a": "rt.dot_vjp_a(v, a, g)"}, structural=('b_like',), jvp={'v': 'rt.dot_vjp_b(t, a, b_like)', 'a': 'rt.dot_vjp_b(v, t, b_like)'},
+        batch='rt.dot_vjp_b_batched(v, a, b_like, v_batched, a_batched, b_like_batched)')
 defprim("rt.matmul_vjp_a", rt.matmul_vjp_a, path="rt.matmul_vjp_a", params=["v", "a_like", "b"],
         vjp={"v": "np.matmul(g, b)", "b": "rt.matmul_vjp_b(v, g, b)"}, structural=('a_like',), jvp={'v': 'rt.matmul_vjp_a(t, a_like, b)', 'b': 'rt.matmul_vjp_a(v, a_like, t)'})
 defprim("rt.matmul_vjp_b", rt.matmul_vjp_b, path="rt.matmul_vjp_b", params=["v", "a", "b_like"],
         vjp={"v": "np.matmul(a, g)", "a": "rt.matmul_vjp_a(v, a, g)"}, structural=('b_like',), jvp={'v': 'rt.matmul_vjp_b(t, a, b_like)', 'a': 'rt.matmul_vjp_b(v, t, b_like)'})
 defprim("rt.materialize", rt.materialize, path="rt.materialize", params=["v", "like"], container=True,
-        vjp={"v": "rt.unbroadcast(g, v)"}, structural=('like',), jvp={'v': 'rt.materialize(t, like)'})
+        vjp={"v": "rt.unbroadcast(g, v)"}, structural=('like',), jvp={'v': 'rt.materialize(t, like)'},
+        batch='rt.batched_materialize(v, like, v_batched, like_batched)')
 defprim("rt.astype_like", rt.astype_like, path="rt.astype_like", params=["v", "like"],
         vjp={"v": "rt.astype_like(g, v)"}, structural=('like',), jvp={'v': 'rt.astype_like(t, like)'})
 defprim("rt.check_scalar_output", rt.check_scalar_output, path="rt.check_scalar_output", params=["value", "what"],
         vjp={"value": "g"}, structural=('what',), jvp={'value': 't'})
-defprim("rt.scalar_seed", rt.scalar_seed, path="rt.scalar_seed", params=["value", "what"], nondiff=True)
+defprim("rt.scalar_seed", rt.scalar_seed, path="rt.scalar_seed", params=["value", "what"], nondiff=True,
+        batch='rt.batched_scalar_seed(value, what)')
 defprim("rt.clip_mask", rt.clip_mask, path="rt.clip_mask", params=["a", "lo", "hi"], nondiff=True)
 defprim("rt.inverse_axes", rt.inverse_axes, path="rt.inverse_axes", params=["axes", "ndim"], nondiff=True)
 defprim("rt.shape_of", rt.shape_of, path="rt.shape_of", params=["x"], nondiff=True)
