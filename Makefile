@@ -16,7 +16,7 @@ install: $(STAMP)
 # Reinstalls whenever the package metadata changes.
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install -e '.[dev]'
+	$(VPY) -m pip install -e '.[dev,gpu]'
 	touch $@
 
 test: $(STAMP)
