@@ -159,6 +159,10 @@ __all__ += ["inverse_axes", "dtype_of"]
 
 def backwards(steps, trips=None):
     """The first `trips` values of a range, last first (itself a range, so it can be replayed)."""
+    if not isinstance(steps, range):
+        from .batching import PER_EXAMPLE_TRIPS, BatchError
+
+        raise BatchError(PER_EXAMPLE_TRIPS)
     if trips is not None:
         steps = steps[:trips]
     return steps[::-1]

@@ -13,6 +13,11 @@ class BatchError(ValueError):
     """Batched arguments disagree, or a value cannot be batched."""
 
 
+PER_EXAMPLE_TRIPS = ("vmap of a loop whose trip count differs per example, inside code that saves a value per trip "
+                     "(such as the forward sweep of grad), is not supported yet; give the loop the same trip count "
+                     "for every example and mask the updates (e.g. with np.where)")
+
+
 def batch_size(*values_and_axes):
     """The common size of the batch axes (axis 0) of the given batched values."""
     sizes = {}
@@ -58,6 +63,9 @@ def align(values, batched):
 def select(condition, then, otherwise):
     """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
     zero_then, zero_otherwise = type(then) is float and then == 0.0, type(otherwise) is float and otherwise == 0.0
+    if (then is None) != (otherwise is None) or (isinstance(then, (tuple, list)) and isinstance(
+            otherwise, (tuple, list)) and len(then) != len(otherwise)):
+        raise BatchError(PER_EXAMPLE_TRIPS)
     if isinstance(then, (tuple, list)) or isinstance(otherwise, (tuple, list)):
         like = then if isinstance(then, (tuple, list)) else otherwise
         return type(like)(select(condition, 0.0 if zero_then else then[i], 0.0 if zero_otherwise else otherwise[i])
@@ -753,3 +761,40 @@ def batched_pack_like(like, parts, like_batched):
 
 
 __all__.append("batched_pack_like")
+
+
+class BatchedRange:
+    """range(start, stop, step) with per-example bounds."""
+
+    def __init__(self, *bounds):
+        if len(bounds) == 1:
+            bounds = (0, bounds[0], 1)
+        elif len(bounds) == 2:
+            bounds = (bounds[0], bounds[1], 1)
+        self.start, self.stop, self.step = (np.asarray(b) for b in bounds)
+        if np.any(self.step == 0):
+            raise ValueError("range() arg 3 must not be zero")
+        self.trips = np.maximum(0, (self.stop - self.start + self.step - np.sign(self.step)) // self.step)
+
+
+def batched_range(bounds):
+    """The ranges of a loop whose bounds (a tuple, as range() takes them) differ per example."""
+    return BatchedRange(*bounds)
+
+
+def longest(steps):
+    return int(np.max(steps.trips)) if np.size(steps.trips) else 0
+
+
+def range_at(steps, trip):
+    """The loop variable of every example at trip `trip`."""
+    return steps.start + trip * steps.step
+
+
+def range_active(steps, trip, stopped=None):
+    """Which examples are still looping at trip `trip` (and have not broken out of the loop)."""
+    active = np.broadcast_to(trip < steps.trips, np.shape(steps.trips))
+    return active if stopped is None else active & ~np.asarray(stopped, dtype=bool)
+
+
+__all__ += ["BatchedRange", "batched_range", "longest", "range_at", "range_active"]

@@ -211,3 +211,24 @@ def test_gradient_through_pmax():
     x = rng.normal(size=4)
     want = tp.grad(lambda v: np.sum(np.exp(v - np.max(v)) / np.sum(np.exp(v - np.max(v))) * np.arange(4.0)))(x)
     np.testing.assert_allclose(tp.grad(softmax_energy)(x), want, rtol=1e-10)
+
+
+def counted(x, n):
+    total = 0.0
+    for i in range(n):
+        total = total + x * i
+        if total > 5.0:
+            break
+    acc = x
+    for i in range(1, n):
+        acc = acc * 0.5 + i
+    return total + acc
+
+
+def test_for_loops_whose_trip_count_differs_per_example_run_masked():
+    xs, ns = np.array([1.0, 2.0, 0.5, 3.0, 1.5]), np.array([0, 3, 5, 4, 1])
+    got = tp.vmap(counted)(xs, ns)
+    np.testing.assert_allclose(got, [counted(x, int(n)) for x, n in zip(xs, ns)])
+    assert "runs the longest, masked per example" in tp.source(tp.vmap(counted))
+    with pytest.raises(TranspileError, match="trip count differs per example"):
+        tp.vmap(tp.grad(counted))(xs, ns)  # not yet: says so, never a wrong number

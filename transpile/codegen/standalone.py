@@ -885,15 +885,21 @@ class _Formatter:
             pow_operand = isinstance(operand, ast.BinOp) and isinstance(operand.op, ast.Pow)
             return out + self.fmt(operand, "always" if pow_operand else "preserve", level)
         if isinstance(node, ast.IfExp):
-            return self.ipo_group([*self.fmt(node.body, "preserve", level), *self.ipo_soft_line_or_space(level),
-                                   *text("if "), *self.fmt(node.test, "preserve", level),
-                                   *self.ipo_soft_line_or_space(level), *text("else "),
-                                   *self.fmt(node.orelse, "preserve", level)], level)
+            return self.ipo_group(self.if_expression(node, level), level)
         if isinstance(node, ast.Starred):
             return [*text("*"), *self.fmt(node.value, "preserve", level)]
         if isinstance(node, ast.NamedExpr):
             return [*self.fmt(node.target, "preserve", level), *text(" := "), *self.fmt(node.value, "preserve", level)]
         raise _Unsupported(type(node).__name__)
+
+    def if_expression(self, node, level):
+        out = [*self.fmt(node.body, "preserve", level), *self.ipo_soft_line_or_space(level),
+               *text("if "), *self.fmt(node.test, "preserve", level),
+               *self.ipo_soft_line_or_space(level), *text("else ")]
+        orelse = node.orelse
+        if isinstance(orelse, ast.IfExp) and not self.is_parenthesized(orelse):
+            return out + self.if_expression(orelse, level)  # a chain stays in one group
+        return out + self.ipo_group(self.fmt(orelse, "preserve", level), level)
 
     def constant(self, value):
         if isinstance(value, str):
@@ -1766,12 +1772,12 @@ def _modules_by_namespace():
     return {id(vars(m)): m for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)}
 
 
-def _numpy_path(obj):
-    """`np.pi`, `np.float32`, ... for an object that numpy exports under its own name, else None."""
+def _numpy_path(name, obj):
+    """`np.pi`, `np.float32`, ... for an object numpy exports (as `np_pi`, or under its own name), else None."""
     import numpy as np
 
-    for attr in (getattr(obj, "__name__", None),):
-        if attr and getattr(np, attr, None) is obj:
+    for attr in (name[3:] if name.startswith("np_") else None, getattr(obj, "__name__", None)):
+        if attr and getattr(np, attr, _MISSING) is obj:
             return f"np.{attr}"
     return None
 
@@ -1830,7 +1836,7 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
                 raise _error(f"`{name}` is a structured dtype, which a standalone module cannot spell", user_fn)
             imports.constants[name] = f"np.dtype({string_literal(obj.str)})"
             return None
-        path = _numpy_path(obj)
+        path = _numpy_path(name, obj)
         if path is not None:
             imports.constants[name] = path
             return None

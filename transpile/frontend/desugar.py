@@ -502,6 +502,17 @@ class _FunctionDesugarer:
             backwards = True
             it = it.args[0]
             fn = self._resolve_callable(it.func) if isinstance(it, gast.Call) else None
+        if isinstance(it, gast.Name) and it.id in self._range_names() and isinstance(target, gast.Name):
+            # a name bound only to range(...) objects (as generated code writes loops): loop over it directly
+            self.blocks.append([])
+            for s in stmt.body:
+                self.statement(s)
+            body = self.blocks.pop()
+            loop = gast.For(target=name(target.id, store=True), iter=name(it.id), body=body, orelse=[],
+                            type_comment=None)
+            self.emit(loop, stmt)
+            loop.trips = None
+            return
         if fn is range or fn is runtime.backwards:
             if it.keywords:
                 self.error(it, "range() takes no keyword arguments")
@@ -577,6 +588,25 @@ class _FunctionDesugarer:
         loop = gast.For(target=name(loop_var, store=True), iter=name(rng), body=body, orelse=[], type_comment=None)
         self.emit(loop, stmt)
         loop.trips = trips
+
+    def _range_names(self):
+        """Local names every assignment of which is a range(...) or rt.backwards(...) call."""
+        if not hasattr(self, "_ranges"):
+            kinds = {}
+            for node in gast.walk(self.node):
+                if isinstance(node, gast.Assign):
+                    for t in node.targets:
+                        if isinstance(t, gast.Name):
+                            call = node.value
+                            is_range = isinstance(call, gast.Call) and self._resolve_callable(call.func) in (
+                                range, runtime.backwards)
+                            kinds[t.id] = kinds.get(t.id, True) and is_range
+                elif isinstance(node, (gast.For, gast.AugAssign)):
+                    for t in gast.walk(node.target):
+                        if isinstance(t, gast.Name):
+                            kinds[t.id] = False
+            self._ranges = {k for k, v in kinds.items() if v and k not in self.params_set()}
+        return self._ranges
 
     def _backwards(self, rng, stmt):
         back = self.fresh(naming.RANGE)

@@ -64,3 +64,5 @@ for _name in ["unbroadcast_batched", "expand_reduced_batched", "dot_vjp_a_batche
     defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args")
 defprim("rt.batched_scalar_seed", rt.batched_scalar_seed, path="rt.batched_scalar_seed", params=["value", "what"],
         nondiff=True)
+for _name in ["batched_range", "longest", "range_at", "range_active"]:
+    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True)

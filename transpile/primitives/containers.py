@@ -14,7 +14,8 @@ defprim("make_dict", dict, params=[], varargs="items", container=True, vjp={"ite
 defprim("unpack", object(), params=["x"], container=True, vjp={"x": "rt.pack_like(x, g)"},
         jvp={"x": "rt.split_tangent(t, n)"})
 defprim("len", builtins.len, batch="rt.batched_len(x)", batch_same=True, path="len", params=["x"], nondiff=True)
-defprim("range", builtins.range, path="range", params=[], varargs="bounds", nondiff=True)
+defprim("range", builtins.range, path="range", params=[], varargs="bounds", nondiff=True,
+        batch="rt.batched_range(bounds)")
 defprim("min_int", runtime.min_int, path="rt.min_int", params=[], varargs="values", nondiff=True)
 defprim("list_append", runtime.list_append, path="rt.list_append", params=["items", "value"], container=True,
         vjp={"items": "rt.get(g, slice(None, -1))", "value": "rt.get(g, -1)"}, methods=["list.append"],

@@ -131,7 +131,9 @@ class _BatchBuilder:
 
     def _newly_batched(self, stmt, batched):
         if isinstance(stmt, gast.For):
-            return []  # ranges are the same for every example (checked when the loop starts)
+            # a range built here from per-example bounds runs a different number of trips per example;
+            # any other range (e.g. one saved in a tuple) is the same for every example
+            return [stmt.target.id] if stmt.iter.id in self._per_example_ranges(batched) else []
         if not isinstance(stmt, gast.Assign):
             return []
         targets = defined_targets(stmt)
@@ -151,6 +153,15 @@ class _BatchBuilder:
                     stmt, batched):
                 return []
         return targets
+
+    def _per_example_ranges(self, batched):
+        """Names bound by range(...) calls with a batched bound."""
+        out = set()
+        for stmt in walk_statements(self.fn.body):
+            prim = getattr(getattr(stmt, "value", None), "prim", None)
+            if prim is not None and prim.name == "range" and _operands(stmt) & batched:
+                out.add(stmt.targets[0].id)
+        return out
 
     def _under_batched_control(self, stmt, batched):
         return any(c in batched for c in self.controls.get(id(stmt), ()))
@@ -488,10 +499,37 @@ class _BatchBuilder:
             new = copy.copy(stmt)
             new.body = self._block(stmt.body)
             return [new]
-        new = copy.copy(stmt)
-        new.iter = _call("rt.common_range", [copy.deepcopy(stmt.iter)])
-        new.body = self._block(stmt.body)
-        return [new]
+        if stmt.iter.id not in self._per_example_ranges(self.batched):
+            new = copy.copy(stmt)
+            new.iter = _call("rt.common_range", [copy.deepcopy(stmt.iter)])
+            new.body = self._block(stmt.body)
+            return [new]
+        # the trip count differs per example: run the longest, masked per example like a while loop
+        trip, active = self.fresh("_trip"), self.fresh("_active")
+        target = stmt.target.id
+        assigned = self._assigned(stmt.body)
+        surely = self.states[id(stmt)][1]
+        kept = [x for x in assigned if x in surely]
+        saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in kept}
+        stop = []  # a break flag ends the trips of the examples that set it
+        if stmt.body and isinstance(stmt.body[-1], gast.If) and isinstance(stmt.body[-1].body[0], gast.Break):
+            stop = [copy.deepcopy(stmt.body[-1].test)]
+        body = [_assign(target, _call("rt.range_at", [copy.deepcopy(stmt.iter), name(trip)]), stmt),
+                _assign(active, _call("rt.range_active", [copy.deepcopy(stmt.iter), name(trip)] + stop), stmt)]
+        for x in kept:
+            body.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
+        self.masks.append(name(active))
+        body += self._block(stmt.body)
+        self.masks.pop()
+        if body and isinstance(body[-1], gast.If) and isinstance(body[-1].body[0], gast.Break):
+            body = body[:-1]  # a break flag is merged below and ends the trips of its examples
+        for x in kept:
+            body.append(_assign(x, _call("rt.select", [name(active), self._as_batched(name(x)),
+                                                       name(saved[x])]), stmt))
+        loop = gast.For(target=name(trip, True), iter=_call("range", [_call("rt.longest", [
+            copy.deepcopy(stmt.iter)])]), body=body, orelse=[], type_comment=None)
+        comment = _comment("the trip count differs per example: runs the longest, masked per example", stmt)
+        return [comment, gast.copy_location(loop, stmt)]
 
 
 def _names(node):
