@@ -414,7 +414,7 @@ def _primal_module(spec, fun, inner_text):
                       params=params + dots,
                       call=(f"the arguments of `{inner_text}`, then one tangent per differentiated argument, with "
                             "its structure, shapes and dtypes"), annotations=annotations,
-                      extra_text="\n".join(lines) + "\n")
+                      extra_text="\n".join(lines) + "\n", defaults=False)
     return text, program, entry
 
 

@@ -1643,6 +1643,7 @@ class Entry:
     annotations: dict = field(default_factory=dict)  # entry parameter -> the original parameter it mirrors
     returns_like: object = None  # how to annotate the return: None, ("param", name), ("tuple", [...]) ...
     extra_text: str = ""  # source of functions to append (the entry of vjp and jvp modules)
+    defaults: bool = True  # carry the original function's default argument values over to the entry
 
 
 _DIRECTIVE = re.compile(r"#\s*(noqa|type\s*:|fmt\s*:|isort\s*:|ruff\s*:|pyright\s*:|pylint\s*:|mypy\s*:|pragma)",
@@ -1658,7 +1659,10 @@ def _error(message, fn=None, hint=None):
     if fn is not None:
         code = getattr(fn, "__code__", None)
         if code is not None:
-            location = Location(code.co_filename, code.co_firstlineno, 0)
+            import linecache
+
+            line = linecache.getline(code.co_filename, code.co_firstlineno)
+            location = Location(code.co_filename, code.co_firstlineno, len(line) - len(line.lstrip()))
     return TranspileError(message, location, hint)
 
 
@@ -1916,11 +1920,36 @@ class _Annotations:
         fdef = _function_def(fn) if fn is not None else None
         self.params = {}
         self.returns = None
+        self.default_nodes = {}
         if fdef is not None:
             for arg in fdef.args.args:
                 if arg.annotation is not None:
                     self.params[arg.arg] = arg.annotation
             self.returns = fdef.returns
+            positional = fdef.args.args
+            self.default_nodes = dict(zip([a.arg for a in positional[len(positional) - len(fdef.args.defaults):]],
+                                          fdef.args.defaults))
+        self.default_values = {}
+        target = getattr(fn, "__wrapped__", fn)
+        code = getattr(target, "__code__", None)
+        values = getattr(target, "__defaults__", None) or ()
+        if code is not None and values:
+            names = code.co_varnames[:code.co_argcount]
+            self.default_values = dict(zip(names[len(names) - len(values):], values))
+
+    def default(self, name):
+        """Source for the original default value of parameter `name`, or None."""
+        if name not in self.default_values:
+            return None
+        value = self.default_values[name]
+        if not isinstance(value, (list, dict, set)):  # mutable defaults would be flagged (B006)
+            literal = _literal(value)
+            if literal is not None:
+                return literal
+        node = self.default_nodes.get(name)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self.text(node)
+        return None
 
     def resolve(self, node):
         """The object a name or attribute chain in an annotation refers to (or a sentinel)."""
@@ -2088,6 +2117,39 @@ def _module_level_names(text):
     return names
 
 
+def _undefined_names(text):
+    """Names the module reads but never defines (a safety net: such a module would fail at run time)."""
+    tree = ast.parse(text)
+    module_names = set(dir(builtins))
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            module_names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            module_names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            module_names.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    missing = set()
+
+    def check(fdef, enclosing):
+        local = set(enclosing) | {a.arg for a in fdef.args.args}
+        for node in ast.walk(fdef):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                local.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fdef:
+                local.add(node.name)
+        for node in ast.walk(fdef):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fdef:
+                check(node, local)
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+                if node.id not in local and node.id not in module_names:
+                    missing.add(node.id)
+
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            check(node, set())
+    return sorted(missing)
+
+
 def _loaded_names(text):
     return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
 
@@ -2100,11 +2162,23 @@ def _annotate_entry(functions_text, entry, annotations):
     fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry.name), None)
     if fdef is None:
         return functions_text
+    names = [arg.arg for arg in fdef.args.args]
+    defaults = {}
+    if entry.defaults:
+        for name in reversed(names):  # only a trailing run of parameters can have defaults
+            source_param = entry.annotations.get(name)
+            value = annotations.default(source_param) if source_param else None
+            if value is None:
+                break
+            defaults[name] = value
     params = []
-    for arg in fdef.args.args:
-        source_param = entry.annotations.get(arg.arg)
+    for name in names:
+        source_param = entry.annotations.get(name)
         ann = annotations.param(source_param) if source_param else None
-        params.append(f"{arg.arg}: {ann}" if ann else arg.arg)
+        param = f"{name}: {ann}" if ann else name
+        if name in defaults:
+            param += f" = {defaults[name]}" if ann else f"={defaults[name]}"
+        params.append(param)
     returns = None
     like = entry.returns_like
     if like is not None:
@@ -2134,8 +2208,7 @@ def _annotate_entry(functions_text, entry, annotations):
     return "\n".join(lines)
 
 
-def standalone_text(generated_text, program, entry, *, user_function, module_name, origin, command, version,
-                    preamble=""):
+def standalone_text(generated_text, program, entry, *, user_function, module_name, origin, command, version):
     """The text of a standalone module for `entry` (see the module docstring).
 
     generated_text: a generated module (`Generated.text`, or `module_text(...)` for vjp and jvp);
@@ -2164,7 +2237,12 @@ def standalone_text(generated_text, program, entry, *, user_function, module_nam
         imports.numpy.add("import numpy as np")
     imports.runtime = "rt" in used
     header = _header_docstring(entry, origin, command, version, program, imports, module_name)
-    body = header + "\n\n" + preamble + imports.text() + "\n\n\n" + functions
+    body = header + "\n\n" + imports.text() + "\n\n\n" + functions
+    undefined = _undefined_names(body)
+    if undefined:
+        raise _error("the generated code refers to " + ", ".join(f"`{n}`" for n in undefined) + ", defined nowhere "
+                     "in the module; this is a bug in transpile's code generation", user_function,
+                     "please report it with this function; the Python API would fail the same way at run time")
     text_out = format_module(body)
     compile(text_out, "<standalone>", "exec")
     return text_out
@@ -2184,12 +2262,12 @@ def _header_docstring(entry, origin, command, version, program, imports, module_
     call = f"Call: {entry.name}({', '.join(entry.params)})"
     parts.append(_wrap(call + (f", {entry.call}." if entry.call else ".")))
     parts.append(_wrap("Returns: " + entry.returns))
-    imported = sorted(n for n in program.captures if any(
-        n == (a or m) for mod, members in imports.from_imports.items() for m, a in members))
+    imported = sorted(a or m for m, a in imports.from_imports.get(module_name, ()))
     if module_name and imported:
         parts.append("")
         parts.append(_wrap(f"Module-level values of `{module_name}` are imported from it (it must be importable): "
                            + ", ".join(f"`{n}`" for n in imported) + "."))
     parts.append("")
-    parts.append("At run time this module needs NumPy and the `runtime` package of transpile, nothing else.")
+    needs = "NumPy and the `runtime` package of transpile" + (f", and `{module_name}`" if imported else "")
+    parts.append(_wrap(f"At run time this module needs {needs}; it never imports transpile itself."))
     return '"""' + "\n".join(parts) + '\n"""'

@@ -504,16 +504,8 @@ class _FunctionDesugarer:
             fn = self._resolve_callable(it.func) if isinstance(it, gast.Call) else None
         if isinstance(it, gast.Name) and it.id in self._range_names() and isinstance(target, gast.Name):
             # a name bound only to range(...) objects (as generated code writes loops): loop over it directly
-            self.blocks.append([])
-            for s in stmt.body:
-                self.statement(s)
-            body = self.blocks.pop()
-            loop = gast.For(target=name(target.id, store=True), iter=name(it.id), body=body, orelse=[],
-                            type_comment=None)
-            self.emit(loop, stmt)
-            loop.trips = None
-            return
-        if fn is range or fn is runtime.backwards:
+            rng, loop_var = it.id, target.id
+        elif fn is range or fn is runtime.backwards:
             if it.keywords:
                 self.error(it, "range() takes no keyword arguments")
             bounds = [self.atom(a, stmt) for a in it.args]
