@@ -359,27 +359,22 @@ def batched_matmul(a, b, a_batched, b_batched):
     """a @ b for every example, batch first."""
     a_nd = np.ndim(a) - (1 if a_batched else 0)
     b_nd = np.ndim(b) - (1 if b_batched else 0)
-    if a_batched and b_batched:
-        if a_nd == 1 and b_nd == 1:
+    if a_nd >= 2 and b_nd >= 2:  # stacks of matrices: line up the batch with the stack axes
+        a, b = align((a, b), (a_batched, b_batched))
+        return np.matmul(a, b)
+    if a_nd == 1 and b_nd == 1:
+        if a_batched and b_batched:
             return np.einsum("bi,bi->b", a, b)
-        if a_nd == 1:
-            return np.matmul(a[:, None, :], b)[:, 0]
-        if b_nd == 1:
-            return np.matmul(a, b[..., None])[..., 0]
-        a, b = align((a, b), (True, True))
+        return np.matmul(a, b) if a_batched else np.matmul(b, a)
+    if a_nd == 1:  # vector @ (stack of) matrices: each example's vector as a row, lined up with the stack
+        if a_batched:
+            a = np.reshape(a, np.shape(a)[:1] + (1,) * (b_nd - 2) + (1,) + np.shape(a)[1:])
+            return np.matmul(a, b)[..., 0, :]
         return np.matmul(a, b)
-    if a_batched:
-        if b_nd == 1:
-            return np.matmul(a, b)
-        if a_nd == 1:
-            return np.matmul(a, b)  # (B, k) @ (k, m): rows are the examples
-        a, = align((a, b), (True, False))[:1]
-        return np.matmul(a, b)
-    # only b batched
-    if b_nd == 1:
-        return np.matmul(b, a.T) if a_nd == 2 else np.einsum("...ij,bj->b...i", a, b) if a_nd > 1 else b @ a
-    if a_nd == 1:
-        return np.matmul(a, b)
+    # (stack of) matrices @ vector: each example's vector as a column
+    if b_batched:
+        b = np.reshape(b, np.shape(b)[:1] + (1,) * (a_nd - 2) + np.shape(b)[1:] + (1,))
+        return np.matmul(a, b)[..., 0]
     return np.matmul(a, b)
 
 
