@@ -7,6 +7,7 @@ PyTorch (autograd) are timed too when they can be imported; they are not depende
 
 Run it with `make bench` (or `.venv/bin/python bench/bench_grad.py --repeats 50`).
 """
+
 import argparse
 import importlib.util
 import os
@@ -153,8 +154,10 @@ def main():
 
     sizes = "-".join(map(str, SIZES))
     print(f"MLP {sizes}, batch {args.batch}, {np.dtype(DTYPE).name}; median of {args.repeats} calls")
-    print(f"numpy {np.__version__}, python {platform.python_version()}, {os.cpu_count()} CPUs; "
-          f"tp.grad gradients are {', '.join(dtypes)}")
+    print(
+        f"numpy {np.__version__}, python {platform.python_version()}, {os.cpu_count()} CPUs; "
+        f"tp.grad gradients are {', '.join(dtypes)}"
+    )
     baseline = rows[0][1]
     print(f"{'':32s} {'ms':>9s} {'vs hand':>8s}")
     for name, seconds in rows:

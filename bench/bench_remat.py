@@ -8,6 +8,7 @@ it) during one gradient call; times are the median of a few calls, in the same p
 
 Run it with `make bench` (or `.venv/bin/python bench/bench_remat.py --steps 1000`).
 """
+
 import argparse
 import gc
 import statistics
@@ -80,8 +81,10 @@ def main():
     print(f"{'':22} {'peak MiB':>10} {'time s':>9}")
     print(f"{'grad':22} {peak_plain / 2**20:10.1f} {time_plain:9.3f}")
     print(f"{'grad with checkpoint':22} {peak_remat / 2**20:10.1f} {time_remat:9.3f}")
-    print(f"memory {peak_plain / peak_remat:.1f}x less (goal: at least 5x), "
-          f"time {time_remat / time_plain:.2f}x (goal: at most 2x)")
+    print(
+        f"memory {peak_plain / peak_remat:.1f}x less (goal: at least 5x), "
+        f"time {time_remat / time_plain:.2f}x (goal: at most 2x)"
+    )
 
 
 if __name__ == "__main__":

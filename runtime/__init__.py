@@ -4,12 +4,13 @@ Nothing here touches an AST.  Generated code refers to this package as ``rt``.
 A Python float ``0.0`` is the symbolic zero adjoint: adding it is free, and it stands
 for a zero of any shape or structure until `materialize` gives it the primal's shape.
 """
-from .like import *  # noqa: F401,F403
+
 from .adjoint import *  # noqa: F401,F403
-from .tree import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
-from .shapes import *  # noqa: F401,F403
-from .pyfuncs import *  # noqa: F401,F403
-from .forward import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
+from .forward import *  # noqa: F401,F403
+from .like import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .pyfuncs import *  # noqa: F401,F403
+from .shapes import *  # noqa: F401,F403
+from .tree import *  # noqa: F401,F403

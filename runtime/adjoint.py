@@ -1,4 +1,5 @@
 """Array helpers that adjoint code calls: summing back broadcasts, scattering, products."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +7,19 @@ import numpy as np
 from .like import dtype_like
 from .tree import is_zero
 
-__all__ = ["unbroadcast", "broadcast_like", "expand_reduced", "save_region", "zero_region",
-           "dot_vjp_a", "dot_vjp_b", "matmul_vjp_a", "matmul_vjp_b", "astype_like", "shape_of"]
+__all__ = [
+    "unbroadcast",
+    "broadcast_like",
+    "expand_reduced",
+    "save_region",
+    "zero_region",
+    "dot_vjp_a",
+    "dot_vjp_b",
+    "matmul_vjp_a",
+    "matmul_vjp_b",
+    "astype_like",
+    "shape_of",
+]
 
 
 def unbroadcast(g, x):

@@ -1,21 +1,42 @@
 """Helpers for batched (vmapped) code: the batch axis is always axis 0 of a batched value."""
+
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["all_examples", "batched_unpack", "batched_getitem", "batched_setitem", "per_example_setitem",
-           "batched_copy", "batch_size", "align", "select", "batch_axis", "to_batched", "writable", "per_example",
-           "batch_index", "batch_shape", "batch_transpose_axes", "example_shape", "unbatched_result",
-           "any_active", "BatchError"]
+__all__ = [
+    "all_examples",
+    "batched_unpack",
+    "batched_getitem",
+    "batched_setitem",
+    "per_example_setitem",
+    "batched_copy",
+    "batch_size",
+    "align",
+    "select",
+    "batch_axis",
+    "to_batched",
+    "writable",
+    "per_example",
+    "batch_index",
+    "batch_shape",
+    "batch_transpose_axes",
+    "example_shape",
+    "unbatched_result",
+    "any_active",
+    "BatchError",
+]
 
 
 class BatchError(ValueError):
     """Batched arguments disagree, or a value cannot be batched."""
 
 
-PER_EXAMPLE_TRIPS = ("vmap of a loop whose trip count differs per example, inside code that saves a value per trip "
-                     "(such as the forward sweep of grad), is not supported yet; give the loop the same trip count "
-                     "for every example and mask the updates (e.g. with np.where)")
+PER_EXAMPLE_TRIPS = (
+    "vmap of a loop whose trip count differs per example, inside code that saves a value per trip "
+    "(such as the forward sweep of grad), is not supported yet; give the loop the same trip count "
+    "for every example and mask the updates (e.g. with np.where)"
+)
 
 
 def batch_size(*values_and_axes):
@@ -63,17 +84,21 @@ def align(values, batched):
 def select(condition, then, otherwise):
     """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
     zero_then, zero_otherwise = type(then) is float and then == 0.0, type(otherwise) is float and otherwise == 0.0
-    if (then is None) != (otherwise is None) or (isinstance(then, (tuple, list)) and isinstance(
-            otherwise, (tuple, list)) and len(then) != len(otherwise)):
+    if (then is None) != (otherwise is None) or (
+        isinstance(then, (tuple, list)) and isinstance(otherwise, (tuple, list)) and len(then) != len(otherwise)
+    ):
         raise BatchError(PER_EXAMPLE_TRIPS)
     if isinstance(then, (tuple, list)) or isinstance(otherwise, (tuple, list)):
         like = then if isinstance(then, (tuple, list)) else otherwise
-        return type(like)(select(condition, 0.0 if zero_then else then[i], 0.0 if zero_otherwise else otherwise[i])
-                          for i in range(len(like)))
+        return type(like)(
+            select(condition, 0.0 if zero_then else then[i], 0.0 if zero_otherwise else otherwise[i])
+            for i in range(len(like))
+        )
     if isinstance(then, dict) or isinstance(otherwise, dict):
         like = then if isinstance(then, dict) else otherwise
-        return {k: select(condition, 0.0 if zero_then else then[k], 0.0 if zero_otherwise else otherwise[k])
-                for k in like}
+        return {
+            k: select(condition, 0.0 if zero_then else then[k], 0.0 if zero_otherwise else otherwise[k]) for k in like
+        }
     if then is otherwise:
         return then
     rank = max(np.ndim(then), np.ndim(otherwise))
@@ -129,8 +154,12 @@ def _is_static(value):
     """Values that describe a computation rather than data, and the symbolic zero: never batched or sliced."""
     from .like import Like
 
-    return (value is None or value is Ellipsis or isinstance(value, (str, slice, range, type, np.dtype, Like))
-            or (type(value) is float and value == 0.0))
+    return (
+        value is None
+        or value is Ellipsis
+        or isinstance(value, (str, slice, range, type, np.dtype, Like))
+        or (type(value) is float and value == 0.0)
+    )
 
 
 def _slice(tree, i):
@@ -153,8 +182,10 @@ def _stack(results):
         return {k: _stack([r[k] for r in results]) for k in first}
     shapes = {np.shape(r) for r in results}
     if len(shapes) > 1:
-        raise BatchError(f"the per-example results have different shapes {sorted(shapes)}: "
-                         "their shape depends on a mapped value, so they cannot be stacked")
+        raise BatchError(
+            f"the per-example results have different shapes {sorted(shapes)}: "
+            "their shape depends on a mapped value, so they cannot be stacked"
+        )
     return np.stack([np.asarray(r) for r in results])
 
 
@@ -212,8 +243,12 @@ def batched_getitem(x, index):
         return x[index]
     out = x[batch_index(index)]
     parts = index if isinstance(index, tuple) else (index,)
-    advanced = [i for i, p in enumerate(parts) if isinstance(p, (np.ndarray, list)) or (
-        isinstance(p, (int, np.integer)) and any(isinstance(q, (np.ndarray, list)) for q in parts))]
+    advanced = [
+        i
+        for i, p in enumerate(parts)
+        if isinstance(p, (np.ndarray, list))
+        or (isinstance(p, (int, np.integer)) and any(isinstance(q, (np.ndarray, list)) for q in parts))
+    ]
     if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
         # NumPy puts the dimensions of separated advanced indices first, ahead of the batch axis
         arrays = [np.asarray(parts[i]) for i in advanced]
@@ -269,8 +304,9 @@ def _spec_leaves(value, spec, what):
         for k in value:
             yield from _spec_leaves(value[k], spec[k], f"{what}[{k!r}]")
         return
-    raise BatchError(f"the axis specification {spec!r} for {what} does not match its structure "
-                     f"({type(value).__name__})")
+    raise BatchError(
+        f"the axis specification {spec!r} for {what} does not match its structure ({type(value).__name__})"
+    )
 
 
 def batch_size_of(args, specs, names, axis_size=None):
@@ -287,11 +323,11 @@ def batch_size_of(args, specs, names, axis_size=None):
     if axis_size is not None:
         sizes.setdefault(axis_size, "axis_size")
     if len(sizes) > 1:
-        raise BatchError("inconsistent sizes for the mapped axis: "
-                         + ", ".join(f"{where} has {n}" for n, where in sizes.items()))
+        raise BatchError(
+            "inconsistent sizes for the mapped axis: " + ", ".join(f"{where} has {n}" for n, where in sizes.items())
+        )
     if not sizes:
-        raise BatchError("vmap needs at least one mapped argument (an in_axes entry that is not None), "
-                         "or axis_size")
+        raise BatchError("vmap needs at least one mapped argument (an in_axes entry that is not None), or axis_size")
     return next(iter(sizes))
 
 
@@ -324,13 +360,19 @@ def finish_batched(value, spec, batched, size):
         return type(value)(finish_batched(v, spec, batched, size) for v in value)
     if isinstance(value, dict):
         return {k: finish_batched(v, spec, batched, size) for k, v in value.items()}
-    value = np.asarray(value) if batched and np.ndim(value) else np.asarray(to_batched(value, size)) if _is_static(
-        value) or not batched else np.asarray(value)
+    value = (
+        np.asarray(value)
+        if batched and np.ndim(value)
+        else np.asarray(to_batched(value, size))
+        if _is_static(value) or not batched
+        else np.asarray(value)
+    )
     if np.ndim(value) == 0:
         value = np.broadcast_to(value, (size,))
     if not -np.ndim(value) <= spec < np.ndim(value):
-        raise BatchError(f"out_axes {spec} is out of range for an output with {np.ndim(value) - 1} "
-                         "dimension(s) per example")
+        raise BatchError(
+            f"out_axes {spec} is out of range for an output with {np.ndim(value) - 1} dimension(s) per example"
+        )
     return np.moveaxis(value, 0, spec)
 
 
@@ -395,8 +437,10 @@ def common_range(steps):
     """The range of a loop that every example runs the same number of times."""
     if isinstance(steps, range):
         return steps
-    raise BatchError("a `for` loop runs a different number of times per example; "
-                     "write it as a `while` loop, which vmap runs masked per example")
+    raise BatchError(
+        "a `for` loop runs a different number of times per example; "
+        "write it as a `while` loop, which vmap runs masked per example"
+    )
 
 
 __all__.append("common_range")
@@ -516,8 +560,13 @@ def unfinish_batched(g, spec, batched, size):
     return moved if batched else np.sum(moved, axis=0)
 
 
-__all__ += ["batch_size_of_batched", "prepare_batched_batched", "finish_batched_batched", "unprepare_batched",
-            "unfinish_batched"]
+__all__ += [
+    "batch_size_of_batched",
+    "prepare_batched_batched",
+    "finish_batched_batched",
+    "unprepare_batched",
+    "unfinish_batched",
+]
 
 
 def batch_of(value):
@@ -597,6 +646,7 @@ __all__.append("example_like")
 # ---------------------------------------------------------------- batched adjoint helpers
 # vmap(grad(f)) batches the adjoint code; these are its helpers' batching rules.
 
+
 def _example_ndim(x, batched):
     return np.ndim(x) - 1 if _really_batched(x, batched) else np.ndim(x)
 
@@ -629,7 +679,9 @@ def unbroadcast_batched(v, like, v_batched, like_batched):
     if len(shape) < len(target):
         return np.broadcast_to(align((v, np.zeros(target)), (True, False))[0], np.shape(v)[:1] + tuple(target))
     lead = len(shape) - len(target)
-    axes = tuple(range(1, 1 + lead)) + tuple(1 + lead + i for i, n in enumerate(target) if n == 1 and shape[lead + i] != 1)
+    axes = tuple(range(1, 1 + lead)) + tuple(
+        1 + lead + i for i, n in enumerate(target) if n == 1 and shape[lead + i] != 1
+    )
     out = np.sum(v, axis=axes) if axes else v
     return np.reshape(out, np.shape(v)[:1] + tuple(target))
 
@@ -717,10 +769,14 @@ def batched_materialize(v, like, v_batched, like_batched):
 
     if isinstance(like, (tuple, list, dict)):
         if isinstance(like, dict):
-            return {k: batched_materialize(v[k] if isinstance(v, dict) else 0.0, like[k], v_batched, like_batched)
-                    for k in like}
-        parts = [batched_materialize(v[i] if isinstance(v, (tuple, list)) else 0.0, p, v_batched, like_batched)
-                 for i, p in enumerate(like)]
+            return {
+                k: batched_materialize(v[k] if isinstance(v, dict) else 0.0, like[k], v_batched, like_batched)
+                for k in like
+            }
+        parts = [
+            batched_materialize(v[i] if isinstance(v, (tuple, list)) else 0.0, p, v_batched, like_batched)
+            for i, p in enumerate(like)
+        ]
         return type(like)(parts)
     if _really_batched(like, like_batched):
         return materialize(v, like)
@@ -736,14 +792,23 @@ def batched_scalar_seed(value, what):
     from .tree import OutputError
 
     if np.ndim(value) != 1:
-        raise OutputError(f"grad requires {what} to return a scalar, but it returned shape {np.shape(value)[1:]}; "
-                          "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)")
+        raise OutputError(
+            f"grad requires {what} to return a scalar, but it returned shape {np.shape(value)[1:]}; "
+            "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)"
+        )
     dtype = value.dtype if value.dtype.kind in "fc" else np.float64
     return np.ones(np.shape(value), dtype=dtype)
 
 
-__all__ += ["unbroadcast_batched", "expand_reduced_batched", "dot_vjp_a_batched", "dot_vjp_b_batched",
-            "batched_add_at", "batched_materialize", "batched_scalar_seed"]
+__all__ += [
+    "unbroadcast_batched",
+    "expand_reduced_batched",
+    "dot_vjp_a_batched",
+    "dot_vjp_b_batched",
+    "batched_add_at",
+    "batched_materialize",
+    "batched_scalar_seed",
+]
 
 
 def batched_pack_like(like, parts, like_batched):

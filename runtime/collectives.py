@@ -2,13 +2,27 @@
 
 Called outside any vmap with that axis name they have nothing to reduce over, and say so.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "psum_batched",
-           "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
-           "ppermute_batched"]
+__all__ = [
+    "psum",
+    "pmean",
+    "pmax",
+    "pmin",
+    "all_gather",
+    "axis_index",
+    "ppermute",
+    "psum_batched",
+    "pmean_batched",
+    "pmax_batched",
+    "pmin_batched",
+    "all_gather_batched",
+    "axis_index_batched",
+    "ppermute_batched",
+]
 
 
 class UnboundAxisError(NameError):
@@ -16,8 +30,9 @@ class UnboundAxisError(NameError):
 
 
 def _unbound(what, axis_name):
-    raise UnboundAxisError(f"{what}: no enclosing vmap has axis_name={axis_name!r}; "
-                           f"call it inside tp.vmap(..., axis_name={axis_name!r})")
+    raise UnboundAxisError(
+        f"{what}: no enclosing vmap has axis_name={axis_name!r}; call it inside tp.vmap(..., axis_name={axis_name!r})"
+    )
 
 
 def psum(x, axis_name):

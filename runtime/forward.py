@@ -1,12 +1,27 @@
 """Tangent helpers for forward mode, and Jacobians assembled from columns or rows."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from .tree import is_zero
 
-__all__ = ["as_list", "as_tuple", "as_dict", "dict_values", "zero_tangents", "split_tangent", "set_region", "tangent_count", "basis", "jacobian_from_columns",
-           "jacobian_from_rows", "columns_from_jacobian", "rows_from_jacobian", "float_leaves"]
+__all__ = [
+    "as_list",
+    "as_tuple",
+    "as_dict",
+    "dict_values",
+    "zero_tangents",
+    "split_tangent",
+    "set_region",
+    "tangent_count",
+    "basis",
+    "jacobian_from_columns",
+    "jacobian_from_rows",
+    "columns_from_jacobian",
+    "rows_from_jacobian",
+    "float_leaves",
+]
 
 
 def as_list(items):
@@ -144,7 +159,7 @@ def jacobian_from_columns(columns, ans, x):
         offset = 0
         for in_leaf in in_leaves:
             size = int(np.size(in_leaf))
-            block = _stack_leaf(columns[offset:offset + size], o, out_leaf, size)  # (size,) + out shape
+            block = _stack_leaf(columns[offset : offset + size], o, out_leaf, size)  # (size,) + out shape
             block = np.moveaxis(block, 0, -1).reshape(np.shape(out_leaf) + np.shape(in_leaf))
             parts.append(block)
             offset += size
@@ -165,7 +180,7 @@ def jacobian_from_rows(rows, ans, x):
         size = int(np.size(out_leaf))
         parts = []
         for i, in_leaf in enumerate(in_leaves):
-            block = _stack_leaf(rows[offset:offset + size], i, in_leaf, size)  # (size,) + in shape
+            block = _stack_leaf(rows[offset : offset + size], i, in_leaf, size)  # (size,) + in shape
             parts.append(block.reshape(np.shape(out_leaf) + np.shape(in_leaf)))
         result.append(_rebuild(x, parts))
         offset += size
@@ -203,8 +218,10 @@ def columns_from_jacobian(g, columns, ans, x):
     for in_index, in_leaf in enumerate(float_leaves(x)):
         size = int(np.size(in_leaf))
         for j in range(size):
-            leaves = [np.reshape(blocks[o][in_index], np.shape(out_leaves[o]) + (size,))[..., j]
-                      for o in range(len(out_leaves))]
+            leaves = [
+                np.reshape(blocks[o][in_index], np.shape(out_leaves[o]) + (size,))[..., j]
+                for o in range(len(out_leaves))
+            ]
             cols.append(_rebuild(ans, leaves))
     return cols
 

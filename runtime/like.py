@@ -1,5 +1,6 @@
 """Stand-ins that keep only an array's shape and dtype (a container's structure), for values
 the adjoint sweep reads only to learn their shape."""
+
 from __future__ import annotations
 
 import numpy as np

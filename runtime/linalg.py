@@ -1,4 +1,5 @@
 """Adjoint helpers for products and linear algebra: einsum slots, inner, trace, diag, norms, solve."""
+
 from __future__ import annotations
 
 import string
@@ -9,9 +10,23 @@ import numpy as np
 from .adjoint import unbroadcast
 from .tree import is_zero
 
-__all__ = ["einsum_slot", "einsum_slot_vjp_out", "einsum_slot_vjp_operands", "einsum_jvp", "einsum_slot_jvp",
-           "inner_vjp_a", "inner_vjp_b",
-           "trace_vjp", "diagonal_vjp", "diag_vjp", "norm_grad", "norm_hvp", "solve_like", "as_column", "slogdet"]
+__all__ = [
+    "einsum_slot",
+    "einsum_slot_vjp_out",
+    "einsum_slot_vjp_operands",
+    "einsum_jvp",
+    "einsum_slot_jvp",
+    "inner_vjp_a",
+    "inner_vjp_b",
+    "trace_vjp",
+    "diagonal_vjp",
+    "diag_vjp",
+    "norm_grad",
+    "norm_hvp",
+    "solve_like",
+    "as_column",
+    "slogdet",
+]
 
 
 # ---------------------------------------------------------------------------- einsum
@@ -39,7 +54,7 @@ def _terms(subscripts, ndims):
         if "..." not in term:
             return term
         k = nd - (len(term) - 3)
-        return term.replace("...", ell_letters[ell - k:] if k else "")
+        return term.replace("...", ell_letters[ell - k :] if k else "")
 
     expanded = [expand(t, nd) for t, nd in zip(inputs, ndims)]
     if explicit:
@@ -76,8 +91,9 @@ def _slot(terms, tensors, k):
     r = np.einsum(",".join(subs) + "->" + inner, *ops)
     r = np.reshape(r, [sizes[c] if c in present else 1 for c in unique])
     r = np.broadcast_to(r, [sizes[c] for c in unique])
-    summed = tuple(j for j, c in enumerate(unique)
-                   if sizes[c] > 1 and all(shape[d] == 1 for d, cc in enumerate(target) if cc == c))
+    summed = tuple(
+        j for j, c in enumerate(unique) if sizes[c] > 1 and all(shape[d] == 1 for d, cc in enumerate(target) if cc == c)
+    )
     if summed:
         r = np.sum(r, axis=summed, keepdims=True)
     dtype = np.result_type(r.dtype, np.float64)
@@ -284,8 +300,9 @@ def norm_hvp(g, x, ord=None, axis=None):
         return (p - 1) / n * (g * (np.abs(x) / n) ** (p - 2) - d * np.sum(g * d, axis=axes, keepdims=True))
     if ord in (1, -1, np.inf, -np.inf):
         return np.zeros_like(x)
-    raise NotImplementedError(f"second derivatives of np.linalg.norm with ord={ord!r} (a spectral norm) "
-                              "are not implemented")
+    raise NotImplementedError(
+        f"second derivatives of np.linalg.norm with ord={ord!r} (a spectral norm) are not implemented"
+    )
 
 
 # ---------------------------------------------------------------------------- solve

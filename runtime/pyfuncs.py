@@ -1,4 +1,5 @@
 """Python builtins and np.array on nested sequences, with their adjoints."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +7,18 @@ import numpy as np
 from .adjoint import unbroadcast
 from .tree import is_zero
 
-__all__ = ["py_sum", "py_max", "py_min", "array_vjp", "array_from_parts", "py_select", "sum_vjp", "sum_parts",
-           "py_select_tangent", "py_select_tangent_vjp"]
+__all__ = [
+    "py_sum",
+    "py_max",
+    "py_min",
+    "array_vjp",
+    "array_from_parts",
+    "py_select",
+    "sum_vjp",
+    "sum_parts",
+    "py_select_tangent",
+    "py_select_tangent_vjp",
+]
 
 
 def py_sum(items, start=0):

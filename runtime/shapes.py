@@ -1,4 +1,5 @@
 """Adjoint helpers for reductions and shape functions: ties of max/min, products, splits, tiles, repeats, casts."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,9 +7,25 @@ import numpy as np
 from .like import dtype_like
 from .tree import is_zero
 
-__all__ = ["reduced_axes", "tie_weights", "prod_others", "prod_others_vjp", "cumsum_vjp", "split_like", "concat_like",
-           "hstack_axis", "unstack_like", "stack_like", "untile", "unrepeat", "astype", "astype_vjp", "astype_jvp",
-           "flatten", "copy"]
+__all__ = [
+    "reduced_axes",
+    "tie_weights",
+    "prod_others",
+    "prod_others_vjp",
+    "cumsum_vjp",
+    "split_like",
+    "concat_like",
+    "hstack_axis",
+    "unstack_like",
+    "stack_like",
+    "untile",
+    "unrepeat",
+    "astype",
+    "astype_vjp",
+    "astype_jvp",
+    "flatten",
+    "copy",
+]
 
 
 def reduced_axes(ndim, axis):
@@ -44,7 +61,7 @@ def _to_last(a, axis):
     axes = reduced_axes(a.ndim, axis)
     rest = [d for d in range(a.ndim) if d not in axes]
     moved = np.transpose(a, rest + list(axes))
-    lead = moved.shape[:len(rest)]
+    lead = moved.shape[: len(rest)]
     flat = np.reshape(moved, lead + (-1,))
     inverse = np.argsort(rest + list(axes))
 
@@ -58,7 +75,7 @@ def _exclusive_prod(x):
     """Along the last axis: the product of all the other entries, without dividing (so zeros are fine)."""
     n = x.shape[-1]
     ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
-    left = np.cumprod(np.concatenate([ones, x[..., :n - 1]], axis=-1), axis=-1)
+    left = np.cumprod(np.concatenate([ones, x[..., : n - 1]], axis=-1), axis=-1)
     right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     return left * right
 

@@ -1,12 +1,25 @@
 """Adjoints of tuples, lists and dicts, with 0.0 standing for a zero subtree."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from .like import dtype_like
 
-__all__ = ["is_zero", "tree_add", "get", "add_at", "pack_like", "materialize", "list_append", "min_int",
-           "check_scalar_output", "zeros_like_tree", "OutputError", "scalar_seed"]
+__all__ = [
+    "is_zero",
+    "tree_add",
+    "get",
+    "add_at",
+    "pack_like",
+    "materialize",
+    "list_append",
+    "min_int",
+    "check_scalar_output",
+    "zeros_like_tree",
+    "OutputError",
+    "scalar_seed",
+]
 
 
 def is_zero(value) -> bool:
@@ -143,8 +156,10 @@ def check_scalar_output(value, what):
     """grad needs a scalar output; say so clearly otherwise."""
     if isinstance(value, (tuple, list, dict)) or np.ndim(value) != 0:
         shape = "a " + type(value).__name__ if isinstance(value, (tuple, list, dict)) else f"shape {np.shape(value)}"
-        raise OutputError(f"grad requires {what} to return a scalar, but it returned {shape}; "
-                        "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)")
+        raise OutputError(
+            f"grad requires {what} to return a scalar, but it returned {shape}; "
+            "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)"
+        )
     return value
 
 
@@ -176,11 +191,16 @@ def stop_gradient(x):
 def check_cotangents(cotangents, count, what):
     """A custom_vjp backward pass must return one cotangent per primal input, as a tuple."""
     if not isinstance(cotangents, (tuple, list)) or len(cotangents) != count:
-        got = f"a {type(cotangents).__name__} of length {len(cotangents)}" if isinstance(
-            cotangents, (tuple, list)) else f"a {type(cotangents).__name__}"
-        raise OutputError(f"the custom_vjp backward pass {what} returned {got}, but its function takes "
-                          f"{count} argument(s); return a tuple with one cotangent per argument",
-                          what)
+        got = (
+            f"a {type(cotangents).__name__} of length {len(cotangents)}"
+            if isinstance(cotangents, (tuple, list))
+            else f"a {type(cotangents).__name__}"
+        )
+        raise OutputError(
+            f"the custom_vjp backward pass {what} returned {got}, but its function takes "
+            f"{count} argument(s); return a tuple with one cotangent per argument",
+            what,
+        )
     return cotangents
 
 

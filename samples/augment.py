@@ -6,6 +6,7 @@ vmap again over a stack of images gives all of them for every image.  np.rot90 w
 per-example `k` has no batching rule (the output's layout depends on k), so the generated code
 loops over the examples there, and says so in a comment.
 """
+
 import numpy as np
 
 import transpile as tp

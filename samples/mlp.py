@@ -7,6 +7,7 @@ reads that source and writes a new Python module with a forward sweep and an adj
 
 Run it with `make demo` (or `.venv/bin/python samples/mlp.py`).
 """
+
 import numpy as np
 
 import transpile as tp
@@ -31,8 +32,10 @@ def loss(params, inputs, targets):
 
 def init_params(sizes, rng, dtype=np.float64):
     """One `(W, b)` pair per layer, scaled so that tanh starts out of saturation."""
-    return [((rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype), np.zeros(n, dtype))
-            for m, n in zip(sizes[:-1], sizes[1:])]
+    return [
+        ((rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype), np.zeros(n, dtype))
+        for m, n in zip(sizes[:-1], sizes[1:])
+    ]
 
 
 def make_data(rng, sizes=LAYER_SIZES, batch=BATCH, dtype=np.float64):

@@ -11,6 +11,7 @@ transpile differentiates exactly (JAX would reject the in-place writes):
 Each gradient is checked against central differences in the printout.
 Run it with `.venv/bin/python samples/physics.py`.
 """
+
 import numpy as np
 
 import transpile as tp
@@ -51,7 +52,7 @@ def chain_energy(x, k, rest):
     energy = 0.0
     for i in range(n - 1):
         stretch = x[i + 1] - x[i] - rest
-        energy = energy + 0.5 * k * stretch ** 2
+        energy = energy + 0.5 * k * stretch**2
     return energy
 
 
@@ -120,11 +121,16 @@ def main():
 
     dt, steps = 0.05, 40
     sensitivity = tp.grad(final_kinetic_energy)(x0, k, rest, dt, steps)
-    print(f"\nVelocity Verlet, {steps} steps of {dt}: final kinetic energy "
-          f"{final_kinetic_energy(x0, k, rest, dt, steps):.6f}")
+    print(
+        f"\nVelocity Verlet, {steps} steps of {dt}: final kinetic energy "
+        f"{final_kinetic_energy(x0, k, rest, dt, steps):.6f}"
+    )
     print("d(kinetic energy)/d(x0):", sensitivity)
-    report("trajectory sensitivity", sensitivity,
-           central_difference(lambda x: final_kinetic_energy(x, k, rest, dt, steps), x0))
+    report(
+        "trajectory sensitivity",
+        sensitivity,
+        central_difference(lambda x: final_kinetic_energy(x, k, rest, dt, steps), x0),
+    )
 
 
 if __name__ == "__main__":

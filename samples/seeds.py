@@ -7,6 +7,7 @@
 
 Run it with `.venv/bin/python samples/seeds.py`.
 """
+
 import numpy as np
 
 import transpile as tp
@@ -25,7 +26,7 @@ def abs_val(x):
 
 
 def quadratic(x):
-    return 2 * x ** 2 + 3 * x + 3
+    return 2 * x**2 + 3 * x + 3
 
 
 def derivative_of_tanh():

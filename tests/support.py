@@ -1,4 +1,5 @@
 """Shared test helpers: float64 central differences over pytrees."""
+
 import copy
 
 import numpy as np
@@ -61,7 +62,10 @@ def _add_at_path(tree, path, idx, delta):
 
 
 def assert_tree_close(actual, expected, rtol=1e-6, atol=1e-7):
-    assert type(actual) is type(expected) or not isinstance(expected, (tuple, list, dict)), (type(actual), type(expected))
+    assert type(actual) is type(expected) or not isinstance(expected, (tuple, list, dict)), (
+        type(actual),
+        type(expected),
+    )
     if isinstance(expected, (tuple, list)):
         assert len(actual) == len(expected)
         for a, e in zip(actual, expected):

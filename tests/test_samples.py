@@ -5,6 +5,7 @@ that any change to generated code shows up in review. After an intended change, 
 
     TRANSPILE_UPDATE_GOLDEN=1 .venv/bin/python -m pytest -q tests/test_samples.py
 """
+
 import difflib
 import importlib.util
 import os
@@ -59,6 +60,7 @@ def printed_value(out, label):
 
 # --- the seeds' examples, with the numbers they print ---------------------------------------------
 
+
 def test_seeds_print_their_numbers(capsys, seeds):
     out = printed(capsys, seeds)
     # The README's printouts (JAX, float32): 0.4199743 and 0.62162673.
@@ -82,6 +84,7 @@ def test_seeds_values_and_dtypes(seeds):
 
 
 # --- the MLP demo ----------------------------------------------------------------------------------
+
 
 def test_mlp_demo_prints_source_and_loss_goes_down(capsys, mlp):
     out = printed(capsys, mlp)
@@ -116,10 +119,15 @@ def test_mlp_gradient_matches_central_differences(mlp):
 
 # --- the physics sample ----------------------------------------------------------------------------
 
+
 def test_physics_gradients_match_central_differences(capsys, physics):
     out = printed(capsys, physics)
-    errors = {name: float(err) for name, err in
-              re.findall(r"^(.+): max relative difference from central differences (\S+)$", out, re.MULTILINE)}
+    errors = {
+        name: float(err)
+        for name, err in re.findall(
+            r"^(.+): max relative difference from central differences (\S+)$", out, re.MULTILINE
+        )
+    }
     assert set(errors) == {"LJ forces", "chain forces", "trajectory sensitivity"}, out
     for name, error in errors.items():
         assert error < 1e-6, (name, error)
@@ -127,8 +135,9 @@ def test_physics_gradients_match_central_differences(capsys, physics):
 
 def test_physics_energy_gradient_gives_the_hand_written_forces(physics):
     x0 = physics.spring_chain()
-    np.testing.assert_allclose(-tp.grad(physics.chain_energy)(x0, 2.0, 1.0),
-                               physics.spring_forces(x0, 2.0, 1.0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        -tp.grad(physics.chain_energy)(x0, 2.0, 1.0), physics.spring_forces(x0, 2.0, 1.0), rtol=1e-12, atol=1e-12
+    )
 
 
 # --- golden generated modules ----------------------------------------------------------------------
@@ -158,7 +167,13 @@ def test_generated_source_matches_golden_file(name):
     assert path.exists(), f"{path} is missing: run with TRANSPILE_UPDATE_GOLDEN=1 to write it"
     expected = path.read_bytes().decode("utf-8")
     if text != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(keepends=True), text.splitlines(keepends=True),
-                                            f"golden/{name}.py", "generated"))
-        pytest.fail(f"generated source of grad({sample}.{function}) differs from {path}; if the change is "
-                    f"intended, rerun with TRANSPILE_UPDATE_GOLDEN=1 and review the diff:\n{diff}", pytrace=False)
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True), text.splitlines(keepends=True), f"golden/{name}.py", "generated"
+            )
+        )
+        pytest.fail(
+            f"generated source of grad({sample}.{function}) differs from {path}; if the change is "
+            f"intended, rerun with TRANSPILE_UPDATE_GOLDEN=1 and review the diff:\n{diff}",
+            pytrace=False,
+        )

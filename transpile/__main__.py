@@ -1,4 +1,5 @@
 """`python -m transpile ...`: the same as the `transpile` command."""
+
 import sys
 
 from .cli import main

@@ -4,6 +4,7 @@ These wrap a function; called directly they simply call it.  Under a transformat
 frontend sees the wrapper and every transform uses the user's rule instead of
 differentiating the body.
 """
+
 from __future__ import annotations
 
 import functools

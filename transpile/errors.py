@@ -1,4 +1,5 @@
 """TranspileError: a user-facing error that points at file:line:column with a caret."""
+
 from __future__ import annotations
 
 import linecache

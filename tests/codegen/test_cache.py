@@ -1,4 +1,5 @@
 """The on-disk module cache: location from the environment, reuse, atomic writes, corrupt entries regenerated."""
+
 import os
 import subprocess
 import sys

@@ -1,4 +1,5 @@
 """Bad input gets a TranspileError naming file:line:column, showing the line with a caret, and a hint."""
+
 import inspect
 
 import numpy as np
@@ -31,7 +32,10 @@ def expect_error(fn, args, text, message, argnums=0, col_text=None):
     assert message in err.message, err.message
     rendered = str(err)
     assert f"{__file__}:{lineno}:{col + 1}:" in rendered
-    assert rendered.splitlines()[1].strip() == inspect.getsourcelines(fn)[0][lineno - inspect.getsourcelines(fn)[1]].strip()
+    assert (
+        rendered.splitlines()[1].strip()
+        == inspect.getsourcelines(fn)[0][lineno - inspect.getsourcelines(fn)[1]].strip()
+    )
     assert rendered.splitlines()[2].strip() == "^"
     assert err.hint
     return err

@@ -1,4 +1,5 @@
 """The normal form: one primitive per assignment, structured control flow, keyword arguments bound."""
+
 import textwrap
 
 import numpy as np
@@ -59,7 +60,7 @@ def test_early_return_moves_the_rest_into_the_else_branch():
 
 
 def loop_with_break(x, n):
-    for i in range(n):
+    for i in range(n):  # noqa: B007  (the loop variable is part of what the test shows)
         if x > 10.0:
             break
         x = x * 2.0

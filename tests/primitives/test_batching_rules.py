@@ -1,12 +1,13 @@
 """Every primitive's batching, from the registry: vmap(f)(xs) equals stacking f over the examples,
 for every combination of in_axes 0, 1 and None (at least one mapped), and nested vmap."""
+
 import itertools
 
 import numpy as np
 import pytest
+from test_registry import TABLE, _draw, _example_module, _inputs, _seed, example_dir  # noqa: F401
 
 import transpile as tp
-from test_registry import TABLE, _draw, _example_module, _inputs, _seed, example_dir  # noqa: F401
 
 BATCH = 3
 
@@ -73,8 +74,9 @@ def test_nested_vmap_equals_double_stacking(prim, example, example_dir):  # noqa
     args = [_draw(rng, (2, BATCH) + tuple(example.shapes[first]), example.domain)] + [values[n] for n in names[1:]]
     in_axes = (0,) + (None,) * (len(names) - 1)
     try:
-        want = np.stack([np.stack([np.asarray(module.raw(*([args[0][i, j]] + args[1:]))) for j in range(BATCH)])
-                         for i in range(2)])
+        want = np.stack(
+            [np.stack([np.asarray(module.raw(*([args[0][i, j]] + args[1:]))) for j in range(BATCH)]) for i in range(2)]
+        )
     except (ValueError, IndexError, TypeError) as exc:
         pytest.skip(f"not mappable this way: {exc}")
     got = tp.vmap(tp.vmap(module.raw, in_axes=in_axes), in_axes=in_axes)(*args)

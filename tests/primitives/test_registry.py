@@ -18,6 +18,7 @@ those run the rules of every runtime helper the adjoint code calls.  Scalar exam
 `tp.grad(tp.grad(f))` literally.  Rules that cannot be stated as an expression (in-place writes,
 ties, zeros in products, dtypes, constructors with keywords) have their own tests at the end.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -57,8 +58,21 @@ def _is_internal(prim) -> bool:
     return prim.name.startswith("rt.") or prim.name in _CONTAINER_NAMES
 
 
-_CONTAINER_NAMES = {"make_tuple", "make_list", "make_dict", "unpack", "len", "range", "min_int", "list_append",
-                    "isinstance", "int", "bool", "float", "slice"}
+_CONTAINER_NAMES = {
+    "make_tuple",
+    "make_list",
+    "make_dict",
+    "unpack",
+    "len",
+    "range",
+    "min_int",
+    "list_append",
+    "isinstance",
+    "int",
+    "bool",
+    "float",
+    "slice",
+}
 
 # Statements, not expressions: checked by the dedicated tests at the end of this file.
 _STATEMENT_PRIMITIVES = {"setitem"}
@@ -124,11 +138,29 @@ def _module_text(example, names):
     vs = [f"v{k}" for k in range(len(names))]
     argnums = "(" + "".join(f"{k}, " for k in range(len(names))) + ")"
     terms = " + ".join(f"np.sum(d[{k}] * {v})" for k, v in enumerate(vs))
-    lines = ["import math", "", "import numpy as np", "import transpile as tp", "", "",
-             f"def f({args}):", f"    return np.sum(({example.expr}) * w)", "", "",
-             f"def raw({', '.join(names)}):", f"    return {example.expr}", "", "",
-             f"df = tp.grad(f, argnums={argnums})", "", "",
-             f"def h({args}, {', '.join(vs)}):", f"    d = df({args})", f"    return {terms}", ""]
+    lines = [
+        "import math",
+        "",
+        "import numpy as np",
+        "import transpile as tp",
+        "",
+        "",
+        f"def f({args}):",
+        f"    return np.sum(({example.expr}) * w)",
+        "",
+        "",
+        f"def raw({', '.join(names)}):",
+        f"    return {example.expr}",
+        "",
+        "",
+        f"df = tp.grad(f, argnums={argnums})",
+        "",
+        "",
+        f"def h({args}, {', '.join(vs)}):",
+        f"    d = df({args})",
+        f"    return {terms}",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -302,7 +334,7 @@ def test_example_jvp_of_grad(prim, example, example_dir):
     vs = [_draw(rng, np.shape(values[n]), "real") for n in names]
     directions = [_draw(rng, np.shape(values[n]), "real") for n in names]
     args = [values[n] for n in names] + [w] + vs
-    tangents = tuple(directions) + tuple(_zero_tangent(x) for x in args[len(names):])
+    tangents = tuple(directions) + tuple(_zero_tangent(x) for x in args[len(names) :])
     if (prim.name, example.expr) in _NO_SECOND_ORDER:
         with pytest.raises(NotImplementedError, match="second derivatives"):
             tp.jvp(module.h, tuple(args), tangents)
@@ -336,27 +368,120 @@ def test_scalar_example_grad_of_grad(prim, example, tmp_path):
 
 REQUIRED = [
     # reductions
-    np.sum, np.mean, np.prod, np.max, np.amax, np.min, np.amin, np.var, np.std, np.cumsum,
+    np.sum,
+    np.mean,
+    np.prod,
+    np.max,
+    np.amax,
+    np.min,
+    np.amin,
+    np.var,
+    np.std,
+    np.cumsum,
     # products and linear algebra
-    np.dot, np.matmul, np.outer, np.inner, np.einsum, np.linalg.norm, np.linalg.inv, np.linalg.solve,
-    np.linalg.det, np.trace, np.diag,
+    np.dot,
+    np.matmul,
+    np.outer,
+    np.inner,
+    np.einsum,
+    np.linalg.norm,
+    np.linalg.inv,
+    np.linalg.solve,
+    np.linalg.det,
+    np.trace,
+    np.diag,
     # shape functions
-    np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis, np.expand_dims, np.squeeze, np.broadcast_to,
-    np.concatenate, np.stack, np.hstack, np.vstack, np.flip, np.fliplr, np.flipud, np.rot90, np.tile, np.repeat,
+    np.reshape,
+    np.ravel,
+    np.transpose,
+    np.swapaxes,
+    np.moveaxis,
+    np.expand_dims,
+    np.squeeze,
+    np.broadcast_to,
+    np.concatenate,
+    np.stack,
+    np.hstack,
+    np.vstack,
+    np.flip,
+    np.fliplr,
+    np.flipud,
+    np.rot90,
+    np.tile,
+    np.repeat,
     np.copy,
     # constructors
-    np.zeros, np.ones, np.eye, np.arange, np.linspace, np.zeros_like, np.ones_like, np.full, np.full_like, np.empty,
+    np.zeros,
+    np.ones,
+    np.eye,
+    np.arange,
+    np.linspace,
+    np.zeros_like,
+    np.ones_like,
+    np.full,
+    np.full_like,
+    np.empty,
     # not differentiable
-    np.argmax, np.argmin, np.floor, np.round, np.sign, np.greater, np.less, np.equal,
+    np.argmax,
+    np.argmin,
+    np.floor,
+    np.round,
+    np.sign,
+    np.greater,
+    np.less,
+    np.equal,
     # elementwise
-    np.exp, np.log, np.tanh, np.sin, np.cos, np.sqrt, np.abs, np.maximum, np.minimum, np.where, np.clip,
+    np.exp,
+    np.log,
+    np.tanh,
+    np.sin,
+    np.cos,
+    np.sqrt,
+    np.abs,
+    np.maximum,
+    np.minimum,
+    np.where,
+    np.clip,
 ]
 
-REQUIRED_METHODS = ["sum", "mean", "prod", "max", "min", "var", "std", "cumsum", "ravel", "flatten", "copy",
-                    "astype", "squeeze", "swapaxes", "reshape", "transpose", "dot", "repeat"]
+REQUIRED_METHODS = [
+    "sum",
+    "mean",
+    "prod",
+    "max",
+    "min",
+    "var",
+    "std",
+    "cumsum",
+    "ravel",
+    "flatten",
+    "copy",
+    "astype",
+    "squeeze",
+    "swapaxes",
+    "reshape",
+    "transpose",
+    "dot",
+    "repeat",
+]
 
-NONDIFF = [np.argmax, np.argmin, np.floor, np.round, np.sign, np.zeros, np.ones, np.eye, np.arange, np.linspace,
-           np.zeros_like, np.ones_like, np.full, np.full_like, np.empty]
+NONDIFF = [
+    np.argmax,
+    np.argmin,
+    np.floor,
+    np.round,
+    np.sign,
+    np.zeros,
+    np.ones,
+    np.eye,
+    np.arange,
+    np.linspace,
+    np.zeros_like,
+    np.ones_like,
+    np.full,
+    np.full_like,
+    np.empty,
+]
 
 
 @pytest.mark.parametrize("fn", REQUIRED, ids=lambda fn: getattr(fn, "__name__", repr(fn)))
@@ -377,9 +502,15 @@ _PENDING_EXAMPLES = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute"}
 
 
 def test_every_differentiable_primitive_has_an_example():
-    missing = [p.name for p in registry.all_primitives()
-               if not p.nondiff and not p.examples and not _is_internal(p) and p.name not in _STATEMENT_PRIMITIVES
-               and p.name not in _PENDING_EXAMPLES]
+    missing = [
+        p.name
+        for p in registry.all_primitives()
+        if not p.nondiff
+        and not p.examples
+        and not _is_internal(p)
+        and p.name not in _STATEMENT_PRIMITIVES
+        and p.name not in _PENDING_EXAMPLES
+    ]
     assert not missing, f"primitives without an Example: {missing}"
 
 
@@ -396,20 +527,27 @@ def test_examples_use_known_names_and_domains():
 
 
 def _grad_of(tmp_path, body, params, argnums=0):
-    text = "import numpy as np\n\n\ndef f(" + ", ".join(params) + "):\n" + \
-        "".join("    " + line + "\n" for line in body.strip().splitlines())
+    text = (
+        "import numpy as np\n\n\ndef f("
+        + ", ".join(params)
+        + "):\n"
+        + "".join("    " + line + "\n" for line in body.strip().splitlines())
+    )
     module = _load(tmp_path, text)
     return module.f, tp.grad(module.f, argnums=argnums)
 
 
-@pytest.mark.parametrize("expr, x, want", [
-    ("np.max(x)", [1.0, 3.0, 3.0], [0.0, 0.5, 0.5]),
-    ("np.amax(x)", [3.0, 3.0, 3.0, 1.0], [1 / 3, 1 / 3, 1 / 3, 0.0]),
-    ("np.min(x)", [-1.0, 2.0, -1.0], [0.5, 0.0, 0.5]),
-    ("x.max()", [2.0, 2.0], [0.5, 0.5]),
-    ("np.sum(np.max(x, axis=1) * np.array([1.0, 2.0]))", [[1.0, 1.0], [0.0, 5.0]], [[0.5, 0.5], [0.0, 2.0]]),
-    ("np.linalg.norm(x, ord=np.inf)", [-2.0, 2.0, 1.0], [-0.5, 0.5, 0.0]),
-])
+@pytest.mark.parametrize(
+    "expr, x, want",
+    [
+        ("np.max(x)", [1.0, 3.0, 3.0], [0.0, 0.5, 0.5]),
+        ("np.amax(x)", [3.0, 3.0, 3.0, 1.0], [1 / 3, 1 / 3, 1 / 3, 0.0]),
+        ("np.min(x)", [-1.0, 2.0, -1.0], [0.5, 0.0, 0.5]),
+        ("x.max()", [2.0, 2.0], [0.5, 0.5]),
+        ("np.sum(np.max(x, axis=1) * np.array([1.0, 2.0]))", [[1.0, 1.0], [0.0, 5.0]], [[0.5, 0.5], [0.0, 2.0]]),
+        ("np.linalg.norm(x, ord=np.inf)", [-2.0, 2.0, 1.0], [-0.5, 0.5, 0.0]),
+    ],
+)
 def test_ties_split_the_gradient_equally(expr, x, want, tmp_path):
     _, df = _grad_of(tmp_path, f"return {expr}", ["x"])
     np.testing.assert_allclose(df(np.array(x)), np.array(want))
@@ -421,13 +559,16 @@ def test_prod_with_zeros(tmp_path):
     np.testing.assert_allclose(df(x), [[3.0, 8.0, 0.0], [0.0, 4.0, 0.0]])
 
 
-@pytest.mark.parametrize("body", [
-    "y = x.copy()\ny[1] = 2.0 * x[0]\nreturn np.sum(y * y)",
-    "y = np.zeros((3, 4))\ny[:, 1:3] = np.tanh(x[:, :2])\ny[0] = x[2]\nreturn np.sum(y * np.arange(4.0))",
-    "y = x * 1.0\ny[x > 0] = 0.5\nreturn np.sum(y * y)",
-    "y = np.ones((3, 4))\ny[np.array([0, 2]), -1] = x[1, :2] ** 2\nreturn np.sum(np.sin(y))",
-    "y = x.copy()\ny[..., None, 0] += x[:, None, 1]\nreturn np.sum(y ** 3)",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "y = x.copy()\ny[1] = 2.0 * x[0]\nreturn np.sum(y * y)",
+        "y = np.zeros((3, 4))\ny[:, 1:3] = np.tanh(x[:, :2])\ny[0] = x[2]\nreturn np.sum(y * np.arange(4.0))",
+        "y = x * 1.0\ny[x > 0] = 0.5\nreturn np.sum(y * y)",
+        "y = np.ones((3, 4))\ny[np.array([0, 2]), -1] = x[1, :2] ** 2\nreturn np.sum(np.sin(y))",
+        "y = x.copy()\ny[..., None, 0] += x[:, None, 1]\nreturn np.sum(y ** 3)",
+    ],
+)
 def test_setitem(body, tmp_path):
     """setitem is a statement, so its checks live here rather than in the table."""
     x = np.random.default_rng(3).standard_normal((3, 4))
@@ -435,22 +576,25 @@ def test_setitem(body, tmp_path):
     _assert_close(df(x), _numeric_grads(f, [x], [0])[0], body)
 
 
-@pytest.mark.parametrize("body, result", [
-    ("return np.zeros((2, 3), dtype=np.float32) + x", (2, 3)),
-    ("return np.ones(3, dtype=float) * x", (3,)),
-    ("return np.zeros(np.empty((3,), dtype=np.float64).shape) + x", (3,)),
-    ("return np.zeros_like(x, dtype=np.float64) + np.ones_like(x, dtype=float) * x", (3,)),
-    ("return np.full((3,), 2.0, dtype=np.float64) * x", (3,)),
-    ("return np.full_like(x, 3.0, dtype=np.float64) * x", (3,)),
-    ("return np.eye(3, dtype=np.float64) @ x", (3,)),
-    ("return np.eye(3, 3, k=1) @ x", (3,)),
-    ("return np.arange(3, dtype=np.float64) * x", (3,)),
-    ("return np.arange(0.0, 3.0, 1.0) * x", (3,)),
-    ("return np.arange(1, 4, dtype=float) * x", (3,)),
-    ("return np.linspace(0.0, 1.0, 3, dtype=np.float64) * x", (3,)),
-    ("return np.linspace(0.0, 1.0, num=3, endpoint=False) * x", (3,)),
-    ("return np.identity(3, dtype=float) @ x", (3,)),
-])
+@pytest.mark.parametrize(
+    "body, result",
+    [
+        ("return np.zeros((2, 3), dtype=np.float32) + x", (2, 3)),
+        ("return np.ones(3, dtype=float) * x", (3,)),
+        ("return np.zeros(np.empty((3,), dtype=np.float64).shape) + x", (3,)),
+        ("return np.zeros_like(x, dtype=np.float64) + np.ones_like(x, dtype=float) * x", (3,)),
+        ("return np.full((3,), 2.0, dtype=np.float64) * x", (3,)),
+        ("return np.full_like(x, 3.0, dtype=np.float64) * x", (3,)),
+        ("return np.eye(3, dtype=np.float64) @ x", (3,)),
+        ("return np.eye(3, 3, k=1) @ x", (3,)),
+        ("return np.arange(3, dtype=np.float64) * x", (3,)),
+        ("return np.arange(0.0, 3.0, 1.0) * x", (3,)),
+        ("return np.arange(1, 4, dtype=float) * x", (3,)),
+        ("return np.linspace(0.0, 1.0, 3, dtype=np.float64) * x", (3,)),
+        ("return np.linspace(0.0, 1.0, num=3, endpoint=False) * x", (3,)),
+        ("return np.identity(3, dtype=float) @ x", (3,)),
+    ],
+)
 def test_constructors_with_keywords(body, result, tmp_path):
     x = np.array([1.0, -2.0, 0.5])
     f, df = _grad_of(tmp_path, body.replace("return ", "return np.sum((") + ") ** 2)", ["x"])
@@ -488,9 +632,11 @@ def test_copy_method_of_a_list_stays_a_list(tmp_path):
 
 
 def test_astype_to_a_numpy_type_second_order(tmp_path):
-    text = ("import numpy as np\nimport transpile as tp\n\n\n"
-            "def f(x):\n    return np.sum(x.astype(np.float64) ** 3)\n\n\n"
-            "df = tp.grad(f)\n\n\n"
-            "def h(x):\n    return np.sum(df(x))\n")
+    text = (
+        "import numpy as np\nimport transpile as tp\n\n\n"
+        "def f(x):\n    return np.sum(x.astype(np.float64) ** 3)\n\n\n"
+        "df = tp.grad(f)\n\n\n"
+        "def h(x):\n    return np.sum(df(x))\n"
+    )
     module = _load(tmp_path, text)
     np.testing.assert_allclose(tp.grad(module.h)(np.array([1.0, 2.0])), [6.0, 12.0])

@@ -1,4 +1,5 @@
 """Every differentiable primitive has both rules: a VJP and a JVP for each differentiable argument."""
+
 import transpile  # noqa: F401  (fills the registry)
 from transpile.primitives import registry
 
@@ -9,11 +10,22 @@ WHOLE_STATEMENT_JVP = {"setitem"}
 FIRST_ORDER_ONLY = {"rt.einsum_jvp", "rt.einsum_slot_jvp", "rt.einsum_slot_vjp_out", "rt.einsum_slot_vjp_operands"}
 # Helpers of batched (vmapped) code that have no derivative rules yet: differentiating vmapped code that
 # reaches them (a per-example loop, a batched matmul, nested vmap's axis moves) raises "no derivative rule".
-NOT_YET_DIFFERENTIABLE = {"rt.batched_setitem", "rt.per_example_setitem", "rt.per_example", "rt.batched_matmul",
-                          "rt.batched_dot", "rt.prepare_batched_batched", "rt.finish_batched_batched",
-                          "rt.unbroadcast_batched", "rt.expand_reduced_batched", "rt.dot_vjp_a_batched",
-                          "rt.dot_vjp_b_batched", "rt.batched_add_at", "rt.batched_materialize",
-                          "rt.batched_pack_like"}
+NOT_YET_DIFFERENTIABLE = {
+    "rt.batched_setitem",
+    "rt.per_example_setitem",
+    "rt.per_example",
+    "rt.batched_matmul",
+    "rt.batched_dot",
+    "rt.prepare_batched_batched",
+    "rt.finish_batched_batched",
+    "rt.unbroadcast_batched",
+    "rt.expand_reduced_batched",
+    "rt.dot_vjp_a_batched",
+    "rt.dot_vjp_b_batched",
+    "rt.batched_add_at",
+    "rt.batched_materialize",
+    "rt.batched_pack_like",
+}
 
 
 def test_every_differentiable_argument_has_a_vjp_and_a_jvp():

@@ -1,4 +1,5 @@
 """Functions that call transformed functions, for higher-order tests (must live in a file)."""
+
 import numpy as np
 
 import transpile as tp

@@ -1,4 +1,5 @@
 """vmap: batched code equals stacking per-example results; control flow per example; composition; errors."""
+
 import numpy as np
 import pytest
 
@@ -9,8 +10,7 @@ rng = np.random.default_rng(21)
 
 
 def stacked(f, args, in_axes, size):
-    outs = [f(*[np.take(a, i, axis=ax) if ax is not None else a for a, ax in zip(args, in_axes)])
-            for i in range(size)]
+    outs = [f(*[np.take(a, i, axis=ax) if ax is not None else a for a, ax in zip(args, in_axes)]) for i in range(size)]
     return np.stack(outs)
 
 
@@ -18,12 +18,13 @@ def layer(x, W, b):
     return np.tanh(x @ W + b).sum(axis=-1) + np.max(x) * x.shape[0]
 
 
-@pytest.mark.parametrize("in_axes", [(0, None, None), (1, None, None), (-1, None, None), (None, 0, None),
-                                     (0, 0, None), (0, 2, 0), (None, None, 0)])
+@pytest.mark.parametrize(
+    "in_axes",
+    [(0, None, None), (1, None, None), (-1, None, None), (None, 0, None), (0, 0, None), (0, 2, 0), (None, None, 0)],
+)
 def test_in_axes_combinations(in_axes):
     base = [rng.normal(size=(5, 3)), rng.normal(size=(3, 2)), rng.normal(size=2)]
-    args = [np.stack([a + 0.1 * i for i in range(4)], axis=ax) if ax is not None else a
-            for a, ax in zip(base, in_axes)]
+    args = [np.stack([a + 0.1 * i for i in range(4)], axis=ax) if ax is not None else a for a, ax in zip(base, in_axes)]
     got = tp.vmap(layer, in_axes=in_axes)(*args)
     np.testing.assert_allclose(got, stacked(layer, args, in_axes, 4), rtol=1e-12)
 
@@ -150,8 +151,9 @@ def test_the_talks_augmentation_example():
     images = np.arange(2 * 16.0).reshape(2, 4, 4)
     want = np.array([[sample.augment(img, k, f) for k, f in zip(sample.ROTATIONS, sample.FLIPS)] for img in images])
     np.testing.assert_array_equal(sample.batch_all_combos(images, sample.ROTATIONS, sample.FLIPS), want)
-    np.testing.assert_array_equal(sample.combos_of_batches(images, sample.ROTATIONS, sample.FLIPS),
-                                  want.transpose(1, 0, 2, 3))
+    np.testing.assert_array_equal(
+        sample.combos_of_batches(images, sample.ROTATIONS, sample.FLIPS), want.transpose(1, 0, 2, 3)
+    )
     assert "loops over the examples" in tp.source(sample.all_combos_augment)
 
 
@@ -182,7 +184,7 @@ def normalized_energy(x):
 def test_gradient_through_a_collective():
     x = rng.random(4) + 0.5
     s = x.sum()
-    want = 2 * x / s ** 2 - 2 * np.sum(x ** 2) / s ** 3
+    want = 2 * x / s**2 - 2 * np.sum(x**2) / s**3
     np.testing.assert_allclose(tp.grad(normalized_energy)(x), want, rtol=1e-10)
 
 

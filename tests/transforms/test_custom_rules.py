@@ -1,11 +1,12 @@
 """custom_jvp, custom_vjp, checkpoint and stop_gradient: every transform uses the user's rule."""
+
 import inspect
 
 import numpy as np
 import pytest
+from support import numeric_grad
 
 import transpile as tp
-from support import numeric_grad
 from transpile import TranspileError
 
 X = np.array([0.01, 0.5, -2.0, 30.0])
@@ -110,13 +111,13 @@ step_remat = tp.checkpoint(step)
 def integrate(y, k):
     for _ in range(5):
         y = step(y, k)
-    return np.sum(y ** 2)
+    return np.sum(y**2)
 
 
 def integrate_remat(y, k):
     for _ in range(5):
         y = step_remat(y, k)
-    return np.sum(y ** 2)
+    return np.sum(y**2)
 
 
 def test_checkpoint_recomputes_and_gives_the_same_gradient():
@@ -130,12 +131,12 @@ def test_checkpoint_recomputes_and_gives_the_same_gradient():
 
 
 def stopped(x):
-    return np.sum(x * tp.stop_gradient(x ** 2))
+    return np.sum(x * tp.stop_gradient(x**2))
 
 
 def test_stop_gradient():
-    np.testing.assert_allclose(tp.grad(stopped)(X), X ** 2)
-    np.testing.assert_allclose(tp.jvp(stopped, (X,), (np.ones(4),))[1], np.sum(X ** 2))
+    np.testing.assert_allclose(tp.grad(stopped)(X), X**2)
+    np.testing.assert_allclose(tp.jvp(stopped, (X,), (np.ones(4),))[1], np.sum(X**2))
 
 
 def with_break_and_recursion(x, n):

@@ -1,10 +1,11 @@
 """grad of grad: the generated adjoint code is itself valid input."""
+
 import numpy as np
 import pytest
-
-import transpile as tp
 from hvp_helpers import gradient_dot
 from support import numeric_grad
+
+import transpile as tp
 
 rng = np.random.default_rng(3)
 V = rng.normal(size=4)
@@ -21,12 +22,12 @@ def test_seed_values():
 
 
 def quartic_sin(x):
-    return x ** 4 * np.sin(x)
+    return x**4 * np.sin(x)
 
 
 def test_third_derivative_closed_form():
     x = 0.7
-    exact = (24 * x * np.sin(x) + 36 * x ** 2 * np.cos(x) - 12 * x ** 3 * np.sin(x) - x ** 4 * np.cos(x))
+    exact = 24 * x * np.sin(x) + 36 * x**2 * np.cos(x) - 12 * x**3 * np.sin(x) - x**4 * np.cos(x)
     assert tp.grad(tp.grad(tp.grad(quartic_sin)))(x) == pytest.approx(exact, rel=1e-9)
 
 
@@ -41,7 +42,7 @@ def inplace(x):
     out = np.zeros(4)
     for i in range(4):
         out[i] = np.sin(x[i]) * x[(i + 1) % 4]
-    return np.sum(out ** 2)
+    return np.sum(out**2)
 
 
 def while_and_branch(x):
@@ -61,7 +62,7 @@ def mlp(x):
     h = x[None, :]
     for W, b in params:
         h = np.tanh(h @ W + b)
-    return np.sum(h ** 2)
+    return np.sum(h**2)
 
 
 @pytest.mark.parametrize("f", [loops, inplace, while_and_branch, mlp])

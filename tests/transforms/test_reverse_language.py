@@ -1,12 +1,13 @@
 """Reverse mode over the input language: control flow, pytrees, closures, recursion, in-place updates."""
-import numpy as np
-import pytest
-from numpy import dot, tanh
 
 import numpy
+import numpy as np
 import numpy as onp
-import transpile as tp
+import pytest
+from numpy import dot, tanh
 from support import assert_tree_close, check_grad, numeric_grad
+
+import transpile as tp
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(3, 4))
@@ -70,7 +71,7 @@ def test_tuples_lists_dicts_built_inside():
 
 def dict_params(p, x):
     h = np.tanh(x @ p["W"] + p["b"])
-    return np.sum(h ** 2) + p["scale"] * np.sum(h)
+    return np.sum(h**2) + p["scale"] * np.sum(h)
 
 
 def test_dict_argument_gradient_has_same_structure():
@@ -128,6 +129,7 @@ def test_calls_with_keywords_and_defaults():
 def make_closure(c):
     def f(x):
         return np.sum(np.sin(x) * c)
+
     return f
 
 
@@ -150,7 +152,7 @@ def test_nested_def_and_lambda_close_over_active_values():
 
 
 def test_lambda_directly():
-    f = lambda x: np.sum(x ** 3)  # noqa: E731
+    f = lambda x: np.sum(x**3)  # noqa: E731
     check_grad(tp, f, X)
 
 
@@ -168,7 +170,7 @@ def test_argnums_tuple_and_value_and_grad():
 
 
 def with_aux(x):
-    y = np.sum(x ** 2)
+    y = np.sum(x**2)
     return y, {"norm": np.sqrt(y), "n": x.shape[0]}
 
 
@@ -177,7 +179,7 @@ def test_has_aux():
     np.testing.assert_allclose(g, 2 * X)
     assert aux["n"] == 3 and aux["norm"] == pytest.approx(np.linalg.norm(X))
     (value, aux2), g2 = tp.value_and_grad(with_aux, has_aux=True)(X)
-    assert value == pytest.approx(np.sum(X ** 2))
+    assert value == pytest.approx(np.sum(X**2))
     np.testing.assert_allclose(g2, 2 * X)
 
 
@@ -308,7 +310,7 @@ def tree_rec(x, depth):
 
 
 def test_recursion_with_integer_depth():
-    assert tp.grad(power_rec)(2.0, 5) == pytest.approx(5 * 2.0 ** 4)
+    assert tp.grad(power_rec)(2.0, 5) == pytest.approx(5 * 2.0**4)
     check_grad(tp, tree_rec, 0.7, 3)
 
 
@@ -321,7 +323,7 @@ def inplace_loop(u):
         out[i] = out[i - 1] * 0.5 + u[i] ** 2
         acc[i] += acc[i - 1] * out[i]
         acc[:i] *= 0.99
-    return np.sum(out) + np.sum(acc ** 2)
+    return np.sum(out) + np.sum(acc**2)
 
 
 def test_in_place_writes_into_local_arrays_are_exact():
@@ -334,7 +336,7 @@ def stencil(u, steps):
         new = u.copy()
         new[1:-1] = u[1:-1] + 0.1 * (u[2:] - 2 * u[1:-1] + u[:-2])
         u = new
-    return np.sum(u ** 2)
+    return np.sum(u**2)
 
 
 def test_heat_equation_stencil():
@@ -362,6 +364,7 @@ def test_generated_source_is_deterministic_and_named():
 
 def test_tracebacks_point_at_real_files():
     import inspect
+
     g = tp.grad(branches)
     src = tp.source(g)
     fn = g.__transpile__.generated().module.grad_branches
@@ -369,7 +372,7 @@ def test_tracebacks_point_at_real_files():
 
 
 def test_numeric_grad_helper_on_known_function():
-    got = numeric_grad(lambda x: np.sum(x ** 2), [X])
+    got = numeric_grad(lambda x: np.sum(x**2), [X])
     assert_tree_close(got, 2 * X, rtol=1e-6, atol=1e-6)
 
 
@@ -378,7 +381,7 @@ def checked(x):
     if x.ndim != 1:
         raise ValueError("x must be a vector")
     assert x.shape[0] > 1, "need two values"
-    y = np.sum(x ** 2)
+    y = np.sum(x**2)
     print("value", y)
     return y
 

@@ -1,10 +1,11 @@
 """A corpus of scientific functions written as people write them: grad, value_and_grad and vjp
 against float64 central differences."""
+
 import numpy as np
 import pytest
+from support import assert_tree_close, numeric_grad
 
 import transpile as tp
-from support import assert_tree_close, numeric_grad
 
 rng = np.random.default_rng(7)
 
@@ -23,7 +24,7 @@ def logsumexp(x):
 def gaussian_nll(mu, log_sigma, x):
     sigma = np.exp(log_sigma)
     z = (x - mu) / sigma
-    return np.sum(0.5 * z ** 2 + log_sigma + 0.5 * np.log(2 * np.pi))
+    return np.sum(0.5 * z**2 + log_sigma + 0.5 * np.log(2 * np.pi))
 
 
 def ridge(w, X, y, lam):
@@ -38,7 +39,7 @@ def rosenbrock(x):
 def gp_log_marginal(log_ell, X, y):
     ell = np.exp(log_ell)
     d = X[:, None, :] - X[None, :, :]
-    K = np.exp(-0.5 * np.sum(d ** 2, axis=-1) / ell ** 2) + 0.1 * np.eye(X.shape[0])
+    K = np.exp(-0.5 * np.sum(d**2, axis=-1) / ell**2) + 0.1 * np.eye(X.shape[0])
     alpha = np.linalg.solve(K, y)
     return 0.5 * y @ alpha + 0.5 * np.log(np.linalg.det(K))
 
@@ -55,7 +56,7 @@ def conv1d(signal, kernel):
     n, m = signal.shape[0], kernel.shape[0]
     out = np.zeros(n - m + 1)
     for i in range(n - m + 1):
-        out[i] = np.sum(signal[i:i + m] * kernel)
+        out[i] = np.sum(signal[i : i + m] * kernel)
     return np.sum(np.tanh(out))
 
 
@@ -64,7 +65,7 @@ def euler_pendulum(theta0, omega0, steps):
     dt = 0.05
     for _ in range(steps):
         theta, omega = theta + dt * omega, omega - dt * np.sin(theta)
-    return theta ** 2 + omega ** 2
+    return theta**2 + omega**2
 
 
 def batch_norm(x, gamma, beta):
@@ -77,7 +78,7 @@ def batch_norm(x, gamma, beta):
 def polynomial_fit_residual(coeffs, xs, ys):
     pred = np.zeros_like(xs)
     for p, c in enumerate(coeffs):
-        pred = pred + c * xs ** p
+        pred = pred + c * xs**p
     return np.sum((pred - ys) ** 2)
 
 
@@ -90,7 +91,7 @@ def bisection_root_scale(a):
     lo, hi = 0.0, 2.0
     while hi - lo > 1e-10:
         mid = 0.5 * (lo + hi)
-        if mid ** 3 > 2.0:
+        if mid**3 > 2.0:
             hi = mid
         else:
             lo = mid
@@ -98,13 +99,13 @@ def bisection_root_scale(a):
 
 
 def piecewise(x):
-    out = np.where(x > 0.5, x ** 2, np.where(x < -0.5, -x, np.sin(x)))
+    out = np.where(x > 0.5, x**2, np.where(x < -0.5, -x, np.sin(x)))
     return np.sum(out) + np.sum(np.clip(x, -0.3, 0.3) * np.abs(x))
 
 
 def pairwise_energy(pos):
     diff = pos[:, None, :] - pos[None, :, :]
-    r2 = np.sum(diff ** 2, axis=-1) + np.eye(pos.shape[0])
+    r2 = np.sum(diff**2, axis=-1) + np.eye(pos.shape[0])
     inv = 1.0 / r2
     return 0.5 * np.sum(inv - np.eye(pos.shape[0]))
 
@@ -112,7 +113,7 @@ def pairwise_energy(pos):
 def stack_and_concat(a, b):
     s = np.stack([a, b, a * b])
     c = np.concatenate([a, b * 2.0])
-    return np.sum(s ** 2) + np.sum(np.sin(c)) + np.sum(np.vstack([a, b]).T @ np.ones(2))
+    return np.sum(s**2) + np.sum(np.sin(c)) + np.sum(np.vstack([a, b]).T @ np.ones(2))
 
 
 def einsum_bilinear(A, x, y):

@@ -1,4 +1,5 @@
 """Activity: which variables carry derivatives (depend on a differentiated input)."""
+
 from __future__ import annotations
 
 import gast

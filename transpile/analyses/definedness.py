@@ -1,4 +1,5 @@
 """Definedness: which names may be, and which must be, bound before each statement."""
+
 from __future__ import annotations
 
 import gast

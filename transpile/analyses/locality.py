@@ -3,6 +3,7 @@
 Reverse mode saves these once per trip, after the body, and restores them at the start of
 the reversed trip, instead of saving each one before it is overwritten.
 """
+
 from __future__ import annotations
 
 import gast
@@ -10,7 +11,7 @@ import gast
 
 def _references(stmt):
     """Names a statement mentions itself (not in nested blocks)."""
-    if isinstance(stmt, gast.If) or isinstance(stmt, gast.While):
+    if isinstance(stmt, (gast.If, gast.While)):
         parts = [stmt.test]
     elif isinstance(stmt, gast.For):
         parts = [stmt.target, stmt.iter]

@@ -1,4 +1,5 @@
 """What every transformation in the API shares: argument checks, error locations, generated modules."""
+
 from __future__ import annotations
 
 import functools
@@ -35,7 +36,9 @@ def _signature(fun):
     try:
         return inspect.signature(fun)
     except (TypeError, ValueError):
-        raise TranspileError(f"{fun!r} is not a Python function", hint="pass a function defined with def or lambda")
+        raise TranspileError(
+            f"{fun!r} is not a Python function", hint="pass a function defined with def or lambda"
+        ) from None
 
 
 def def_location(fun):
@@ -68,13 +71,13 @@ def _normalize_argnums(fun, argnums, nparams):
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
     if not nums or not all(isinstance(n, int) for n in nums):
-        raise TranspileError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}",
-                             def_location(fun))
+        raise TranspileError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}", def_location(fun))
     fixed = []
     for n in nums:
         if not -nparams <= n < nparams:
-            raise TranspileError(f"argnums {n} is out of range: `{fun.__name__}` takes {nparams} argument(s)",
-                                 def_location(fun))
+            raise TranspileError(
+                f"argnums {n} is out of range: `{fun.__name__}` takes {nparams} argument(s)", def_location(fun)
+            )
         fixed.append(n % nparams)
     return single, tuple(fixed)
 
@@ -94,8 +97,10 @@ def _float_leaves_check(fun, value, position, pname):
         if dtype.kind not in "fc":
             raise TranspileError(
                 f"argument {position} (`{pname}`) of `{fun.__name__}` holds {dtype} values, which cannot be "
-                "differentiated", _param_location(fun, position),
-                "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums")
+                "differentiated",
+                _param_location(fun, position),
+                "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums",
+            )
 
 
 def leaves(value):
@@ -124,9 +129,12 @@ class Transform:
         self.params = list(self.sig.parameters.values())
         for p in self.params:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
-                raise TranspileError(f"`{fun.__name__}` has a *args, **kwargs or keyword-only parameter, "
-                                     "which transformed functions do not support", def_location(fun),
-                                     "list the parameters explicitly")
+                raise TranspileError(
+                    f"`{fun.__name__}` has a *args, **kwargs or keyword-only parameter, "
+                    "which transformed functions do not support",
+                    def_location(fun),
+                    "list the parameters explicitly",
+                )
         self.single, self.argnums = _normalize_argnums(fun, argnums, len(self.params))
         self.has_aux = has_aux
         self._generated = None
@@ -136,8 +144,7 @@ class Transform:
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
             mask = tuple(i in self.argnums for i in range(len(entry.params)))
-            key = cache_key([self.kind, self.argnums, self.single, self.has_aux, program.entry,
-                             *source_texts(program)])
+            key = cache_key([self.kind, self.argnums, self.single, self.has_aux, program.entry, *source_texts(program)])
 
             def generate():
                 from ..codegen.module import module_text
@@ -164,7 +171,9 @@ class Transform:
         try:
             bound = self.sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise TranspileError(f"bad call of {self.kind}({self.fun.__name__}): {exc}", def_location(self.fun))
+            raise TranspileError(
+                f"bad call of {self.kind}({self.fun.__name__}): {exc}", def_location(self.fun)
+            ) from None
         bound.apply_defaults()
         values = list(bound.arguments.values())
         for i in self.argnums:
@@ -236,7 +245,7 @@ def bind_arguments(fun, primals, what):
     try:
         bound = sig.bind(*primals)
     except TypeError as exc:
-        raise TranspileError(f"bad call of {what}({fun.__name__}): {exc}", def_location(fun))
+        raise TranspileError(f"bad call of {what}({fun.__name__}): {exc}", def_location(fun)) from None
     bound.apply_defaults()
     return list(bound.arguments.values())
 

@@ -1,4 +1,5 @@
 """Forward-mode API: jvp and linearize."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,8 +12,17 @@ from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..transforms.forward import ForwardMode
-from .common import (Generated, Names, Transform, _signature, bind_arguments, def_location, generated_function,
-                     is_float_tree, source_texts)
+from .common import (
+    Generated,
+    Names,
+    Transform,
+    _signature,
+    bind_arguments,
+    def_location,
+    generated_function,
+    is_float_tree,
+    source_texts,
+)
 
 
 def _structure(tree):
@@ -25,25 +35,38 @@ def _structure(tree):
 
 def _check_tangents(fun, primals, tangents):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TranspileError("jvp takes primals and tangents as tuples: jvp(f, (x, y), (x_dot, y_dot))",
-                             def_location(fun))
+        raise TranspileError(
+            "jvp takes primals and tangents as tuples: jvp(f, (x, y), (x_dot, y_dot))", def_location(fun)
+        )
     if len(primals) != len(tangents):
-        raise TranspileError(f"jvp got {len(primals)} primals but {len(tangents)} tangents", def_location(fun),
-                             "give one tangent per primal, with the same structure, shape and dtype")
+        raise TranspileError(
+            f"jvp got {len(primals)} primals but {len(tangents)} tangents",
+            def_location(fun),
+            "give one tangent per primal, with the same structure, shape and dtype",
+        )
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if _structure(p) != _structure(t):
-            raise TranspileError(f"the tangent of argument {i} has a different structure from its primal "
-                                 f"({_structure(t)} instead of {_structure(p)})", def_location(fun),
-                                 "build tangents with the primal's structure (same tuples, lists and dict keys)")
+            raise TranspileError(
+                f"the tangent of argument {i} has a different structure from its primal "
+                f"({_structure(t)} instead of {_structure(p)})",
+                def_location(fun),
+                "build tangents with the primal's structure (same tuples, lists and dict keys)",
+            )
         for leaf_p, leaf_t in zip(rt.float_leaves(p), rt.float_leaves(t)):
             if np.shape(leaf_p) != np.shape(leaf_t):
-                raise TranspileError(f"the tangent of argument {i} has shape {np.shape(leaf_t)} where its primal "
-                                     f"has shape {np.shape(leaf_p)}", def_location(fun),
-                                     "tangents must have exactly the primal's shape")
+                raise TranspileError(
+                    f"the tangent of argument {i} has shape {np.shape(leaf_t)} where its primal "
+                    f"has shape {np.shape(leaf_p)}",
+                    def_location(fun),
+                    "tangents must have exactly the primal's shape",
+                )
             dp, dt = np.result_type(leaf_p), np.result_type(leaf_t)
             if dp.kind in "fc" and dt != dp and not isinstance(leaf_p, float):
-                raise TranspileError(f"the tangent of argument {i} has dtype {dt} where its primal has {dp}",
-                                     def_location(fun), f"cast the tangent: t.astype(np.{dp})")
+                raise TranspileError(
+                    f"the tangent of argument {i} has dtype {dt} where its primal has {dp}",
+                    def_location(fun),
+                    f"cast the tangent: t.astype(np.{dp})",
+                )
 
 
 def _module(fun, mask, has_aux):
@@ -51,8 +74,11 @@ def _module(fun, mask, has_aux):
     mode = ForwardMode(program)
     var = mode.variant(program.entry, mask)
     key = cache_key(["jvp", mask, has_aux, program.entry, *source_texts(program)])
-    module, text = load_or_write(f"jvp_{program.entry}", key, lambda: module_text(
-        program, "Forward mode (Jacobian-vector product)", mode.functions, mode.primal_keys, ""))
+    module, text = load_or_write(
+        f"jvp_{program.entry}",
+        key,
+        lambda: module_text(program, "Forward mode (Jacobian-vector product)", mode.functions, mode.primal_keys, ""),
+    )
     gen = Generated(module, text, program)
     return gen, getattr(module, var.name)
 
@@ -107,10 +133,12 @@ class TangentEntry(Transform):
         fresh = Names(params)
         dots = [fresh(naming.tangent(p)) for p in params]
         ans, ans_dot = fresh("ans"), fresh(naming.tangent("ans"))
-        lines = [f"def {self.entry_name(entry.key)}({', '.join(params + dots)}):",
-                 f'    """`{entry.qualname}` and its tangent along ({", ".join(dots)})."""',
-                 f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
-                 f"    return {ans}, rt.materialize({ans_dot}, {ans})"]
+        lines = [
+            f"def {self.entry_name(entry.key)}({', '.join(params + dots)}):",
+            f'    """`{entry.qualname}` and its tangent along ({", ".join(dots)})."""',
+            f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
+            f"    return {ans}, rt.materialize({ans_dot}, {ans})",
+        ]
         return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,5 @@
 """Jacobians: jacfwd (column by column, forward mode), jacrev (row by row, reverse mode) and hessian."""
+
 from __future__ import annotations
 
 from .. import naming
@@ -25,18 +26,22 @@ class ForwardJacobian(Transform):
         wrt = self.arguments_text(entry)
         dots = [fresh(naming.tangent(params[i])) for i in sorted(self.argnums)]
         value, aux = ans, None
-        lines = [f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-                 f'    """{self.summary(entry)} of `{entry.qualname}`."""',
-                 f"    {ans} = {entry.key}({', '.join(params)})"]
+        lines = [
+            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
+            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            f"    {ans} = {entry.key}({', '.join(params)})",
+        ]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
         by_position = dict(zip(sorted(self.argnums), dots))
         in_order = [by_position[i] for i in self.argnums]
-        lines += [f"    {columns} = []",
-                  f"    for {k} in range(rt.tangent_count({wrt})):",
-                  f"        {self._unpack(in_order)} = rt.basis({wrt}, {k})",
-                  f"        _, {ans_dot} = {var.name}({', '.join(params + dots)})"]
+        lines += [
+            f"    {columns} = []",
+            f"    for {k} in range(rt.tangent_count({wrt})):",
+            f"        {self._unpack(in_order)} = rt.basis({wrt}, {k})",
+            f"        _, {ans_dot} = {var.name}({', '.join(params + dots)})",
+        ]
         if self.has_aux:
             lines.append(f"        {ans_dot}, _ = rt.split_tangent({ans_dot}, 2)")
         lines.append(f"        {columns}.append({ans_dot})")
@@ -66,9 +71,11 @@ class ReverseJacobian(Transform):
         bars = dict(zip(diff, [fresh(naming.adjoint(p)) for p in diff]))
         forward = f"{ans}, {residuals} = {var.fwd}({', '.join(params)})"
         value, aux = ans, None
-        lines = [f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-                 f'    """{self.summary(entry)} of `{entry.qualname}`."""',
-                 f"    {forward}"]
+        lines = [
+            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
+            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            f"    {forward}",
+        ]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")

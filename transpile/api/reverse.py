@@ -1,4 +1,5 @@
 """Reverse-mode API: grad, value_and_grad and vjp."""
+
 from __future__ import annotations
 
 import runtime as rt
@@ -8,8 +9,17 @@ from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
 from ..transforms.reverse import ReverseMode
-from .common import (Generated, Names, Transform, bind_arguments, generated_function, is_float_tree,
-                     make_transformed, run_generated, source_texts)
+from .common import (
+    Generated,
+    Names,
+    Transform,
+    bind_arguments,
+    generated_function,
+    is_float_tree,
+    make_transformed,
+    run_generated,
+    source_texts,
+)
 
 
 class Gradient(Transform):
@@ -32,9 +42,11 @@ class Gradient(Transform):
         ans, residuals = fresh(naming.OUTPUT), fresh(naming.RESIDUALS)
         diff = [params[i] for i in sorted(self.argnums)]
         bars = dict(zip(diff, [fresh(naming.adjoint(p)) for p in diff]))
-        lines = [f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-                 f'    """{self.summary(entry)} of `{entry.qualname}`."""',
-                 f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})"]
+        lines = [
+            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
+            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})",
+        ]
         value = aux = ans
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
@@ -79,8 +91,11 @@ def vjp(fun, *primals, has_aux=False):
     mode = ReverseMode(program)
     mode.variant(program.entry, mask)  # the analysis is cheap; the module text may come from the cache
     key = cache_key(["vjp", mask, has_aux, program.entry, *source_texts(program)])
-    module, text = load_or_write(f"vjp_{program.entry}", key, lambda: module_text(
-        program, "Forward and adjoint sweeps", mode.functions, mode.primal_keys, ""))
+    module, text = load_or_write(
+        f"vjp_{program.entry}",
+        key,
+        lambda: module_text(program, "Forward and adjoint sweeps", mode.functions, mode.primal_keys, ""),
+    )
     # adjoint sweeps that restore overwritten regions in place consume their residuals
     single_use = any(v.restores_in_place for v in mode.variants.values())
     gen = Generated(module, text, program)
@@ -100,7 +115,8 @@ def vjp(fun, *primals, has_aux=False):
         if not single_use:
             fresh.append(saved)
         bars = iter(run_generated(bwd, (saved, seed), fun, program))
-        return tuple(rt.materialize(next(bars) if mask[i] else 0.0, value)
-                     for i, value in enumerate(values[:len(primals)]))
+        return tuple(
+            rt.materialize(next(bars) if mask[i] else 0.0, value) for i, value in enumerate(values[: len(primals)])
+        )
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)

@@ -1,4 +1,5 @@
 """vmap: batching by source rewriting, with JAX's signature."""
+
 from __future__ import annotations
 
 import runtime as rt
@@ -8,8 +9,7 @@ from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..transforms.batching import BATCH, BatchMode
-from .common import (Generated, Names, _signature, def_location, generated_function, run_generated,
-                     source_texts)
+from .common import Generated, Names, _signature, def_location, generated_function, run_generated, source_texts
 
 
 def _mapped(spec):
@@ -32,8 +32,9 @@ def _check_spec(spec, fun, what):
         for s in spec.values():
             _check_spec(s, fun, what)
         return
-    raise TranspileError(f"{what} entries must be ints, None, or tuples, lists and dicts of them; got {spec!r}",
-                         def_location(fun))
+    raise TranspileError(
+        f"{what} entries must be ints, None, or tuples, lists and dicts of them; got {spec!r}", def_location(fun)
+    )
 
 
 class Vectorized:
@@ -50,9 +51,11 @@ class Vectorized:
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)
         if isinstance(in_axes, tuple) and len(in_axes) != len(self.params):
-            raise TranspileError(f"in_axes has {len(in_axes)} entries but `{fun.__name__}` takes "
-                                 f"{len(self.params)} argument(s)", def_location(fun),
-                                 "give one entry per argument (None for arguments that are not mapped)")
+            raise TranspileError(
+                f"in_axes has {len(in_axes)} entries but `{fun.__name__}` takes {len(self.params)} argument(s)",
+                def_location(fun),
+                "give one entry per argument (None for arguments that are not mapped)",
+            )
         self.in_axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(self.params)
         self.out_axes = out_axes
         self.axis_name = axis_name
@@ -67,14 +70,24 @@ class Vectorized:
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
             mask = tuple(_mapped(s) for s in self.in_axes)
-            key = cache_key(["vmap", self.in_axes, self.out_axes, self.axis_name, self.axis_size, program.entry,
-                             *source_texts(program)])
+            key = cache_key(
+                [
+                    "vmap",
+                    self.in_axes,
+                    self.out_axes,
+                    self.axis_name,
+                    self.axis_size,
+                    program.entry,
+                    *source_texts(program),
+                ]
+            )
 
             def generate():
                 mode = BatchMode(program, self.axis_name)
                 var = mode.variant(program.entry, mask)
-                return module_text(program, "Batched (vmap)", mode.functions, mode.primal_keys,
-                                   self._entry_text(entry, var))
+                return module_text(
+                    program, "Batched (vmap)", mode.functions, mode.primal_keys, self._entry_text(entry, var)
+                )
 
             module, text = load_or_write(f"vmap_{program.entry}", key, generate)
             self._generated = Generated(module, text, program)
@@ -86,9 +99,11 @@ class Vectorized:
         ans, batch = fresh("ans"), fresh(BATCH)
         specs = "(" + "".join(f"{s!r}, " for s in self.in_axes) + ")"
         names = "(" + "".join(f"{p!r}, " for p in params) + ")"
-        lines = [f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-                 f'    """`{entry.qualname}` over a batch: in_axes={self.in_axes!r}, out_axes={self.out_axes!r}."""',
-                 f"    {batch} = rt.batch_size_of(({', '.join(params)},), {specs}, {names}, {self.axis_size!r})"]
+        lines = [
+            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
+            f'    """`{entry.qualname}` over a batch: in_axes={self.in_axes!r}, out_axes={self.out_axes!r}."""',
+            f"    {batch} = rt.batch_size_of(({', '.join(params)},), {specs}, {names}, {self.axis_size!r})",
+        ]
         for p, spec in zip(params, self.in_axes):
             if _mapped(spec):
                 lines.append(f"    {p} = rt.prepare_batched({p}, {spec!r}, {batch})")
@@ -100,7 +115,7 @@ class Vectorized:
         try:
             bound = self.sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise TranspileError(f"bad call of vmap({self.fun.__name__}): {exc}", def_location(self.fun))
+            raise TranspileError(f"bad call of vmap({self.fun.__name__}): {exc}", def_location(self.fun)) from None
         bound.apply_defaults()
         gen = self.generated()
         gen.bind_captures()

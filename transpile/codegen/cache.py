@@ -1,4 +1,5 @@
 """The on-disk module cache: generated files keyed by source, options and versions, imported as real modules."""
+
 from __future__ import annotations
 
 import functools
@@ -19,7 +20,7 @@ def cache_dir() -> str:
     return path
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compiler_fingerprint() -> str:
     """A hash of transpile's and runtime's own sources, so that changing the compiler invalidates the cache."""
     import runtime

@@ -1,4 +1,5 @@
 """Dead-code elimination for generated sweeps: drop assignments whose names are never read again."""
+
 from __future__ import annotations
 
 import gast

@@ -1,4 +1,5 @@
 """Print generated functions as formatted Python, each block commented with its source line."""
+
 from __future__ import annotations
 
 import ast

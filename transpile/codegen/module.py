@@ -1,4 +1,5 @@
 """Assemble a generated module: header, imports, primal helpers, sweeps and the entry function."""
+
 from __future__ import annotations
 
 import os
@@ -13,11 +14,18 @@ BATCH_NAME = "_batch"
 
 
 def _primal_def(fn):
-    args = gast.arguments(args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
-                                for p in fn.params], posonlyargs=[], vararg=None, kwonlyargs=[],
-                          kw_defaults=[], kwarg=None, defaults=[])
-    fdef = gast.FunctionDef(name=fn.key, args=args, body=fn.body, decorator_list=[], returns=None,
-                            type_comment=None, type_params=[])
+    args = gast.arguments(
+        args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in fn.params],
+        posonlyargs=[],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )
+    fdef = gast.FunctionDef(
+        name=fn.key, args=args, body=fn.body, decorator_list=[], returns=None, type_comment=None, type_params=[]
+    )
     fdef.source_fn = fn
     return fdef
 
@@ -25,8 +33,12 @@ def _primal_def(fn):
 def _standard_modules(functions, primal_keys, program):
     """The standard-library modules generated code refers to (math, operator)."""
     bodies = list(functions) + [_primal_def(program.functions[k]) for k in primal_keys]
-    used = {n.value.id for f in bodies for n in gast.walk(f)
-            if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)}
+    used = {
+        n.value.id
+        for f in bodies
+        for n in gast.walk(f)
+        if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)
+    }
     return [m for m in ("math", "operator") if m in used]
 
 
@@ -37,23 +49,30 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
     header = [f'"""{summary} of `{entry.qualname}`{where}, {GENERATED_MARK} {__version__}.', ""]
     header.append("Do not edit by hand: it is regenerated whenever the source changes.")
     if program.captures:
-        header.append("Bound by transpile before each call (values from the function's scope): "
-                      + ", ".join(sorted(program.captures)) + ".")
+        header.append(
+            "Bound by transpile before each call (values from the function's scope): "
+            + ", ".join(sorted(program.captures))
+            + "."
+        )
     header.append('"""')
     modules = _standard_modules(functions, primal_keys, program)
     imports = [f"import {m}" for m in modules] + ([""] if modules else [])
     lines = header + imports + ["import numpy as np", "", "import runtime as rt", ""]
     emitter = Emitter()
     for key in primal_keys:
-        emitter.function(_primal_def(program.functions[key]),
-                         docstring=f"`{program.functions[key].qualname}` as transpile runs it (normal form).")
+        emitter.function(
+            _primal_def(program.functions[key]),
+            docstring=f"`{program.functions[key].qualname}` as transpile runs it (normal form).",
+        )
     for fdef in functions:
         kind = getattr(fdef, "kind", "")
         qual = fdef.source_fn.qualname
-        doc = {"forward": f"Forward sweep of `{qual}`: returns its value and what the adjoint sweep needs.",
-               "adjoint": f"Adjoint sweep of `{qual}`: returns the adjoints of its differentiated arguments.",
-               "tangent": f"`{qual}` with tangents: returns its value and the tangent of its value.",
-               "batched": f"`{qual}` on a batch of `{BATCH_NAME}` examples (batched values carry it in axis 0)."}[kind]
+        doc = {
+            "forward": f"Forward sweep of `{qual}`: returns its value and what the adjoint sweep needs.",
+            "adjoint": f"Adjoint sweep of `{qual}`: returns the adjoints of its differentiated arguments.",
+            "tangent": f"`{qual}` with tangents: returns its value and the tangent of its value.",
+            "batched": f"`{qual}` on a batch of `{BATCH_NAME}` examples (batched values carry it in axis 0).",
+        }[kind]
         emitter.function(fdef, docstring=doc)
     body = emitter.text()
     return "\n".join(lines) + "\n" + body + "\n\n" + entry_text

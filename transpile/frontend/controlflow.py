@@ -5,6 +5,7 @@ gone; and a `break` only appears as `if <flag>: break`, the last statement of a 
 While loops fold their break flag into their condition.  Reverse mode can then replay
 every loop body as a structured block.
 """
+
 from __future__ import annotations
 
 import copy
@@ -77,8 +78,11 @@ def structure_returns(fdef: gast.FunctionDef) -> None:
         ret = gast.Return(value=_const(None))
         fdef.body = body + [gast.copy_location(ret, body[-1] if body else fdef)]
         return
-    uses_flag = any(_contains(s.body, gast.Return, False) for s in _walk_same_function(body, False)
-                    if isinstance(s, (gast.For, gast.While)))
+    uses_flag = any(
+        _contains(s.body, gast.Return, False)
+        for s in _walk_same_function(body, False)
+        if isinstance(s, (gast.For, gast.While))
+    )
     always = _always_returns(body)
     new_body = _returns_in_block(body, in_loop=False)
     prologue = []
@@ -93,7 +97,7 @@ def structure_returns(fdef: gast.FunctionDef) -> None:
 def _returns_in_block(stmts, in_loop):
     out = []
     for i, stmt in enumerate(stmts):
-        rest = stmts[i + 1:]
+        rest = stmts[i + 1 :]
         if isinstance(stmt, gast.Return):
             value = stmt.value if stmt.value is not None else _const(None)
             out.append(_assign(naming.RETURN_VALUE, value, stmt))
@@ -121,8 +125,7 @@ def _returns_in_block(stmts, in_loop):
                 out.append(gast.copy_location(brk, stmt))
                 continue
             if rest:
-                guard = gast.If(test=_not(_name(naming.RETURNED_FLAG)),
-                                body=_returns_in_block(rest, False), orelse=[])
+                guard = gast.If(test=_not(_name(naming.RETURNED_FLAG)), body=_returns_in_block(rest, False), orelse=[])
                 out.append(gast.copy_location(guard, rest[0]))
             return out
         out.append(stmt)
@@ -173,7 +176,7 @@ def _structure_loop(loop, counter):
 def _guard_exits(stmts, brk, cont):
     out = []
     for i, stmt in enumerate(stmts):
-        rest = stmts[i + 1:]
+        rest = stmts[i + 1 :]
         if isinstance(stmt, gast.Break):
             out.append(_assign(brk, _const(True), stmt))
             return out

@@ -19,6 +19,7 @@ Every right-hand side carries `.prim` (its registry entry) and `.bound` (paramet
 argument expression), or `.callee` for a call of another user function.  Every
 statement carries the position of the source statement it comes from.
 """
+
 from __future__ import annotations
 
 import builtins
@@ -39,11 +40,29 @@ from .controlflow import structure_loops, structure_returns
 from .parse import ParsedFunction, parse_function
 from .program import NFunction, Program, const, is_atom, name
 
-_BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
-           gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul"}
+_BINOPS = {
+    gast.Add: "add",
+    gast.Sub: "sub",
+    gast.Mult: "mul",
+    gast.Div: "truediv",
+    gast.FloorDiv: "floordiv",
+    gast.Mod: "mod",
+    gast.Pow: "pow",
+    gast.MatMult: "matmul",
+}
 _UNARY = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not_", gast.Invert: "invert"}
-_COMPARE = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq",
-            gast.NotEq: "ne", gast.Is: "is_", gast.IsNot: "is_not", gast.In: "contains", gast.NotIn: "not_contains"}
+_COMPARE = {
+    gast.Lt: "lt",
+    gast.LtE: "le",
+    gast.Gt: "gt",
+    gast.GtE: "ge",
+    gast.Eq: "eq",
+    gast.NotEq: "ne",
+    gast.Is: "is_",
+    gast.IsNot: "is_not",
+    gast.In: "contains",
+    gast.NotIn: "not_contains",
+}
 _SCALARS = (int, float, bool, complex, str, type(None))
 
 _UNSUPPORTED = {
@@ -214,46 +233,68 @@ class _FunctionDesugarer:
         fn = self.parsed.fn
         if not self.extra and getattr(fn, "__defaults__", None) and fdef is not None and self.node is not None:
             names = [a.id for a in fdef.args.args]
-            for pname, value in zip(names[len(names) - len(fn.__defaults__):], fn.__defaults__):
+            for pname, value in zip(names[len(names) - len(fn.__defaults__) :], fn.__defaults__):
                 defaults[pname] = value
-        nf = NFunction(key=self.key, qualname=getattr(fn, "__qualname__", self.key), params=params, body=body,
-                       filename=self.parsed.filename, lineno=fdef.lineno, defaults=defaults,
-                       col=fdef.col_offset or 0)
+        nf = NFunction(
+            key=self.key,
+            qualname=getattr(fn, "__qualname__", self.key),
+            params=params,
+            body=body,
+            filename=self.parsed.filename,
+            lineno=fdef.lineno,
+            defaults=defaults,
+            col=fdef.col_offset or 0,
+        )
         nf.signature_names = [a.id for a in fdef.args.args]
         self.program.functions[self.key] = nf
 
     def _check_signature(self, fdef):
         args = fdef.args
         if args.vararg or args.kwarg:
-            self.error(args.vararg or args.kwarg, "*args and **kwargs are not supported in transformed functions",
-                       "list the parameters explicitly")
+            self.error(
+                args.vararg or args.kwarg,
+                "*args and **kwargs are not supported in transformed functions",
+                "list the parameters explicitly",
+            )
         if args.kwonlyargs or getattr(args, "posonlyargs", []):
             bad = (args.kwonlyargs or args.posonlyargs)[0]
-            self.error(bad, "keyword-only and positional-only parameters are not supported",
-                       "use ordinary parameters")
+            self.error(bad, "keyword-only and positional-only parameters are not supported", "use ordinary parameters")
 
     def _lift_nested(self, fdef):
         """Lift nested defs and `name = lambda ...` to module level."""
+
         def visit(stmts):
             for stmt in stmts:
                 if isinstance(stmt, gast.FunctionDef):
                     self._lift(stmt.name, stmt)
-                elif (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                      and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda)):
+                elif (
+                    isinstance(stmt, gast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)
+                    and isinstance(stmt.value, gast.Lambda)
+                ):
                     from .parse import _lambda_to_def
+
                     self._lift(stmt.targets[0].id, _lambda_to_def(stmt.value, stmt.targets[0].id))
                 for field in ("body", "orelse"):
                     if isinstance(stmt, (gast.If, gast.For, gast.While)) and hasattr(stmt, field):
                         visit(getattr(stmt, field))
+
         visit(fdef.body)
 
     def _lift(self, local_name, node):
         inner_locals = set(collect_locals(node)) | {a.id for a in node.args.args}
         free = []
         for sub in gast.walk(node):
-            if (isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id not in inner_locals
-                    and sub.id in self.locals and sub.id not in free and sub.id not in self.lifted
-                    and sub.id != local_name):
+            if (
+                isinstance(sub, gast.Name)
+                and isinstance(sub.ctx, gast.Load)
+                and sub.id not in inner_locals
+                and sub.id in self.locals
+                and sub.id not in free
+                and sub.id not in self.lifted
+                and sub.id != local_name
+            ):
                 free.append(sub.id)
         key = self.builder._fresh_key(f"{self.key}_{local_name}")
         self.program.functions[key] = None
@@ -285,8 +326,12 @@ class _FunctionDesugarer:
             return  # docstring or bare constant
         if isinstance(value, (gast.Yield, gast.YieldFrom, gast.Await)):
             self.rhs(value, stmt)
-        if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
-                and isinstance(value.func.value, gast.Name) and value.func.value.id in self.locals):
+        if (
+            isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute)
+            and isinstance(value.func.value, gast.Name)
+            and value.func.value.id in self.locals
+        ):
             target = value.func.value.id
             mutator = registry.method("list." + value.func.attr)
             if mutator is not None:
@@ -300,18 +345,26 @@ class _FunctionDesugarer:
         if isinstance(value, gast.Call) and self._resolve_callable(value.func) is print:
             if any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
                 self.error(stmt, "print(*args) is not supported", "print the values one by one")
-            call = gast.Call(func=name("print"), args=[self.atom(a, stmt) for a in value.args],
-                             keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value, stmt))
-                                       for k in value.keywords])
+            call = gast.Call(
+                func=name("print"),
+                args=[self.atom(a, stmt) for a in value.args],
+                keywords=[gast.keyword(arg=k.arg, value=self.atom(k.value, stmt)) for k in value.keywords],
+            )
             self.emit(gast.Expr(value=call), stmt)  # runs in the forward sweep only
             return
-        self.error(stmt, "a statement whose value is discarded is not supported",
-                   "assign the result to a name, or remove the call")
+        self.error(
+            stmt,
+            "a statement whose value is discarded is not supported",
+            "assign the result to a name, or remove the call",
+        )
 
     def _check_owned_container(self, stmt, target):
         if target in self.params_set():
-            self.error(stmt, f"`{target}` is an argument: changing it in place would change the caller's data",
-                       f"build a new list instead, e.g. `{target} = {target} + [item]`")
+            self.error(
+                stmt,
+                f"`{target}` is an argument: changing it in place would change the caller's data",
+                f"build a new list instead, e.g. `{target} = {target} + [item]`",
+            )
 
     def params_set(self):
         return {a.id for a in self.node.args.args} | set(self.extra)
@@ -327,10 +380,16 @@ class _FunctionDesugarer:
         exc = stmt.exc
         call = exc if isinstance(exc, gast.Call) else None
         cls = self._resolve_callable(call.func if call is not None else exc) if exc is not None else None
-        if not (isinstance(cls, type) and issubclass(cls, BaseException)) or stmt.cause is not None or (
-                call is not None and (call.keywords or not all(isinstance(a, gast.Constant) for a in call.args))):
-            self.error(stmt, "only `raise SomeError(\"constant message\")` is supported in transformed functions",
-                       "validate inputs before calling the function, or use a constant message")
+        if (
+            not (isinstance(cls, type) and issubclass(cls, BaseException))
+            or stmt.cause is not None
+            or (call is not None and (call.keywords or not all(isinstance(a, gast.Constant) for a in call.args)))
+        ):
+            self.error(
+                stmt,
+                'only `raise SomeError("constant message")` is supported in transformed functions',
+                "validate inputs before calling the function, or use a constant message",
+            )
         self.emit(gast.Raise(exc=copy.deepcopy(exc), cause=None), stmt)
 
     def stmt_Return(self, stmt):
@@ -349,8 +408,12 @@ class _FunctionDesugarer:
         target = stmt.targets[0]
         if isinstance(target, gast.Name):
             self.expr_to(value, target.id, stmt)
-        elif isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List)) \
-                and len(value.elts) == len(target.elts) and not any(isinstance(e, gast.Starred) for e in target.elts):
+        elif (
+            isinstance(target, (gast.Tuple, gast.List))
+            and isinstance(value, (gast.Tuple, gast.List))
+            and len(value.elts) == len(target.elts)
+            and not any(isinstance(e, gast.Starred) for e in target.elts)
+        ):
             temps = [self.expr_to(v, None, stmt, force_fresh=True) for v in value.elts]
             for t, tmp in zip(target.elts, temps):
                 self.bind_target(t, name(tmp), stmt)
@@ -380,8 +443,11 @@ class _FunctionDesugarer:
                     tmp = self.fresh()
                     names.append(tmp)
                     nested.append((elt, tmp))
-            unpack = gast.Assign(targets=[gast.Tuple(elts=[name(n, True) for n in names], ctx=gast.Store())],
-                                 value=atom, type_comment=None)
+            unpack = gast.Assign(
+                targets=[gast.Tuple(elts=[name(n, True) for n in names], ctx=gast.Store())],
+                value=atom,
+                type_comment=None,
+            )
             unpack.value.prim = registry.by_name("unpack")
             self.emit(unpack, stmt)
             for elt, tmp in nested:
@@ -391,21 +457,31 @@ class _FunctionDesugarer:
         elif isinstance(target, gast.Starred):
             self.error(target, "starred assignment is not supported", "index the sequence explicitly")
         else:
-            self.error(target, f"assignment to {type(target).__name__.lower()} is not supported",
-                       "assign to a local name or to an element of a local array")
+            self.error(
+                target,
+                f"assignment to {type(target).__name__.lower()} is not supported",
+                "assign to a local name or to an element of a local array",
+            )
 
     def setitem(self, target, atom, stmt):
         if not isinstance(target.value, gast.Name) or target.value.id not in self.locals:
-            self.error(target, "in-place writes are only supported into a local array, as `name[index] = value`",
-                       "write `a[i, j] = v` instead of `a[i][j] = v`")
+            self.error(
+                target,
+                "in-place writes are only supported into a local array, as `name[index] = value`",
+                "write `a[i, j] = v` instead of `a[i][j] = v`",
+            )
         arr = target.value.id
         if arr in self.params_set():
-            self.error(target, f"in-place write into the argument `{arr}` would change the caller's data",
-                       f"copy it first: `{arr} = {arr}.copy()`, then write into the copy")
+            self.error(
+                target,
+                f"in-place write into the argument `{arr}` would change the caller's data",
+                f"copy it first: `{arr} = {arr}.copy()`, then write into the copy",
+            )
         index = self.index(target.slice, stmt)
         value = atom if is_atom(atom) else name(self.expr_to(atom, None, stmt))
-        node = gast.Assign(targets=[gast.Subscript(value=name(arr), slice=index, ctx=gast.Store())],
-                           value=value, type_comment=None)
+        node = gast.Assign(
+            targets=[gast.Subscript(value=name(arr), slice=index, ctx=gast.Store())], value=value, type_comment=None
+        )
         node.prim = registry.by_name("setitem")
         node.bound = {"x": name(arr), "idx": _index_value(index), "v": value}
         self.emit(node, stmt)
@@ -419,24 +495,32 @@ class _FunctionDesugarer:
             self.expr_to(binop, target.id, stmt)
         elif isinstance(target, gast.Subscript):
             if not isinstance(target.value, gast.Name):
-                self.error(target, "augmented assignment into a nested subscript is not supported",
-                           "write `a[i, j] += v` instead of `a[i][j] += v`")
+                self.error(
+                    target,
+                    "augmented assignment into a nested subscript is not supported",
+                    "write `a[i, j] += v` instead of `a[i][j] += v`",
+                )
             index = self.index(target.slice, stmt)
             old = self.fresh()
             getitem = gast.Subscript(value=name(target.value.id), slice=index, ctx=gast.Load())
             self.assign(old, self._tag_getitem(getitem, name(target.value.id), index), stmt)
             binop.left = name(old)
             new = self.expr_to(binop, None, stmt)
-            load_target = gast.Subscript(value=name(target.value.id), slice=copy.deepcopy(target.slice),
-                                         ctx=gast.Store())
+            load_target = gast.Subscript(
+                value=name(target.value.id), slice=copy.deepcopy(target.slice), ctx=gast.Store()
+            )
             gast.copy_location(load_target, target)
             self.setitem(load_target, name(new), stmt)
         else:
             self.error(target, "augmented assignment to this target is not supported")
 
     def stmt_If(self, stmt):
-        if (len(stmt.body) == 1 and isinstance(stmt.body[0], gast.Break) and not stmt.orelse
-                and isinstance(stmt.test, gast.Name)):
+        if (
+            len(stmt.body) == 1
+            and isinstance(stmt.body[0], gast.Break)
+            and not stmt.orelse
+            and isinstance(stmt.test, gast.Name)
+        ):
             self.emit(gast.If(test=name(stmt.test.id), body=[gast.Break()], orelse=[]), stmt)
             return  # the loop exit written by controlflow.py
         test = self.condition(stmt.test, stmt)
@@ -591,7 +675,9 @@ class _FunctionDesugarer:
                         if isinstance(t, gast.Name):
                             call = node.value
                             is_range = isinstance(call, gast.Call) and self._resolve_callable(call.func) in (
-                                range, runtime.backwards)
+                                range,
+                                runtime.backwards,
+                            )
                             kinds[t.id] = kinds.get(t.id, True) and is_range
                 elif isinstance(node, (gast.For, gast.AugAssign)):
                     for t in gast.walk(node.target):
@@ -611,6 +697,7 @@ class _FunctionDesugarer:
             getitem = gast.Subscript(value=seq, slice=name(loop_var), ctx=gast.Load())
             self.assign(tmp, self._tag_getitem(getitem, seq, name(loop_var)), stmt)
             return name(tmp)
+
         return produce
 
     def _assigned_in(self, stmts):
@@ -626,13 +713,16 @@ class _FunctionDesugarer:
         """Flatten `expr`; returns a Name or Constant."""
         if isinstance(expr, gast.Constant):
             return const(expr.value)
-        if (isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub) and isinstance(expr.operand, gast.Constant)
-                and type(expr.operand.value) in (int, float)):
+        if (
+            isinstance(expr, gast.UnaryOp)
+            and isinstance(expr.op, gast.USub)
+            and isinstance(expr.operand, gast.Constant)
+            and type(expr.operand.value) in (int, float)
+        ):
             return const(-expr.operand.value)
         if isinstance(expr, gast.Name) and expr.id in self.locals:
             if expr.id in self.lifted:
-                self.error(expr, "a nested function can only be called, not passed around",
-                           "call it directly")
+                self.error(expr, "a nested function can only be called, not passed around", "call it directly")
             return name(expr.id)
         return name(self.expr_to(expr, None, stmt))
 
@@ -698,8 +788,11 @@ class _FunctionDesugarer:
         gen = expr.generators[0]
         acc = self.fresh()
         self.assign(acc, self._prim_rhs(registry.by_name("make_list"), [], {}, stmt, call_node=None), stmt)
-        append = gast.Expr(value=gast.Call(func=gast.Attribute(value=name(acc), attr="append", ctx=gast.Load()),
-                                           args=[expr.elt], keywords=[]))
+        append = gast.Expr(
+            value=gast.Call(
+                func=gast.Attribute(value=name(acc), attr="append", ctx=gast.Load()), args=[expr.elt], keywords=[]
+            )
+        )
         gast.copy_location(append, stmt)
         inner = [append]
         for cond in reversed(gen.ifs):
@@ -757,17 +850,35 @@ class _FunctionDesugarer:
         if isinstance(expr, gast.Name):
             return self.free_value(expr)
         if isinstance(expr, gast.Lambda):
-            self.error(expr, "a lambda can only be assigned to a name and called", "give it a name: `f = lambda x: ...`")
-        kinds = {gast.Yield: "`yield`", gast.YieldFrom: "`yield from`", gast.Await: "`await`",
-                 gast.JoinedStr: "an f-string", gast.SetComp: "a set comprehension", gast.DictComp: "a dict comprehension",
-                 gast.GeneratorExp: "a generator expression", gast.Set: "a set", gast.NamedExpr: "`:=`",
-                 gast.Starred: "a starred expression"}
+            self.error(
+                expr, "a lambda can only be assigned to a name and called", "give it a name: `f = lambda x: ...`"
+            )
+        kinds = {
+            gast.Yield: "`yield`",
+            gast.YieldFrom: "`yield from`",
+            gast.Await: "`await`",
+            gast.JoinedStr: "an f-string",
+            gast.SetComp: "a set comprehension",
+            gast.DictComp: "a dict comprehension",
+            gast.GeneratorExp: "a generator expression",
+            gast.Set: "a set",
+            gast.NamedExpr: "`:=`",
+            gast.Starred: "a starred expression",
+        }
         what = kinds.get(type(expr), f"`{type(expr).__name__}` expressions")
-        hints = {gast.Yield: "return a list instead of yielding values", gast.YieldFrom: "return a list instead",
-                 gast.Await: "call the function outside the async code", gast.JoinedStr: "format strings outside",
-                 gast.GeneratorExp: "use a list comprehension", gast.NamedExpr: "assign on its own line"}
-        self.error(expr, f"{what} is not supported in transformed functions",
-                   hints.get(type(expr), "rewrite it with supported constructs (see README: Supported)"))
+        hints = {
+            gast.Yield: "return a list instead of yielding values",
+            gast.YieldFrom: "return a list instead",
+            gast.Await: "call the function outside the async code",
+            gast.JoinedStr: "format strings outside",
+            gast.GeneratorExp: "use a list comprehension",
+            gast.NamedExpr: "assign on its own line",
+        }
+        self.error(
+            expr,
+            f"{what} is not supported in transformed functions",
+            hints.get(type(expr), "rewrite it with supported constructs (see README: Supported)"),
+        )
 
     def _tag(self, node, prim, bound):
         node.prim = prim
@@ -782,8 +893,9 @@ class _FunctionDesugarer:
             # a < b < c  ->  (a < b) and (b < c), with b evaluated once
             operands = [expr.left] + list(expr.comparators)
             atoms = [self.atom(o, stmt) for o in operands]
-            pieces = [gast.Compare(left=atoms[i], ops=[op], comparators=[atoms[i + 1]])
-                      for i, op in enumerate(expr.ops)]
+            pieces = [
+                gast.Compare(left=atoms[i], ops=[op], comparators=[atoms[i + 1]]) for i, op in enumerate(expr.ops)
+            ]
             return name(self.expr_to(gast.BoolOp(op=gast.And(), values=pieces), None, stmt))
         prim = registry.by_name(_COMPARE[type(expr.ops[0])])
         left = self.atom(expr.left, stmt)
@@ -806,13 +918,20 @@ class _FunctionDesugarer:
         root = expr
         while isinstance(root, gast.Attribute):
             root = root.value
-        if isinstance(root, gast.Name) and root.id in self.locals and isinstance(expr.value, (gast.Name, gast.Attribute, gast.Call, gast.Subscript)) \
-                and not self._is_free_chain(expr.value):
+        if (
+            isinstance(root, gast.Name)
+            and root.id in self.locals
+            and isinstance(expr.value, (gast.Name, gast.Attribute, gast.Call, gast.Subscript))
+            and not self._is_free_chain(expr.value)
+        ):
             base = self.atom(expr.value, stmt)
             prim = registry.attribute(expr.attr)
             if prim is None:
-                self.error(expr, f"attribute `.{expr.attr}` is not supported",
-                           "supported: " + ", ".join(sorted(registry._ATTRIBUTES)))
+                self.error(
+                    expr,
+                    f"attribute `.{expr.attr}` is not supported",
+                    "supported: " + ", ".join(sorted(registry._ATTRIBUTES)),
+                )
             node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
             return self._tag(node, prim, {prim.params[0]: base})
         if not isinstance(root, gast.Name):
@@ -846,7 +965,7 @@ class _FunctionDesugarer:
                 self.error(expr, f"`{'.'.join(path)}` has no attribute `{attr}`")
             obj = getattr(obj, attr)
             path.append(attr)
-            reader = (lambda r, a: (lambda: getattr(r(), a)))(reader, attr)
+            reader = (lambda r, a: lambda: getattr(r(), a))(reader, attr)
         return True, obj, reader, path
 
     def _resolve_callable(self, func):
@@ -865,12 +984,17 @@ class _FunctionDesugarer:
         if callable(obj) and (registry.lookup(obj) is not None or getattr(obj, "__module__", None) == "_operator"):
             # a primitive passed as a value (generated code hands these to rt.per_example)
             return name(self.program.add_capture("_".join(path), lambda o=obj: o, ("object", id(obj))))
-        if isinstance(obj, types.ModuleType) or callable(obj) and not isinstance(obj, (np.ndarray, np.generic, type, np.dtype)):
+        if (
+            isinstance(obj, types.ModuleType)
+            or callable(obj)
+            and not isinstance(obj, (np.ndarray, np.generic, type, np.dtype))
+        ):
             self.error(expr, f"`{'.'.join(path)}` is a {type(obj).__name__} and can only be called here")
         if path[0] in ("np", "numpy") or (isinstance(obj, (type, np.dtype))):
             identity = ("object", id(obj))
-            cap = self.program.add_capture(path[-1] if path[0] not in ("np", "numpy") else "np_" + path[-1],
-                                           lambda o=obj: o, identity)
+            cap = self.program.add_capture(
+                path[-1] if path[0] not in ("np", "numpy") else "np_" + path[-1], lambda o=obj: o, identity
+            )
             return name(cap)
         identity = ("name", id(self.env.globals), id(self.env.cells.get(path[0])), ".".join(path))
         cap = self.program.add_capture("_".join(path), reader, identity)
@@ -889,14 +1013,22 @@ class _FunctionDesugarer:
         if isinstance(func, gast.Attribute) and not self._is_free_chain(func.value):
             m = registry.method(func.attr)
             if m is None:
-                self.error(func, f"method `.{func.attr}()` is not supported",
-                           "call the NumPy function instead, e.g. `np.sum(x)` for `x.sum()`")
+                self.error(
+                    func,
+                    f"method `.{func.attr}()` is not supported",
+                    "call the NumPy function instead, e.g. `np.sum(x)` for `x.sum()`",
+                )
             receiver = self.atom(func.value, stmt)
             args = [self.atom(a, stmt) for a in expr.args]
             if m.pack_varargs and (len(args) > 1 or (args and not expr.keywords and len(args) == 1 and False)):
                 tup = self.fresh()
-                self.assign(tup, self._tag(gast.Tuple(elts=args, ctx=gast.Load()), registry.by_name("make_tuple"),
-                                           {"items": tuple(args)}), stmt)
+                self.assign(
+                    tup,
+                    self._tag(
+                        gast.Tuple(elts=args, ctx=gast.Load()), registry.by_name("make_tuple"), {"items": tuple(args)}
+                    ),
+                    stmt,
+                )
                 args = [name(tup)]
             kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
             return self._prim_rhs(m.prim, [receiver] + args, kwargs, stmt, call_node=expr)
@@ -905,8 +1037,11 @@ class _FunctionDesugarer:
             lifted = self.lifted[func.id]
             return self._user_call(lifted.key, lifted.node.args, lifted.extra, expr, stmt, defaults_obj=None)
         if isinstance(func, gast.Name) and func.id in self.locals:
-            self.error(func, f"`{func.id}` is a local value; calling it is not supported",
-                       "call functions defined with `def` or assigned from `lambda`")
+            self.error(
+                func,
+                f"`{func.id}` is a local value; calling it is not supported",
+                "call functions defined with `def` or assigned from `lambda`",
+            )
         if isinstance(func, gast.Call):  # tp.vmap(f, in_axes=...)(x): build the transform now
             ok, obj, path = True, self._transform_of(func), ["transformed"]
         else:
@@ -927,6 +1062,7 @@ class _FunctionDesugarer:
             return self._user_call(key, _fake_args(obj.fun), [], expr, stmt, defaults_obj=obj.fun)
         if getattr(obj, "__transpile__", None) is not None:
             from ..api.common import generated_function
+
             target = generated_function(obj)
         else:
             target = inspect.unwrap(obj) if callable(obj) else obj
@@ -935,15 +1071,24 @@ class _FunctionDesugarer:
             fdef_args = _fake_args(target)
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=target)
         dotted = ".".join(path)
-        self.error(func, f"`{dotted}` has no rule in transpile's primitive registry",
-                   "use a supported NumPy function (see README: Supported), or write the operation with them")
+        self.error(
+            func,
+            f"`{dotted}` has no rule in transpile's primitive registry",
+            "use a supported NumPy function (see README: Supported), or write the operation with them",
+        )
 
     def _inline_jvp(self, expr, stmt, forward_api):
-        if (len(expr.args) != 3 or expr.keywords or not all(isinstance(a, (gast.Tuple, gast.List))
-                                                                for a in expr.args[1:])
-                or len(expr.args[1].elts) != len(expr.args[2].elts)):
-            self.error(expr, "inside a transformed function, call jvp as jvp(f, (x, ...), (x_dot, ...))",
-                       "pass the primals and the tangents as tuples written out, one tangent per primal")
+        if (
+            len(expr.args) != 3
+            or expr.keywords
+            or not all(isinstance(a, (gast.Tuple, gast.List)) for a in expr.args[1:])
+            or len(expr.args[1].elts) != len(expr.args[2].elts)
+        ):
+            self.error(
+                expr,
+                "inside a transformed function, call jvp as jvp(f, (x, ...), (x_dot, ...))",
+                "pass the primals and the tangents as tuples written out, one tangent per primal",
+            )
         ok, fun, _, _ = self._resolve_chain(expr.args[0])
         if not ok:
             self.error(expr.args[0], "the function given to jvp must be defined at module level")
@@ -968,15 +1113,25 @@ class _FunctionDesugarer:
             if isinstance(node, gast.Constant):
                 return node.value
             if isinstance(node, (gast.Tuple, gast.List)):
-                return type(node).__name__ == "Tuple" and tuple(value(e) for e in node.elts) or [
-                    value(e) for e in node.elts]
-            if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(
-                    node.operand, gast.Constant):
+                return (
+                    type(node).__name__ == "Tuple"
+                    and tuple(value(e) for e in node.elts)
+                    or [value(e) for e in node.elts]
+                )
+            if (
+                isinstance(node, gast.UnaryOp)
+                and isinstance(node.op, gast.USub)
+                and isinstance(node.operand, gast.Constant)
+            ):
                 return -node.operand.value
             ok, obj, _, _ = self._resolve_chain(node)
             if not ok:
-                self.error(node, "the arguments of a transformation called inside a transformed function must be "
-                                 "module-level functions and constants", "define the function at module level")
+                self.error(
+                    node,
+                    "the arguments of a transformation called inside a transformed function must be "
+                    "module-level functions and constants",
+                    "define the function at module level",
+                )
             return obj
 
         return maker(*[value(a) for a in call.args], **{k.arg: value(k.value) for k in call.keywords})
@@ -996,10 +1151,10 @@ class _FunctionDesugarer:
             bound[k.arg] = self.atom(k.value, stmt)
         defaults = {}
         if defaults_obj is not None and defaults_obj.__defaults__:
-            for pname, value in zip(params[len(params) - len(defaults_obj.__defaults__):], defaults_obj.__defaults__):
+            for pname, value in zip(params[len(params) - len(defaults_obj.__defaults__) :], defaults_obj.__defaults__):
                 defaults[pname] = value
         elif defaults_obj is None and args_node.defaults:
-            for pname, dnode in zip(params[len(params) - len(args_node.defaults):], args_node.defaults):
+            for pname, dnode in zip(params[len(params) - len(args_node.defaults) :], args_node.defaults):
                 defaults[pname] = dnode
         args = []
         for pname in params:
@@ -1040,7 +1195,7 @@ class _FunctionDesugarer:
         if prim.varargs:
             node = gast.Call(func=_path_expr(path), args=list(args), keywords=[])
         else:
-            positional = [bound[p] for p in prim.params[:len(args)]]
+            positional = [bound[p] for p in prim.params[: len(args)]]
             keywords = [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
             node = gast.Call(func=_path_expr(path), args=positional, keywords=keywords)
         return self._tag(node, prim, bound)
@@ -1070,9 +1225,16 @@ def _path_expr(path):
 
 def _fake_args(fn):
     code = fn.__code__
-    names = code.co_varnames[:code.co_argcount]
-    return gast.arguments(args=[name(n) for n in names], posonlyargs=[], vararg=None, kwonlyargs=[],
-                          kw_defaults=[], kwarg=None, defaults=[])
+    names = code.co_varnames[: code.co_argcount]
+    return gast.arguments(
+        args=[name(n) for n in names],
+        posonlyargs=[],
+        vararg=None,
+        kwonlyargs=[],
+        kw_defaults=[],
+        kwarg=None,
+        defaults=[],
+    )
 
 
 def _is_library(fn):

@@ -1,4 +1,5 @@
 """The program in normal form: every function reachable from the entry, and captured values."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -52,8 +53,12 @@ class Program:
         if taken is None:
             taken = self._generated_names = set()
         candidate, n = preferred, 1
-        while candidate in self.functions or candidate in self.captures or candidate in taken \
-                or candidate in ("np", "rt", "math"):
+        while (
+            candidate in self.functions
+            or candidate in self.captures
+            or candidate in taken
+            or candidate in ("np", "rt", "math")
+        ):
             n += 1
             candidate = f"{preferred}_{n}"
         taken.add(candidate)

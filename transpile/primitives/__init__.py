@@ -1,4 +1,10 @@
-"""The primitive registry and every rule in it (importing this package fills the registry)."""
+"""The primitive registry and every rule in it (importing this package fills the registry).
+
+Order matters: later modules reuse the rules of earlier ones (math.exp shares np.exp's).
+"""
+
+# isort: off
 from . import registry  # noqa: F401
 from . import operators, containers, elementwise, reductions, products, shape, indexing, constructors  # noqa: F401
 from . import helpers, builtins_math, batching_helpers, collectives  # noqa: F401
+# isort: on

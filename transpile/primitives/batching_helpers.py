@@ -3,66 +3,207 @@
 Each helper is registered with its derivative rules, so grad(vmap(f)) works, and its batch rule (or
 the per-example fallback), so vmap(vmap(f)) works.
 """
+
 import runtime as rt
 
 from .registry import defprim
 
-for _name in ["any_active", "all_examples", "common_range", "example_shape", "example_size", "batched_len",
-              "batched_like", "batch_size_of_batched"]:
+for _name in [
+    "any_active",
+    "all_examples",
+    "common_range",
+    "example_shape",
+    "example_size",
+    "batched_len",
+    "batched_like",
+    "batch_size_of_batched",
+]:
     defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True)
 
-defprim("rt.select", rt.select, path="rt.select", params=["condition", "then", "otherwise"], container=True,
-        structural=("condition",),
-        vjp={"then": "rt.select(condition, g, 0.0)", "otherwise": "rt.select(condition, 0.0, g)"},
-        jvp={"then": "rt.select(condition, t, 0.0)", "otherwise": "rt.select(condition, 0.0, t)"})
-defprim("rt.to_batched", rt.to_batched, path="rt.to_batched", params=["value", "size"], container=True,
-        structural=("size",), vjp={"value": "rt.sum_batch(g)"}, jvp={"value": "rt.to_batched(t, size)"})
-defprim("rt.sum_batch", rt.sum_batch, path="rt.sum_batch", params=["v"], container=True,
-        vjp={"v": "rt.to_batched(g, rt.batch_of(v))"}, jvp={"v": "rt.sum_batch(t)"})
-defprim("rt.align", rt.align, path="rt.align", params=["values", "flags"], container=True, structural=("flags",),
-        vjp={"values": "rt.unalign(g, values)"}, jvp={"values": "rt.align(t, flags)"})
-defprim("rt.unalign", rt.unalign, path="rt.unalign", params=["v", "values_like"], container=True,
-        structural=("values_like",), vjp={"v": "rt.unalign(g, v)"}, jvp={"v": "rt.unalign(t, values_like)"})
-defprim("rt.batched_copy", rt.batched_copy, path="rt.batched_copy", params=["x"], container=True,
-        vjp={"x": "g"}, jvp={"x": "t"})
-defprim("rt.batched_getitem", rt.batched_getitem, path="rt.batched_getitem", params=["x", "idx"], container=True,
-        structural=("idx",), vjp={"x": "rt.batched_getitem_vjp(acc, x, idx, g)"},
-        jvp={"x": "rt.batched_getitem(t, idx)"})
-defprim("rt.batched_getitem_vjp", rt.batched_getitem_vjp, path="rt.batched_getitem_vjp",
-        params=["base", "like", "idx", "v"], container=True, structural=("like", "idx"),
-        vjp={"base": "g", "v": "rt.batched_getitem(g, idx)"},
-        jvp={"base": "t", "v": "rt.batched_getitem_vjp(0.0, like, idx, t)"})
-defprim("rt.batched_unpack", rt.batched_unpack, path="rt.batched_unpack", params=["x", "count"], container=True,
-        structural=("count",), vjp={"x": "rt.batched_pack(x, g)"}, jvp={"x": "rt.batched_unpack(t, count)"})
-defprim("rt.batched_pack", rt.batched_pack, path="rt.batched_pack", params=["like", "parts"], container=True,
-        structural=("like",), vjp={"parts": "rt.batched_unpack(g, len(parts))"},
-        jvp={"parts": "rt.batched_pack(like, t)"})
-defprim("rt.batched_setitem", rt.batched_setitem, path="rt.batched_setitem",
-        params=["x", "idx", "v", "v_batched", "mask=None"], structural=("idx", "v_batched", "mask"))
-defprim("rt.per_example_setitem", rt.per_example_setitem, path="rt.per_example_setitem",
-        params=["x", "idx", "v", "flags"], structural=("idx", "flags"))
-defprim("rt.per_example", rt.per_example, path="rt.per_example",
-        params=["fn", "args", "flags", "size", "keywords=()"], structural=("fn", "flags", "size", "keywords"))
-defprim("rt.batched_matmul", rt.batched_matmul, path="rt.batched_matmul", params=["a", "b", "a_b", "b_b"],
-        structural=("a_b", "b_b"))
-defprim("rt.batched_dot", rt.batched_dot, path="rt.batched_dot", params=["a", "b", "a_b", "b_b"],
-        structural=("a_b", "b_b"))
-defprim("rt.prepare_batched_batched", rt.prepare_batched_batched, path="rt.prepare_batched_batched",
-        params=["value", "spec", "size"], container=True, structural=("spec", "size"))
-defprim("rt.finish_batched_batched", rt.finish_batched_batched, path="rt.finish_batched_batched",
-        params=["value", "spec", "batched", "size"], container=True, structural=("spec", "batched", "size"))
+defprim(
+    "rt.select",
+    rt.select,
+    path="rt.select",
+    params=["condition", "then", "otherwise"],
+    container=True,
+    structural=("condition",),
+    vjp={"then": "rt.select(condition, g, 0.0)", "otherwise": "rt.select(condition, 0.0, g)"},
+    jvp={"then": "rt.select(condition, t, 0.0)", "otherwise": "rt.select(condition, 0.0, t)"},
+)
+defprim(
+    "rt.to_batched",
+    rt.to_batched,
+    path="rt.to_batched",
+    params=["value", "size"],
+    container=True,
+    structural=("size",),
+    vjp={"value": "rt.sum_batch(g)"},
+    jvp={"value": "rt.to_batched(t, size)"},
+)
+defprim(
+    "rt.sum_batch",
+    rt.sum_batch,
+    path="rt.sum_batch",
+    params=["v"],
+    container=True,
+    vjp={"v": "rt.to_batched(g, rt.batch_of(v))"},
+    jvp={"v": "rt.sum_batch(t)"},
+)
+defprim(
+    "rt.align",
+    rt.align,
+    path="rt.align",
+    params=["values", "flags"],
+    container=True,
+    structural=("flags",),
+    vjp={"values": "rt.unalign(g, values)"},
+    jvp={"values": "rt.align(t, flags)"},
+)
+defprim(
+    "rt.unalign",
+    rt.unalign,
+    path="rt.unalign",
+    params=["v", "values_like"],
+    container=True,
+    structural=("values_like",),
+    vjp={"v": "rt.unalign(g, v)"},
+    jvp={"v": "rt.unalign(t, values_like)"},
+)
+defprim(
+    "rt.batched_copy",
+    rt.batched_copy,
+    path="rt.batched_copy",
+    params=["x"],
+    container=True,
+    vjp={"x": "g"},
+    jvp={"x": "t"},
+)
+defprim(
+    "rt.batched_getitem",
+    rt.batched_getitem,
+    path="rt.batched_getitem",
+    params=["x", "idx"],
+    container=True,
+    structural=("idx",),
+    vjp={"x": "rt.batched_getitem_vjp(acc, x, idx, g)"},
+    jvp={"x": "rt.batched_getitem(t, idx)"},
+)
+defprim(
+    "rt.batched_getitem_vjp",
+    rt.batched_getitem_vjp,
+    path="rt.batched_getitem_vjp",
+    params=["base", "like", "idx", "v"],
+    container=True,
+    structural=("like", "idx"),
+    vjp={"base": "g", "v": "rt.batched_getitem(g, idx)"},
+    jvp={"base": "t", "v": "rt.batched_getitem_vjp(0.0, like, idx, t)"},
+)
+defprim(
+    "rt.batched_unpack",
+    rt.batched_unpack,
+    path="rt.batched_unpack",
+    params=["x", "count"],
+    container=True,
+    structural=("count",),
+    vjp={"x": "rt.batched_pack(x, g)"},
+    jvp={"x": "rt.batched_unpack(t, count)"},
+)
+defprim(
+    "rt.batched_pack",
+    rt.batched_pack,
+    path="rt.batched_pack",
+    params=["like", "parts"],
+    container=True,
+    structural=("like",),
+    vjp={"parts": "rt.batched_unpack(g, len(parts))"},
+    jvp={"parts": "rt.batched_pack(like, t)"},
+)
+defprim(
+    "rt.batched_setitem",
+    rt.batched_setitem,
+    path="rt.batched_setitem",
+    params=["x", "idx", "v", "v_batched", "mask=None"],
+    structural=("idx", "v_batched", "mask"),
+)
+defprim(
+    "rt.per_example_setitem",
+    rt.per_example_setitem,
+    path="rt.per_example_setitem",
+    params=["x", "idx", "v", "flags"],
+    structural=("idx", "flags"),
+)
+defprim(
+    "rt.per_example",
+    rt.per_example,
+    path="rt.per_example",
+    params=["fn", "args", "flags", "size", "keywords=()"],
+    structural=("fn", "flags", "size", "keywords"),
+)
+defprim(
+    "rt.batched_matmul",
+    rt.batched_matmul,
+    path="rt.batched_matmul",
+    params=["a", "b", "a_b", "b_b"],
+    structural=("a_b", "b_b"),
+)
+defprim(
+    "rt.batched_dot", rt.batched_dot, path="rt.batched_dot", params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b")
+)
+defprim(
+    "rt.prepare_batched_batched",
+    rt.prepare_batched_batched,
+    path="rt.prepare_batched_batched",
+    params=["value", "spec", "size"],
+    container=True,
+    structural=("spec", "size"),
+)
+defprim(
+    "rt.finish_batched_batched",
+    rt.finish_batched_batched,
+    path="rt.finish_batched_batched",
+    params=["value", "spec", "batched", "size"],
+    container=True,
+    structural=("spec", "batched", "size"),
+)
 for _name in ["batch_axis", "batch_shape", "batch_transpose_axes"]:  # read only shapes
-    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True,
-            batch="shape", batch_same=True)
+    defprim(
+        f"rt.{_name}",
+        getattr(rt, _name),
+        path=f"rt.{_name}",
+        params=[],
+        varargs="args",
+        nondiff=True,
+        batch="shape",
+        batch_same=True,
+    )
 defprim("rt.batch_index", rt.batch_index, path="rt.batch_index", params=["index"], nondiff=True)
-defprim("rt.example_like", rt.example_like, path="rt.example_like", params=["x"], nondiff=True, batch="shape",
-        batch_same=True)
+defprim(
+    "rt.example_like",
+    rt.example_like,
+    path="rt.example_like",
+    params=["x"],
+    nondiff=True,
+    batch="shape",
+    batch_same=True,
+)
 
 # batching rules of the adjoint helpers (vmap of grad); no derivative rules yet (third order)
-for _name in ["unbroadcast_batched", "expand_reduced_batched", "dot_vjp_a_batched", "dot_vjp_b_batched",
-              "batched_add_at", "batched_materialize", "batched_pack_like"]:
+for _name in [
+    "unbroadcast_batched",
+    "expand_reduced_batched",
+    "dot_vjp_a_batched",
+    "dot_vjp_b_batched",
+    "batched_add_at",
+    "batched_materialize",
+    "batched_pack_like",
+]:
     defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args")
-defprim("rt.batched_scalar_seed", rt.batched_scalar_seed, path="rt.batched_scalar_seed", params=["value", "what"],
-        nondiff=True)
+defprim(
+    "rt.batched_scalar_seed",
+    rt.batched_scalar_seed,
+    path="rt.batched_scalar_seed",
+    params=["value", "what"],
+    nondiff=True,
+)
 for _name in ["batched_range", "longest", "range_at", "range_active"]:
     defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True)

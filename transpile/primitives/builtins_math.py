@@ -1,4 +1,5 @@
 """Python builtins (sum, max, min, pow, abs), the math module, and np.array/np.asarray of sequences."""
+
 import builtins
 import math
 
@@ -9,71 +10,216 @@ import runtime as rt
 from .registry import Example, by_name, defprim
 
 # math.f(x) behaves like np.f(x) on scalars: share the rule, print as the math call
-for _name in ["exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-              "tanh"]:
+for _name in [
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+]:
     _np_name = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}.get(_name, _name)
     _rule = by_name(_np_name)
-    _domain = {"log": "positive", "log1p": "positive", "sqrt": "positive", "asin": "unit", "acos": "unit",
-               "tan": "unit"}.get(_name, "real")
-    defprim(f"math.{_name}", getattr(math, _name), path=f"math.{_name}", params=["x"], vjp=dict(_rule.vjp),
-            jvp=dict(_rule.jvp), examples=[Example(f"math.{_name}(a)", dict(a=()), domain=_domain)])
+    _domain = {
+        "log": "positive",
+        "log1p": "positive",
+        "sqrt": "positive",
+        "asin": "unit",
+        "acos": "unit",
+        "tan": "unit",
+    }.get(_name, "real")
+    defprim(
+        f"math.{_name}",
+        getattr(math, _name),
+        path=f"math.{_name}",
+        params=["x"],
+        vjp=dict(_rule.vjp),
+        jvp=dict(_rule.jvp),
+        examples=[Example(f"math.{_name}(a)", dict(a=()), domain=_domain)],
+    )
 SCALARS = dict(a=(), b=())
-defprim("math.atan2", math.atan2, path="math.atan2", params=["x", "y"], vjp=dict(by_name("arctan2").vjp),
-        jvp=dict(by_name("arctan2").jvp), examples=[Example("math.atan2(a, b)", SCALARS, domain="away")])
-defprim("math.pow", math.pow, path="math.pow", params=["x", "y"], vjp=dict(by_name("pow").vjp),
-        jvp=dict(by_name("pow").jvp), examples=[Example("math.pow(a, b)", SCALARS, domain="positive")])
-defprim("math.hypot", math.hypot, path="math.hypot", params=["x", "y"], vjp={"x": "g * x / ans", "y": "g * y / ans"},
-        jvp={"x": "t * x / ans", "y": "t * y / ans"}, examples=[Example("math.hypot(a, b)", SCALARS, domain="away")])
+defprim(
+    "math.atan2",
+    math.atan2,
+    path="math.atan2",
+    params=["x", "y"],
+    vjp=dict(by_name("arctan2").vjp),
+    jvp=dict(by_name("arctan2").jvp),
+    examples=[Example("math.atan2(a, b)", SCALARS, domain="away")],
+)
+defprim(
+    "math.pow",
+    math.pow,
+    path="math.pow",
+    params=["x", "y"],
+    vjp=dict(by_name("pow").vjp),
+    jvp=dict(by_name("pow").jvp),
+    examples=[Example("math.pow(a, b)", SCALARS, domain="positive")],
+)
+defprim(
+    "math.hypot",
+    math.hypot,
+    path="math.hypot",
+    params=["x", "y"],
+    vjp={"x": "g * x / ans", "y": "g * y / ans"},
+    jvp={"x": "t * x / ans", "y": "t * y / ans"},
+    examples=[Example("math.hypot(a, b)", SCALARS, domain="away")],
+)
 for _name in ["floor", "ceil", "isnan", "isinf", "isfinite"]:
     defprim(f"math.{_name}", getattr(math, _name), path=f"math.{_name}", params=["x"], nondiff=True)
 defprim("py_round", builtins.round, path="round", params=["x", "ndigits=None"], nondiff=True)
-defprim("py_pow", builtins.pow, path="pow", params=["x", "y"], vjp=dict(by_name("pow").vjp),
-        jvp=dict(by_name("pow").jvp), unbroadcast=("x", "y"), batch="elementwise",
-        examples=[Example("pow(a, 3)", dict(a=(3,))), Example("pow(a, b)", dict(a=(3,), b=(3,)), domain="positive")])
+defprim(
+    "py_pow",
+    builtins.pow,
+    path="pow",
+    params=["x", "y"],
+    vjp=dict(by_name("pow").vjp),
+    jvp=dict(by_name("pow").jvp),
+    unbroadcast=("x", "y"),
+    batch="elementwise",
+    examples=[Example("pow(a, 3)", dict(a=(3,))), Example("pow(a, b)", dict(a=(3,), b=(3,)), domain="positive")],
+)
 
-defprim("py_sum", builtins.sum, path="rt.py_sum", params=["items", "start=0"], container=True,
-        vjp={"items": "rt.sum_vjp(g, items)", "start": "rt.unbroadcast(g, start)"}, aliases=(rt.py_sum,),
-        jvp={"items": "rt.py_sum(t)", "start": "t"},
-        examples=[Example("sum([a, b, a * b])", dict(a=(3,), b=(3,))), Example("sum(a)", dict(a=(4, 2)))])
-defprim("py_max", builtins.max, path="max", params=[], varargs="items", container=True,
-        vjp={"items": "rt.py_select(items, i, ans, g)"}, aliases=(rt.py_max,),
-        jvp={"items": "rt.py_select_tangent(items, ans, ts)"},
-        examples=[Example("max(a[0], a[1]) * 1.0", dict(a=(2,))), Example("max([a[0], a[1], 0.1]) * 1.0", dict(a=(2,)))])
-defprim("py_min", builtins.min, path="min", params=[], varargs="items", container=True,
-        vjp={"items": "rt.py_select(items, i, ans, g)"}, aliases=(rt.py_min,),
-        jvp={"items": "rt.py_select_tangent(items, ans, ts)"},
-        examples=[Example("min(a[0], a[1], 0.5) * 1.0", dict(a=(2,)))])
+defprim(
+    "py_sum",
+    builtins.sum,
+    path="rt.py_sum",
+    params=["items", "start=0"],
+    container=True,
+    vjp={"items": "rt.sum_vjp(g, items)", "start": "rt.unbroadcast(g, start)"},
+    aliases=(rt.py_sum,),
+    jvp={"items": "rt.py_sum(t)", "start": "t"},
+    examples=[Example("sum([a, b, a * b])", dict(a=(3,), b=(3,))), Example("sum(a)", dict(a=(4, 2)))],
+)
+defprim(
+    "py_max",
+    builtins.max,
+    path="max",
+    params=[],
+    varargs="items",
+    container=True,
+    vjp={"items": "rt.py_select(items, i, ans, g)"},
+    aliases=(rt.py_max,),
+    jvp={"items": "rt.py_select_tangent(items, ans, ts)"},
+    examples=[Example("max(a[0], a[1]) * 1.0", dict(a=(2,))), Example("max([a[0], a[1], 0.1]) * 1.0", dict(a=(2,)))],
+)
+defprim(
+    "py_min",
+    builtins.min,
+    path="min",
+    params=[],
+    varargs="items",
+    container=True,
+    vjp={"items": "rt.py_select(items, i, ans, g)"},
+    aliases=(rt.py_min,),
+    jvp={"items": "rt.py_select_tangent(items, ans, ts)"},
+    examples=[Example("min(a[0], a[1], 0.5) * 1.0", dict(a=(2,)))],
+)
 
-defprim("np_array", np.array, path="np.array", params=["object", "dtype=None"], container=True,
-        vjp={"object": "rt.array_vjp(g, object)"}, jvp={"object": "rt.array_from_parts(t, ans)"},
-        aliases=(np.asarray, np.asanyarray),
-        examples=[Example("np.array([a[0], a[1] * 2.0, 3.0])", dict(a=(2,))),
-                  Example("np.array([[a[0], a[1]], [a[1], a[0]]])", dict(a=(2,))),
-                  Example("np.asarray(a)", dict(a=(2, 3)))])
-defprim("rt.array_vjp", rt.array_vjp, path="rt.array_vjp", params=["v", "obj_like"], container=True,
-        vjp={"v": "rt.array_from_parts(g, v)"}, jvp={"v": "rt.array_vjp(t, obj_like)"}, structural=("obj_like",))
-defprim("rt.array_from_parts", rt.array_from_parts, path="rt.array_from_parts", params=["parts", "like"],
-        container=True, vjp={"parts": "rt.array_vjp(g, parts)"}, jvp={"parts": "rt.array_from_parts(t, like)"},
-        structural=("like",))
-defprim("rt.py_select", rt.py_select, path="rt.py_select", params=["items", "i", "chosen", "v"],
-        container=True, vjp={"v": "rt.py_select(items, i, chosen, g)"}, jvp={"v": "rt.py_select(items, i, chosen, t)"},
-        structural=("items", "i", "chosen"))
-defprim("rt.py_select_tangent", rt.py_select_tangent, path="rt.py_select_tangent", params=["items", "chosen", "ts"],
-        container=True, vjp={"ts": "rt.py_select_tangent_vjp(items, chosen, g)"},
-        jvp={"ts": "rt.py_select_tangent(items, chosen, t)"}, structural=("items", "chosen"))
-defprim("rt.py_select_tangent_vjp", rt.py_select_tangent_vjp, path="rt.py_select_tangent_vjp",
-        params=["items", "chosen", "v"], container=True, vjp={"v": "rt.py_select_tangent(items, chosen, g)"},
-        jvp={"v": "rt.py_select_tangent_vjp(items, chosen, t)"}, structural=("items", "chosen"))
-defprim("rt.sum_vjp", rt.sum_vjp, path="rt.sum_vjp", params=["v", "items_like"], container=True,
-        vjp={"v": "rt.sum_parts(g, v)"}, jvp={"v": "rt.sum_vjp(t, items_like)"}, structural=("items_like",))
-defprim("rt.sum_parts", rt.sum_parts, path="rt.sum_parts", params=["parts", "like"], container=True,
-        vjp={"parts": "rt.sum_vjp(g, parts)"}, jvp={"parts": "rt.sum_parts(t, like)"}, structural=("like",))
+defprim(
+    "np_array",
+    np.array,
+    path="np.array",
+    params=["object", "dtype=None"],
+    container=True,
+    vjp={"object": "rt.array_vjp(g, object)"},
+    jvp={"object": "rt.array_from_parts(t, ans)"},
+    aliases=(np.asarray, np.asanyarray),
+    examples=[
+        Example("np.array([a[0], a[1] * 2.0, 3.0])", dict(a=(2,))),
+        Example("np.array([[a[0], a[1]], [a[1], a[0]]])", dict(a=(2,))),
+        Example("np.asarray(a)", dict(a=(2, 3))),
+    ],
+)
+defprim(
+    "rt.array_vjp",
+    rt.array_vjp,
+    path="rt.array_vjp",
+    params=["v", "obj_like"],
+    container=True,
+    vjp={"v": "rt.array_from_parts(g, v)"},
+    jvp={"v": "rt.array_vjp(t, obj_like)"},
+    structural=("obj_like",),
+)
+defprim(
+    "rt.array_from_parts",
+    rt.array_from_parts,
+    path="rt.array_from_parts",
+    params=["parts", "like"],
+    container=True,
+    vjp={"parts": "rt.array_vjp(g, parts)"},
+    jvp={"parts": "rt.array_from_parts(t, like)"},
+    structural=("like",),
+)
+defprim(
+    "rt.py_select",
+    rt.py_select,
+    path="rt.py_select",
+    params=["items", "i", "chosen", "v"],
+    container=True,
+    vjp={"v": "rt.py_select(items, i, chosen, g)"},
+    jvp={"v": "rt.py_select(items, i, chosen, t)"},
+    structural=("items", "i", "chosen"),
+)
+defprim(
+    "rt.py_select_tangent",
+    rt.py_select_tangent,
+    path="rt.py_select_tangent",
+    params=["items", "chosen", "ts"],
+    container=True,
+    vjp={"ts": "rt.py_select_tangent_vjp(items, chosen, g)"},
+    jvp={"ts": "rt.py_select_tangent(items, chosen, t)"},
+    structural=("items", "chosen"),
+)
+defprim(
+    "rt.py_select_tangent_vjp",
+    rt.py_select_tangent_vjp,
+    path="rt.py_select_tangent_vjp",
+    params=["items", "chosen", "v"],
+    container=True,
+    vjp={"v": "rt.py_select_tangent(items, chosen, g)"},
+    jvp={"v": "rt.py_select_tangent_vjp(items, chosen, t)"},
+    structural=("items", "chosen"),
+)
+defprim(
+    "rt.sum_vjp",
+    rt.sum_vjp,
+    path="rt.sum_vjp",
+    params=["v", "items_like"],
+    container=True,
+    vjp={"v": "rt.sum_parts(g, v)"},
+    jvp={"v": "rt.sum_vjp(t, items_like)"},
+    structural=("items_like",),
+)
+defprim(
+    "rt.sum_parts",
+    rt.sum_parts,
+    path="rt.sum_parts",
+    params=["parts", "like"],
+    container=True,
+    vjp={"parts": "rt.sum_vjp(g, parts)"},
+    jvp={"parts": "rt.sum_parts(t, like)"},
+    structural=("like",),
+)
 
 # np.float64(x), np.float32(x): casts to a floating type pass the derivative through
 for _type in (np.float64, np.float32, np.float16):
-    defprim(f"np.{_type.__name__}", _type, path=f"np.{_type.__name__}", params=["x"],
-            vjp={"x": "rt.astype_like(g, x)"}, jvp={"x": f"np.{_type.__name__}(t)"},
-            examples=[Example(f"np.{_type.__name__}(a) * 1.0", dict(a=(3,)),
-                              grad=_type is np.float64)])
+    defprim(
+        f"np.{_type.__name__}",
+        _type,
+        path=f"np.{_type.__name__}",
+        params=["x"],
+        vjp={"x": "rt.astype_like(g, x)"},
+        jvp={"x": f"np.{_type.__name__}(t)"},
+        examples=[Example(f"np.{_type.__name__}(a) * 1.0", dict(a=(3,)), grad=_type is np.float64)],
+    )
 for _type in (np.int64, np.int32, np.bool_):
     defprim(f"np.{_type.__name__}", _type, path=f"np.{_type.__name__}", params=["x"], nondiff=True)

@@ -1,4 +1,5 @@
 """Elementwise NumPy functions (ufuncs and friends) and their derivative rules."""
+
 import builtins
 import re
 
@@ -20,9 +21,15 @@ def defprim(name, fn, vjp=None, jvp=None, **kw):
 
 
 def unary(name, fn, rule, domain="real", **kw):
-    defprim(name, fn, path=f"np.{name}", params=["x"], vjp={"x": rule},
-            examples=[Example(f"np.{name}(a)", X, domain=domain), Example(f"np.{name}(a)", dict(a=()), domain=domain)],
-            **kw)
+    defprim(
+        name,
+        fn,
+        path=f"np.{name}",
+        params=["x"],
+        vjp={"x": rule},
+        examples=[Example(f"np.{name}(a)", X, domain=domain), Example(f"np.{name}(a)", dict(a=()), domain=domain)],
+        **kw,
+    )
 
 
 unary("exp", np.exp, "g * ans")
@@ -49,47 +56,123 @@ unary("log10", np.log10, "g / (x * np.log(10.0))", domain="positive")
 unary("cbrt", np.cbrt, "g / (3.0 * ans * ans)", domain="away")
 
 for _name in ["sign", "floor", "ceil", "round", "rint", "trunc", "isnan", "isfinite", "isinf", "logical_not"]:
-    defprim(_name, getattr(np, _name), path=f"np.{_name}",
-            params=["x", "decimals=0"] if _name == "round" else ["x"], nondiff=True,
-            aliases=(np.around,) if _name == "round" else ())
+    defprim(
+        _name,
+        getattr(np, _name),
+        path=f"np.{_name}",
+        params=["x", "decimals=0"] if _name == "round" else ["x"],
+        nondiff=True,
+        aliases=(np.around,) if _name == "round" else (),
+    )
 
-for _name in ["logical_and", "logical_or", "logical_xor", "greater", "less", "greater_equal", "less_equal",
-              "equal", "not_equal", "floor_divide"]:
+for _name in [
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "greater",
+    "less",
+    "greater_equal",
+    "less_equal",
+    "equal",
+    "not_equal",
+    "floor_divide",
+]:
     defprim(_name, getattr(np, _name), path=f"np.{_name}", params=["x", "y"], nondiff=True)
 
 
 def binary(name, fn, rules, examples, **kw):
-    defprim(name, fn, path=f"np.{name}", params=["x", "y"], vjp=rules, unbroadcast=("x", "y"),
-            examples=examples, **kw)
+    defprim(name, fn, path=f"np.{name}", params=["x", "y"], vjp=rules, unbroadcast=("x", "y"), examples=examples, **kw)
 
 
-defprim("np_add", np.add, path="np.add", params=["x", "y"], vjp={"x": "g", "y": "g"}, unbroadcast=("x", "y"),
-        examples=[Example("np.add(a, b)", XY)])
-defprim("np_subtract", np.subtract, path="np.subtract", params=["x", "y"], vjp={"x": "g", "y": "-g"},
-        unbroadcast=("x", "y"), examples=[Example("np.subtract(a, b)", XY)])
-defprim("np_multiply", np.multiply, path="np.multiply", params=["x", "y"], vjp={"x": "g * y", "y": "g * x"},
-        unbroadcast=("x", "y"), examples=[Example("np.multiply(a, b)", XY)])
-defprim("np_divide", np.divide, path="np.divide", params=["x", "y"], vjp={"x": "g / y", "y": "-g * x / (y * y)"},
-        unbroadcast=("x", "y"), examples=[Example("np.divide(a, b)", XY, domain="away")], aliases=(np.true_divide,))
-defprim("np_power", np.power, path="np.power", params=["x", "y"],
-        vjp={"x": "g * y * x ** (y - 1)", "y": "g * ans * np.log(x)"}, unbroadcast=("x", "y"),
-        examples=[Example("np.power(a, b)", XY, domain="positive")])
-binary("arctan2", np.arctan2, {"x": "g * y / (x * x + y * y)", "y": "-g * x / (x * x + y * y)"},
-       [Example("np.arctan2(a, b)", XY, domain="away")])
-binary("maximum", np.maximum, {"x": "g * ((x > y) + 0.5 * (x == y))", "y": "g * ((y > x) + 0.5 * (x == y))"},
-       [Example("np.maximum(a, b)", XY)])
-binary("minimum", np.minimum, {"x": "g * ((x < y) + 0.5 * (x == y))", "y": "g * ((y < x) + 0.5 * (x == y))"},
-       [Example("np.minimum(a, b)", XY)])
-binary("logaddexp", np.logaddexp, {"x": "g * np.exp(x - ans)", "y": "g * np.exp(y - ans)"},
-       [Example("np.logaddexp(a, b)", XY)])
+defprim(
+    "np_add",
+    np.add,
+    path="np.add",
+    params=["x", "y"],
+    vjp={"x": "g", "y": "g"},
+    unbroadcast=("x", "y"),
+    examples=[Example("np.add(a, b)", XY)],
+)
+defprim(
+    "np_subtract",
+    np.subtract,
+    path="np.subtract",
+    params=["x", "y"],
+    vjp={"x": "g", "y": "-g"},
+    unbroadcast=("x", "y"),
+    examples=[Example("np.subtract(a, b)", XY)],
+)
+defprim(
+    "np_multiply",
+    np.multiply,
+    path="np.multiply",
+    params=["x", "y"],
+    vjp={"x": "g * y", "y": "g * x"},
+    unbroadcast=("x", "y"),
+    examples=[Example("np.multiply(a, b)", XY)],
+)
+defprim(
+    "np_divide",
+    np.divide,
+    path="np.divide",
+    params=["x", "y"],
+    vjp={"x": "g / y", "y": "-g * x / (y * y)"},
+    unbroadcast=("x", "y"),
+    examples=[Example("np.divide(a, b)", XY, domain="away")],
+    aliases=(np.true_divide,),
+)
+defprim(
+    "np_power",
+    np.power,
+    path="np.power",
+    params=["x", "y"],
+    vjp={"x": "g * y * x ** (y - 1)", "y": "g * ans * np.log(x)"},
+    unbroadcast=("x", "y"),
+    examples=[Example("np.power(a, b)", XY, domain="positive")],
+)
+binary(
+    "arctan2",
+    np.arctan2,
+    {"x": "g * y / (x * x + y * y)", "y": "-g * x / (x * x + y * y)"},
+    [Example("np.arctan2(a, b)", XY, domain="away")],
+)
+binary(
+    "maximum",
+    np.maximum,
+    {"x": "g * ((x > y) + 0.5 * (x == y))", "y": "g * ((y > x) + 0.5 * (x == y))"},
+    [Example("np.maximum(a, b)", XY)],
+)
+binary(
+    "minimum",
+    np.minimum,
+    {"x": "g * ((x < y) + 0.5 * (x == y))", "y": "g * ((y < x) + 0.5 * (x == y))"},
+    [Example("np.minimum(a, b)", XY)],
+)
+binary(
+    "logaddexp",
+    np.logaddexp,
+    {"x": "g * np.exp(x - ans)", "y": "g * np.exp(y - ans)"},
+    [Example("np.logaddexp(a, b)", XY)],
+)
 binary("hypot", np.hypot, {"x": "g * x / ans", "y": "g * y / ans"}, [Example("np.hypot(a, b)", XY, domain="away")])
 
-defprim("clip", np.clip, path="np.clip", params=["a", "a_min=None", "a_max=None"],
-        vjp={"a": "g * rt.clip_mask(a, a_min, a_max)", "a_min": "g * (a < a_min)", "a_max": "g * (a > a_max)"},
-        unbroadcast=("a", "a_min", "a_max"), methods=["clip"],
-        examples=[Example("np.clip(a, -0.5, 0.5)", X), Example("a.clip(-0.3, 0.2)", X),
-                  Example("np.clip(a, b, 0.9)", XY)])
-defprim("where", np.where, path="np.where", params=["condition", "x", "y"],
-        vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"}, unbroadcast=("x", "y"),
-        structural=("condition",),
-        examples=[Example("np.where(a > 0, a, b)", XY), Example("np.where(a > 0, a * a, 0.0)", X)])
+defprim(
+    "clip",
+    np.clip,
+    path="np.clip",
+    params=["a", "a_min=None", "a_max=None"],
+    vjp={"a": "g * rt.clip_mask(a, a_min, a_max)", "a_min": "g * (a < a_min)", "a_max": "g * (a > a_max)"},
+    unbroadcast=("a", "a_min", "a_max"),
+    methods=["clip"],
+    examples=[Example("np.clip(a, -0.5, 0.5)", X), Example("a.clip(-0.3, 0.2)", X), Example("np.clip(a, b, 0.9)", XY)],
+)
+defprim(
+    "where",
+    np.where,
+    path="np.where",
+    params=["condition", "x", "y"],
+    vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
+    unbroadcast=("x", "y"),
+    structural=("condition",),
+    examples=[Example("np.where(a > 0, a, b)", XY), Example("np.where(a > 0, a * a, 0.0)", X)],
+)

@@ -1,4 +1,5 @@
 """Indexing: x[idx] reads (basic and advanced) and in-place writes x[idx] = v."""
+
 import operator
 
 from .registry import Example, defprim
@@ -7,23 +8,50 @@ X = dict(a=(3, 4))
 R3 = dict(a=(2, 3, 4))
 
 # Reads scatter g back into x's shape; repeated integer indices accumulate (np.add.at).
-defprim("getitem", operator.getitem, params=["x", "idx"], view=True, container=True,
-        vjp={"x": "rt.add_at(acc, x, idx, g)"}, jvp={"x": "rt.get(t, idx)"},
-        examples=[
-            # basic: integers (negative too), slices with steps, None, Ellipsis
-            Example("a[1]", X), Example("a[-1]", X), Example("a[1, -2]", X), Example("a[1:, ::2]", X),
-            Example("a[::-1]", X), Example("a[-2:, 1]", X), Example("a[:, None, -1]", X), Example("a[None]", X),
-            Example("a[..., 0]", R3), Example("a[None, ..., None]", X), Example("a[1, ..., ::-2]", R3),
-            Example("a[2]", dict(a=(4,))), Example("a[...]", dict(a=())),
-            # advanced: integer arrays (repeats accumulate), lists, boolean masks, mixed with slices
-            Example("a[np.array([0, 2, 0])]", X), Example("a[[0, 2]]", X),
-            Example("a[np.array([0, 1]), np.array([2, 2])]", X), Example("a[np.array([[0, 1], [2, 0]])]", X),
-            Example("a[1:3, np.array([0, 0, 3])]", X), Example("a[np.array([0, 1]), :, np.array([-1, 1])]", R3),
-            Example("a[a > 0]", X), Example("a[a[:, 0] > 0]", X),
-            Example("a[:, np.array([True, False, True, False])]", X), Example("a[..., a[0, 0] > a[0, 0, :]]", R3),
-        ])
+defprim(
+    "getitem",
+    operator.getitem,
+    params=["x", "idx"],
+    view=True,
+    container=True,
+    vjp={"x": "rt.add_at(acc, x, idx, g)"},
+    jvp={"x": "rt.get(t, idx)"},
+    examples=[
+        # basic: integers (negative too), slices with steps, None, Ellipsis
+        Example("a[1]", X),
+        Example("a[-1]", X),
+        Example("a[1, -2]", X),
+        Example("a[1:, ::2]", X),
+        Example("a[::-1]", X),
+        Example("a[-2:, 1]", X),
+        Example("a[:, None, -1]", X),
+        Example("a[None]", X),
+        Example("a[..., 0]", R3),
+        Example("a[None, ..., None]", X),
+        Example("a[1, ..., ::-2]", R3),
+        Example("a[2]", dict(a=(4,))),
+        Example("a[...]", dict(a=())),
+        # advanced: integer arrays (repeats accumulate), lists, boolean masks, mixed with slices
+        Example("a[np.array([0, 2, 0])]", X),
+        Example("a[[0, 2]]", X),
+        Example("a[np.array([0, 1]), np.array([2, 2])]", X),
+        Example("a[np.array([[0, 1], [2, 0]])]", X),
+        Example("a[1:3, np.array([0, 0, 3])]", X),
+        Example("a[np.array([0, 1]), :, np.array([-1, 1])]", R3),
+        Example("a[a > 0]", X),
+        Example("a[a[:, 0] > 0]", X),
+        Example("a[:, np.array([True, False, True, False])]", X),
+        Example("a[..., a[0, 0] > a[0, 0, :]]", R3),
+    ],
+)
 # An in-place write: the overwritten region of x gets no gradient, the written value gets g there.
 # (A statement, not an expression: its checks are in tests/primitives/test_registry.py.)
-defprim("setitem", operator.setitem, params=["x", "idx", "v"], container=False,
-        vjp={"x": "rt.zero_region(g, idx)", "v": "rt.get(g, idx)"}, unbroadcast=("v",),
-        jvp={"x": "rt.set_region(x_t, x, idx, v_t)"})
+defprim(
+    "setitem",
+    operator.setitem,
+    params=["x", "idx", "v"],
+    container=False,
+    vjp={"x": "rt.zero_region(g, idx)", "v": "rt.get(g, idx)"},
+    unbroadcast=("v",),
+    jvp={"x": "rt.set_region(x_t, x, idx, v_t)"},
+)

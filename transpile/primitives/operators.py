@@ -1,4 +1,5 @@
 """Python operators on arrays and scalars: arithmetic, comparison and logic."""
+
 import operator
 
 from .registry import Example, defprim
@@ -6,44 +7,135 @@ from .registry import Example, defprim
 BINARY = dict(a=(3, 4), b=(4,))
 SAME = dict(a=(3, 4), b=(3, 4))
 
-defprim("add", operator.add, batch="elementwise", params=["x", "y"], operator=("BinOp", "Add"),
-        vjp={"x": "g", "y": "g"}, jvp={"x": "t", "y": "t"}, unbroadcast=("x", "y"),
-        examples=[Example("a + b", BINARY), Example("a + 2.0", dict(a=(3,)))])
-defprim("sub", operator.sub, batch="elementwise", params=["x", "y"], operator=("BinOp", "Sub"),
-        vjp={"x": "g", "y": "-g"}, jvp={"x": "t", "y": "-t"}, unbroadcast=("x", "y"),
-        examples=[Example("a - b", BINARY), Example("1.0 - a", dict(a=(2, 3)))])
-defprim("mul", operator.mul, batch="elementwise", params=["x", "y"], operator=("BinOp", "Mult"),
-        vjp={"x": "g * y", "y": "g * x"}, jvp={"x": "t * y", "y": "x * t"}, unbroadcast=("x", "y"),
-        examples=[Example("a * b", BINARY), Example("a * a", dict(a=(3,)))])
-defprim("truediv", operator.truediv, batch="elementwise", params=["x", "y"], operator=("BinOp", "Div"),
-        vjp={"x": "g / y", "y": "-g * x / (y * y)"}, jvp={"x": "t / y", "y": "-t * ans / y"},
-        unbroadcast=("x", "y"), examples=[Example("a / b", dict(a=(3, 4), b=(4,)), domain="away")])
-defprim("pow", operator.pow, batch="elementwise", params=["x", "y"], operator=("BinOp", "Pow"),
-        vjp={"x": "g * y * x ** (y - 1)", "y": "g * ans * np.log(x)"},
-        jvp={"x": "t * y * x ** (y - 1)", "y": "t * ans * np.log(x)"}, unbroadcast=("x", "y"),
-        examples=[Example("a ** b", SAME, domain="positive"), Example("a ** 2", dict(a=(3,))),
-                  Example("a ** 3", dict(a=(2, 2)))])
-defprim("matmul", operator.matmul, params=["x", "y"], operator=("BinOp", "MatMult"),
-        batch="rt.batched_matmul(x, y, x_batched, y_batched)",
-        vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"}, jvp={"x": "t @ y", "y": "x @ t"},
-        examples=[Example("a @ b", dict(a=(3, 4), b=(4, 2))), Example("a @ b", dict(a=(4,), b=(4, 2))),
-                  Example("a @ b", dict(a=(3, 4), b=(4,))), Example("a @ b", dict(a=(2, 3, 4), b=(4, 2))),
-                  Example("a @ b", dict(a=(4,), b=(4,)))])
-defprim("neg", operator.neg, batch="elementwise", params=["x"], operator=("UnaryOp", "USub"), vjp={"x": "-g"}, jvp={"x": "-t"},
-        examples=[Example("-a", dict(a=(3,)))])
-defprim("pos", operator.pos, batch="elementwise", params=["x"], operator=("UnaryOp", "UAdd"), vjp={"x": "g"}, jvp={"x": "t"},
-        examples=[Example("+a", dict(a=(3,)))])
-defprim("floordiv", operator.floordiv, batch="elementwise", params=["x", "y"], operator=("BinOp", "FloorDiv"), nondiff=True)
-defprim("mod", operator.mod, batch="elementwise", params=["x", "y"], operator=("BinOp", "Mod"),
-        vjp={"x": "g", "y": "-g * np.floor_divide(x, y)"}, jvp={"x": "t", "y": "-t * np.floor_divide(x, y)"},
-        unbroadcast=("x", "y"),
-        examples=[Example("a % 0.7", dict(a=(5,)), domain="positive")])
+defprim(
+    "add",
+    operator.add,
+    batch="elementwise",
+    params=["x", "y"],
+    operator=("BinOp", "Add"),
+    vjp={"x": "g", "y": "g"},
+    jvp={"x": "t", "y": "t"},
+    unbroadcast=("x", "y"),
+    examples=[Example("a + b", BINARY), Example("a + 2.0", dict(a=(3,)))],
+)
+defprim(
+    "sub",
+    operator.sub,
+    batch="elementwise",
+    params=["x", "y"],
+    operator=("BinOp", "Sub"),
+    vjp={"x": "g", "y": "-g"},
+    jvp={"x": "t", "y": "-t"},
+    unbroadcast=("x", "y"),
+    examples=[Example("a - b", BINARY), Example("1.0 - a", dict(a=(2, 3)))],
+)
+defprim(
+    "mul",
+    operator.mul,
+    batch="elementwise",
+    params=["x", "y"],
+    operator=("BinOp", "Mult"),
+    vjp={"x": "g * y", "y": "g * x"},
+    jvp={"x": "t * y", "y": "x * t"},
+    unbroadcast=("x", "y"),
+    examples=[Example("a * b", BINARY), Example("a * a", dict(a=(3,)))],
+)
+defprim(
+    "truediv",
+    operator.truediv,
+    batch="elementwise",
+    params=["x", "y"],
+    operator=("BinOp", "Div"),
+    vjp={"x": "g / y", "y": "-g * x / (y * y)"},
+    jvp={"x": "t / y", "y": "-t * ans / y"},
+    unbroadcast=("x", "y"),
+    examples=[Example("a / b", dict(a=(3, 4), b=(4,)), domain="away")],
+)
+defprim(
+    "pow",
+    operator.pow,
+    batch="elementwise",
+    params=["x", "y"],
+    operator=("BinOp", "Pow"),
+    vjp={"x": "g * y * x ** (y - 1)", "y": "g * ans * np.log(x)"},
+    jvp={"x": "t * y * x ** (y - 1)", "y": "t * ans * np.log(x)"},
+    unbroadcast=("x", "y"),
+    examples=[
+        Example("a ** b", SAME, domain="positive"),
+        Example("a ** 2", dict(a=(3,))),
+        Example("a ** 3", dict(a=(2, 2))),
+    ],
+)
+defprim(
+    "matmul",
+    operator.matmul,
+    params=["x", "y"],
+    operator=("BinOp", "MatMult"),
+    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+    vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
+    jvp={"x": "t @ y", "y": "x @ t"},
+    examples=[
+        Example("a @ b", dict(a=(3, 4), b=(4, 2))),
+        Example("a @ b", dict(a=(4,), b=(4, 2))),
+        Example("a @ b", dict(a=(3, 4), b=(4,))),
+        Example("a @ b", dict(a=(2, 3, 4), b=(4, 2))),
+        Example("a @ b", dict(a=(4,), b=(4,))),
+    ],
+)
+defprim(
+    "neg",
+    operator.neg,
+    batch="elementwise",
+    params=["x"],
+    operator=("UnaryOp", "USub"),
+    vjp={"x": "-g"},
+    jvp={"x": "-t"},
+    examples=[Example("-a", dict(a=(3,)))],
+)
+defprim(
+    "pos",
+    operator.pos,
+    batch="elementwise",
+    params=["x"],
+    operator=("UnaryOp", "UAdd"),
+    vjp={"x": "g"},
+    jvp={"x": "t"},
+    examples=[Example("+a", dict(a=(3,)))],
+)
+defprim(
+    "floordiv", operator.floordiv, batch="elementwise", params=["x", "y"], operator=("BinOp", "FloorDiv"), nondiff=True
+)
+defprim(
+    "mod",
+    operator.mod,
+    batch="elementwise",
+    params=["x", "y"],
+    operator=("BinOp", "Mod"),
+    vjp={"x": "g", "y": "-g * np.floor_divide(x, y)"},
+    jvp={"x": "t", "y": "-t * np.floor_divide(x, y)"},
+    unbroadcast=("x", "y"),
+    examples=[Example("a % 0.7", dict(a=(5,)), domain="positive")],
+)
 
-for _name, _fn, _op in [("lt", operator.lt, "Lt"), ("le", operator.le, "LtE"), ("gt", operator.gt, "Gt"),
-                        ("ge", operator.ge, "GtE"), ("eq", operator.eq, "Eq"), ("ne", operator.ne, "NotEq"),
-                        ("is_", operator.is_, "Is"), ("is_not", operator.is_not, "IsNot"),
-                        ("contains", lambda x, y: x in y, "In"), ("not_contains", lambda x, y: x not in y, "NotIn")]:
-    defprim(_name, _fn, params=["x", "y"], operator=("Compare", _op), nondiff=True,
-            batch="elementwise" if _name not in ("is_", "is_not", "contains", "not_contains") else None)
+for _name, _fn, _op in [
+    ("lt", operator.lt, "Lt"),
+    ("le", operator.le, "LtE"),
+    ("gt", operator.gt, "Gt"),
+    ("ge", operator.ge, "GtE"),
+    ("eq", operator.eq, "Eq"),
+    ("ne", operator.ne, "NotEq"),
+    ("is_", operator.is_, "Is"),
+    ("is_not", operator.is_not, "IsNot"),
+    ("contains", lambda x, y: x in y, "In"),
+    ("not_contains", lambda x, y: x not in y, "NotIn"),
+]:
+    defprim(
+        _name,
+        _fn,
+        params=["x", "y"],
+        operator=("Compare", _op),
+        nondiff=True,
+        batch="elementwise" if _name not in ("is_", "is_not", "contains", "not_contains") else None,
+    )
 defprim("not_", operator.not_, params=["x"], operator=("UnaryOp", "Not"), nondiff=True, batch="np.logical_not(x)")
 defprim("invert", operator.invert, params=["x"], operator=("UnaryOp", "Invert"), nondiff=True, batch="elementwise")

@@ -1,4 +1,5 @@
 """Products: dot, matmul, outer, inner, einsum, and linear algebra."""
+
 import numpy as np
 
 import runtime as rt
@@ -7,111 +8,227 @@ from .registry import Example, defprim
 
 M34, M42 = (3, 4), (4, 2)
 
-defprim("dot", np.dot, batch="rt.batched_dot(a, b, a_batched, b_batched)", path="np.dot", params=["a", "b"],
-        vjp={"a": "rt.dot_vjp_a(g, a, b)", "b": "rt.dot_vjp_b(g, a, b)"}, methods=["dot"],
-        jvp={"a": "np.dot(t, b)", "b": "np.dot(a, t)"},
-        examples=[Example("np.dot(a, b)", dict(a=(3, 4), b=(4, 2))), Example("np.dot(a, b)", dict(a=(4,), b=(4,))),
-                  Example("np.dot(a, b)", dict(a=(3, 4), b=(4,))), Example("np.dot(a, b)", dict(a=(4,), b=(4, 3))),
-                  Example("a.dot(b)", dict(a=(2, 3), b=(3, 2))), Example("np.dot(a, b)", dict(a=(2, 3, 4), b=(4, 2))),
-                  Example("np.dot(a, b)", dict(a=(), b=(3,))), Example("np.dot(a, b)", dict(a=(2, 3), b=(2, 3, 2))),
-                  Example("np.dot(a, b)", dict(a=(), b=()))])
-defprim("np_matmul", np.matmul, batch="rt.batched_matmul(x, y, x_batched, y_batched)", path="np.matmul", params=["x", "y"],
-        vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
-        jvp={"x": "np.matmul(t, y)", "y": "np.matmul(x, t)"},
-        examples=[Example("np.matmul(a, b)", dict(a=M34, b=M42)), Example("np.matmul(a, b)", dict(a=(4,), b=M42)),
-                  Example("np.matmul(a, b)", dict(a=M34, b=(4,))), Example("np.matmul(a, b)", dict(a=(2, 3, 4), b=M42)),
-                  Example("np.matmul(a, b)", dict(a=(4,), b=(4,))),
-                  Example("np.matmul(a, b)", dict(a=(2, 1, 3, 4), b=(3, 4, 2)))])
-defprim("outer", np.outer, path="np.outer", params=["a", "b"],
-        vjp={"a": "np.reshape(np.dot(g, np.ravel(b)), np.shape(a))",
-             "b": "np.reshape(np.dot(np.ravel(a), g), np.shape(b))"},
-        jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"},
-        examples=[Example("np.outer(a, b)", dict(a=(3,), b=(4,))), Example("np.outer(a, b)", dict(a=(2, 2), b=(3,))),
-                  Example("np.outer(a, b)", dict(a=(), b=(3,)))])
-defprim("inner", np.inner, path="np.inner", params=["a", "b"],
-        vjp={"a": "rt.inner_vjp_a(g, a, b)", "b": "rt.inner_vjp_b(g, a, b)"},
-        jvp={"a": "np.inner(t, b)", "b": "np.inner(a, t)"},
-        examples=[Example("np.inner(a, b)", dict(a=(4,), b=(4,))), Example("np.inner(a, b)", dict(a=M34, b=(2, 4))),
-                  Example("np.inner(a, b)", dict(a=(2, 3, 4), b=(4,))), Example("np.inner(a, b)", dict(a=(), b=(3,))),
-                  Example("np.inner(a, b)", dict(a=(4,), b=(2, 3, 4)))])
-defprim("rt.inner_vjp_a", rt.inner_vjp_a, path="rt.inner_vjp_a", params=["v", "a_like", "b"],
-        vjp={"v": "np.inner(g, b)", "b": "rt.inner_vjp_b(v, g, b)"},
-        jvp={"v": "rt.inner_vjp_a(t, a_like, b)", "b": "rt.inner_vjp_a(v, a_like, t)"}, structural=("a_like",))
-defprim("rt.inner_vjp_b", rt.inner_vjp_b, path="rt.inner_vjp_b", params=["v", "a", "b_like"],
-        vjp={"v": "np.inner(a, g)", "a": "rt.inner_vjp_a(v, a, g)"},
-        jvp={"v": "rt.inner_vjp_b(t, a, b_like)", "a": "rt.inner_vjp_b(v, t, b_like)"}, structural=("b_like",))
+defprim(
+    "dot",
+    np.dot,
+    batch="rt.batched_dot(a, b, a_batched, b_batched)",
+    path="np.dot",
+    params=["a", "b"],
+    vjp={"a": "rt.dot_vjp_a(g, a, b)", "b": "rt.dot_vjp_b(g, a, b)"},
+    methods=["dot"],
+    jvp={"a": "np.dot(t, b)", "b": "np.dot(a, t)"},
+    examples=[
+        Example("np.dot(a, b)", dict(a=(3, 4), b=(4, 2))),
+        Example("np.dot(a, b)", dict(a=(4,), b=(4,))),
+        Example("np.dot(a, b)", dict(a=(3, 4), b=(4,))),
+        Example("np.dot(a, b)", dict(a=(4,), b=(4, 3))),
+        Example("a.dot(b)", dict(a=(2, 3), b=(3, 2))),
+        Example("np.dot(a, b)", dict(a=(2, 3, 4), b=(4, 2))),
+        Example("np.dot(a, b)", dict(a=(), b=(3,))),
+        Example("np.dot(a, b)", dict(a=(2, 3), b=(2, 3, 2))),
+        Example("np.dot(a, b)", dict(a=(), b=())),
+    ],
+)
+defprim(
+    "np_matmul",
+    np.matmul,
+    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+    path="np.matmul",
+    params=["x", "y"],
+    vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
+    jvp={"x": "np.matmul(t, y)", "y": "np.matmul(x, t)"},
+    examples=[
+        Example("np.matmul(a, b)", dict(a=M34, b=M42)),
+        Example("np.matmul(a, b)", dict(a=(4,), b=M42)),
+        Example("np.matmul(a, b)", dict(a=M34, b=(4,))),
+        Example("np.matmul(a, b)", dict(a=(2, 3, 4), b=M42)),
+        Example("np.matmul(a, b)", dict(a=(4,), b=(4,))),
+        Example("np.matmul(a, b)", dict(a=(2, 1, 3, 4), b=(3, 4, 2))),
+    ],
+)
+defprim(
+    "outer",
+    np.outer,
+    path="np.outer",
+    params=["a", "b"],
+    vjp={
+        "a": "np.reshape(np.dot(g, np.ravel(b)), np.shape(a))",
+        "b": "np.reshape(np.dot(np.ravel(a), g), np.shape(b))",
+    },
+    jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"},
+    examples=[
+        Example("np.outer(a, b)", dict(a=(3,), b=(4,))),
+        Example("np.outer(a, b)", dict(a=(2, 2), b=(3,))),
+        Example("np.outer(a, b)", dict(a=(), b=(3,))),
+    ],
+)
+defprim(
+    "inner",
+    np.inner,
+    path="np.inner",
+    params=["a", "b"],
+    vjp={"a": "rt.inner_vjp_a(g, a, b)", "b": "rt.inner_vjp_b(g, a, b)"},
+    jvp={"a": "np.inner(t, b)", "b": "np.inner(a, t)"},
+    examples=[
+        Example("np.inner(a, b)", dict(a=(4,), b=(4,))),
+        Example("np.inner(a, b)", dict(a=M34, b=(2, 4))),
+        Example("np.inner(a, b)", dict(a=(2, 3, 4), b=(4,))),
+        Example("np.inner(a, b)", dict(a=(), b=(3,))),
+        Example("np.inner(a, b)", dict(a=(4,), b=(2, 3, 4))),
+    ],
+)
+defprim(
+    "rt.inner_vjp_a",
+    rt.inner_vjp_a,
+    path="rt.inner_vjp_a",
+    params=["v", "a_like", "b"],
+    vjp={"v": "np.inner(g, b)", "b": "rt.inner_vjp_b(v, g, b)"},
+    jvp={"v": "rt.inner_vjp_a(t, a_like, b)", "b": "rt.inner_vjp_a(v, a_like, t)"},
+    structural=("a_like",),
+)
+defprim(
+    "rt.inner_vjp_b",
+    rt.inner_vjp_b,
+    path="rt.inner_vjp_b",
+    params=["v", "a", "b_like"],
+    vjp={"v": "np.inner(a, g)", "a": "rt.inner_vjp_a(v, a, g)"},
+    jvp={"v": "rt.inner_vjp_b(t, a, b_like)", "a": "rt.inner_vjp_b(v, t, b_like)"},
+    structural=("b_like",),
+)
 
 # einsum(subscripts, x1, ..., xn): the adjoint of operand i is an einsum of g with the other operands.
-defprim("einsum", np.einsum, path="np.einsum", params=["optimize=False"], varargs="operands",
-        vjp={"operands": "rt.einsum_slot(operands, i, g)"}, jvp={"operands": "rt.einsum_jvp(operands, ts)"},
-        examples=[Example("np.einsum('ij,jk->ik', a, b)", dict(a=M34, b=M42)),
-                  Example("np.einsum('ij->', a)", dict(a=M34)),
-                  Example("np.einsum('ij->ji', a)", dict(a=M34)),
-                  Example("np.einsum('ii->i', a)", dict(a=(3, 3))),
-                  Example("np.einsum('ii', a)", dict(a=(3, 3))),
-                  Example("np.einsum('i,i->', a, b)", dict(a=(4,), b=(4,))),
-                  Example("np.einsum('i,j->ij', a, b)", dict(a=(3,), b=(4,))),
-                  Example("np.einsum('bij,bjk->bik', a, b)", dict(a=(2, 3, 4), b=(2, 4, 2))),
-                  Example("np.einsum('ij,jk,kl->il', a, b, c)", dict(a=(2, 3), b=(3, 4), c=(4, 2))),
-                  Example("np.einsum('ij,ij,i->j', a, b, c)", dict(a=M34, b=M34, c=(3,))),
-                  Example("np.einsum('...ij,...jk->...ik', a, b)", dict(a=(2, 3, 4), b=(4, 2))),
-                  Example("np.einsum('...i,...i->...', a, b)", dict(a=(1, 3, 4), b=(2, 1, 4))),
-                  Example("np.einsum('ij,j', a, b)", dict(a=M34, b=(4,))),
-                  Example("np.einsum('i,jk->ijk', a, b)", dict(a=(2,), b=(3, 2))),
-                  Example("np.einsum('iij->j', a)", dict(a=(2, 2, 3))),
-                  Example("np.einsum(',ij->ij', a, b)", dict(a=(), b=M34)),
-                  Example("np.einsum('i,i->', a, a)", dict(a=(4,))),
-                  Example("np.einsum('ij,ij->i', a, b, optimize=True)", dict(a=M34, b=(1, 4)))])
-defprim("rt.einsum_slot", rt.einsum_slot, path="rt.einsum_slot", params=["operands", "k", "out"], container=True,
-        vjp={"operands": "rt.einsum_slot_vjp_operands(operands, k, out, g)",
-             "out": "rt.einsum_slot_vjp_out(operands, k, out, g)"},
-        jvp={"operands": "rt.einsum_slot_jvp(operands, k, out, t)", "out": "rt.einsum_slot(operands, k, t)"},
-        structural=("k",))
+defprim(
+    "einsum",
+    np.einsum,
+    path="np.einsum",
+    params=["optimize=False"],
+    varargs="operands",
+    vjp={"operands": "rt.einsum_slot(operands, i, g)"},
+    jvp={"operands": "rt.einsum_jvp(operands, ts)"},
+    examples=[
+        Example("np.einsum('ij,jk->ik', a, b)", dict(a=M34, b=M42)),
+        Example("np.einsum('ij->', a)", dict(a=M34)),
+        Example("np.einsum('ij->ji', a)", dict(a=M34)),
+        Example("np.einsum('ii->i', a)", dict(a=(3, 3))),
+        Example("np.einsum('ii', a)", dict(a=(3, 3))),
+        Example("np.einsum('i,i->', a, b)", dict(a=(4,), b=(4,))),
+        Example("np.einsum('i,j->ij', a, b)", dict(a=(3,), b=(4,))),
+        Example("np.einsum('bij,bjk->bik', a, b)", dict(a=(2, 3, 4), b=(2, 4, 2))),
+        Example("np.einsum('ij,jk,kl->il', a, b, c)", dict(a=(2, 3), b=(3, 4), c=(4, 2))),
+        Example("np.einsum('ij,ij,i->j', a, b, c)", dict(a=M34, b=M34, c=(3,))),
+        Example("np.einsum('...ij,...jk->...ik', a, b)", dict(a=(2, 3, 4), b=(4, 2))),
+        Example("np.einsum('...i,...i->...', a, b)", dict(a=(1, 3, 4), b=(2, 1, 4))),
+        Example("np.einsum('ij,j', a, b)", dict(a=M34, b=(4,))),
+        Example("np.einsum('i,jk->ijk', a, b)", dict(a=(2,), b=(3, 2))),
+        Example("np.einsum('iij->j', a)", dict(a=(2, 2, 3))),
+        Example("np.einsum(',ij->ij', a, b)", dict(a=(), b=M34)),
+        Example("np.einsum('i,i->', a, a)", dict(a=(4,))),
+        Example("np.einsum('ij,ij->i', a, b, optimize=True)", dict(a=M34, b=(1, 4))),
+    ],
+)
+defprim(
+    "rt.einsum_slot",
+    rt.einsum_slot,
+    path="rt.einsum_slot",
+    params=["operands", "k", "out"],
+    container=True,
+    vjp={
+        "operands": "rt.einsum_slot_vjp_operands(operands, k, out, g)",
+        "out": "rt.einsum_slot_vjp_out(operands, k, out, g)",
+    },
+    jvp={"operands": "rt.einsum_slot_jvp(operands, k, out, t)", "out": "rt.einsum_slot(operands, k, t)"},
+    structural=("k",),
+)
 # The rules of the helpers below are derivatives of einsum of an order that has no rule yet: reverse or
 # forward mode over einsum's forward mode, and third derivatives.  The transforms say so if they are needed.
 defprim("rt.einsum_jvp", rt.einsum_jvp, path="rt.einsum_jvp", params=["operands", "tangents"])
-defprim("rt.einsum_slot_jvp", rt.einsum_slot_jvp, path="rt.einsum_slot_jvp",
-        params=["operands", "k", "out", "tangents"], structural=("k",))
-defprim("rt.einsum_slot_vjp_out", rt.einsum_slot_vjp_out, path="rt.einsum_slot_vjp_out",
-        params=["operands", "k", "out", "v"], structural=("k",))
-defprim("rt.einsum_slot_vjp_operands", rt.einsum_slot_vjp_operands, path="rt.einsum_slot_vjp_operands",
-        params=["operands", "k", "out", "v"], container=True, structural=("k",))
+defprim(
+    "rt.einsum_slot_jvp",
+    rt.einsum_slot_jvp,
+    path="rt.einsum_slot_jvp",
+    params=["operands", "k", "out", "tangents"],
+    structural=("k",),
+)
+defprim(
+    "rt.einsum_slot_vjp_out",
+    rt.einsum_slot_vjp_out,
+    path="rt.einsum_slot_vjp_out",
+    params=["operands", "k", "out", "v"],
+    structural=("k",),
+)
+defprim(
+    "rt.einsum_slot_vjp_operands",
+    rt.einsum_slot_vjp_operands,
+    path="rt.einsum_slot_vjp_operands",
+    params=["operands", "k", "out", "v"],
+    container=True,
+    structural=("k",),
+)
 
 # ---------------------------------------------------------------------------- linear algebra
 
-defprim("linalg.norm", np.linalg.norm, path="np.linalg.norm", params=["x", "ord=None", "axis=None", "keepdims=False"],
-        vjp={"x": "rt.expand_reduced(g, x, axis, keepdims) * rt.norm_grad(x, ord, axis)"},
-        jvp={"x": "np.sum(t * rt.norm_grad(x, ord, axis), axis=axis, keepdims=keepdims)"},
-        structural=("ord", "axis", "keepdims"),
-        examples=[Example("np.linalg.norm(a)", dict(a=(4,))), Example("np.linalg.norm(a)", dict(a=M34)),
-                  Example("np.linalg.norm(a)", dict(a=(2, 3, 2))),
-                  Example("np.linalg.norm(a, 2)", dict(a=(5,))), Example("np.linalg.norm(a, 1)", dict(a=(5,))),
-                  Example("np.linalg.norm(a, ord=np.inf)", dict(a=(5,))),
-                  Example("np.linalg.norm(a, ord=-np.inf)", dict(a=(5,))),
-                  Example("np.linalg.norm(a, ord=3)", dict(a=(5,)), domain="away"),
-                  Example("np.linalg.norm(a, axis=1)", dict(a=M34)),
-                  Example("np.linalg.norm(a, axis=-1, keepdims=True)", dict(a=(2, 3, 4))),
-                  Example("np.linalg.norm(a, keepdims=True)", dict(a=M34)),
-                  Example("np.linalg.norm(a, ord=1, axis=0)", dict(a=M34), domain="away"),
-                  Example("np.linalg.norm(a, 'fro')", dict(a=M34)),
-                  Example("np.linalg.norm(a, axis=(0, 2))", dict(a=(2, 3, 4))),
-                  Example("np.linalg.norm(a, ord=1)", dict(a=M34), domain="away"),
-                  Example("np.linalg.norm(a, ord=np.inf)", dict(a=M34), domain="away"),
-                  Example("np.linalg.norm(a, ord=2)", dict(a=M34)),
-                  Example("np.linalg.norm(a, ord='nuc')", dict(a=M34))])
-defprim("rt.norm_grad", rt.norm_grad, path="rt.norm_grad", params=["x", "ord=None", "axis=None"],
-        vjp={"x": "rt.norm_hvp(g, x, ord, axis)"}, jvp={"x": "rt.norm_hvp(t, x, ord, axis)"},
-        structural=("ord", "axis"))
-defprim("rt.norm_hvp", rt.norm_hvp, path="rt.norm_hvp", params=["v", "x", "ord=None", "axis=None"],
-        vjp={"v": "rt.norm_hvp(g, x, ord, axis)"}, jvp={"v": "rt.norm_hvp(t, x, ord, axis)"},
-        structural=("ord", "axis"))  # no rule for `x`: third order
+defprim(
+    "linalg.norm",
+    np.linalg.norm,
+    path="np.linalg.norm",
+    params=["x", "ord=None", "axis=None", "keepdims=False"],
+    vjp={"x": "rt.expand_reduced(g, x, axis, keepdims) * rt.norm_grad(x, ord, axis)"},
+    jvp={"x": "np.sum(t * rt.norm_grad(x, ord, axis), axis=axis, keepdims=keepdims)"},
+    structural=("ord", "axis", "keepdims"),
+    examples=[
+        Example("np.linalg.norm(a)", dict(a=(4,))),
+        Example("np.linalg.norm(a)", dict(a=M34)),
+        Example("np.linalg.norm(a)", dict(a=(2, 3, 2))),
+        Example("np.linalg.norm(a, 2)", dict(a=(5,))),
+        Example("np.linalg.norm(a, 1)", dict(a=(5,))),
+        Example("np.linalg.norm(a, ord=np.inf)", dict(a=(5,))),
+        Example("np.linalg.norm(a, ord=-np.inf)", dict(a=(5,))),
+        Example("np.linalg.norm(a, ord=3)", dict(a=(5,)), domain="away"),
+        Example("np.linalg.norm(a, axis=1)", dict(a=M34)),
+        Example("np.linalg.norm(a, axis=-1, keepdims=True)", dict(a=(2, 3, 4))),
+        Example("np.linalg.norm(a, keepdims=True)", dict(a=M34)),
+        Example("np.linalg.norm(a, ord=1, axis=0)", dict(a=M34), domain="away"),
+        Example("np.linalg.norm(a, 'fro')", dict(a=M34)),
+        Example("np.linalg.norm(a, axis=(0, 2))", dict(a=(2, 3, 4))),
+        Example("np.linalg.norm(a, ord=1)", dict(a=M34), domain="away"),
+        Example("np.linalg.norm(a, ord=np.inf)", dict(a=M34), domain="away"),
+        Example("np.linalg.norm(a, ord=2)", dict(a=M34)),
+        Example("np.linalg.norm(a, ord='nuc')", dict(a=M34)),
+    ],
+)
+defprim(
+    "rt.norm_grad",
+    rt.norm_grad,
+    path="rt.norm_grad",
+    params=["x", "ord=None", "axis=None"],
+    vjp={"x": "rt.norm_hvp(g, x, ord, axis)"},
+    jvp={"x": "rt.norm_hvp(t, x, ord, axis)"},
+    structural=("ord", "axis"),
+)
+defprim(
+    "rt.norm_hvp",
+    rt.norm_hvp,
+    path="rt.norm_hvp",
+    params=["v", "x", "ord=None", "axis=None"],
+    vjp={"v": "rt.norm_hvp(g, x, ord, axis)"},
+    jvp={"v": "rt.norm_hvp(t, x, ord, axis)"},
+    structural=("ord", "axis"),
+)  # no rule for `x`: third order
 
 _MT = "np.swapaxes({}, -1, -2)"  # matrix transpose, batched
 SQ = dict(a=(3, 3))
-defprim("linalg.inv", np.linalg.inv, path="np.linalg.inv", params=["a"],
-        vjp={"a": f"-{_MT.format('ans')} @ g @ {_MT.format('ans')}"}, jvp={"a": "-ans @ t @ ans"},
-        examples=[Example("np.linalg.inv(a + 3.0 * np.eye(3))", SQ),
-                  Example("np.linalg.inv(a + 3.0 * np.eye(2))", dict(a=(2, 2, 2)))])
+defprim(
+    "linalg.inv",
+    np.linalg.inv,
+    path="np.linalg.inv",
+    params=["a"],
+    vjp={"a": f"-{_MT.format('ans')} @ g @ {_MT.format('ans')}"},
+    jvp={"a": "-ans @ t @ ans"},
+    examples=[
+        Example("np.linalg.inv(a + 3.0 * np.eye(3))", SQ),
+        Example("np.linalg.inv(a + 3.0 * np.eye(2))", dict(a=(2, 2, 2))),
+    ],
+)
 # b_bar = solve(a^T, g); a_bar = -b_bar x^T, with vectors b and x = ans as columns.  `{b}` says whether b is 1-D.
 _SOLVE_B = "rt.solve_like(np.swapaxes(a, -1, -2), g, {b})"
 _SOLVE_A = "-rt.as_column(" + _SOLVE_B + ", {b}) @ np.swapaxes(rt.as_column(ans, {b}), -1, -2)"
@@ -119,56 +236,140 @@ _SOLVE_A = "-rt.as_column(" + _SOLVE_B + ", {b}) @ np.swapaxes(rt.as_column(ans,
 _SOLVE_DB = "rt.solve_like(a, t, {b})"
 _SOLVE_DA = "-np.reshape(np.linalg.solve(a, t @ rt.as_column(ans, {b})), np.shape(ans))"
 _TR_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"  # d log|det a| = tr(a^-1 da)
-defprim("linalg.solve", np.linalg.solve, path="np.linalg.solve", params=["a", "b"],
-        vjp={"a": _SOLVE_A.format(b="b"), "b": _SOLVE_B.format(b="b")}, unbroadcast=("a", "b"),
-        jvp={"a": _SOLVE_DA.format(b="b"), "b": _SOLVE_DB.format(b="b")},
-        examples=[Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=SQ["a"], b=(3,))),
-                  Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=SQ["a"], b=(3, 2))),
-                  Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(2, 3, 3), b=(3,))),
-                  Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(2, 3, 3), b=(2, 3, 2))),
-                  Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(3, 3), b=(2, 3, 2)))])
-defprim("rt.solve_like", rt.solve_like, path="rt.solve_like", params=["a", "b", "like"],
-        vjp={"a": _SOLVE_A.format(b="like"), "b": _SOLVE_B.format(b="like")}, unbroadcast=("a", "b"),
-        jvp={"a": _SOLVE_DA.format(b="like"), "b": _SOLVE_DB.format(b="like")},
-        structural=("like",))
-defprim("rt.as_column", rt.as_column, path="rt.as_column", params=["v", "like"],
-        vjp={"v": "np.reshape(g, np.shape(v))"}, jvp={"v": "rt.as_column(t, like)"}, structural=("like",))
-defprim("linalg.det", np.linalg.det, path="np.linalg.det", params=["a"],
-        vjp={"a": f"np.expand_dims(g * ans, (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
-        jvp={"a": f"ans * {_TR_SOLVE}"},
-        examples=[Example("np.linalg.det(a)", SQ), Example("np.linalg.det(a)", dict(a=(2, 2, 2))),
-                  Example("np.linalg.det(a)", dict(a=(1, 1)))])
+defprim(
+    "linalg.solve",
+    np.linalg.solve,
+    path="np.linalg.solve",
+    params=["a", "b"],
+    vjp={"a": _SOLVE_A.format(b="b"), "b": _SOLVE_B.format(b="b")},
+    unbroadcast=("a", "b"),
+    jvp={"a": _SOLVE_DA.format(b="b"), "b": _SOLVE_DB.format(b="b")},
+    examples=[
+        Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=SQ["a"], b=(3,))),
+        Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=SQ["a"], b=(3, 2))),
+        Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(2, 3, 3), b=(3,))),
+        Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(2, 3, 3), b=(2, 3, 2))),
+        Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(3, 3), b=(2, 3, 2))),
+    ],
+)
+defprim(
+    "rt.solve_like",
+    rt.solve_like,
+    path="rt.solve_like",
+    params=["a", "b", "like"],
+    vjp={"a": _SOLVE_A.format(b="like"), "b": _SOLVE_B.format(b="like")},
+    unbroadcast=("a", "b"),
+    jvp={"a": _SOLVE_DA.format(b="like"), "b": _SOLVE_DB.format(b="like")},
+    structural=("like",),
+)
+defprim(
+    "rt.as_column",
+    rt.as_column,
+    path="rt.as_column",
+    params=["v", "like"],
+    vjp={"v": "np.reshape(g, np.shape(v))"},
+    jvp={"v": "rt.as_column(t, like)"},
+    structural=("like",),
+)
+defprim(
+    "linalg.det",
+    np.linalg.det,
+    path="np.linalg.det",
+    params=["a"],
+    vjp={"a": f"np.expand_dims(g * ans, (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
+    jvp={"a": f"ans * {_TR_SOLVE}"},
+    examples=[
+        Example("np.linalg.det(a)", SQ),
+        Example("np.linalg.det(a)", dict(a=(2, 2, 2))),
+        Example("np.linalg.det(a)", dict(a=(1, 1))),
+    ],
+)
 # Printed as rt.slogdet, which returns a plain (sign, logabsdet) tuple rather than NumPy's named tuple.
-defprim("linalg.slogdet", np.linalg.slogdet, path="rt.slogdet", aliases=(rt.slogdet,), params=["a"], container=True,
-        vjp={"a": f"np.expand_dims(rt.get(g, 1), (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
-        jvp={"a": f"(0.0, {_TR_SOLVE})"},
-        examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))])
+defprim(
+    "linalg.slogdet",
+    np.linalg.slogdet,
+    path="rt.slogdet",
+    aliases=(rt.slogdet,),
+    params=["a"],
+    container=True,
+    vjp={"a": f"np.expand_dims(rt.get(g, 1), (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
+    jvp={"a": f"(0.0, {_TR_SOLVE})"},
+    examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))],
+)
 
-defprim("trace", np.trace, path="np.trace", params=["a", "offset=0", "axis1=0", "axis2=1", "dtype=None", "out=None"],
-        vjp={"a": "rt.trace_vjp(g, a, offset, axis1, axis2)"}, methods=["trace"],
-        jvp={"a": "np.trace(t, offset, axis1, axis2)"},
-        structural=("offset", "axis1", "axis2", "dtype", "out"),
-        examples=[Example("np.trace(a)", SQ), Example("np.trace(a)", dict(a=M34)),
-                  Example("np.trace(a, 1)", dict(a=M34)),
-                  Example("np.trace(a, offset=-1, axis1=1, axis2=2)", dict(a=(2, 3, 4))), Example("a.trace()", SQ)])
-defprim("rt.trace_vjp", rt.trace_vjp, path="rt.trace_vjp", params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
-        vjp={"v": "np.trace(g, offset, axis1, axis2)"}, jvp={"v": "rt.trace_vjp(t, like, offset, axis1, axis2)"},
-        structural=("like", "offset", "axis1", "axis2"))
-defprim("diagonal", np.diagonal, path="np.diagonal", params=["a", "offset=0", "axis1=0", "axis2=1"],
-        vjp={"a": "rt.diagonal_vjp(g, a, offset, axis1, axis2)"}, methods=["diagonal"],
-        jvp={"a": "np.diagonal(t, offset, axis1, axis2)"},
-        structural=("offset", "axis1", "axis2"),
-        examples=[Example("np.diagonal(a)", SQ), Example("np.diagonal(a, -1)", dict(a=M34)),
-                  Example("a.diagonal(1, 2, 0)", dict(a=(2, 3, 4)))])
-defprim("rt.diagonal_vjp", rt.diagonal_vjp, path="rt.diagonal_vjp",
-        params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
-        vjp={"v": "np.diagonal(g, offset, axis1, axis2)"}, jvp={"v": "rt.diagonal_vjp(t, like, offset, axis1, axis2)"},
-        structural=("like", "offset", "axis1", "axis2"))
-defprim("diag", np.diag, path="np.diag", params=["v", "k=0"], vjp={"v": "rt.diag_vjp(g, v, k)"},
-        jvp={"v": "np.diag(t, k)"},
-        structural=("k",),
-        examples=[Example("np.diag(a)", dict(a=(3,))), Example("np.diag(a, 1)", dict(a=(3,))),
-                  Example("np.diag(a, k=-2)", dict(a=(2,))), Example("np.diag(a)", SQ),
-                  Example("np.diag(a, 1)", dict(a=M34)), Example("np.diag(a, k=-1)", dict(a=M34))])
-defprim("rt.diag_vjp", rt.diag_vjp, path="rt.diag_vjp", params=["v", "like", "k=0"],
-        vjp={"v": "np.diag(g, k)"}, jvp={"v": "rt.diag_vjp(t, like, k)"}, structural=("like", "k"))
+defprim(
+    "trace",
+    np.trace,
+    path="np.trace",
+    params=["a", "offset=0", "axis1=0", "axis2=1", "dtype=None", "out=None"],
+    vjp={"a": "rt.trace_vjp(g, a, offset, axis1, axis2)"},
+    methods=["trace"],
+    jvp={"a": "np.trace(t, offset, axis1, axis2)"},
+    structural=("offset", "axis1", "axis2", "dtype", "out"),
+    examples=[
+        Example("np.trace(a)", SQ),
+        Example("np.trace(a)", dict(a=M34)),
+        Example("np.trace(a, 1)", dict(a=M34)),
+        Example("np.trace(a, offset=-1, axis1=1, axis2=2)", dict(a=(2, 3, 4))),
+        Example("a.trace()", SQ),
+    ],
+)
+defprim(
+    "rt.trace_vjp",
+    rt.trace_vjp,
+    path="rt.trace_vjp",
+    params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
+    vjp={"v": "np.trace(g, offset, axis1, axis2)"},
+    jvp={"v": "rt.trace_vjp(t, like, offset, axis1, axis2)"},
+    structural=("like", "offset", "axis1", "axis2"),
+)
+defprim(
+    "diagonal",
+    np.diagonal,
+    path="np.diagonal",
+    params=["a", "offset=0", "axis1=0", "axis2=1"],
+    vjp={"a": "rt.diagonal_vjp(g, a, offset, axis1, axis2)"},
+    methods=["diagonal"],
+    jvp={"a": "np.diagonal(t, offset, axis1, axis2)"},
+    structural=("offset", "axis1", "axis2"),
+    examples=[
+        Example("np.diagonal(a)", SQ),
+        Example("np.diagonal(a, -1)", dict(a=M34)),
+        Example("a.diagonal(1, 2, 0)", dict(a=(2, 3, 4))),
+    ],
+)
+defprim(
+    "rt.diagonal_vjp",
+    rt.diagonal_vjp,
+    path="rt.diagonal_vjp",
+    params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
+    vjp={"v": "np.diagonal(g, offset, axis1, axis2)"},
+    jvp={"v": "rt.diagonal_vjp(t, like, offset, axis1, axis2)"},
+    structural=("like", "offset", "axis1", "axis2"),
+)
+defprim(
+    "diag",
+    np.diag,
+    path="np.diag",
+    params=["v", "k=0"],
+    vjp={"v": "rt.diag_vjp(g, v, k)"},
+    jvp={"v": "np.diag(t, k)"},
+    structural=("k",),
+    examples=[
+        Example("np.diag(a)", dict(a=(3,))),
+        Example("np.diag(a, 1)", dict(a=(3,))),
+        Example("np.diag(a, k=-2)", dict(a=(2,))),
+        Example("np.diag(a)", SQ),
+        Example("np.diag(a, 1)", dict(a=M34)),
+        Example("np.diag(a, k=-1)", dict(a=M34)),
+    ],
+)
+defprim(
+    "rt.diag_vjp",
+    rt.diag_vjp,
+    path="rt.diag_vjp",
+    params=["v", "like", "k=0"],
+    vjp={"v": "np.diag(g, k)"},
+    jvp={"v": "rt.diag_vjp(t, like, k)"},
+    structural=("like", "k"),
+)

@@ -1,4 +1,5 @@
 """Reductions (sum, mean, prod, max, min, var, std) and cumulative sums."""
+
 import numpy as np
 
 import runtime as rt
@@ -18,65 +19,181 @@ REDUCE_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "keepdims=False"]
 # again (where they arrive through the residuals, which are all active), they are not asked for a rule.
 HOW = ("axis", "dtype", "out", "keepdims", "ddof")
 
-defprim("sum", np.sum, batch="axis", path="np.sum", params=REDUCE_PARAMS, vjp={"a": EXPAND}, methods=["sum"],
-        jvp={"a": "np.sum(t, axis=axis, keepdims=keepdims)"},
-        structural=HOW,
-        examples=[Example("np.sum(a)", X), Example("np.sum(a, axis=0)", X), Example("a.sum(axis=1)", X),
-                  Example("np.sum(a, axis=(0, 2), keepdims=True)", R3), Example("np.sum(a, axis=-1)", R3),
-                  Example("a.sum()", V), Example("np.sum(a)", S), Example("np.sum(a, axis=None, keepdims=True)", X),
-                  Example("np.sum(a > 0) * a", X), Example("np.sum(a, 1, keepdims=True) * a", X)])
-defprim("mean", np.mean, batch="axis", path="np.mean", params=REDUCE_PARAMS,
-        vjp={"a": f"{EXPAND} * (np.size(ans) / np.size(a))"}, methods=["mean"],
-        jvp={"a": "np.mean(t, axis=axis, keepdims=keepdims)"},
-        structural=HOW,
-        examples=[Example("np.mean(a)", X), Example("a.mean(axis=0)", X), Example("np.mean(a, axis=-2)", R3),
-                  Example("np.mean(a, axis=(1, 2), keepdims=True)", R3), Example("np.mean(a)", S)])
-defprim("prod", np.prod, batch="axis", path="np.prod", params=REDUCE_PARAMS,
-        vjp={"a": f"{EXPAND} * rt.prod_others(a, axis)"}, methods=["prod"],
-        jvp={"a": "np.sum(t * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)"},
-        structural=HOW,
-        examples=[Example("np.prod(a)", X), Example("np.prod(a, axis=0)", X), Example("a.prod(axis=-1)", R3),
-                  Example("np.prod(a, axis=(0, 2), keepdims=True)", R3), Example("a.prod()", V),
-                  Example("np.prod(a)", S), Example("np.prod(a, axis=0)", dict(a=(1, 3)))])
-defprim("rt.prod_others", rt.prod_others, path="rt.prod_others", params=["a", "axis=None"],
-        vjp={"a": "rt.prod_others_vjp(g, a, axis)"}, jvp={"a": "rt.prod_others_vjp(t, a, axis)"},
-        structural=("axis",))
-defprim("rt.prod_others_vjp", rt.prod_others_vjp, path="rt.prod_others_vjp", params=["v", "a", "axis=None"],
-        vjp={"v": "rt.prod_others_vjp(g, a, axis)"}, jvp={"v": "rt.prod_others_vjp(t, a, axis)"},
-        structural=("axis",))  # no rule for `a`: third order
+defprim(
+    "sum",
+    np.sum,
+    batch="axis",
+    path="np.sum",
+    params=REDUCE_PARAMS,
+    vjp={"a": EXPAND},
+    methods=["sum"],
+    jvp={"a": "np.sum(t, axis=axis, keepdims=keepdims)"},
+    structural=HOW,
+    examples=[
+        Example("np.sum(a)", X),
+        Example("np.sum(a, axis=0)", X),
+        Example("a.sum(axis=1)", X),
+        Example("np.sum(a, axis=(0, 2), keepdims=True)", R3),
+        Example("np.sum(a, axis=-1)", R3),
+        Example("a.sum()", V),
+        Example("np.sum(a)", S),
+        Example("np.sum(a, axis=None, keepdims=True)", X),
+        Example("np.sum(a > 0) * a", X),
+        Example("np.sum(a, 1, keepdims=True) * a", X),
+    ],
+)
+defprim(
+    "mean",
+    np.mean,
+    batch="axis",
+    path="np.mean",
+    params=REDUCE_PARAMS,
+    vjp={"a": f"{EXPAND} * (np.size(ans) / np.size(a))"},
+    methods=["mean"],
+    jvp={"a": "np.mean(t, axis=axis, keepdims=keepdims)"},
+    structural=HOW,
+    examples=[
+        Example("np.mean(a)", X),
+        Example("a.mean(axis=0)", X),
+        Example("np.mean(a, axis=-2)", R3),
+        Example("np.mean(a, axis=(1, 2), keepdims=True)", R3),
+        Example("np.mean(a)", S),
+    ],
+)
+defprim(
+    "prod",
+    np.prod,
+    batch="axis",
+    path="np.prod",
+    params=REDUCE_PARAMS,
+    vjp={"a": f"{EXPAND} * rt.prod_others(a, axis)"},
+    methods=["prod"],
+    jvp={"a": "np.sum(t * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)"},
+    structural=HOW,
+    examples=[
+        Example("np.prod(a)", X),
+        Example("np.prod(a, axis=0)", X),
+        Example("a.prod(axis=-1)", R3),
+        Example("np.prod(a, axis=(0, 2), keepdims=True)", R3),
+        Example("a.prod()", V),
+        Example("np.prod(a)", S),
+        Example("np.prod(a, axis=0)", dict(a=(1, 3))),
+    ],
+)
+defprim(
+    "rt.prod_others",
+    rt.prod_others,
+    path="rt.prod_others",
+    params=["a", "axis=None"],
+    vjp={"a": "rt.prod_others_vjp(g, a, axis)"},
+    jvp={"a": "rt.prod_others_vjp(t, a, axis)"},
+    structural=("axis",),
+)
+defprim(
+    "rt.prod_others_vjp",
+    rt.prod_others_vjp,
+    path="rt.prod_others_vjp",
+    params=["v", "a", "axis=None"],
+    vjp={"v": "rt.prod_others_vjp(g, a, axis)"},
+    jvp={"v": "rt.prod_others_vjp(t, a, axis)"},
+    structural=("axis",),
+)  # no rule for `a`: third order
 
 # max and min: the gradient is shared equally among tied extrema, as in JAX.
 for _name, _fn, _alias in [("max", np.max, np.amax), ("min", np.min, np.amin)]:
-    defprim(_name, _fn, batch="axis", path=f"np.{_name}", params=["a", "axis=None", "out=None", "keepdims=False"],
-            vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis, keepdims)"}, methods=[_name], aliases=(_alias,),
-            jvp={"a": "np.sum(t * rt.tie_weights(a, ans, axis, keepdims), axis=axis, keepdims=keepdims)"},
-            structural=HOW,
-            examples=[Example(f"np.{_name}(a)", X), Example(f"np.{_name}(a, axis=0)", X),
-                      Example(f"a.{_name}(axis=-1)", R3), Example(f"np.{_name}(a, axis=(0, 2), keepdims=True)", R3),
-                      Example(f"np.a{_name}(a, 1)", X), Example(f"a.{_name}()", V), Example(f"np.{_name}(a)", S)])
-defprim("rt.tie_weights", rt.tie_weights, path="rt.tie_weights", params=["a", "best", "axis=None", "keepdims=False"],
-        nondiff=True)
+    defprim(
+        _name,
+        _fn,
+        batch="axis",
+        path=f"np.{_name}",
+        params=["a", "axis=None", "out=None", "keepdims=False"],
+        vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis, keepdims)"},
+        methods=[_name],
+        aliases=(_alias,),
+        jvp={"a": "np.sum(t * rt.tie_weights(a, ans, axis, keepdims), axis=axis, keepdims=keepdims)"},
+        structural=HOW,
+        examples=[
+            Example(f"np.{_name}(a)", X),
+            Example(f"np.{_name}(a, axis=0)", X),
+            Example(f"a.{_name}(axis=-1)", R3),
+            Example(f"np.{_name}(a, axis=(0, 2), keepdims=True)", R3),
+            Example(f"np.a{_name}(a, 1)", X),
+            Example(f"a.{_name}()", V),
+            Example(f"np.{_name}(a)", S),
+        ],
+    )
+defprim(
+    "rt.tie_weights",
+    rt.tie_weights,
+    path="rt.tie_weights",
+    params=["a", "best", "axis=None", "keepdims=False"],
+    nondiff=True,
+)
 
 _MOMENT = "(a - np.mean(a, axis=axis, keepdims=True))"
 _COUNT = "(np.size(a) / np.size(ans) - ddof)"  # entries per reduction group, less ddof
 MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]
-defprim("var", np.var, batch="axis", path="np.var", params=MOMENT_PARAMS,
-        vjp={"a": f"{EXPAND} * {_MOMENT} * (2.0 / {_COUNT})"}, methods=["var"],
-        jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_COUNT})"},
-        structural=HOW,
-        examples=[Example("np.var(a)", X), Example("np.var(a, axis=0)", X), Example("a.var(axis=1, ddof=1)", X),
-                  Example("np.var(a, axis=(0, 2), keepdims=True)", R3), Example("np.var(a, ddof=1)", V)])
-defprim("std", np.std, batch="axis", path="np.std", params=MOMENT_PARAMS,
-        vjp={"a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}"}, methods=["std"],
-        jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) / ({_COUNT} * ans)"},
-        structural=HOW,
-        examples=[Example("np.std(a)", X), Example("np.std(a, axis=1)", X), Example("a.std(axis=0, ddof=1)", X),
-                  Example("np.std(a, axis=(-1, 0), keepdims=True)", R3), Example("a.std()", V)])
+defprim(
+    "var",
+    np.var,
+    batch="axis",
+    path="np.var",
+    params=MOMENT_PARAMS,
+    vjp={"a": f"{EXPAND} * {_MOMENT} * (2.0 / {_COUNT})"},
+    methods=["var"],
+    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_COUNT})"},
+    structural=HOW,
+    examples=[
+        Example("np.var(a)", X),
+        Example("np.var(a, axis=0)", X),
+        Example("a.var(axis=1, ddof=1)", X),
+        Example("np.var(a, axis=(0, 2), keepdims=True)", R3),
+        Example("np.var(a, ddof=1)", V),
+    ],
+)
+defprim(
+    "std",
+    np.std,
+    batch="axis",
+    path="np.std",
+    params=MOMENT_PARAMS,
+    vjp={"a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}"},
+    methods=["std"],
+    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) / ({_COUNT} * ans)"},
+    structural=HOW,
+    examples=[
+        Example("np.std(a)", X),
+        Example("np.std(a, axis=1)", X),
+        Example("a.std(axis=0, ddof=1)", X),
+        Example("np.std(a, axis=(-1, 0), keepdims=True)", R3),
+        Example("a.std()", V),
+    ],
+)
 
-defprim("cumsum", np.cumsum, path="np.cumsum", params=["a", "axis=None", "dtype=None", "out=None"],
-        vjp={"a": "rt.cumsum_vjp(g, a, axis)"}, methods=["cumsum"], jvp={"a": "np.cumsum(t, axis)"},
-        structural=HOW,
-        examples=[Example("np.cumsum(a)", X), Example("np.cumsum(a, axis=0)", X), Example("a.cumsum(axis=-1)", R3),
-                  Example("a.cumsum()", V), Example("np.cumsum(a, 1)", X), Example("np.cumsum(a)", S)])
-defprim("rt.cumsum_vjp", rt.cumsum_vjp, path="rt.cumsum_vjp", params=["v", "like", "axis=None"],
-        vjp={"v": "np.cumsum(g, axis)"}, jvp={"v": "rt.cumsum_vjp(t, like, axis)"}, structural=("like", "axis"))
+defprim(
+    "cumsum",
+    np.cumsum,
+    path="np.cumsum",
+    params=["a", "axis=None", "dtype=None", "out=None"],
+    vjp={"a": "rt.cumsum_vjp(g, a, axis)"},
+    methods=["cumsum"],
+    jvp={"a": "np.cumsum(t, axis)"},
+    structural=HOW,
+    examples=[
+        Example("np.cumsum(a)", X),
+        Example("np.cumsum(a, axis=0)", X),
+        Example("a.cumsum(axis=-1)", R3),
+        Example("a.cumsum()", V),
+        Example("np.cumsum(a, 1)", X),
+        Example("np.cumsum(a)", S),
+    ],
+)
+defprim(
+    "rt.cumsum_vjp",
+    rt.cumsum_vjp,
+    path="rt.cumsum_vjp",
+    params=["v", "like", "axis=None"],
+    vjp={"v": "np.cumsum(g, axis)"},
+    jvp={"v": "rt.cumsum_vjp(t, like, axis)"},
+    structural=("like", "axis"),
+)

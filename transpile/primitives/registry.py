@@ -7,15 +7,16 @@ output), ``g`` (in a VJP rule: the adjoint of the output) and ``t`` (in a JVP ru
 tangent of the argument the rule is for).  Transforms read these rules; they never name
 a NumPy function themselves.
 """
+
 from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
 
-_BY_IMPL: dict[int, "Primitive"] = {}
-_BY_NAME: dict[str, "Primitive"] = {}
-_METHODS: dict[str, "Method"] = {}
-_ATTRIBUTES: dict[str, "Primitive"] = {}
+_BY_IMPL: dict[int, Primitive] = {}
+_BY_NAME: dict[str, Primitive] = {}
+_METHODS: dict[str, Method] = {}
+_ATTRIBUTES: dict[str, Primitive] = {}
 
 # How operators are written: name of the primitive -> (AST node kind, operator class name).
 OPERATOR_SYNTAX: dict[str, tuple[str, str]] = {}
@@ -111,16 +112,49 @@ def _signature_of(impl, params):
     return tuple(names), defaults
 
 
-def defprim(name, impl, path=None, params=None, vjp=None, jvp=None, unbroadcast=(), nondiff=False, view=False,
-            container=False, examples=(), varargs=None, operator=None, methods=(), attribute=None,
-            aliases=(), structural=(), batch=None, batch_same=False, collective=False):
+def defprim(
+    name,
+    impl,
+    path=None,
+    params=None,
+    vjp=None,
+    jvp=None,
+    unbroadcast=(),
+    nondiff=False,
+    view=False,
+    container=False,
+    examples=(),
+    varargs=None,
+    operator=None,
+    methods=(),
+    attribute=None,
+    aliases=(),
+    structural=(),
+    batch=None,
+    batch_same=False,
+    collective=False,
+):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"]."""
     names, defaults = _signature_of(impl, params)
-    prim = Primitive(name=name, impl=impl, path=path, params=names, defaults=defaults,
-                     vjp=dict(vjp or {}), jvp=dict(jvp or {}), unbroadcast=frozenset(unbroadcast), nondiff=nondiff,
-                     view=view, container=container, examples=list(examples), varargs=varargs,
-                     structural=frozenset(structural), batch=batch, batch_same=batch_same,
-                     collective=collective)
+    prim = Primitive(
+        name=name,
+        impl=impl,
+        path=path,
+        params=names,
+        defaults=defaults,
+        vjp=dict(vjp or {}),
+        jvp=dict(jvp or {}),
+        unbroadcast=frozenset(unbroadcast),
+        nondiff=nondiff,
+        view=view,
+        container=container,
+        examples=list(examples),
+        varargs=varargs,
+        structural=frozenset(structural),
+        batch=batch,
+        batch_same=batch_same,
+        collective=collective,
+    )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")
     _BY_NAME[name] = prim

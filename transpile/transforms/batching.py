@@ -8,6 +8,7 @@ Python control flow that depends on a batched value runs for every example: an `
 computes both branches and selects per example, a `while` runs masked until every example
 is done.
 """
+
 from __future__ import annotations
 
 import copy
@@ -15,12 +16,10 @@ from dataclasses import dataclass
 
 import gast
 
-from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, name
-from ..primitives import registry
 from .templates import instantiate
 
 BATCH = "_batch"  # the batch size, a parameter of every batched function
@@ -35,8 +34,9 @@ class BatchVariant:
 
 
 def _assign(target, value, origin=None):
-    node = gast.Assign(targets=[name(target, True) if isinstance(target, str) else target], value=value,
-                       type_comment=None)
+    node = gast.Assign(
+        targets=[name(target, True) if isinstance(target, str) else target], value=value, type_comment=None
+    )
     return gast.copy_location(node, origin) if origin is not None else node
 
 
@@ -95,7 +95,9 @@ def _operands(stmt):
     """The names a statement's right-hand side (or write) reads."""
     return {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)} | (
         {n.id for n in gast.walk(stmt.targets[0].slice) if isinstance(n, gast.Name)}
-        if isinstance(stmt.targets[0], gast.Subscript) else set())
+        if isinstance(stmt.targets[0], gast.Subscript)
+        else set()
+    )
 
 
 class _BatchBuilder:
@@ -149,8 +151,7 @@ class _BatchBuilder:
         callee = getattr(rhs, "callee", None)
         if callee is not None and reads & batched:
             mask = tuple(isinstance(a, gast.Name) and a.id in batched for a in rhs.args)
-            if not self.mode.variant(callee, mask).result_batched and not self._under_batched_control(
-                    stmt, batched):
+            if not self.mode.variant(callee, mask).result_batched and not self._under_batched_control(stmt, batched):
                 return []
         return targets
 
@@ -181,6 +182,7 @@ class _BatchBuilder:
                     walk(stmt.body, conds + (stmt.test.id,))
                 elif isinstance(stmt, gast.For):
                     walk(stmt.body, conds)
+
         walk(self.fn.body, ())
         return controls
 
@@ -201,12 +203,20 @@ class _BatchBuilder:
         body = self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
         params = list(fn.params) + [self.batch]
-        args = gast.arguments(args=[name(p) for p in params], posonlyargs=[], vararg=None, kwonlyargs=[],
-                              kw_defaults=[], kwarg=None, defaults=[])
+        args = gast.arguments(
+            args=[name(p) for p in params],
+            posonlyargs=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        )
         for a in args.args:
             a.ctx = gast.Param()
-        fdef = gast.FunctionDef(name=self.var.name, args=args, body=body, decorator_list=[], returns=None,
-                                type_comment=None, type_params=[])
+        fdef = gast.FunctionDef(
+            name=self.var.name, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
+        )
         fdef.lineno = fn.lineno
         fdef.kind = "batched"
         fdef.source_fn = fn
@@ -309,8 +319,11 @@ class _BatchBuilder:
         rhs = stmt.value
         if getattr(rhs, "callee", None) is not None:
             key = self.mode.primal(rhs.callee)
-            return _assign(copy.deepcopy(stmt.targets[0]),
-                           gast.Call(func=name(key), args=copy.deepcopy(rhs.args), keywords=[]), stmt)
+            return _assign(
+                copy.deepcopy(stmt.targets[0]),
+                gast.Call(func=name(key), args=copy.deepcopy(rhs.args), keywords=[]),
+                stmt,
+            )
         return stmt
 
     def _batched_prim(self, stmt, prim, rhs):
@@ -344,14 +357,20 @@ class _BatchBuilder:
             node = copy.deepcopy(rhs)
             node.keywords = [k for k in node.keywords if k.arg != "axis"]
             params = prim.params
-            if "axis" in params[:len(node.args)]:
-                node.args = node.args[:params.index("axis")] + node.args[params.index("axis") + 1:]
+            if "axis" in params[: len(node.args)]:
+                node.args = node.args[: params.index("axis")] + node.args[params.index("axis") + 1 :]
                 if len(node.args) > params.index("axis"):
                     self.error(stmt, "internal: positional arguments after axis")
             first = bound[params[0]]
             node.args[0] = self._as_batched(first)
-            node.keywords.append(gast.keyword(arg="axis", value=_call("rt.batch_axis", [
-                copy.deepcopy(bound.get("axis", const(None))), copy.deepcopy(node.args[0])])))
+            node.keywords.append(
+                gast.keyword(
+                    arg="axis",
+                    value=_call(
+                        "rt.batch_axis", [copy.deepcopy(bound.get("axis", const(None))), copy.deepcopy(node.args[0])]
+                    ),
+                )
+            )
             return node
         if rule is not None:
             mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
@@ -375,9 +394,11 @@ class _BatchBuilder:
         if sum(1 for v in values if not isinstance(v, gast.Constant)) <= 1:
             return node  # one array operand: broadcasting needs no help
         aligned = [self.fresh("_b") for _ in values]
-        align = _assign(_tuple([name(a, True) for a in aligned], store=True),
-                        _call("rt.align", [_tuple([copy.deepcopy(v) for v in values]),
-                                           _tuple([const(f) for f in flags])]), stmt)
+        align = _assign(
+            _tuple([name(a, True) for a in aligned], store=True),
+            _call("rt.align", [_tuple([copy.deepcopy(v) for v in values]), _tuple([const(f) for f in flags])]),
+            stmt,
+        )
         for (_, put), a in zip(operands, aligned):
             put(name(a))
         return [align, _assign(stmt.targets[0].id, node, stmt)]
@@ -386,10 +407,20 @@ class _BatchBuilder:
         values = list(args) + list(kwargs.values())
         flags = [bool(set(_names(a)) & self.batched) for a in values]
         extra = [_tuple([const(k) for k in kwargs])] if kwargs else []
-        call = _call("rt.per_example", [_path_expr(path), _tuple([copy.deepcopy(a) for a in values]),
-                                        _tuple([const(f) for f in flags]), name(self.batch)] + extra)
-        return [_comment(f"no batching rule for {path}: loops over the examples", stmt),
-                _assign(stmt.targets[0].id, call, stmt)]
+        call = _call(
+            "rt.per_example",
+            [
+                _path_expr(path),
+                _tuple([copy.deepcopy(a) for a in values]),
+                _tuple([const(f) for f in flags]),
+                name(self.batch),
+            ]
+            + extra,
+        )
+        return [
+            _comment(f"no batching rule for {path}: loops over the examples", stmt),
+            _assign(stmt.targets[0].id, call, stmt),
+        ]
 
     def _setitem(self, stmt):
         target = stmt.targets[0]
@@ -399,13 +430,23 @@ class _BatchBuilder:
         if not ({x} | set(_names(bound["idx"])) | set(_names(v))) & self.batched:
             return [stmt]
         if set(_names(bound["idx"])) & self.batched:
-            call = _call("rt.per_example_setitem", [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v),
-                                                    _tuple([const(self._is_batched(name(x))),
-                                                            const(True), const(self._is_batched(v))])])
-            return [_comment("an index that differs per example: writes example by example", stmt),
-                    _assign(x, call, stmt)]
-        value = _call("rt.batched_setitem", [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v),
-                                             const(self._is_batched(v))] + self._mask_args())
+            call = _call(
+                "rt.per_example_setitem",
+                [
+                    name(x),
+                    copy.deepcopy(bound["idx"]),
+                    copy.deepcopy(v),
+                    _tuple([const(self._is_batched(name(x))), const(True), const(self._is_batched(v))]),
+                ],
+            )
+            return [
+                _comment("an index that differs per example: writes example by example", stmt),
+                _assign(x, call, stmt),
+            ]
+        value = _call(
+            "rt.batched_setitem",
+            [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v), const(self._is_batched(v))] + self._mask_args(),
+        )
         return [_assign(x, value, stmt)]
 
     def _call(self, stmt):
@@ -435,8 +476,7 @@ class _BatchBuilder:
         assigned = self._assigned(stmt.body + stmt.orelse)
         maybe = self.states[id(stmt)][1]  # surely bound before the if
         before = [x for x in assigned if x in maybe]
-        out = [_comment("the condition differs per example: both branches run, then each example keeps "
-                        "its own", stmt)]
+        out = [_comment("the condition differs per example: both branches run, then each example keeps its own", stmt)]
         saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in before}
         for x in before:
             out.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
@@ -459,8 +499,13 @@ class _BatchBuilder:
         defined_else = self._top_targets(stmt.orelse) | maybe
         for x in assigned:
             if x in defined_then and x in defined_else:
-                out.append(_assign(x, _call("rt.select", [copy.deepcopy(cond), name(then_values[x]),
-                                                          self._as_batched(name(x))]), stmt))
+                out.append(
+                    _assign(
+                        x,
+                        _call("rt.select", [copy.deepcopy(cond), name(then_values[x]), self._as_batched(name(x))]),
+                        stmt,
+                    )
+                )
             elif x in defined_then:
                 out.append(_assign(x, name(then_values[x]), stmt))
         return out
@@ -489,8 +534,7 @@ class _BatchBuilder:
         body += self._block(stmt.body)
         self.masks.pop()
         for x in kept:
-            body.append(_assign(x, _call("rt.select", [name(active), self._as_batched(name(x)),
-                                                       name(saved[x])]), stmt))
+            body.append(_assign(x, _call("rt.select", [name(active), self._as_batched(name(x)), name(saved[x])]), stmt))
         loop = gast.While(test=_call("rt.any_active", [name(cond)]), body=body, orelse=[])
         return out + [gast.copy_location(loop, stmt)]
 
@@ -514,8 +558,10 @@ class _BatchBuilder:
         stop = []  # a break flag ends the trips of the examples that set it
         if stmt.body and isinstance(stmt.body[-1], gast.If) and isinstance(stmt.body[-1].body[0], gast.Break):
             stop = [copy.deepcopy(stmt.body[-1].test)]
-        body = [_assign(target, _call("rt.range_at", [copy.deepcopy(stmt.iter), name(trip)]), stmt),
-                _assign(active, _call("rt.range_active", [copy.deepcopy(stmt.iter), name(trip)] + stop), stmt)]
+        body = [
+            _assign(target, _call("rt.range_at", [copy.deepcopy(stmt.iter), name(trip)]), stmt),
+            _assign(active, _call("rt.range_active", [copy.deepcopy(stmt.iter), name(trip)] + stop), stmt),
+        ]
         for x in kept:
             body.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
         self.masks.append(name(active))
@@ -524,10 +570,14 @@ class _BatchBuilder:
         if body and isinstance(body[-1], gast.If) and isinstance(body[-1].body[0], gast.Break):
             body = body[:-1]  # a break flag is merged below and ends the trips of its examples
         for x in kept:
-            body.append(_assign(x, _call("rt.select", [name(active), self._as_batched(name(x)),
-                                                       name(saved[x])]), stmt))
-        loop = gast.For(target=name(trip, True), iter=_call("range", [_call("rt.longest", [
-            copy.deepcopy(stmt.iter)])]), body=body, orelse=[], type_comment=None)
+            body.append(_assign(x, _call("rt.select", [name(active), self._as_batched(name(x)), name(saved[x])]), stmt))
+        loop = gast.For(
+            target=name(trip, True),
+            iter=_call("range", [_call("rt.longest", [copy.deepcopy(stmt.iter)])]),
+            body=body,
+            orelse=[],
+            type_comment=None,
+        )
         comment = _comment("the trip count differs per example: runs the longest, masked per example", stmt)
         return [comment, gast.copy_location(loop, stmt)]
 
@@ -540,24 +590,42 @@ def _operand_slots(node):
     """(getter, setter) pairs for the operands of an operator or call node."""
     slots = []
     if isinstance(node, gast.BinOp):
-        slots = [(lambda: node.left, lambda v: setattr(node, "left", v)),
-                 (lambda: node.right, lambda v: setattr(node, "right", v))]
+        slots = [
+            (lambda: node.left, lambda v: setattr(node, "left", v)),
+            (lambda: node.right, lambda v: setattr(node, "right", v)),
+        ]
     elif isinstance(node, gast.UnaryOp):
         slots = [(lambda: node.operand, lambda v: setattr(node, "operand", v))]
     elif isinstance(node, gast.Compare):
-        slots = [(lambda: node.left, lambda v: setattr(node, "left", v)),
-                 (lambda: node.comparators[0], lambda v: node.comparators.__setitem__(0, v))]
+        slots = [
+            (lambda: node.left, lambda v: setattr(node, "left", v)),
+            (lambda: node.comparators[0], lambda v: node.comparators.__setitem__(0, v)),
+        ]
     elif isinstance(node, gast.Call):
         for i in range(len(node.args)):
-            slots.append(((lambda i: lambda: node.args[i])(i), (lambda i: lambda v: node.args.__setitem__(i, v))(i)))
+            slots.append(_list_slot(node.args, i))
         for k in node.keywords:
-            slots.append(((lambda k: lambda: k.value)(k), (lambda k: lambda v: setattr(k, "value", v))(k)))
+            slots.append((lambda k=k: k.value, lambda v, k=k: setattr(k, "value", v)))
     return slots
 
 
-_OPERATOR_PATHS = {"add": "operator.add", "sub": "operator.sub", "mul": "operator.mul", "truediv": "operator.truediv",
-                   "pow": "operator.pow", "matmul": "operator.matmul", "neg": "operator.neg", "pos": "operator.pos",
-                   "floordiv": "operator.floordiv", "mod": "operator.mod", "unpack": None}
+def _list_slot(items, i):
+    return (lambda: items[i], lambda v: items.__setitem__(i, v))
+
+
+_OPERATOR_PATHS = {
+    "add": "operator.add",
+    "sub": "operator.sub",
+    "mul": "operator.mul",
+    "truediv": "operator.truediv",
+    "pow": "operator.pow",
+    "matmul": "operator.matmul",
+    "neg": "operator.neg",
+    "pos": "operator.pos",
+    "floordiv": "operator.floordiv",
+    "mod": "operator.mod",
+    "unpack": None,
+}
 
 
 def _operator_path(prim):

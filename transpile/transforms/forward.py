@@ -7,6 +7,7 @@ output's tangent from the registry's JVP rule: ``y = np.tanh(x)`` is followed by
 be zero are tracked statically (no code), and materialized as ``0.0`` where control
 flow joins.  It is its own transformation, not reverse mode run backwards.
 """
+
 from __future__ import annotations
 
 import copy
@@ -38,8 +39,9 @@ class ForwardVariant:
 
 
 def _assign(target, value, origin=None):
-    node = gast.Assign(targets=[name(target, True) if isinstance(target, str) else target], value=value,
-                       type_comment=None)
+    node = gast.Assign(
+        targets=[name(target, True) if isinstance(target, str) else target], value=value, type_comment=None
+    )
     return gast.copy_location(node, origin) if origin is not None else node
 
 
@@ -72,7 +74,9 @@ class ForwardMode:
         if (key, mask) in self.variants:
             return self.variants[(key, mask)]
         count = sum(1 for k, _ in self.variants if k == key)
-        var = ForwardVariant(key, mask, self.program.unique(naming.tangent_function(key) + (f"_{count + 1}" if count else "")))
+        var = ForwardVariant(
+            key, mask, self.program.unique(naming.tangent_function(key) + (f"_{count + 1}" if count else ""))
+        )
         self.variants[(key, mask)] = var
         fn = self.program.functions[key]
         if fn.custom in ("vjp", "jvp"):
@@ -125,12 +129,20 @@ class _ForwardBuilder:
         out_tangent = self._tangent_of(ret) if isinstance(ret, gast.Name) else const(ZERO)
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
         params = list(fn.params) + [self.tan[p] for p in active_params]
-        args = gast.arguments(args=[name(p) for p in params], posonlyargs=[], vararg=None, kwonlyargs=[],
-                              kw_defaults=[], kwarg=None, defaults=[])
+        args = gast.arguments(
+            args=[name(p) for p in params],
+            posonlyargs=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        )
         for a in args.args:
             a.ctx = gast.Param()
-        fdef = gast.FunctionDef(name=self.var.name, args=args, body=body, decorator_list=[], returns=None,
-                                type_comment=None, type_params=[])
+        fdef = gast.FunctionDef(
+            name=self.var.name, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
+        )
         fdef.lineno = fn.lineno
         fdef.kind = "tangent"
         fdef.source_fn = fn
@@ -233,16 +245,22 @@ class _ForwardBuilder:
             return None
         total = terms[0]
         for term in terms[1:]:
-            total = (_call("rt.tree_add", [total, term]) if prim.container
-                     else gast.BinOp(left=total, op=gast.Add(), right=term))
+            total = (
+                _call("rt.tree_add", [total, term])
+                if prim.container
+                else gast.BinOp(left=total, op=gast.Add(), right=term)
+            )
         if silent:
             total = _call("rt.broadcast_like", [total, name(x)])
         return total
 
     def _missing(self, stmt, prim, param):
         what = prim.path or prim.name
-        self.error(stmt, f"no forward-mode (JVP) rule for argument `{param}` of `{what}`",
-                   f"`{param}` must not depend on the differentiated inputs here, or use reverse mode (grad/vjp)")
+        self.error(
+            stmt,
+            f"no forward-mode (JVP) rule for argument `{param}` of `{what}`",
+            f"`{param}` must not depend on the differentiated inputs here, or use reverse mode (grad/vjp)",
+        )
 
     def _unpack(self, stmt):
         targets = [t.id for t in stmt.targets[0].elts]
@@ -253,8 +271,9 @@ class _ForwardBuilder:
             return []
         rule = registry.by_name("unpack").jvp["x"]
         value = instantiate(rule, {"x": source, "t": name(self.tan[source.id]), "n": const(len(targets))})
-        pattern = _tuple([name(self.tan[t], True) if t in self.active else name("_", True) for t in targets],
-                         store=True)
+        pattern = _tuple(
+            [name(self.tan[t], True) if t in self.active else name("_", True) for t in targets], store=True
+        )
         for t in live:
             self.zero.discard(t)
         return [_assign(pattern, value, stmt)]
@@ -315,8 +334,9 @@ class _ForwardBuilder:
         pre = self._materialize(before & assigned, stmt, surely)
         self.zero = before - assigned
         body = self._block(stmt.body)
-        tail = self._materialize(self.zero & assigned, stmt, surely | _top_targets(stmt.body) | set(
-            defined_targets(stmt)))
+        tail = self._materialize(
+            self.zero & assigned, stmt, surely | _top_targets(stmt.body) | set(defined_targets(stmt))
+        )
         if tail and body and isinstance(body[-1], gast.If) and isinstance(body[-1].body[0], gast.Break):
             body = body[:-1] + tail + body[-1:]
         else:

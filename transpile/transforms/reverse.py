@@ -9,6 +9,7 @@ product of its primitive, accumulates into ``x_bar`` names, and pops the tape to
 restore what the statement overwrote.  Adjoints known to be zero are tracked
 statically, so no code is emitted for them.
 """
+
 from __future__ import annotations
 
 import copy
@@ -44,8 +45,9 @@ class Variant:
 
 
 def _assign(target, value, origin=None):
-    node = gast.Assign(targets=[target if not isinstance(target, str) else name(target, True)], value=value,
-                       type_comment=None)
+    node = gast.Assign(
+        targets=[target if not isinstance(target, str) else name(target, True)], value=value, type_comment=None
+    )
     return gast.copy_location(node, origin) if origin is not None else node
 
 
@@ -76,8 +78,12 @@ class ReverseMode:
             return self.variants[(key, mask)]
         count = sum(1 for k, _ in self.variants if k == key)
         suffix = f"_{count + 1}" if count else ""
-        var = Variant(key, mask, self.program.unique(naming.forward_sweep(key) + suffix),
-                      self.program.unique(naming.adjoint_sweep(key) + suffix))
+        var = Variant(
+            key,
+            mask,
+            self.program.unique(naming.forward_sweep(key) + suffix),
+            self.program.unique(naming.adjoint_sweep(key) + suffix),
+        )
         self.variants[(key, mask)] = var
         fn = self.program.functions[key]
         if fn.custom in ("vjp", "jvp"):
@@ -175,7 +181,11 @@ class _VariantBuilder:
         for stmt in walk_statements(fn.body):
             maybe, surely = self.states[id(stmt)]
             for x in self._targets(stmt):
-                if x in self.shape_only and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                if (
+                    x in self.shape_only
+                    and isinstance(stmt, gast.Assign)
+                    and isinstance(stmt.targets[0], gast.Subscript)
+                ):
                     continue  # an in-place write keeps the shape
                 if x in self.needed and x in maybe and x not in handled:
                     self.pushes.add((id(stmt), x))
@@ -193,8 +203,11 @@ class _VariantBuilder:
                 self.inits.append(x)
         self.tape_names = {x: self._tape_name(x) for x in self.tapes}
         self.var.restores_in_place = any(
-            isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
-            and (id(stmt), self._targets(stmt)[0]) in self.pushes for stmt in walk_statements(fn.body))
+            isinstance(stmt, gast.Assign)
+            and isinstance(stmt.targets[0], gast.Subscript)
+            and (id(stmt), self._targets(stmt)[0]) in self.pushes
+            for stmt in walk_statements(fn.body)
+        )
         bwd_body = self._reverse_function()
         fwd = self._forward_function()
         bwd = self._backward_function(bwd_body)
@@ -250,8 +263,11 @@ class _VariantBuilder:
         if getattr(rhs, "callee", None) is None:
             return False
         target = stmt.targets[0]
-        return isinstance(target, gast.Name) and target.id in self.active and any(
-            isinstance(a, gast.Name) and a.id in self.active for a in rhs.args)
+        return (
+            isinstance(target, gast.Name)
+            and target.id in self.active
+            and any(isinstance(a, gast.Name) and a.id in self.active for a in rhs.args)
+        )
 
     def _call_mask(self, rhs):
         return tuple(isinstance(a, gast.Name) and a.id in self.active for a in rhs.args)
@@ -273,7 +289,6 @@ class _VariantBuilder:
     def _push(self, stmt, x):
         tape = self.tape_names[x]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
-            target = stmt.targets[0]
             saved = _call("rt.save_region", [name(x), copy.deepcopy(stmt.value_bound_idx)])
         else:
             saved = self._saved_value(x)
@@ -312,8 +327,13 @@ class _VariantBuilder:
         rhs = stmt.value
         args = copy.deepcopy(rhs.args)
         if id(stmt) not in self.residual_of_call:  # inactive, or checkpointed: its values are not kept
-            return [_assign(copy.deepcopy(stmt.targets[0]), gast.Call(func=name(self.mode.primal(rhs.callee)),
-                                                                     args=args, keywords=[]), stmt)]
+            return [
+                _assign(
+                    copy.deepcopy(stmt.targets[0]),
+                    gast.Call(func=name(self.mode.primal(rhs.callee)), args=args, keywords=[]),
+                    stmt,
+                )
+            ]
         target, res = stmt.targets[0].id, self.residual_of_call[id(stmt)]
         var = self.mode.variant(rhs.callee, self._call_mask(rhs))
         call = gast.Call(func=name(var.fwd), args=args, keywords=[])
@@ -322,7 +342,6 @@ class _VariantBuilder:
     # ------------------------------------------------------------------ adjoint sweep
     def _backward_function(self, body):
         fn = self.fn
-        origin = fn.body[-1]
         seed = self.adj[self.ret_name] if self.ret_name else self.fresh("_ans_bar")
         prologue = []
         stored = [name(x, True) for x in self.residuals] + [name(t, True) for t in self._all_tapes()]
@@ -341,12 +360,20 @@ class _VariantBuilder:
         return {self.adj[p] for p, m in zip(self.fn.params, self.var.mask) if m and p in self.adj}
 
     def _def(self, fname, params, body, kind):
-        args = gast.arguments(args=[name(p, False) for p in params], posonlyargs=[], vararg=None, kwonlyargs=[],
-                              kw_defaults=[], kwarg=None, defaults=[])
+        args = gast.arguments(
+            args=[name(p, False) for p in params],
+            posonlyargs=[],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        )
         for a in args.args:
             a.ctx = gast.Param()
-        fdef = gast.FunctionDef(name=fname, args=args, body=body, decorator_list=[], returns=None,
-                                type_comment=None, type_params=[])
+        fdef = gast.FunctionDef(
+            name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
+        )
         gast.copy_location(fdef, self.fn.body[0] if self.fn.body else body[0])
         fdef.lineno = self.fn.lineno
         fdef.kind = kind
@@ -397,6 +424,7 @@ class _VariantBuilder:
 
     def _read(self, expr):
         """Record the primal names `expr` reads; names read only for their shape go to shape_reads."""
+
         def visit(node):
             if isinstance(node, gast.Call):
                 prim = registry.by_path(_dotted(node.func))
@@ -406,7 +434,7 @@ class _VariantBuilder:
                         self.shape_reads.add(arg.id)
                     else:
                         visit(arg)
-                for arg in node.args[len(prim.params) if prim is not None else 0:]:
+                for arg in node.args[len(prim.params) if prim is not None else 0 :]:
                     visit(arg)
                 for kw in node.keywords:
                     visit(kw.value)
@@ -417,6 +445,7 @@ class _VariantBuilder:
                 return
             for child in gast.iter_child_nodes(node):
                 visit(child)
+
         visit(expr)
         return expr
 
@@ -487,9 +516,12 @@ class _VariantBuilder:
             rule = prim.vjp.get(p)
             if rule is None:
                 what = prim.path or prim.name
-                self.error(stmt, f"no derivative rule for argument `{p}` of `{what}`",
-                           f"`{p}` must not depend on the differentiated inputs here; "
-                           "wrap it in a non-differentiable expression or file an issue for the rule")
+                self.error(
+                    stmt,
+                    f"no derivative rule for argument `{p}` of `{what}`",
+                    f"`{p}` must not depend on the differentiated inputs here; "
+                    "wrap it in a non-differentiable expression or file an issue for the rule",
+                )
             if "acc" in names_in(_template_ast(rule)):
                 acc = const(ZERO) if value.id in self.zero else name(self.adj[value.id])
                 expr = instantiate(rule, {**mapping, "acc": acc})
@@ -619,8 +651,11 @@ class _VariantBuilder:
         body = self._reverse_block(body_stmts)
         if id(stmt) in getattr(self, "loop_tapes", {}):
             body.insert(0, self._trip_pop(stmt))
-        touched = {x for x, bar in self.adj.items()
-                   if any(isinstance(n, gast.Name) and n.id == bar for s in body for n in gast.walk(s))}
+        touched = {
+            x
+            for x, bar in self.adj.items()
+            if any(isinstance(n, gast.Name) and n.id == bar for s in body for n in gast.walk(s))
+        }
         touched |= resets
         body += self._materialize((self.zero & touched) - trip_local, stmt)
         self.zero = before
@@ -644,8 +679,9 @@ class _VariantBuilder:
         if not body:
             return pre
         self.reads.add(stmt.trips)
-        loop = gast.For(target=name("_", True), iter=_call("range", [name(stmt.trips)]), body=body, orelse=[],
-                        type_comment=None)
+        loop = gast.For(
+            target=name("_", True), iter=_call("range", [name(stmt.trips)]), body=body, orelse=[], type_comment=None
+        )
         return pre + [gast.copy_location(loop, stmt)]
 
 
@@ -676,4 +712,5 @@ def _dotted(node):
 
 def _template_ast(rule):
     from .templates import _parse
+
     return _parse(rule)

@@ -1,4 +1,5 @@
 """Instantiate a registry rule template: parse it once, substitute names, fold trivial arithmetic."""
+
 from __future__ import annotations
 
 import copy
@@ -7,7 +8,7 @@ import functools
 import gast
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parse(template: str):
     return gast.parse(template, mode="eval").body
 
@@ -50,7 +51,10 @@ class _Fold(gast.NodeTransformer):
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
-        if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
-                and type(node.operand.value) in (int, float):
+        if (
+            isinstance(node.op, gast.USub)
+            and isinstance(node.operand, gast.Constant)
+            and type(node.operand.value) in (int, float)
+        ):
             return gast.Constant(value=-node.operand.value, kind=None)
         return node
