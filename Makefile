@@ -28,6 +28,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(VPY) bench/bench_grad.py
 	$(VPY) bench/bench_remat.py
+	$(VPY) bench/bench_vmap.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check transpile runtime tests samples bench
