@@ -205,3 +205,29 @@ def check_cotangents(cotangents, count, what):
 
 
 __all__ += ["stop_gradient", "check_cotangents"]
+
+
+def with_item(container, key, value):
+    """A copy of a dict or list with container[key] = value."""
+    out = dict(container) if isinstance(container, dict) else list(container)
+    out[key] = value
+    return out
+
+
+def without_item(adjoint, key):
+    """The adjoint of the container before `with_item`: the replaced item's part is zero."""
+    if is_zero(adjoint):
+        return 0.0
+    return with_item(adjoint, key, 0.0)
+
+
+def with_item_tangent(container_t, result, key, value_t):
+    """The tangent of with_item's result, from the container's and the value's tangents."""
+    if is_zero(container_t) and is_zero(value_t):
+        return 0.0
+    if is_zero(container_t):
+        container_t = dict.fromkeys(result, 0.0) if isinstance(result, dict) else [0.0] * len(result)
+    return with_item(container_t, key, value_t)
+
+
+__all__ += ["with_item", "without_item", "with_item_tangent"]

@@ -393,3 +393,29 @@ def test_raise_assert_and_print_run_in_the_forward_sweep(capsys):
         tp.grad(checked)(np.ones((2, 2)))
     with pytest.raises(AssertionError, match="two values"):
         tp.grad(checked)(np.ones(1))
+
+
+SCALE = 2.0
+
+
+def comprehensions_and_dict_items(x, a=SCALE, b=None):
+    ys = [np.sin(v) * a for v in x]
+    zs = [v * v for v in ys if True]
+    d = {}
+    d["total"] = sum(zs)
+    d["scaled"] = d["total"] * 3.0
+    items = []
+    for i in range(3):
+        items.append(x[i] * i)
+    return d["scaled"] + sum(items) + (0.0 if b is None else b)
+
+
+def test_list_comprehensions_dict_items_and_appends():
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    check_grad(tp, comprehensions_and_dict_items, x)
+    t = np.array([1.0, 0.5, -0.2, 0.3])
+    _, tangent = tp.jvp(comprehensions_and_dict_items, (x,), (t,))
+    f = comprehensions_and_dict_items
+    assert tangent == pytest.approx((f(x + 1e-6 * t) - f(x - 1e-6 * t)) / 2e-6, rel=1e-6)
+    xs = np.stack([x, -x, 0.5 * x])
+    np.testing.assert_allclose(tp.vmap(f)(xs), [f(v) for v in xs])

@@ -50,13 +50,17 @@ class Vectorized:
         _check_spec(out_axes, fun, "out_axes")
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)
-        if isinstance(in_axes, tuple) and len(in_axes) != len(self.params):
+        required = sum(1 for p in self.params if p.default is p.empty)
+        if isinstance(in_axes, tuple) and not required <= len(in_axes) <= len(self.params):
             raise TranspileError(
                 f"in_axes has {len(in_axes)} entries but `{fun.__name__}` takes {len(self.params)} argument(s)",
                 def_location(fun),
                 "give one entry per argument (None for arguments that are not mapped)",
             )
-        self.in_axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(self.params)
+        if isinstance(in_axes, tuple):  # arguments left to their defaults are not mapped
+            self.in_axes = in_axes + (None,) * (len(self.params) - len(in_axes))
+        else:  # an int maps every argument without a default
+            self.in_axes = tuple(in_axes if p.default is p.empty else None for p in self.params)
         self.out_axes = out_axes
         self.axis_name = axis_name
         self.axis_size = axis_size

@@ -479,6 +479,14 @@ class _FunctionDesugarer:
             )
         index = self.index(target.slice, stmt)
         value = atom if is_atom(atom) else name(self.expr_to(atom, None, stmt))
+        if arr in self._container_names():
+            # d[key] = v on a dict or list built here: a new container with that item (functional update)
+            key = index if is_atom(index) else name(self.expr_to(_index_value(index), None, stmt))
+            updated = self.fresh()
+            rhs = self._prim_rhs(registry.by_name("rt.with_item"), [name(arr), key, value], {}, stmt, call_node=None)
+            self.assign(updated, rhs, stmt)
+            self.assign(arr, name(updated), stmt)
+            return
         node = gast.Assign(
             targets=[gast.Subscript(value=name(arr), slice=index, ctx=gast.Store())], value=value, type_comment=None
         )
@@ -665,6 +673,18 @@ class _FunctionDesugarer:
         self.emit(loop, stmt)
         loop.trips = trips
 
+    def _container_names(self):
+        """Local names bound to dict or list literals (or list comprehensions) here."""
+        if not hasattr(self, "_containers"):
+            self._containers = {
+                t.id
+                for node in gast.walk(self.node)
+                if isinstance(node, gast.Assign) and isinstance(node.value, (gast.Dict, gast.List, gast.ListComp))
+                for t in node.targets
+                if isinstance(t, gast.Name)
+            }
+        return self._containers
+
     def _range_names(self):
         """Local names every assignment of which is a range(...) or rt.backwards(...) call."""
         if not hasattr(self, "_ranges"):
@@ -787,7 +807,8 @@ class _FunctionDesugarer:
             self.error(expr, "only list comprehensions with a single `for` are supported", "write a loop")
         gen = expr.generators[0]
         acc = self.fresh()
-        self.assign(acc, self._prim_rhs(registry.by_name("make_list"), [], {}, stmt, call_node=None), stmt)
+        self.assign(acc, self._tag(gast.List(elts=[], ctx=gast.Load()), registry.by_name("make_list"), {"items": ()}),
+                    stmt)
         append = gast.Expr(
             value=gast.Call(
                 func=gast.Attribute(value=name(acc), attr="append", ctx=gast.Load()), args=[expr.elt], keywords=[]

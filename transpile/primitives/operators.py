@@ -135,7 +135,9 @@ for _name, _fn, _op in [
         params=["x", "y"],
         operator=("Compare", _op),
         nondiff=True,
-        batch="elementwise" if _name not in ("is_", "is_not", "contains", "not_contains") else None,
+        # identity with None or a constant is the same for every example
+        batch={"is_": "x is y", "is_not": "x is not y"}.get(_name, "elementwise"),
+        batch_same=_name in ("is_", "is_not"),
     )
 defprim("not_", operator.not_, params=["x"], operator=("UnaryOp", "Not"), nondiff=True, batch="np.logical_not(x)")
 defprim("invert", operator.invert, params=["x"], operator=("UnaryOp", "Invert"), nondiff=True, batch="elementwise")
