@@ -16,12 +16,12 @@ from) and returns the text the `transpile` command writes to a file:
   unused local bindings become `_`, and lint directives in copied source comments are neutralized;
 - **deterministic**: no absolute paths, no cache key, no timestamps.
 """
+
 from __future__ import annotations
 
 import ast
 import builtins
 import io
-import os
 import re
 import sys
 import tokenize
@@ -593,6 +593,7 @@ class _Measurer:
 # constructs that generated modules contain are covered; anything else raises _Unsupported and the
 # statement is printed as `ast.unparse` prints it.
 
+
 class _Unsupported(Exception):
     pass
 
@@ -601,18 +602,51 @@ TOP = ("top",)
 PAREN = ("paren",)
 
 # ruff's OperatorPrecedence, lowest binding last
-_RUFF_PREC = {"none": 0, "attribute": 1, "exponential": 2, "inversion": 3, "multiplicative": 4, "additive": 5,
-              "shift": 6, "bitand": 7, "bitxor": 8, "bitor": 9, "comparator": 10, "bool": 11, "conditional": 12}
+_RUFF_PREC = {
+    "none": 0,
+    "attribute": 1,
+    "exponential": 2,
+    "inversion": 3,
+    "multiplicative": 4,
+    "additive": 5,
+    "shift": 6,
+    "bitand": 7,
+    "bitxor": 8,
+    "bitor": 9,
+    "comparator": 10,
+    "bool": 11,
+    "conditional": 12,
+}
 
 _BINOPS = {
-    ast.Add: ("+", "additive"), ast.Sub: ("-", "additive"), ast.Mult: ("*", "multiplicative"),
-    ast.MatMult: ("@", "multiplicative"), ast.Div: ("/", "multiplicative"), ast.FloorDiv: ("//", "multiplicative"),
-    ast.Mod: ("%", "multiplicative"), ast.Pow: ("**", "exponential"), ast.LShift: ("<<", "shift"),
-    ast.RShift: (">>", "shift"), ast.BitAnd: ("&", "bitand"), ast.BitXor: ("^", "bitxor"), ast.BitOr: ("|", "bitor"),
+    ast.Add: ("+", "additive"),
+    ast.Sub: ("-", "additive"),
+    ast.Mult: ("*", "multiplicative"),
+    ast.MatMult: ("@", "multiplicative"),
+    ast.Div: ("/", "multiplicative"),
+    ast.FloorDiv: ("//", "multiplicative"),
+    ast.Mod: ("%", "multiplicative"),
+    ast.Pow: ("**", "exponential"),
+    ast.LShift: ("<<", "shift"),
+    ast.RShift: (">>", "shift"),
+    ast.BitAnd: ("&", "bitand"),
+    ast.BitXor: ("^", "bitxor"),
+    ast.BitOr: ("|", "bitor"),
 }
-_CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is",
-           ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+_CMPOPS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
 _UNARYOPS = {ast.UAdd: "+", ast.USub: "-", ast.Invert: "~", ast.Not: "not"}
+
 
 def string_literal(value, prefix=""):
     """A string literal the way ruff writes it: double quotes unless that needs more escapes."""
@@ -663,8 +697,9 @@ class _Comment:
 class _Formatter:
     """Formats a module (parsed from text) the way `ruff format` with default settings would."""
 
-    def __init__(self, source):
+    def __init__(self, source, wrap_docstrings=False):
         self.source = source
+        self.wrap_docstrings = wrap_docstrings
         self.lines = source.split("\n")
         self.tree = ast.parse(source)
         self.magic = set()  # sequences (and parameter lists) written with a trailing comma
@@ -682,8 +717,7 @@ class _Formatter:
 
     def _find_parentheses(self):
         """Which expressions the text encloses in parentheses (ruff's `is_expression_parenthesized`)."""
-        trivia = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
-                  tokenize.ENDMARKER)
+        trivia = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(self.source).readline) if t.type not in trivia]
         starts = {t.start: i for i, t in enumerate(tokens)}
         ends = {t.end: i for i, t in enumerate(tokens)}
@@ -695,18 +729,32 @@ class _Formatter:
                 continue
             i = starts.get((node.lineno, self.char_col(node.lineno, node.col_offset)))
             j = ends.get((node.end_lineno, self.char_col(node.end_lineno, node.end_col_offset)))
-            if i and j is not None and j + 1 < len(tokens) and tokens[i - 1].string == "(" \
-                    and tokens[j + 1].string == ")":
+            if (
+                i
+                and j is not None
+                and j + 1 < len(tokens)
+                and tokens[i - 1].string == "("
+                and tokens[j + 1].string == ")"
+            ):
                 self.parens.add(id(node))
-            if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.BinOp) \
-                    and isinstance(node.operand.op, ast.Pow):
+            if (
+                isinstance(node, ast.UnaryOp)
+                and isinstance(node.operand, ast.BinOp)
+                and isinstance(node.operand.op, ast.Pow)
+            ):
                 self.parens.add(id(node.operand))  # ruff writes -(x**2), then reads the parentheses back
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Constant) \
-                    and isinstance(node.value.value, (int, float)) and not isinstance(node.value.value, bool):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, (int, float))
+                and not isinstance(node.value.value, bool)
+            ):
                 self.parens.add(id(node.value))  # (1).real
-            magic_candidate = (isinstance(node, ast.Call) and (node.args or node.keywords)) \
-                or isinstance(node, (ast.List, ast.Set, ast.Dict)) \
+            magic_candidate = (
+                (isinstance(node, ast.Call) and (node.args or node.keywords))
+                or isinstance(node, (ast.List, ast.Set, ast.Dict))
                 or (isinstance(node, ast.Tuple) and id(node) in self.tuple_parens and len(node.elts) > 1)
+            )
             if magic_candidate and j is not None and tokens[j - 1].string == ",":
                 self.magic.add(self.seq_key(node))
         for node in ast.walk(self.tree):
@@ -723,7 +771,7 @@ class _Formatter:
         """ruff's `is_single_argument_parenthesized`: `f((x))`, two `)` between the argument and the call's end."""
         j, end = self.token_end(arg), self.token_end(call)
         closing = 0
-        for tok in self.tokens[j + 1:end + 1]:
+        for tok in self.tokens[j + 1 : end + 1]:
             if tok.string == ",":
                 continue
             if tok.string != ")":
@@ -746,7 +794,7 @@ class _Formatter:
 
     def char_at(self, lineno, col_offset):
         line = self.lines[lineno - 1].encode()
-        return line[col_offset:col_offset + 1].decode(errors="replace")
+        return line[col_offset : col_offset + 1].decode(errors="replace")
 
     def tuple_has_parentheses(self, node):
         """Whether the tuple is written with its own parentheses in the text being formatted."""
@@ -813,8 +861,15 @@ class _Formatter:
     def optional_parentheses(self, content_fn):
         gid = self.new_id()
         content = content_fn(("expr", gid))
-        return group([*if_group_breaks(text("(")), *indent_if_group_breaks([*soft_line(), *content], gid),
-                      *soft_line(), *if_group_breaks(text(")"))], id=gid)
+        return group(
+            [
+                *if_group_breaks(text("(")),
+                *indent_if_group_breaks([*soft_line(), *content], gid),
+                *soft_line(),
+                *if_group_breaks(text(")")),
+            ],
+            id=gid,
+        )
 
     def best_fit_parenthesize(self, content_fn):
         gid = self.new_id()
@@ -849,8 +904,11 @@ class _Formatter:
         if isinstance(node, ast.Attribute):
             self.check_call_chain(node, level)
             value = node.value
-            base_ten = isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) \
+            base_ten = (
+                isinstance(value, ast.Constant)
+                and isinstance(value.value, (int, float))
                 and not isinstance(value.value, bool)
+            )
             mode = "always" if base_ten or self.is_parenthesized(value) else "never"
             return [*self.fmt(value, mode, level), *text("." + node.attr)]
         if isinstance(node, ast.Call):
@@ -893,9 +951,14 @@ class _Formatter:
         raise _Unsupported(type(node).__name__)
 
     def if_expression(self, node, level):
-        out = [*self.fmt(node.body, "preserve", level), *self.ipo_soft_line_or_space(level),
-               *text("if "), *self.fmt(node.test, "preserve", level),
-               *self.ipo_soft_line_or_space(level), *text("else ")]
+        out = [
+            *self.fmt(node.body, "preserve", level),
+            *self.ipo_soft_line_or_space(level),
+            *text("if "),
+            *self.fmt(node.test, "preserve", level),
+            *self.ipo_soft_line_or_space(level),
+            *text("else "),
+        ]
         orelse = node.orelse
         if isinstance(orelse, ast.IfExp) and not self.is_parenthesized(orelse):
             return out + self.if_expression(orelse, level)  # a chain stays in one group
@@ -942,8 +1005,9 @@ class _Formatter:
             entries = []
             if len(call.args) == 1 and not call.keywords:
                 arg = call.args[0]
-                entries.append(self.fmt(arg, "always" if self.single_argument_parenthesized(arg, call) else "never",
-                                        lvl))
+                entries.append(
+                    self.fmt(arg, "always" if self.single_argument_parenthesized(arg, call) else "never", lvl)
+                )
             else:
                 for arg in call.args:
                     entries.append(self.fmt(arg, "preserve", lvl))
@@ -952,10 +1016,14 @@ class _Formatter:
                 entries.append([*text(prefix), *self.fmt(kw.value, "preserve", lvl)])
             if any(isinstance(a, ast.Starred) for a in call.args) and call.keywords:
                 # keep source order: starred arguments may follow keywords
-                order = sorted([(a.lineno, a.col_offset, e) for a, e in zip(call.args, entries[:len(call.args)])]
-                               + [(k.value.lineno, k.value.col_offset, e)
-                                  for k, e in zip(call.keywords, entries[len(call.args):])],
-                               key=lambda t: (t[0], t[1]))
+                order = sorted(
+                    [(a.lineno, a.col_offset, e) for a, e in zip(call.args, entries[: len(call.args)])]
+                    + [
+                        (k.value.lineno, k.value.col_offset, e)
+                        for k, e in zip(call.keywords, entries[len(call.args) :])
+                    ],
+                    key=lambda t: (t[0], t[1]),
+                )
                 entries = [e for _, _, e in order]
             return group(self.join_comma_separated(entries, self.seq_key(call)))
 
@@ -1004,8 +1072,9 @@ class _Formatter:
             if key is None:
                 entries.append([*text("**"), *self.fmt(value, "preserve", level)])
             else:
-                entries.append(group([*self.fmt(key, "preserve", level), *text(": "),
-                                      *self.fmt(value, "preserve", level)]))
+                entries.append(
+                    group([*self.fmt(key, "preserve", level), *text(": "), *self.fmt(value, "preserve", level)])
+                )
         return self.join_comma_separated(entries, self.seq_key(node))
 
     def tuple(self, node, option, level):
@@ -1079,18 +1148,27 @@ class _Formatter:
             op, prec = parts[i]
             if _RUFF_PREC[prec] != lowest:
                 continue
-            left, right = parts[start:i], parts[i + 1:]
-            is_pow = op == "**" and self.simple_power_operand(left[-1]) and self.simple_power_operand(right[0]) \
-                and not self.is_parenthesized(left[-1]) and not self.is_parenthesized(right[0])
-            out += self.operand(left[0], level) if len(left) == 1 else self.ipo_group(self.binary_slice(left, level),
-                                                                                   level)
+            left, right = parts[start:i], parts[i + 1 :]
+            is_pow = (
+                op == "**"
+                and self.simple_power_operand(left[-1])
+                and self.simple_power_operand(right[0])
+                and not self.is_parenthesized(left[-1])
+                and not self.is_parenthesized(right[0])
+            )
+            out += (
+                self.operand(left[0], level)
+                if len(left) == 1
+                else self.ipo_group(self.binary_slice(left, level), level)
+            )
             out += self.ipo_soft_line(level) if is_pow else self.ipo_soft_line_or_space(level)
             out += text(op)
             out += self.ipo_if_group_breaks(space(), level) if is_pow else space()
             start = i + 1
         right = parts[start:]
-        out += self.operand(right[0], level) if len(right) == 1 else self.ipo_group(self.binary_slice(right, level),
-                                                                                 level)
+        out += (
+            self.operand(right[0], level) if len(right) == 1 else self.ipo_group(self.binary_slice(right, level), level)
+        )
         return out
 
     # ---------------------------------------------------------------- optional parentheses
@@ -1150,8 +1228,9 @@ class _Formatter:
         def is_parenthesized(e):
             return not isinstance(e, ast.Subscript) and self.has_parentheses(e) == "non_empty"
 
-        return (visitor.last is not None and is_parenthesized(visitor.last)) or \
-            (isinstance(visitor.first, ast.AST) and is_parenthesized(visitor.first))
+        return (visitor.last is not None and is_parenthesized(visitor.last)) or (
+            isinstance(visitor.first, ast.AST) and is_parenthesized(visitor.first)
+        )
 
     def maybe_parenthesize(self, node, parenthesize, level=TOP):
         if parenthesize == "optional" and self.is_parenthesized(node):
@@ -1182,11 +1261,8 @@ class _Formatter:
     # ---------------------------------------------------------------- statements
     @staticmethod
     def should_inline_comments(node):
-        if isinstance(node, ast.Name):
-            return True
-        if isinstance(node, ast.Constant):
-            return True  # numbers, None, booleans, single-line strings: all "best fit"
-        return False
+        # names, numbers, None, booleans and single-line strings: all "best fit"
+        return isinstance(node, (ast.Name, ast.Constant))
 
     def should_non_inlineable_use_best_fit(self, node):
         return isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)) and self.needs_parentheses(node) == "best_fit"
@@ -1250,9 +1326,13 @@ class _Formatter:
                 return self.right_to_left(self.before_operator(node.target), op, node.value)
             return [*self.fmt(node.target, "preserve", TOP), *text(f" {op} "), *self.left_to_right(node.value)]
         if isinstance(node, ast.AnnAssign) and node.value is not None and node.simple:
-            return [*self.fmt(node.target, "preserve", TOP), *text(": "),
-                    *self.maybe_parenthesize(node.annotation, "if_breaks"), *text(" = "),
-                    *self.left_to_right(node.value)]
+            return [
+                *self.fmt(node.target, "preserve", TOP),
+                *text(": "),
+                *self.maybe_parenthesize(node.annotation, "if_breaks"),
+                *text(" = "),
+                *self.left_to_right(node.value),
+            ]
         if isinstance(node, ast.Return):
             if node.value is None:
                 return text("return")
@@ -1295,8 +1375,7 @@ class _Formatter:
             target_doc = self.tuple(target, "never_preserve", ("expr", None))
         else:
             target_doc = self.maybe_parenthesize(target, "if_breaks")
-        return [*text("for "), *target_doc, *text(" in "), *self.maybe_parenthesize(node.iter, "if_breaks"),
-                *text(":")]
+        return [*text("for "), *target_doc, *text(" in "), *self.maybe_parenthesize(node.iter, "if_breaks"), *text(":")]
 
     def def_header(self, node):
         args = node.args
@@ -1396,8 +1475,9 @@ class _Formatter:
                     blank = 2
                 elif _is_docstring(previous) and index == 1:
                     blank = 1
-                elif isinstance(previous, (ast.Import, ast.ImportFrom)) and not isinstance(stmt, (ast.Import,
-                                                                                                  ast.ImportFrom)):
+                elif isinstance(previous, (ast.Import, ast.ImportFrom)) and not isinstance(
+                    stmt, (ast.Import, ast.ImportFrom)
+                ):
                     blank = max(blank, 1)
             else:
                 blank = min(self.blank_lines_before(first_line), 1)
@@ -1410,7 +1490,8 @@ class _Formatter:
             previous = stmt
 
     def docstring(self, node, level):
-        self.out.append(_docstring_text(node.value.value, level))
+        raw = self.char_at(node.value.lineno, node.value.col_offset) in ("r", "R")
+        self.out.append(_docstring_text(node.value.value, level, raw=raw, wrap=self.wrap_docstrings))
 
     def statement(self, stmt, level, docstring_allowed=False):
         if docstring_allowed and _is_docstring(stmt):
@@ -1420,16 +1501,23 @@ class _Formatter:
             self.out.append(self.render_header(lambda: self.def_header(stmt), _def_fallback(stmt), level))
             self.suite(stmt.body, level + 1)
         elif isinstance(stmt, ast.For):
-            self.out.append(self.render_header(lambda: self.for_header(stmt),
-                                               f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:", level))
+            self.out.append(
+                self.render_header(
+                    lambda: self.for_header(stmt), f"for {ast.unparse(stmt.target)} in {ast.unparse(stmt.iter)}:", level
+                )
+            )
             self.suite(stmt.body, level + 1)
             if stmt.orelse:
                 self.out.append(INDENT_STR * level + "else:")
                 self.suite(stmt.orelse, level + 1)
         elif isinstance(stmt, ast.While):
-            self.out.append(self.render_header(
-                lambda: [*text("while "), *self.maybe_parenthesize(stmt.test, "if_breaks"), *text(":")],
-                f"while {ast.unparse(stmt.test)}:", level))
+            self.out.append(
+                self.render_header(
+                    lambda: [*text("while "), *self.maybe_parenthesize(stmt.test, "if_breaks"), *text(":")],
+                    f"while {ast.unparse(stmt.test)}:",
+                    level,
+                )
+            )
             self.suite(stmt.body, level + 1)
             if stmt.orelse:
                 self.out.append(INDENT_STR * level + "else:")
@@ -1440,9 +1528,13 @@ class _Formatter:
             self.out.append(self.render_statement(stmt, level))
 
     def if_statement(self, stmt, level, keyword):
-        self.out.append(self.render_header(
-            lambda: [*text(keyword + " "), *self.maybe_parenthesize(stmt.test, "if_breaks"), *text(":")],
-            f"{keyword} {ast.unparse(stmt.test)}:", level))
+        self.out.append(
+            self.render_header(
+                lambda: [*text(keyword + " "), *self.maybe_parenthesize(stmt.test, "if_breaks"), *text(":")],
+                f"{keyword} {ast.unparse(stmt.test)}:",
+                level,
+            )
+        )
         self.suite(stmt.body, level + 1)
         orelse = stmt.orelse
         if len(orelse) == 1 and isinstance(orelse[0], ast.If) and orelse[0].col_offset == stmt.col_offset:
@@ -1471,22 +1563,33 @@ def _normalize_comment(comment):
     return "#" + body
 
 
-def _docstring_text(value, level):
-    """A docstring as ruff prints it: `\"\"\"`, re-indented, trailing whitespace stripped."""
+def _docstring_text(value, level, raw=False, wrap=False):
+    """A docstring as ruff prints it: `\"\"\"`, re-indented, trailing whitespace stripped.
+
+    raw: keep an `r` prefix (and the backslashes); wrap: split a one-line docstring that would be
+    longer than the line width into lines (ruff leaves long docstrings alone; E501 would not).
+    """
+
     pad = INDENT_STR * level
     value = value.expandtabs()
-    if "\\" in value:
+    prefix = "r" if raw else ""
+    if "\\" in value and not raw:
         value = value.replace("\\", "\\\\")
     lines = value.split("\n")
     if len(lines) == 1:
         body = lines[0].strip()
         if body.endswith('"'):
             body += " "
-        return f'{pad}"""{body}"""'
+        if wrap and len(pad) + len(prefix) + len(body) + 6 > LINE_WIDTH:
+            wrapped = _balanced_wrap(body, LINE_WIDTH - len(pad) - len(prefix))
+            if len(wrapped) > 1:
+                wrapped[0] = wrapped[0][3:]
+                return "\n".join([f'{pad}{prefix}"""{wrapped[0]}', *(pad + w for w in wrapped[1:]), f'{pad}"""'])
+        return f'{pad}{prefix}"""{body}"""'
     first = lines[0].strip()
     rest = lines[1:]
     margin = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
-    out = [f'{pad}"""{first}']
+    out = [f'{pad}{prefix}"""{first}']
     for line in rest[:-1]:
         stripped = line[margin:].rstrip() if line.strip() else ""
         out.append(pad + stripped if stripped else "")
@@ -1499,6 +1602,23 @@ def _docstring_text(value, level):
     else:
         out.append(f'{pad}"""')
     return "\n".join(out)
+
+
+def _balanced_wrap(body, width):
+    """`\"\"\"` + body in as few lines as `width` allows, with lines of similar length."""
+    import textwrap
+
+    def wrap(w):
+        return textwrap.wrap(body, width=w, initial_indent='"""', break_long_words=False, break_on_hyphens=False)
+
+    lines = wrap(width)
+    target = len(lines)
+    total = len(body) + 3
+    for w in range(min(width, -(-total // target)), width):
+        candidate = wrap(w)
+        if len(candidate) == target:
+            return candidate
+    return lines
 
 
 def _will_break(elements):
@@ -1613,16 +1733,20 @@ def _expression_children(node):
     return []
 
 
-def format_module(source):
+def format_module(source, wrap_docstrings=False, ignore_magic_commas=False):
     """`source` formatted the way `ruff format` (default settings) formats it, for generated-code constructs.
 
     ruff reads what it printed differently from what it was given (a sequence it split now ends with
     a "magic" trailing comma; `-x ** 2` became `-(x**2)`), so formatting is repeated until the text is
-    a fixed point: `ruff format --check` then finds nothing to change.
+    a fixed point: `ruff format --check` then finds nothing to change.  ignore_magic_commas: trailing
+    commas in `source` do not force their sequence to stay split (generated code writes some).
     """
     current = source
-    for _ in range(6):
-        formatted = _Formatter(current).format()
+    for attempt in range(6):
+        formatter = _Formatter(current, wrap_docstrings)
+        if ignore_magic_commas and attempt == 0:
+            formatter.magic.clear()  # trailing commas the code generator happened to write
+        formatted = formatter.format()
         if formatted == current:
             break
         current = formatted
@@ -1630,6 +1754,7 @@ def format_module(source):
 
 
 # ============================================================================ standalone modules
+
 
 @dataclass
 class Entry:
@@ -1646,12 +1771,19 @@ class Entry:
     defaults: bool = True  # carry the original function's default argument values over to the entry
 
 
-_DIRECTIVE = re.compile(r"#\s*(noqa|type\s*:|fmt\s*:|isort\s*:|ruff\s*:|pyright\s*:|pylint\s*:|mypy\s*:|pragma)",
-                        re.IGNORECASE)
+_DIRECTIVE = re.compile(
+    r"#\s*(noqa|type\s*:|fmt\s*:|isort\s*:|ruff\s*:|pyright\s*:|pylint\s*:|mypy\s*:|pragma)", re.IGNORECASE
+)
 _ORIGIN_COMMENT = re.compile(r"^(\s*# \S+\.py:\d+: )(.*)$")
 _DUMMY = re.compile(r"^(_+|_+\w*[^\W_])$")
-_TYPING_BUILTINS = {"List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "FrozenSet": "frozenset",
-                    "Type": "type"}
+_TYPING_BUILTINS = {
+    "List": "list",
+    "Dict": "dict",
+    "Tuple": "tuple",
+    "Set": "set",
+    "FrozenSet": "frozenset",
+    "Type": "type",
+}
 
 
 def _error(message, fn=None, hint=None):
@@ -1674,7 +1806,7 @@ def _sanitize_comment_line(line):
     code = match.group(2)
     directive = _DIRECTIVE.search(code)
     if directive:
-        code = code[:directive.start()].rstrip()
+        code = code[: directive.start()].rstrip()
     return match.group(1) + code
 
 
@@ -1686,10 +1818,11 @@ def _strip_generated_header(text):
     if first is None:
         return ""
     lines = text.split("\n")
-    return "\n".join(lines[first.lineno - 1:])
+    return "\n".join(lines[first.lineno - 1 :])
 
 
 # ---------------------------------------------------------------- captures become imports
+
 
 class _Imports:
     """The import block of an emitted module, grouped so that import sorting is stable anywhere."""
@@ -1703,10 +1836,7 @@ class _Imports:
         self.constants = {}  # name -> expression text
 
     def import_module(self, module_name, alias):
-        line = f"import {module_name}" + (f" as {alias}" if alias != module_name.split(".")[-1] or "." in
-                                            module_name and alias != module_name else "")
-        if "." in module_name and alias == module_name:
-            line = f"import {module_name}"
+        line = f"import {module_name}" if alias == module_name else f"import {module_name} as {alias}"
         root = module_name.split(".")[0]
         if root == "numpy":
             self.numpy.add(line)
@@ -1740,8 +1870,26 @@ class _Imports:
         # first- or third-party depends on where ruff runs, and a split keeps either reading sorted
         out = "\n\n# isort: split\n".join(blocks)
         if self.constants:
-            out += "\n\n" + "\n".join(f"{name} = {value}" for name, value in sorted(self.constants.items()))
+            out += "\n\n" + "\n".join(f"{name} = {self.constants[name]}" for name in self._constant_order())
         return out
+
+    def _constant_order(self):
+        """Constants by name, each after the constants its value reads."""
+        order, placed = [], set()
+        pending = sorted(self.constants)
+        while pending:
+            for name in pending:
+                reads = {
+                    n.id for n in ast.walk(ast.parse(self.constants[name], mode="eval")) if isinstance(n, ast.Name)
+                }
+                if not (reads & (set(self.constants) - placed - {name})):
+                    break
+            else:
+                name = pending[0]  # a cycle cannot happen; keep going anyway
+            order.append(name)
+            placed.add(name)
+            pending.remove(name)
+        return order
 
 
 def _import_key(line):
@@ -1792,19 +1940,29 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
 
     identity = getattr(cap, "identity", None)
     if depth > 20 or identity is None:
-        raise _error(f"`{name}` is a value from outside the transformed code that transpile cannot trace back "
-                     "to an import", user_fn, "make it a module-level constant of the file or pass it as an argument")
+        raise _error(
+            f"`{name}` is a value from outside the transformed code that transpile cannot trace back to an import",
+            user_fn,
+            "make it a module-level constant of the file or pass it as an argument",
+        )
     kind = identity[0]
     if kind == "name":
         _, globals_id, cell_id, dotted = identity
         path = dotted.split(".")
         if cell_id != id(None):
-            raise _error(f"`{path[0]}` is a variable of an enclosing function (a closure), which a standalone module "
-                         "cannot import", user_fn, f"make `{path[0]}` a module-level name or pass it as an argument")
+            raise _error(
+                f"`{path[0]}` is a variable of an enclosing function (a closure), which a standalone module "
+                "cannot import",
+                user_fn,
+                f"make `{path[0]}` a module-level name or pass it as an argument",
+            )
         module = namespaces.get(globals_id)
         if module is None:
-            raise _error(f"`{dotted}` comes from a namespace that is not an importable module", user_fn,
-                         "define the function and the values it uses in a module file")
+            raise _error(
+                f"`{dotted}` comes from a namespace that is not an importable module",
+                user_fn,
+                "define the function and the values it uses in a module file",
+            )
         inner = getattr(module, "__transpile_captures__", None)
         if inner is not None and path[0] in inner:  # a value a generated module was given: where it came from
             inner_name = path[0]
@@ -1815,8 +1973,11 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
             return None
         module_name = module.__name__
         if module_name == "__main__" or not all(part.isidentifier() for part in module_name.split(".")):
-            raise _error(f"`{dotted}` is a global of {module_name!r}, which is not importable by name", user_fn,
-                         "run transpile on a module file")
+            raise _error(
+                f"`{dotted}` is a global of {module_name!r}, which is not importable by name",
+                user_fn,
+                "run transpile on a module file",
+            )
         root_value = vars(module).get(path[0])
         if isinstance(root_value, types.ModuleType):
             if root_value is np:
@@ -1852,15 +2013,21 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
         if module_name and "." not in qualname and getattr(sys.modules.get(module_name), qualname, None) is obj:
             imports.import_from(module_name, qualname, name)
             return None
-        raise _error(f"`{name}` ({type(obj).__name__}) cannot be written as an import", user_fn,
-                     "use a module-level name or a NumPy attribute")
+        raise _error(
+            f"`{name}` ({type(obj).__name__}) cannot be written as an import",
+            user_fn,
+            "use a module-level name or a NumPy attribute",
+        )
     if kind == "default":
         value = cap.read()
         literal = _literal(value)
         if literal is None:
-            raise _error(f"the default value of parameter `{identity[2]}` is a {type(value).__name__}, which a "
-                         "standalone module cannot spell", user_fn,
-                         "use a literal default (a number, string, tuple ...) or pass the argument explicitly")
+            raise _error(
+                f"the default value of parameter `{identity[2]}` is a {type(value).__name__}, which a "
+                "standalone module cannot spell",
+                user_fn,
+                "use a literal default (a number, string, tuple ...) or pass the argument explicitly",
+            )
         imports.constants[name] = literal
         return None
     raise _error(f"`{name}` is a value transpile cannot trace back to an import", user_fn)
@@ -1892,6 +2059,7 @@ def _literal(value):
 
 
 # ---------------------------------------------------------------- annotations
+
 
 def _function_def(fn):
     """The `def` node of a user function, parsed from its source, or None."""
@@ -1927,15 +2095,16 @@ class _Annotations:
                     self.params[arg.arg] = arg.annotation
             self.returns = fdef.returns
             positional = fdef.args.args
-            self.default_nodes = dict(zip([a.arg for a in positional[len(positional) - len(fdef.args.defaults):]],
-                                          fdef.args.defaults))
+            self.default_nodes = dict(
+                zip([a.arg for a in positional[len(positional) - len(fdef.args.defaults) :]], fdef.args.defaults)
+            )
         self.default_values = {}
         target = getattr(fn, "__wrapped__", fn)
         code = getattr(target, "__code__", None)
         values = getattr(target, "__defaults__", None) or ()
         if code is not None and values:
-            names = code.co_varnames[:code.co_argcount]
-            self.default_values = dict(zip(names[len(names) - len(values):], values))
+            names = code.co_varnames[: code.co_argcount]
+            self.default_values = dict(zip(names[len(names) - len(values) :], values))
 
     def default(self, name):
         """Source for the original default value of parameter `name`, or None."""
@@ -1970,7 +2139,7 @@ class _Annotations:
             try:
                 return self.convert(ast.parse(node.value, mode="eval").body)
             except SyntaxError:
-                raise _Unsupported("string annotation")
+                raise _Unsupported("string annotation") from None
         if isinstance(node, ast.Subscript):
             base = self.resolve(node.value)
             items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -2032,8 +2201,12 @@ class _Annotations:
         """The annotation's source in the emitted module, or None when it cannot be carried over."""
         if node is None:
             return None
-        saved = (set(self.imports.numpy), set(self.imports.stdlib), set(self.imports.other),
-                 {k: set(v) for k, v in self.imports.from_imports.items()})
+        saved = (
+            set(self.imports.numpy),
+            set(self.imports.stdlib),
+            set(self.imports.other),
+            {k: set(v) for k, v in self.imports.from_imports.items()},
+        )
         try:
             return ast.unparse(self.convert(node))
         except _Unsupported:
@@ -2059,6 +2232,7 @@ def _union(items):
 
 
 # ---------------------------------------------------------------- lint fixes
+
 
 def _rename_unused(text):
     """Bindings that are never read become `_` (ruff's F841 and RUF059 flag them otherwise)."""
@@ -2130,19 +2304,33 @@ def _undefined_names(text):
             module_names.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
     missing = set()
 
+    def own_nodes(fdef):
+        stack = list(fdef.body)
+        while stack:
+            node = stack.pop()
+            yield node
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                stack.extend(ast.iter_child_nodes(node))
+
     def check(fdef, enclosing):
         local = set(enclosing) | {a.arg for a in fdef.args.args}
-        for node in ast.walk(fdef):
+        nested = []
+        for node in own_nodes(fdef):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 local.add(node.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fdef:
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 local.add(node.name)
-        for node in ast.walk(fdef):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not fdef:
-                check(node, local)
-            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
-                if node.id not in local and node.id not in module_names:
-                    missing.add(node.id)
+                nested.append(node)
+        for node in own_nodes(fdef):
+            if (
+                isinstance(node, ast.Name)
+                and not isinstance(node.ctx, ast.Store)
+                and node.id not in local
+                and node.id not in module_names
+            ):
+                missing.add(node.id)
+        for node in nested:
+            check(node, local)
 
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
@@ -2155,6 +2343,7 @@ def _loaded_names(text):
 
 
 # ---------------------------------------------------------------- the emitted module
+
 
 def _annotate_entry(functions_text, entry, annotations):
     """Rewrite the entry function's `def` line with the original function's annotations."""
@@ -2204,7 +2393,7 @@ def _annotate_entry(functions_text, entry, annotations):
     lines = functions_text.split("\n")
     if fdef.body[0].lineno == fdef.lineno:
         return functions_text
-    lines[fdef.lineno - 1:fdef.body[0].lineno - 1] = [header]
+    lines[fdef.lineno - 1 : fdef.body[0].lineno - 1] = [header]
     return "\n".join(lines)
 
 
@@ -2240,12 +2429,25 @@ def standalone_text(generated_text, program, entry, *, user_function, module_nam
     body = header + "\n\n" + imports.text() + "\n\n\n" + functions
     undefined = _undefined_names(body)
     if undefined:
-        raise _error("the generated code refers to " + ", ".join(f"`{n}`" for n in undefined) + ", defined nowhere "
-                     "in the module; this is a bug in transpile's code generation", user_function,
-                     "please report it with this function; the Python API would fail the same way at run time")
-    text_out = format_module(body)
+        raise _error(
+            "the generated code refers to " + ", ".join(f"`{n}`" for n in undefined) + ", defined nowhere "
+            "in the module; this is a bug in transpile's code generation",
+            user_function,
+            "please report it with this function; the Python API would fail the same way at run time",
+        )
+    text_out = _shorten_comments(format_module(body, wrap_docstrings=True, ignore_magic_commas=True))
     compile(text_out, "<standalone>", "exec")
     return text_out
+
+
+def _shorten_comments(text):
+    """Comments that copy long source lines are cut to the line width (E501, where a project enables it)."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) > LINE_WIDTH and line.lstrip().startswith("#"):
+            line = line[: LINE_WIDTH - 3].rstrip() + "..."
+        out.append(line)
+    return "\n".join(out)
 
 
 def _wrap(paragraph, width=84):
@@ -2254,20 +2456,57 @@ def _wrap(paragraph, width=84):
     return textwrap.fill(paragraph, width=width, break_long_words=False, break_on_hyphens=False)
 
 
+_VALUE_OPTIONS = ("-o", "--output", "--argnums", "--in-axes", "--out-axes", "--axis-name", "--axis-size")
+
+
+def _command_lines(command):
+    """The command, split over lines with shell continuations when it is longer than the line width."""
+    import shlex
+
+    if len(command) + 4 <= LINE_WIDTH:
+        return [f"    {command}"]
+    words, units = shlex.split(command), []
+    for word in words:  # an option stays on the line of its value
+        if (
+            units
+            and units[-1].startswith("-")
+            and " " not in units[-1]
+            and not word.startswith("-")
+            and units[-1] in _VALUE_OPTIONS
+        ):
+            units[-1] += " " + shlex.quote(word)
+        else:
+            units.append(shlex.quote(word))
+    lines, current = [], "   "
+    for quoted in units:
+        if len(current) + 1 + len(quoted) + 2 > LINE_WIDTH and current.strip():
+            lines.append(current + " \\")
+            current = "       "
+        current += " " + quoted
+    lines.append(current)
+    return lines
+
+
 def _header_docstring(entry, origin, command, version, program, imports, module_name):
-    parts = [f"{entry.title}, generated by transpile {version}.", ""]
-    parts.append(_wrap(f"From {origin}. Do not edit by hand; regenerate (or check that this file is up to "
-                       "date by adding --check) with:"))
-    parts += ["", f"    {command}", ""]
+    command_lines = _command_lines(command)
+    raw = "r" if len(command_lines) > 1 else ""
+    parts = [_wrap(f"{entry.title}, generated by transpile {version} from {origin}."), ""]
+    parts.append(_wrap("Do not edit by hand; regenerate it (or check that it is up to date by adding --check) with:"))
+    parts += ["", *command_lines, ""]
     call = f"Call: {entry.name}({', '.join(entry.params)})"
     parts.append(_wrap(call + (f", {entry.call}." if entry.call else ".")))
     parts.append(_wrap("Returns: " + entry.returns))
     imported = sorted(a or m for m, a in imports.from_imports.get(module_name, ()))
     if module_name and imported:
         parts.append("")
-        parts.append(_wrap(f"Module-level values of `{module_name}` are imported from it (it must be importable): "
-                           + ", ".join(f"`{n}`" for n in imported) + "."))
+        parts.append(
+            _wrap(
+                f"Module-level values of `{module_name}` are imported from it (it must be importable): "
+                + ", ".join(f"`{n}`" for n in imported)
+                + "."
+            )
+        )
     parts.append("")
     needs = "NumPy and the `runtime` package of transpile" + (f", and `{module_name}`" if imported else "")
     parts.append(_wrap(f"At run time this module needs {needs}; it never imports transpile itself."))
-    return '"""' + "\n".join(parts) + '\n"""'
+    return raw + '"""' + "\n".join(parts) + '\n"""'
