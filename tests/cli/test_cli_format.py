@@ -12,7 +12,7 @@ import textwrap
 import pytest
 from cli_support import ROOT, ruff_executable, run_ruff
 
-from transpile.codegen.standalone import format_module
+from transpile.codegen.pyformat import format_module
 
 
 def fmt(source):

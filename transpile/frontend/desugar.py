@@ -751,6 +751,9 @@ class _FunctionDesugarer:
         if target is None:
             target = self.fresh()
         if isinstance(expr, gast.Name) and expr.id in self.locals:
+            if expr.id in self.lifted:
+                self.error(expr, "a nested function can only be called, not returned or stored",
+                           "call it here, or define it at module level and pass its arguments explicitly")
             if force_fresh or expr.id != target:
                 self.assign(target, name(expr.id), stmt)
             return target

@@ -209,6 +209,8 @@ class _VariantBuilder:
             for stmt in walk_statements(fn.body)
         )
         bwd_body = self._reverse_function()
+        eliminate_dead_code(bwd_body, self._result_names())
+        self._drop_unread(bwd_body)
         fwd = self._forward_function()
         bwd = self._backward_function(bwd_body)
         self.mode.functions.extend([fwd, bwd])
@@ -352,9 +354,16 @@ class _VariantBuilder:
             if m:
                 results.append(const(ZERO) if p in self.zero or p not in self.adj else name(self.adj[p]))
         ret = gast.Return(value=_tuple(results))
-        body = list(body)
-        eliminate_dead_code(body, self._result_names())
         return self._def(self.var.bwd, [naming.RESIDUALS, seed], prologue + body + [ret], "adjoint")
+
+    def _drop_unread(self, bwd_body):
+        """Forget tapes and residuals the (dead-code-free) adjoint sweep never reads."""
+        read = {n.id for stmt in bwd_body for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+        self.tapes = [x for x in self.tapes if self.tape_names[x] in read]
+        self.pushes = {(sid, x) for sid, x in self.pushes if x in self.tapes}
+        self.loop_tapes = {k: t for k, t in self.loop_tapes.items() if t in read}
+        self.residuals = [x for x in self.residuals if x in read]
+        self.inits = [x for x in self.inits if x in self.tapes or x in self.residuals]
 
     def _result_names(self):
         return {self.adj[p] for p, m in zip(self.fn.params, self.var.mask) if m and p in self.adj}

@@ -261,7 +261,6 @@ def tanh_bwd_bwd_fwd(residuals, _t12_bar):
     its value and what the adjoint sweep needs.
     """
     _tape_y_bar_ = None
-    _tape_y_bar_bar_ = None
     _tape_t4_bar_ = None
     _t10 = residuals
     (
@@ -297,7 +296,6 @@ def tanh_bwd_bwd_fwd(residuals, _t12_bar):
     _t15 = _tape_y_bar
     _tape_y_bar_ = (y_bar, _tape_y_bar_)
     y_bar, _tape_y_bar = _t15
-    _tape_y_bar_bar_ = (rt.like(y_bar_bar), _tape_y_bar_bar_)
     y_bar_bar = rt.unbroadcast(_t10_bar, y_bar)
     _t8_bar = rt.unbroadcast(_t10_bar, _t8)
     _t9_bar = rt.broadcast_like(_t8_bar, _t9)
@@ -375,7 +373,6 @@ def tanh_bwd_bwd_fwd(residuals, _t12_bar):
             rt.like(_t26),
             rt.like(_t32),
             _tape_y_bar_,
-            _tape_y_bar_bar_,
             _tape_t4_bar_,
         ),
     )
@@ -426,7 +423,6 @@ def tanh_bwd_bwd_bwd(residuals, _t33_bar):
         _t26,
         _t32,
         _tape_y_bar_,
-        _,
         _tape_t4_bar_,
     ) = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
