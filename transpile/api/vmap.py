@@ -102,11 +102,12 @@ class Vectorized:
         fresh = Names(params)
         ans, batch = fresh("ans"), fresh(BATCH)
         specs = repr(tuple(self.in_axes))
+        args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
         names = repr(tuple(params))
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
             f'    """`{entry.qualname}` over a batch: in_axes={self.in_axes!r}, out_axes={self.out_axes!r}."""',
-            f"    {batch} = rt.batch_size_of(({', '.join(params)}{',' if len(params) == 1 else ''}), {specs}, {names}, {self.axis_size!r})",
+            f"    {batch} = rt.batch_size_of({args}, {specs}, {names}, {self.axis_size!r})",
         ]
         for p, spec in zip(params, self.in_axes):
             if _mapped(spec):
