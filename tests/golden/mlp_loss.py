@@ -2,9 +2,11 @@
 
 Do not edit by hand: it is regenerated whenever the source changes.
 """
+
 import numpy as np
 
 import runtime as rt
+
 
 def predict_fwd(params, inputs):
     """Forward sweep of `predict`: returns its value and what the adjoint sweep needs."""
@@ -55,7 +57,7 @@ def loss_fwd(params, inputs, targets):
     preds, _res_predict_1 = predict_fwd(params, inputs)
     # mlp.py:30: return np.sum((preds - targets) ** 2)
     _t3 = preds - targets
-    _t2 = _t3 ** 2
+    _t2 = _t3**2
     _t1 = np.sum(_t2)
     return (_t1, (rt.like(preds), _res_predict_1, _t3, rt.like(_t2)))
 
@@ -68,13 +70,13 @@ def loss_bwd(residuals, _t1_bar):
     _t3_bar = rt.unbroadcast(_t2_bar * 2 * _t3, _t3)
     preds_bar = rt.unbroadcast(_t3_bar, preds)
     # mlp.py:29: preds = predict(params, inputs)
-    params_bar, = predict_bwd(_res_predict_1, preds_bar)
+    (params_bar,) = predict_bwd(_res_predict_1, preds_bar)
     return (params_bar,)
 
 
 def grad_loss(params, inputs, targets):
     """Gradient with respect to `params` (argument 0) of `loss`."""
     ans, residuals = loss_fwd(params, inputs, targets)
-    (params_bar,) = loss_bwd(residuals, rt.scalar_seed(ans, 'loss'))
+    (params_bar,) = loss_bwd(residuals, rt.scalar_seed(ans, "loss"))
     return rt.materialize(params_bar, params)
 

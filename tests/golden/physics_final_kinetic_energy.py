@@ -2,9 +2,11 @@
 
 Do not edit by hand: it is regenerated whenever the source changes.
 """
+
 import numpy as np
 
 import runtime as rt
+
 
 def spring_forces_fwd(x, k, rest):
     """Forward sweep of `spring_forces`: returns its value and what the adjoint sweep needs."""
@@ -36,7 +38,24 @@ def spring_forces_fwd(x, k, rest):
         _t13 = _t12 - _t14
         _t15 = i + 1
         forces[_t15] = _t13
-        _tape_i = ((_t6, rt.like(_t5), rt.like(_t7), rt.like(_t4), rt.like(stretch), rt.like(_t8), rt.like(_t10), rt.like(_t9), _t11, rt.like(_t12), rt.like(_t14), rt.like(_t13), _t15), _tape_i)
+        _tape_i = (
+            (
+                _t6,
+                rt.like(_t5),
+                rt.like(_t7),
+                rt.like(_t4),
+                rt.like(stretch),
+                rt.like(_t8),
+                rt.like(_t10),
+                rt.like(_t9),
+                _t11,
+                rt.like(_t12),
+                rt.like(_t14),
+                rt.like(_t13),
+                _t15,
+            ),
+            _tape_i,
+        )
     return (forces, (rt.like(x), k, rt.like(forces), _range3, _tape_i))
 
 
@@ -46,7 +65,10 @@ def spring_forces_bwd(residuals, forces_bar):
     # physics.py:43: for i in range(n - 1):
     x_bar = 0.0
     for i in rt.backwards(_range3):
-        (_t6, _t5, _t7, _t4, stretch, _t8, _t10, _t9, _t11, _t12, _t14, _t13, _t15), _tape_i = _tape_i
+        (
+            (_t6, _t5, _t7, _t4, stretch, _t8, _t10, _t9, _t11, _t12, _t14, _t13, _t15),
+            _tape_i,
+        ) = _tape_i
         # physics.py:46: forces[i + 1] -= k * stretch
         _t13_bar = rt.unbroadcast(rt.get(forces_bar, _t15), _t13)
         forces_bar = rt.zero_region(forces_bar, _t15)
@@ -107,17 +129,51 @@ def final_kinetic_energy_fwd(x0, k, rest, dt, steps):
         _t9 = v + _t7
         _tape_v = (v, _tape_v)
         v = _t9
-        _tape_ = ((_t3, rt.like(_t2), rt.like(_t5), _res_spring_forces_2, _t8, rt.like(_t7)), _tape_)
+        _tape_ = (
+            (_t3, rt.like(_t2), rt.like(_t5), _res_spring_forces_2, _t8, rt.like(_t7)),
+            _tape_,
+        )
     # physics.py:70: return 0.5 * np.sum(v * v)
     _t12 = v * v
     _t11 = np.sum(_t12)
     _t10 = 0.5 * _t11
-    return (_t10, (rt.like(x0), dt, rt.like(x), v, rt.like(f), _res_spring_forces_1, _range1, rt.like(_t12), rt.like(_t11), _tape_v, _tape_x, _tape_f, _tape_))
+    return (
+        _t10,
+        (
+            rt.like(x0),
+            dt,
+            rt.like(x),
+            v,
+            rt.like(f),
+            _res_spring_forces_1,
+            _range1,
+            rt.like(_t12),
+            rt.like(_t11),
+            _tape_v,
+            _tape_x,
+            _tape_f,
+            _tape_,
+        ),
+    )
 
 
 def final_kinetic_energy_bwd(residuals, _t10_bar):
     """Adjoint sweep of `final_kinetic_energy`: returns the adjoints of its differentiated arguments."""
-    x0, dt, x, v, f, _res_spring_forces_1, _range1, _t12, _t11, _tape_v, _tape_x, _tape_f, _tape_ = residuals
+    (
+        x0,
+        dt,
+        x,
+        v,
+        f,
+        _res_spring_forces_1,
+        _range1,
+        _t12,
+        _t11,
+        _tape_v,
+        _tape_x,
+        _tape_f,
+        _tape_,
+    ) = residuals
     # physics.py:70: return 0.5 * np.sum(v * v)
     _t11_bar = rt.unbroadcast(_t10_bar * 0.5, _t11)
     _t12_bar = rt.expand_reduced(_t11_bar, _t12, None, False)
@@ -135,7 +191,7 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
         _t7_bar = rt.unbroadcast(_t9_bar, _t7)
         f_bar = f_bar + rt.unbroadcast(_t7_bar * _t8, f)
         # physics.py:68: f = spring_forces(x, k, rest)
-        _ct5, = spring_forces_bwd(_res_spring_forces_2, f_bar)
+        (_ct5,) = spring_forces_bwd(_res_spring_forces_2, f_bar)
         x_bar = rt.tree_add(x_bar, _ct5)
         f, _tape_f = _tape_f
         # physics.py:67: x += dt * v
@@ -151,7 +207,7 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
         _t2_bar = rt.unbroadcast(_t4_bar, _t2)
         f_bar = rt.unbroadcast(_t2_bar * _t3, f)
     # physics.py:64: f = spring_forces(x, k, rest)
-    _ct6, = spring_forces_bwd(_res_spring_forces_1, f_bar)
+    (_ct6,) = spring_forces_bwd(_res_spring_forces_1, f_bar)
     x_bar = rt.tree_add(x_bar, _ct6)
     # physics.py:62: x[:] = x0
     x0_bar = rt.unbroadcast(rt.get(x_bar, slice(None, None, None)), x0)
@@ -161,6 +217,8 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
 def grad_final_kinetic_energy(x0, k, rest, dt, steps):
     """Gradient with respect to `x0` (argument 0) of `final_kinetic_energy`."""
     ans, residuals = final_kinetic_energy_fwd(x0, k, rest, dt, steps)
-    (x0_bar,) = final_kinetic_energy_bwd(residuals, rt.scalar_seed(ans, 'final_kinetic_energy'))
+    (x0_bar,) = final_kinetic_energy_bwd(
+        residuals, rt.scalar_seed(ans, "final_kinetic_energy")
+    )
     return rt.materialize(x0_bar, x0)
 

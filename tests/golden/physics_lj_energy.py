@@ -2,9 +2,11 @@
 
 Do not edit by hand: it is regenerated whenever the source changes.
 """
+
 import numpy as np
 
 import runtime as rt
+
 
 def lj_per_atom_fwd(positions, epsilon, sigma):
     """Forward sweep of `lj_per_atom`: returns its value and what the adjoint sweep needs."""
@@ -32,7 +34,7 @@ def lj_per_atom_fwd(positions, epsilon, sigma):
             # physics.py:28: s6 = (sigma * sigma / r2) ** 3
             _t9 = sigma * sigma
             _t8 = _t9 / r2
-            s6 = _t8 ** 3
+            s6 = _t8**3
             # physics.py:29: pair = 4.0 * epsilon * (s6 * s6 - s6)
             _t10 = 4.0 * epsilon
             _t12 = s6 * s6
@@ -48,9 +50,34 @@ def lj_per_atom_fwd(positions, epsilon, sigma):
             _t18 = 0.5 * pair
             _t17 = _t16 + _t18
             per_atom[j] = _t17
-            _tape_j = ((rt.like(_t5), rt.like(_t6), d, rt.like(_t7), r2, _t9, _t8, s6, _t10, rt.like(_t12), rt.like(_t11), rt.like(pair), rt.like(_t13), rt.like(_t15), rt.like(_t14), rt.like(_t16), rt.like(_t18), rt.like(_t17)), _tape_j)
+            _tape_j = (
+                (
+                    rt.like(_t5),
+                    rt.like(_t6),
+                    d,
+                    rt.like(_t7),
+                    r2,
+                    _t9,
+                    _t8,
+                    s6,
+                    _t10,
+                    rt.like(_t12),
+                    rt.like(_t11),
+                    rt.like(pair),
+                    rt.like(_t13),
+                    rt.like(_t15),
+                    rt.like(_t14),
+                    rt.like(_t16),
+                    rt.like(_t18),
+                    rt.like(_t17),
+                ),
+                _tape_j,
+            )
         _tape_i = (_range4, _tape_i)
-    return (per_atom, (rt.like(positions), rt.like(per_atom), _range2, _tape_i, _tape_j))
+    return (
+        per_atom,
+        (rt.like(positions), rt.like(per_atom), _range2, _tape_i, _tape_j),
+    )
 
 
 def lj_per_atom_bwd(residuals, per_atom_bar):
@@ -62,7 +89,29 @@ def lj_per_atom_bwd(residuals, per_atom_bar):
         _range4, _tape_i = _tape_i
         # physics.py:25: for j in range(i + 1, n):
         for j in rt.backwards(_range4):
-            (_t5, _t6, d, _t7, r2, _t9, _t8, s6, _t10, _t12, _t11, pair, _t13, _t15, _t14, _t16, _t18, _t17), _tape_j = _tape_j
+            (
+                (
+                    _t5,
+                    _t6,
+                    d,
+                    _t7,
+                    r2,
+                    _t9,
+                    _t8,
+                    s6,
+                    _t10,
+                    _t12,
+                    _t11,
+                    pair,
+                    _t13,
+                    _t15,
+                    _t14,
+                    _t16,
+                    _t18,
+                    _t17,
+                ),
+                _tape_j,
+            ) = _tape_j
             # physics.py:31: per_atom[j] += 0.5 * pair
             _t17_bar = rt.unbroadcast(rt.get(per_atom_bar, j), _t17)
             per_atom_bar = rt.zero_region(per_atom_bar, j)
@@ -84,7 +133,7 @@ def lj_per_atom_bwd(residuals, per_atom_bar):
             s6_bar = s6_bar + rt.unbroadcast(_t12_bar * s6, s6)
             s6_bar = s6_bar + rt.unbroadcast(_t12_bar * s6, s6)
             # physics.py:28: s6 = (sigma * sigma / r2) ** 3
-            _t8_bar = rt.unbroadcast(s6_bar * 3 * _t8 ** 2, _t8)
+            _t8_bar = rt.unbroadcast(s6_bar * 3 * _t8**2, _t8)
             r2_bar = rt.unbroadcast(-_t8_bar * _t9 / (r2 * r2), r2)
             # physics.py:27: r2 = np.sum(d * d)
             _t7_bar = rt.expand_reduced(r2_bar, _t7, None, False)
@@ -111,13 +160,13 @@ def lj_energy_bwd(residuals, _t1_bar):
     _t2, _res_lj_per_atom_1 = residuals
     # physics.py:36: return np.sum(lj_per_atom(positions, epsilon, sigma))
     _t2_bar = rt.expand_reduced(_t1_bar, _t2, None, False)
-    positions_bar, = lj_per_atom_bwd(_res_lj_per_atom_1, _t2_bar)
+    (positions_bar,) = lj_per_atom_bwd(_res_lj_per_atom_1, _t2_bar)
     return (positions_bar,)
 
 
 def grad_lj_energy(positions, epsilon, sigma):
     """Gradient with respect to `positions` (argument 0) of `lj_energy`."""
     ans, residuals = lj_energy_fwd(positions, epsilon, sigma)
-    (positions_bar,) = lj_energy_bwd(residuals, rt.scalar_seed(ans, 'lj_energy'))
+    (positions_bar,) = lj_energy_bwd(residuals, rt.scalar_seed(ans, "lj_energy"))
     return rt.materialize(positions_bar, positions)
 

@@ -2,9 +2,11 @@
 
 Do not edit by hand: it is regenerated whenever the source changes.
 """
+
 import numpy as np
 
 import runtime as rt
+
 
 def abs_val_fwd(x):
     """Forward sweep of `abs_val`: returns its value and what the adjoint sweep needs."""
@@ -21,7 +23,7 @@ def abs_val_fwd(x):
 
 def abs_val_bwd(residuals, _return_bar):
     """Adjoint sweep of `abs_val`: returns the adjoints of its differentiated arguments."""
-    _t1, = residuals
+    (_t1,) = residuals
     # seeds.py:22: if x > 0:
     if _t1:
         # seeds.py:23: return x
@@ -35,6 +37,6 @@ def abs_val_bwd(residuals, _return_bar):
 def grad_abs_val(x):
     """Gradient with respect to `x` (argument 0) of `abs_val`."""
     ans, residuals = abs_val_fwd(x)
-    (x_bar,) = abs_val_bwd(residuals, rt.scalar_seed(ans, 'abs_val'))
+    (x_bar,) = abs_val_bwd(residuals, rt.scalar_seed(ans, "abs_val"))
     return rt.materialize(x_bar, x)
 

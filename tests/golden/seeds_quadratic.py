@@ -2,14 +2,16 @@
 
 Do not edit by hand: it is regenerated whenever the source changes.
 """
+
 import numpy as np
 
 import runtime as rt
 
+
 def quadratic_fwd(x):
     """Forward sweep of `quadratic`: returns its value and what the adjoint sweep needs."""
     # seeds.py:29: return 2 * x**2 + 3 * x + 3
-    _t4 = x ** 2
+    _t4 = x**2
     _t3 = 2 * _t4
     _t5 = 3 * x
     _t2 = _t3 + _t5
@@ -33,6 +35,6 @@ def quadratic_bwd(residuals, _t1_bar):
 def grad_quadratic(x):
     """Gradient with respect to `x` (argument 0) of `quadratic`."""
     ans, residuals = quadratic_fwd(x)
-    (x_bar,) = quadratic_bwd(residuals, rt.scalar_seed(ans, 'quadratic'))
+    (x_bar,) = quadratic_bwd(residuals, rt.scalar_seed(ans, "quadratic"))
     return rt.materialize(x_bar, x)
 

@@ -2,9 +2,11 @@
 
 Do not edit by hand: it is regenerated whenever the source changes.
 """
+
 import numpy as np
 
 import runtime as rt
+
 
 def tanh_fwd(x):
     """Forward sweep of `tanh`: returns its value and what the adjoint sweep needs."""
@@ -35,6 +37,6 @@ def tanh_bwd(residuals, _t2_bar):
 def grad_tanh(x):
     """Gradient with respect to `x` (argument 0) of `tanh`."""
     ans, residuals = tanh_fwd(x)
-    (x_bar,) = tanh_bwd(residuals, rt.scalar_seed(ans, 'tanh'))
+    (x_bar,) = tanh_bwd(residuals, rt.scalar_seed(ans, "tanh"))
     return rt.materialize(x_bar, x)
 

@@ -75,7 +75,17 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
         }[kind]
         emitter.function(fdef, docstring=doc)
     body = emitter.text()
-    return "\n".join(lines) + "\n" + body + "\n\n" + entry_text
+    return formatted("\n".join(lines) + "\n" + body + "\n\n" + entry_text)
+
+
+def formatted(text: str) -> str:
+    """The module laid out as `ruff format` would lay it out (unchanged if it uses a construct the formatter lacks)."""
+    from .pyformat import Unsupported, format_once
+
+    try:
+        return format_once(text)
+    except Unsupported:
+        return text
 
 
 def normal_form_text(program: Program) -> str:

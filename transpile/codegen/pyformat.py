@@ -1714,6 +1714,13 @@ def _expression_children(node):
     return []
 
 
+def format_once(source):
+    """One formatting pass (the generator writes no trailing commas that must stay): for cached modules."""
+    formatter = _Formatter(source, False)
+    formatter.magic.clear()
+    return formatter.format()
+
+
 def format_module(source, wrap_docstrings=False, ignore_magic_commas=False):
     """`source` formatted the way `ruff format` (default settings) formats it, for generated-code constructs.
 
