@@ -858,3 +858,36 @@ def range_active(steps, trip, stopped=None):
 
 
 __all__ += ["BatchedRange", "batched_range", "longest", "range_at", "range_active"]
+
+
+class RuleWrapper:
+    """A generated function that carries a custom derivative rule (a batched custom_vjp/custom_jvp function).
+
+    transpile's frontend recognizes it as it recognizes tp.custom_vjp and tp.custom_jvp objects.
+    """
+
+    def __init__(self, kind, fun, rules):
+        import functools
+        import inspect
+
+        self.kind = kind
+        self.fun = fun
+        self._rules = rules
+        functools.update_wrapper(self, fun)
+        del self.__wrapped__
+        self.__signature__ = inspect.signature(fun)
+
+    def __call__(self, *args, **kwargs):
+        return self.fun(*args, **kwargs)
+
+    def rule_functions(self):
+        return dict(self._rules)
+
+
+def custom_rule(kind, fun, *rules):
+    """fun with the user's rule attached: ("vjp", fun, fwd, bwd) or ("jvp", fun, jvp)."""
+    names = ("fwd", "bwd") if kind == "vjp" else ("jvp",)
+    return RuleWrapper(kind, fun, dict(zip(names, rules)))
+
+
+__all__ += ["RuleWrapper", "custom_rule"]

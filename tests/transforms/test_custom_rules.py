@@ -164,3 +164,23 @@ def test_jacobians_through_break_and_recursion_agree():
     h = tp.hessian(g)(x)
     np.testing.assert_allclose(h, h.T, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(h, tp.jacrev(tp.jacfwd(g))(x), rtol=1e-9, atol=1e-10)
+
+
+batched_uses_clip = tp.vmap(uses_clip)
+batched_uses_log1pexp = tp.vmap(uses_log1pexp)
+
+
+def total_clip(xs):
+    return np.sum(batched_uses_clip(xs))
+
+
+def total_log1pexp(xs):
+    return np.sum(batched_uses_log1pexp(xs))
+
+
+def test_rules_survive_vmap_then_grad():
+    xs = np.stack([X, -0.5 * X])
+    np.testing.assert_allclose(tp.grad(total_clip)(xs), 5.0 * np.clip(10.0 * xs, -1.0, 1.0))
+    np.testing.assert_allclose(tp.grad(total_log1pexp)(xs), 3.0 * 2.0 * (1.0 - 1.0 / (1.0 + np.exp(xs))))
+    np.testing.assert_allclose(tp.vmap(tp.grad(uses_clip))(xs), 5.0 * np.clip(10.0 * xs, -1.0, 1.0))
+    np.testing.assert_allclose(batched_uses_log1pexp(xs), [uses_log1pexp(x) for x in xs])

@@ -67,6 +67,7 @@ class BatchMode:
         self.variants: dict = {}
         self.functions: list = []
         self.primal_keys: list = []
+        self.bindings: list = []  # module-level lines after the functions (batched custom rules)
 
     def variant(self, key, mask) -> BatchVariant:
         mask = tuple(bool(m) for m in mask)
@@ -76,10 +77,52 @@ class BatchMode:
         var = BatchVariant(key, mask, self.program.unique(f"{key}_vmap" + (f"_{count + 1}" if count else "")))
         self.variants[(key, mask)] = var
         fn = self.program.functions[key]
-        if fn.custom == "vjp" or fn.custom == "jvp":
-            pass  # the primal body is batched; custom rules are used by the derivative transforms
-        _BatchBuilder(self, fn, var).build()
+        if fn.custom in ("vjp", "jvp"):
+            self._batched_rule(fn, var, mask)
+        else:
+            _BatchBuilder(self, fn, var).build()
         return var
+
+    def _batched_rule(self, fn, var, mask):
+        """A custom_vjp/custom_jvp function batched: its body, and its rule batched too, bound together
+        (`f_vmap = rt.custom_rule(...)`) so that differentiating the batched code still uses the rule."""
+        public = var.name
+        var.name = self.program.unique(f"{public}_body")
+        builder = _BatchBuilder(self, fn, var)
+        builder.build()
+        batch = builder.batch
+        params = list(fn.params) + [batch]
+        args = ", ".join(params)
+        user = ", ".join(fn.params)
+        if fn.custom == "vjp":
+            fwd = self.variant(fn.rule_keys["fwd"], mask)
+            bwd = self.variant(fn.rule_keys["bwd"], (True, True))
+            fwd_name, bwd_name = self.program.unique(f"{public}_fwd_rule"), self.program.unique(f"{public}_bwd_rule")
+            cts = ", ".join(f"{p}_bar" for p in fn.params)
+            text = (f"def {fwd_name}({args}):\n"
+                    f"    ans, res = {fwd.name}({args})\n"
+                    f"    return ans, (res, {batch})\n"
+                    f"def {bwd_name}(saved, ans_bar):\n"
+                    f"    res, {batch} = saved\n"
+                    f"    {cts}, = {bwd.name}(res, ans_bar, {batch})\n"
+                    f"    return ({cts}, 0.0)\n")
+            binding = f'{public} = rt.custom_rule("vjp", {var.name}, {fwd_name}, {bwd_name})'
+        else:
+            rule = self.variant(fn.rule_keys["jvp"], (True, True))
+            rule_name = self.program.unique(f"{public}_jvp_rule")
+            dots = ", ".join(f"{p}_dot" for p in fn.params)
+            text = (f"def {rule_name}(primals, tangents):\n"
+                    f"    {args}, = primals\n"
+                    f"    {dots}, _ = tangents\n"
+                    f"    return {rule.name}(({user},), ({dots},), {batch})\n")
+            binding = f'{public} = rt.custom_rule("jvp", {var.name}, {rule_name})'
+        for fdef in gast.parse(text).body:
+            fdef.kind = "batched"
+            fdef.source_fn = fn
+            fdef.lineno = fn.lineno
+            self.functions.append(fdef)
+        self.bindings.append(binding)
+        var.name = public
 
     def primal(self, key):
         if key not in self.primal_keys:
