@@ -91,9 +91,7 @@ class Vectorized:
                 var = mode.variant(program.entry, mask)
                 bindings = "".join(line + "\n" for line in mode.bindings)
                 entry_text = (bindings + "\n\n" if bindings else "") + self._entry_text(entry, var)
-                return module_text(
-                    program, "Batched (vmap)", mode.functions, mode.primal_keys, entry_text
-                )
+                return module_text(program, "Batched (vmap)", mode.functions, mode.primal_keys, entry_text)
 
             module, text = load_or_write(f"vmap_{program.entry}", key, generate)
             self._generated = Generated(module, text, program)

@@ -99,22 +99,26 @@ class BatchMode:
             bwd = self.variant(fn.rule_keys["bwd"], (True, True))
             fwd_name, bwd_name = self.program.unique(f"{public}_fwd_rule"), self.program.unique(f"{public}_bwd_rule")
             cts = ", ".join(f"{p}_bar" for p in fn.params)
-            text = (f"def {fwd_name}({args}):\n"
-                    f"    ans, res = {fwd.name}({args})\n"
-                    f"    return ans, (res, {batch})\n"
-                    f"def {bwd_name}(saved, ans_bar):\n"
-                    f"    res, {batch} = saved\n"
-                    f"    {cts}, = {bwd.name}(res, ans_bar, {batch})\n"
-                    f"    return ({cts}, 0.0)\n")
+            text = (
+                f"def {fwd_name}({args}):\n"
+                f"    ans, res = {fwd.name}({args})\n"
+                f"    return ans, (res, {batch})\n"
+                f"def {bwd_name}(saved, ans_bar):\n"
+                f"    res, {batch} = saved\n"
+                f"    {cts}, = {bwd.name}(res, ans_bar, {batch})\n"
+                f"    return ({cts}, 0.0)\n"
+            )
             binding = f'{public} = rt.custom_rule("vjp", {var.name}, {fwd_name}, {bwd_name})'
         else:
             rule = self.variant(fn.rule_keys["jvp"], (True, True))
             rule_name = self.program.unique(f"{public}_jvp_rule")
             dots = ", ".join(f"{p}_dot" for p in fn.params)
-            text = (f"def {rule_name}(primals, tangents):\n"
-                    f"    {args}, = primals\n"
-                    f"    {dots}, _ = tangents\n"
-                    f"    return {rule.name}(({user},), ({dots},), {batch})\n")
+            text = (
+                f"def {rule_name}(primals, tangents):\n"
+                f"    {args}, = primals\n"
+                f"    {dots}, _ = tangents\n"
+                f"    return {rule.name}(({user},), ({dots},), {batch})\n"
+            )
             binding = f'{public} = rt.custom_rule("jvp", {var.name}, {rule_name})'
         for fdef in gast.parse(text).body:
             fdef.kind = "batched"
