@@ -419,3 +419,18 @@ def test_list_comprehensions_dict_items_and_appends():
     assert tangent == pytest.approx((f(x + 1e-6 * t) - f(x - 1e-6 * t)) / 2e-6, rel=1e-6)
     xs = np.stack([x, -x, 0.5 * x])
     np.testing.assert_allclose(tp.vmap(f)(xs), [f(v) for v in xs])
+
+
+def penalty(w, *, reg=0.1):
+    return reg * np.sum(w**2)
+
+
+def keyword_only_loss(w, x, *, reg=0.5, scale=2.0):
+    return np.sum((x @ w) ** 2) * scale + penalty(w, reg=reg)
+
+
+def test_keyword_only_parameters():
+    w, x = np.array([0.3, -0.2]), np.array([[1.0, 2.0], [0.5, -1.0]])
+    check_grad(tp, keyword_only_loss, w, x)
+    want = numeric_grad(lambda v: keyword_only_loss(v, x, reg=1.0), [w])
+    assert_tree_close(tp.grad(keyword_only_loss)(w, x, reg=1.0), want, rtol=1e-6, atol=1e-6)

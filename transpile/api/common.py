@@ -128,10 +128,9 @@ class Transform:
         self.sig = _signature(fun)
         self.params = list(self.sig.parameters.values())
         for p in self.params:
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise TranspileError(
-                    f"`{fun.__name__}` has a *args, **kwargs or keyword-only parameter, "
-                    "which transformed functions do not support",
+                    f"`{fun.__name__}` has a *args or **kwargs parameter, which transformed functions do not support",
                     def_location(fun),
                     "list the parameters explicitly",
                 )

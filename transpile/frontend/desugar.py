@@ -218,7 +218,7 @@ class _FunctionDesugarer:
     def run(self):
         fdef = self.node
         self._check_signature(fdef)
-        params = [a.id for a in fdef.args.args] + self.extra
+        params = [a.id for a in fdef.args.args + fdef.args.kwonlyargs] + self.extra
         structure_returns(fdef)
         structure_loops(fdef)
         self.locals = set(collect_locals(fdef)) | set(params)
@@ -235,6 +235,7 @@ class _FunctionDesugarer:
             names = [a.id for a in fdef.args.args]
             for pname, value in zip(names[len(names) - len(fn.__defaults__) :], fn.__defaults__):
                 defaults[pname] = value
+        defaults.update(getattr(fn, "__kwdefaults__", None) or {})
         nf = NFunction(
             key=self.key,
             qualname=getattr(fn, "__qualname__", self.key),
@@ -256,9 +257,13 @@ class _FunctionDesugarer:
                 "*args and **kwargs are not supported in transformed functions",
                 "list the parameters explicitly",
             )
-        if args.kwonlyargs or getattr(args, "posonlyargs", []):
-            bad = (args.kwonlyargs or args.posonlyargs)[0]
-            self.error(bad, "keyword-only and positional-only parameters are not supported", "use ordinary parameters")
+        if getattr(args, "posonlyargs", []) or (args.kwonlyargs and self.extra):
+            bad = (args.posonlyargs or args.kwonlyargs)[0]
+            self.error(
+                bad,
+                "positional-only parameters (and keyword-only ones in nested functions) are not supported",
+                "use ordinary parameters",
+            )
 
     def _lift_nested(self, fdef):
         """Lift nested defs and `name = lambda ...` to module level."""
@@ -367,7 +372,7 @@ class _FunctionDesugarer:
             )
 
     def params_set(self):
-        return {a.id for a in self.node.args.args} | set(self.extra)
+        return {a.id for a in self.node.args.args + self.node.args.kwonlyargs} | set(self.extra)
 
     def stmt_Assert(self, stmt):
         """Assertions check the primal program: they run in the forward sweep only."""
@@ -752,8 +757,11 @@ class _FunctionDesugarer:
             target = self.fresh()
         if isinstance(expr, gast.Name) and expr.id in self.locals:
             if expr.id in self.lifted:
-                self.error(expr, "a nested function can only be called, not returned or stored",
-                           "call it here, or define it at module level and pass its arguments explicitly")
+                self.error(
+                    expr,
+                    "a nested function can only be called, not returned or stored",
+                    "call it here, or define it at module level and pass its arguments explicitly",
+                )
             if force_fresh or expr.id != target:
                 self.assign(target, name(expr.id), stmt)
             return target
@@ -810,8 +818,9 @@ class _FunctionDesugarer:
             self.error(expr, "only list comprehensions with a single `for` are supported", "write a loop")
         gen = expr.generators[0]
         acc = self.fresh()
-        self.assign(acc, self._tag(gast.List(elts=[], ctx=gast.Load()), registry.by_name("make_list"), {"items": ()}),
-                    stmt)
+        self.assign(
+            acc, self._tag(gast.List(elts=[], ctx=gast.Load()), registry.by_name("make_list"), {"items": ()}), stmt
+        )
         append = gast.Expr(
             value=gast.Call(
                 func=gast.Attribute(value=name(acc), attr="append", ctx=gast.Load()), args=[expr.elt], keywords=[]
@@ -1174,9 +1183,11 @@ class _FunctionDesugarer:
                 self.error(k.value, f"argument `{k.arg}` given twice")
             bound[k.arg] = self.atom(k.value, stmt)
         defaults = {}
-        if defaults_obj is not None and defaults_obj.__defaults__:
-            for pname, value in zip(params[len(params) - len(defaults_obj.__defaults__) :], defaults_obj.__defaults__):
-                defaults[pname] = value
+        if defaults_obj is not None:
+            positional = params[: defaults_obj.__code__.co_argcount]
+            given = defaults_obj.__defaults__ or ()
+            defaults.update(zip(positional[len(positional) - len(given) :], given))
+            defaults.update(defaults_obj.__kwdefaults__ or {})
         elif defaults_obj is None and args_node.defaults:
             for pname, dnode in zip(params[len(params) - len(args_node.defaults) :], args_node.defaults):
                 defaults[pname] = dnode
@@ -1248,8 +1259,9 @@ def _path_expr(path):
 
 
 def _fake_args(fn):
+    """The parameters of a function object, keyword-only ones last (generated code passes all by position)."""
     code = fn.__code__
-    names = code.co_varnames[: code.co_argcount]
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     return gast.arguments(
         args=[name(n) for n in names],
         posonlyargs=[],
