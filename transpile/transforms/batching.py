@@ -660,23 +660,12 @@ def _list_slot(items, i):
     return (lambda: items[i], lambda v: items.__setitem__(i, v))
 
 
-_OPERATOR_PATHS = {
-    "add": "operator.add",
-    "sub": "operator.sub",
-    "mul": "operator.mul",
-    "truediv": "operator.truediv",
-    "pow": "operator.pow",
-    "matmul": "operator.matmul",
-    "neg": "operator.neg",
-    "pos": "operator.pos",
-    "floordiv": "operator.floordiv",
-    "mod": "operator.mod",
-    "unpack": None,
-}
-
-
 def _operator_path(prim):
-    return _OPERATOR_PATHS.get(prim.name)
+    """How generated code names an operator primitive's function (operator.add, ...), if it is one."""
+    impl = prim.impl
+    if getattr(impl, "__module__", None) == "_operator":
+        return f"operator.{impl.__name__}"
+    return None
 
 
 def _path_expr(path):
