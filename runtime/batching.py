@@ -22,7 +22,6 @@ __all__ = [
     "batch_shape",
     "batch_transpose_axes",
     "example_shape",
-    "unbatched_result",
     "any_active",
     "BatchError",
 ]
@@ -214,10 +213,6 @@ def batch_transpose_axes(axes, x):
 def example_shape(x):
     """The shape of one example of the batched x."""
     return np.shape(x)[1:]
-
-
-def unbatched_result(value):
-    return value
 
 
 def all_examples(condition, mask=None):
@@ -444,10 +439,6 @@ def common_range(steps):
 
 
 __all__.append("common_range")
-
-
-class BatchedLike:
-    """Marker base: a Like taken of a batched value (its first axis is the batch)."""
 
 
 def _is_batched_like(value):
