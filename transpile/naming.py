@@ -34,7 +34,7 @@ SEQUENCE = "_seq"
 INDEX = "_i"
 RESIDUALS = "residuals"
 OUTPUT = "ans"
-SEED = "ans_bar"
+BATCH = "_batch"  # the batch size, a parameter of every batched function
 
 
 def tangent(name: str) -> str:

@@ -6,11 +6,9 @@ import os
 
 import gast
 
-from .. import __version__
+from .. import __version__, naming
 from ..frontend.program import Program
 from .emit import GENERATED_MARK, Emitter, is_generated
-
-BATCH_NAME = "_batch"
 
 
 def _primal_def(fn):
@@ -71,7 +69,7 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
             "forward": f"Forward sweep of `{qual}`: returns its value and what the adjoint sweep needs.",
             "adjoint": f"Adjoint sweep of `{qual}`: returns the adjoints of its differentiated arguments.",
             "tangent": f"`{qual}` with tangents: returns its value and the tangent of its value.",
-            "batched": f"`{qual}` on a batch of `{BATCH_NAME}` examples (batched values carry it in axis 0).",
+            "batched": f"`{qual}` on a batch of `{naming.BATCH}` examples (batched values carry it in axis 0).",
         }[kind]
         emitter.function(fdef, docstring=doc)
     body = emitter.text()

@@ -138,17 +138,13 @@ class _ProgramBuilder:
                 nf.custom = wrapper.kind
                 nf.rule_keys = {role: self.function_key(rule) for role, rule in wrapper.rule_functions().items()}
 
-    def lift(self, key, parsed, env, node, extra):
-        _FunctionDesugarer(self, key, parsed, env, extra=extra, node=node).run()
-
 
 class _Env:
     """Where free names of a function are looked up: closure cells, globals, builtins."""
 
-    def __init__(self, globals_, cells, outer_locals=()):
+    def __init__(self, globals_, cells):
         self.globals = globals_
         self.cells = cells
-        self.outer_locals = set(outer_locals)
 
     @classmethod
     def of_function(cls, fn):

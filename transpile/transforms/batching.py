@@ -16,13 +16,18 @@ from dataclasses import dataclass
 
 import gast
 
+from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, name
+from .common import Mode
+from .common import assign as _assign
+from .common import call as _call
+from .common import tuple_ as _tuple
 from .templates import instantiate
 
-BATCH = "_batch"  # the batch size, a parameter of every batched function
+BATCH = naming.BATCH
 
 
 @dataclass
@@ -33,24 +38,6 @@ class BatchVariant:
     result_batched: bool = True
 
 
-def _assign(target, value, origin=None):
-    node = gast.Assign(
-        targets=[name(target, True) if isinstance(target, str) else target], value=value, type_comment=None
-    )
-    return gast.copy_location(node, origin) if origin is not None else node
-
-
-def _tuple(elts, store=False):
-    return gast.Tuple(elts=elts, ctx=gast.Store() if store else gast.Load())
-
-
-def _call(path, args, keywords=()):
-    func = name(path.split(".")[0])
-    for attr in path.split(".")[1:]:
-        func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
-    return gast.Call(func=func, args=list(args), keywords=list(keywords))
-
-
 def _comment(text, origin):
     """A statement-level comment for the emitter (a string expression it prints as `# text`)."""
     node = gast.Expr(value=gast.Constant(value=text, kind=None))
@@ -58,23 +45,19 @@ def _comment(text, origin):
     return gast.copy_location(node, origin) if origin is not None else node
 
 
-class BatchMode:
+class BatchMode(Mode):
     """Generates batched functions for every (function, batched mask) reachable from an entry."""
 
     def __init__(self, program: Program, axis_name=None):
-        self.program = program
+        super().__init__(program)
         self.axis_name = axis_name
-        self.variants: dict = {}
-        self.functions: list = []
-        self.primal_keys: list = []
         self.bindings: list = []  # module-level lines after the functions (batched custom rules)
 
     def variant(self, key, mask) -> BatchVariant:
         mask = tuple(bool(m) for m in mask)
         if (key, mask) in self.variants:
             return self.variants[(key, mask)]
-        count = sum(1 for k, _ in self.variants if k == key)
-        var = BatchVariant(key, mask, self.program.unique(f"{key}_vmap" + (f"_{count + 1}" if count else "")))
+        var = BatchVariant(key, mask, self.program.unique(f"{key}_vmap{self.suffix(key)}"))
         self.variants[(key, mask)] = var
         fn = self.program.functions[key]
         if fn.custom in ("vjp", "jvp"):
@@ -127,15 +110,6 @@ class BatchMode:
             self.functions.append(fdef)
         self.bindings.append(binding)
         var.name = public
-
-    def primal(self, key):
-        if key not in self.primal_keys:
-            self.primal_keys.append(key)
-            for stmt in walk_statements(self.program.functions[key].body):
-                callee = getattr(getattr(stmt, "value", None), "callee", None)
-                if callee is not None:
-                    self.primal(callee)
-        return key
 
 
 def _operands(stmt):

@@ -20,8 +20,12 @@ from ..analyses.activity import active_names, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..errors import TranspileError
-from ..frontend.program import NFunction, Program, const, name
+from ..frontend.program import NFunction, const, name
 from ..primitives import registry
+from .common import Mode
+from .common import assign as _assign
+from .common import call as _call
+from .common import tuple_ as _tuple
 from .custom_rules import custom_rule_tangent
 from .templates import instantiate
 
@@ -38,45 +42,18 @@ class ForwardVariant:
     result_active: bool = True
 
 
-def _assign(target, value, origin=None):
-    node = gast.Assign(
-        targets=[name(target, True) if isinstance(target, str) else target], value=value, type_comment=None
-    )
-    return gast.copy_location(node, origin) if origin is not None else node
-
-
-def _tuple(elts, store=False):
-    return gast.Tuple(elts=elts, ctx=gast.Store() if store else gast.Load())
-
-
-def _call(path, args):
-    func = name(path.split(".")[0])
-    for attr in path.split(".")[1:]:
-        func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
-    return gast.Call(func=func, args=args, keywords=[])
-
-
 def _top_targets(stmts):
     return {t for s in stmts for t in defined_targets(s)}
 
 
-class ForwardMode:
+class ForwardMode(Mode):
     """Generates tangent-carrying functions for every (function, mask) reachable from an entry."""
-
-    def __init__(self, program: Program):
-        self.program = program
-        self.variants: dict = {}
-        self.functions: list = []
-        self.primal_keys: list = []
 
     def variant(self, key, mask) -> ForwardVariant:
         mask = tuple(bool(m) for m in mask)
         if (key, mask) in self.variants:
             return self.variants[(key, mask)]
-        count = sum(1 for k, _ in self.variants if k == key)
-        var = ForwardVariant(
-            key, mask, self.program.unique(naming.tangent_function(key) + (f"_{count + 1}" if count else ""))
-        )
+        var = ForwardVariant(key, mask, self.program.unique(naming.tangent_function(key) + self.suffix(key)))
         self.variants[(key, mask)] = var
         fn = self.program.functions[key]
         if fn.custom in ("vjp", "jvp"):
@@ -84,15 +61,6 @@ class ForwardMode:
         else:
             _ForwardBuilder(self, fn, var).build()
         return var
-
-    def primal(self, key):
-        if key not in self.primal_keys:
-            self.primal_keys.append(key)
-            for stmt in walk_statements(self.program.functions[key].body):
-                callee = getattr(getattr(stmt, "value", None), "callee", None)
-                if callee is not None:
-                    self.primal(callee)
-        return key
 
 
 class _ForwardBuilder:

@@ -23,8 +23,12 @@ from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..codegen.dce import eliminate_dead_code
 from ..errors import TranspileError
-from ..frontend.program import NFunction, Program, const, name
+from ..frontend.program import NFunction, const, name
 from ..primitives import registry
+from .common import Mode
+from .common import assign as _assign
+from .common import call as _call
+from .common import tuple_ as _tuple
 from .custom_rules import custom_rule_sweeps
 from .templates import instantiate
 
@@ -44,40 +48,14 @@ class Variant:
     restores_in_place: bool = False  # the adjoint sweep writes saved regions back into residual arrays
 
 
-def _assign(target, value, origin=None):
-    node = gast.Assign(
-        targets=[target if not isinstance(target, str) else name(target, True)], value=value, type_comment=None
-    )
-    return gast.copy_location(node, origin) if origin is not None else node
-
-
-def _tuple(elts, store=False):
-    return gast.Tuple(elts=elts, ctx=gast.Store() if store else gast.Load())
-
-
-def _call(path, args):
-    func = name(path.split(".")[0])
-    for attr in path.split(".")[1:]:
-        func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
-    return gast.Call(func=func, args=args, keywords=[])
-
-
-class ReverseMode:
+class ReverseMode(Mode):
     """Generates sweeps for every (function, active mask) reachable from an entry."""
 
-    def __init__(self, program: Program):
-        self.program = program
-        self.variants: dict = {}
-        self.functions: list = []  # generated FunctionDefs, in generation order
-        self.primal_keys: list = []
-
-    # ------------------------------------------------------------------ public
     def variant(self, key, mask) -> Variant:
         mask = tuple(bool(m) for m in mask)
         if (key, mask) in self.variants:
             return self.variants[(key, mask)]
-        count = sum(1 for k, _ in self.variants if k == key)
-        suffix = f"_{count + 1}" if count else ""
+        suffix = self.suffix(key)
         var = Variant(
             key,
             mask,
@@ -92,16 +70,6 @@ class ReverseMode:
             _VariantBuilder(self, fn, var).build()
         var.done = True
         return var
-
-    def primal(self, key):
-        if key not in self.primal_keys:
-            self.primal_keys.append(key)
-            fn = self.program.functions[key]
-            for stmt in walk_statements(fn.body):
-                callee = getattr(getattr(stmt, "value", None), "callee", None)
-                if callee is not None:
-                    self.primal(callee)
-        return key
 
 
 class _VariantBuilder:

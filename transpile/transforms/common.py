@@ -1,0 +1,54 @@
+"""What the transforms share: building normal-form statements, and the bookkeeping of generated variants."""
+
+from __future__ import annotations
+
+import gast
+
+from ..analyses.activity import walk_statements
+from ..frontend.program import Program, name
+
+
+def assign(target, value, origin=None):
+    """`target = value` (target a name or an AST node), at the position of `origin` if given."""
+    node = gast.Assign(
+        targets=[name(target, True) if isinstance(target, str) else target], value=value, type_comment=None
+    )
+    return gast.copy_location(node, origin) if origin is not None else node
+
+
+def tuple_(elts, store=False):
+    return gast.Tuple(elts=elts, ctx=gast.Store() if store else gast.Load())
+
+
+def call(path, args, keywords=()):
+    """A call of `path` ("rt.unbroadcast", "np.sum") with AST arguments."""
+    func = name(path.split(".")[0])
+    for attr in path.split(".")[1:]:
+        func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
+    return gast.Call(func=func, args=list(args), keywords=list(keywords))
+
+
+class Mode:
+    """A transform's output for one program: its variants (one per function and mask) and the plain
+    (untransformed) functions they call."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.variants: dict = {}
+        self.functions: list = []  # generated FunctionDefs, in generation order
+        self.primal_keys: list = []
+
+    def suffix(self, key) -> str:
+        """ "" for a function's first variant, "_2", "_3", ... for the next ones."""
+        count = sum(1 for k, _ in self.variants if k == key)
+        return f"_{count + 1}" if count else ""
+
+    def primal(self, key):
+        """Emit `key` (and what it calls) untransformed; returns its name."""
+        if key not in self.primal_keys:
+            self.primal_keys.append(key)
+            for stmt in walk_statements(self.program.functions[key].body):
+                callee = getattr(getattr(stmt, "value", None), "callee", None)
+                if callee is not None:
+                    self.primal(callee)
+        return key
