@@ -355,15 +355,9 @@ def finish_batched(value, spec, batched, size):
         return type(value)(finish_batched(v, spec, batched, size) for v in value)
     if isinstance(value, dict):
         return {k: finish_batched(v, spec, batched, size) for k, v in value.items()}
-    value = (
-        np.asarray(value)
-        if batched and np.ndim(value)
-        else np.asarray(to_batched(value, size))
-        if _is_static(value) or not batched
-        else np.asarray(value)
-    )
-    if np.ndim(value) == 0:
-        value = np.broadcast_to(value, (size,))
+    if not batched or _is_static(value):  # the same for every example: broadcast along the batch
+        value = np.broadcast_to(np.asarray(value), (size,) + np.shape(value))
+    value = np.asarray(value)
     if not -np.ndim(value) <= spec < np.ndim(value):
         raise BatchError(
             f"out_axes {spec} is out of range for an output with {np.ndim(value) - 1} dimension(s) per example"
