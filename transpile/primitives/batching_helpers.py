@@ -6,7 +6,7 @@ the per-example fallback), so vmap(vmap(f)) works.
 
 import runtime as rt
 
-from .registry import defprim
+from .registry import defhelper, defprim
 
 for _name in [
     "any_active",
@@ -18,149 +18,115 @@ for _name in [
     "batched_like",
     "batch_size_of_batched",
 ]:
-    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True)
+    defhelper(getattr(rt, _name), params=[], varargs="args", nondiff=True)
 
-defprim(
-    "rt.select",
+defhelper(
     rt.select,
-    path="rt.select",
     params=["condition", "then", "otherwise"],
     container=True,
     structural=("condition",),
     vjp={"then": "rt.select(condition, g, 0.0)", "otherwise": "rt.select(condition, 0.0, g)"},
     jvp={"then": "rt.select(condition, t, 0.0)", "otherwise": "rt.select(condition, 0.0, t)"},
 )
-defprim(
-    "rt.to_batched",
+defhelper(
     rt.to_batched,
-    path="rt.to_batched",
     params=["value", "size"],
     container=True,
     structural=("size",),
     vjp={"value": "rt.sum_batch(g)"},
     jvp={"value": "rt.to_batched(t, size)"},
 )
-defprim(
-    "rt.sum_batch",
+defhelper(
     rt.sum_batch,
-    path="rt.sum_batch",
     params=["v"],
     container=True,
     vjp={"v": "rt.to_batched(g, rt.batch_of(v))"},
     jvp={"v": "rt.sum_batch(t)"},
 )
-defprim(
-    "rt.align",
+defhelper(
     rt.align,
-    path="rt.align",
     params=["values", "flags"],
     container=True,
     structural=("flags",),
     vjp={"values": "rt.unalign(g, values)"},
     jvp={"values": "rt.align(t, flags)"},
 )
-defprim(
-    "rt.unalign",
+defhelper(
     rt.unalign,
-    path="rt.unalign",
     params=["v", "values_like"],
     container=True,
     structural=("values_like",),
     vjp={"v": "rt.unalign(g, v)"},
     jvp={"v": "rt.unalign(t, values_like)"},
 )
-defprim(
-    "rt.batched_copy",
+defhelper(
     rt.batched_copy,
-    path="rt.batched_copy",
     params=["x"],
     container=True,
     vjp={"x": "g"},
     jvp={"x": "t"},
 )
-defprim(
-    "rt.batched_getitem",
+defhelper(
     rt.batched_getitem,
-    path="rt.batched_getitem",
     params=["x", "idx"],
     container=True,
     structural=("idx",),
     vjp={"x": "rt.batched_getitem_vjp(acc, x, idx, g)"},
     jvp={"x": "rt.batched_getitem(t, idx)"},
 )
-defprim(
-    "rt.batched_getitem_vjp",
+defhelper(
     rt.batched_getitem_vjp,
-    path="rt.batched_getitem_vjp",
     params=["base", "like", "idx", "v"],
     container=True,
     structural=("like", "idx"),
     vjp={"base": "g", "v": "rt.batched_getitem(g, idx)"},
     jvp={"base": "t", "v": "rt.batched_getitem_vjp(0.0, like, idx, t)"},
 )
-defprim(
-    "rt.batched_unpack",
+defhelper(
     rt.batched_unpack,
-    path="rt.batched_unpack",
     params=["x", "count"],
     container=True,
     structural=("count",),
     vjp={"x": "rt.batched_pack(x, g)"},
     jvp={"x": "rt.batched_unpack(t, count)"},
 )
-defprim(
-    "rt.batched_pack",
+defhelper(
     rt.batched_pack,
-    path="rt.batched_pack",
     params=["like", "parts"],
     container=True,
     structural=("like",),
     vjp={"parts": "rt.batched_unpack(g, len(parts))"},
     jvp={"parts": "rt.batched_pack(like, t)"},
 )
-defprim(
-    "rt.batched_setitem",
+defhelper(
     rt.batched_setitem,
-    path="rt.batched_setitem",
     params=["x", "idx", "v", "v_batched", "mask=None"],
     structural=("idx", "v_batched", "mask"),
 )
-defprim(
-    "rt.per_example_setitem",
+defhelper(
     rt.per_example_setitem,
-    path="rt.per_example_setitem",
     params=["x", "idx", "v", "flags"],
     structural=("idx", "flags"),
 )
-defprim(
-    "rt.per_example",
+defhelper(
     rt.per_example,
-    path="rt.per_example",
     params=["fn", "args", "flags", "size", "keywords=()"],
     structural=("fn", "flags", "size", "keywords"),
 )
-defprim(
-    "rt.batched_matmul",
+defhelper(
     rt.batched_matmul,
-    path="rt.batched_matmul",
     params=["a", "b", "a_b", "b_b"],
     structural=("a_b", "b_b"),
 )
-defprim(
-    "rt.batched_dot", rt.batched_dot, path="rt.batched_dot", params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b")
-)
-defprim(
-    "rt.prepare_batched_batched",
+defhelper(rt.batched_dot, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
+defhelper(
     rt.prepare_batched_batched,
-    path="rt.prepare_batched_batched",
     params=["value", "spec", "size"],
     container=True,
     structural=("spec", "size"),
 )
-defprim(
-    "rt.finish_batched_batched",
+defhelper(
     rt.finish_batched_batched,
-    path="rt.finish_batched_batched",
     params=["value", "spec", "batched", "size"],
     container=True,
     structural=("spec", "batched", "size"),
@@ -176,11 +142,9 @@ for _name in ["batch_axis", "batch_shape", "batch_transpose_axes"]:  # read only
         batch="shape",
         batch_same=True,
     )
-defprim("rt.batch_index", rt.batch_index, path="rt.batch_index", params=["index"], nondiff=True)
-defprim(
-    "rt.example_like",
+defhelper(rt.batch_index, params=["index"], nondiff=True)
+defhelper(
     rt.example_like,
-    path="rt.example_like",
     params=["x"],
     nondiff=True,
     batch="shape",
@@ -197,13 +161,11 @@ for _name in [
     "batched_materialize",
     "batched_pack_like",
 ]:
-    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args")
-defprim(
-    "rt.batched_scalar_seed",
+    defhelper(getattr(rt, _name), params=[], varargs="args")
+defhelper(
     rt.batched_scalar_seed,
-    path="rt.batched_scalar_seed",
     params=["value", "what"],
     nondiff=True,
 )
 for _name in ["batched_range", "longest", "range_at", "range_active"]:
-    defprim(f"rt.{_name}", getattr(rt, _name), path=f"rt.{_name}", params=[], varargs="args", nondiff=True)
+    defhelper(getattr(rt, _name), params=[], varargs="args", nondiff=True)

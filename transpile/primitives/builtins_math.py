@@ -7,7 +7,7 @@ import numpy as np
 
 import runtime as rt
 
-from .registry import Example, by_name, defprim
+from .registry import Example, by_name, defhelper, defprim
 
 # math.f(x) behaves like np.f(x) on scalars: share the rule, print as the math call
 for _name in [
@@ -139,70 +139,56 @@ defprim(
         Example("np.asarray(a)", dict(a=(2, 3))),
     ],
 )
-defprim(
-    "rt.array_vjp",
+defhelper(
     rt.array_vjp,
-    path="rt.array_vjp",
     params=["v", "obj_like"],
     container=True,
     vjp={"v": "rt.array_from_parts(g, v)"},
     jvp={"v": "rt.array_vjp(t, obj_like)"},
     structural=("obj_like",),
 )
-defprim(
-    "rt.array_from_parts",
+defhelper(
     rt.array_from_parts,
-    path="rt.array_from_parts",
     params=["parts", "like"],
     container=True,
     vjp={"parts": "rt.array_vjp(g, parts)"},
     jvp={"parts": "rt.array_from_parts(t, like)"},
     structural=("like",),
 )
-defprim(
-    "rt.py_select",
+defhelper(
     rt.py_select,
-    path="rt.py_select",
     params=["items", "i", "chosen", "v"],
     container=True,
     vjp={"v": "rt.py_select(items, i, chosen, g)"},
     jvp={"v": "rt.py_select(items, i, chosen, t)"},
     structural=("items", "i", "chosen"),
 )
-defprim(
-    "rt.py_select_tangent",
+defhelper(
     rt.py_select_tangent,
-    path="rt.py_select_tangent",
     params=["items", "chosen", "ts"],
     container=True,
     vjp={"ts": "rt.py_select_tangent_vjp(items, chosen, g)"},
     jvp={"ts": "rt.py_select_tangent(items, chosen, t)"},
     structural=("items", "chosen"),
 )
-defprim(
-    "rt.py_select_tangent_vjp",
+defhelper(
     rt.py_select_tangent_vjp,
-    path="rt.py_select_tangent_vjp",
     params=["items", "chosen", "v"],
     container=True,
     vjp={"v": "rt.py_select_tangent(items, chosen, g)"},
     jvp={"v": "rt.py_select_tangent_vjp(items, chosen, t)"},
     structural=("items", "chosen"),
 )
-defprim(
-    "rt.sum_vjp",
+defhelper(
     rt.sum_vjp,
-    path="rt.sum_vjp",
     params=["v", "items_like"],
     container=True,
     vjp={"v": "rt.sum_parts(g, v)"},
     jvp={"v": "rt.sum_vjp(t, items_like)"},
     structural=("items_like",),
 )
-defprim(
-    "rt.sum_parts",
+defhelper(
     rt.sum_parts,
-    path="rt.sum_parts",
     params=["parts", "like"],
     container=True,
     vjp={"parts": "rt.sum_vjp(g, parts)"},

@@ -2,7 +2,7 @@
 
 import runtime as rt
 
-from .registry import defprim
+from .registry import defhelper, defprim
 
 defprim(
     "psum",
@@ -76,19 +76,15 @@ defprim(
     batch="rt.ppermute_batched(x, x_batched, B, perm)",
 )
 # What the collectives become inside a vmap with their axis name; linear ones carry their rules.
-defprim(
-    "rt.psum_batched",
+defhelper(
     rt.psum_batched,
-    path="rt.psum_batched",
     params=["x", "batched", "size"],
     structural=("batched", "size"),
     vjp={"x": "rt.spread_batched(g, batched, size)"},
     jvp={"x": "rt.psum_batched(t, batched, size)"},
 )
-defprim(
-    "rt.pmean_batched",
+defhelper(
     rt.pmean_batched,
-    path="rt.pmean_batched",
     params=["x", "batched", "size"],
     structural=("batched", "size"),
     vjp={"x": "rt.spread_batched(g, batched, size, 1.0 / size)"},
@@ -104,38 +100,30 @@ for _name in ["pmax_batched", "pmin_batched"]:
         vjp={"x": "rt.extreme_batched_vjp(g, x, ans, batched)"},
         jvp={"x": "rt.psum_batched(rt.extreme_batched_vjp(t, x, ans, batched), batched, 1)"},
     )
-defprim(
-    "rt.all_gather_batched",
+defhelper(
     rt.all_gather_batched,
-    path="rt.all_gather_batched",
     params=["x", "batched", "size"],
     structural=("batched", "size"),
     vjp={"x": "rt.gathered_vjp(g, batched)"},
     jvp={"x": "rt.all_gather_batched(t, batched, size)"},
 )
-defprim(
-    "rt.ppermute_batched",
+defhelper(
     rt.ppermute_batched,
-    path="rt.ppermute_batched",
     params=["x", "batched", "size", "perm"],
     structural=("batched", "size", "perm"),
     vjp={"x": "rt.gathered_vjp(rt.ppermute_batched(g, True, size, rt.inverse_perm(perm)), batched)"},
     jvp={"x": "rt.ppermute_batched(t, batched, size, perm)"},
 )
-defprim("rt.axis_index_batched", rt.axis_index_batched, path="rt.axis_index_batched", params=["size"], nondiff=True)
-defprim(
-    "rt.spread_batched",
+defhelper(rt.axis_index_batched, params=["size"], nondiff=True)
+defhelper(
     rt.spread_batched,
-    path="rt.spread_batched",
     params=["v", "batched", "size", "scale=1.0"],
     structural=("batched", "size", "scale"),
     vjp={"v": "rt.psum_batched(g, batched, size) * scale"},
     jvp={"v": "rt.spread_batched(t, batched, size, scale)"},
 )
-defprim(
-    "rt.extreme_batched_vjp",
+defhelper(
     rt.extreme_batched_vjp,
-    path="rt.extreme_batched_vjp",
     params=["v", "x", "chosen", "batched"],
     structural=("x", "chosen", "batched"),
     vjp={
@@ -144,13 +132,11 @@ defprim(
     },
     jvp={"v": "rt.extreme_batched_vjp(t, x, chosen, batched)"},
 )
-defprim(
-    "rt.gathered_vjp",
+defhelper(
     rt.gathered_vjp,
-    path="rt.gathered_vjp",
     params=["v", "batched"],
     structural=("batched",),
     vjp={"v": "rt.all_gather_batched(g, batched, rt.batch_of(v))"},
     jvp={"v": "rt.gathered_vjp(t, batched)"},
 )
-defprim("rt.inverse_perm", rt.inverse_perm, path="rt.inverse_perm", params=["perm"], nondiff=True)
+defhelper(rt.inverse_perm, params=["perm"], nondiff=True)

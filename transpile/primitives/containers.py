@@ -4,7 +4,7 @@ import builtins
 
 import runtime
 
-from .registry import defprim
+from .registry import defhelper, defprim
 
 defprim(
     "make_tuple", tuple, params=[], varargs="items", container=True, vjp={"items": "rt.get(g, i)"}, jvp={"items": "ts"}
@@ -54,30 +54,24 @@ defprim("isinstance", builtins.isinstance, path="isinstance", params=["obj", "cl
 defprim("int", builtins.int, path="int", params=["x"], nondiff=True)
 defprim("bool", builtins.bool, path="bool", params=["x"], nondiff=True)
 defprim("float", builtins.float, path="float", params=["x"], vjp={"x": "rt.unbroadcast(g, x)"}, jvp={"x": "float(t)"})
-defprim(
-    "rt.with_item",
+defhelper(
     runtime.with_item,
-    path="rt.with_item",
     params=["container", "key", "value"],
     container=True,
     structural=("key",),
     vjp={"container": "rt.without_item(g, key)", "value": "rt.get(g, key)"},
     jvp={"container": "rt.with_item_tangent(t, ans, key, 0.0)", "value": "rt.with_item_tangent(0.0, ans, key, t)"},
 )
-defprim(
-    "rt.without_item",
+defhelper(
     runtime.without_item,
-    path="rt.without_item",
     params=["v", "key"],
     container=True,
     structural=("key",),
     vjp={"v": "rt.without_item(g, key)"},
     jvp={"v": "rt.without_item(t, key)"},
 )
-defprim(
-    "rt.with_item_tangent",
+defhelper(
     runtime.with_item_tangent,
-    path="rt.with_item_tangent",
     params=["container_t", "like", "key", "value_t"],
     container=True,
     structural=("like", "key"),

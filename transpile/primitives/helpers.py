@@ -8,41 +8,33 @@ import builtins
 
 import runtime as rt
 
-from .registry import defprim
+from .registry import defhelper, defprim
 
-defprim(
-    "rt.unbroadcast",
+defhelper(
     rt.unbroadcast,
-    path="rt.unbroadcast",
     params=["v", "like"],
     vjp={"v": "rt.broadcast_like(g, v)"},
     structural=("like",),
     jvp={"v": "rt.unbroadcast(t, like)"},
     batch="rt.unbroadcast_batched(v, like, v_batched, like_batched)",
 )
-defprim(
-    "rt.broadcast_like",
+defhelper(
     rt.broadcast_like,
-    path="rt.broadcast_like",
     params=["v", "like"],
     vjp={"v": "rt.unbroadcast(g, v)"},
     structural=("like",),
     jvp={"v": "rt.broadcast_like(t, like)"},
 )
-defprim(
-    "rt.expand_reduced",
+defhelper(
     rt.expand_reduced,
-    path="rt.expand_reduced",
     params=["v", "like", "axis=None", "keepdims=False"],
     vjp={"v": "np.reshape(np.sum(g, axis=axis, keepdims=keepdims), np.shape(v))"},
     structural=("like", "axis", "keepdims"),
     jvp={"v": "rt.expand_reduced(t, like, axis, keepdims)"},
     batch="rt.expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched)",
 )
-defprim(
-    "rt.add_at",
+defhelper(
     rt.add_at,
-    path="rt.add_at",
     params=["base", "like", "idx", "v"],
     container=True,
     vjp={"base": "g", "v": "rt.unbroadcast(rt.get(g, idx), v)"},
@@ -50,10 +42,8 @@ defprim(
     jvp={"base": "t", "v": "rt.add_at(0.0, like, idx, t)"},
     batch="rt.batched_add_at(base, like, idx, v, like_batched)",
 )
-defprim(
-    "rt.get",
+defhelper(
     rt.get,
-    path="rt.get",
     params=["tree", "idx"],
     container=True,
     vjp={"tree": "rt.add_at(acc, tree, idx, g)"},
@@ -61,20 +51,16 @@ defprim(
     jvp={"tree": "rt.get(t, idx)"},
     batch="rt.batched_getitem(tree, idx)",
 )
-defprim(
-    "rt.tree_add",
+defhelper(
     rt.tree_add,
-    path="rt.tree_add",
     params=["a", "b"],
     container=True,
     vjp={"a": "g", "b": "g"},
     jvp={"a": "t", "b": "t"},
     batch="rt.tree_add(a, b)",
 )
-defprim(
-    "rt.pack_like",
+defhelper(
     rt.pack_like,
-    path="rt.pack_like",
     params=["like", "parts"],
     container=True,
     vjp={"parts": "rt.unpack_like(g, parts)"},
@@ -82,76 +68,60 @@ defprim(
     jvp={"parts": "rt.pack_like(like, t)"},
     batch="rt.batched_pack_like(like, parts, like_batched)",
 )
-defprim(
-    "rt.unpack_like",
+defhelper(
     rt.unpack_like,
-    path="rt.unpack_like",
     params=["v", "like"],
     container=True,
     vjp={"v": "rt.pack_like(v, g)"},
     structural=("like",),
     jvp={"v": "rt.unpack_like(t, like)"},
 )
-defprim(
-    "rt.zero_region",
+defhelper(
     rt.zero_region,
-    path="rt.zero_region",
     params=["v", "idx"],
     vjp={"v": "rt.zero_region(g, idx)"},
     structural=("idx",),
     jvp={"v": "rt.zero_region(t, idx)"},
 )
-defprim(
-    "rt.save_region",
+defhelper(
     rt.save_region,
-    path="rt.save_region",
     params=["x", "idx"],
     vjp={"x": "rt.add_at(acc, x, idx, g)"},
     structural=("idx",),
     jvp={"x": "rt.save_region(t, idx)"},
 )
-defprim(
-    "rt.dot_vjp_a",
+defhelper(
     rt.dot_vjp_a,
-    path="rt.dot_vjp_a",
     params=["v", "a_like", "b"],
     vjp={"v": "np.dot(g, b)", "b": "rt.dot_vjp_b(v, g, b)"},
     structural=("a_like",),
     jvp={"v": "rt.dot_vjp_a(t, a_like, b)", "b": "rt.dot_vjp_a(v, a_like, t)"},
     batch="rt.dot_vjp_a_batched(v, a_like, b, v_batched, a_like_batched, b_batched)",
 )
-defprim(
-    "rt.dot_vjp_b",
+defhelper(
     rt.dot_vjp_b,
-    path="rt.dot_vjp_b",
     params=["v", "a", "b_like"],
     vjp={"v": "np.dot(a, g)", "a": "rt.dot_vjp_a(v, a, g)"},
     structural=("b_like",),
     jvp={"v": "rt.dot_vjp_b(t, a, b_like)", "a": "rt.dot_vjp_b(v, t, b_like)"},
     batch="rt.dot_vjp_b_batched(v, a, b_like, v_batched, a_batched, b_like_batched)",
 )
-defprim(
-    "rt.matmul_vjp_a",
+defhelper(
     rt.matmul_vjp_a,
-    path="rt.matmul_vjp_a",
     params=["v", "a_like", "b"],
     vjp={"v": "np.matmul(g, b)", "b": "rt.matmul_vjp_b(v, g, b)"},
     structural=("a_like",),
     jvp={"v": "rt.matmul_vjp_a(t, a_like, b)", "b": "rt.matmul_vjp_a(v, a_like, t)"},
 )
-defprim(
-    "rt.matmul_vjp_b",
+defhelper(
     rt.matmul_vjp_b,
-    path="rt.matmul_vjp_b",
     params=["v", "a", "b_like"],
     vjp={"v": "np.matmul(a, g)", "a": "rt.matmul_vjp_a(v, a, g)"},
     structural=("b_like",),
     jvp={"v": "rt.matmul_vjp_b(t, a, b_like)", "a": "rt.matmul_vjp_b(v, t, b_like)"},
 )
-defprim(
-    "rt.materialize",
+defhelper(
     rt.materialize,
-    path="rt.materialize",
     params=["v", "like"],
     container=True,
     vjp={"v": "rt.unbroadcast(g, v)"},
@@ -159,182 +129,146 @@ defprim(
     jvp={"v": "rt.materialize(t, like)"},
     batch="rt.batched_materialize(v, like, v_batched, like_batched)",
 )
-defprim(
-    "rt.astype_like",
+defhelper(
     rt.astype_like,
-    path="rt.astype_like",
     params=["v", "like"],
     vjp={"v": "rt.astype_like(g, v)"},
     structural=("like",),
     jvp={"v": "rt.astype_like(t, like)"},
 )
-defprim(
-    "rt.check_scalar_output",
+defhelper(
     rt.check_scalar_output,
-    path="rt.check_scalar_output",
     params=["value", "what"],
     vjp={"value": "g"},
     structural=("what",),
     jvp={"value": "t"},
 )
-defprim(
-    "rt.scalar_seed",
+defhelper(
     rt.scalar_seed,
-    path="rt.scalar_seed",
     params=["value", "what"],
     nondiff=True,
     batch="rt.batched_scalar_seed(value, what)",
 )
-defprim("rt.clip_mask", rt.clip_mask, path="rt.clip_mask", params=["a", "lo", "hi"], nondiff=True)
-defprim("rt.inverse_axes", rt.inverse_axes, path="rt.inverse_axes", params=["axes", "ndim"], nondiff=True)
-defprim("rt.shape_of", rt.shape_of, path="rt.shape_of", params=["x"], nondiff=True)
-defprim("rt.dtype_of", rt.dtype_of, path="rt.dtype_of", params=["x"], nondiff=True)
-defprim(
-    "rt.backwards",
+defhelper(rt.clip_mask, params=["a", "lo", "hi"], nondiff=True)
+defhelper(rt.inverse_axes, params=["axes", "ndim"], nondiff=True)
+defhelper(rt.shape_of, params=["x"], nondiff=True)
+defhelper(rt.dtype_of, params=["x"], nondiff=True)
+defhelper(
     rt.backwards,
-    path="rt.backwards",
     params=["steps", "trips=None"],
     nondiff=True,
     batch="rt.backwards(steps, trips)",
     batch_same=True,
 )
 defprim("reversed", reversed, path="reversed", params=["seq"], nondiff=True)
-defprim(
-    "rt.split_tangent",
+defhelper(
     rt.split_tangent,
-    path="rt.split_tangent",
     params=["v", "n"],
     container=True,
     vjp={"v": "rt.pack_like(v, g)"},
     jvp={"v": "rt.split_tangent(t, n)"},
     structural=("n",),
 )
-defprim(
-    "rt.set_region",
+defhelper(
     rt.set_region,
-    path="rt.set_region",
     params=["x_t", "like", "idx", "v_t"],
     vjp={"x_t": "rt.zero_region(g, idx)", "v_t": "rt.get(g, idx)"},
     unbroadcast=("v_t",),
     jvp={"x_t": "rt.set_region(t, like, idx, 0.0)", "v_t": "rt.set_region(0.0, like, idx, t)"},
     structural=("like", "idx"),
 )
-defprim(
-    "rt.jacobian_from_columns",
+defhelper(
     rt.jacobian_from_columns,
-    path="rt.jacobian_from_columns",
     params=["columns", "out_like", "in_like"],
     structural=("out_like", "in_like"),
     vjp={"columns": "rt.columns_from_jacobian(g, columns, out_like, in_like)"},
     jvp={"columns": "rt.jacobian_from_columns(t, out_like, in_like)"},
 )
-defprim(
-    "rt.jacobian_from_rows",
+defhelper(
     rt.jacobian_from_rows,
-    path="rt.jacobian_from_rows",
     params=["rows", "out_like", "in_like"],
     structural=("out_like", "in_like"),
     vjp={"rows": "rt.rows_from_jacobian(g, rows, out_like, in_like)"},
     jvp={"rows": "rt.jacobian_from_rows(t, out_like, in_like)"},
 )
-defprim(
-    "rt.columns_from_jacobian",
+defhelper(
     rt.columns_from_jacobian,
-    path="rt.columns_from_jacobian",
     params=["v", "columns_like", "out_like", "in_like"],
     structural=("columns_like", "out_like", "in_like"),
     container=True,
     vjp={"v": "rt.jacobian_from_columns(g, out_like, in_like)"},
     jvp={"v": "rt.columns_from_jacobian(t, columns_like, out_like, in_like)"},
 )
-defprim(
-    "rt.rows_from_jacobian",
+defhelper(
     rt.rows_from_jacobian,
-    path="rt.rows_from_jacobian",
     params=["v", "rows_like", "out_like", "in_like"],
     structural=("rows_like", "out_like", "in_like"),
     container=True,
     vjp={"v": "rt.jacobian_from_rows(g, out_like, in_like)"},
     jvp={"v": "rt.rows_from_jacobian(t, rows_like, out_like, in_like)"},
 )
-defprim(
-    "rt.as_list",
+defhelper(
     rt.as_list,
-    path="rt.as_list",
     params=["items"],
     container=True,
     vjp={"items": "rt.as_tuple(g)"},
     jvp={"items": "rt.as_list(t)"},
 )
-defprim(
-    "rt.as_tuple",
+defhelper(
     rt.as_tuple,
-    path="rt.as_tuple",
     params=["items"],
     container=True,
     vjp={"items": "rt.as_list(g)"},
     jvp={"items": "rt.as_tuple(t)"},
 )
-defprim(
-    "rt.as_dict",
+defhelper(
     rt.as_dict,
-    path="rt.as_dict",
     params=["keys", "values"],
     container=True,
     vjp={"values": "rt.dict_values(g, keys)"},
     jvp={"values": "rt.as_dict(keys, t)"},
     structural=("keys",),
 )
-defprim(
-    "rt.dict_values",
+defhelper(
     rt.dict_values,
-    path="rt.dict_values",
     params=["d", "keys"],
     container=True,
     vjp={"d": "rt.as_dict(keys, g)"},
     jvp={"d": "rt.dict_values(t, keys)"},
     structural=("keys",),
 )
-defprim("rt.zero_tangents", rt.zero_tangents, path="rt.zero_tangents", params=["items"], nondiff=True)
-defprim("rt.basis", rt.basis, path="rt.basis", params=["tree", "k"], nondiff=True)
-defprim(
-    "rt.tangent_count",
+defhelper(rt.zero_tangents, params=["items"], nondiff=True)
+defhelper(rt.basis, params=["tree", "k"], nondiff=True)
+defhelper(
     rt.tangent_count,
-    path="rt.tangent_count",
     params=["tree"],
     nondiff=True,
     batch="shape",
     batch_same=True,
 )
 defprim("stop_gradient", rt.stop_gradient, path="rt.stop_gradient", params=["x"], nondiff=True)
-defprim(
-    "rt.check_cotangents",
+defhelper(
     rt.check_cotangents,
-    path="rt.check_cotangents",
     params=["cotangents", "count", "what"],
     container=True,
     vjp={"cotangents": "g"},
     jvp={"cotangents": "t"},
     structural=("count", "what"),
 )
-defprim("rt.zeros_like_tree", rt.zeros_like_tree, path="rt.zeros_like_tree", params=["x"], nondiff=True)
-defprim("rt.like", rt.like, path="rt.like", params=["x"], nondiff=True, batch="rt.batched_like(x)")
+defhelper(rt.zeros_like_tree, params=["x"], nondiff=True)
+defhelper(rt.like, params=["x"], nondiff=True, batch="rt.batched_like(x)")
 defprim("slice", builtins.slice, path="slice", params=[], varargs="parts", nondiff=True)
 
 # The entry of a vmapped function: find the batch size, move mapped axes to the front, and back.
-defprim(
-    "rt.batch_size_of",
+defhelper(
     rt.batch_size_of,
-    path="rt.batch_size_of",
     params=["args", "specs", "names", "axis_size=None"],
     nondiff=True,
     batch="rt.batch_size_of_batched(args, specs, names, axis_size)",
     batch_same=True,
 )
-defprim(
-    "rt.prepare_batched",
+defhelper(
     rt.prepare_batched,
-    path="rt.prepare_batched",
     params=["value", "spec", "size"],
     container=True,
     structural=("spec", "size"),
@@ -342,10 +276,8 @@ defprim(
     jvp={"value": "rt.prepare_batched(t, spec, size)"},
     batch="rt.prepare_batched_batched(value, spec, size)",
 )
-defprim(
-    "rt.finish_batched",
+defhelper(
     rt.finish_batched,
-    path="rt.finish_batched",
     params=["value", "spec", "batched", "size"],
     container=True,
     structural=("spec", "batched", "size"),
@@ -353,24 +285,20 @@ defprim(
     jvp={"value": "rt.finish_batched(t, spec, batched, size)"},
     batch="rt.finish_batched_batched(value, spec, batched, size)",
 )
-defprim(
-    "rt.unprepare_batched",
+defhelper(
     rt.unprepare_batched,
-    path="rt.unprepare_batched",
     params=["v", "like", "spec"],
     container=True,
     structural=("like", "spec"),
     vjp={"v": "rt.prepare_batched(g, spec, rt.batch_of(v))"},
     jvp={"v": "rt.unprepare_batched(t, like, spec)"},
 )
-defprim(
-    "rt.unfinish_batched",
+defhelper(
     rt.unfinish_batched,
-    path="rt.unfinish_batched",
     params=["v", "spec", "batched", "size"],
     container=True,
     structural=("spec", "batched", "size"),
     vjp={"v": "rt.finish_batched(g, spec, batched, size)"},
     jvp={"v": "rt.unfinish_batched(t, spec, batched, size)"},
 )
-defprim("rt.batch_of", rt.batch_of, path="rt.batch_of", params=["value"], nondiff=True)
+defhelper(rt.batch_of, params=["value"], nondiff=True)

@@ -4,7 +4,7 @@ import numpy as np
 
 import runtime as rt
 
-from .registry import Example, defprim
+from .registry import Example, defhelper, defprim
 
 M34, M42 = (3, 4), (4, 2)
 
@@ -77,19 +77,15 @@ defprim(
         Example("np.inner(a, b)", dict(a=(4,), b=(2, 3, 4))),
     ],
 )
-defprim(
-    "rt.inner_vjp_a",
+defhelper(
     rt.inner_vjp_a,
-    path="rt.inner_vjp_a",
     params=["v", "a_like", "b"],
     vjp={"v": "np.inner(g, b)", "b": "rt.inner_vjp_b(v, g, b)"},
     jvp={"v": "rt.inner_vjp_a(t, a_like, b)", "b": "rt.inner_vjp_a(v, a_like, t)"},
     structural=("a_like",),
 )
-defprim(
-    "rt.inner_vjp_b",
+defhelper(
     rt.inner_vjp_b,
-    path="rt.inner_vjp_b",
     params=["v", "a", "b_like"],
     vjp={"v": "np.inner(a, g)", "a": "rt.inner_vjp_a(v, a, g)"},
     jvp={"v": "rt.inner_vjp_b(t, a, b_like)", "a": "rt.inner_vjp_b(v, t, b_like)"},
@@ -126,10 +122,8 @@ defprim(
         Example("np.einsum('ij,ij->i', a, b, optimize=True)", dict(a=M34, b=(1, 4))),
     ],
 )
-defprim(
-    "rt.einsum_slot",
+defhelper(
     rt.einsum_slot,
-    path="rt.einsum_slot",
     params=["operands", "k", "out"],
     container=True,
     vjp={
@@ -141,25 +135,19 @@ defprim(
 )
 # The rules of the helpers below are derivatives of einsum of an order that has no rule yet: reverse or
 # forward mode over einsum's forward mode, and third derivatives.  The transforms say so if they are needed.
-defprim("rt.einsum_jvp", rt.einsum_jvp, path="rt.einsum_jvp", params=["operands", "tangents"])
-defprim(
-    "rt.einsum_slot_jvp",
+defhelper(rt.einsum_jvp, params=["operands", "tangents"])
+defhelper(
     rt.einsum_slot_jvp,
-    path="rt.einsum_slot_jvp",
     params=["operands", "k", "out", "tangents"],
     structural=("k",),
 )
-defprim(
-    "rt.einsum_slot_vjp_out",
+defhelper(
     rt.einsum_slot_vjp_out,
-    path="rt.einsum_slot_vjp_out",
     params=["operands", "k", "out", "v"],
     structural=("k",),
 )
-defprim(
-    "rt.einsum_slot_vjp_operands",
+defhelper(
     rt.einsum_slot_vjp_operands,
-    path="rt.einsum_slot_vjp_operands",
     params=["operands", "k", "out", "v"],
     container=True,
     structural=("k",),
@@ -196,19 +184,15 @@ defprim(
         Example("np.linalg.norm(a, ord='nuc')", dict(a=M34)),
     ],
 )
-defprim(
-    "rt.norm_grad",
+defhelper(
     rt.norm_grad,
-    path="rt.norm_grad",
     params=["x", "ord=None", "axis=None"],
     vjp={"x": "rt.norm_hvp(g, x, ord, axis)"},
     jvp={"x": "rt.norm_hvp(t, x, ord, axis)"},
     structural=("ord", "axis"),
 )
-defprim(
-    "rt.norm_hvp",
+defhelper(
     rt.norm_hvp,
-    path="rt.norm_hvp",
     params=["v", "x", "ord=None", "axis=None"],
     vjp={"v": "rt.norm_hvp(g, x, ord, axis)"},
     jvp={"v": "rt.norm_hvp(t, x, ord, axis)"},
@@ -252,20 +236,16 @@ defprim(
         Example("np.linalg.solve(a + 3.0 * np.eye(3), b)", dict(a=(3, 3), b=(2, 3, 2))),
     ],
 )
-defprim(
-    "rt.solve_like",
+defhelper(
     rt.solve_like,
-    path="rt.solve_like",
     params=["a", "b", "like"],
     vjp={"a": _SOLVE_A.format(b="like"), "b": _SOLVE_B.format(b="like")},
     unbroadcast=("a", "b"),
     jvp={"a": _SOLVE_DA.format(b="like"), "b": _SOLVE_DB.format(b="like")},
     structural=("like",),
 )
-defprim(
-    "rt.as_column",
+defhelper(
     rt.as_column,
-    path="rt.as_column",
     params=["v", "like"],
     vjp={"v": "np.reshape(g, np.shape(v))"},
     jvp={"v": "rt.as_column(t, like)"},
@@ -314,10 +294,8 @@ defprim(
         Example("a.trace()", SQ),
     ],
 )
-defprim(
-    "rt.trace_vjp",
+defhelper(
     rt.trace_vjp,
-    path="rt.trace_vjp",
     params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
     vjp={"v": "np.trace(g, offset, axis1, axis2)"},
     jvp={"v": "rt.trace_vjp(t, like, offset, axis1, axis2)"},
@@ -338,10 +316,8 @@ defprim(
         Example("a.diagonal(1, 2, 0)", dict(a=(2, 3, 4))),
     ],
 )
-defprim(
-    "rt.diagonal_vjp",
+defhelper(
     rt.diagonal_vjp,
-    path="rt.diagonal_vjp",
     params=["v", "like", "offset=0", "axis1=0", "axis2=1"],
     vjp={"v": "np.diagonal(g, offset, axis1, axis2)"},
     jvp={"v": "rt.diagonal_vjp(t, like, offset, axis1, axis2)"},
@@ -364,10 +340,8 @@ defprim(
         Example("np.diag(a, k=-1)", dict(a=M34)),
     ],
 )
-defprim(
-    "rt.diag_vjp",
+defhelper(
     rt.diag_vjp,
-    path="rt.diag_vjp",
     params=["v", "like", "k=0"],
     vjp={"v": "np.diag(g, k)"},
     jvp={"v": "rt.diag_vjp(t, like, k)"},

@@ -4,7 +4,7 @@ import numpy as np
 
 import runtime as rt
 
-from .registry import Example, defprim
+from .registry import Example, defhelper, defprim
 
 X = dict(a=(3, 4))
 R3 = dict(a=(2, 3, 4))
@@ -80,19 +80,15 @@ defprim(
         Example("np.prod(a, axis=0)", dict(a=(1, 3))),
     ],
 )
-defprim(
-    "rt.prod_others",
+defhelper(
     rt.prod_others,
-    path="rt.prod_others",
     params=["a", "axis=None"],
     vjp={"a": "rt.prod_others_vjp(g, a, axis)"},
     jvp={"a": "rt.prod_others_vjp(t, a, axis)"},
     structural=("axis",),
 )
-defprim(
-    "rt.prod_others_vjp",
+defhelper(
     rt.prod_others_vjp,
-    path="rt.prod_others_vjp",
     params=["v", "a", "axis=None"],
     vjp={"v": "rt.prod_others_vjp(g, a, axis)"},
     jvp={"v": "rt.prod_others_vjp(t, a, axis)"},
@@ -122,10 +118,8 @@ for _name, _fn, _alias in [("max", np.max, np.amax), ("min", np.min, np.amin)]:
             Example(f"np.{_name}(a)", S),
         ],
     )
-defprim(
-    "rt.tie_weights",
+defhelper(
     rt.tie_weights,
-    path="rt.tie_weights",
     params=["a", "best", "axis=None", "keepdims=False"],
     nondiff=True,
 )
@@ -188,10 +182,8 @@ defprim(
         Example("np.cumsum(a)", S),
     ],
 )
-defprim(
-    "rt.cumsum_vjp",
+defhelper(
     rt.cumsum_vjp,
-    path="rt.cumsum_vjp",
     params=["v", "like", "axis=None"],
     vjp={"v": "np.cumsum(g, axis)"},
     jvp={"v": "rt.cumsum_vjp(t, like, axis)"},

@@ -180,6 +180,11 @@ def by_path(path: str) -> Primitive | None:
     return None
 
 
+def defhelper(fn, **rules):
+    """Register a runtime helper that generated code calls as `rt.<name>` (its name and path follow from fn)."""
+    return defprim(f"rt.{fn.__name__}", fn, path=f"rt.{fn.__name__}", **rules)
+
+
 def lookup(obj) -> Primitive | None:
     """The primitive whose implementation is `obj`, if any."""
     return _BY_IMPL.get(id(obj))

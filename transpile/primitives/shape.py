@@ -4,7 +4,7 @@ import numpy as np
 
 import runtime as rt
 
-from .registry import Example, defprim
+from .registry import Example, defhelper, defprim
 
 X = dict(a=(3, 4))
 R3 = dict(a=(2, 3, 4))
@@ -90,19 +90,15 @@ defprim(
         Example("a * (a.astype(bool) + 1.0)", V),
     ],
 )
-defprim(
-    "rt.astype_vjp",
+defhelper(
     rt.astype_vjp,
-    path="rt.astype_vjp",
     params=["v", "like", "dtype"],
     vjp={"v": "rt.astype_vjp(g, v, dtype)"},
     jvp={"v": "rt.astype_vjp(t, like, dtype)"},
     structural=("like", "dtype"),
 )
-defprim(
-    "rt.astype_jvp",
+defhelper(
     rt.astype_jvp,
-    path="rt.astype_jvp",
     params=["v", "dtype"],
     vjp={"v": "rt.astype_vjp(g, v, dtype)"},
     jvp={"v": "rt.astype_jvp(t, dtype)"},
@@ -285,41 +281,33 @@ defprim(
         Example("np.vstack([a, b])", dict(a=(3,), b=(2, 3))),
     ],
 )
-defprim("rt.hstack_axis", rt.hstack_axis, path="rt.hstack_axis", params=["arrays"], nondiff=True)
-defprim(
-    "rt.split_like",
+defhelper(rt.hstack_axis, params=["arrays"], nondiff=True)
+defhelper(
     rt.split_like,
-    path="rt.split_like",
     params=["v", "arrays", "axis=0", "ndmin=1"],
     container=True,
     vjp={"v": "rt.concat_like(g, arrays, axis, ndmin)"},
     jvp={"v": "rt.split_like(t, arrays, axis, ndmin)"},
     structural=("arrays", "axis", "ndmin"),
 )
-defprim(
-    "rt.concat_like",
+defhelper(
     rt.concat_like,
-    path="rt.concat_like",
     params=["parts", "arrays", "axis=0", "ndmin=1"],
     container=True,
     vjp={"parts": "rt.split_like(g, arrays, axis, ndmin)"},
     jvp={"parts": "rt.concat_like(t, arrays, axis, ndmin)"},
     structural=("arrays", "axis", "ndmin"),
 )
-defprim(
-    "rt.unstack_like",
+defhelper(
     rt.unstack_like,
-    path="rt.unstack_like",
     params=["v", "arrays", "axis=0"],
     container=True,
     vjp={"v": "rt.stack_like(g, arrays, axis)"},
     jvp={"v": "rt.unstack_like(t, arrays, axis)"},
     structural=("arrays", "axis"),
 )
-defprim(
-    "rt.stack_like",
+defhelper(
     rt.stack_like,
-    path="rt.stack_like",
     params=["parts", "arrays", "axis=0"],
     container=True,
     vjp={"parts": "rt.unstack_like(g, arrays, axis)"},
@@ -396,10 +384,8 @@ defprim(
         Example("np.tile(a, 3)", dict(a=())),
     ],
 )
-defprim(
-    "rt.untile",
+defhelper(
     rt.untile,
-    path="rt.untile",
     params=["v", "like", "reps"],
     vjp={"v": "np.tile(g, reps)"},
     jvp={"v": "rt.untile(t, like, reps)"},
@@ -423,10 +409,8 @@ defprim(
         Example("np.repeat(a, 3)", dict(a=())),
     ],
 )
-defprim(
-    "rt.unrepeat",
+defhelper(
     rt.unrepeat,
-    path="rt.unrepeat",
     params=["v", "like", "repeats", "axis=None"],
     vjp={"v": "np.repeat(g, repeats, axis)"},
     jvp={"v": "rt.unrepeat(t, like, repeats, axis)"},
