@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # Generated modules go to a cache inside the checkout (git-ignored), never to $HOME.
 export TRANSPILE_CACHE_DIR := $(CURDIR)/.cache/transpile
 
-.PHONY: install test demo bench lint clean
+.PHONY: install test demo bench bench-env lint clean
 
 install: $(STAMP)
 
@@ -29,6 +29,20 @@ bench: $(STAMP)
 	$(VPY) bench/bench_grad.py
 	$(VPY) bench/bench_remat.py
 	$(VPY) bench/bench_vmap.py
+
+# Comparison frameworks for bench/baselines.py live in their own virtualenv, kept apart from .venv/.
+# torch==2.13.0 (not a range): pip on these machines takes the CPU build of that release from local
+# disk; a bare `torch` or a range admitting newer releases pulls a CUDA build of several GB from PyPI.
+BENCH_PYTHON ?= python3.11
+BENCH_VENV := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+
+bench-env: $(BENCH_STAMP)
+
+$(BENCH_STAMP):
+	test -x $(BENCH_VENV)/bin/python || $(BENCH_PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install numpy jax 'torch==2.13.0'
+	touch $@
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check transpile runtime tests samples bench

@@ -210,6 +210,9 @@ class Names:
 
 def generated_function(fun):
     """The plain function behind `fun`: for a transformed function, its generated entry point."""
+    jitted = getattr(fun, "__transpile_jit__", None)
+    if jitted is not None:
+        return jitted.target
     transform = getattr(fun, "__transpile__", None)
     if transform is None:
         return fun
@@ -232,6 +235,9 @@ def make_transformed(fun, transform_class, argnums, has_aux):
 
 def source(transformed) -> str:
     """The generated module behind a transformed function, as text."""
+    jitted = getattr(transformed, "__transpile_jit__", None)
+    if jitted is not None:
+        return jitted.compiled({}).text.rsplit("\n# transpile-cache-key", 1)[0] + "\n"
     transform = getattr(transformed, "__transpile__", None)
     if transform is None:
         raise TranspileError(f"{transformed!r} was not made by transpile", hint="pass e.g. tp.grad(f)")

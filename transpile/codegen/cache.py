@@ -64,7 +64,8 @@ def load_or_write(stem: str, key: str, generate) -> tuple[object, str]:
                 compile(text, path, "exec")
             except SyntaxError:
                 text = None
-    if text is None:
+    written = text is None
+    if written:
         text = generate() + "\n" + _marker(key)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -76,5 +77,6 @@ def load_or_write(stem: str, key: str, generate) -> tuple[object, str]:
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    module.__transpile_written__ = written
     spec.loader.exec_module(module)
     return module, text

@@ -48,10 +48,11 @@ class Emitter:
         self.lines: list[str] = []
         self.last_origin = self.last_comment = None
 
-    def function(self, fdef, docstring=None):
+    def function(self, fdef, docstring=None, decorators=()):
         params = ", ".join(a.id for a in fdef.args.args)
         if self.lines:
             self.lines += ["", ""]
+        self.lines.extend(f"@{d}" for d in decorators)
         self.lines.append(f"def {fdef.name}({params}):")
         if docstring:
             self._docstring(docstring, 1)
@@ -102,7 +103,7 @@ class Emitter:
                 self.block(stmt.body, depth + 1)
                 self.last_origin = self.last_comment = None
             else:
-                self.lines.append(pad + _unparse(stmt))
+                self.lines.extend(pad + line for line in _unparse(stmt).split("\n"))
 
     def _if(self, stmt, depth, keyword="if"):
         pad = INDENT * depth

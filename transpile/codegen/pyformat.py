@@ -1479,6 +1479,8 @@ class _Formatter:
             self.docstring(stmt, level)
             return
         if isinstance(stmt, ast.FunctionDef):
+            for decorator in stmt.decorator_list:
+                self.out.append(INDENT_STR * level + "@" + ast.unparse(decorator))
             self.out.append(self.render_header(lambda: self.def_header(stmt), _def_fallback(stmt), level))
             self.suite(stmt.body, level + 1)
         elif isinstance(stmt, ast.For):

@@ -70,6 +70,7 @@ defprim(
     "matmul",
     operator.matmul,
     params=["x", "y"],
+    jit="jt.matmul(x, y)",
     operator=("BinOp", "MatMult"),
     batch="rt.batched_matmul(x, y, x_batched, y_batched)",
     vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},

@@ -14,6 +14,7 @@ defprim(
     batch="rt.batched_dot(a, b, a_batched, b_batched)",
     path="np.dot",
     params=["a", "b"],
+    jit="jt.dot(a, b)",
     vjp={"a": "rt.dot_vjp_a(g, a, b)", "b": "rt.dot_vjp_b(g, a, b)"},
     methods=["dot"],
     jvp={"a": "np.dot(t, b)", "b": "np.dot(a, t)"},
@@ -35,6 +36,7 @@ defprim(
     batch="rt.batched_matmul(x, y, x_batched, y_batched)",
     path="np.matmul",
     params=["x", "y"],
+    jit="jt.matmul(x, y)",
     vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
     jvp={"x": "np.matmul(t, y)", "y": "np.matmul(x, t)"},
     examples=[

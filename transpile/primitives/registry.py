@@ -53,6 +53,7 @@ class Primitive:
     batch: str | None = None  # batching rule: "elementwise", "axis", a template, or None (loop over examples)
     batch_same: bool = False  # batched inputs give a result that is the same for every example
     collective: bool = False  # reduces over the vmap axis named by its `axis_name` argument
+    jit: str | None = None  # its lowering for Numba, a call template like "jt.sum(a, axis, keepdims)"
 
     @property
     def shape_only(self) -> frozenset:
@@ -133,6 +134,7 @@ def defprim(
     batch=None,
     batch_same=False,
     collective=False,
+    jit=None,
 ):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"]."""
     names, defaults = _signature_of(impl, params)
@@ -154,6 +156,7 @@ def defprim(
         batch=batch,
         batch_same=batch_same,
         collective=collective,
+        jit=jit,
     )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")

@@ -1,0 +1,487 @@
+"""Numba implementations of the runtime helpers that generated code calls (rt.unbroadcast, rt.like, ...).
+
+Each helper keeps its Python body for uncompiled code; the `overload` here is what Numba compiles
+instead.  Implementations are chosen from the argument types, so one compiled helper serves every
+shape: only dtypes, numbers of dimensions and tuple structures are fixed at compile time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.cpython.unsafe.tuple import tuple_setitem
+from numba.extending import overload, register_jitable
+
+import importlib
+
+_adjoint = importlib.import_module("runtime.adjoint")
+_like = importlib.import_module("runtime.like")  # (`runtime.like` itself is the function)
+_tree = importlib.import_module("runtime.tree")
+from .zero import ZeroType, make_zero  # noqa: E402
+
+_ARRAY_OR_SCALAR = (types.Array, types.Number, types.Boolean)
+
+
+def _generated(name, params, body, namespace):
+    """A function compiled from source text: how a helper is written once per tuple length."""
+    text = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    scope = dict(namespace)
+    exec(text, scope)  # noqa: S102 - the text is built here from integers, not from user input
+    return scope[name]
+
+
+def _is_tuple(ty):
+    return isinstance(ty, types.BaseTuple)
+
+
+def _is_list(ty):
+    return isinstance(ty, (types.List, types.ListType))
+
+
+# ------------------------------------------------------------------ shapes
+
+
+@register_jitable
+def _flat_offsets(shape, target_shape, lead):
+    """For each element of an array of `shape`, its flat position in `target_shape` after summing broadcasts."""
+    size = 1
+    for n in shape:
+        size *= n
+    offsets = np.zeros(size, np.int64)
+    nd = len(shape)
+    index = np.zeros(nd, np.int64)
+    for flat in range(size):
+        pos = 0
+        for d in range(lead, nd):
+            n = target_shape[d - lead]
+            pos = pos * n + (index[d] if n != 1 else 0)
+        offsets[flat] = pos
+        d = nd - 1
+        while d >= 0:
+            index[d] += 1
+            if index[d] < shape[d]:
+                break
+            index[d] = 0
+            d -= 1
+    return offsets
+
+
+@register_jitable
+def _sum_to(g, target_shape):
+    """g summed down to target_shape (NumPy broadcasting undone), as a C-contiguous array."""
+    lead = g.ndim - len(target_shape)
+    size = 1
+    for n in target_shape:
+        size *= n
+    out = np.zeros(size, g.dtype)
+    values = np.ascontiguousarray(g).ravel()
+    if values.size == out.size:
+        out[:] = values
+        return out.reshape(target_shape)
+    same_tail = True
+    for d in range(len(target_shape)):
+        if g.shape[lead + d] != target_shape[d]:
+            same_tail = False
+    if same_tail:
+        rows = values.size // size if size else 0
+        for r in range(rows):
+            out += values[r * size : (r + 1) * size]
+        return out.reshape(target_shape)
+    offsets = _flat_offsets(g.shape, target_shape, lead)
+    for k in range(values.size):
+        out[offsets[k]] += values[k]
+    return out.reshape(target_shape)
+
+
+@register_jitable
+def _broadcast_copy(g, shape):
+    """A C-contiguous copy of g broadcast to `shape`."""
+    out = np.empty(shape, g.dtype)
+    out[...] = np.broadcast_to(g, shape)
+    return out
+
+
+@overload(_adjoint.unbroadcast)
+def _unbroadcast(g, x):
+    if isinstance(g, ZeroType) or _is_tuple(g) or _is_list(g):
+        return lambda g, x: g
+    if not isinstance(x, types.Array):
+        if isinstance(g, types.Array):
+            return lambda g, x: g.sum()
+        return lambda g, x: g
+    if not isinstance(g, types.Array):
+        return lambda g, x: np.full(x.shape, g)
+    if g.ndim < x.ndim:
+        return lambda g, x: np.broadcast_to(g, x.shape)
+
+    def impl(g, x):
+        if g.shape == x.shape:
+            return g
+        return _sum_to(g, x.shape)
+
+    if g.ndim == x.ndim:
+        return impl
+    return lambda g, x: _sum_to(g, x.shape)
+
+
+@overload(_adjoint.broadcast_like)
+def _broadcast_like(g, target):
+    if isinstance(g, ZeroType):
+        return lambda g, target: g
+    if not isinstance(target, types.Array):
+        return lambda g, target: g
+    return lambda g, target: np.broadcast_to(g, target.shape)
+
+
+@register_jitable
+def _reduced_mask(ndim, axis):
+    mask = np.zeros(ndim, np.bool_)
+    for a in axis:
+        mask[a % ndim] = True
+    return mask
+
+
+@register_jitable
+def _expand(g, shape, mask):
+    """g, whose axes are those of `shape` without the masked ones, broadcast to `shape`."""
+    size = 1
+    for n in shape:
+        size *= n
+    out = np.empty(size, g.dtype)
+    values = np.ascontiguousarray(g).ravel()
+    nd = len(shape)
+    index = np.zeros(nd, np.int64)
+    for flat in range(size):
+        pos = 0
+        for d in range(nd):
+            if not mask[d]:
+                pos = pos * shape[d] + index[d]
+        out[flat] = values[pos]
+        d = nd - 1
+        while d >= 0:
+            index[d] += 1
+            if index[d] < shape[d]:
+                break
+            index[d] = 0
+            d -= 1
+    return out.reshape(shape)
+
+
+@overload(_adjoint.expand_reduced)
+def _expand_reduced(g, x, axis=None, keepdims=False):
+    if isinstance(g, ZeroType):
+        return lambda g, x, axis=None, keepdims=False: g
+    if not isinstance(x, types.Array):
+        return lambda g, x, axis=None, keepdims=False: g
+    if not isinstance(g, types.Array):
+        return lambda g, x, axis=None, keepdims=False: np.full(x.shape, g)
+    if g.ndim == x.ndim:
+        return lambda g, x, axis=None, keepdims=False: _broadcast_copy(g, x.shape)
+    if isinstance(axis, types.Integer):
+        return lambda g, x, axis=None, keepdims=False: _expand(g, x.shape, _reduced_mask(x.ndim, (axis,)))
+    return lambda g, x, axis=None, keepdims=False: _expand(g, x.shape, _reduced_mask(x.ndim, axis))
+
+
+# ------------------------------------------------------------------ shape-only stand-ins
+
+
+@overload(_like.like)
+def _like_impl(x, depth=4):
+    if isinstance(x, types.Array):
+        return lambda x, depth=4: np.broadcast_to(np.zeros(1, x.dtype), x.shape)
+    if _is_tuple(x) and len(x) > 0:
+        body = ["return (" + "".join(f"_like.like(x[{i}]), " for i in range(len(x))) + ")"]
+        return _generated("like_tuple", "x, depth=4", body, {"_like": _like})
+    if _is_list(x):
+        return lambda x, depth=4: [_like.like(v) for v in x]
+    return lambda x, depth=4: x
+
+
+# ------------------------------------------------------------------ adjoints of containers
+
+
+@overload(_tree.tree_add)
+def _tree_add(a, b):
+    if isinstance(a, ZeroType):
+        return lambda a, b: b
+    if isinstance(b, ZeroType):
+        return lambda a, b: a
+    if _is_tuple(a):
+        body = ["return (" + "".join(f"_tree.tree_add(a[{i}], b[{i}]), " for i in range(len(a))) + ")"]
+        return _generated("tree_add_tuple", "a, b", body, {"_tree": _tree})
+    return lambda a, b: a + b
+
+
+@overload(_tree.get)
+def _get(adjoint, index):
+    if isinstance(adjoint, ZeroType):
+        return lambda adjoint, index: adjoint
+    return lambda adjoint, index: adjoint[index]
+
+
+@overload(_tree.zeros_like_tree)
+def _zeros_like_tree(x):
+    if isinstance(x, types.Array):
+        dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
+        return lambda x: np.zeros(x.shape, dtype)
+    if isinstance(x, types.Number):
+        return lambda x: 0.0
+    if _is_tuple(x):
+        body = ["return (" + "".join(f"_tree.zeros_like_tree(x[{i}]), " for i in range(len(x))) + ")"]
+        return _generated("zeros_like_tuple", "x", body, {"_tree": _tree})
+    if _is_list(x):
+        return lambda x: [_tree.zeros_like_tree(v) for v in x]
+    raise TypingError(f"no zero of type {x}")
+
+
+@overload(_tree.add_at)
+def _add_at(acc, x, index, g):
+    if isinstance(g, ZeroType):
+        return lambda acc, x, index, g: acc
+    if isinstance(x, types.UniTuple):
+
+        def impl_tuple(acc, x, index, g):
+            out = _tree.materialize(acc, x)
+            return tuple_setitem(out, index, _tree.tree_add(out[index], g))
+
+        return impl_tuple
+    if _is_list(x):
+
+        def impl_list(acc, x, index, g):
+            out = _tree.materialize(acc, x)
+            out[index] = _tree.tree_add(out[index], g)
+            return out
+
+        return impl_list
+    if isinstance(x, types.Array):
+
+        def impl_array(acc, x, index, g):
+            out = _tree.materialize(acc, x)
+            out[index] += g
+            return out
+
+        return impl_array
+    raise TypingError(f"add_at into {x} is not supported under jit")
+
+
+@overload(_tree.pack_like)
+def _pack_like(x, parts):
+    if all(isinstance(p, ZeroType) for p in parts):
+        return lambda x, parts: make_zero()
+    if _is_tuple(x):
+        return lambda x, parts: parts
+    if isinstance(x, types.Array):
+
+        def impl(x, parts):
+            out = _tree.materialize(make_zero(), x)
+            for i in range(len(parts)):
+                out[i] = parts[i]
+            return out
+
+        return impl
+    raise TypingError(f"pack_like into {x} is not supported under jit")
+
+
+@overload(_tree.unpack_like)
+def _unpack_like(adjoint, parts):
+    n = len(parts)
+    if isinstance(adjoint, ZeroType):
+        body = ["z = make_zero()", "return (" + "z, " * n + ")"]
+        return _generated("unpack_zero", "adjoint, parts", body, {"make_zero": make_zero})
+    body = ["return (" + "".join(f"adjoint[{i}], " for i in range(n)) + ")"]
+    return _generated("unpack_like_tuple", "adjoint, parts", body, {})
+
+
+@overload(_tree.materialize)
+def _materialize(adjoint, x):
+    if _is_tuple(x):
+        body = ["return (" + "".join(f"_tree.materialize(_tree.get(adjoint, {i}), x[{i}]), " for i in range(len(x)))]
+        body[0] += ")"
+        return _generated("materialize_tuple", "adjoint, x", body, {"_tree": _tree})
+    if _is_list(x):
+        if isinstance(adjoint, ZeroType):
+            return lambda adjoint, x: [_tree.materialize(adjoint, v) for v in x]
+
+        def impl_list(adjoint, x):
+            if len(adjoint) < len(x):  # the zero list (see zero.py)
+                return [_tree.materialize(make_zero(), v) for v in x]
+            return [_tree.materialize(adjoint[i], x[i]) for i in range(len(x))]
+
+        return impl_list
+    if isinstance(x, types.Array):
+        dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
+        if isinstance(adjoint, ZeroType):
+            return lambda adjoint, x: np.zeros(x.shape, dtype)
+        if isinstance(adjoint, types.Array):
+
+            def impl(adjoint, x):
+                out = np.empty(x.shape, dtype)
+                out[...] = np.broadcast_to(adjoint, x.shape)
+                return out
+
+            return impl
+        return lambda adjoint, x: np.full(x.shape, adjoint, dtype)
+    if isinstance(x, types.Number):
+        if isinstance(adjoint, ZeroType):
+            return lambda adjoint, x: 0.0
+        if isinstance(adjoint, types.Array):
+            return lambda adjoint, x: np.float64(adjoint.sum())
+        return lambda adjoint, x: np.float64(adjoint)
+    raise TypingError(f"no adjoint of type {x}")
+
+
+@overload(_tree.scalar_seed)
+def _scalar_seed(value, what):
+    if isinstance(value, types.Array):
+        if value.ndim != 0:
+            raise TypingError("grad requires the function to return a scalar; use jacrev for non-scalar outputs")
+        dtype = value.dtype
+        return lambda value, what: dtype(1)
+    if isinstance(value, types.Float):
+        dtype = value
+        return lambda value, what: dtype(1)
+    if isinstance(value, types.Number):
+        return lambda value, what: 1.0
+    raise TypingError(f"grad requires the function to return a scalar, not {value}")
+
+
+@overload(_tree.check_scalar_output)
+def _check_scalar_output(value, what):
+    if isinstance(value, types.Array) and value.ndim != 0 or not isinstance(value, _ARRAY_OR_SCALAR):
+        raise TypingError(f"grad requires the function to return a scalar, not {value}")
+    return lambda value, what: value
+
+
+@overload(_tree.list_append)
+def _list_append(items, value):
+    def impl(items, value):
+        out = list(items)
+        out.append(value)
+        return out
+
+    return impl
+
+
+# ------------------------------------------------------------------ loops and regions
+
+
+@overload(_adjoint.backwards)
+def _backwards(steps, trips=None):
+    if isinstance(trips, (types.NoneType, types.Omitted)) or trips is None:
+
+        def impl(steps, trips=None):
+            n = len(steps)
+            return range(steps.start + (n - 1) * steps.step, steps.start - steps.step, -steps.step)
+
+        return impl
+
+    def impl_trips(steps, trips=None):
+        n = min(len(steps), trips)
+        return range(steps.start + (n - 1) * steps.step, steps.start - steps.step, -steps.step)
+
+    return impl_trips
+
+
+@overload(_adjoint.zero_region)
+def _zero_region(g, index):
+    if isinstance(g, ZeroType):
+        return lambda g, index: g
+
+    def impl(g, index):
+        out = g.copy()
+        out[index] = 0
+        return out
+
+    return impl
+
+
+@overload(_adjoint.save_region)
+def _save_region(x, index):
+    if isinstance(x, ZeroType):
+        return lambda x, index: x
+    return lambda x, index: np.copy(x[index])
+
+
+@overload(_adjoint.shape_of)
+def _shape_of(x):
+    return lambda x: np.shape(x)
+
+
+@overload(_adjoint.astype_like)
+def _astype_like(g, x):
+    if isinstance(g, ZeroType) or not isinstance(x, types.Array) or not isinstance(x.dtype, types.Float):
+        return lambda g, x: g
+    dtype = x.dtype
+    if isinstance(g, types.Array):
+        return lambda g, x: g.astype(dtype)
+    return lambda g, x: dtype(g)
+
+
+# ------------------------------------------------------------------ products
+
+
+@register_jitable
+def _matrix(a, rows):
+    """a as a C-contiguous 2-D array with `rows` rows."""
+    flat = np.ascontiguousarray(a)
+    return flat.reshape((rows, flat.size // rows if rows else 0))
+
+
+@overload(_adjoint.dot_vjp_a)
+def _dot_vjp_a(g, a, b):
+    if isinstance(g, ZeroType):
+        return lambda g, a, b: g
+    a_nd = a.ndim if isinstance(a, types.Array) else 0
+    b_nd = b.ndim if isinstance(b, types.Array) else 0
+    if a_nd == 0 or b_nd == 0:
+        return lambda g, a, b: _adjoint.unbroadcast(g * b, a)
+    if b_nd == 1:
+        if a_nd == 1:
+            return lambda g, a, b: g * b
+        return lambda g, a, b: np.asarray(g).reshape(g.shape + (1,)) * b
+    if b_nd == 2:
+        if a_nd == 1:
+            return lambda g, a, b: np.dot(b, g)
+        if a_nd == 2:
+            return lambda g, a, b: np.dot(g, b.T)
+
+        def impl_nd(g, a, b):
+            rows = a.size // a.shape[-1]
+            return np.dot(_matrix(g, rows), np.ascontiguousarray(b.T)).reshape(a.shape)
+
+        return impl_nd
+    raise TypingError("the gradient of np.dot with a 3-D or higher second argument is not supported under jit")
+
+
+@overload(_adjoint.dot_vjp_b)
+def _dot_vjp_b(g, a, b):
+    if isinstance(g, ZeroType):
+        return lambda g, a, b: g
+    a_nd = a.ndim if isinstance(a, types.Array) else 0
+    b_nd = b.ndim if isinstance(b, types.Array) else 0
+    if a_nd == 0 or b_nd == 0:
+        return lambda g, a, b: _adjoint.unbroadcast(g * a, b)
+    if b_nd == 1:
+        if a_nd == 1:
+            return lambda g, a, b: g * a
+        if a_nd == 2:
+            return lambda g, a, b: np.dot(a.T, g)
+
+        def impl_vec(g, a, b):
+            rows = a.size // a.shape[-1]
+            return np.dot(_matrix(a, rows).T, np.ascontiguousarray(g).ravel())
+
+        return impl_vec
+    if b_nd == 2:
+        if a_nd == 1:
+            return lambda g, a, b: np.outer(a, g)
+        if a_nd == 2:
+            return lambda g, a, b: np.dot(a.T, g)
+
+        def impl_nd(g, a, b):
+            rows = a.size // a.shape[-1]
+            return np.dot(_matrix(a, rows).T, _matrix(g, rows))
+
+        return impl_nd
+    raise TypingError("the gradient of np.dot with a 3-D or higher second argument is not supported under jit")

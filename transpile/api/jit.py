@@ -1,0 +1,275 @@
+"""jit: compile a function (plain or transformed) with Numba, whole, specialized on argument types only."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import os
+import re
+import warnings
+
+import numpy as np
+
+from ..codegen.cache import cache_key, load_or_write
+from ..codegen.emit import _COMMENT
+from ..errors import Location, TranspileError
+from ..frontend.desugar import desugar_program
+from .common import _signature, def_location, generated_function, source_texts
+
+_STATIC_TYPES = (int, float, bool, str, type(None))
+
+
+class JitFallbackWarning(RuntimeWarning):
+    """jit(..., fallback="numpy") ran the NumPy code because Numba could not compile the function."""
+
+
+def _is_static_value(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_is_static_value(v) for v in value)
+    return isinstance(value, _STATIC_TYPES)
+
+
+def _capture_fingerprint(program) -> str:
+    """Captured values are compiled in as constants: their contents are part of the module's identity."""
+    digest = hashlib.sha256()
+    for cap_name in sorted(program.captures):
+        value = program.captures[cap_name].value()
+        digest.update(cap_name.encode())
+        if isinstance(value, np.ndarray):
+            digest.update(str((value.dtype, value.shape)).encode())
+            digest.update(np.ascontiguousarray(value).tobytes())
+        else:
+            digest.update(repr(value).encode())
+    return digest.hexdigest()
+
+
+class Compiled:
+    """One compiled module: the program, the module, and its entry (a Numba dispatcher)."""
+
+    def __init__(self, program, module, text):
+        self.program = program
+        self.module = module
+        self.text = text
+        self.written = module.__transpile_written__
+        for cap_name, cap in program.captures.items():
+            module.__dict__[cap_name] = cap.value()
+        self.entry = getattr(module, program.entry)
+
+
+class Jitted:
+    """The machinery behind `jit(fun)`: one generated module per set of static argument values."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), fallback=None):
+        if fallback not in (None, "numpy"):
+            raise TranspileError(f"fallback must be None or 'numpy', got {fallback!r}", def_location(fun))
+        self.fun = fun
+        self.target = generated_function(fun)
+        self.sig = _signature(self.target)
+        params = list(self.sig.parameters.values())
+        for p in params:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TranspileError(
+                    f"`{self.target.__name__}` has a *args or **kwargs parameter, which jit does not support",
+                    def_location(self.target),
+                    "list the parameters explicitly",
+                )
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        statics = set()
+        for n in nums:
+            if not isinstance(n, int) or not -len(params) <= n < len(params):
+                raise TranspileError(
+                    f"static_argnums {n!r} is out of range: `{self.target.__name__}` takes {len(params)} argument(s)",
+                    def_location(self.target),
+                )
+            statics.add(params[n].name)
+        for n in names:
+            if n not in self.sig.parameters:
+                raise TranspileError(
+                    f"static_argnames names {n!r}, which is not a parameter of `{self.target.__name__}`",
+                    def_location(self.target),
+                )
+            statics.add(n)
+        self.statics = [p.name for p in params if p.name in statics]
+        self.fallback = fallback
+        self._compiled: dict = {}
+        self._program = None
+
+    # ------------------------------------------------------------------ modules
+    def program(self):
+        if self._program is None:
+            self._program = desugar_program(self.target)
+        return self._program
+
+    def compiled(self, statics: dict) -> Compiled:
+        key = tuple((k, repr(v)) for k, v in statics.items())
+        if key not in self._compiled:
+            program = self.program()
+            parts = ["jit", program.entry, key, _capture_fingerprint(program), *source_texts(program)]
+
+            def generate():
+                from ..backends.numba_module import numba_module_text
+
+                return numba_module_text(program, statics)
+
+            module, text = load_or_write(f"jit_{program.entry}", cache_key(parts), generate)
+            self._compiled[key] = Compiled(program, module, text)
+        return self._compiled[key]
+
+    # ------------------------------------------------------------------ calls
+    def split(self, args, kwargs):
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TranspileError(f"bad call of jit({self.target.__name__}): {exc}", def_location(self.target)) from None
+        bound.apply_defaults()
+        statics, dynamic = {}, []
+        for pname, value in bound.arguments.items():
+            if pname in self.statics:
+                if not _is_static_value(value):
+                    raise TranspileError(
+                        f"static argument `{pname}` is a {type(value).__name__}; static arguments must be numbers, "
+                        "strings, booleans, None or tuples of these",
+                        def_location(self.target),
+                        "pass arrays as ordinary (traced) arguments",
+                    )
+                statics[pname] = value
+            else:
+                _check_argument(self.target, pname, value)
+                dynamic.append(value)
+        return statics, dynamic, list(bound.arguments.values())
+
+    def __call__(self, *args, **kwargs):
+        statics, dynamic, everything = self.split(args, kwargs)
+        try:
+            compiled = self.compiled(statics)
+            with warnings.catch_warnings():
+                _quiet_numba_warnings()
+                return compiled.entry(*dynamic)
+        except TranspileError as exc:
+            return self._fail(exc, everything)
+        except Exception as exc:
+            error = _translate(exc, self)
+            if error is None:
+                raise
+            return self._fail(error, everything)
+
+    def _fail(self, error, everything):
+        if self.fallback != "numpy":
+            raise error from None
+        warnings.warn(
+            f"jit({self.target.__name__}) runs the NumPy code instead of compiled code: {error.message}",
+            JitFallbackWarning,
+            stacklevel=3,
+        )
+        return self.target(*everything)
+
+    # ------------------------------------------------------------------ introspection
+    def stats(self) -> dict:
+        """Specializations of the entry in this process, and how many were compiled rather than loaded from disk."""
+        signatures = compiled = loaded = written = 0
+        for c in self._compiled.values():
+            signatures += len(c.entry.signatures)
+            compiled += sum(c.entry.stats.cache_misses.values())
+            loaded += sum(c.entry.stats.cache_hits.values())
+            written += c.written
+        return {"specializations": signatures, "compiled": compiled, "loaded": loaded, "generated": written}
+
+
+def _check_argument(target, pname, value):
+    if isinstance(value, dict):
+        raise TranspileError(
+            f"argument `{pname}` of `{target.__name__}` is a dict, which jit does not take",
+            def_location(target),
+            "pass its values as a tuple, or call the function without jit",
+        )
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_argument(target, pname, item)
+
+
+def _quiet_numba_warnings():
+    from numba.core.errors import NumbaPendingDeprecationWarning
+
+    warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
+
+
+_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _user_location(exc_text, compiled_files, program):
+    """The user's line behind the first generated line Numba's message names."""
+    import linecache
+
+    for path, lineno in _FILE_LINE.findall(exc_text):
+        if os.path.basename(path) not in compiled_files:
+            continue
+        for n in range(int(lineno), 0, -1):
+            line = linecache.getline(compiled_files[os.path.basename(path)], n)
+            match = _COMMENT.match(line)
+            if match:
+                where = match.group(1).split(": ", 1)[0]
+                base, _, user_line = where.rpartition(":")
+                for fn in program.functions.values():
+                    if os.path.basename(fn.filename) == base:
+                        return Location(fn.filename, int(user_line), 0)
+                return None
+            if line.startswith("def "):
+                break
+    return None
+
+
+def _summary(exc_text) -> str:
+    lines = [ln.strip() for ln in str(exc_text).splitlines()]
+    keep = []
+    for line in lines:
+        if not line or line.startswith(("Failed in nopython", "During:", "File ", "^", "<source", "This error")):
+            continue
+        if line.startswith("- argument"):
+            keep.append(line.lstrip("- "))
+            continue
+        keep.append(line)
+        if len(keep) >= 2:
+            break
+    text = " ".join(keep)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    return text[:400]
+
+
+def _translate(exc, jitted) -> TranspileError | None:
+    """A Numba error as a TranspileError at the user's line; None for errors that are not Numba's."""
+    from numba.core.errors import NumbaError
+
+    if not isinstance(exc, NumbaError):
+        return None
+    program = jitted.program()
+    files = {}
+    for c in jitted._compiled.values():
+        files[os.path.basename(c.module.__file__)] = c.module.__file__
+    text = str(exc)
+    where = _user_location(text, files, program) or def_location(jitted.target)
+    return TranspileError(
+        f"Numba cannot compile this: {_summary(text)}",
+        where,
+        "rewrite the line with NumPy functions Numba supports (see README: jit), or use jit(f, fallback='numpy')",
+    )
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None):
+    """Compile `fun` with Numba; usable as `jit(f)`, `@jit` and `@jit(static_argnums=...)`."""
+    if fun is None:
+        return functools.partial(
+            jit, static_argnums=static_argnums, static_argnames=static_argnames, fallback=fallback
+        )
+    jitted = Jitted(fun, static_argnums, static_argnames, fallback)
+
+    @functools.wraps(fun)
+    def compiled(*args, **kwargs):
+        return jitted(*args, **kwargs)
+
+    compiled.__transpile_jit__ = jitted
+    compiled.__signature__ = inspect.signature(jitted.target)
+    compiled.stats = jitted.stats
+    del compiled.__wrapped__
+    return compiled

@@ -1,0 +1,325 @@
+"""Lower a program in normal form to a module Numba compiles whole: tapes, zeros, missing NumPy, fusion.
+
+The passes, in order, each a function of a function body (a list of normal-form statements):
+
+1. `lower_tapes`: the cons-cell tapes of the reverse sweep (`_tape_x = (x, _tape_x)`) become lists
+   (`_tape_x.append(x)`, `x = _tape_x.pop()`); an adjoint sweep pops from its own copy, so that it
+   can be run again on the same residuals (jacrev runs it once per output).
+2. `lower_primitives`: a primitive whose registry entry has a `jit=` template is called through it
+   (`np.max(a, axis=1)` -> `jt.max(a, 1, False)`), so NumPy's semantics survive what Numba lacks.
+3. `fuse_elementwise`: temporaries made by one elementwise primitive and read once by the next are
+   put back into one expression, which Numba compiles to a single loop (one pass over memory).
+4. `lower_zeros`: in generated code, the symbolic zero ``0.0`` becomes ``jt.ZERO``, whose Numba type
+   joins with whatever value meets it (runtime/jit/zero.py).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from .. import naming
+from ..errors import TranspileError
+from ..frontend.program import const, name
+
+TAPE_PREFIX = naming.tape("")
+
+
+def _is_tape(node) -> bool:
+    return isinstance(node, gast.Name) and node.id.startswith(TAPE_PREFIX)
+
+
+def _attr_call(path, args):
+    head, *rest = path.split(".")
+    func = name(head)
+    for part in rest:
+        func = gast.Attribute(value=func, attr=part, ctx=gast.Load())
+    return gast.Call(func=func, args=list(args), keywords=[])
+
+
+def _stmt(node, origin):
+    return gast.copy_location(node, origin)
+
+
+def _expr_stmt(call, origin):
+    return _stmt(gast.Expr(value=call), origin)
+
+
+def _assign(target, value, origin):
+    target = name(target, True) if isinstance(target, str) else target
+    return _stmt(gast.Assign(targets=[target], value=value, type_comment=None), origin)
+
+
+def _blocks(stmt):
+    if isinstance(stmt, (gast.If, gast.For, gast.While)):
+        yield stmt.body
+        yield stmt.orelse
+
+
+def map_blocks(body, rewrite):
+    """Apply `rewrite(list of statements) -> list` to a body and every nested block."""
+    for stmt in body:
+        for block in _blocks(stmt):
+            block[:] = map_blocks(block, rewrite)
+    return rewrite(body)
+
+
+# ------------------------------------------------------------------ 1. tapes
+
+
+def _tape_push(stmt, defs):
+    """`_tape_x = _t` where `_t = (value, _tape_x)`: returns (tape, value, the tuple's statement)."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _is_tape(stmt.targets[0])):
+        return None
+    tape = stmt.targets[0].id
+    value = stmt.value
+    source = None
+    if isinstance(value, gast.Name) and value.id in defs:
+        source = defs[value.id]
+        value = source.value
+    if isinstance(value, gast.Tuple) and len(value.elts) == 2 and _is_tape(value.elts[1]):
+        if value.elts[1].id == tape:
+            return tape, value.elts[0], source
+    return None
+
+
+def _tape_pop(stmt, aliases):
+    """`item, _tape_x = _tape_x` (possibly through a temporary): returns (tape, item target)."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Tuple)):
+        return None
+    elts = stmt.targets[0].elts
+    if len(elts) != 2 or not _is_tape(elts[1]):
+        return None
+    source = stmt.value.id if isinstance(stmt.value, gast.Name) else None
+    tape = aliases.get(source, source)
+    if tape != elts[1].id:
+        return None
+    return tape, elts[0]
+
+
+def lower_tapes(body):
+    """Cons-cell tapes -> lists.  Returns the new body."""
+    initialized = {
+        s.targets[0].id
+        for s in gast.walk(gast.Module(body=body, type_ignores=[]))
+        if isinstance(s, gast.Assign)
+        and len(s.targets) == 1
+        and _is_tape(s.targets[0])
+        and isinstance(s.value, gast.Constant)
+        and s.value.value is None
+    }
+    popped = set()
+
+    def rewrite(stmts):
+        defs, aliases, out = {}, {}, []
+        for stmt in stmts:
+            if (
+                isinstance(stmt, gast.Assign)
+                and len(stmt.targets) == 1
+                and _is_tape(stmt.targets[0])
+                and isinstance(stmt.value, gast.Constant)
+                and stmt.value.value is None
+            ):
+                out.append(_assign(stmt.targets[0].id, gast.List(elts=[], ctx=gast.Load()), stmt))
+                continue
+            push = _tape_push(stmt, defs)
+            if push is not None:
+                tape, value, source = push
+                if source is not None and source in out:
+                    out.remove(source)
+                out.append(_expr_stmt(_attr_call(f"{tape}.append", [value]), stmt))
+                continue
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Name) and _is_tape(stmt.value):
+                if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+                    aliases[stmt.targets[0].id] = stmt.value.id
+                    defs.pop(stmt.targets[0].id, None)
+                    continue
+            pop = _tape_pop(stmt, aliases)
+            if pop is not None:
+                tape, item = pop
+                popped.add(tape)
+                out.append(_assign(item, _attr_call(f"{tape}.pop", []), stmt))
+                continue
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+                defs[stmt.targets[0].id] = stmt
+            out.append(stmt)
+        return out
+
+    body = map_blocks(body, rewrite)
+    received = sorted(popped - initialized)
+    if received:
+        body = _copy_after_binding(body, received)
+    return body
+
+
+def _copy_after_binding(body, tapes):
+    """Right after a statement binds a received tape, pop from a copy of it instead of the caller's list."""
+    out = []
+    pending = set(tapes)
+    for stmt in body:
+        out.append(stmt)
+        if isinstance(stmt, gast.Assign):
+            bound = {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)}
+            for tape in sorted(bound & pending):
+                out.append(_assign(tape, _attr_call(f"{tape}.copy", []), stmt))
+                pending.discard(tape)
+    return out
+
+
+# ------------------------------------------------------------------ 2. primitives Numba lacks
+
+
+def _template(prim):
+    """("jt.sum", ["a", "axis", "keepdims"]) from the entry's `jit=` text."""
+    head, _, rest = prim.jit.partition("(")
+    params = [p.strip() for p in rest.rstrip(")").split(",") if p.strip()]
+    return head, params
+
+
+def _lowered_call(rhs, where):
+    prim = rhs.prim
+    head, params = _template(prim)
+    bound = getattr(rhs, "bound", {})
+    for key, value in bound.items():
+        if key in params:
+            continue
+        default = prim.defaults.get(key, object())
+        if not (isinstance(value, gast.Constant) and value.value == default):
+            raise TranspileError(
+                f"the `{key}` argument of {prim.path or prim.name} is not supported under jit",
+                where(rhs),
+                f"drop `{key}=`, or call the function without jit",
+            )
+    args = []
+    for p in params:
+        value = bound.get(p)
+        if value is None:
+            value = const(prim.defaults.get(p))
+        args.append(copy.deepcopy(value))
+    return _attr_call(head, args)
+
+
+def lower_primitives(body, where):
+    """Calls of primitives with a `jit=` entry go through it."""
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            rhs = stmt.value if isinstance(stmt, gast.Assign) else None
+            prim = getattr(rhs, "prim", None) if rhs is not None else getattr(stmt, "prim", None)
+            if prim is not None and prim.jit and prim.name in ("getitem", "setitem"):
+                stmt = _lower_index(stmt, rhs, prim)
+            elif prim is not None and prim.jit and rhs is not None:
+                stmt = _assign(stmt.targets[0], _lowered_call(rhs, where), stmt)
+            out.append(stmt)
+        return out
+
+    return map_blocks(body, rewrite)
+
+
+def _lower_index(stmt, rhs, prim):
+    """Only an index held in a variable can be a boolean mask: those go through jt.getitem / jt.setitem."""
+    if prim.name == "getitem":
+        if isinstance(rhs, gast.Subscript) and isinstance(rhs.slice, gast.Name):
+            return _assign(stmt.targets[0], _attr_call("jt.getitem", [rhs.value, rhs.slice]), stmt)
+        return stmt
+    target = stmt.targets[0]
+    if isinstance(target, gast.Subscript) and isinstance(target.slice, gast.Name):
+        return _expr_stmt(_attr_call("jt.setitem", [target.value, target.slice, stmt.value]), stmt)
+    return stmt
+
+
+# ------------------------------------------------------------------ 3. fusion
+
+
+def _loads(node):
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+
+
+def _is_elementwise(rhs) -> bool:
+    prim = getattr(rhs, "prim", None)
+    return prim is not None and prim.batch == "elementwise" and not prim.jit
+
+
+def fuse_elementwise(body):
+    """Put single-use elementwise temporaries back into the expression that reads them."""
+    uses = {}
+    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            uses[n.id] = uses.get(n.id, 0) + 1
+
+    def rewrite(stmts):
+        pending = {}  # temporary -> its defining statement
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.Assign) and _is_elementwise(stmt.value):
+                _substitute(stmt.value, pending, out)
+            assigned = (
+                {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)}
+                if isinstance(stmt, gast.Assign)
+                else set()
+            )
+            if not isinstance(stmt, gast.Assign):
+                pending.clear()
+            for temp, definition in list(pending.items()):
+                if assigned & set(_loads(definition.value)):
+                    del pending[temp]
+            out.append(stmt)
+            target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
+            if (
+                isinstance(target, gast.Name)
+                and target.id.startswith(naming.TEMP_PREFIX)
+                and uses.get(target.id) == 1
+                and _is_elementwise(stmt.value)
+            ):
+                pending[target.id] = stmt
+        return out
+
+    return map_blocks(body, rewrite)
+
+
+def _substitute(expr, pending, out):
+    for node in gast.walk(expr):
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, gast.Name) and value.id in pending:
+                definition = pending.pop(value.id)
+                out.remove(definition)
+                setattr(node, field, definition.value)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, gast.Name) and item.id in pending:
+                        definition = pending.pop(item.id)
+                        out.remove(definition)
+                        value[i] = definition.value
+
+
+# ------------------------------------------------------------------ 4. zeros
+
+
+def lower_zeros(body):
+    """The float literal 0.0 (the symbolic zero of generated code) becomes jt.ZERO."""
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        for field, value in gast.iter_fields(node):
+            if _is_zero(value):
+                setattr(node, field, _attr_call("jt.ZERO", []).func)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if _is_zero(item):
+                        value[i] = _attr_call("jt.ZERO", []).func
+    return body
+
+
+def _is_zero(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 0.0
+
+
+def lower_function(fn, generated: bool, where):
+    """The body of one normal-form function, ready for Numba."""
+    body = copy.deepcopy(fn.body)
+    body = lower_tapes(body)
+    body = lower_primitives(body, where)
+    body = fuse_elementwise(body)
+    if generated:
+        body = lower_zeros(body)
+    return body

@@ -1,0 +1,56 @@
+"""Assemble a Numba module: every function of a program, lowered and decorated with `numba.njit`."""
+
+from __future__ import annotations
+
+import os
+
+from .. import __version__
+from ..codegen.emit import GENERATED_MARK, Emitter, is_generated
+from ..codegen.module import _primal_def, formatted
+from ..frontend.program import Program, const
+from .numba_lowering import lower_function
+
+DECORATOR = "numba.njit(cache=True)"
+
+
+def _bind_statics(fdef, statics):
+    """The entry with its static parameters replaced by their values, bound on its first lines."""
+    from ..transforms.common import assign
+
+    fdef.args.args = [a for a in fdef.args.args if a.id not in statics]
+    fdef.body = [assign(p, const(v)) for p, v in statics.items()] + fdef.body
+    return fdef
+
+
+def numba_module_text(program: Program, statics: dict) -> str:
+    """The module text: a docstring, imports, and each function under @numba.njit."""
+    entry = program.functions[program.entry]
+    origin = "" if is_generated(entry.filename) else f" ({os.path.basename(entry.filename)}:{entry.lineno})"
+    header = [
+        f'"""`{entry.qualname}`{origin} compiled by Numba, {GENERATED_MARK} {__version__}.',
+        "",
+        "Do not edit by hand: it is regenerated whenever the source changes.",
+    ]
+    if statics:
+        header.append("Static arguments: " + ", ".join(f"{k}={v!r}" for k, v in statics.items()) + ".")
+    if program.captures:
+        header.append(
+            "Values from the function's scope, fixed when it is compiled: " + ", ".join(sorted(program.captures)) + "."
+        )
+    header.append('"""')
+    lines = header + ["import math", "", "import numba", "import numpy as np", "", "import runtime as rt"]
+    lines += ["from runtime import jit as jt", ""]
+    emitter = Emitter()
+    keys = [program.entry] + [k for k in program.functions if k != program.entry]
+    for key in keys:
+        fn = program.functions[key]
+        fdef = _primal_def(fn)
+        fdef.body = lower_function(fn, is_generated(fn.filename), fn.location)
+        if key == program.entry and statics:
+            fdef = _bind_statics(fdef, statics)
+        emitter.function(fdef, decorators=[DECORATOR])
+    text = "\n".join(lines) + "\n" + emitter.text()
+    if "math." not in emitter.text():
+        text = text.replace("import math\n\n", "", 1)
+    return formatted(text)
+
