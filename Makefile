@@ -25,17 +25,18 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(VPY) samples/mlp.py
 
-bench: $(STAMP)
-	$(VPY) bench/bench_grad.py
-	$(VPY) bench/bench_remat.py
-	$(VPY) bench/bench_vmap.py
-
 # Comparison frameworks for bench/baselines.py live in their own virtualenv, kept apart from .venv/.
 # torch==2.13.0 (not a range): pip on these machines takes the CPU build of that release from local
 # disk; a bare `torch` or a range admitting newer releases pulls a CUDA build of several GB from PyPI.
 BENCH_PYTHON ?= python3.11
 BENCH_VENV := .venv-bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
+
+bench: $(STAMP) $(BENCH_STAMP)
+	$(VPY) bench/bench_grad.py
+	$(VPY) bench/bench_remat.py
+	$(VPY) bench/bench_vmap.py
+	$(VPY) bench/bench_jit.py
 
 bench-env: $(BENCH_STAMP)
 

@@ -167,6 +167,22 @@ CASES = [
         lambda rng: {"args": (rng.standard_normal(2), 4)},
         lambda m: tp.jacrev(m.accumulate),
     ),
+    Case(
+        "mlp_loss_grad_jit",
+        ["emit", "samples/mlp.py", "jit(grad(loss))"],
+        "mlp",
+        "grad_loss",
+        mlp_inputs,
+        lambda m: tp.grad(m.loss),
+    ),
+    Case(
+        "physics_lj_energy_jit",
+        ["jit", "samples/physics.py:lj_energy"],
+        "physics",
+        "lj_energy",
+        lambda rng: {"args": (positions(rng),)},
+        lambda m: m.lj_energy,
+    ),
 ]
 IDS = [case.name for case in CASES]
 

@@ -143,17 +143,17 @@ class Jitted:
     def __call__(self, *args, **kwargs):
         statics, dynamic, everything = self.split(args, kwargs)
         try:
-            compiled = self.compiled(statics)
+            entry = self.compiled(statics).entry
             with warnings.catch_warnings():
                 _quiet_numba_warnings()
-                return compiled.entry(*dynamic)
+                signature = tuple(entry.typeof_pyval(a) for a in dynamic)
+                if signature not in entry.overloads:
+                    entry.compile(signature)
         except TranspileError as exc:
             return self._fail(exc, everything)
-        except Exception as exc:
-            error = _translate(exc, self)
-            if error is None:
-                raise
-            return self._fail(error, everything)
+        except Exception as exc:  # anything Numba raises while typing or compiling: a compile failure
+            return self._fail(_translate(exc, self), everything)
+        return entry(*dynamic)
 
     def _fail(self, error, everything):
         if self.fallback != "numpy":
@@ -198,7 +198,18 @@ def _quiet_numba_warnings():
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def _user_location(exc_text, compiled_files, program):
+def _user_files(jitted) -> list:
+    """Files of the user's functions behind a jitted function, through any transformations."""
+    files = [fn.filename for fn in jitted.program().functions.values()]
+    fun = jitted.fun
+    while getattr(fun, "__transpile__", None) is not None:
+        transform = fun.__transpile__
+        files += [fn.filename for fn in transform.generated().program.functions.values()]
+        fun = transform.fun
+    return files
+
+
+def _user_location(exc_text, compiled_files, user_files):
     """The user's line behind the first generated line Numba's message names."""
     import linecache
 
@@ -211,9 +222,9 @@ def _user_location(exc_text, compiled_files, program):
             if match:
                 where = match.group(1).split(": ", 1)[0]
                 base, _, user_line = where.rpartition(":")
-                for fn in program.functions.values():
-                    if os.path.basename(fn.filename) == base:
-                        return Location(fn.filename, int(user_line), 0)
+                for filename in user_files:
+                    if os.path.basename(filename) == base:
+                        return Location(filename, int(user_line), 0)
                 return None
             if line.startswith("def "):
                 break
@@ -230,25 +241,21 @@ def _summary(exc_text) -> str:
             keep.append(line.lstrip("- "))
             continue
         keep.append(line)
-        if len(keep) >= 2:
-            break
-    text = " ".join(keep)
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)
+        break
+    text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(keep))
+    helper = re.match(r"Unknown attribute '(\w+)' of type Module\(<module 'runtime'", text)
+    if helper:
+        return f"the runtime helper rt.{helper.group(1)} has no Numba implementation yet"
     return text[:400]
 
 
-def _translate(exc, jitted) -> TranspileError | None:
-    """A Numba error as a TranspileError at the user's line; None for errors that are not Numba's."""
-    from numba.core.errors import NumbaError
-
-    if not isinstance(exc, NumbaError):
-        return None
-    program = jitted.program()
+def _translate(exc, jitted) -> TranspileError:
+    """An error raised while Numba compiles, as a TranspileError at the user's line."""
     files = {}
     for c in jitted._compiled.values():
         files[os.path.basename(c.module.__file__)] = c.module.__file__
-    text = str(exc)
-    where = _user_location(text, files, program) or def_location(jitted.target)
+    text = str(exc) or f"{type(exc).__name__} inside Numba"
+    where = _user_location(text, files, _user_files(jitted)) or def_location(jitted.target)
     return TranspileError(
         f"Numba cannot compile this: {_summary(text)}",
         where,

@@ -298,16 +298,32 @@ def _substitute(expr, pending, out):
 
 
 def lower_zeros(body):
-    """The float literal 0.0 (the symbolic zero of generated code) becomes jt.ZERO."""
+    """The symbolic zero of generated code (0.0 assigned, packed, or passed to a sweep or helper) becomes jt.ZERO.
+
+    A 0.0 given to a NumPy function or an operator is a number (`np.where(c, g, 0.0)`) and stays one.
+    """
+
+    def zero_in(values):
+        return [_attr_call("jt.ZERO", []).func if _is_zero(v) else v for v in values]
+
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
-        for field, value in gast.iter_fields(node):
-            if _is_zero(value):
-                setattr(node, field, _attr_call("jt.ZERO", []).func)
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if _is_zero(item):
-                        value[i] = _attr_call("jt.ZERO", []).func
+        if isinstance(node, gast.Assign) and _is_zero(node.value):
+            node.value = _attr_call("jt.ZERO", []).func
+        elif isinstance(node, gast.Assign) and isinstance(node.value, (gast.Tuple, gast.List)):
+            node.value.elts = zero_in(node.value.elts)
+        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and _carries_adjoints(node.value):
+            node.value.args = zero_in(node.value.args)
+        elif isinstance(node, gast.Return) and _is_zero(node.value):
+            node.value = _attr_call("jt.ZERO", []).func
     return body
+
+
+def _carries_adjoints(call) -> bool:
+    """A call of another function of the program, or of a runtime helper (`rt.`)."""
+    if getattr(call, "callee", None) is not None:
+        return True
+    prim = getattr(call, "prim", None)
+    return prim is not None and (prim.path or "").startswith("rt.")
 
 
 def _is_zero(node) -> bool:

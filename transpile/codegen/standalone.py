@@ -96,7 +96,8 @@ def _strip_generated_header(text):
     if first is None:
         return ""
     lines = text.split("\n")
-    return "\n".join(lines[first.lineno - 1 :])
+    start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
+    return "\n".join(lines[start - 1 :])
 
 
 # ---------------------------------------------------------------- captures become imports
@@ -703,6 +704,10 @@ def standalone_text(generated_text, program, entry, *, user_function, module_nam
     if "np" in used:
         imports.numpy.add("import numpy as np")
     imports.runtime = "rt" in used
+    if "numba" in used:
+        imports.import_module("numba", "numba")
+    if "jt" in used:
+        imports.import_from("runtime", "jit", "jt")
     header = _header_docstring(entry, origin, command, version, program, imports, module_name)
     body = header + "\n\n" + imports.text() + "\n\n\n" + functions
     undefined = _undefined_names(body)
@@ -785,6 +790,7 @@ def _header_docstring(entry, origin, command, version, program, imports, module_
             )
         )
     parts.append("")
-    needs = "NumPy and the `runtime` package of transpile" + (f", and `{module_name}`" if imported else "")
+    needs = "NumPy" + (", Numba" if "import numba" in imports.other else "")
+    needs += " and the `runtime` package of transpile" + (f", and `{module_name}`" if imported else "")
     parts.append(_wrap(f"At run time this module needs {needs}; it never imports transpile itself."))
     return raw + '"""' + "\n".join(parts) + '\n"""'

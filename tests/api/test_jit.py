@@ -1,0 +1,289 @@
+"""jit: whole functions compiled by Numba give the un-jitted numbers, specialize on types only, cache on disk,
+and report what they cannot compile at the user's line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+from support import assert_tree_close
+
+import transpile as tp
+from transpile.api.jit import JitFallbackWarning
+
+rng = np.random.default_rng(11)
+
+
+# ------------------------------------------------------------------ Python control flow, compiled whole
+
+
+def branchy(x, n):
+    total = 0.0
+    for i in range(n):
+        if np.sum(x) > i:
+            total = total + np.sum(x * i)
+        else:
+            total = total - 1.0
+    return total
+
+
+def halving(x):
+    y = x
+    k = 0
+    while np.sum(np.abs(y)) > 0.1:
+        y = y * 0.5
+        k += 1
+        if k > 100:
+            break
+    return np.sum(y * y) + k
+
+
+def power(x, n):
+    if n == 0:
+        return x * 0.0 + 1.0
+    return x * power(x, n - 1)
+
+
+def recursive(x, n):
+    return np.sum(power(x, n))
+
+
+def predict(params, inputs):
+    for W, b in params:
+        outputs = np.dot(inputs, W) + b
+        inputs = np.tanh(outputs)
+    return outputs
+
+
+def mlp_loss(params, inputs, targets):
+    return np.sum((predict(params, inputs) - targets) ** 2)
+
+
+def rk4(y, dt, steps):
+    for _ in range(steps):
+        k1 = -(y**3)
+        k2 = -((y + 0.5 * dt * k1) ** 3)
+        k3 = -((y + 0.5 * dt * k2) ** 3)
+        k4 = -((y + dt * k3) ** 3)
+        y = y + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return np.sum(y**2)
+
+
+def reductions(x):
+    col_means = np.mean(x, axis=0)
+    row_max = np.max(x, axis=1, keepdims=True)
+    return np.sum(col_means) + np.sum(x - row_max) + np.prod(x[0], axis=0)
+
+
+def masked(x):
+    m = x > 0
+    return np.sum(x[m]) + np.sum(np.where(m, x, 0.1 * x))
+
+
+def products(a, b, v):
+    return np.sum(a @ b) + np.sum(np.matmul(a, v)) + np.sum(np.dot(a.astype(np.float32), v))
+
+
+def mlp_params(sizes=(4, 6, 3), dtype=np.float64):
+    return [
+        (rng.standard_normal((m, n)).astype(dtype) / np.sqrt(m), rng.standard_normal(n).astype(dtype))
+        for m, n in zip(sizes[:-1], sizes[1:])
+    ]
+
+
+PLAIN = [
+    (branchy, lambda: (rng.standard_normal(4), 5)),
+    (halving, lambda: (rng.standard_normal(6),)),
+    (recursive, lambda: (rng.standard_normal(3), 4)),
+    (mlp_loss, lambda: (mlp_params(), rng.standard_normal((5, 4)), rng.standard_normal((5, 3)))),
+    (rk4, lambda: (rng.standard_normal(4), 0.01, 30)),
+    (reductions, lambda: (rng.standard_normal((3, 4)),)),
+    (masked, lambda: (rng.standard_normal((3, 4)),)),
+    (products, lambda: (rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5)), rng.standard_normal(4))),
+]
+
+
+@pytest.mark.parametrize("f, make_args", PLAIN, ids=[f.__name__ for f, _ in PLAIN])
+def test_plain_function_gives_numpys_numbers(f, make_args):
+    args = make_args()
+    assert_tree_close(tp.jit(f)(*args), f(*args), rtol=1e-12, atol=1e-12)
+
+
+GRADIENTS = [
+    (branchy, lambda: (rng.standard_normal(4), 5), 0),
+    (mlp_loss, lambda: (mlp_params(), rng.standard_normal((5, 4)), rng.standard_normal((5, 3))), 0),
+    (rk4, lambda: (rng.standard_normal(4), 0.01, 30), (0, 1)),
+    (masked, lambda: (rng.standard_normal((3, 4)),), 0),
+]
+
+
+@pytest.mark.parametrize("f, make_args, argnums", GRADIENTS, ids=[f.__name__ for f, _, _ in GRADIENTS])
+def test_gradient_gives_the_uncompiled_numbers(f, make_args, argnums):
+    args = make_args()
+    df = tp.grad(f, argnums=argnums)
+    assert_tree_close(tp.jit(df)(*args), df(*args), rtol=1e-10, atol=1e-12)
+
+
+def test_value_and_grad_under_jit():
+    args = (mlp_params(), rng.standard_normal((5, 4)), rng.standard_normal((5, 3)))
+    vg = tp.value_and_grad(mlp_loss)
+    value, grads = tp.jit(vg)(*args)
+    want_value, want_grads = vg(*args)
+    assert value == pytest.approx(want_value, rel=1e-12)
+    assert_tree_close(grads, want_grads, rtol=1e-10, atol=1e-12)
+
+
+def test_gradient_keeps_the_structure_and_dtype_of_the_parameters():
+    params = mlp_params(dtype=np.float32)
+    x, y = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((5, 3)).astype(np.float32)
+    grads = tp.jit(tp.grad(mlp_loss))(params, x, y)
+    assert isinstance(grads, list) and all(isinstance(layer, tuple) for layer in grads)
+    assert all(g.dtype == np.float32 and g.shape == p.shape for gp, pp in zip(grads, params) for g, p in zip(gp, pp))
+
+
+def test_grad_of_jit_differentiates_the_same_source():
+    args = (rng.standard_normal(4), 5)
+    assert_tree_close(tp.grad(tp.jit(branchy))(*args), tp.grad(branchy)(*args), rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------ specialization and caches
+
+
+def test_new_batch_size_neither_regenerates_nor_recompiles():
+    jitted = tp.jit(tp.grad(mlp_loss))
+    params = mlp_params()
+    for batch in (5, 17, 64):
+        jitted(params, rng.standard_normal((batch, 4)), rng.standard_normal((batch, 3)))
+    stats = jitted.stats()
+    assert stats["specializations"] == 1
+    assert stats["compiled"] + stats["loaded"] == 1
+
+
+def test_new_dtype_or_rank_is_a_new_specialization():
+    jitted = tp.jit(halving)
+    jitted(rng.standard_normal(5))
+    jitted(rng.standard_normal(7))
+    jitted(rng.standard_normal(5).astype(np.float32))
+    jitted(rng.standard_normal((2, 3)))
+    assert jitted.stats()["specializations"] == 3
+
+
+_SECOND_PROCESS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import transpile as tp
+    sys.path.insert(0, {tests!r})
+    from api.test_jit import rk4
+    jitted = tp.jit(tp.grad(rk4))
+    value = jitted(np.linspace(0.1, 0.5, 4), 0.01, 10)
+    print(json.dumps(dict(jitted.stats(), value=value.tolist())))
+    """
+)
+
+
+def test_a_second_process_reuses_generated_modules_and_machine_code(tmp_path):
+    import json
+
+    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(tmp_path / "cache"))
+    script = _SECOND_PROCESS.format(tests=os.path.dirname(os.path.dirname(__file__)))
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert runs[0]["generated"] == 1 and runs[0]["compiled"] == 1
+    assert runs[1]["generated"] == 0 and runs[1]["compiled"] == 0 and runs[1]["loaded"] == 1
+    assert runs[0]["value"] == runs[1]["value"]
+
+
+# ------------------------------------------------------------------ API forms
+
+
+def scaled(x, n, mode):
+    out = x
+    for _ in range(n):
+        out = out * 2.0 if mode == "double" else out + 1.0
+    return np.sum(out)
+
+
+def test_static_arguments_by_number_and_name():
+    x = rng.standard_normal(3)
+    by_number = tp.jit(scaled, static_argnums=(2,))
+    by_name = tp.jit(scaled, static_argnames="mode")
+    for mode in ("double", "add"):
+        assert by_number(x, 3, mode) == pytest.approx(scaled(x, 3, mode), rel=1e-12)
+        assert by_name(x, 2, mode=mode) == pytest.approx(scaled(x, 2, mode), rel=1e-12)
+
+
+def test_decorator_forms():
+    @tp.jit
+    def plain(x):
+        return np.sum(np.sin(x))
+
+    @tp.jit(static_argnames="k")
+    def with_static(x, k):
+        return np.sum(x**k)
+
+    x = rng.standard_normal(4)
+    assert plain(x) == pytest.approx(np.sum(np.sin(x)), rel=1e-12)
+    assert with_static(x, k=3) == pytest.approx(np.sum(x**3), rel=1e-12)
+
+
+def elementwise(x):
+    return x * x + x * 2.0
+
+
+def test_source_is_decorated_commented_and_fused():
+    text = tp.source(tp.jit(elementwise))
+    assert "@numba.njit(cache=True)" in text
+    assert "# test_jit.py:" in text
+    assert "x * x + x * 2.0" in text  # one expression, which Numba compiles to a single loop
+
+
+# ------------------------------------------------------------------ errors
+
+
+def changes_type(x):
+    y = 1.0
+    if np.sum(x) > 0:
+        y = (x, x)
+    return y
+
+
+def test_numba_errors_name_the_users_line():
+    with pytest.raises(tp.TranspileError) as info:
+        tp.jit(changes_type)(np.ones(3))
+    message = str(info.value)
+    assert "test_jit.py:" in message and "Numba cannot compile this" in message
+    assert "Traceback" not in message
+
+
+def test_fallback_runs_numpy_with_a_warning():
+    x = np.ones(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = tp.jit(changes_type, fallback="numpy")(x)
+    assert any(issubclass(w.category, JitFallbackWarning) for w in caught)
+    assert_tree_close(got, changes_type(x), rtol=0, atol=0)
+
+
+def test_dict_arguments_are_refused_clearly():
+    def total(d):
+        return np.sum(d["a"])
+
+    with pytest.raises(tp.TranspileError, match="dict"):
+        tp.jit(total)({"a": np.ones(2)})
+
+
+def test_bad_static_arguments_are_refused_clearly():
+    with pytest.raises(tp.TranspileError, match="out of range"):
+        tp.jit(scaled, static_argnums=5)
+    with pytest.raises(tp.TranspileError, match="not a parameter"):
+        tp.jit(scaled, static_argnames="nope")
+    with pytest.raises(tp.TranspileError, match="static argument `mode`"):
+        tp.jit(scaled, static_argnums=2)(np.ones(2), 1, np.ones(2))
