@@ -78,9 +78,8 @@ def _tape_push(stmt, defs):
     if isinstance(value, gast.Name) and value.id in defs:
         source = defs[value.id]
         value = source.value
-    if isinstance(value, gast.Tuple) and len(value.elts) == 2 and _is_tape(value.elts[1]):
-        if value.elts[1].id == tape:
-            return tape, value.elts[0], source
+    if isinstance(value, gast.Tuple) and len(value.elts) == 2 and _is_tape(value.elts[1]) and value.elts[1].id == tape:
+        return tape, value.elts[0], source
     return None
 
 
@@ -130,11 +129,16 @@ def lower_tapes(body):
                     out.remove(source)
                 out.append(_expr_stmt(_attr_call(f"{tape}.append", [value]), stmt))
                 continue
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Name) and _is_tape(stmt.value):
-                if len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
-                    aliases[stmt.targets[0].id] = stmt.value.id
-                    defs.pop(stmt.targets[0].id, None)
-                    continue
+            if (
+                isinstance(stmt, gast.Assign)
+                and isinstance(stmt.value, gast.Name)
+                and _is_tape(stmt.value)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+            ):
+                aliases[stmt.targets[0].id] = stmt.value.id
+                defs.pop(stmt.targets[0].id, None)
+                continue
             pop = _tape_pop(stmt, aliases)
             if pop is not None:
                 tape, item = pop

@@ -53,4 +53,3 @@ def numba_module_text(program: Program, statics: dict) -> str:
     if "math." not in emitter.text():
         text = text.replace("import math\n\n", "", 1)
     return formatted(text)
-
