@@ -4,5 +4,7 @@ Importing this package registers the Numba implementations; generated code refer
 """
 
 from . import helpers  # noqa: F401  (registers the overloads of rt's helpers)
+from . import helpers_forward, helpers_reverse  # noqa: F401  (more of rt's helpers)
+from . import batching  # noqa: F401  (registers the overloads of the batching helpers)
 from .lowered import *  # noqa: F401,F403
 from .zero import ZERO, ZeroType  # noqa: F401

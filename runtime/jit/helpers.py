@@ -210,6 +210,15 @@ def _tree_add(a, b):
     if _is_tuple(a):
         body = ["return (" + "".join(f"_tree.tree_add(a[{i}], b[{i}]), " for i in range(len(a))) + ")"]
         return _generated("tree_add_tuple", "a, b", body, {"_tree": _tree})
+    if _is_list(a) and _is_list(b):
+        same = a == b
+
+        def impl_list(a, b):
+            if same and len(a) != len(b):  # one of them is the zero list (see zero.py)
+                return a if len(a) > len(b) else b
+            return [_tree.tree_add(a[i], b[i]) for i in range(min(len(a), len(b)))]
+
+        return impl_list
     return lambda a, b: a + b
 
 

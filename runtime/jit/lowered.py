@@ -7,13 +7,49 @@ function is lowered to which of these (its `jit=` entry).
 
 from __future__ import annotations
 
+import builtins
+import functools
+
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-__all__ = ["dot", "matmul", "sum", "mean", "max", "min", "prod", "getitem", "setitem"]
+__all__ = [
+    "dot",
+    "matmul",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "prod",
+    "var",
+    "std",
+    "norm",
+    "einsum",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "expand_dims",
+    "squeeze",
+    "flip",
+    "rot90",
+    "getitem",
+    "setitem",
+    "inner",
+    "diagonal",
+    "trace",
+    "tile",
+    "repeat",
+    "argmax",
+    "argmin",
+    "argsort",
+    "cumsum",
+    "ravel",
+    "reshape",
+]
 
 
 def dot(a, b):
@@ -66,7 +102,7 @@ def _dot(a, b):
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
         return lambda a, b: a * b
     dtype = _common_dtype(a, b)
-    if a.ndim <= 2 and b.ndim <= 2 and 0 < a.ndim and 0 < b.ndim:
+    if a.ndim <= 2 and b.ndim <= 2 and a.ndim > 0 and b.ndim > 0:
         return lambda a, b: np.dot(np.ascontiguousarray(a).astype(dtype), np.ascontiguousarray(b).astype(dtype))
     if b.ndim <= 2 and a.ndim > 2:
         out_nd = a.ndim - 1 + b.ndim - 1
@@ -168,11 +204,7 @@ def _reduction(np_reduce):
     def typer(a, axis=None, keepdims=False):
         if not isinstance(a, types.Array):
             return lambda a, axis=None, keepdims=False: np_reduce(np.asarray(a))
-        if not isinstance(keepdims, (types.BooleanLiteral, types.Omitted, bool)) and keepdims is not False:
-            if isinstance(keepdims, types.Boolean):
-                raise TypingError("keepdims must be a constant (True or False) under jit")
-        keep = getattr(keepdims, "literal_value", getattr(keepdims, "value", keepdims))
-        keep = bool(keep) if isinstance(keep, bool) else False
+        keep = _constant_flag(keepdims)
         if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
             if keep:
                 ones = (1,) * a.ndim
@@ -237,6 +269,846 @@ def _mean(a, axis=None, keepdims=False):
     return _reduction(np.mean)(a, axis, keepdims)
 
 
+def var(a, axis=None, ddof=0, keepdims=False):
+    return np.var(a, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+def std(a, axis=None, ddof=0, keepdims=False):
+    return np.std(a, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+def _constant_flag(keepdims):
+    """The value of a keepdims argument known from its type, or a TypingError."""
+    if keepdims is None or isinstance(keepdims, bool):
+        return bool(keepdims)
+    if isinstance(keepdims, (types.NoneType, types.Omitted)):
+        return bool(getattr(keepdims, "value", False))
+    if isinstance(keepdims, types.BooleanLiteral):
+        return keepdims.literal_value
+    raise TypingError("keepdims must be a constant (True or False) under jit")
+
+
+def _moment(root):
+    """A Numba implementation of np.var (root=False) or np.std (root=True) for static axis counts and keepdims."""
+
+    def typer(a, axis=None, ddof=0, keepdims=False):
+        keep = _constant_flag(keepdims)
+        if not isinstance(a, types.Array):
+            return lambda a, axis=None, ddof=0, keepdims=False: _spread(np.asarray(a).reshape(1), ddof, root)
+        if isinstance(a.dtype, types.Complex):
+            out_dtype = np.dtype(str(a.dtype.underlying_float))
+        elif isinstance(a.dtype, types.Float):
+            out_dtype = np.dtype(str(a.dtype))
+        else:
+            out_dtype = np.dtype(np.float64)
+        if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
+            if keep:
+                ones = (1,) * a.ndim
+
+                def whole_kept(a, axis=None, ddof=0, keepdims=False):
+                    return np.full(ones, _spread(np.ascontiguousarray(a).ravel(), ddof, root), out_dtype)
+
+                return whole_kept
+
+            def whole(a, axis=None, ddof=0, keepdims=False):
+                return out_dtype.type(_spread(np.ascontiguousarray(a).ravel(), ddof, root))
+
+            return whole
+        if isinstance(axis, types.Integer):
+            count = 1
+        elif isinstance(axis, types.BaseTuple):
+            count = len(axis)
+        else:
+            raise TypingError(f"axis must be None, an int or a tuple of ints, not {axis}")
+        out_nd = a.ndim if keep else a.ndim - count
+
+        def impl(a, axis=None, ddof=0, keepdims=False):
+            mask = _axis_mask(a.ndim, _as_tuple(axis))
+            rows = _rows(a, mask)
+            values = np.empty(rows.shape[0], out_dtype)
+            for i in range(rows.shape[0]):
+                values[i] = _spread(rows[i], ddof, root)
+            return values.reshape(_out_shape(a.shape, mask, keep, out_nd))
+
+        return impl
+
+    return typer
+
+
+def _spread(x, ddof, root):
+    d = x - np.mean(x)
+    v = np.sum((d * np.conj(d)).real) / (x.size - ddof)
+    return np.sqrt(v) if root else v
+
+
+@overload(_spread)
+def _spread_impl(x, ddof, root):
+    """The variance (or standard deviation) of a 1-D array, in float64 or the array's precision."""
+    complex_ = isinstance(x.dtype, types.Complex)
+
+    def impl(x, ddof, root):
+        n = x.size
+        mean = np.sum(x) / n
+        acc = 0.0
+        for i in range(n):
+            d = x[i] - mean
+            acc += (d.real * d.real + d.imag * d.imag) if complex_ else d * d
+        v = acc / (n - ddof)
+        return np.sqrt(v) if root else v
+
+    return impl
+
+
+overload(var, prefer_literal=True)(_moment(False))
+overload(std, prefer_literal=True)(_moment(True))
+
+
+# ------------------------------------------------------------------ joining arrays
+
+
+def concatenate(arrays, axis=0):
+    return np.concatenate(arrays, axis=axis)
+
+
+def stack(arrays, axis=0):
+    return np.stack(arrays, axis=axis)
+
+
+def hstack(tup):
+    return np.hstack(tup)
+
+
+def vstack(tup):
+    return np.vstack(tup)
+
+
+@functools.cache
+def _join_core(nd):
+    """Joins the `nd`-D arrays of the list `parts` along `axis`."""
+
+    @register_jitable
+    def join(parts, axis, dtype):
+        return _join_nd(parts, axis, dtype, nd)
+
+    return join
+
+
+@register_jitable
+def _join_nd(parts, axis, dtype, nd):
+    first = parts[0]
+    ax = axis % nd
+    total = 0
+    for x in parts:
+        for d in range(nd):
+            if d != ax and x.shape[d] != first.shape[d]:
+                raise ValueError("all the input array dimensions except for the concatenation axis must match")
+        total += x.shape[ax]
+    shape = np.empty(nd, np.int64)
+    perm = np.empty(nd, np.int64)
+    perm[0] = ax
+    k = 1
+    for d in range(nd):
+        shape[d] = first.shape[d]
+        if d != ax:
+            perm[k] = d
+            k += 1
+    shape[ax] = total
+    order = to_fixed_tuple(perm, nd)
+    out = np.empty(to_fixed_tuple(shape, nd), dtype)
+    view = np.transpose(out, order)
+    offset = 0
+    for x in parts:
+        n = x.shape[ax]
+        view[offset : offset + n] = np.transpose(x, order)
+        offset += n
+    return out
+
+
+def _elements(arrays):
+    """The element types of a list or tuple type, and whether they are one type (a loop can visit them)."""
+    if isinstance(arrays, (types.List, types.UniTuple)):
+        return None, arrays.dtype
+    if isinstance(arrays, (types.BaseTuple, types.LiteralList)):
+        return list(arrays.types), None
+    raise TypingError(f"expected a list or tuple of arrays, not {arrays}")
+
+
+def _ndim(ty):
+    return ty.ndim if isinstance(ty, types.Array) else 0
+
+
+def _dtype_of(ty):
+    return np.dtype(str(ty.dtype if isinstance(ty, types.Array) else ty))
+
+
+def _part_source(ty, x, kind, pos, dtype):
+    """Source of the expression giving element `x` (of type `ty`) as the array the join copies."""
+    nd = _ndim(ty)
+    if kind == "stack":
+        target = nd + 1
+        dims = [f"{x}.shape[{d}]" for d in range(nd)]
+        dims.insert(pos % target, "1")
+    else:
+        target = builtins.max(nd, {"hstack": 1, "vstack": 2}.get(kind, nd))
+        dims = ["1"] * (target - nd) + [f"{x}.shape[{d}]" for d in range(nd)]
+    shape = f"({', '.join(dims)},)"
+    if not isinstance(ty, types.Array):
+        return f"np.full({shape}, {x}, dtype)"
+    cast = "" if _dtype_of(ty) == dtype else ".astype(dtype)"
+    if target == nd:
+        return f"np.ascontiguousarray({x}){cast}"
+    return f"np.ascontiguousarray({x}){cast}.reshape({shape})"
+
+
+def _join(kind):
+    """A Numba implementation of np.concatenate, np.stack, np.hstack or np.vstack of a list or tuple."""
+
+    def typer(arrays, axis=0):
+        many, one = _elements(arrays)
+        element_types = many if many is not None else [one]
+        if many is not None and not many:
+            raise TypingError(f"np.{kind} needs at least one array")
+        dtype = np.result_type(*[_dtype_of(ty) for ty in element_types])
+        nds = {_ndim(ty) for ty in element_types}
+        axis_none = axis is None or isinstance(axis, types.NoneType)
+        axis_none = axis_none or (isinstance(axis, types.Omitted) and axis.value is None)
+        if kind == "stack":
+            if not isinstance(axis, (types.IntegerLiteral, types.Omitted, int)):
+                raise TypingError("np.stack needs a constant axis under jit")
+            pos = getattr(axis, "literal_value", getattr(axis, "value", axis))
+            pos = 0 if pos is None else pos
+            if len(nds) != 1:
+                raise TypingError("np.stack needs arrays with the same number of dimensions")
+            join_axis = f"{pos % (next(iter(nds)) + 1)}"
+        elif kind == "hstack":
+            pos = 0
+            join_axis = "0" if builtins.max(nds) <= 1 else "1"
+        elif kind == "vstack":
+            pos = 0
+            join_axis = "0"
+        else:
+            pos = 0
+            if axis_none:
+                join_axis = "0"
+            else:
+                if 0 in nds:
+                    raise TypingError("zero-dimensional arrays cannot be concatenated")
+                if len(nds) != 1:
+                    raise TypingError("np.concatenate needs arrays with the same number of dimensions")
+                join_axis = "axis"
+        if axis_none and kind == "concatenate":
+
+            def part(ty, x):
+                cast = "" if _dtype_of(ty) == dtype else ".astype(dtype)"
+                if not isinstance(ty, types.Array):
+                    raise TypingError("zero-dimensional arrays cannot be concatenated")
+                return f"np.ascontiguousarray({x}){cast}.ravel()"
+
+        else:
+
+            def part(ty, x):
+                return _part_source(ty, x, kind, pos, dtype)
+
+        lines = (
+            ["def impl(arrays, axis=0):"]
+            if kind in ("concatenate", "stack")
+            else ["def impl(tup):", "    arrays = tup"]
+        )
+        if many is None:
+            lines.append(f"    parts = [{part(one, 'x')} for x in arrays]")
+        else:
+            items = ", ".join(part(ty, f"arrays[{k}]") for k, ty in enumerate(many))
+            lines.append(f"    parts = [{items}]")
+        lines.append(f"    return join(parts, {join_axis}, dtype)")
+        out_nd = builtins.max(nds) + 1 if kind == "stack" else builtins.max(nds)
+        if kind == "hstack":
+            out_nd = builtins.max(out_nd, 1)
+        elif kind == "vstack":
+            out_nd = builtins.max(out_nd, 2)
+        elif axis_none:
+            out_nd = 1
+        scope = {"np": np, "dtype": dtype.type, "join": _join_core(out_nd)}
+        exec(compile("\n".join(lines), f"<np.{kind}>", "exec"), scope)  # noqa: S102 - generated from types
+        return scope["impl"]
+
+    return typer
+
+
+overload(concatenate, prefer_literal=True)(_join("concatenate"))
+overload(stack, prefer_literal=True)(_join("stack"))
+
+
+@overload(hstack)
+def _hstack(tup):
+    return _join("hstack")(tup)
+
+
+@overload(vstack)
+def _vstack(tup):
+    return _join("vstack")(tup)
+
+
+# ------------------------------------------------------------------ norms
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - NumPy's parameter name
+    return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+@register_jitable
+def _vector_norm(x, p):
+    """The `p`-norm of the 1-D array x (p a number; inf, -inf and 0 as in NumPy)."""
+    n = x.size
+    if p == np.inf or p == -np.inf:
+        if n == 0:
+            return 0.0
+        best = np.abs(x[0])
+        for i in range(n):
+            v = np.abs(x[i])
+            if (v > best) if p > 0 else (v < best):
+                best = v
+        return float(best)
+    acc = 0.0
+    if p == 0:
+        for i in range(n):
+            acc += 1.0 if x[i] != 0 else 0.0
+        return acc
+    if p == 1:
+        for i in range(n):
+            acc += np.abs(x[i])
+        return acc
+    if p == 2:
+        for i in range(n):
+            v = np.abs(x[i])
+            acc += v * v
+        return np.sqrt(acc)
+    for i in range(n):
+        acc += np.abs(x[i]) ** p
+    return acc ** (1.0 / p)
+
+
+@register_jitable
+def _matrix_norm(m, p, kind):
+    """The norm of the 2-D array m: kind 0 numeric order `p`, 1 Frobenius, 2 nuclear."""
+    if kind == 1:
+        return _vector_norm(np.ascontiguousarray(m).ravel(), 2.0)
+    if kind == 2 or p == 2 or p == -2:
+        s = np.linalg.svd(np.ascontiguousarray(m))[1]
+        if kind == 2:
+            return float(np.sum(s))
+        return float(np.max(s)) if p == 2 else float(np.min(s))
+    if p == 1 or p == -1:
+        sums = np.sum(np.abs(m), axis=0)
+    elif p == np.inf or p == -np.inf:
+        sums = np.sum(np.abs(m), axis=1)
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    return float(np.max(sums)) if p > 0 else float(np.min(sums))
+
+
+@register_jitable
+def _matrices(a, ax1, ax2, nd):
+    """a with axes ax1, ax2 last, as a C-contiguous (count, rows, columns) array."""
+    perm = np.empty(nd, np.int64)
+    k = 0
+    for d in range(nd):
+        if d != ax1 and d != ax2:
+            perm[k] = d
+            k += 1
+    perm[nd - 2] = ax1
+    perm[nd - 1] = ax2
+    moved = np.ascontiguousarray(np.transpose(a, to_fixed_tuple(perm, nd)))
+    rows, cols = a.shape[ax1], a.shape[ax2]
+    count = a.size // (rows * cols) if rows * cols else 0
+    return moved.reshape((count, rows, cols))
+
+
+def _float_dtype(ty):
+    """The dtype NumPy's norms and moments give for an array of type `ty`."""
+    dt = _dtype_of(ty)
+    if dt.kind == "c":
+        return np.dtype(dt.char.lower()) if dt.char in "FD" else np.dtype(np.float64)
+    return dt if dt.kind == "f" else np.dtype(np.float64)
+
+
+@overload(norm, prefer_literal=True)
+def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    if not isinstance(x, types.Array):
+        return lambda x, ord=None, axis=None, keepdims=False: np.abs(x) if ord != 0 else float(x != 0)
+    keep = _constant_flag(keepdims)
+    out_dtype = _float_dtype(x)
+    nd = x.ndim
+    if ord is None or isinstance(ord, (types.NoneType, types.Omitted)):
+        kind = "none"
+    elif isinstance(ord, types.StringLiteral) and ord.literal_value in ("fro", "nuc"):
+        kind = ord.literal_value
+    elif isinstance(ord, (types.Integer, types.Float)):
+        kind = "number"
+    else:
+        raise TypingError(f"norm order {ord} is not supported under jit")
+    axis_none = axis is None or isinstance(axis, types.NoneType)
+    axis_none = axis_none or (isinstance(axis, types.Omitted) and axis.value is None)
+    if axis_none:
+        if kind == "none" or (kind == "number" and nd == 1):
+            count = nd
+            vector = True
+            axes_src = "tuple(range(x.ndim))"
+        elif nd == 2:
+            vector = False
+            axes_src = "(0, 1)"
+        else:
+            raise TypingError("Improper number of dimensions to norm.")
+    elif isinstance(axis, types.Integer):
+        count, vector, axes_src = 1, True, "_as_tuple(axis)"
+    elif isinstance(axis, types.BaseTuple) and len(axis) in (1, 2):
+        count = len(axis)
+        vector = count == 1 or kind == "none"
+        axes_src = "axis"
+    else:
+        raise TypingError(f"norm over axis {axis} is not supported under jit")
+    if vector and kind in ("fro", "nuc"):
+        raise TypingError("Invalid norm order for vectors.")
+    p_src = "2.0" if kind == "none" else "float(ord)"
+    out_nd = nd if keep else nd - (count if vector else 2)
+    lines = ["def impl(x, ord=None, axis=None, keepdims=False):"]
+    if vector:
+        mask = "np.ones(x.ndim, np.bool_)" if axes_src.startswith("tuple(range") else f"_axis_mask(x.ndim, {axes_src})"
+        lines += [
+            f"    mask = {mask}",
+            "    rows = _rows(x, mask)",
+            "    values = np.empty(rows.shape[0], out_dtype)",
+            "    for i in range(rows.shape[0]):",
+            f"        values[i] = _vector_norm(rows[i], {p_src})",
+        ]
+    else:
+        code = {"fro": 1, "nuc": 2}.get(kind, 0)
+        p_src = "0.0" if kind != "number" else p_src
+        lines += [
+            f"    axes = {axes_src}",
+            "    ax1, ax2 = axes[0] % x.ndim, axes[1] % x.ndim",
+            "    mask = _axis_mask(x.ndim, (ax1, ax2))",
+            "    mats = _matrices(x, ax1, ax2, nd)",
+            "    values = np.empty(mats.shape[0], out_dtype)",
+            "    for i in range(mats.shape[0]):",
+            f"        values[i] = _matrix_norm(mats[i], {p_src}, {code})",
+        ]
+    if out_nd == 0:
+        lines.append("    return values[0]")
+    else:
+        lines.append(f"    return values.reshape(_out_shape(x.shape, mask, {keep}, {out_nd}))")
+    scope = {
+        "np": np,
+        "out_dtype": out_dtype.type,
+        "nd": nd,
+        "_rows": _rows,
+        "_axis_mask": _axis_mask,
+        "_as_tuple": _as_tuple,
+        "_out_shape": _out_shape,
+        "_vector_norm": _vector_norm,
+        "_matrix_norm": _matrix_norm,
+        "_matrices": _matrices,
+    }
+    exec(compile("\n".join(lines), "<np.linalg.norm>", "exec"), scope)  # noqa: S102 - generated from types
+    return scope["impl"]
+
+
+# ------------------------------------------------------------------ shapes
+
+
+def expand_dims(a, axis):
+    return np.expand_dims(a, axis)
+
+
+def squeeze(a, axis=None):
+    return np.squeeze(a, axis)
+
+
+def flip(m, axis=None):
+    return np.flip(m, axis)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    return np.rot90(m, k, axes)
+
+
+def _literal_axes(axis, what):
+    """The axes a literal int or tuple of literal ints names, or None for None."""
+    if axis is None or isinstance(axis, types.NoneType):
+        return None
+    if isinstance(axis, types.Omitted):
+        return None if axis.value is None else _literal_axes(axis.value, what)
+    if isinstance(axis, int):
+        return (axis,)
+    if isinstance(axis, tuple):
+        return axis
+    if isinstance(axis, types.IntegerLiteral):
+        return (axis.literal_value,)
+    if isinstance(axis, types.BaseTuple) and all(isinstance(t, types.IntegerLiteral) for t in axis.types):
+        return tuple(t.literal_value for t in axis.types)
+    raise TypingError(f"{what} needs a constant axis under jit, not {axis}")
+
+
+def _indexed(index, name="a"):
+    """Source of `name[index]` from a list of index texts."""
+    if not index:
+        return f"{name}[()]"
+    return f"{name}[{', '.join(index)}]"
+
+
+def _compiled(source, scope, name="impl"):
+    scope = {"np": np, **scope}
+    exec(compile(source, "<jit lowering>", "exec"), scope)  # noqa: S102 - generated from types
+    return scope[name]
+
+
+@overload(expand_dims, prefer_literal=True)
+def _expand_dims(a, axis):
+    axes = _literal_axes(axis, "np.expand_dims")
+    nd = _ndim(a)
+    out_nd = nd + len(axes)
+    positions = {ax % out_nd for ax in axes}
+    if len(positions) != len(axes) or builtins.any(not -out_nd <= ax < out_nd for ax in axes):
+        raise TypingError(f"np.expand_dims: bad axis {axes} for a {nd}-D array")
+    if nd == 0:
+        ones = (1,) * out_nd
+        dtype = _dtype_of(a)
+        if isinstance(a, types.Array):
+            return lambda a, axis: np.full(ones, a[()], dtype)
+        return lambda a, axis: np.full(ones, a, dtype)
+    index = ["None" if d in positions else ":" for d in range(out_nd)]
+    return _compiled(f"def impl(a, axis):\n    return {_indexed(index)}\n", {})
+
+
+@overload(squeeze, prefer_literal=True)
+def _squeeze(a, axis=None):
+    axes = _literal_axes(axis, "np.squeeze")
+    if axes is None:
+        raise TypingError("np.squeeze without axis= gives a number of dimensions known only at run time; give axis=")
+    nd = _ndim(a)
+    if nd == 0:
+        return lambda a, axis=None: a
+    positions = sorted({ax % nd for ax in axes})
+    lines = ["def impl(a, axis=None):"]
+    for d in positions:
+        lines.append(f"    if a.shape[{d}] != 1:")
+        lines.append("        raise ValueError('cannot select an axis to squeeze out which has size not equal to one')")
+    index = ["0" if d in positions else ":" for d in range(nd)]
+    lines.append(f"    return {_indexed(index)}")
+    return _compiled("\n".join(lines), {})
+
+
+@overload(flip, prefer_literal=True)
+def _flip(m, axis=None):
+    if not isinstance(m, types.Array):
+        return lambda m, axis=None: m
+    axes = _literal_axes(axis, "np.flip")
+    positions = set(range(m.ndim)) if axes is None else {ax % m.ndim for ax in axes}
+    index = ["::-1" if d in positions else ":" for d in range(m.ndim)]
+    return _compiled(f"def impl(m, axis=None):\n    return {_indexed(index, 'm')}\n", {})
+
+
+@overload(rot90, prefer_literal=True)
+def _rot90(m, k=1, axes=(0, 1)):
+    if not isinstance(k, (types.IntegerLiteral, types.Omitted, int)):
+        raise TypingError("np.rot90 needs a constant k under jit")
+    turns = getattr(k, "literal_value", getattr(k, "value", k)) % 4
+    ax = _literal_axes(axes, "np.rot90")
+    nd = m.ndim
+    a0, a1 = ax[0] % nd, ax[1] % nd
+
+    def flipped(name, axes):
+        return _indexed(["::-1" if d in axes else ":" for d in range(nd)], name)
+
+    perm = list(range(nd))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if turns == 0:
+        body = "m[...]"
+    elif turns == 2:
+        body = flipped("m", {a0, a1})
+    elif turns == 1:
+        body = f"np.transpose({flipped('m', {a1})}, {tuple(perm)})"
+    else:
+        body = f"{flipped('np.transpose(m, ' + str(tuple(perm)) + ')', {a1})}"
+    return _compiled(f"def impl(m, k=1, axes=(0, 1)):\n    return {body}\n", {})
+
+
+def inner(a, b):
+    return np.inner(a, b)
+
+
+@overload(inner)
+def _inner(a, b):
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)) or a.ndim == 0 or b.ndim == 0:
+        return lambda a, b: a * b
+    dtype = _common_dtype(a, b)
+    out_nd = a.ndim + b.ndim - 2
+    if out_nd == 0:
+        return lambda a, b: np.dot(np.ascontiguousarray(a).astype(dtype), np.ascontiguousarray(b).astype(dtype))
+
+    def impl(a, b):
+        n = a.shape[-1]
+        left = np.ascontiguousarray(a).astype(dtype).reshape((a.size // n if n else 0, n))
+        right = np.ascontiguousarray(b).astype(dtype).reshape((b.size // n if n else 0, n))
+        res = np.dot(left, np.ascontiguousarray(right.T))
+        shape = np.empty(out_nd, np.int64)
+        for d in range(a.ndim - 1):
+            shape[d] = a.shape[d]
+        for d in range(b.ndim - 1):
+            shape[a.ndim - 1 + d] = b.shape[d]
+        return res.reshape(to_fixed_tuple(shape, out_nd))
+
+    return impl
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return np.diagonal(a, offset, axis1, axis2)
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    return np.trace(a, offset, axis1, axis2)
+
+
+@register_jitable
+def _diagonals(a, offset, axis1, axis2, nd):
+    """The diagonals of a over axes (axis1, axis2), as a (count, length) array, and the shape of the rest."""
+    ax1, ax2 = axis1 % nd, axis2 % nd
+    mats = _matrices(a, ax1, ax2, nd)
+    rows, cols = mats.shape[1], mats.shape[2]
+    start_row = -offset if offset < 0 else 0
+    start_col = offset if offset > 0 else 0
+    length = builtins.max(0, builtins.min(rows - start_row, cols - start_col))
+    out = np.empty((mats.shape[0], length), a.dtype)
+    for k in range(mats.shape[0]):
+        for i in range(length):
+            out[k, i] = mats[k, start_row + i, start_col + i]
+    rest = np.empty(nd - 1, np.int64)
+    j = 0
+    for d in range(nd):
+        if d != ax1 and d != ax2:
+            rest[j] = a.shape[d]
+            j += 1
+    rest[nd - 2] = length
+    return out, rest
+
+
+@overload(diagonal)
+def _diagonal(a, offset=0, axis1=0, axis2=1):
+    if not isinstance(a, types.Array) or a.ndim < 2:
+        raise TypingError("np.diagonal needs an array of at least 2 dimensions")
+    nd = a.ndim
+
+    def impl(a, offset=0, axis1=0, axis2=1):
+        out, rest = _diagonals(a, offset, axis1, axis2, nd)
+        return out.reshape(to_fixed_tuple(rest, nd - 1))
+
+    return impl
+
+
+@overload(trace)
+def _trace(a, offset=0, axis1=0, axis2=1):
+    if not isinstance(a, types.Array) or a.ndim < 2:
+        raise TypingError("np.trace needs an array of at least 2 dimensions")
+    nd = a.ndim
+    if nd == 2:
+        return lambda a, offset=0, axis1=0, axis2=1: np.sum(_diagonals(a, offset, axis1, axis2, nd)[0])
+
+    def impl(a, offset=0, axis1=0, axis2=1):
+        out, rest = _diagonals(a, offset, axis1, axis2, nd)
+        sums = np.empty(out.shape[0], out.dtype)
+        for k in range(out.shape[0]):
+            sums[k] = np.sum(out[k])
+        return sums.reshape(to_fixed_tuple(rest[: nd - 2], nd - 2))
+
+    return impl
+
+
+def tile(A, reps):  # noqa: N803 - NumPy's parameter name
+    return np.tile(A, reps)
+
+
+@overload(tile)
+def _tile(A, reps):  # noqa: N803
+    if isinstance(reps, types.Integer):
+        count = 1
+    elif isinstance(reps, types.BaseTuple):
+        count = len(reps)
+    else:
+        raise TypingError(f"np.tile needs an int or a tuple of ints as reps, not {reps}")
+    nd = _ndim(A)
+    out_nd = builtins.max(nd, count)
+    dtype = _dtype_of(A)
+
+    def impl(A, reps):  # noqa: N803
+        r = _as_tuple(reps)
+        source = np.asarray(A)
+        wide = np.empty(2 * out_nd, np.int64)
+        base = np.empty(2 * out_nd, np.int64)
+        final = np.empty(out_nd, np.int64)
+        for d in range(out_nd):
+            rd = r[d - (out_nd - count)] if d >= out_nd - count else 1
+            sd = source.shape[d - (out_nd - nd)] if d >= out_nd - nd else 1
+            wide[2 * d], wide[2 * d + 1] = rd, sd
+            base[2 * d], base[2 * d + 1] = 1, sd
+            final[d] = rd * sd
+        block = np.ascontiguousarray(source).astype(dtype).reshape(to_fixed_tuple(base, 2 * out_nd))
+        out = np.ascontiguousarray(np.broadcast_to(block, to_fixed_tuple(wide, 2 * out_nd)))
+        return out.reshape(to_fixed_tuple(final, out_nd))
+
+    return impl
+
+
+def repeat(a, repeats, axis=None):
+    return np.repeat(a, repeats, axis)
+
+
+@overload(repeat)
+def _repeat(a, repeats, axis=None):
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        if not isinstance(a, types.Array):
+            return lambda a, repeats, axis=None: np.repeat(np.asarray(a).reshape(1), repeats)
+        return lambda a, repeats, axis=None: np.repeat(a, repeats)
+    if not isinstance(a, types.Array) or a.ndim == 0:
+        raise TypingError("np.repeat along an axis needs an array")
+    nd = a.ndim
+
+    def impl(a, repeats, axis=None):
+        ax = axis % nd
+        counts = np.empty(a.shape[ax], np.int64)
+        counts[:] = repeats
+        perm = np.empty(nd, np.int64)
+        perm[0] = ax
+        k = 1
+        for d in range(nd):
+            if d != ax:
+                perm[k] = d
+                k += 1
+        order = to_fixed_tuple(perm, nd)
+        moved = np.transpose(a, order)
+        shape = np.empty(nd, np.int64)
+        for d in range(nd):
+            shape[d] = moved.shape[d]
+        shape[0] = np.sum(counts)
+        out = np.empty(to_fixed_tuple(shape, nd), a.dtype)
+        row = 0
+        for i in range(counts.size):
+            for _ in range(counts[i]):
+                out[row] = moved[i]
+                row += 1
+        back = np.empty(nd, np.int64)
+        for d in range(nd):
+            back[perm[d]] = d
+        return np.transpose(out, to_fixed_tuple(back, nd))
+
+    return impl
+
+
+def argmax(a, axis=None, keepdims=False):
+    return np.argmax(a, axis=axis, keepdims=keepdims)
+
+
+def argmin(a, axis=None, keepdims=False):
+    return np.argmin(a, axis=axis, keepdims=keepdims)
+
+
+def _arg_extremum(np_arg):
+    def typer(a, axis=None, keepdims=False):
+        keep = _constant_flag(keepdims)
+        axes = _literal_axes(axis, np_arg.__name__) if not isinstance(axis, types.Integer) else ()
+        if not keep:
+            if axes is None:
+                return lambda a, axis=None, keepdims=False: np_arg(a)
+            return lambda a, axis=None, keepdims=False: np_arg(a, axis)
+        nd = _ndim(a)
+        if axes is None:
+            ones = (1,) * nd
+            return lambda a, axis=None, keepdims=False: np.full(ones, np_arg(a), np.intp)
+        return lambda a, axis=None, keepdims=False: np.expand_dims(np_arg(a, axis), axis % nd)
+
+    return typer
+
+
+overload(argmax, prefer_literal=True)(_arg_extremum(np.argmax))
+overload(argmin, prefer_literal=True)(_arg_extremum(np.argmin))
+
+
+def argsort(a, axis=-1):
+    return np.argsort(a, axis=axis)
+
+
+@overload(argsort)
+def _argsort(a, axis=-1):
+    if not isinstance(a, types.Array):
+        return lambda a, axis=-1: np.zeros(1, np.intp)
+    if axis is None or isinstance(axis, types.NoneType):
+        return lambda a, axis=-1: np.argsort(np.ascontiguousarray(a).ravel())
+    nd = a.ndim
+    if nd == 1:
+        return lambda a, axis=-1: np.argsort(a)
+
+    def impl(a, axis=-1):
+        mask = np.zeros(nd, np.bool_)
+        mask[axis % nd] = True
+        rows = _rows(a, mask)
+        out = np.empty(rows.shape, np.intp)
+        for i in range(rows.shape[0]):
+            out[i] = np.argsort(rows[i])
+        perm = np.empty(nd, np.int64)
+        k = 0
+        for d in range(nd):
+            if not mask[d]:
+                perm[k] = d
+                k += 1
+        perm[nd - 1] = axis % nd
+        moved = np.empty(nd, np.int64)
+        for d in range(nd):
+            moved[d] = a.shape[perm[d]]
+        back = np.empty(nd, np.int64)
+        for d in range(nd):
+            back[perm[d]] = d
+        return np.transpose(out.reshape(to_fixed_tuple(moved, nd)), to_fixed_tuple(back, nd))
+
+    return impl
+
+
+def cumsum(a, axis=None):
+    return np.cumsum(a, axis=axis)
+
+
+@overload(cumsum)
+def _cumsum(a, axis=None):
+    if not isinstance(a, types.Array):
+        return lambda a, axis=None: np.cumsum(np.asarray(a).reshape(1))
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda a, axis=None: np.cumsum(a)
+    return lambda a, axis=None: np.cumsum(a, axis=axis)
+
+
+def ravel(a):
+    return np.ravel(a)
+
+
+@overload(ravel)
+def _ravel(a):
+    if not isinstance(a, types.Array):
+        dtype = _dtype_of(a)
+        return lambda a: np.full(1, a, dtype)
+    return lambda a: np.ravel(a)
+
+
+def reshape(a, shape):
+    return np.reshape(a, shape)
+
+
+@overload(reshape)
+def _reshape(a, shape):
+    if not isinstance(a, types.Array):
+        dtype = _dtype_of(a)
+        return lambda a, shape: np.full(1, a, dtype).reshape(shape)
+    if a.layout == "C":
+        return lambda a, shape: a.reshape(shape)
+    return lambda a, shape: np.ascontiguousarray(a).reshape(shape)
+
+
 # ------------------------------------------------------------------ indexing with masks
 
 
@@ -262,3 +1134,120 @@ def _setitem(x, index, value):
         x[index] = value
 
     return plain
+
+
+# ------------------------------------------------------------------ einsum
+
+
+def einsum(optimize, subscripts, *operands):
+    return np.einsum(subscripts, *operands, optimize=optimize)
+
+
+def _einsum_labels(spec, ndims):
+    """Each operand's labels and the output's, with `...` spelled out as labels ".0", ".1", ... (right-aligned)."""
+    spec = spec.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(ndims):
+        raise TypingError(f"einsum {spec!r} names {len(terms)} operand(s) but is given {len(ndims)}")
+    n_ellipsis = 0
+    labels = []
+    for term, nd in zip(terms, ndims):
+        head, dots, tail = term.partition("...")
+        explicit = len(head) + len(tail)
+        extra = nd - explicit if dots else 0
+        if extra < 0 or (not dots and explicit != nd):
+            raise TypingError(f"einsum {spec!r}: the subscripts {term!r} do not fit a {nd}-D operand")
+        n_ellipsis = builtins.max(n_ellipsis, extra)
+        labels.append((list(head), extra, list(tail)))
+    dims = [f".{d}" for d in range(n_ellipsis)]
+    out_labels = []
+    resolved = [head + dims[n_ellipsis - extra :] + tail for head, extra, tail in labels]
+    if arrow:
+        head, dots, tail = output.partition("...")
+        out_labels = list(head) + (dims if dots or not n_ellipsis else []) + list(tail)
+        if n_ellipsis and not dots:
+            raise TypingError(f"einsum {spec!r}: the output must keep the broadcast dimensions `...`")
+    else:
+        counts = {}
+        for term in labels:
+            for label in term[0] + term[2]:
+                counts[label] = counts.get(label, 0) + 1
+        out_labels = dims + sorted(label for label, count in counts.items() if count == 1)
+    return resolved, out_labels
+
+
+def _einsum_source(spec, operands):
+    """Python source of a loop nest computing einsum(spec, *operands) for these operand types."""
+    ndims = [op.ndim if isinstance(op, types.Array) else 0 for op in operands]
+    labels, out_labels = _einsum_labels(spec, ndims)
+    var = {}  # label -> identifier stem
+    for term in labels:
+        for label in term:
+            var.setdefault(label, f"e{label[1:]}" if label.startswith(".") else f"l{label}")
+    for label in out_labels:
+        if label not in var:
+            raise TypingError(f"einsum {spec!r}: output label {label!r} names no input dimension")
+    occurrences = {}
+    for term in labels:
+        for label in term:
+            occurrences[label] = occurrences.get(label, 0) + 1
+    lines = ["def impl(optimize, subscripts, *operands):"]
+    for label, count in occurrences.items():
+        if count > 1:
+            lines.append(f"    n_{var[label]} = 1")
+    for k, term in enumerate(labels):
+        lines.append(f"    x{k} = operands[{k}]")
+        for d, label in enumerate(term):
+            n, size = f"n{k}_{d}", f"n_{var[label]}"
+            lines.append(f"    {n} = x{k}.shape[{d}]")
+            if occurrences[label] == 1:
+                lines.append(f"    {size} = {n}")
+                continue
+            # a label met more than once broadcasts: its size is the one that is not 1, read at 0 where it is 1
+            lines.append(f"    s{k}_{d} = 1 if {n} != 1 else 0")
+            lines.append(f"    if {n} != 1:")
+            lines.append(f"        if {size} != 1 and {size} != {n}:")
+            lines.append("            raise ValueError('einsum: operands could not be broadcast together')")
+            lines.append(f"        {size} = {n}")
+    size_of = {label: f"n_{var[label]}" for label in var}
+    reduced = [label for label in var if label not in out_labels]
+    depth = "    "
+    if out_labels:
+        shape = ", ".join(size_of[label] for label in out_labels)
+        lines.append(f"    out = np.empty(({shape},), dtype)")
+    for label in out_labels:
+        lines.append(f"{depth}for {var[label]} in range({size_of[label]}):")
+        depth += "    "
+    lines.append(f"{depth}acc = dtype(0)")
+    for label in reduced:
+        lines.append(f"{depth}for {var[label]} in range({size_of[label]}):")
+        depth += "    "
+    factors = []
+    for k, (term, op) in enumerate(zip(labels, operands)):
+        if not isinstance(op, types.Array):
+            factors.append(f"x{k}")
+            continue
+        index = [f"{var[label]} * s{k}_{d}" if occurrences[label] > 1 else var[label] for d, label in enumerate(term)]
+        factors.append(f"x{k}[{', '.join(index)}{',' if len(index) == 1 else ''}]" if index else f"x{k}[()]")
+    lines.append(f"{depth}acc += {' * '.join(factors)}")
+    if out_labels:
+        depth = "    " * (1 + len(out_labels))
+        lines.append(f"{depth}out[{', '.join(var[label] for label in out_labels)}] = acc")
+        lines.append("    return out")
+    else:
+        lines.append("    return acc")
+    return "\n".join(lines)
+
+
+@overload(einsum, prefer_literal=True)
+def _einsum(optimize, subscripts, *operands):
+    if not isinstance(subscripts, types.StringLiteral):
+        raise TypingError("einsum needs its subscripts as a string literal under jit")
+    operands = tuple(operands[0]) if len(operands) == 1 and isinstance(operands[0], types.StarArgTuple) else operands
+    dtypes = [np.dtype(str(op.dtype if isinstance(op, types.Array) else op)) for op in operands]
+    dtype = np.result_type(*dtypes)
+    source = _einsum_source(subscripts.literal_value, operands)
+    scope = {"np": np, "dtype": dtype.type}
+    exec(compile(source, f"<einsum {subscripts.literal_value!r}>", "exec"), scope)  # noqa: S102 - generated loops
+    return scope["impl"]

@@ -84,17 +84,17 @@ def _tape_push(stmt, defs):
 
 
 def _tape_pop(stmt, aliases):
-    """`item, _tape_x = _tape_x` (possibly through a temporary): returns (tape, item target)."""
+    """`item, _tape_x = _tape_x` (possibly through a temporary): returns (tape, item target, the alias's statement)."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Tuple)):
         return None
     elts = stmt.targets[0].elts
     if len(elts) != 2 or not _is_tape(elts[1]):
         return None
     source = stmt.value.id if isinstance(stmt.value, gast.Name) else None
-    tape = aliases.get(source, source)
+    tape, alias = aliases.get(source, (source, None))
     if tape != elts[1].id:
         return None
-    return tape, elts[0]
+    return tape, elts[0], alias
 
 
 def lower_tapes(body):
@@ -136,12 +136,15 @@ def lower_tapes(body):
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], gast.Name)
             ):
-                aliases[stmt.targets[0].id] = stmt.value.id
+                aliases[stmt.targets[0].id] = (stmt.value.id, stmt)
                 defs.pop(stmt.targets[0].id, None)
+                out.append(stmt)
                 continue
             pop = _tape_pop(stmt, aliases)
             if pop is not None:
-                tape, item = pop
+                tape, item, alias = pop
+                if alias is not None and alias in out:
+                    out.remove(alias)
                 popped.add(tape)
                 out.append(_assign(item, _attr_call(f"{tape}.pop", []), stmt))
                 continue

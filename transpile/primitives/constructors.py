@@ -29,6 +29,7 @@ for _name in ["argmax", "argmin"]:
         getattr(np, _name),
         path=f"np.{_name}",
         params=["a", "axis=None", "keepdims=False"],
+        jit=f"jt.{_name}(a, axis, keepdims)",
         nondiff=True,
         methods=[_name],
         examples=[
@@ -42,6 +43,7 @@ defprim(
     np.argsort,
     path="np.argsort",
     params=["a", "axis=-1"],
+    jit="jt.argsort(a, axis)",
     nondiff=True,
     methods=["argsort"],
     examples=[Example("np.argsort(a) * a", X), Example("a.argsort(axis=0) * a", X)],
