@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import assert_tree_close
 
 import transpile as tp
 
@@ -177,3 +178,30 @@ def test_generated_source_matches_golden_file(name):
             f"intended, rerun with TRANSPILE_UPDATE_GOLDEN=1 and review the diff:\n{diff}",
             pytrace=False,
         )
+
+
+# --- the samples under jit -------------------------------------------------------------------------
+
+
+def _mlp_args(m):
+    inputs, targets = m.make_data(np.random.default_rng(1), sizes=(3, 4, 2), batch=5)
+    return m.init_params((3, 4, 2), np.random.default_rng(0)), inputs, targets
+
+
+@pytest.mark.parametrize(
+    "sample, function, make_args",
+    [
+        ("seeds", "tanh", lambda m: (1.0,)),
+        ("seeds", "abs_val", lambda m: (-3.0,)),
+        ("seeds", "quadratic", lambda m: (np.float32(2.0),)),
+        ("physics", "lj_energy", lambda m: (m.lennard_jones_cluster(),)),
+        ("physics", "final_kinetic_energy", lambda m: (m.spring_chain(), 2.0, 1.0, 0.01, 50)),
+        ("mlp", "loss", _mlp_args),
+    ],
+)
+def test_samples_and_their_gradients_under_jit(sample, function, make_args):
+    module = load_sample(sample)
+    fn = getattr(module, function)
+    args = make_args(module)
+    assert_tree_close(tp.jit(fn)(*args), fn(*args), rtol=1e-12, atol=1e-12)
+    assert_tree_close(tp.jit(tp.grad(fn))(*args), tp.grad(fn)(*args), rtol=1e-10, atol=1e-12)

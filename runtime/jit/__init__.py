@@ -3,8 +3,7 @@
 Importing this package registers the Numba implementations; generated code refers to it as ``jt``.
 """
 
-from . import helpers  # noqa: F401  (registers the overloads of rt's helpers)
-from . import helpers_forward, helpers_reverse  # noqa: F401  (more of rt's helpers)
-from . import batching  # noqa: F401  (registers the overloads of the batching helpers)
+# importing these registers the Numba implementations of the runtime helpers generated code calls
+from . import batching, helpers, helpers_forward, helpers_reverse  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .zero import ZERO, ZeroType  # noqa: F401

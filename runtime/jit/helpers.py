@@ -7,13 +7,13 @@ shape: only dtypes, numbers of dimensions and tuple structures are fixed at comp
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
-
-import importlib
 
 _adjoint = importlib.import_module("runtime.adjoint")
 _like = importlib.import_module("runtime.like")  # (`runtime.like` itself is the function)

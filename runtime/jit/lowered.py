@@ -1,4 +1,4 @@
-"""NumPy functions Numba lacks, lowered to forms it compiles: products beyond 2-D, reductions with axis/keepdims.
+"""NumPy functions Numba lacks or half-supports, lowered to what it compiles: einsum, axis=/keepdims, joins, linalg.
 
 Each function has NumPy's semantics in Python (so a compiled module still runs uncompiled) and a
 Numba implementation chosen from the argument types.  The primitive registry says which NumPy
@@ -38,6 +38,7 @@ __all__ = [
     "rot90",
     "getitem",
     "setitem",
+    "weak",
     "inner",
     "diagonal",
     "trace",
@@ -49,6 +50,17 @@ __all__ = [
     "cumsum",
     "ravel",
     "reshape",
+    "flatten",
+    "copy",
+    "astype",
+    "array",
+    "py_pow",
+    "float64",
+    "float32",
+    "float16",
+    "inv",
+    "det",
+    "slogdet",
 ]
 
 
@@ -876,7 +888,8 @@ def _diagonals(a, offset, axis1, axis2, nd):
     rows, cols = mats.shape[1], mats.shape[2]
     start_row = -offset if offset < 0 else 0
     start_col = offset if offset > 0 else 0
-    length = builtins.max(0, builtins.min(rows - start_row, cols - start_col))
+    length = rows - start_row if rows - start_row < cols - start_col else cols - start_col
+    length = length if length > 0 else 0
     out = np.empty((mats.shape[0], length), a.dtype)
     for k in range(mats.shape[0]):
         for i in range(length):
@@ -895,11 +908,11 @@ def _diagonals(a, offset, axis1, axis2, nd):
 def _diagonal(a, offset=0, axis1=0, axis2=1):
     if not isinstance(a, types.Array) or a.ndim < 2:
         raise TypingError("np.diagonal needs an array of at least 2 dimensions")
-    nd = a.ndim
+    nd, out_nd = a.ndim, a.ndim - 1
 
     def impl(a, offset=0, axis1=0, axis2=1):
         out, rest = _diagonals(a, offset, axis1, axis2, nd)
-        return out.reshape(to_fixed_tuple(rest, nd - 1))
+        return out.reshape(to_fixed_tuple(rest, out_nd))
 
     return impl
 
@@ -912,12 +925,14 @@ def _trace(a, offset=0, axis1=0, axis2=1):
     if nd == 2:
         return lambda a, offset=0, axis1=0, axis2=1: np.sum(_diagonals(a, offset, axis1, axis2, nd)[0])
 
+    out_nd = nd - 2
+
     def impl(a, offset=0, axis1=0, axis2=1):
         out, rest = _diagonals(a, offset, axis1, axis2, nd)
         sums = np.empty(out.shape[0], out.dtype)
         for k in range(out.shape[0]):
             sums[k] = np.sum(out[k])
-        return sums.reshape(to_fixed_tuple(rest[: nd - 2], nd - 2))
+        return sums.reshape(to_fixed_tuple(rest[:out_nd], out_nd))
 
     return impl
 
@@ -937,12 +952,13 @@ def _tile(A, reps):  # noqa: N803
     nd = _ndim(A)
     out_nd = builtins.max(nd, count)
     dtype = _dtype_of(A)
+    wide_nd = 2 * out_nd
 
     def impl(A, reps):  # noqa: N803
         r = _as_tuple(reps)
         source = np.asarray(A)
-        wide = np.empty(2 * out_nd, np.int64)
-        base = np.empty(2 * out_nd, np.int64)
+        wide = np.empty(wide_nd, np.int64)
+        base = np.empty(wide_nd, np.int64)
         final = np.empty(out_nd, np.int64)
         for d in range(out_nd):
             rd = r[d - (out_nd - count)] if d >= out_nd - count else 1
@@ -950,8 +966,8 @@ def _tile(A, reps):  # noqa: N803
             wide[2 * d], wide[2 * d + 1] = rd, sd
             base[2 * d], base[2 * d + 1] = 1, sd
             final[d] = rd * sd
-        block = np.ascontiguousarray(source).astype(dtype).reshape(to_fixed_tuple(base, 2 * out_nd))
-        out = np.ascontiguousarray(np.broadcast_to(block, to_fixed_tuple(wide, 2 * out_nd)))
+        block = np.ascontiguousarray(source).astype(dtype).reshape(to_fixed_tuple(base, wide_nd))
+        out = np.ascontiguousarray(np.broadcast_to(block, to_fixed_tuple(wide, wide_nd)))
         return out.reshape(to_fixed_tuple(final, out_nd))
 
     return impl
@@ -1109,6 +1125,211 @@ def _reshape(a, shape):
     return lambda a, shape: np.ascontiguousarray(a).reshape(shape)
 
 
+# ------------------------------------------------------------------ copies and conversions
+
+
+def flatten(a):
+    return np.array(a).flatten()
+
+
+def copy(x):
+    return np.array(x, copy=True)
+
+
+def astype(x, dtype):
+    return np.asarray(x).astype(dtype) if isinstance(x, np.ndarray) else np.dtype(dtype).type(x)
+
+
+def array(object, dtype=None):  # noqa: A002 - NumPy's parameter name
+    return np.array(object, dtype=dtype)
+
+
+def py_pow(x, y):
+    return pow(x, y)
+
+
+def float64(x):
+    return np.float64(x)
+
+
+def float32(x):
+    return np.float32(x)
+
+
+def _dtype_arg(dtype):
+    """The NumPy dtype a dtype argument's type names, or None for None."""
+    if dtype is None or isinstance(dtype, (types.NoneType, types.Omitted)):
+        return None if getattr(dtype, "value", None) is None else np.dtype(dtype.value)
+    if isinstance(dtype, types.StringLiteral):
+        return np.dtype(dtype.literal_value)
+    if isinstance(dtype, types.NumberClass):
+        return np.dtype(str(dtype.instance_type))
+    if isinstance(dtype, types.DType):
+        return np.dtype(str(dtype.dtype))
+    key = getattr(dtype, "typing_key", None) or getattr(getattr(dtype, "key", None), "__name__", None)
+    if key in (bool, int, float, complex):
+        return np.dtype(key)
+    raise TypingError(f"dtype {dtype} is not supported under jit")
+
+
+@overload(flatten)
+def _flatten(a):
+    if not isinstance(a, types.Array):
+        dtype = _dtype_of(a)
+        return lambda a: np.full(1, a, dtype)
+    return lambda a: np.ascontiguousarray(a).copy().ravel() if a.ndim else np.full(1, a[()], a.dtype)
+
+
+@overload(copy)
+def _copy(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.copy()
+    return lambda x: x
+
+
+@overload(astype, prefer_literal=True)
+def _astype(x, dtype):
+    target = _dtype_arg(dtype)
+    kind = target.type
+    if isinstance(x, types.Array):
+        return lambda x, dtype: x.astype(kind)
+    if target.kind == "b":
+        return lambda x, dtype: x != 0
+    return lambda x, dtype: kind(x)
+
+
+@overload(array, prefer_literal=True)
+def _array(object, dtype=None):  # noqa: A002
+    target = _dtype_arg(dtype)
+    if isinstance(object, types.Array):
+        if target is None:
+            return lambda object, dtype=None: object.copy()
+        kind = target.type
+        return lambda object, dtype=None: object.astype(kind)
+    if isinstance(object, (types.Number, types.Boolean)):
+        kind = (target or _dtype_of(object)).type
+        return lambda object, dtype=None: np.full((), object, kind)
+    if target is None:
+        return lambda object, dtype=None: np.array(object)
+    kind = target.type
+    return lambda object, dtype=None: np.array(object).astype(kind)
+
+
+@overload(py_pow)
+def _py_pow(x, y):
+    return lambda x, y: x**y
+
+
+def _to_float(kind):
+    def typer(x):
+        if isinstance(x, types.Array):
+            return lambda x: x.astype(kind)
+        return lambda x: kind(x)
+
+    return typer
+
+
+overload(float64)(_to_float(np.float64))
+overload(float32)(_to_float(np.float32))
+
+
+def float16(x):
+    return np.float16(x)
+
+
+@overload(float16)
+def _float16(x):
+    raise TypingError("Numba has no float16 arithmetic on the CPU: np.float16 is not supported under jit")
+
+
+# ------------------------------------------------------------------ stacks of matrices
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def slogdet(a):
+    sign, logabsdet = np.linalg.slogdet(a)
+    return sign, logabsdet
+
+
+@register_jitable
+def _stack_of_matrices(a):
+    n = a.shape[-1]
+    count = a.size // (n * n) if n else 0
+    return np.ascontiguousarray(a).reshape((count, a.shape[-2], n))
+
+
+@register_jitable
+def _lead_shape(a, nd):
+    shape = np.empty(nd, np.int64)
+    for d in range(nd):
+        shape[d] = a.shape[d]
+    return to_fixed_tuple(shape, nd)
+
+
+@overload(inv)
+def _inv(a):
+    if not isinstance(a, types.Array) or a.ndim < 2:
+        raise TypingError("np.linalg.inv needs an array of at least 2 dimensions")
+    if a.ndim == 2:
+        return lambda a: np.linalg.inv(np.ascontiguousarray(a))
+
+    def impl(a):
+        mats = _stack_of_matrices(a)
+        out = np.empty(mats.shape, mats.dtype)
+        for k in range(mats.shape[0]):
+            out[k] = np.linalg.inv(mats[k])
+        return out.reshape(a.shape)
+
+    return impl
+
+
+@register_jitable
+def _det_values(a, lead):
+    mats = _stack_of_matrices(a)
+    out = np.empty(mats.shape[0], mats.dtype)
+    for k in range(mats.shape[0]):
+        out[k] = np.linalg.det(mats[k])
+    return out.reshape(_lead_shape(a, lead))
+
+
+@register_jitable
+def _slogdet_values(a, lead):
+    mats = _stack_of_matrices(a)
+    signs = np.empty(mats.shape[0], mats.dtype)
+    logs = np.empty(mats.shape[0], np.float64)
+    for k in range(mats.shape[0]):
+        signs[k], logs[k] = np.linalg.slogdet(mats[k])
+    shape = _lead_shape(a, lead)
+    return signs.reshape(shape), logs.reshape(shape)
+
+
+@overload(det)
+def _det(a):
+    if not isinstance(a, types.Array) or a.ndim < 2:
+        raise TypingError("np.linalg.det needs an array of at least 2 dimensions")
+    if a.ndim == 2:
+        return lambda a: np.linalg.det(np.ascontiguousarray(a))
+    lead = a.ndim - 2
+    return lambda a: _det_values(a, lead)
+
+
+@overload(slogdet)
+def _slogdet(a):
+    if not isinstance(a, types.Array) or a.ndim < 2:
+        raise TypingError("np.linalg.slogdet needs an array of at least 2 dimensions")
+    if a.ndim == 2:
+        return lambda a: np.linalg.slogdet(np.ascontiguousarray(a))
+    lead = a.ndim - 2
+    return lambda a: _slogdet_values(a, lead)
+
+
 # ------------------------------------------------------------------ indexing with masks
 
 
@@ -1251,3 +1472,23 @@ def _einsum(optimize, subscripts, *operands):
     scope = {"np": np, "dtype": dtype.type}
     exec(compile(source, f"<einsum {subscripts.literal_value!r}>", "exec"), scope)  # noqa: S102 - generated loops
     return scope["impl"]
+
+
+# ------------------------------------------------------------------ Python numbers are weakly typed
+
+
+def weak(value, like):
+    """A Python number as NumPy treats it next to `like`: it takes like's dtype when that is wide enough (NEP 50)."""
+    return value
+
+
+@overload(weak)
+def _weak(value, like):
+    dtype = like.dtype if isinstance(like, types.Array) else like
+    if not isinstance(dtype, types.Number) or isinstance(dtype, types.Boolean):
+        return lambda value, like: value
+    if isinstance(value, types.Float) and isinstance(dtype, (types.Float, types.Complex)):
+        return lambda value, like: dtype(value)
+    if isinstance(value, types.Integer) and isinstance(dtype, (types.Float, types.Complex, types.Integer)):
+        return lambda value, like: dtype(value)
+    return lambda value, like: value

@@ -65,7 +65,9 @@ class Jitted:
             raise TranspileError(f"fallback must be None or 'numpy', got {fallback!r}", def_location(fun))
         self.fun = fun
         self.target = generated_function(fun)
-        self.sig = _signature(self.target)
+        transform = getattr(fun, "__transpile__", None)
+        # a transformed function is called with its user function's parameters (defaults included)
+        self.sig = getattr(transform, "sig", None) or _signature(self.target)
         params = list(self.sig.parameters.values())
         for p in params:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -231,7 +233,14 @@ def _user_location(exc_text, compiled_files, user_files):
     return None
 
 
+_OWN_ERROR = re.compile(r"raised a specific error:\s*(?:\w+Error): (.+)")
+
+
 def _summary(exc_text) -> str:
+    """The line of Numba's message that says what is wrong (a helper's own message, when one rejected the call)."""
+    own = _OWN_ERROR.search(re.sub(r"\x1b\[[0-9;]*m", "", str(exc_text)))
+    if own:
+        return own.group(1).strip()
     lines = [ln.strip() for ln in str(exc_text).splitlines()]
     keep = []
     for line in lines:
@@ -259,7 +268,7 @@ def _translate(exc, jitted) -> TranspileError:
     return TranspileError(
         f"Numba cannot compile this: {_summary(text)}",
         where,
-        "rewrite the line with NumPy functions Numba supports (see README: jit), or use jit(f, fallback='numpy')",
+        "README (jit) lists what compiles; jit(f, fallback='numpy') runs the NumPy code instead, with a warning",
     )
 
 

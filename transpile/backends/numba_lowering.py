@@ -97,8 +97,55 @@ def _tape_pop(stmt, aliases):
     return tape, elts[0], alias
 
 
+def _is_call_of(node, path) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and _dotted(node.func) == path
+
+
+def _dotted(node) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    return ""
+
+
+def unbatch_tapes(body):
+    """Batched code handles a tape like any value (`rt.to_batched(_tape_x, n)`, `rt.batched_unpack(t, 2)`);
+    a tape holds whole batches already, so those calls go and the plain tape patterns remain."""
+
+    def rewrite(stmts):
+        out, renamed, unpacks = [], {}, {}
+        for stmt in stmts:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id in renamed:
+                    node.id = renamed[node.id]
+            out.append(stmt)
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
+                continue
+            value, target = stmt.value, stmt.targets[0]
+            if _is_call_of(value, "rt.to_batched") and _is_tape(value.args[0]) and isinstance(target, gast.Name):
+                renamed[target.id] = value.args[0].id
+                out.pop()
+            elif _is_call_of(value, "rt.batched_unpack") and isinstance(target, gast.Name):
+                unpacks[target.id] = stmt
+            elif (
+                isinstance(target, gast.Tuple)
+                and len(target.elts) == 2
+                and _is_tape(target.elts[1])
+                and isinstance(value, gast.Name)
+                and value.id in unpacks
+            ):
+                source = unpacks.pop(value.id)
+                out.remove(source)
+                stmt.value = source.value.args[0]
+        return out
+
+    return map_blocks(body, rewrite)
+
+
 def lower_tapes(body):
     """Cons-cell tapes -> lists.  Returns the new body."""
+    body = unbatch_tapes(body)
     initialized = {
         s.targets[0].id
         for s in gast.walk(gast.Module(body=body, type_ignores=[]))
@@ -201,6 +248,9 @@ def _lowered_call(rhs, where):
     args = []
     for p in params:
         value = bound.get(p)
+        if isinstance(value, tuple):  # the `*args` of a varargs primitive (np.einsum's operands), spliced in
+            args.extend(copy.deepcopy(v) for v in value)
+            continue
         if value is None:
             value = const(prim.defaults.get(p))
         args.append(copy.deepcopy(value))
@@ -235,6 +285,39 @@ def _lower_index(stmt, rhs, prim):
     if isinstance(target, gast.Subscript) and isinstance(target.slice, gast.Name):
         return _expr_stmt(_attr_call("jt.setitem", [target.value, target.slice, stmt.value]), stmt)
     return stmt
+
+
+# ------------------------------------------------------------------ Python numbers keep the array's dtype
+
+
+def _is_number(node) -> bool:
+    """A float literal (an int literal already keeps a float array's dtype in Numba)."""
+    return isinstance(node, gast.Constant) and type(node.value) is float
+
+
+def weak_constants(body):
+    """`1.0 - y` with y float32 stays float32 in NumPy (Python numbers are weakly typed) but not in Numba:
+    a number meeting an array in an elementwise operation becomes `jt.weak(1.0, y)`, which takes y's dtype."""
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.BinOp):
+            fields = [("left", node.left), ("right", node.right)]
+            for (field, value), (_, other) in zip(fields, reversed(fields)):
+                reference = _first_name(other)
+                if _is_number(value) and reference is not None:
+                    setattr(node, field, _weak(value, reference))
+        elif isinstance(node, gast.Call) and _is_elementwise(node):
+            reference = next((r for r in map(_first_name, node.args) if r is not None), None)
+            if reference is not None:
+                node.args = [_weak(a, reference) if _is_number(a) else a for a in node.args]
+    return body
+
+
+def _first_name(expr):
+    return next((n.id for n in gast.walk(expr) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)), None)
+
+
+def _weak(value, reference):
+    return _attr_call("jt.weak", [value, name(reference)])
 
 
 # ------------------------------------------------------------------ 3. fusion
@@ -343,6 +426,7 @@ def lower_function(fn, generated: bool, where):
     body = lower_tapes(body)
     body = lower_primitives(body, where)
     body = fuse_elementwise(body)
+    body = weak_constants(body)
     if generated:
         body = lower_zeros(body)
     return body

@@ -211,6 +211,7 @@ defprim(
     np.linalg.inv,
     path="np.linalg.inv",
     params=["a"],
+    jit="jt.inv(a)",
     vjp={"a": f"-{_MT.format('ans')} @ g @ {_MT.format('ans')}"},
     jvp={"a": "-ans @ t @ ans"},
     examples=[
@@ -261,6 +262,7 @@ defprim(
     np.linalg.det,
     path="np.linalg.det",
     params=["a"],
+    jit="jt.det(a)",
     vjp={"a": f"np.expand_dims(g * ans, (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
     jvp={"a": f"ans * {_TR_SOLVE}"},
     examples=[
@@ -276,6 +278,7 @@ defprim(
     path="rt.slogdet",
     aliases=(rt.slogdet,),
     params=["a"],
+    jit="jt.slogdet(a)",
     container=True,
     vjp={"a": f"np.expand_dims(rt.get(g, 1), (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
     jvp={"a": f"(0.0, {_TR_SOLVE})"},

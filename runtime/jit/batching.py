@@ -1,0 +1,1097 @@
+"""Numba implementations of the batching helpers (rt.align, rt.to_batched, ...) that vmapped code calls.
+
+Inside Numba a batched value is an array whose axis 0 is the batch; an unbatched one keeps its
+shape.  Whether a value is batched comes from the constant flags the generated code passes (typed
+as literals), never from shapes: `rt.like` is a broadcast zero array here, so a Like that rode in a
+batched container is simply broadcast along the batch by `to_batched` and is then truly batched.
+A value that Python tells apart at run time ("is this broadcast view the same for every example?")
+is checked here at run time too, with both branches returning the same type.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
+
+from . import lowered as _lowered
+from .zero import ZeroType, make_zero
+
+_bt = importlib.import_module("runtime.batching")
+_adjoint = importlib.import_module("runtime.adjoint")
+_like = importlib.import_module("runtime.like")
+_tree = importlib.import_module("runtime.tree")
+
+_NS = {
+    "np": np,
+    "_bt": _bt,
+    "_adjoint": _adjoint,
+    "_like": _like,
+    "_tree": _tree,
+    "_lowered": _lowered,
+    "make_zero": make_zero,
+    "to_fixed_tuple": to_fixed_tuple,
+}
+
+_STATIC = (
+    types.NoneType,
+    types.Omitted,
+    types.UnicodeType,
+    types.StringLiteral,
+    types.SliceType,
+    types.RangeType,
+    types.EllipsisType,
+    types.DType,
+    types.NumberClass,
+    types.Function,
+    ZeroType,
+)
+
+
+def _generated(name, params, body, namespace=None):
+    """A function compiled from source text: how a helper is written once per tuple length or flag pattern."""
+    text = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    scope = dict(_NS)
+    scope.update(namespace or {})
+    exec(text, scope)  # noqa: S102 - the text is built here from integers and flags, not from user input
+    return scope[name]
+
+
+def _is_none(ty):
+    return ty is None or isinstance(ty, (types.NoneType, types.Omitted))
+
+
+def _is_tuple(ty):
+    return isinstance(ty, types.BaseTuple)
+
+
+def _is_list(ty):
+    return isinstance(ty, (types.List, types.ListType))
+
+
+def _is_static(ty):
+    return isinstance(ty, _STATIC)
+
+
+def _nd(ty):
+    return ty.ndim if isinstance(ty, types.Array) else 0
+
+
+def _const(ty, what):
+    """The compile-time value of a literal (or omitted, or None) argument."""
+    if ty is None or isinstance(ty, (bool, int)):
+        return ty
+    if isinstance(ty, types.NoneType):
+        return None
+    if isinstance(ty, types.Omitted):
+        return ty.value
+    if isinstance(ty, types.Literal):
+        return ty.literal_value
+    raise TypingError(f"{what} must be a constant under jit, not {ty}")
+
+
+def _flag(ty, what="a batched flag"):
+    return bool(_const(ty, what))
+
+
+def _float_dtype(ty):
+    dtype = ty.dtype if isinstance(ty, types.Array) else ty
+    return dtype if isinstance(dtype, (types.Float, types.Complex)) else types.float64
+
+
+def _expand_index(k, lead=":"):
+    """Index text that inserts k new axes right after the batch axis: `[:, None, None]`."""
+    return "[" + ", ".join([lead] + ["None"] * k) + "]" if k else ""
+
+
+# ------------------------------------------------------------------ batch sizes, in and out of vmap
+
+
+@register_jitable
+def _axis_len(x, axis):
+    a = axis if axis >= 0 else axis + x.ndim
+    if a < 0 or a >= x.ndim:
+        raise ValueError("vmap: an in_axes entry is out of range for its argument")
+    return x.shape[a]
+
+
+@overload(_bt.batch_size_of, prefer_literal=True)
+def _batch_size_of(args, specs, names, axis_size=None):
+    lines = ["size = -1"]
+
+    def leaf(expr, spec_expr, ty, depth):
+        pad = "    " * depth
+        if isinstance(ty, types.Array):
+            lines.append(f"{pad}n = _axis_len({expr}, {spec_expr})")
+            lines.append(f"{pad}if size >= 0 and n != size:")
+            lines.append(f"{pad}    raise ValueError('vmap: inconsistent sizes for the mapped axis')")
+            lines.append(f"{pad}size = n")
+        elif _is_tuple(ty):
+            for k in range(len(ty)):
+                leaf(f"{expr}[{k}]", spec_expr, ty[k], depth)
+        elif _is_list(ty):
+            lines.append(f"{pad}for _v{depth} in {expr}:")
+            leaf(f"_v{depth}", spec_expr, ty.dtype, depth + 1)
+        else:
+            raise TypingError(f"vmap: a mapped argument is a {ty}, which has no axis to map over")
+
+    def walk(expr, spec_expr, spec, ty):
+        if _is_none(spec):
+            return
+        if isinstance(spec, types.Integer):
+            leaf(expr, spec_expr, ty, 0)
+        elif _is_tuple(spec) and _is_tuple(ty) and len(spec) == len(ty):
+            for k in range(len(ty)):
+                walk(f"{expr}[{k}]", f"{spec_expr}[{k}]", spec[k], ty[k])
+        else:
+            raise TypingError(f"vmap: the axis specification {spec} does not match the argument's structure {ty}")
+
+    for k in range(len(args)):
+        walk(f"args[{k}]", f"specs[{k}]", specs[k], args[k])
+    if not _is_none(axis_size):
+        lines += [
+            "if size >= 0 and axis_size != size:",
+            "    raise ValueError('vmap: inconsistent sizes for the mapped axis and axis_size')",
+            "size = axis_size",
+        ]
+    lines += [
+        "if size < 0:",
+        "    raise ValueError('vmap needs at least one mapped argument (an in_axes entry that is not None)')",
+        "return size",
+    ]
+    return _generated("batch_size_of", "args, specs, names, axis_size=None", lines, {"_axis_len": _axis_len})
+
+
+@overload(_bt.to_batched)
+def _to_batched(value, size):
+    if _is_static(value) or isinstance(value, types.Boolean) and False:
+        return lambda value, size: value
+    if isinstance(value, types.Array):
+        return lambda value, size: np.broadcast_to(value, (size,) + value.shape)
+    if isinstance(value, (types.Number, types.Boolean)):
+        return lambda value, size: np.full(size, value)
+    if _is_tuple(value):
+        if len(value) == 0:
+            return lambda value, size: value
+        body = ["return (" + "".join(f"_bt.to_batched(value[{i}], size), " for i in range(len(value))) + ")"]
+        return _generated("to_batched_tuple", "value, size", body)
+    if _is_list(value):
+        return lambda value, size: [_bt.to_batched(v, size) for v in value]
+    raise TypingError(f"vmap: cannot batch a value of type {value} under jit")
+
+
+@overload(_bt.prepare_batched, prefer_literal=True)
+def _prepare_batched(value, spec, size):
+    if _is_none(spec):
+        return lambda value, spec, size: _bt.to_batched(value, size)
+    if isinstance(spec, types.Integer):
+        if _is_tuple(value):
+            body = ["return (" + "".join(f"_bt.prepare_batched(value[{i}], spec, size), " for i in range(len(value)))]
+            body[0] += ")"
+            return _generated("prepare_tuple", "value, spec, size", body)
+        if _is_list(value):
+            return lambda value, spec, size: [_bt.prepare_batched(v, spec, size) for v in value]
+        if not isinstance(value, types.Array):
+            raise TypingError(f"vmap: a mapped argument is a {value}, which has no axis to map over")
+        if isinstance(spec, types.IntegerLiteral) and spec.literal_value == 0:
+            return lambda value, spec, size: value
+        return lambda value, spec, size: np.moveaxis(value, spec, 0)
+    if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
+        items = "".join(f"_bt.prepare_batched(value[{i}], spec[{i}], size), " for i in range(len(spec)))
+        body = [f"return [{items}]" if _is_list(value) else f"return ({items})"]
+        return _generated("prepare_zip", "value, spec, size", body)
+    raise TypingError(f"vmap: the axis specification {spec} does not match the argument's structure {value}")
+
+
+@register_jitable
+def _first_example(value):
+    if value.ndim and value.shape[0] > 1 and value.strides[0] != 0:
+        raise ValueError("out_axes is None for an output that differs per example; give it an axis")
+    return value[0]
+
+
+@overload(_bt.finish_batched, prefer_literal=True)
+def _finish_batched(value, spec, batched, size):
+    flag = _flag(batched)
+    if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
+        items = "".join(f"_bt.finish_batched(value[{i}], spec[{i}], batched, size), " for i in range(len(spec)))
+        body = [f"return [{items}]" if _is_list(value) else f"return ({items})"]
+        return _generated("finish_zip", "value, spec, batched, size", body)
+    if _is_none(spec):
+        if flag and isinstance(value, types.Array):
+            return lambda value, spec, batched, size: _first_example(value)
+        if flag and (_is_tuple(value) or _is_list(value)):
+            raise TypingError("out_axes=None for a container output is not supported under jit; give it an axis")
+        return lambda value, spec, batched, size: value
+    if not isinstance(spec, types.Integer):
+        raise TypingError(f"out_axes must be None, an int or a tuple matching the output, not {spec}")
+    if _is_tuple(value):
+        if len(value) == 0:
+            return lambda value, spec, batched, size: value
+        body = [
+            "return (" + "".join(f"_bt.finish_batched(value[{i}], spec, batched, size), " for i in range(len(value)))
+        ]
+        body[0] += ")"
+        return _generated("finish_tuple", "value, spec, batched, size", body)
+    if _is_list(value):
+        return lambda value, spec, batched, size: [_bt.finish_batched(v, spec, batched, size) for v in value]
+    if isinstance(value, (types.NoneType, types.UnicodeType, types.StringLiteral)):
+        return lambda value, spec, batched, size: value
+    move = not (isinstance(spec, types.IntegerLiteral) and spec.literal_value == 0)
+    if isinstance(value, ZeroType):
+
+        def impl_zero(value, spec, batched, size):
+            out = np.zeros(size)
+            return np.moveaxis(out, 0, spec) if move else out
+
+        return impl_zero
+    if not flag or not isinstance(value, types.Array):
+        if isinstance(value, (types.Number, types.Boolean)):
+            full = lambda value, size: np.full(size, value)  # noqa: E731
+        elif isinstance(value, types.Array):
+            full = lambda value, size: np.broadcast_to(value, (size,) + value.shape)  # noqa: E731
+        else:
+            raise TypingError(f"vmap: cannot return a value of type {value} under jit")
+        full = register_jitable(full)
+        if move:
+            return lambda value, spec, batched, size: np.moveaxis(full(value, size), 0, spec)
+        return lambda value, spec, batched, size: full(value, size)
+    if move:
+        return lambda value, spec, batched, size: np.moveaxis(value, 0, spec)
+    return lambda value, spec, batched, size: value
+
+
+# ------------------------------------------------------------------ elementwise operations and reductions
+
+
+@overload(_bt.align, prefer_literal=True)
+def _align(values, batched):
+    if not _is_tuple(values) or not _is_tuple(batched) or len(values) != len(batched):
+        raise TypingError("rt.align takes a tuple of values and a tuple of constant flags")
+    flags = [_flag(b) and isinstance(v, types.Array) for v, b in zip(values, batched)]
+    ranks = [_nd(v) - 1 if f else _nd(v) for v, f in zip(values, flags)]
+    rank = max(ranks) if ranks else 0
+    parts = []
+    for i, (f, r) in enumerate(zip(flags, ranks)):
+        parts.append(f"values[{i}]" + (_expand_index(rank - r) if f and r < rank else ""))
+    body = ["return (" + "".join(p + ", " for p in parts) + ")"]
+    return _generated("align", "values, batched", body)
+
+
+@overload(_bt.batch_axis, prefer_literal=True)
+def _batch_axis(axis, x):
+    nd = _nd(x)
+    if _is_none(axis):
+        axes = tuple(range(1, nd))
+        body = ["return (" + "".join(f"{a}, " for a in axes) + ")"]
+        return _generated("batch_axis_all", "axis, x", body)
+    if isinstance(axis, types.Integer):
+        return lambda axis, x: axis + 1 if axis >= 0 else axis
+    if _is_tuple(axis):
+        body = ["return (" + "".join(f"_shift(axis[{i}]), " for i in range(len(axis))) + ")"]
+        return _generated("batch_axis_tuple", "axis, x", body, {"_shift": _shift_axis})
+    raise TypingError(f"axis must be None, an int or a tuple of ints, not {axis}")
+
+
+@register_jitable
+def _shift_axis(a):
+    return a + 1 if a >= 0 else a
+
+
+@overload(_bt.select)
+def _select(condition, then, otherwise):
+    zt, zo = isinstance(then, ZeroType), isinstance(otherwise, ZeroType)
+    if zt and zo:
+        return lambda condition, then, otherwise: then
+    if _is_none(then) and _is_none(otherwise):
+        return lambda condition, then, otherwise: then
+    if _is_none(then) != _is_none(otherwise):
+        raise TypingError(_bt.PER_EXAMPLE_TRIPS)
+    if _is_tuple(then) or _is_tuple(otherwise):
+        if _is_tuple(then) and _is_tuple(otherwise) and len(then) != len(otherwise):
+            raise TypingError(_bt.PER_EXAMPLE_TRIPS)
+        n = len(then) if _is_tuple(then) else len(otherwise)
+        a = [("make_zero()" if zt else f"then[{i}]") for i in range(n)]
+        b = [("make_zero()" if zo else f"otherwise[{i}]") for i in range(n)]
+        body = ["return (" + "".join(f"_bt.select(condition, {x}, {y}), " for x, y in zip(a, b)) + ")"]
+        return _generated("select_tuple", "condition, then, otherwise", body)
+    if _is_list(then) or _is_list(otherwise):
+        if not (_is_list(then) and _is_list(otherwise)):
+            raise TypingError("vmap: selecting between a list and a zero is not supported under jit")
+
+        def impl_list(condition, then, otherwise):
+            if len(then) != len(otherwise):
+                raise ValueError("vmap of a loop whose trip count differs per example is not supported here")
+            return [_bt.select(condition, then[i], otherwise[i]) for i in range(len(then))]
+
+        return impl_list
+    rank = max(_nd(then), _nd(otherwise))
+    crank = _nd(condition)
+    if rank > crank and crank == 0:
+        raise TypingError("vmap: rt.select needs a batched condition")
+    index = "[" + ", ".join(["..."] + ["None"] * (rank - crank)) + "]" if rank > crank else ""
+    if zt:
+        zero = otherwise.dtype if isinstance(otherwise, types.Array) else otherwise
+        body = [f"return np.where(condition{index}, zero(0), otherwise)"]
+    elif zo:
+        zero = then.dtype if isinstance(then, types.Array) else then
+        body = [f"return np.where(condition{index}, then, zero(0))"]
+    else:
+        zero = None
+        body = [f"return np.where(condition{index}, then, otherwise)"]
+    return _generated("select", "condition, then, otherwise", body, {"zero": zero})
+
+
+@overload(_bt.any_active)
+def _any_active(condition):
+    if isinstance(condition, types.Array):
+        return lambda condition: bool(np.any(condition))
+    return lambda condition: bool(condition)
+
+
+@overload(_bt.all_examples)
+def _all_examples(condition, mask=None):
+    if _is_none(mask):
+        return lambda condition, mask=None: bool(np.all(condition))
+    return lambda condition, mask=None: bool(np.all(np.logical_or(condition, np.logical_not(mask))))
+
+
+@overload(_bt.common_range)
+def _common_range(steps):
+    if isinstance(steps, types.RangeType):
+        return lambda steps: steps
+    raise TypingError(
+        "a `for` loop runs a different number of times per example; "
+        "write it as a `while` loop, which vmap runs masked per example"
+    )
+
+
+@overload(_bt.batched_copy)
+def _batched_copy(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.copy()
+    if _is_tuple(x) and len(x):
+        body = ["return (" + "".join(f"_bt.batched_copy(x[{i}]), " for i in range(len(x))) + ")"]
+        return _generated("batched_copy_tuple", "x", body)
+    if _is_list(x):
+        return lambda x: [_bt.batched_copy(v) for v in x]
+    return lambda x: x
+
+
+@overload(_bt.writable)
+def _writable(x):
+    if isinstance(x, types.Array) and not x.mutable:
+        return lambda x: x.copy()
+    return lambda x: x
+
+
+@overload(_bt.batched_like)
+def _batched_like(x):
+    return lambda x: _like.like(x)
+
+
+# ------------------------------------------------------------------ shapes and indexing of one example
+
+
+@overload(_bt.example_shape)
+def _example_shape(x):
+    return lambda x: x.shape[1:]
+
+
+@overload(_bt.example_size)
+def _example_size(x, axis=None):
+    if _is_none(axis):
+
+        def impl(x, axis=None):
+            n = 1
+            for d in x.shape[1:]:
+                n *= d
+            return n
+
+        return impl
+    return lambda x, axis=None: x.shape[1:][axis]
+
+
+@overload(_bt.batched_len)
+def _batched_len(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.shape[1]
+    return lambda x: len(x)
+
+
+@overload(_bt.batch_shape)
+def _batch_shape(x, shape):
+    if isinstance(shape, types.Integer):
+        return lambda x, shape: (x.shape[0], shape)
+    return lambda x, shape: (x.shape[0],) + shape
+
+
+@overload(_bt.batch_index)
+def _batch_index(index):
+    if _is_tuple(index):
+        return lambda index: (slice(None),) + index
+    return lambda index: (slice(None), index)
+
+
+@overload(_bt.batch_transpose_axes)
+def _batch_transpose_axes(axes, x):
+    nd = _nd(x) - 1
+    if _is_none(axes):
+        perm = (0,) + tuple(range(nd, 0, -1))
+        body = ["return (" + "".join(f"{a}, " for a in perm) + ")"]
+        return _generated("transpose_all", "axes, x", body)
+    if _is_tuple(axes):
+        body = ["return (0, " + "".join(f"axes[{i}] % {nd} + 1, " for i in range(len(axes))) + ")"]
+        return _generated("transpose_axes", "axes, x", body)
+    raise TypingError(f"transpose axes must be None or a tuple, not {axes}")
+
+
+def _index_text(index, name="index"):
+    """`x[<this>]` for x batched: the batch axis kept, then the per-example index."""
+    if _is_tuple(index):
+        return ":, " + ", ".join(f"{name}[{i}]" for i in range(len(index)))
+    return f":, {name}"
+
+
+@overload(_bt.batched_getitem, prefer_literal=True)
+def _batched_getitem(x, index):
+    if _is_tuple(x):
+        if isinstance(index, types.IntegerLiteral):
+            k = index.literal_value
+            return _generated("getitem_tuple", "x, index", [f"return x[{k}]"])
+        if isinstance(x, types.UniTuple):
+            return lambda x, index: x[index]
+        raise TypingError("indexing a tuple of mixed types needs a constant index under jit")
+    if _is_list(x):
+        return lambda x, index: x[index]
+    if isinstance(x, types.Array):
+        if _is_tuple(index) and any(isinstance(p, types.Array) for p in index):
+            raise TypingError("vmap: indexing with arrays among other indices is not supported under jit")
+        return _generated("getitem_batched", "x, index", [f"return x[{_index_text(index)}]"])
+    raise TypingError(f"vmap: cannot index a {x} under jit")
+
+
+@overload(_bt.batched_setitem, prefer_literal=True)
+def _batched_setitem(x, index, value, value_batched, mask=None):
+    if not isinstance(x, types.Array):
+        raise TypingError(f"vmap: cannot write into a {x} under jit")
+    where = _index_text(index)
+    copy = "x = x.copy()" if not x.mutable else "pass"
+    if _is_none(mask):
+        body = [copy, f"x[{where}] = value", "return x"]
+    else:
+        body = [
+            copy,
+            f"old = x[{where}].copy()",
+            "new = old.copy()",
+            "new[...] = value",
+            f"x[{where}] = _bt.select(mask, new, old)",
+            "return x",
+        ]
+    return _generated("batched_setitem", "x, index, value, value_batched, mask=None", body)
+
+
+# ------------------------------------------------------------------ products
+
+
+def _result_dtype(a, b):
+    """NumPy's result dtype of an operation on values of Numba types a and b."""
+    da = a.dtype if isinstance(a, types.Array) else a
+    db = b.dtype if isinstance(b, types.Array) else b
+    return np.result_type(np.dtype(str(da)), np.dtype(str(db)))
+
+
+def _example_nd(ty, flag):
+    return _nd(ty) - 1 if flag and isinstance(ty, types.Array) else _nd(ty)
+
+
+@register_jitable
+def _c(a):
+    return np.ascontiguousarray(a)
+
+
+@overload(_bt.batched_matmul, prefer_literal=True)
+def _batched_matmul(a, b, a_batched, b_batched):
+    ab = _flag(a_batched) and isinstance(a, types.Array)
+    bb = _flag(b_batched) and isinstance(b, types.Array)
+    a_nd, b_nd = _example_nd(a, ab), _example_nd(b, bb)
+    if a_nd == 0 or b_nd == 0:
+        raise TypingError("matmul of a scalar is not defined")
+    dtype = _result_dtype(a, b)
+    if not ab and not bb:
+        return lambda a, b, a_batched, b_batched: _lowered.matmul(a, b)
+    if a_nd >= 2 and b_nd >= 2:
+        if ab and bb and a_nd == 2 and b_nd == 2:
+            return lambda a, b, a_batched, b_batched: _lowered.matmul(a, b)
+        if ab and not bb and b_nd == 2:
+            return lambda a, b, a_batched, b_batched: _lowered.matmul(a, b)
+
+        def impl_stack(a, b, a_batched, b_batched):
+            x, y = _bt.align((a, b), (a_batched, b_batched))
+            return _lowered.matmul(x, y)
+
+        return impl_stack
+    if a_nd == 1 and b_nd == 1:
+        if ab and bb:
+            return lambda a, b, a_batched, b_batched: _lowered.sum(a * b, 1, False)
+        if ab:
+            return lambda a, b, a_batched, b_batched: _lowered.dot(a, b)
+        return lambda a, b, a_batched, b_batched: _lowered.dot(b, a)
+    if a_nd == 1:  # vector @ matrix
+        if not bb:
+            if b_nd == 2:
+                return lambda a, b, a_batched, b_batched: np.dot(_c(a), _c(b))
+            raise TypingError("vmap: a batched vector @ a stack of matrices is not supported under jit")
+        if b_nd != 2:
+            raise TypingError("vmap: a vector @ a batched stack of matrices is not supported under jit")
+        body = [
+            "out = np.empty((b.shape[0], b.shape[2]), dtype)",
+            "for i in range(b.shape[0]):",
+            f"    out[i] = np.dot(_c(a{'[i]' if ab else ''}), _c(b[i]))",
+            "return out",
+        ]
+        return _generated("matmul_vm", "a, b, a_batched, b_batched", body, {"_c": _c, "dtype": dtype})
+    # matrix @ vector
+    if not bb:
+        return lambda a, b, a_batched, b_batched: _lowered.matmul(a, b)
+    if a_nd != 2:
+        raise TypingError("vmap: a stack of matrices @ a batched vector is not supported under jit")
+    if not ab:
+        return lambda a, b, a_batched, b_batched: np.dot(_c(b), _c(a.T))
+
+    def impl_mv(a, b, a_batched, b_batched):
+        out = np.empty((a.shape[0], a.shape[1]), dtype)
+        for i in range(a.shape[0]):
+            out[i] = np.dot(_c(a[i]), _c(b[i]))
+        return out
+
+    return impl_mv
+
+
+@overload(_bt.batched_dot, prefer_literal=True)
+def _batched_dot(a, b, a_batched, b_batched):
+    ab = _flag(a_batched) and isinstance(a, types.Array)
+    bb = _flag(b_batched) and isinstance(b, types.Array)
+    a_nd, b_nd = _example_nd(a, ab), _example_nd(b, bb)
+    if 0 < a_nd <= 2 and 0 < b_nd <= 2:
+        return lambda a, b, a_batched, b_batched: _bt.batched_matmul(a, b, a_batched, b_batched)
+    if a_nd == 0 or b_nd == 0:
+        return lambda a, b, a_batched, b_batched: (
+            _bt.align((a, b), (a_batched, b_batched))[0] * _bt.align((a, b), (a_batched, b_batched))[1]
+        )
+    raise TypingError("vmap of np.dot beyond 2-D operands is not supported under jit; use @")
+
+
+def _same_for_all(x):
+    """Run-time: x is a broadcast view, identical for every example."""
+
+
+@overload(_same_for_all)
+def _same_for_all_impl(x):
+    return lambda x: x.shape[0] <= 1 or x.strides[0] == 0
+
+
+def _vjp_a(g, a, b, g_batched, a_batched, b_batched):
+    """The batched adjoint of a in a @ b / dot(a, b) (per-example operands at most 2-D): an implementation."""
+    if isinstance(g, ZeroType):
+        return lambda g, a, b, g_batched, a_batched, b_batched: g
+    gb = _flag(g_batched) and isinstance(g, types.Array)
+    ab = _flag(a_batched) and isinstance(a, types.Array)
+    bb = _flag(b_batched) and isinstance(b, types.Array)
+    a_nd, b_nd = _example_nd(a, ab), _example_nd(b, bb)
+    if gb and b_nd == 2 and a_nd in (1, 2):
+        dtype = _result_dtype(g, b)
+        if not bb:
+            if a_nd == 1:
+                return lambda g, a, b, g_batched, a_batched, b_batched: np.dot(
+                    _c(g).astype(dtype), _c(b.T).astype(dtype)
+                )
+            return lambda g, a, b, g_batched, a_batched, b_batched: _lowered.dot(g, _c(b.T))
+
+        def impl(g, a, b, g_batched, a_batched, b_batched):
+            if _same_for_all(b):  # one product for the whole batch, with contiguous operands (BLAS)
+                b0 = _c(b[0]).astype(dtype)
+                rows = g.size // g.shape[-1]
+                flat = _c(g).astype(dtype).reshape((rows, g.shape[-1]))
+                return np.dot(flat, b0.T).reshape(g.shape[:-1] + (b0.shape[0],))
+            out = np.empty(g.shape[:-1] + (b.shape[1],), dtype)
+            for i in range(g.shape[0]):
+                out[i] = np.dot(_c(g[i]).astype(dtype), _c(b[i]).astype(dtype).T)
+            return out
+
+        return impl
+    return None
+
+
+@register_jitable
+def _outer_batched(a, g, dtype):
+    """out[i] = outer(a[i], g[i]) for every example."""
+    out = np.empty((a.shape[0], a.shape[1], g.shape[1]), dtype)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            aij = a[i, j]
+            for k in range(g.shape[1]):
+                out[i, j, k] = aij * g[i, k]
+    return out
+
+
+def _vjp_b(g, a, b, g_batched, a_batched, b_batched):
+    """The batched adjoint of b in a @ b / dot(a, b) (per-example operands at most 2-D): an implementation."""
+    if isinstance(g, ZeroType):
+        return lambda g, a, b, g_batched, a_batched, b_batched: g
+    gb = _flag(g_batched) and isinstance(g, types.Array)
+    ab = _flag(a_batched) and isinstance(a, types.Array)
+    bb = _flag(b_batched) and isinstance(b, types.Array)
+    a_nd, b_nd = _example_nd(a, ab), _example_nd(b, bb)
+    if gb and ab and b_nd == 2 and a_nd == 1:
+        dtype = _result_dtype(g, a)
+        return lambda g, a, b, g_batched, a_batched, b_batched: _outer_batched(a, g, dtype)
+    if gb and ab and b_nd == 2 and a_nd == 2:
+        dtype = _result_dtype(g, a)
+
+        def impl(g, a, b, g_batched, a_batched, b_batched):
+            out = np.empty((g.shape[0], a.shape[2], g.shape[2]), dtype)
+            for i in range(g.shape[0]):
+                out[i] = np.dot(_c(a[i].T).astype(dtype), _c(g[i]).astype(dtype))
+            return out
+
+        return impl
+    return None
+
+
+def _slice_text(expr, ty, flag):
+    """Source text of example i of a value (batched if flag)."""
+    if not flag or _is_static(ty) or isinstance(ty, (types.Number, types.Boolean)):
+        return expr
+    if isinstance(ty, types.Array):
+        return f"{expr}[i]"
+    if _is_tuple(ty):
+        return "(" + "".join(_slice_text(f"{expr}[{k}]", t, flag) + ", " for k, t in enumerate(ty)) + ")"
+    raise TypingError(f"vmap: cannot take one example of a {ty} under jit")
+
+
+def _per_example(fn_text, args, flags, namespace):
+    """A jitted `(args, size)` function calling fn on each example's slice of args, results stacked."""
+    call = fn_text + "(" + "".join(_slice_text(f"args[{k}]", t, f) + ", " for k, (t, f) in enumerate(zip(args, flags)))
+    call += ")"
+    body = [
+        "i = 0",
+        f"first = {call}",
+        "out = _stack_alloc(first, size)",
+        "out = _stack_put(out, 0, first)",
+        "for i in range(1, size):",
+        f"    out = _stack_put(out, i, {call})",
+        "return out",
+    ]
+    namespace = dict(namespace, _stack_alloc=_stack_alloc, _stack_put=_stack_put)
+    return register_jitable(_generated("per_example", "args, size", body, namespace))
+
+
+def _stack_alloc(first, size):
+    """An array for `size` results like `first`."""
+
+
+@overload(_stack_alloc)
+def _stack_alloc_impl(first, size):
+    if isinstance(first, ZeroType):
+        return lambda first, size: first
+    if isinstance(first, types.Array):
+        return lambda first, size: np.empty((size,) + first.shape, first.dtype)
+    if isinstance(first, (types.Number, types.Boolean)):
+        dtype = first
+        return lambda first, size: np.empty(size, dtype)
+    raise TypingError(f"vmap: per-example results of type {first} cannot be stacked under jit")
+
+
+def _stack_put(out, i, value):
+    """out with result i stored."""
+
+
+@overload(_stack_put)
+def _stack_put_impl(out, i, value):
+    if isinstance(out, ZeroType):
+        return lambda out, i, value: out
+
+    def impl(out, i, value):
+        out[i] = value
+        return out
+
+    return impl
+
+
+def _size_of(values, flags):
+    """The batch size: axis 0 of the first batched array."""
+
+
+@overload(_size_of, prefer_literal=True)
+def _size_of_impl(values, flags):
+    for k, (v, f) in enumerate(zip(values, flags)):
+        if _flag(f) and isinstance(v, types.Array) and v.ndim:
+            return _generated("size_of", "values, flags", [f"return values[{k}].shape[0]"])
+    raise TypingError("vmap: no batched operand to take the batch size from")
+
+
+def _batched_vjp(rule, per_example_fn):
+    """The typer of dot_vjp_{a,b}_batched: a batched product where the rule has one, else example by example."""
+
+    def typer(g, a, b, g_batched, a_batched, b_batched):
+        impl = rule(g, a, b, g_batched, a_batched, b_batched)
+        if impl is not None:
+            return impl
+        flags = (_flag(g_batched), _flag(a_batched), _flag(b_batched))
+        each = _per_example("fn", (g, a, b), flags, {"fn": per_example_fn})
+
+        def impl_each(g, a, b, g_batched, a_batched, b_batched):
+            return each((g, a, b), _size_of((g, a, b), (g_batched, a_batched, b_batched)))
+
+        return impl_each
+
+    return typer
+
+
+overload(_bt.dot_vjp_a_batched, prefer_literal=True)(_batched_vjp(_vjp_a, _adjoint.dot_vjp_a))
+overload(_bt.dot_vjp_b_batched, prefer_literal=True)(_batched_vjp(_vjp_b, _adjoint.dot_vjp_b))
+
+
+# matmul's adjoints have no batching rule: vmapped code calls them through rt.per_example.  For operands of at
+# most two dimensions they are dot's adjoints; Numba needs an implementation for them to be typed at all.
+
+
+@overload(_adjoint.matmul_vjp_a)
+def _matmul_vjp_a(g, a, b):
+    if _nd(a) > 2 or _nd(b) > 2:
+        raise TypingError("the gradient of @ with stacks of matrices is not supported under jit")
+    return lambda g, a, b: _adjoint.dot_vjp_a(g, a, b)
+
+
+@overload(_adjoint.matmul_vjp_b)
+def _matmul_vjp_b(g, a, b):
+    if _nd(a) > 2 or _nd(b) > 2:
+        raise TypingError("the gradient of @ with stacks of matrices is not supported under jit")
+    return lambda g, a, b: _adjoint.dot_vjp_b(g, a, b)
+
+
+_BATCHED_RULES = {
+    _adjoint.matmul_vjp_a: "_bt.dot_vjp_a_batched",
+    _adjoint.matmul_vjp_b: "_bt.dot_vjp_b_batched",
+    _adjoint.dot_vjp_a: "_bt.dot_vjp_a_batched",
+    _adjoint.dot_vjp_b: "_bt.dot_vjp_b_batched",
+}
+
+
+@overload(_bt.per_example, prefer_literal=True)
+def _per_example_overload(fn, args, batched, size, keywords=()):
+    if not (keywords == () or _is_none(keywords) or (_is_tuple(keywords) and len(keywords) == 0)):
+        raise TypingError("vmap: per-example calls with keyword arguments are not supported under jit")
+    flags = tuple(_flag(f) for f in batched)
+    rule = _BATCHED_RULES.get(getattr(fn, "typing_key", None)) if isinstance(fn, types.Function) else None
+    if rule is not None and len(args) == 3 and all(_example_nd(t, f) <= 2 for t, f in zip(args, flags)):
+        call = f"return {rule}(args[0], args[1], args[2], {flags[0]}, {flags[1]}, {flags[2]})"
+        return _generated("per_example_rule", "fn, args, batched, size, keywords=()", [call])
+    each = _per_example_with_fn(tuple(args), flags)
+    return lambda fn, args, batched, size, keywords=(): each(fn, args, size)
+
+
+def _per_example_with_fn(args, flags):
+    """Like _per_example, with fn passed as the first argument."""
+    call = "fn(" + "".join(_slice_text(f"args[{k}]", t, f) + ", " for k, (t, f) in enumerate(zip(args, flags))) + ")"
+    body = [
+        "i = 0",
+        f"first = {call}",
+        "out = _stack_alloc(first, size)",
+        "out = _stack_put(out, 0, first)",
+        "for i in range(1, size):",
+        f"    out = _stack_put(out, i, {call})",
+        "return out",
+    ]
+    namespace = {"_stack_alloc": _stack_alloc, "_stack_put": _stack_put}
+    return register_jitable(_generated("per_example_fn", "fn, args, size", body, namespace))
+
+
+# ------------------------------------------------------------------ containers and adjoints of batched code
+
+
+@overload(_bt.batched_unpack, prefer_literal=True)
+def _batched_unpack(x, count):
+    n = _const(count, "the count of rt.batched_unpack")
+    if _is_tuple(x):
+        return lambda x, count: x
+    if isinstance(x, ZeroType):
+        return _generated("unpack_zero", "x, count", ["z = make_zero()", "return (" + "z, " * n + ")"])
+    if _is_list(x):
+        return _generated("unpack_list", "x, count", ["return (" + "".join(f"x[{i}], " for i in range(n)) + ")"])
+    if isinstance(x, types.Array):
+        return _generated("unpack_rows", "x, count", ["return (" + "".join(f"x[:, {i}], " for i in range(n)) + ")"])
+    raise TypingError(f"vmap: cannot unpack a {x} under jit")
+
+
+@overload(_bt.batched_scalar_seed)
+def _batched_scalar_seed(value, what):
+    if isinstance(value, types.Array) and value.ndim == 1:
+        dtype = _float_dtype(value)
+        return lambda value, what: np.ones(value.shape, dtype)
+    raise TypingError(f"grad requires the function to return a scalar for each example, not {value}")
+
+
+@overload(_bt.batched_pack_like, prefer_literal=True)
+def _batched_pack_like(like, parts, like_batched):
+    if _is_tuple(like) or _is_list(like):
+        return lambda like, parts, like_batched: _tree.pack_like(like, parts)
+    return lambda like, parts, like_batched: _bt.batched_pack(like, parts)
+
+
+@overload(_bt.batched_pack)
+def _batched_pack(x, parts):
+    if _is_tuple(x) or _is_list(x):
+        return lambda x, parts: _tree.pack_like(x, parts)
+    if all(isinstance(p, ZeroType) for p in parts):
+        return lambda x, parts: make_zero()
+    dtype = _float_dtype(x)
+    body = ["out = np.zeros(x.shape, dtype)"]
+    body += [f"out[:, {i}] = parts[{i}]" for i, p in enumerate(parts) if not isinstance(p, ZeroType)]
+    body.append("return out")
+    return _generated("batched_pack", "x, parts", body, {"dtype": dtype})
+
+
+@overload(_bt.batched_add_at, prefer_literal=True)
+def _batched_add_at(base, like, index, v, like_batched):
+    params = "base, like, index, v, like_batched"
+    if isinstance(v, ZeroType):
+        return _generated("add_at_zero", params, ["return base"])
+    if _is_list(like):
+        # Python's add_at copies the list and adds into one entry; materializing every entry (as tree.add_at
+        # does under jit) would copy each example's whole gradient on every trip of the loop.
+        if isinstance(base, ZeroType):
+            return lambda base, like, index, v, like_batched: _list_add([_placeholder(x) for x in like], index, v)
+
+        def impl_list(base, like, index, v, like_batched):
+            if len(base) < len(like):  # the zero list
+                return _list_add([_placeholder(x) for x in like], index, v)
+            return _list_add(list(base), index, v)
+
+        return impl_list
+    if _is_tuple(like):
+        return _generated("add_at_tree", params, ["return _tree.add_at(base, like, index, v)"])
+    if not isinstance(like, types.Array):
+        raise TypingError(f"vmap: add_at into a {like} is not supported under jit")
+    where = _index_text(index)
+    if _flag(like_batched):
+        body = ["out = _tree.materialize(base, like)", f"out[{where}] += v", "return out"]
+        return _generated("add_at_batched", params, body)
+    dtype = _float_dtype(like)
+    if isinstance(base, ZeroType):
+        first = "out = np.zeros((v.shape[0],) + like.shape, dtype)"
+    else:
+        first = "out = np.empty((v.shape[0],) + like.shape, dtype); out[...] = base"
+    body = [*first.split("; "), f"out[{where}] += v", "return out"]
+    return _generated("add_at_unbatched", params, body, {"dtype": dtype})
+
+
+@overload(_bt.batched_materialize, prefer_literal=True)
+def _batched_materialize(v, like, v_batched, like_batched):
+    params = "v, like, v_batched, like_batched"
+    vb, lb = _flag(v_batched), _flag(like_batched)
+    if _is_tuple(like):
+        parts = [
+            "make_zero()" if isinstance(v, ZeroType) else f"v[{i}]" if _is_tuple(v) else f"_tree.get(v, {i})"
+            for i in range(len(like))
+        ]
+        items = "".join(f"_bt.batched_materialize({p}, like[{i}], {vb}, {lb}), " for i, p in enumerate(parts))
+        return _generated("materialize_tuple", params, [f"return ({items})"])
+    if _is_list(like):
+        if isinstance(v, ZeroType):
+            if vb:
+                raise TypingError("vmap: a zero per-example gradient of a list is not supported under jit")
+            return lambda v, like, v_batched, like_batched: _tree.materialize(v, like)
+
+        def impl_list(v, like, v_batched, like_batched):
+            if len(v) < len(like):
+                raise ValueError("vmap: a zero per-example gradient of a list is not supported under jit")
+            return [_bt.batched_materialize(v[i], like[i], v_batched, like_batched) for i in range(len(like))]
+
+        return impl_list
+    if lb or not (vb and isinstance(v, types.Array) and v.ndim):
+        return lambda v, like, v_batched, like_batched: _tree.materialize(v, like)
+    dtype = _float_dtype(like)
+    if not isinstance(like, types.Array):
+        return lambda v, like, v_batched, like_batched: v.astype(dtype)
+    if v.dtype == dtype and v.ndim == like.ndim + 1:
+
+        def impl_same(v, like, v_batched, like_batched):
+            if v.shape[1:] == like.shape:
+                return v
+            out = np.empty((v.shape[0],) + like.shape, dtype)
+            out[...] = np.broadcast_to(v, (v.shape[0],) + like.shape)
+            return out
+
+        return impl_same
+
+    def impl(v, like, v_batched, like_batched):
+        out = np.empty((v.shape[0],) + like.shape, dtype)
+        out[...] = np.broadcast_to(v, (v.shape[0],) + like.shape)
+        return out
+
+    return impl
+
+
+@register_jitable
+def _sum_to_batched(v, target):
+    """v (B, *s) summed down to (B, *target), where s and target have the same length (broadcasts undone)."""
+    size = 1
+    for n in target:
+        size *= n
+    rows = v.shape[0]
+    out = np.zeros((rows, size), v.dtype)
+    nd = len(target)
+    index = np.zeros(nd, np.int64)
+    for r in range(rows):
+        ex = np.ascontiguousarray(v[r]).ravel()
+        index[:] = 0
+        for flat in range(ex.size):
+            pos = 0
+            for d in range(nd):
+                n = target[d]
+                pos = pos * n + (index[d] if n != 1 else 0)
+            out[r, pos] += ex[flat]
+            d = nd - 1
+            while d >= 0:
+                index[d] += 1
+                if index[d] < v.shape[d + 1]:
+                    break
+                index[d] = 0
+                d -= 1
+    return out.reshape((rows,) + target)
+
+
+@overload(_bt.unbroadcast_batched, prefer_literal=True)
+def _unbroadcast_batched(v, like, v_batched, like_batched):
+    params = "v, like, v_batched, like_batched"
+    if isinstance(v, ZeroType) or _is_tuple(v) or _is_list(v):
+        return lambda v, like, v_batched, like_batched: v
+    lb = _flag(like_batched) and isinstance(like, types.Array)
+    vb = _flag(v_batched) and isinstance(v, types.Array)
+    target = "like.shape[1:]" if lb else "like.shape"
+    target_nd = _nd(like) - (1 if lb else 0)
+    if not vb:
+        example = "like[0]" if lb else "like"
+        return _generated("unbroadcast_unbatched", params, [f"return _adjoint.unbroadcast(v, {example})"])
+    v_nd = v.ndim - 1
+    if not isinstance(like, types.Array) or target_nd == 0:
+        if v_nd == 0:
+            return lambda v, like, v_batched, like_batched: v
+        axes = tuple(range(1, v.ndim))
+        body = ["return _lowered.sum(v, (" + "".join(f"{a}, " for a in axes) + "), False)"]
+        return _generated("unbroadcast_to_scalar", params, body)
+    if v_nd < target_nd:
+        body = [f"return np.broadcast_to(v{_expand_index(target_nd - v_nd)}, (v.shape[0],) + {target})"]
+        return _generated("unbroadcast_up", params, body)
+    body = []
+    w = "v"
+    if v_nd > target_nd:
+        lead = "".join(f"{a}, " for a in range(1, 1 + v_nd - target_nd))
+        body.append(f"w = _lowered.sum(v, ({lead}), False)")
+        w = "w"
+    body += [
+        f"target = {target}",
+        f"if {w}.shape[1:] == target:",
+        f"    return {w}",
+        f"return _sum_to_batched({w}, target)",
+    ]
+    return _generated("unbroadcast_batched", params, body, {"_sum_to_batched": _sum_to_batched})
+
+
+@register_jitable
+def _reduced_shape(size, target, axes, out_nd):
+    """(size, *target) with the reduced axes set to 1."""
+    shape = np.empty(out_nd, np.int64)
+    shape[0] = size
+    for d in range(len(target)):
+        shape[d + 1] = target[d]
+    for a in axes:
+        shape[a % len(target) + 1] = 1
+    return to_fixed_tuple(shape, out_nd)
+
+
+@overload(_bt.expand_reduced_batched, prefer_literal=True)
+def _expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched):
+    params = "v, like, axis, keepdims, v_batched, like_batched"
+    if isinstance(v, ZeroType):
+        return _generated("expand_zero", params, ["return v"])
+    lb = _flag(like_batched) and isinstance(like, types.Array)
+    vb = _flag(v_batched) and isinstance(v, types.Array)
+    keep = _flag(keepdims, "keepdims")
+    target_nd = _nd(like) - (1 if lb else 0)
+    body = [
+        "size = v.shape[0]" if vb else "size = like.shape[0]",
+        "target = like.shape[1:]" if lb else "target = like.shape",
+    ]
+    if not vb:
+        body.append("v = _bt.to_batched(v, size)")
+    if not keep:
+        if _is_none(axis):
+            body.append(f"v = v{_expand_index(target_nd)}")
+        else:
+            axes = "(axis,)" if isinstance(axis, types.Integer) else "axis"
+            body.append(f"v = np.ascontiguousarray(v).reshape(_reduced_shape(size, target, {axes}, {target_nd + 1}))")
+    body.append("return np.broadcast_to(v, (size,) + target)")
+    return _generated("expand_reduced_batched", params, body, {"_reduced_shape": _reduced_shape})
+
+
+@register_jitable
+def _list_add(out, index, v):
+    out[index] = _accumulate(out[index], v)
+    return out
+
+
+def _accumulate(old, v):
+    """old + v for adjoint trees, where an array `old` may be a ones-shaped zero placeholder."""
+
+
+@overload(_accumulate)
+def _accumulate_impl(old, v):
+    if isinstance(v, ZeroType):
+        return lambda old, v: old
+    if isinstance(old, ZeroType):
+        return lambda old, v: v
+    if _is_tuple(old):
+        parts = "".join(
+            f"_accumulate(old[{i}], {'make_zero()' if isinstance(v, ZeroType) else f'v[{i}]'}), "
+            for i in range(len(old))
+        )
+        return _generated("accumulate_tuple", "old, v", [f"return ({parts})"], {"_accumulate": _accumulate})
+    if isinstance(old, types.Array) and isinstance(v, types.Array) and old.ndim == v.ndim:
+        dtype = old.dtype
+
+        def impl(old, v):
+            if old.size == 1 and v.size != 1:  # the placeholder (or any one-element value): a copy of v, plus it
+                out = np.ascontiguousarray(v).astype(dtype)
+                first = old.ravel()[0]
+                if first != 0:
+                    out += first
+                return out
+            return old + v
+
+        return impl
+    return lambda old, v: old + v
+
+
+def _placeholder(x):
+    """A zero that broadcasts to x (ones-sized dimensions), of the type that adding an adjoint to it gives."""
+
+
+@overload(_placeholder)
+def _placeholder_impl(x):
+    if isinstance(x, types.Array):
+        shape = (1,) * x.ndim
+        dtype = _float_dtype(x)
+        return lambda x: np.zeros(shape, dtype)
+    if _is_tuple(x):
+        body = ["return (" + "".join(f"_placeholder(x[{i}]), " for i in range(len(x))) + ")"]
+        return _generated("placeholder_tuple", "x", body, {"_placeholder": _placeholder})
+    if isinstance(x, types.Number):
+        return lambda x: 0.0
+    raise TypingError(f"vmap: no zero adjoint of a {x} under jit")

@@ -1,0 +1,135 @@
+"""Every registry example under jit: the compiled function and its compiled gradient against NumPy.
+
+For the primitives in DEFAULT, their first example (every example of every primitive with
+TRANSPILE_JIT_FULL=1; compiling takes seconds each) is written as
+
+    def raw(a, b):        return <expr>
+    def f(a, b, w):       return np.sum((<expr>) * w)
+
+and `tp.jit(raw)` is compared with `raw`, `tp.jit(tp.grad(f))` with `tp.grad(f)`.  Primitives that
+Numba cannot compile are listed in NOT_UNDER_JIT, with the reason: for those the test checks that jit raises a
+TranspileError that names the line, and that `fallback="numpy"` warns and gives NumPy's numbers.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from support import assert_tree_close
+
+import transpile as tp
+from transpile.api.jit import JitFallbackWarning
+from transpile.primitives import registry
+
+FULL = os.environ.get("TRANSPILE_JIT_FULL") == "1"
+
+# Examples Numba does not compile: jit raises a located TranspileError (expression -> why).
+NOT_UNDER_JIT = {
+    "np.squeeze(a)": "without axis=, the number of dimensions of the result depends on the shape",
+    "a.squeeze()": "without axis=, the number of dimensions of the result depends on the shape",
+    "np.float16(a) * 1.0": "Numba has no float16 arithmetic on the CPU",
+    "a[...]": "a constant index on a 0-d value is not lowered",
+    "a[[0, 2]]": "a list as an index is not lowered",
+}
+
+# The primitives checked by default: every lowering in runtime/jit plus the common elementwise ones.
+DEFAULT = {
+    "add", "mul", "sub", "truediv", "pow", "neg", "tanh", "exp", "log", "sqrt", "maximum", "where", "abs",
+    "sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "dot", "matmul", "np_matmul", "einsum",
+    "inner", "outer", "getitem", "reshape", "transpose", "concatenate", "stack", "expand_dims", "squeeze",
+    "linalg.norm", "linalg.det", "trace", "tile", "np.float16",
+}  # fmt: skip
+
+
+def _is_checked(prim) -> bool:
+    return not prim.name.startswith("rt.") and prim.name not in {"setitem", "isinstance", "print"}
+
+
+def _table():
+    rows = []
+    for prim in registry.all_primitives():
+        if not _is_checked(prim):
+            continue
+        if not FULL and prim.name not in DEFAULT:
+            continue
+        examples = prim.examples if FULL else prim.examples[:1]
+        for i, ex in enumerate(examples):
+            rows.append(pytest.param(prim, ex, id=f"{prim.name}[{i}]:{ex.expr}"))
+    return rows
+
+
+_COUNT = itertools.count()
+
+
+def _module(tmp_path, example, names):
+    args = ", ".join(names)
+    text = "\n".join(
+        [
+            "import math",
+            "",
+            "import numpy as np",
+            "",
+            "",
+            f"def raw({args}):",
+            f"    return {example.expr}",
+            "",
+            "",
+            f"def f({args}, w):",
+            f"    return np.sum(({example.expr}) * w)",
+            "",
+        ]
+    )
+    stem = f"jit_example_{next(_COUNT)}"
+    path = tmp_path / f"{stem}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _inputs(example):
+    rng = np.random.default_rng(sum(map(ord, example.expr)))
+    names = [n for n in ("a", "b", "c") if n in example.shapes]
+    values = []
+    for n in names:
+        shape = tuple(example.shapes[n])
+        x = rng.standard_normal(shape)
+        if example.domain == "positive":
+            x = rng.uniform(0.1, 2.0, shape)
+        elif example.domain == "unit":
+            x = rng.uniform(-0.9, 0.9, shape)
+        elif example.domain == "away":
+            x = rng.uniform(0.2, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+        values.append(np.float64(x) if shape == () else x)
+    return names, values
+
+
+@pytest.mark.parametrize("prim, example", _table())
+def test_example_under_jit(tmp_path, prim, example):
+    names, values = _inputs(example)
+    module = _module(tmp_path, example, names)
+    want = module.raw(*values)
+    if example.expr in NOT_UNDER_JIT:
+        with pytest.raises(tp.TranspileError, match=r"jit_example_\d+\.py:\d+"):
+            tp.jit(module.raw)(*values)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = tp.jit(module.raw, fallback="numpy")(*values)
+        assert any(issubclass(w.category, JitFallbackWarning) for w in caught)
+        assert_tree_close(got, want, rtol=1e-12, atol=1e-12)
+        return
+    assert_tree_close(tp.jit(module.raw)(*values), want, rtol=1e-9, atol=1e-9)
+    if not example.grad or np.asarray(want).dtype.kind not in "fc":
+        return
+    w = np.random.default_rng(1).standard_normal(np.shape(want))
+    argnums = tuple(range(len(names)))
+    df = tp.grad(module.f, argnums=argnums)
+    assert_tree_close(tp.jit(df)(*values, w), df(*values, w), rtol=1e-9, atol=1e-9)
