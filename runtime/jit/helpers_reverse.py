@@ -31,6 +31,8 @@ def _is_none(ty):
 
 def _literal(ty, default=None):
     """The Python value of a literal (or omitted) argument type, else `default`."""
+    if ty is None or isinstance(ty, (bool, int, float, str)):  # a default the call left out
+        return ty
     if isinstance(ty, types.Omitted):
         return ty.value
     if isinstance(ty, types.Literal):
@@ -658,7 +660,7 @@ def _diag_vjp(g, like, k=0):
             return np.diag(_full(g, (n, n)), k).copy()
 
         return impl_1d
-    embed = _diagonal_embedder(like, True)
+    embed = register_jitable(_diagonal_embedder(like, True))
     return lambda g, like, k=0: embed(g, like, k, 0, 1)
 
 
@@ -707,6 +709,8 @@ def _part_fn(part, x, grow, flat, dtype):
         target = register_jitable(lambda x: x.shape)
     if isinstance(part, ZeroType):
         return register_jitable(lambda part, x: np.zeros(target(x), dtype))
+    if flat:
+        return register_jitable(lambda part, x: _full(_flat(part), target(x)).astype(dtype))
     return register_jitable(lambda part, x: _full(part, target(x)).astype(dtype))
 
 
@@ -1164,3 +1168,36 @@ def _norm_hvp(g, x, ord=None, axis=None):
         return out.reshape(x.shape)
 
     return impl
+
+
+# ------------------------------------------------------------------ Python's max and min
+
+_pyfuncs = importlib.import_module("runtime.pyfuncs")
+
+
+@register_jitable
+def _chosen(seq, ans):
+    """The index of the first entry of `seq` equal to `ans` (the one Python's max/min returned)."""
+    for k in range(len(seq)):
+        if seq[k] == ans:
+            return k
+    return -1
+
+
+@overload(_pyfuncs.py_select)
+def _py_select(items, i, ans, g):
+    if isinstance(g, ZeroType):
+        return lambda items, i, ans, g: g
+    if len(items) == 1 and (_is_tuple(items[0]) or _is_list(items[0])):
+        seq = items[0]
+        if _is_list(seq):
+
+            def impl_list(items, i, ans, g):
+                chosen = _chosen(items[0], ans)
+                return [g if k == chosen else g * 0.0 for k in range(len(items[0]))]
+
+            return impl_list
+        body = ["chosen = _chosen(items[0], ans)"]
+        body.append("return (" + "".join(f"g if chosen == {k} else g * 0.0, " for k in range(len(seq))) + ")")
+        return _generated("py_select_tuple", "items, i, ans, g", body, {"_chosen": _chosen})
+    return lambda items, i, ans, g: g if i == _chosen(items, ans) else g * 0.0

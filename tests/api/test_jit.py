@@ -91,7 +91,7 @@ def products(a, b, v):
 
 def mlp_params(sizes=(4, 6, 3), dtype=np.float64):
     return [
-        (rng.standard_normal((m, n)).astype(dtype) / np.sqrt(m), rng.standard_normal(n).astype(dtype))
+        ((rng.standard_normal((m, n)) / np.sqrt(m)).astype(dtype), rng.standard_normal(n).astype(dtype))
         for m, n in zip(sizes[:-1], sizes[1:])
     ]
 

@@ -97,6 +97,8 @@ class Jitted:
         self.fallback = fallback
         self._compiled: dict = {}
         self._program = None
+        self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
+        self._seen = set()
 
     # ------------------------------------------------------------------ modules
     def program(self):
@@ -117,6 +119,7 @@ class Jitted:
 
             module, text = load_or_write(f"jit_{program.entry}", cache_key(parts), generate)
             self._compiled[key] = Compiled(program, module, text)
+            self._counts["generated"] += self._compiled[key].written
         return self._compiled[key]
 
     # ------------------------------------------------------------------ calls
@@ -149,13 +152,24 @@ class Jitted:
             with warnings.catch_warnings():
                 _quiet_numba_warnings()
                 signature = tuple(entry.typeof_pyval(a) for a in dynamic)
-                if signature not in entry.overloads:
-                    entry.compile(signature)
+                if (id(entry), signature) not in self._seen:
+                    self._specialize(entry, signature)
         except TranspileError as exc:
             return self._fail(exc, everything)
         except Exception as exc:  # anything Numba raises while typing or compiling: a compile failure
             return self._fail(_translate(exc, self), everything)
         return entry(*dynamic)
+
+    def _specialize(self, entry, signature):
+        """Compile (or load from disk) the entry for these argument types, and count which it was."""
+        hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
+        known = signature in entry.overloads
+        entry.compile(signature)
+        self._seen.add((id(entry), signature))
+        self._counts["specializations"] += 1
+        if not known:
+            self._counts["loaded"] += sum(entry.stats.cache_hits.values()) - hits
+            self._counts["compiled"] += sum(entry.stats.cache_misses.values()) - misses
 
     def _fail(self, error, everything):
         if self.fallback != "numpy":
@@ -169,14 +183,9 @@ class Jitted:
 
     # ------------------------------------------------------------------ introspection
     def stats(self) -> dict:
-        """Specializations of the entry in this process, and how many were compiled rather than loaded from disk."""
-        signatures = compiled = loaded = written = 0
-        for c in self._compiled.values():
-            signatures += len(c.entry.signatures)
-            compiled += sum(c.entry.stats.cache_misses.values())
-            loaded += sum(c.entry.stats.cache_hits.values())
-            written += c.written
-        return {"specializations": signatures, "compiled": compiled, "loaded": loaded, "generated": written}
+        """What this function's calls cost: argument-type specializations, and how many of them were compiled
+        rather than loaded from Numba's disk cache; how many modules were generated rather than read from disk."""
+        return dict(self._counts)
 
 
 def _check_argument(target, pname, value):
