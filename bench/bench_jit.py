@@ -79,6 +79,7 @@ def measure_transpile(repeats):
         "numpy": steady(lambda: W.mlp_grad_numpy(params, inputs, targets), repeats),
         "recompiled": dloss.stats()["specializations"] - 1,
     }
+    print("mlp_grad", results["mlp_grad"], file=sys.stderr)
 
     pe_params, pe_in, pe_out = W.per_example_data()
     per_example = tp.jit(tp.vmap(tp.grad(W.mlp_loss), in_axes=(None, 0, 0)))
@@ -94,8 +95,9 @@ def measure_transpile(repeats):
     results["per_example_grads"]["numpy"] = steady(
         lambda: W.per_example_grads_einsum(pe_params, pe_in, pe_out), repeats
     )
+    print("per_example_grads", results["per_example_grads"], file=sys.stderr)
 
-    (x,) = W.elementwise_data()
+    x = W.elementwise_data()
     fused = tp.jit(W.elementwise)
     cold = once(lambda: fused(x))
     check(fused(x), W.elementwise(x), 1e-6)
@@ -106,7 +108,7 @@ def measure_transpile(repeats):
         "numpy_copy": steady(lambda: x.copy(), max(3, repeats // 4)),
     }
 
-    (positions,) = W.lj_positions()
+    positions = W.lj_positions()
     forces = tp.jit(tp.grad(W.lj_energy))
     cold = once(lambda: forces(positions))
     check(-forces(positions), W.lj_forces_numpy(positions), 1e-9)

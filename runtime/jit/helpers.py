@@ -256,14 +256,41 @@ def _add_at(acc, x, index, g):
 
         return impl_tuple
     if _is_list(x):
+        if isinstance(acc, ZeroType):
+
+            def impl_first(acc, x, index, g):
+                out = _tree.materialize(acc, x)
+                out[index] = _tree.tree_add(out[index], g)
+                return out
+
+            return impl_first
 
         def impl_list(acc, x, index, g):
-            out = _tree.materialize(acc, x)
+            # a new list that shares the untouched entries (adjoints are never written in place)
+            out = _tree.materialize(acc, x) if len(acc) < len(x) else list(acc)
             out[index] = _tree.tree_add(out[index], g)
             return out
 
         return impl_list
     if isinstance(x, types.Array):
+        if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim > 1:
+
+            def impl_mask(acc, x, index, g):
+                out = _tree.materialize(acc, x)
+                flat = out.reshape(out.size)
+                flat[np.ascontiguousarray(index).ravel()] += g
+                return out
+
+            return impl_mask
+        if isinstance(index, types.Array) and isinstance(index.dtype, types.Integer) and index.ndim == 1:
+
+            def impl_indices(acc, x, index, g):  # repeated indices accumulate, as np.add.at does
+                out = _tree.materialize(acc, x)
+                for k in range(index.shape[0]):
+                    out[index[k]] += g[k]
+                return out
+
+            return impl_indices
 
         def impl_array(acc, x, index, g):
             out = _tree.materialize(acc, x)
@@ -325,6 +352,8 @@ def _materialize(adjoint, x):
         if isinstance(adjoint, types.Array):
 
             def impl(adjoint, x):
+                if adjoint.shape == x.shape:
+                    return adjoint.astype(dtype)
                 out = np.empty(x.shape, dtype)
                 out[...] = np.broadcast_to(adjoint, x.shape)
                 return out

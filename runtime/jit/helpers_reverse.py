@@ -1060,7 +1060,8 @@ def _norm_order(ord):
 
 
 def _check_vector_norm(x, ord, axis):
-    if _norm_order(ord) == "two":
+    value = _literal(ord, "runtime")
+    if value is None or value == "fro":
         return
     nd = _ndim(x)
     axes = 1 if isinstance(axis, types.Integer) else len(axis) if isinstance(axis, types.BaseTuple) else nd

@@ -109,13 +109,26 @@ def _common_dtype(a, b):
     return np.result_type(np.dtype(str(da)), np.dtype(str(db)))
 
 
+def _operand(x, dtype):
+    """x as a BLAS operand of `dtype`: itself when it already is one, else a C-contiguous copy."""
+    return np.asarray(x, dtype)
+
+
+@overload(_operand)
+def _operand_impl(x, dtype):
+    wanted = getattr(dtype, "dtype", dtype)
+    if isinstance(x, types.Array) and x.layout in "CF" and str(x.dtype) == str(wanted):
+        return lambda x, dtype: x
+    return lambda x, dtype: np.ascontiguousarray(x).astype(dtype)
+
+
 @overload(dot)
 def _dot(a, b):
     if not (isinstance(a, types.Array) and isinstance(b, types.Array)):
         return lambda a, b: a * b
     dtype = _common_dtype(a, b)
     if a.ndim <= 2 and b.ndim <= 2 and a.ndim > 0 and b.ndim > 0:
-        return lambda a, b: np.dot(np.ascontiguousarray(a).astype(dtype), np.ascontiguousarray(b).astype(dtype))
+        return lambda a, b: np.dot(_operand(a, dtype), _operand(b, dtype))
     if b.ndim <= 2 and a.ndim > 2:
         out_nd = a.ndim - 1 + b.ndim - 1
 
@@ -140,7 +153,7 @@ def _matmul(a, b):
         raise TypingError("matmul needs two arrays")
     dtype = _common_dtype(a, b)
     if a.ndim <= 2 and b.ndim <= 2:
-        return lambda a, b: np.dot(np.ascontiguousarray(a).astype(dtype), np.ascontiguousarray(b).astype(dtype))
+        return lambda a, b: np.dot(_operand(a, dtype), _operand(b, dtype))
     if b.ndim <= 2:
         return lambda a, b: dot(a, b)
     if a.ndim == b.ndim:
