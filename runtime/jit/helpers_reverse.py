@@ -1202,3 +1202,10 @@ def _py_select(items, i, ans, g):
         body.append("return (" + "".join(f"g if chosen == {k} else g * 0.0, " for k in range(len(seq))) + ")")
         return _generated("py_select_tuple", "items, i, ans, g", body, {"_chosen": _chosen})
     return lambda items, i, ans, g: g if i == _chosen(items, ans) else g * 0.0
+
+
+@overload(np.ndim)
+def _np_ndim(x):
+    """np.ndim, which transpose's adjoint reads (Numba has no implementation of its own)."""
+    nd = _ndim(x)
+    return lambda x: nd

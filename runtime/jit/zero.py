@@ -12,8 +12,8 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+from llvmlite import ir
 from numba import types
-from numba.core import cgutils
 from numba.core.imputils import lower_constant
 from numba.extending import (
     box,
@@ -90,7 +90,7 @@ def _zero_constant(context, builder, ty, pyval):
 
 @box(ZeroType)
 def _box_zero(typ, val, c):
-    return c.pyapi.float_from_double(cgutils.Constant(c.context.get_value_type(types.float64), 0.0))
+    return c.pyapi.float_from_double(ir.Constant(c.context.get_value_type(types.float64), 0.0))
 
 
 @lower_cast(ZeroType, types.Number)

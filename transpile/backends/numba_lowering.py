@@ -221,6 +221,59 @@ def _copy_after_binding(body, tapes):
     return out
 
 
+def build_lists_in_place(body):
+    """`rows = []` then `rows = rt.list_append(rows, v)` in a loop: Numba types an empty list only from an
+    `.append` on it, so when nothing reads `rows` before the appends are done, they append in place."""
+    top = {id(n): i for i, stmt in enumerate(body) for n in gast.walk(stmt)}
+    for i, stmt in enumerate(body):
+        if not (
+            isinstance(stmt, gast.Assign)
+            and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.List)
+            and not stmt.value.elts
+        ):
+            continue
+        target = stmt.targets[0].id
+        appends, others = [], []
+        for n in gast.walk(gast.Module(body=body[i + 1 :], type_ignores=[])):
+            if (
+                isinstance(n, gast.Assign)
+                and _is_call_of(n.value, "rt.list_append")
+                and _names(n.value.args[0], target)
+            ):
+                appends.append(n)
+            elif isinstance(n, gast.Name) and n.id == target and isinstance(n.ctx, gast.Load):
+                others.append(n)
+        appended_by = {id(a.value.args[0]) for a in appends}
+        others = [n for n in others if id(n) not in appended_by]
+        if not appends or any(top[id(n)] <= max(top[id(a)] for a in appends) for n in others):
+            continue
+        _append_in_place(body, target, {a.targets[0].id: a for a in appends if isinstance(a.targets[0], gast.Name)})
+    return body
+
+
+def _names(node, target) -> bool:
+    return isinstance(node, gast.Name) and node.id == target
+
+
+def _append_in_place(body, target, appends):
+    """`_t = rt.list_append(rows, v); rows = _t` -> `rows.append(v)`."""
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            value = stmt.value if isinstance(stmt, gast.Assign) else None
+            if isinstance(value, gast.Name) and value.id in appends and _names(stmt.targets[0], target):
+                append = appends[value.id]
+                out.remove(append)
+                out.append(_expr_stmt(_attr_call(f"{target}.append", [append.value.args[1]]), append))
+                continue
+            out.append(stmt)
+        return out
+
+    map_blocks(body, rewrite)
+
+
 # ------------------------------------------------------------------ 2. primitives Numba lacks
 
 
@@ -424,6 +477,7 @@ def lower_function(fn, generated: bool, where):
     """The body of one normal-form function, ready for Numba."""
     body = copy.deepcopy(fn.body)
     body = lower_tapes(body)
+    body = build_lists_in_place(body)
     body = lower_primitives(body, where)
     body = fuse_elementwise(body)
     body = weak_constants(body)
