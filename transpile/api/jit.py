@@ -284,9 +284,7 @@ def _translate(exc, jitted) -> TranspileError:
 def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None):
     """Compile `fun` with Numba; usable as `jit(f)`, `@jit` and `@jit(static_argnums=...)`."""
     if fun is None:
-        return functools.partial(
-            jit, static_argnums=static_argnums, static_argnames=static_argnames, fallback=fallback
-        )
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames, fallback=fallback)
     jitted = Jitted(fun, static_argnums, static_argnames, fallback)
 
     @functools.wraps(fun)
