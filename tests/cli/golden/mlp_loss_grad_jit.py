@@ -81,7 +81,7 @@ def predict_bwd(residuals, outputs_bar):
         _t3 = _tape_i3.pop()
         _t4, W, b, _t5 = _t3
         # mlp.py:24: inputs = np.tanh(outputs)
-        _t9 = outputs_bar + inputs_bar * (1.0 - inputs * inputs)
+        _t9 = outputs_bar + inputs_bar * (jt.weak(1.0, inputs) - inputs * inputs)
         outputs_bar = _t9
         inputs = _tape_inputs.pop()
         # mlp.py:23: outputs = np.dot(inputs, W) + b
