@@ -319,3 +319,9 @@ def vector_valued(x):
 def test_jacobians_under_jit(jacobian):
     x = rng.standard_normal(4)
     assert_tree_close(tp.jit(jacobian(vector_valued))(x), jacobian(vector_valued)(x), rtol=1e-12, atol=1e-12)
+
+
+def test_what_does_not_compile_yet_fails_cleanly_at_the_users_code():
+    x = rng.standard_normal(3)
+    with pytest.raises(tp.TranspileError, match=r"test_jit\.py:\d+"):
+        tp.jit(tp.grad(recursive))(x, 3)  # the residuals of a recursive gradient nest without bound
