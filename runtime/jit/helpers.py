@@ -43,6 +43,18 @@ def _is_list(ty):
 
 
 @register_jitable
+def advance(index, shape):
+    """Step a multi-index over `shape` to the next element in C order (the last axis fastest)."""
+    d = len(shape) - 1
+    while d >= 0:
+        index[d] += 1
+        if index[d] < shape[d]:
+            return
+        index[d] = 0
+        d -= 1
+
+
+@register_jitable
 def _flat_offsets(shape, target_shape, lead):
     """For each element of an array of `shape`, its flat position in `target_shape` after summing broadcasts."""
     size = 1
@@ -57,13 +69,7 @@ def _flat_offsets(shape, target_shape, lead):
             n = target_shape[d - lead]
             pos = pos * n + (index[d] if n != 1 else 0)
         offsets[flat] = pos
-        d = nd - 1
-        while d >= 0:
-            index[d] += 1
-            if index[d] < shape[d]:
-                break
-            index[d] = 0
-            d -= 1
+        advance(index, shape)
     return offsets
 
 
@@ -158,13 +164,7 @@ def _expand(g, shape, mask):
             if not mask[d]:
                 pos = pos * shape[d] + index[d]
         out[flat] = values[pos]
-        d = nd - 1
-        while d >= 0:
-            index[d] += 1
-            if index[d] < shape[d]:
-                break
-            index[d] = 0
-            d -= 1
+        advance(index, shape)
     return out.reshape(shape)
 
 

@@ -12,7 +12,7 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import from_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from .helpers import _broadcast_copy, _generated, _is_list, _is_tuple, _reduced_mask, _sum_to
+from .helpers import _broadcast_copy, _generated, _is_list, _is_tuple, _reduced_mask, _sum_to, advance
 from .lowered import dot as _jt_dot
 from .zero import ZeroType, make_zero
 
@@ -121,13 +121,7 @@ def _group_ids(shape, mask):
             if not mask[d]:
                 pos = pos * shape[d] + index[d]
         ids[flat] = pos
-        d = nd - 1
-        while d >= 0:
-            index[d] += 1
-            if index[d] < shape[d]:
-                break
-            index[d] = 0
-            d -= 1
+        advance(index, shape)
     return ids, groups
 
 
@@ -596,13 +590,7 @@ def _embed(values, shape, offset, axis1, axis2, along):
                 if d != axis1 and d != axis2:
                     pos = pos * shape[d] + index[d]
             out[flat] = values[pos * length + (min(i1, i2) if along else 0)]
-        d = nd - 1
-        while d >= 0:
-            index[d] += 1
-            if index[d] < shape[d]:
-                break
-            index[d] = 0
-            d -= 1
+        advance(index, shape)
     return out.reshape(shape)
 
 
@@ -919,13 +907,7 @@ def _untile(values, g_shape, full_shape, out_size):
         for d in range(nd):
             pos = pos * full_shape[d] + index[d] % full_shape[d]
         out[pos] += values[flat]
-        d = nd - 1
-        while d >= 0:
-            index[d] += 1
-            if index[d] < g_shape[d]:
-                break
-            index[d] = 0
-            d -= 1
+        advance(index, g_shape)
     return out
 
 
