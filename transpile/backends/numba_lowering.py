@@ -22,6 +22,7 @@ import gast
 from .. import naming
 from ..errors import TranspileError
 from ..frontend.program import const, name
+from ..transforms.common import assign, call
 
 TAPE_PREFIX = naming.tape("")
 
@@ -30,25 +31,8 @@ def _is_tape(node) -> bool:
     return isinstance(node, gast.Name) and node.id.startswith(TAPE_PREFIX)
 
 
-def _attr_call(path, args):
-    head, *rest = path.split(".")
-    func = name(head)
-    for part in rest:
-        func = gast.Attribute(value=func, attr=part, ctx=gast.Load())
-    return gast.Call(func=func, args=list(args), keywords=[])
-
-
-def _stmt(node, origin):
-    return gast.copy_location(node, origin)
-
-
-def _expr_stmt(call, origin):
-    return _stmt(gast.Expr(value=call), origin)
-
-
-def _assign(target, value, origin):
-    target = name(target, True) if isinstance(target, str) else target
-    return _stmt(gast.Assign(targets=[target], value=value, type_comment=None), origin)
+def _expr_stmt(call_node, origin):
+    return gast.copy_location(gast.Expr(value=call_node), origin)
 
 
 def _blocks(stmt):
@@ -167,14 +151,14 @@ def lower_tapes(body):
                 and isinstance(stmt.value, gast.Constant)
                 and stmt.value.value is None
             ):
-                out.append(_assign(stmt.targets[0].id, gast.List(elts=[], ctx=gast.Load()), stmt))
+                out.append(assign(stmt.targets[0].id, gast.List(elts=[], ctx=gast.Load()), stmt))
                 continue
             push = _tape_push(stmt, defs)
             if push is not None:
                 tape, value, source = push
                 if source is not None and source in out:
                     out.remove(source)
-                out.append(_expr_stmt(_attr_call(f"{tape}.append", [value]), stmt))
+                out.append(_expr_stmt(call(f"{tape}.append", [value]), stmt))
                 continue
             if (
                 isinstance(stmt, gast.Assign)
@@ -193,7 +177,7 @@ def lower_tapes(body):
                 if alias is not None and alias in out:
                     out.remove(alias)
                 popped.add(tape)
-                out.append(_assign(item, _attr_call(f"{tape}.pop", []), stmt))
+                out.append(assign(item, call(f"{tape}.pop", []), stmt))
                 continue
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
                 defs[stmt.targets[0].id] = stmt
@@ -216,7 +200,7 @@ def _copy_after_binding(body, tapes):
         if isinstance(stmt, gast.Assign):
             bound = {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)}
             for tape in sorted(bound & pending):
-                out.append(_assign(tape, _attr_call(f"{tape}.copy", []), stmt))
+                out.append(assign(tape, call(f"{tape}.copy", []), stmt))
                 pending.discard(tape)
     return out
 
@@ -266,7 +250,7 @@ def _append_in_place(body, target, appends):
             if isinstance(value, gast.Name) and value.id in appends and _names(stmt.targets[0], target):
                 append = appends[value.id]
                 out.remove(append)
-                out.append(_expr_stmt(_attr_call(f"{target}.append", [append.value.args[1]]), append))
+                out.append(_expr_stmt(call(f"{target}.append", [append.value.args[1]]), append))
                 continue
             out.append(stmt)
         return out
@@ -307,7 +291,7 @@ def _lowered_call(rhs, where):
         if value is None:
             value = const(prim.defaults.get(p))
         args.append(copy.deepcopy(value))
-    return _attr_call(head, args)
+    return call(head, args)
 
 
 def lower_primitives(body, where):
@@ -321,7 +305,7 @@ def lower_primitives(body, where):
             if prim is not None and prim.jit and prim.name in ("getitem", "setitem"):
                 stmt = _lower_index(stmt, rhs, prim)
             elif prim is not None and prim.jit and rhs is not None:
-                stmt = _assign(stmt.targets[0], _lowered_call(rhs, where), stmt)
+                stmt = assign(stmt.targets[0], _lowered_call(rhs, where), stmt)
             out.append(stmt)
         return out
 
@@ -332,11 +316,11 @@ def _lower_index(stmt, rhs, prim):
     """Only an index held in a variable can be a boolean mask: those go through jt.getitem / jt.setitem."""
     if prim.name == "getitem":
         if isinstance(rhs, gast.Subscript) and isinstance(rhs.slice, gast.Name):
-            return _assign(stmt.targets[0], _attr_call("jt.getitem", [rhs.value, rhs.slice]), stmt)
+            return assign(stmt.targets[0], call("jt.getitem", [rhs.value, rhs.slice]), stmt)
         return stmt
     target = stmt.targets[0]
     if isinstance(target, gast.Subscript) and isinstance(target.slice, gast.Name):
-        return _expr_stmt(_attr_call("jt.setitem", [target.value, target.slice, stmt.value]), stmt)
+        return _expr_stmt(call("jt.setitem", [target.value, target.slice, stmt.value]), stmt)
     return stmt
 
 
@@ -370,7 +354,7 @@ def _first_name(expr):
 
 
 def _weak(value, reference):
-    return _attr_call("jt.weak", [value, name(reference)])
+    return call("jt.weak", [value, name(reference)])
 
 
 # ------------------------------------------------------------------ 3. fusion
@@ -447,17 +431,17 @@ def lower_zeros(body):
     """
 
     def zero_in(values):
-        return [_attr_call("jt.ZERO", []).func if _is_zero(v) else v for v in values]
+        return [call("jt.ZERO", []).func if _is_zero(v) else v for v in values]
 
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and _is_zero(node.value):
-            node.value = _attr_call("jt.ZERO", []).func
+            node.value = call("jt.ZERO", []).func
         elif isinstance(node, gast.Assign) and isinstance(node.value, (gast.Tuple, gast.List)):
             node.value.elts = zero_in(node.value.elts)
         elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and _carries_adjoints(node.value):
             node.value.args = zero_in(node.value.args)
         elif isinstance(node, gast.Return) and _is_zero(node.value):
-            node.value = _attr_call("jt.ZERO", []).func
+            node.value = call("jt.ZERO", []).func
     return body
 
 
