@@ -321,6 +321,15 @@ def test_jacobians_under_jit(jacobian):
     assert_tree_close(tp.jit(jacobian(vector_valued))(x), jacobian(vector_valued)(x), rtol=1e-12, atol=1e-12)
 
 
+def scalar_field(x):
+    return np.sum(np.tanh(x) ** 2) * x[0] + np.sum(x[:-1] * x[1:])
+
+
+def test_hessian_under_jit():
+    x = rng.standard_normal(5)
+    assert_tree_close(tp.jit(tp.hessian(scalar_field))(x), tp.hessian(scalar_field)(x), rtol=1e-12, atol=1e-12)
+
+
 def test_what_does_not_compile_yet_fails_cleanly_at_the_users_code():
     x = rng.standard_normal(3)
     with pytest.raises(tp.TranspileError, match=r"test_jit\.py:\d+"):

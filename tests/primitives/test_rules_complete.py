@@ -38,7 +38,7 @@ def test_every_differentiable_argument_has_a_vjp_and_a_jvp():
         if prim.name in WHOLE_STATEMENT_JVP:
             assert set(prim.jvp) == {"x"}
             continue
-        for param in set(prim.vjp) ^ set(prim.jvp):
+        for param in set(prim.vjp) ^ (set(prim.jvp) - {"*"}):
             have = "VJP" if param in prim.vjp else "JVP"
             missing.append(f"{prim.name}: argument `{param}` has a {have} rule only")
     assert not missing, "\n".join(missing)
@@ -48,4 +48,11 @@ def test_rules_only_name_real_parameters():
     for prim in registry.all_primitives():
         names = set(prim.params) | ({prim.varargs} if prim.varargs else set())
         assert set(prim.vjp) <= names, prim.name
-        assert set(prim.jvp) <= names, prim.name
+        assert set(prim.jvp) <= names | {"*"}, prim.name
+
+
+def test_a_joint_jvp_rule_comes_with_a_rule_per_argument():
+    """`jvp["*"]` applies only when every argument has a tangent; the others still need their own."""
+    for prim in registry.all_primitives():
+        if "*" in prim.jvp:
+            assert set(prim.params) - prim.structural <= set(prim.jvp), prim.name

@@ -208,6 +208,7 @@ def _copy_after_binding(body, tapes):
 def build_lists_in_place(body):
     """`rows = []` then `rows = rt.list_append(rows, v)` in a loop: Numba types an empty list only from an
     `.append` on it, so when nothing reads `rows` before the appends are done, they append in place."""
+    _empty_tangent_lists(body)
     top = {id(n): i for i, stmt in enumerate(body) for n in gast.walk(stmt)}
     for i, stmt in enumerate(body):
         if not (
@@ -234,6 +235,20 @@ def build_lists_in_place(body):
             continue
         _append_in_place(body, target, {a.targets[0].id: a for a in appends if isinstance(a.targets[0], gast.Name)})
     return body
+
+
+def _empty_tangent_lists(body):
+    """`rows = []; rows_dot = rt.zeros_like_tree(rows)` -> `rows_dot = []`, a list the loop then appends to."""
+    empty = set()
+    for stmt in body:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            value = stmt.value
+            if _is_call_of(value, "rt.zeros_like_tree") and _dotted(value.args[0]) in empty:
+                stmt.value = gast.List(elts=[], ctx=gast.Load())
+            if isinstance(stmt.value, gast.List) and not stmt.value.elts:
+                empty.add(stmt.targets[0].id)
+                continue
+        empty -= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _names(node, target) -> bool:

@@ -48,7 +48,11 @@ defprim(
     container=True,
     vjp={"items": "rt.get(g, slice(None, -1))", "value": "rt.get(g, -1)"},
     methods=["list.append"],
-    jvp={"items": "rt.list_append(t, 0.0)", "value": "rt.list_append(rt.zero_tangents(items), t)"},
+    jvp={
+        "items": "rt.list_append(t, 0.0)",
+        "value": "rt.list_append(rt.zero_tangents(items), t)",
+        "*": "rt.list_append(t_items, t_value)",
+    },
 )
 defprim("isinstance", builtins.isinstance, path="isinstance", params=["obj", "cls"], nondiff=True)
 defprim("int", builtins.int, path="int", params=["x"], nondiff=True)

@@ -42,7 +42,8 @@ class Primitive:
     params: tuple[str, ...]
     defaults: dict
     vjp: dict[str, str] = field(default_factory=dict)
-    jvp: dict[str, str] = field(default_factory=dict)  # param -> tangent term; `t` is that param's tangent
+    # param -> tangent term, `t` being that param's tangent; "*" -> the term when all have tangents (`t_<param>`)
+    jvp: dict[str, str] = field(default_factory=dict)
     unbroadcast: frozenset = frozenset()
     nondiff: bool = False
     view: bool = False

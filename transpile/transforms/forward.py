@@ -197,6 +197,9 @@ class _ForwardBuilder:
                 self._missing(stmt, prim, prim.varargs)
             mapping["ts"] = _tuple([self._tangent_of(item) for item in items])
             return instantiate(rule, mapping)
+        joint = self._joint_tangent(prim, bound, mapping)
+        if joint is not None:
+            return joint
         terms = []
         silent = []  # broadcasting operands that contribute no term: the tangent may need their shape
         for p in prim.params:
@@ -221,6 +224,14 @@ class _ForwardBuilder:
         if silent:
             total = _call("rt.broadcast_like", [total, name(x)])
         return total
+
+    def _joint_tangent(self, prim, bound, mapping):
+        """The rule `jvp["*"]` of a function linear in all its arguments together, when every one has a tangent."""
+        rule = prim.jvp.get("*")
+        differentiable = [p for p in prim.params if p not in prim.structural]
+        if rule is None or not all(self._live(bound.get(p)) for p in differentiable):
+            return None
+        return instantiate(rule, {**mapping, **{f"t_{p}": name(self.tan[bound[p].id]) for p in differentiable}})
 
     def _missing(self, stmt, prim, param):
         what = prim.path or prim.name

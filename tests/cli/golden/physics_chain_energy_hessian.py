@@ -257,10 +257,7 @@ def jacrev_chain_energy_jvp(x, k, rest, x_dot):
         _t6 = rt.materialize(x_bar, x)
         _t6_dot = rt.materialize(x_bar_dot, x)
         _t7 = rt.list_append(rows, _t6)
-        _t7_dot = rt.tree_add(
-            rt.list_append(rows_dot, 0.0),
-            rt.list_append(rt.zero_tangents(rows), _t6_dot),
-        )
+        _t7_dot = rt.list_append(rows_dot, _t6_dot)
         rows = _t7
         rows_dot = _t7_dot
     _t8 = rt.jacobian_from_rows(rows, ans, x)
