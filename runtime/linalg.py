@@ -96,7 +96,7 @@ def _slot(terms, tensors, k):
     )
     if summed:
         r = np.sum(r, axis=summed, keepdims=True)
-    dtype = np.result_type(r.dtype, np.float64)
+    dtype = r.dtype if r.dtype.kind in "fc" else np.dtype(np.float64)  # floating, float32 stays float32
     if len(unique) == len(target):
         return np.array(r, dtype=dtype)
     out = np.zeros(shape, dtype=dtype)

@@ -1,4 +1,4 @@
-"""NumPy functions Numba lacks or half-supports, lowered to what it compiles: einsum, axis=/keepdims, joins, linalg.
+"""NumPy functions Numba lacks or half-supports, lowered to what it compiles: axis=/keepdims, joins, linalg.
 
 Each function has NumPy's semantics in Python (so a compiled module still runs uncompiled) and a
 Numba implementation chosen from the argument types.  The primitive registry says which NumPy
@@ -27,7 +27,6 @@ __all__ = [
     "var",
     "std",
     "norm",
-    "einsum",
     "concatenate",
     "stack",
     "hstack",
@@ -1368,123 +1367,6 @@ def _setitem(x, index, value):
         x[index] = value
 
     return plain
-
-
-# ------------------------------------------------------------------ einsum
-
-
-def einsum(optimize, subscripts, *operands):
-    return np.einsum(subscripts, *operands, optimize=optimize)
-
-
-def _einsum_labels(spec, ndims):
-    """Each operand's labels and the output's, with `...` spelled out as labels ".0", ".1", ... (right-aligned)."""
-    spec = spec.replace(" ", "")
-    inputs, arrow, output = spec.partition("->")
-    terms = inputs.split(",")
-    if len(terms) != len(ndims):
-        raise TypingError(f"einsum {spec!r} names {len(terms)} operand(s) but is given {len(ndims)}")
-    n_ellipsis = 0
-    labels = []
-    for term, nd in zip(terms, ndims):
-        head, dots, tail = term.partition("...")
-        explicit = len(head) + len(tail)
-        extra = nd - explicit if dots else 0
-        if extra < 0 or (not dots and explicit != nd):
-            raise TypingError(f"einsum {spec!r}: the subscripts {term!r} do not fit a {nd}-D operand")
-        n_ellipsis = builtins.max(n_ellipsis, extra)
-        labels.append((list(head), extra, list(tail)))
-    dims = [f".{d}" for d in range(n_ellipsis)]
-    out_labels = []
-    resolved = [head + dims[n_ellipsis - extra :] + tail for head, extra, tail in labels]
-    if arrow:
-        head, dots, tail = output.partition("...")
-        out_labels = list(head) + (dims if dots or not n_ellipsis else []) + list(tail)
-        if n_ellipsis and not dots:
-            raise TypingError(f"einsum {spec!r}: the output must keep the broadcast dimensions `...`")
-    else:
-        counts = {}
-        for term in labels:
-            for label in term[0] + term[2]:
-                counts[label] = counts.get(label, 0) + 1
-        out_labels = dims + sorted(label for label, count in counts.items() if count == 1)
-    return resolved, out_labels
-
-
-def _einsum_source(spec, operands):
-    """Python source of a loop nest computing einsum(spec, *operands) for these operand types."""
-    ndims = [op.ndim if isinstance(op, types.Array) else 0 for op in operands]
-    labels, out_labels = _einsum_labels(spec, ndims)
-    var = {}  # label -> identifier stem
-    for term in labels:
-        for label in term:
-            var.setdefault(label, f"e{label[1:]}" if label.startswith(".") else f"l{label}")
-    for label in out_labels:
-        if label not in var:
-            raise TypingError(f"einsum {spec!r}: output label {label!r} names no input dimension")
-    occurrences = {}
-    for term in labels:
-        for label in term:
-            occurrences[label] = occurrences.get(label, 0) + 1
-    lines = ["def impl(optimize, subscripts, *operands):"]
-    for label, count in occurrences.items():
-        if count > 1:
-            lines.append(f"    n_{var[label]} = 1")
-    for k, term in enumerate(labels):
-        lines.append(f"    x{k} = operands[{k}]")
-        for d, label in enumerate(term):
-            n, size = f"n{k}_{d}", f"n_{var[label]}"
-            lines.append(f"    {n} = x{k}.shape[{d}]")
-            if occurrences[label] == 1:
-                lines.append(f"    {size} = {n}")
-                continue
-            # a label met more than once broadcasts: its size is the one that is not 1, read at 0 where it is 1
-            lines.append(f"    s{k}_{d} = 1 if {n} != 1 else 0")
-            lines.append(f"    if {n} != 1:")
-            lines.append(f"        if {size} != 1 and {size} != {n}:")
-            lines.append("            raise ValueError('einsum: operands could not be broadcast together')")
-            lines.append(f"        {size} = {n}")
-    size_of = {label: f"n_{var[label]}" for label in var}
-    reduced = [label for label in var if label not in out_labels]
-    depth = "    "
-    if out_labels:
-        shape = ", ".join(size_of[label] for label in out_labels)
-        lines.append(f"    out = np.empty(({shape},), dtype)")
-    for label in out_labels:
-        lines.append(f"{depth}for {var[label]} in range({size_of[label]}):")
-        depth += "    "
-    lines.append(f"{depth}acc = dtype(0)")
-    for label in reduced:
-        lines.append(f"{depth}for {var[label]} in range({size_of[label]}):")
-        depth += "    "
-    factors = []
-    for k, (term, op) in enumerate(zip(labels, operands)):
-        if not isinstance(op, types.Array):
-            factors.append(f"x{k}")
-            continue
-        index = [f"{var[label]} * s{k}_{d}" if occurrences[label] > 1 else var[label] for d, label in enumerate(term)]
-        factors.append(f"x{k}[{', '.join(index)}{',' if len(index) == 1 else ''}]" if index else f"x{k}[()]")
-    lines.append(f"{depth}acc += {' * '.join(factors)}")
-    if out_labels:
-        depth = "    " * (1 + len(out_labels))
-        lines.append(f"{depth}out[{', '.join(var[label] for label in out_labels)}] = acc")
-        lines.append("    return out")
-    else:
-        lines.append("    return acc")
-    return "\n".join(lines)
-
-
-@overload(einsum, prefer_literal=True)
-def _einsum(optimize, subscripts, *operands):
-    if not isinstance(subscripts, types.StringLiteral):
-        raise TypingError("einsum needs its subscripts as a string literal under jit")
-    operands = tuple(operands[0]) if len(operands) == 1 and isinstance(operands[0], types.StarArgTuple) else operands
-    dtypes = [np.dtype(str(op.dtype if isinstance(op, types.Array) else op)) for op in operands]
-    dtype = np.result_type(*dtypes)
-    source = _einsum_source(subscripts.literal_value, operands)
-    scope = {"np": np, "dtype": dtype.type}
-    exec(compile(source, f"<einsum {subscripts.literal_value!r}>", "exec"), scope)  # noqa: S102 - generated loops
-    return scope["impl"]
 
 
 # ------------------------------------------------------------------ Python numbers are weakly typed

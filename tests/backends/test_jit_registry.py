@@ -40,9 +40,6 @@ NOT_UNDER_JIT = {
 }
 
 # Examples whose value compiles but whose gradient does not: jit(grad) raises a located TranspileError.
-GRAD_NOT_UNDER_JIT = {
-    "np.einsum('ij,jk->ik', a, b)": "einsum's gradient helpers (rt.einsum_slot...) have no Numba version",
-}
 
 # The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
 DEFAULT = {
@@ -142,8 +139,4 @@ def test_example_under_jit(tmp_path, prim, example):
     w = np.random.default_rng(1).standard_normal(np.shape(want))
     argnums = tuple(range(len(names)))
     df = tp.grad(module.f, argnums=argnums)
-    if example.expr in GRAD_NOT_UNDER_JIT:
-        with pytest.raises(tp.TranspileError, match=r"jit_example_\d+\.py:\d+"):
-            tp.jit(df)(*values, w)
-        return
     assert_tree_close(tp.jit(df)(*values, w), df(*values, w), rtol=1e-9, atol=1e-9)

@@ -167,18 +167,10 @@ def test_grad_value_and_grad_and_vjp(f, make_args, argnums):
         assert_tree_close(all_grads[i], want, rtol=1e-6, atol=1e-6)
 
 
-# Under jit: the whole function and its gradient compiled by Numba give the same numbers.  einsum's
-# gradient helpers have no Numba implementation yet: that case must fail at the user's line instead.
-GRADIENT_NOT_UNDER_JIT = {"einsum_bilinear"}
-
-
+# Under jit: the whole function and its gradient compiled by Numba give the same numbers.
 @pytest.mark.parametrize("f, make_args, argnums", CASES, ids=[c[0].__name__ for c in CASES])
 def test_value_and_gradient_under_jit(f, make_args, argnums):
     args = make_args()
     assert_tree_close(tp.jit(f)(*args), f(*args), rtol=1e-10, atol=1e-12)
     df = tp.grad(f, argnums=argnums)
-    if f.__name__ in GRADIENT_NOT_UNDER_JIT:
-        with pytest.raises(tp.TranspileError, match=r"test_scientific_corpus\.py:\d+"):
-            tp.jit(df)(*args)
-        return
     assert_tree_close(tp.jit(df)(*args), df(*args), rtol=1e-10, atol=1e-12)

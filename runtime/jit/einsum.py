@@ -1,0 +1,285 @@
+"""Numba implementations of np.einsum and of its derivative helpers (rt.einsum_slot, ...): generated loop nests."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload, register_jitable
+
+from .helpers import _generated
+from .lowered import _dtype_of, _ndim
+from .zero import ZeroType, make_zero
+
+_linalg = importlib.import_module("runtime.linalg")
+
+__all__ = ["einsum"]
+
+
+def einsum(optimize, subscripts, *operands):
+    return np.einsum(subscripts, *operands, optimize=optimize)
+
+
+# ------------------------------------------------------------------ typing-time utilities
+
+
+def _einsum_labels(spec, ndims):
+    """Each operand's labels and the output's, with `...` spelled out as labels ".0", ".1", ... (right-aligned)."""
+    spec = spec.replace(" ", "")
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(ndims):
+        raise TypingError(f"einsum {spec!r} names {len(terms)} operand(s) but is given {len(ndims)}")
+    n_ellipsis = 0
+    labels = []
+    for term, nd in zip(terms, ndims):
+        head, dots, tail = term.partition("...")
+        explicit = len(head) + len(tail)
+        extra = nd - explicit if dots else 0
+        if extra < 0 or (not dots and explicit != nd):
+            raise TypingError(f"einsum {spec!r}: the subscripts {term!r} do not fit a {nd}-D operand")
+        n_ellipsis = max(n_ellipsis, extra)
+        labels.append((list(head), extra, list(tail)))
+    dims = [f".{d}" for d in range(n_ellipsis)]
+    out_labels = []
+    resolved = [head + dims[n_ellipsis - extra :] + tail for head, extra, tail in labels]
+    if arrow:
+        head, dots, tail = output.partition("...")
+        out_labels = list(head) + (dims if dots or not n_ellipsis else []) + list(tail)
+        if n_ellipsis and not dots:
+            raise TypingError(f"einsum {spec!r}: the output must keep the broadcast dimensions `...`")
+    else:
+        counts = {}
+        for term in labels:
+            for label in term[0] + term[2]:
+                counts[label] = counts.get(label, 0) + 1
+        out_labels = dims + sorted(label for label, count in counts.items() if count == 1)
+    return resolved, out_labels
+
+
+def _dtype(tys):
+    """NumPy's result dtype for tensors of these types."""
+    return np.result_type(*[_dtype_of(types.unliteral(ty)) for ty in tys])
+
+
+def _float_dtype(tys):
+    """The dtype of an adjoint computed from tensors of these types: their result dtype, at least floating."""
+    dtype = _dtype(tys)
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
+
+
+# ------------------------------------------------------------------ the loop nest of a contraction
+
+
+def _var(label):
+    """The loop variable of a label (`.0` is the first broadcast dimension of `...`)."""
+    return f"e{label[1:]}" if label.startswith(".") else f"l{label}"
+
+
+def _size_lines(m, term):
+    """Source reading tensor m's axes into the label sizes: a size-1 axis broadcasts (stride 0), others must agree."""
+    lines = []
+    for d, label in enumerate(term):
+        size = f"n_{_var(label)}"
+        lines += [
+            f"n = x{m}.shape[{d}]",
+            f"s{m}_{d} = 0 if n == 1 else 1",
+            "if n != 1:",
+            f"    if {size} != 1 and {size} != n:",
+            "        raise ValueError('einsum: operands could not be broadcast together')",
+            f"    {size} = n",
+        ]
+    return lines
+
+
+def _index(m, term, ty):
+    """Source of tensor m's index at the current labels: a new array's own, 0 in a zero's ones-sized axes."""
+    if ty is None:
+        return "".join(f"{_var(label)}, " for label in term)
+    if isinstance(ty, ZeroType):
+        return "0, " * len(term)
+    return "".join(f"{_var(label)} * s{m}_{d}, " for d, label in enumerate(term))
+
+
+def _element(m, term, ty):
+    """Source of tensor m's element at the current labels (a number or 0-D array broadcasts over its labels)."""
+    if not isinstance(ty, types.Array):
+        return f"x{m}"
+    return f"x{m}[{_index(m, term, ty) if ty.ndim else '()'}]"
+
+
+def _allocation(target, term, ty):
+    """Source of the zero accumulator: shaped like tensor `target`, by the label sizes when it is new."""
+    if isinstance(ty, types.Array):
+        return f"out = np.zeros(x{target}.shape, dtype)"
+    sizes = "1, " * len(term) if isinstance(ty, ZeroType) else "".join(f"n_{_var(label)}, " for label in term)
+    return f"out = np.zeros(({sizes}), dtype)"
+
+
+def _loops(labels, depth):
+    """Source opening a loop over each label, the first at `depth`."""
+    return [f"{'    ' * d}for {_var(label)} in range(n_{_var(label)}):" for d, label in enumerate(labels, depth)]
+
+
+def _contraction_source(terms, tys, target):
+    """Source of `contract(x...)`: the product of every tensor but `target`, summed into the target's shape.
+
+    A label repeated in the target writes its diagonal; a size-1 axis of the target whose label is longer
+    elsewhere accumulates at index 0.  A target of type None is a new array, not a parameter; one that is
+    the symbolic zero has ones-sized axes; one without labels, or a number, is a number.
+    """
+    params = [m for m, ty in enumerate(tys) if ty is not None]
+    labels = list(dict.fromkeys(label for m in [target, *range(len(terms))] for label in terms[m]))
+    lines = [f"n_{_var(label)} = 1" for label in labels]
+    for m in params:
+        if isinstance(tys[m], types.Array) and tys[m].ndim:
+            if tys[m].ndim != len(terms[m]):
+                raise TypingError(f"einsum: a {tys[m].ndim}-D array does not fit the subscripts {''.join(terms[m])!r}")
+            lines += _size_lines(m, terms[m])
+    scalar = not terms[target] or isinstance(tys[target], (types.Number, types.Boolean))
+    outer = [] if scalar else list(dict.fromkeys(terms[target]))
+    lines.append("out = dtype(0)" if scalar else _allocation(target, terms[target], tys[target]))
+    lines += _loops(outer, 0) + ["    " * len(outer) + "acc = dtype(0)"] + _loops(labels[len(outer) :], len(outer))
+    factors = [_element(m, terms[m], tys[m]) for m in params if m != target]
+    lines.append("    " * len(labels) + f"acc += {' * '.join(factors)}")
+    written = "out" if scalar else f"out[{_index(target, terms[target], tys[target])}]"
+    lines += ["    " * len(outer) + f"{written} += acc", "return out"]
+    return "contract", ", ".join(f"x{m}" for m in params), lines
+
+
+@functools.cache
+def _contraction(terms, tys, target, dtype):
+    """The compiled contraction of `_contraction_source`, accumulating in `dtype`."""
+    name, params, lines = _contraction_source(terms, tys, target)
+    return register_jitable(_generated(name, params, lines, {"np": np, "dtype": dtype.type}))
+
+
+def _call(contract, args, scope):
+    """Source calling `contract` on `args`, with the function added to `scope`."""
+    name = f"contract{len(scope)}"
+    scope[name] = contract
+    return f"{name}({', '.join(args)})"
+
+
+def _sum(terms):
+    """Source of the sum of these terms, leaving out symbolic zeros (the symbolic zero for none)."""
+    return " + ".join(term for term in terms if term != "make_zero()") or "make_zero()"
+
+
+def _impl(params, expr, scope):
+    """The overload implementation `def impl(params): return expr`."""
+    return _generated("impl", params, [f"return {expr}"], {"make_zero": make_zero, **scope})
+
+
+# ------------------------------------------------------------------ np.einsum
+
+
+@overload(einsum, prefer_literal=True)
+def _einsum(optimize, subscripts, *operands):
+    if not isinstance(subscripts, types.StringLiteral):
+        raise TypingError("einsum needs its subscripts as a string literal under jit")
+    operands = tuple(operands[0]) if len(operands) == 1 and isinstance(operands[0], types.StarArgTuple) else operands
+    spec = subscripts.literal_value
+    labels, out_labels = _einsum_labels(spec, [_ndim(ty) for ty in operands])
+    for label in out_labels:
+        if not any(label in term for term in labels):
+            raise TypingError(f"einsum {spec!r}: output label {label!r} names no input dimension")
+    terms = (*map(tuple, labels), tuple(out_labels))
+    contract = _contraction(terms, (*operands, None), len(operands), _dtype(operands))
+    scope = {}
+    expr = _call(contract, [f"operands[{m}]" for m in range(len(operands))], scope)
+    return _impl("optimize, subscripts, *operands", expr, scope)
+
+
+# ------------------------------------------------------------------ its derivative helpers (runtime/linalg.py)
+#
+# The tensors of a slot are the output's cotangent `out` (tensor 0), then the operands 1..n; the adjoint of
+# tensor k is the contraction of all the others into it.
+
+
+def _subscripts(operands):
+    """The subscripts string that is the first item of an `operands` tuple."""
+    if not isinstance(operands, types.BaseTuple) or not isinstance(operands.types[0], types.StringLiteral):
+        raise TypingError("einsum's derivative helpers need the subscripts as a string literal under jit")
+    return operands.types[0].literal_value
+
+
+def _einsum_tensors(operands, out):
+    """The labels and types of the tensors of a slot: the output's cotangent `out`, then the operands."""
+    tys = operands.types[1:]
+    labels, out_labels = _einsum_labels(_subscripts(operands), [_ndim(ty) for ty in tys])
+    return tuple(map(tuple, [out_labels, *labels])), (out, *tys)
+
+
+def _slot_index(k):
+    if not isinstance(k, types.IntegerLiteral):
+        raise TypingError("einsum's derivative helpers need the slot k as a literal integer under jit")
+    return k.literal_value
+
+
+def _args(n, slot=None, value=""):
+    """Source of the n tensors as call arguments: `out`, then the operands with `slot` given by `value`."""
+    return ["out", *(value if m == slot else f"operands[{m}]" for m in range(1, n))]
+
+
+def _replaced(tys, m, ty):
+    return (*tys[:m], ty, *tys[m + 1 :])
+
+
+def _adjoint(terms, tys, target, args, scope):
+    """Source of the adjoint of tensor `target`: the symbolic zero when another tensor is."""
+    factors = [ty for m, ty in enumerate(tys) if m != target]
+    if any(isinstance(ty, ZeroType) for ty in factors):
+        return "make_zero()"
+    return _call(_contraction(terms, tys, target, _float_dtype(factors)), args, scope)
+
+
+@overload(_linalg.einsum_slot, prefer_literal=True)
+def _einsum_slot(operands, k, out):
+    terms, tys = _einsum_tensors(operands, out)
+    scope = {}
+    expr = _adjoint(terms, tys, _slot_index(k), _args(len(tys)), scope)
+    return _impl("operands, k, out", expr, scope)
+
+
+@overload(_linalg.einsum_slot_vjp_out, prefer_literal=True)
+def _einsum_slot_vjp_out(operands, k, out, g):
+    terms, tys = _einsum_tensors(operands, out)
+    slot, scope = _slot_index(k), {}
+    expr = _adjoint(terms, _replaced(tys, slot, g), 0, _args(len(tys), slot, "g"), scope) if slot else "make_zero()"
+    return _impl("operands, k, out, g", expr, scope)
+
+
+@overload(_linalg.einsum_slot_vjp_operands, prefer_literal=True)
+def _einsum_slot_vjp_operands(operands, k, out, g):
+    terms, tys = _einsum_tensors(operands, out)
+    slot, scope = _slot_index(k), {}
+    tys, args = _replaced(tys, slot, g), _args(len(tys), slot, "g")
+    parts = [_adjoint(terms, tys, m, args, scope) if m not in (0, slot) else "make_zero()" for m in range(len(tys))]
+    return _impl("operands, k, out, g", f"({', '.join(parts)},)", scope)
+
+
+@overload(_linalg.einsum_jvp, prefer_literal=True)
+def _einsum_jvp(operands, tangents):
+    spec, n = _subscripts(operands), len(operands.types)
+    terms = [
+        f"einsum(False, {spec!r}, {', '.join(f'tangents[{m}]' if m == i else f'operands[{m}]' for m in range(1, n))})"
+        for i in range(1, n)
+        if not isinstance(tangents.types[i], ZeroType)
+    ]
+    return _impl("operands, tangents", _sum(terms), {"einsum": einsum})
+
+
+@overload(_linalg.einsum_slot_jvp, prefer_literal=True)
+def _einsum_slot_jvp(operands, k, out, tangents):
+    terms, tys = _einsum_tensors(operands, out)
+    slot, scope = _slot_index(k), {}
+    parts = [
+        _adjoint(terms, _replaced(tys, m, tangents.types[m]), slot, _args(len(tys), m, f"tangents[{m}]"), scope)
+        for m in range(1, len(tys))
+        if m != slot and not isinstance(tangents.types[m], ZeroType)
+    ]
+    return _impl("operands, k, out, tangents", _sum(parts), scope)

@@ -1,0 +1,130 @@
+"""einsum's derivatives under jit: the Numba versions of rt.einsum_slot and its kin give NumPy's numbers.
+
+For each expression SPEC, `def f(a, b, ...): return np.sum(np.sin(np.einsum(SPEC, a, b, ...)))` is written
+to a module and `tp.jit(tp.grad(f))` is compared with `tp.grad(f)`, for all operands at once (compiling a
+gradient takes seconds).  Forward mode, second derivatives, float32 and symbolic zeros are checked once each.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+
+import numba
+import numpy as np
+import pytest
+from support import assert_tree_close
+
+import runtime as rt
+import transpile as tp
+from runtime import jit as jt
+
+# (subscripts, operand shapes); () is a NumPy scalar
+EXPRESSIONS = [
+    ("ij,jk->ik", [(3, 4), (4, 2)]),
+    ("ij->", [(3, 4)]),
+    ("ij->ji", [(3, 4)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("i,i->", [(4,), (4,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 2)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("ij,ij,i->j", [(3, 4), (3, 4), (3,)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (4, 2)]),
+    ("...i,...i->...", [(1, 3, 4), (2, 1, 4)]),
+    ("ij,jk", [(3, 4), (4, 2)]),
+    ("iij->j", [(2, 2, 3)]),
+    (",ij->ij", [(), (3, 4)]),
+    ("ij,ij->i", [(3, 4), (1, 4)]),
+]
+
+NAMES = "abcd"
+_COUNT = itertools.count()
+
+
+def _module(tmp_path, body, n):
+    """A module with `def f(a, b, ...): return <body>` written to a file (transpile reads the source)."""
+    args = ", ".join(NAMES[:n])
+    text = f"import numpy as np\n\n\ndef f({args}):\n    return {body}\n"
+    stem = f"jit_einsum_{next(_COUNT)}"
+    path = tmp_path / f"{stem}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[stem] = module
+    spec.loader.exec_module(module)
+    return module.f
+
+
+def _einsum(spec, n):
+    return f"np.einsum({spec!r}, {', '.join(NAMES[:n])})"
+
+
+def _inputs(shapes, dtype=np.float64):
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(shape).astype(dtype)[()] for shape in shapes]  # [()]: a 0-D array as a scalar
+
+
+@pytest.mark.parametrize("spec, shapes", EXPRESSIONS, ids=[spec for spec, _ in EXPRESSIONS])
+def test_gradient_under_jit(tmp_path, spec, shapes):
+    f = _module(tmp_path, f"np.sum(np.sin({_einsum(spec, len(shapes))}))", len(shapes))
+    args = _inputs(shapes)
+    df = tp.grad(f, argnums=tuple(range(len(shapes))))
+    assert_tree_close(tp.jit(df)(*args), df(*args), rtol=1e-10, atol=1e-12)
+
+
+def test_jacfwd_under_jit(tmp_path):
+    g = _module(tmp_path, f"np.sin({_einsum('ij,jk,k->ik', 3)})", 3)
+    args = _inputs([(3, 4), (4, 2), (2,)])
+    jac = tp.jacfwd(g, argnums=(0, 2))  # operand 2 has the symbolic zero as its tangent
+    assert_tree_close(tp.jit(jac)(*args), jac(*args), rtol=1e-10, atol=1e-12)
+
+
+def test_second_derivatives_under_jit(tmp_path):
+    f = _module(tmp_path, f"np.sum(np.sin({_einsum('ij,jk,k->i', 3)}))", 3)
+    args = _inputs([(3, 4), (4, 2), (2,)])
+    hess = tp.hessian(f, argnums=0)  # einsum_slot_jvp
+    assert_tree_close(tp.jit(hess)(*args), hess(*args), rtol=1e-10, atol=1e-12)
+    mixed = tp.jacrev(tp.grad(f, argnums=0), argnums=(0, 1))  # einsum_slot_vjp_operands and _vjp_out
+    assert_tree_close(tp.jit(mixed)(*args), mixed(*args), rtol=1e-10, atol=1e-12)
+
+
+def test_float32_gradient_stays_float32(tmp_path):
+    f = _module(tmp_path, f"np.sum(np.sin({_einsum('ij,jk->ik', 2)}))", 2)
+    args = _inputs([(3, 4), (4, 2)], dtype=np.float32)
+    df = tp.grad(f, argnums=(0, 1))
+    want, got = df(*args), tp.jit(df)(*args)
+    assert [x.dtype for x in want] == [np.float32, np.float32]
+    assert [x.dtype for x in got] == [np.float32, np.float32]
+    assert_tree_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+@numba.njit
+def _helpers_with_zeros(a, b, out, ga, gb):
+    operands = ("ij,jk->ik", a, b)
+    return (
+        rt.einsum_slot(operands, 1, jt.ZERO),
+        rt.einsum_slot_vjp_operands(operands, 1, out, ga),
+        rt.einsum_slot_vjp_out(operands, 2, out, gb),
+        rt.einsum_jvp(operands, (jt.ZERO, jt.ZERO, b)),
+        rt.einsum_jvp(operands, (jt.ZERO, jt.ZERO, jt.ZERO)),
+        rt.einsum_slot_jvp(operands, 1, out, (jt.ZERO, a, jt.ZERO)),
+        rt.einsum_slot_jvp(operands, 1, out, (jt.ZERO, jt.ZERO, b)),
+    )
+
+
+def test_helpers_with_symbolic_zeros():
+    a, b, out, ga, gb = _inputs([(3, 4), (4, 2), (3, 2), (3, 4), (4, 2)])
+    operands = ("ij,jk->ik", a, b)
+    want = (
+        0.0,
+        rt.einsum_slot_vjp_operands(operands, 1, out, ga),
+        rt.einsum_slot_vjp_out(operands, 2, out, gb),
+        rt.einsum_jvp(operands, (0.0, 0.0, b)),
+        0.0,
+        0.0,
+        rt.einsum_slot_jvp(operands, 1, out, (0.0, 0.0, b)),
+    )
+    assert_tree_close(_helpers_with_zeros(a, b, out, ga, gb), want, rtol=1e-10, atol=1e-12)
