@@ -181,3 +181,11 @@ def backwards(steps, trips=None):
 
 
 __all__.append("backwards")
+
+
+def first(steps):
+    """The first value of a non-empty range: the last trip of the adjoint loop over rt.backwards(steps)."""
+    return steps[0]
+
+
+__all__.append("first")

@@ -404,6 +404,11 @@ def _list_append(items, value):
 # ------------------------------------------------------------------ loops and regions
 
 
+@overload(_adjoint.first)
+def _first(steps):
+    return lambda steps: steps.start
+
+
 @overload(_adjoint.backwards)
 def _backwards(steps, trips=None):
     if isinstance(trips, (types.NoneType, types.Omitted)) or trips is None:

@@ -146,6 +146,16 @@ def test_gradient_keeps_the_structure_and_dtype_of_the_parameters():
     assert all(g.dtype == np.float32 and g.shape == p.shape for gp, pp in zip(grads, params) for g, p in zip(gp, pp))
 
 
+def test_scalar_results_are_numpy_scalars_of_numpys_dtype():
+    params = mlp_params(dtype=np.float32)
+    x, y = rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((5, 3)).astype(np.float32)
+    loss = tp.jit(mlp_loss)(params, x, y)
+    value, _ = tp.jit(tp.value_and_grad(mlp_loss))(params, x, y)
+    assert type(loss) is type(value) is type(mlp_loss(params, x, y)) is np.float32
+    x = rng.standard_normal((3, 4))
+    assert type(tp.jit(reductions)(x)) is type(reductions(x)) is np.float64
+
+
 def test_grad_of_jit_differentiates_the_same_source():
     args = (rng.standard_normal(4), 5)
     assert_tree_close(tp.grad(tp.jit(branchy))(*args), tp.grad(branchy)(*args), rtol=1e-12, atol=1e-12)

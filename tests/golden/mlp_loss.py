@@ -42,7 +42,9 @@ def predict_bwd(residuals, outputs_bar):
         # mlp.py:23: outputs = np.dot(inputs, W) + b
         _t5_bar = rt.unbroadcast(outputs_bar, _t5)
         b_bar = rt.unbroadcast(outputs_bar, b)
-        inputs_bar = rt.dot_vjp_a(_t5_bar, inputs, W)
+        if _i3 != rt.first(_range2):
+            inputs_bar = rt.dot_vjp_a(_t5_bar, inputs, W)
+        # mlp.py:23: outputs = np.dot(inputs, W) + b
         W_bar = rt.dot_vjp_b(_t5_bar, inputs, W)
         # mlp.py:22: for W, b in params:
         _t4_bar = rt.pack_like(_t4, (W_bar, b_bar))

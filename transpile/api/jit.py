@@ -98,7 +98,7 @@ class Jitted:
         self._compiled: dict = {}
         self._program = None
         self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
-        self._seen = set()
+        self._boxing = {}  # (id(entry), argument types) -> how its results become NumPy values
 
     # ------------------------------------------------------------------ modules
     def program(self):
@@ -152,20 +152,21 @@ class Jitted:
             with warnings.catch_warnings():
                 _quiet_numba_warnings()
                 signature = tuple(entry.typeof_pyval(a) for a in dynamic)
-                if (id(entry), signature) not in self._seen:
+                if (id(entry), signature) not in self._boxing:
                     self._specialize(entry, signature)
         except TranspileError as exc:
             return self._fail(exc, everything)
         except Exception as exc:  # anything Numba raises while typing or compiling: a compile failure
             return self._fail(_translate(exc, self), everything)
-        return entry(*dynamic)
+        as_numpy = self._boxing[id(entry), signature]
+        return as_numpy(entry(*dynamic)) if as_numpy else entry(*dynamic)
 
     def _specialize(self, entry, signature):
         """Compile (or load from disk) the entry for these argument types, and count which it was."""
         hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
         known = signature in entry.overloads
         entry.compile(signature)
-        self._seen.add((id(entry), signature))
+        self._boxing[id(entry), signature] = _numpy_scalars(entry.overloads[signature].signature.return_type)
         self._counts["specializations"] += 1
         if not known:
             self._counts["loaded"] += sum(entry.stats.cache_hits.values()) - hits
@@ -186,6 +187,28 @@ class Jitted:
         """What this function's calls cost: argument-type specializations, and how many of them were compiled
         rather than loaded from Numba's disk cache; how many modules were generated rather than read from disk."""
         return dict(self._counts)
+
+
+def _numpy_scalars(result_type):
+    """What turns the Python floats Numba returns for float scalars of `result_type` into NumPy scalars of
+    their dtype, as NumPy returns them (np.float32 stays np.float32); None where nothing needs it."""
+    from numba import types
+
+    if isinstance(result_type, (types.Float, types.Complex)):
+        return np.dtype(str(result_type)).type
+    if isinstance(result_type, types.BaseTuple):
+        parts = [_numpy_scalars(t) for t in result_type.types]
+        if any(parts):
+            return lambda values: _rebuilt(values, [f(v) if f else v for f, v in zip(parts, values)])
+    if isinstance(result_type, types.List):
+        item = _numpy_scalars(result_type.dtype)
+        if item:
+            return lambda values: [item(v) for v in values]
+    return None
+
+
+def _rebuilt(values, items):
+    return values._make(items) if hasattr(values, "_make") else tuple(items)  # a namedtuple stays one
 
 
 def _check_argument(target, pname, value):

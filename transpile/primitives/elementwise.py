@@ -20,7 +20,16 @@ def defprim(name, fn, vjp=None, jvp=None, **kw):
     return _defprim(name, fn, vjp=vjp, jvp=jvp, **kw)
 
 
+# Under jit these run NumPy's own SIMD inner loop (runtime/jit/numpy_loops.py), not a libm call per element.
+NUMPY_LOOPS = frozenset(
+    ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan"]
+    + ["arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "cbrt"]
+)
+
+
 def unary(name, fn, rule, domain="real", **kw):
+    if name in NUMPY_LOOPS:
+        kw.setdefault("jit", f"jt.{name}(x)")
     defprim(
         name,
         fn,

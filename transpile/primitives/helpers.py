@@ -160,6 +160,7 @@ defhelper(
     batch="rt.backwards(steps, trips)",
     batch_same=True,
 )
+defhelper(rt.first, params=["steps"], nondiff=True, batch="rt.first(steps)", batch_same=True)
 defprim("reversed", reversed, path="reversed", params=["seq"], nondiff=True)
 defhelper(
     rt.split_tangent,

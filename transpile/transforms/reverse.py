@@ -177,7 +177,7 @@ class _VariantBuilder:
             for stmt in walk_statements(fn.body)
         )
         bwd_body = self._reverse_function()
-        eliminate_dead_code(bwd_body, self._result_names())
+        eliminate_dead_code(bwd_body, self._result_names(), _later_trips)
         self._drop_unread(bwd_body)
         fwd = self._forward_function()
         bwd = self._backward_function(bwd_body)
@@ -674,6 +674,14 @@ def _read_parts(stmt):
     if isinstance(stmt, gast.While):
         return [stmt.test]
     return []
+
+
+def _later_trips(loop):
+    """`i != rt.first(steps)` for the adjoint loop `for i in rt.backwards(steps, ...)`: false on its last trip."""
+    if not (isinstance(loop.iter, gast.Call) and _dotted(loop.iter.func) == "rt.backwards"):
+        return None
+    first = _call("rt.first", [copy.deepcopy(loop.iter.args[0])])
+    return gast.Compare(left=name(loop.target.id), ops=[gast.NotEq()], comparators=[first])
 
 
 def _dotted(node):

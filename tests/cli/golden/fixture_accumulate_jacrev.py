@@ -140,13 +140,16 @@ def accumulate_bwd(residuals, out_bar):
             _t9_bar = 0.0
         # cli_model.py:45: out[i] += np.sum(x * (i + 1)) ** 2
         _t3_bar = rt.unbroadcast(rt.get(out_bar, i), _t3)
-        out_bar = rt.zero_region(out_bar, i)
-        _t2_bar = rt.unbroadcast(_t3_bar, _t2)
+        if i != rt.first(_range1):
+            out_bar = rt.zero_region(out_bar, i)
+            _t2_bar = rt.unbroadcast(_t3_bar, _t2)
+        # cli_model.py:45: out[i] += np.sum(x * (i + 1)) ** 2
         _t4_bar = rt.unbroadcast(_t3_bar, _t4)
         _t5_bar = rt.unbroadcast(_t4_bar * 2 * _t5, _t5)
         _t6_bar = rt.expand_reduced(_t5_bar, _t6, None, False)
         x_bar = x_bar + rt.unbroadcast(_t6_bar * _t7, x)
-        out_bar = rt.add_at(out_bar, out, i, _t2_bar)
+        if i != rt.first(_range1):
+            out_bar = rt.add_at(out_bar, out, i, _t2_bar)
     return (x_bar,)
 
 

@@ -14,9 +14,6 @@ At run time this module needs NumPy, Numba and the `runtime` package of transpil
 it never imports transpile itself.
 """
 
-import numpy as np
-
-# isort: split
 import runtime as rt
 
 # isort: split
@@ -87,17 +84,21 @@ def predict_bwd(residuals, outputs_bar):
         # mlp.py:23: outputs = np.dot(inputs, W) + b
         _t5_bar = rt.unbroadcast(outputs_bar, _t5)
         b_bar = rt.unbroadcast(outputs_bar, b)
-        inputs_bar = rt.dot_vjp_a(_t5_bar, inputs, W)
+        _t12 = rt.first(_range2)
+        _t11 = _i3 != _t12
+        if _t11:
+            inputs_bar = rt.dot_vjp_a(_t5_bar, inputs, W)
+        # mlp.py:23: outputs = np.dot(inputs, W) + b
         W_bar = rt.dot_vjp_b(_t5_bar, inputs, W)
         # mlp.py:22: for W, b in params:
-        _t11 = (W_bar, b_bar)
-        _t4_bar = rt.pack_like(_t4, _t11)
-        _t12 = rt.add_at(params_bar, params, _i3, _t4_bar)
-        params_bar = _t12
+        _t13 = (W_bar, b_bar)
+        _t4_bar = rt.pack_like(_t4, _t13)
+        _t14 = rt.add_at(params_bar, params, _i3, _t4_bar)
+        params_bar = _t14
         outputs_bar = jt.ZERO
     # mlp.py:22: for W, b in params:
-    _t13 = (params_bar,)
-    return _t13
+    _t15 = (params_bar,)
+    return _t15
 
 
 @numba.njit(cache=True)
@@ -115,7 +116,7 @@ def predict_fwd(params, inputs):
         outputs = _t5 + b
         # mlp.py:24: inputs = np.tanh(outputs)
         _tape_inputs.append(inputs)
-        inputs = np.tanh(outputs)
+        inputs = jt.tanh(outputs)
         _t6 = rt.like(_t4)
         _t7 = rt.like(b)
         _t8 = rt.like(_t5)

@@ -114,18 +114,22 @@ def predict_bwd_vmap(residuals, outputs_bar, _batch):
         # mlp.py:23: outputs = np.dot(inputs, W) + b
         _t5_bar = rt.unbroadcast_batched(outputs_bar, _t5, True, True)
         b_bar = rt.unbroadcast_batched(outputs_bar, b, True, True)
-        inputs_bar = rt.dot_vjp_a_batched(_t5_bar, inputs, W, True, True, True)
+        _t12 = rt.first(_range2)
+        _t11 = _i3 != _t12
+        if _t11:
+            inputs_bar = rt.dot_vjp_a_batched(_t5_bar, inputs, W, True, True, True)
+        # mlp.py:23: outputs = np.dot(inputs, W) + b
         W_bar = rt.dot_vjp_b_batched(_t5_bar, inputs, W, True, True, True)
         # mlp.py:22: for W, b in params:
-        _t11 = (W_bar, b_bar)
-        _t4_bar = rt.batched_pack_like(_t4, _t11, True)
-        _t12 = rt.batched_add_at(params_bar, params, _i3, _t4_bar, True)
-        params_bar = _t12
+        _t13 = (W_bar, b_bar)
+        _t4_bar = rt.batched_pack_like(_t4, _t13, True)
+        _t14 = rt.batched_add_at(params_bar, params, _i3, _t4_bar, True)
+        params_bar = _t14
         outputs_bar = 0.0
         outputs_bar = rt.to_batched(outputs_bar, _batch)
     # mlp.py:22: for W, b in params:
-    _t13 = (params_bar,)
-    return _t13
+    _t15 = (params_bar,)
+    return _t15
 
 
 def loss_bwd_vmap(residuals, _t1_bar, _batch):

@@ -92,27 +92,31 @@ def chain_energy_bwd(residuals, energy_bar):
         _t6, _t5, _t7, _t4, stretch, _t9, _t10, _t8 = _t3
         # physics.py:55: energy = energy + 0.5 * k * stretch**2
         _t11_bar = energy_bar
-        _t11 = _tape_energy
-        energy, _tape_energy = _t11
-        energy_bar = rt.unbroadcast(_t11_bar, energy)
+        _t12 = rt.first(_range3)
+        _t11 = i != _t12
+        if _t11:
+            _t13 = _tape_energy
+            energy, _tape_energy = _t13
+            energy_bar = rt.unbroadcast(_t11_bar, energy)
+        # physics.py:55: energy = energy + 0.5 * k * stretch**2
         _t8_bar = rt.unbroadcast(_t11_bar, _t8)
-        _t12 = _t8_bar * _t9
-        _t10_bar = rt.unbroadcast(_t12, _t10)
-        _t14 = _t10_bar * 2
-        _t13 = _t14 * stretch
-        stretch_bar = rt.unbroadcast(_t13, stretch)
+        _t14 = _t8_bar * _t9
+        _t10_bar = rt.unbroadcast(_t14, _t10)
+        _t16 = _t10_bar * 2
+        _t15 = _t16 * stretch
+        stretch_bar = rt.unbroadcast(_t15, stretch)
         # physics.py:54: stretch = x[i + 1] - x[i] - rest
         _t4_bar = rt.unbroadcast(stretch_bar, _t4)
         _t5_bar = rt.unbroadcast(_t4_bar, _t5)
-        _t15 = -_t4_bar
-        _t7_bar = rt.unbroadcast(_t15, _t7)
-        _t16 = rt.add_at(x_bar, x, i, _t7_bar)
-        x_bar = _t16
-        _t17 = rt.add_at(x_bar, x, _t6, _t5_bar)
-        x_bar = _t17
+        _t17 = -_t4_bar
+        _t7_bar = rt.unbroadcast(_t17, _t7)
+        _t18 = rt.add_at(x_bar, x, i, _t7_bar)
+        x_bar = _t18
+        _t19 = rt.add_at(x_bar, x, _t6, _t5_bar)
+        x_bar = _t19
     # physics.py:54: stretch = x[i + 1] - x[i] - rest
-    _t18 = (x_bar,)
-    return _t18
+    _t20 = (x_bar,)
+    return _t20
 
 
 def chain_energy_fwd_jvp(x, k, rest, x_dot):
@@ -183,6 +187,7 @@ def chain_energy_bwd_jvp(residuals, energy_bar, residuals_dot):
     # physics.py:53: for i in range(n - 1):
     x_bar = 0.0
     _range1 = rt.backwards(_range3)
+    _t13_dot = 0.0
     energy_bar_dot = rt.zeros_like_tree(energy_bar)
     x_bar_dot = rt.zeros_like_tree(x_bar)
     for i in _range1:
@@ -197,45 +202,49 @@ def chain_energy_bwd_jvp(residuals, energy_bar, residuals_dot):
         # physics.py:55: energy = energy + 0.5 * k * stretch**2
         _t11_bar = energy_bar
         _t11_bar_dot = energy_bar_dot
-        _t11 = _tape_energy
-        _t11_dot = _tape_energy_dot
-        energy, _tape_energy = _t11
-        _, _tape_energy_dot = rt.split_tangent(_t11_dot, 2)
-        energy_bar = rt.unbroadcast(_t11_bar, energy)
-        energy_bar_dot = rt.unbroadcast(_t11_bar_dot, energy)
+        _t12 = rt.first(_range3)
+        _t11 = i != _t12
+        if _t11:
+            _t13 = _tape_energy
+            _t13_dot = _tape_energy_dot
+            energy, _tape_energy = _t13
+            _, _tape_energy_dot = rt.split_tangent(_t13_dot, 2)
+            energy_bar = rt.unbroadcast(_t11_bar, energy)
+            energy_bar_dot = rt.unbroadcast(_t11_bar_dot, energy)
+        # physics.py:55: energy = energy + 0.5 * k * stretch**2
         _t8_bar = rt.unbroadcast(_t11_bar, _t8)
         _t8_bar_dot = rt.unbroadcast(_t11_bar_dot, _t8)
-        _t12 = _t8_bar * _t9
-        _t12_dot = _t8_bar_dot * _t9 + _t8_bar * _t9_dot
-        _t10_bar = rt.unbroadcast(_t12, _t10)
-        _t10_bar_dot = rt.unbroadcast(_t12_dot, _t10)
-        _t14 = _t10_bar * 2
-        _t14_dot = _t10_bar_dot * 2
-        _t13 = _t14 * stretch
-        _t13_dot = _t14_dot * stretch + _t14 * stretch_dot
-        stretch_bar = rt.unbroadcast(_t13, stretch)
-        stretch_bar_dot = rt.unbroadcast(_t13_dot, stretch)
+        _t14 = _t8_bar * _t9
+        _t14_dot = _t8_bar_dot * _t9 + _t8_bar * _t9_dot
+        _t10_bar = rt.unbroadcast(_t14, _t10)
+        _t10_bar_dot = rt.unbroadcast(_t14_dot, _t10)
+        _t16 = _t10_bar * 2
+        _t16_dot = _t10_bar_dot * 2
+        _t15 = _t16 * stretch
+        _t15_dot = _t16_dot * stretch + _t16 * stretch_dot
+        stretch_bar = rt.unbroadcast(_t15, stretch)
+        stretch_bar_dot = rt.unbroadcast(_t15_dot, stretch)
         # physics.py:54: stretch = x[i + 1] - x[i] - rest
         _t4_bar = rt.unbroadcast(stretch_bar, _t4)
         _t4_bar_dot = rt.unbroadcast(stretch_bar_dot, _t4)
         _t5_bar = rt.unbroadcast(_t4_bar, _t5)
         _t5_bar_dot = rt.unbroadcast(_t4_bar_dot, _t5)
-        _t15 = -_t4_bar
-        _t15_dot = -_t4_bar_dot
-        _t7_bar = rt.unbroadcast(_t15, _t7)
-        _t7_bar_dot = rt.unbroadcast(_t15_dot, _t7)
-        _t16 = rt.add_at(x_bar, x, i, _t7_bar)
-        _t16_dot = rt.tree_add(x_bar_dot, rt.add_at(0.0, x, i, _t7_bar_dot))
-        x_bar = _t16
-        x_bar_dot = _t16_dot
-        _t17 = rt.add_at(x_bar, x, _t6, _t5_bar)
-        _t17_dot = rt.tree_add(x_bar_dot, rt.add_at(0.0, x, _t6, _t5_bar_dot))
-        x_bar = _t17
-        x_bar_dot = _t17_dot
+        _t17 = -_t4_bar
+        _t17_dot = -_t4_bar_dot
+        _t7_bar = rt.unbroadcast(_t17, _t7)
+        _t7_bar_dot = rt.unbroadcast(_t17_dot, _t7)
+        _t18 = rt.add_at(x_bar, x, i, _t7_bar)
+        _t18_dot = rt.tree_add(x_bar_dot, rt.add_at(0.0, x, i, _t7_bar_dot))
+        x_bar = _t18
+        x_bar_dot = _t18_dot
+        _t19 = rt.add_at(x_bar, x, _t6, _t5_bar)
+        _t19_dot = rt.tree_add(x_bar_dot, rt.add_at(0.0, x, _t6, _t5_bar_dot))
+        x_bar = _t19
+        x_bar_dot = _t19_dot
     # physics.py:54: stretch = x[i + 1] - x[i] - rest
-    _t18 = (x_bar,)
-    _t18_dot = (x_bar_dot,)
-    return (_t18, _t18_dot)
+    _t20 = (x_bar,)
+    _t20_dot = (x_bar_dot,)
+    return (_t20, _t20_dot)
 
 
 def jacrev_chain_energy_jvp(x, k, rest, x_dot):
