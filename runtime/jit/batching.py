@@ -1065,14 +1065,13 @@ def _accumulate_impl(old, v):
         return _generated("accumulate_tuple", "old, v", [f"return ({parts})"], {"_accumulate": _accumulate})
     if isinstance(old, types.Array) and isinstance(v, types.Array) and old.ndim == v.ndim:
         dtype = old.dtype
+        same = v.dtype == dtype
 
         def impl(old, v):
-            if old.size == 1 and v.size != 1:  # the placeholder (or any one-element value): a copy of v, plus it
-                out = np.ascontiguousarray(v).astype(dtype)
+            if old.size == 1 and v.size != 1:  # the placeholder (or any one-element value): v itself, plus it
+                out = np.ascontiguousarray(v) if same else np.ascontiguousarray(v).astype(dtype)
                 first = old.ravel()[0]
-                if first != 0:
-                    out += first
-                return out
+                return out + first if first != 0 else out  # never in place: v may be another value's array
             return old + v
 
         return impl
