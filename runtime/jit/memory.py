@@ -1,4 +1,4 @@
-"""Large arrays made by compiled code get huge pages, as NumPy's own large arrays do.
+"""Arrays made by compiled code reuse freed memory and, when large, get huge pages, as NumPy's arrays do.
 
 Numba allocates array memory through Python's raw allocator (``PyMem_RawMalloc``). NumPy asks the
 kernel for transparent huge pages for every block of 4 MiB or more (``madvise(MADV_HUGEPAGE)``), and
@@ -7,11 +7,19 @@ over a large array spends most of its time in the kernel. ``install()`` wraps th
 Python's documentation allows for hooks (the previous functions do the work, the hook only advises),
 with four tiny functions compiled by LLVM. Linux only; elsewhere, and where the kernel ignores the
 advice, nothing changes.
+
+glibc serves blocks from 128 KiB up with fresh ``mmap`` pages until its first free of such a block
+raises the threshold (up to 32 MiB). Numba's pattern of frees can leave it low, and then every
+megabyte-sized temporary of a gradient step is page-faulted in again (measured: half of an MLP
+step). ``install()`` sets the values glibc's own adjustment ends at: blocks under 32 MiB come from
+the heap, and up to 64 MiB of freed heap is kept for reuse. ``MALLOC_MMAP_THRESHOLD_`` or
+``MALLOC_TRIM_THRESHOLD_`` in the environment leave glibc's settings to the user.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 import llvmlite.binding as llvm
@@ -20,6 +28,9 @@ MADV_HUGEPAGE = 14
 HUGE_PAGE = 2 << 20
 THRESHOLD = 4 << 20  # NumPy's: smaller blocks are not advised
 _RAW_DOMAIN = 0  # PYMEM_DOMAIN_RAW
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (malloc.h)
+MMAP_THRESHOLD = 32 << 20  # glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit machines
+TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # what glibc sets along with a raised mmap threshold
 
 
 class _Allocator(ctypes.Structure):
@@ -111,4 +122,14 @@ def install() -> bool:
     )
     ctypes.pythonapi.PyMem_SetAllocator(_RAW_DOMAIN, ctypes.byref(hooked))
     _installed.update(engine=engine, module=module, previous=previous, hooked=hooked)
+    _keep_freed_memory()
     return True
+
+
+def _keep_freed_memory():
+    """glibc's settings after its mmap threshold has grown to the maximum (see the module's docstring)."""
+    libc = ctypes.CDLL(None)
+    if not hasattr(libc, "mallopt") or {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"} & set(os.environ):
+        return
+    libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
