@@ -40,7 +40,7 @@ def test_the_hook_is_installed_once():
     assert memory.install()
 
 
-@pytest.mark.parametrize("size", [8 << 20, 64 << 20])
+@pytest.mark.parametrize("size", [memory.THRESHOLD, 64 << 20])
 def test_large_blocks_are_advised(size):
     block = raw_malloc(size)
     try:
@@ -50,21 +50,21 @@ def test_large_blocks_are_advised(size):
 
 
 def test_calloc_and_realloc_keep_their_contract():
-    block = raw_calloc(1 << 20, 8)
-    assert bytes((ctypes.c_char * 64).from_address(block + (4 << 20))) == b"\0" * 64
-    assert advised(block + (4 << 20))
+    block = raw_calloc(5 << 20, 8)
+    assert bytes((ctypes.c_char * 64).from_address(block + (20 << 20))) == b"\0" * 64
+    assert advised(block + (20 << 20))
     ctypes.memset(block, 7, 16)
-    grown = raw_realloc(block, 16 << 20)
+    grown = raw_realloc(block, 48 << 20)
     try:
         assert bytes((ctypes.c_char * 16).from_address(grown)) == b"\7" * 16
-        assert advised(grown + (8 << 20))
+        assert advised(grown + (40 << 20))
     finally:
         raw_free(grown)
 
 
 def test_arrays_made_by_compiled_code_are_advised():
     fused = numba.njit(lambda x: x * x + x * np.float32(2.0))
-    x = np.ones((2000, 2000), np.float32)
+    x = np.ones((4000, 4000), np.float32)
     out = fused(x)
     assert advised(out.ctypes.data + out.nbytes // 2)
     np.testing.assert_array_equal(out, np.full_like(x, 3.0))
