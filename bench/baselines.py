@@ -17,6 +17,7 @@ lj_forces is float64: its JAX side runs in a child process with jax_enable_x64 s
 """
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -44,9 +45,12 @@ def first_call(fn):
     return time.perf_counter() - start, out
 
 
-def steady(fn, repeats):
-    """Median seconds of `repeats` calls, after one warm-up call."""
-    fn()
+def steady(fn, repeats, warmup=10):
+    """Median seconds of `repeats` calls, after `warmup` calls and a garbage collection (right after a
+    compile, the allocator and the collector are still settling: the first calls vary by 3x)."""
+    for _ in range(warmup):
+        fn()
+    gc.collect()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()

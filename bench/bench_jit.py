@@ -8,6 +8,7 @@ shows each time and the ratio to the goal's reference.  Run it with `make bench`
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -28,9 +29,12 @@ import workloads as W  # noqa: E402
 import transpile as tp  # noqa: E402
 
 
-def steady(fn, repeats):
-    """Median seconds of `repeats` calls, after one warm-up call."""
-    fn()
+def steady(fn, repeats, warmup=10):
+    """Median seconds of `repeats` calls, after `warmup` calls and a garbage collection (right after a
+    compile, the allocator and the collector are still settling: the first calls vary by 3x)."""
+    for _ in range(warmup):
+        fn()
+    gc.collect()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
