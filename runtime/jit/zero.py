@@ -52,13 +52,6 @@ class ZeroType(types.Type):
             return other
         return None
 
-    def can_convert_to(self, typingctx, other):
-        from numba.core.typeconv import Conversion
-
-        if isinstance(other, types.Number):
-            return Conversion.safe
-        return None
-
 
 zero_type = ZeroType()
 register_model(ZeroType)(models.OpaqueModel)

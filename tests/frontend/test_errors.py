@@ -73,8 +73,12 @@ def writes_argument_alias_plus(x):
     return np.sum(x)
 
 
-def unknown_numpy_function(x):
-    return np.sum(np.fft.fft(x).real)
+def numpy_function_without_rules(x):
+    return np.sum(np.partition(x, 1, axis=-1)[:, :1])
+
+
+def numpy_function_without_rules_on_constants(x):
+    return np.sum(np.partition(np.arange(6.0), 2) * np.ravel(x))
 
 
 def unknown_user_object(x):
@@ -117,8 +121,14 @@ def test_augmented_assignment_to_argument_rebinds():
     np.testing.assert_allclose(g, np.ones_like(X))
 
 
-def test_numpy_function_without_rule():
-    expect_error(unknown_numpy_function, (X,), "np.fft.fft", "has no rule")
+def test_differentiating_a_numpy_function_without_rules_fails_at_its_line():
+    err = expect_error(numpy_function_without_rules, (X,), "return", "no derivative rule for argument `a`")
+    assert "np.partition" in err.message
+
+
+def test_a_numpy_function_without_rules_runs_where_nothing_differentiates_it():
+    g = tp.grad(numpy_function_without_rules_on_constants)(X)
+    np.testing.assert_array_equal(g, np.partition(np.arange(6.0), 2).reshape(X.shape))
 
 
 def test_numpy_random_without_rule():

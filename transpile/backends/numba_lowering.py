@@ -16,6 +16,7 @@ The passes, in order, each a function of a function body (a list of normal-form 
 from __future__ import annotations
 
 import copy
+import re
 
 import gast
 
@@ -439,10 +440,12 @@ def _substitute(expr, pending, out):
 # ------------------------------------------------------------------ 4. zeros
 
 
-def lower_zeros(body):
-    """The symbolic zero of generated code (0.0 assigned, packed, or passed to a sweep or helper) becomes jt.ZERO.
+def lower_zeros(body, user_code: bool):
+    """The symbolic zero of generated code becomes jt.ZERO: 0.0 assigned to an adjoint or a tangent, and,
+    outside forward sweeps (`user_code`, the user's statements and tape pushes), 0.0 packed, returned, or
+    passed to a sweep or helper.
 
-    A 0.0 given to a NumPy function or an operator is a number (`np.where(c, g, 0.0)`) and stays one.
+    A 0.0 the user wrote (`t = 0.0`, `np.where(c, g, 0.0)`) is a number and stays one.
     """
 
     def zero_in(values):
@@ -450,7 +453,10 @@ def lower_zeros(body):
 
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and _is_zero(node.value):
-            node.value = call("jt.ZERO", []).func
+            if _is_derivative_name(node.targets[0]):
+                node.value = call("jt.ZERO", []).func
+        elif user_code:
+            continue
         elif isinstance(node, gast.Assign) and isinstance(node.value, (gast.Tuple, gast.List)):
             node.value.elts = zero_in(node.value.elts)
         elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and _carries_adjoints(node.value):
@@ -458,6 +464,14 @@ def lower_zeros(body):
         elif isinstance(node, gast.Return) and _is_zero(node.value):
             node.value = call("jt.ZERO", []).func
     return body
+
+
+_DERIVATIVE_NAME = re.compile(f"({re.escape(naming.adjoint(''))}|{re.escape(naming.tangent(''))})_*$")
+
+
+def _is_derivative_name(target) -> bool:
+    """`x_bar`, `x_dot` (and `x_bar_`, which avoids a clash): names the transforms give derivatives."""
+    return isinstance(target, gast.Name) and _DERIVATIVE_NAME.search(target.id) is not None
 
 
 def _carries_adjoints(call) -> bool:
@@ -481,5 +495,5 @@ def lower_function(fn, generated: bool, where):
     body = fuse_elementwise(body)
     body = weak_constants(body)
     if generated:
-        body = lower_zeros(body)
+        body = lower_zeros(body, user_code=fn.qualname.endswith(naming.forward_sweep("")))
     return body

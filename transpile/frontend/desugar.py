@@ -1010,7 +1010,11 @@ class _FunctionDesugarer:
             self.error(expr, "unsupported expression")
         if obj is None or isinstance(obj, bool):
             return const(obj)
-        if callable(obj) and (registry.lookup(obj) is not None or getattr(obj, "__module__", None) == "_operator"):
+        if callable(obj) and (
+            registry.lookup(obj) is not None
+            or _numpy_path(obj) is not None
+            or getattr(obj, "__module__", None) == "_operator"
+        ):
             # a primitive passed as a value (generated code hands these to rt.per_example)
             return name(self.program.add_capture("_".join(path), lambda o=obj: o, ("object", id(obj))))
         if (
@@ -1100,6 +1104,11 @@ class _FunctionDesugarer:
             fdef_args = _fake_args(target)
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=target)
         dotted = ".".join(path)
+        numpy_path = _numpy_path(obj)
+        if numpy_path is not None:
+            args = [self.atom(a, stmt) for a in expr.args]
+            kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
+            return self._prim_rhs(registry.opaque(obj, numpy_path), args, kwargs, stmt, call_node=expr)
         self.error(
             func,
             f"`{dotted}` has no rule in transpile's primitive registry",
@@ -1252,6 +1261,22 @@ def _path_expr(path):
     for attr in parts[1:]:
         node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
     return node
+
+
+def _numpy_path(obj) -> str | None:
+    """How generated code names a NumPy function without rules ("np.linalg.eigh"); None for anything else,
+    and for np.random, whose compiled versions draw other numbers than NumPy's."""
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__name__", None)
+    if not callable(obj) or name is None or not (module == "numpy" or module.startswith("numpy.")):
+        return None
+    if module.startswith("numpy.random"):
+        return None
+    path = "np" + module[len("numpy") :] + "." + name
+    target = np
+    for part in path.split(".")[1:]:
+        target = getattr(target, part, None)
+    return path if target is obj else None
 
 
 def _fake_args(fn):

@@ -176,6 +176,28 @@ def defprim(
     return prim
 
 
+_OPAQUE: dict[int, Primitive] = {}
+
+
+def opaque(obj, path: str) -> Primitive:
+    """A NumPy function without rules, called as it is: plain code, vmap (example by example) and jit
+    run it; differentiating through it raises "no derivative rule" at the call. Not in the registry."""
+    prim = _OPAQUE.get(id(obj))
+    if prim is None:
+        try:
+            parameters = list(inspect.signature(obj).parameters.values())
+        except (TypeError, ValueError):  # ufuncs and other builtins: positional arguments only
+            parameters = None
+        if parameters is None or any(p.kind == p.VAR_POSITIONAL for p in parameters):
+            names, defaults, varargs = (), {}, "args"
+        else:
+            names, defaults = _signature_of(obj, None)
+            varargs = None
+        prim = Primitive(name=path, impl=obj, path=path, params=names, defaults=defaults, varargs=varargs)
+        _OPAQUE[id(obj)] = prim
+    return prim
+
+
 def by_path(path: str) -> Primitive | None:
     """The primitive generated code writes as `path` (e.g. "rt.unbroadcast")."""
     for prim in _BY_NAME.values():
