@@ -55,48 +55,55 @@ def advance(index, shape):
 
 
 @register_jitable
-def _flat_offsets(shape, target_shape, lead):
-    """For each element of an array of `shape`, its flat position in `target_shape` after summing broadcasts."""
-    size = 1
-    for n in shape:
-        size *= n
-    offsets = np.zeros(size, np.int64)
-    nd = len(shape)
-    index = np.zeros(nd, np.int64)
-    for flat in range(size):
-        pos = 0
-        for d in range(lead, nd):
-            n = target_shape[d - lead]
-            pos = pos * n + (index[d] if n != 1 else 0)
-        offsets[flat] = pos
-        advance(index, shape)
-    return offsets
-
-
-@register_jitable
 def _sum_to(g, target_shape):
-    """g summed down to target_shape (NumPy broadcasting undone), as a C-contiguous array."""
-    lead = g.ndim - len(target_shape)
+    """g summed down to target_shape (NumPy broadcasting undone), as a C-contiguous array.
+
+    g's axes are walked in memory order with an odometer over all but its innermost run of axes, which
+    is either kept (a contiguous block added into the output) or summed (added up into one element).
+    """
+    nd = g.ndim
+    lead = nd - len(target_shape)
     size = 1
     for n in target_shape:
         size *= n
     out = np.zeros(size, g.dtype)
     values = np.ascontiguousarray(g).ravel()
-    if values.size == out.size:
+    if values.size == size:
         out[:] = values
         return out.reshape(target_shape)
-    same_tail = True
-    for d in range(len(target_shape)):
-        if g.shape[lead + d] != target_shape[d]:
-            same_tail = False
-    if same_tail:
-        rows = values.size // size if size else 0
-        for r in range(rows):
-            out += values[r * size : (r + 1) * size]
-        return out.reshape(target_shape)
-    offsets = _flat_offsets(g.shape, target_shape, lead)
-    for k in range(values.size):
-        out[offsets[k]] += values[k]
+    kept = np.zeros(nd, np.bool_)
+    out_stride = np.zeros(nd, np.intp)
+    step = 1
+    for d in range(nd - 1, lead - 1, -1):
+        n = target_shape[d - lead]
+        kept[d] = n == g.shape[d] and n != 1
+        out_stride[d] = step if kept[d] else 0
+        step *= n
+    inner = nd  # the innermost run of axes that are all kept, or all summed (size-1 axes join either)
+    block = 1
+    while inner > 0 and (g.shape[inner - 1] == 1 or kept[inner - 1] == kept[nd - 1]):
+        inner -= 1
+        block *= g.shape[inner]
+    index = np.zeros(nd, np.intp)
+    base = 0
+    for start in range(0, values.size, block if block else 1):
+        if kept[nd - 1]:
+            for k in range(block):
+                out[base + k] += values[start + k]
+        else:
+            total = out[base]
+            for k in range(block):
+                total += values[start + k]
+            out[base] = total
+        d = inner - 1
+        while d >= 0:
+            index[d] += 1
+            base += out_stride[d]
+            if index[d] < g.shape[d]:
+                break
+            base -= out_stride[d] * g.shape[d]
+            index[d] = 0
+            d -= 1
     return out.reshape(target_shape)
 
 
@@ -151,21 +158,11 @@ def _reduced_mask(ndim, axis):
 @register_jitable
 def _expand(g, shape, mask):
     """g, whose axes are those of `shape` without the masked ones, broadcast to `shape`."""
-    size = 1
-    for n in shape:
-        size *= n
-    out = np.empty(size, g.dtype)
-    values = np.ascontiguousarray(g).ravel()
-    nd = len(shape)
-    index = np.zeros(nd, np.int64)
-    for flat in range(size):
-        pos = 0
-        for d in range(nd):
-            if not mask[d]:
-                pos = pos * shape[d] + index[d]
-        out[flat] = values[pos]
-        advance(index, shape)
-    return out.reshape(shape)
+    kept = shape
+    for d in range(len(shape)):
+        if mask[d]:
+            kept = tuple_setitem(kept, d, 1)
+    return _broadcast_copy(np.ascontiguousarray(g).reshape(kept), shape)
 
 
 @overload(_adjoint.expand_reduced)

@@ -39,8 +39,6 @@ NOT_UNDER_JIT = {
     "a[[0, 2]]": "a list as an index is not lowered",
 }
 
-# Examples whose value compiles but whose gradient does not: jit(grad) raises a located TranspileError.
-
 # The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
 DEFAULT = {
     "add", "mul", "sub", "truediv", "pow", "neg", "tanh", "exp", "log", "sqrt", "maximum", "where", "abs",
