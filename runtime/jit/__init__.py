@@ -4,10 +4,11 @@ Importing this package registers the Numba implementations; generated code refer
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
-from . import batching, helpers, helpers_forward, helpers_reverse, memory  # noqa: F401
+from . import batching, helpers, helpers_forward, helpers_reverse, memory, records  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403
+from .records import make_record  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 
 memory.install()

@@ -19,6 +19,7 @@ from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
+from .helpers import _classes, _packed
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -177,8 +178,8 @@ def _to_batched(value, size):
     if _is_tuple(value):
         if len(value) == 0:
             return lambda value, size: value
-        body = ["return (" + "".join(f"_bt.to_batched(value[{i}], size), " for i in range(len(value))) + ")"]
-        return _generated("to_batched_tuple", "value, size", body)
+        body = ["return " + _packed(value, [f"_bt.to_batched(value[{i}], size)" for i in range(len(value))])]
+        return _generated("to_batched_tuple", "value, size", body, _classes(value))
     if _is_list(value):
         return lambda value, size: [_bt.to_batched(v, size) for v in value]
     raise TypingError(f"vmap: cannot batch a value of type {value} under jit")
@@ -190,9 +191,10 @@ def _prepare_batched(value, spec, size):
         return lambda value, spec, size: _bt.to_batched(value, size)
     if isinstance(spec, types.Integer):
         if _is_tuple(value):
-            body = ["return (" + "".join(f"_bt.prepare_batched(value[{i}], spec, size), " for i in range(len(value)))]
-            body[0] += ")"
-            return _generated("prepare_tuple", "value, spec, size", body)
+            items = [f"_bt.prepare_batched(value[{i}], spec, size)" for i in range(len(value))]
+            return _generated(
+                "prepare_tuple", "value, spec, size", ["return " + _packed(value, items)], _classes(value)
+            )
         if _is_list(value):
             return lambda value, spec, size: [_bt.prepare_batched(v, spec, size) for v in value]
         if not isinstance(value, types.Array):
@@ -201,9 +203,13 @@ def _prepare_batched(value, spec, size):
             return lambda value, spec, size: value
         return lambda value, spec, size: np.moveaxis(value, spec, 0)
     if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
-        items = "".join(f"_bt.prepare_batched(value[{i}], spec[{i}], size), " for i in range(len(spec)))
-        body = [f"return [{items}]" if _is_list(value) else f"return ({items})"]
-        return _generated("prepare_zip", "value, spec, size", body)
+        items = [f"_bt.prepare_batched(value[{i}], spec[{i}], size)" for i in range(len(spec))]
+        body = [
+            "return [" + "".join(f"{item}, " for item in items) + "]"
+            if _is_list(value)
+            else "return " + _packed(value, items)
+        ]
+        return _generated("prepare_zip", "value, spec, size", body, _classes(value))
     raise TypingError(f"vmap: the axis specification {spec} does not match the argument's structure {value}")
 
 
@@ -218,9 +224,13 @@ def _first_example(value):
 def _finish_batched(value, spec, batched, size):
     flag = _flag(batched)
     if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
-        items = "".join(f"_bt.finish_batched(value[{i}], spec[{i}], batched, size), " for i in range(len(spec)))
-        body = [f"return [{items}]" if _is_list(value) else f"return ({items})"]
-        return _generated("finish_zip", "value, spec, batched, size", body)
+        items = [f"_bt.finish_batched(value[{i}], spec[{i}], batched, size)" for i in range(len(spec))]
+        body = [
+            "return [" + "".join(f"{item}, " for item in items) + "]"
+            if _is_list(value)
+            else "return " + _packed(value, items)
+        ]
+        return _generated("finish_zip", "value, spec, batched, size", body, _classes(value))
     if _is_none(spec):
         if flag and isinstance(value, types.Array):
             return lambda value, spec, batched, size: _first_example(value)
@@ -232,11 +242,10 @@ def _finish_batched(value, spec, batched, size):
     if _is_tuple(value):
         if len(value) == 0:
             return lambda value, spec, batched, size: value
-        body = [
-            "return (" + "".join(f"_bt.finish_batched(value[{i}], spec, batched, size), " for i in range(len(value)))
-        ]
-        body[0] += ")"
-        return _generated("finish_tuple", "value, spec, batched, size", body)
+        items = [f"_bt.finish_batched(value[{i}], spec, batched, size)" for i in range(len(value))]
+        return _generated(
+            "finish_tuple", "value, spec, batched, size", ["return " + _packed(value, items)], _classes(value)
+        )
     if _is_list(value):
         return lambda value, spec, batched, size: [_bt.finish_batched(v, spec, batched, size) for v in value]
     if isinstance(value, (types.NoneType, types.UnicodeType, types.StringLiteral)):
@@ -317,8 +326,9 @@ def _select(condition, then, otherwise):
         n = len(then) if _is_tuple(then) else len(otherwise)
         a = [("make_zero()" if zt else f"then[{i}]") for i in range(n)]
         b = [("make_zero()" if zo else f"otherwise[{i}]") for i in range(n)]
-        body = ["return (" + "".join(f"_bt.select(condition, {x}, {y}), " for x, y in zip(a, b)) + ")"]
-        return _generated("select_tuple", "condition, then, otherwise", body)
+        like = then if _is_tuple(then) else otherwise
+        body = ["return " + _packed(like, [f"_bt.select(condition, {x}, {y})" for x, y in zip(a, b)])]
+        return _generated("select_tuple", "condition, then, otherwise", body, _classes(like))
     if _is_list(then) or _is_list(otherwise):
         if not (_is_list(then) and _is_list(otherwise)):
             raise TypingError("vmap: selecting between a list and a zero is not supported under jit")
@@ -375,8 +385,8 @@ def _batched_copy(x):
     if isinstance(x, types.Array):
         return lambda x: x.copy()
     if _is_tuple(x) and len(x):
-        body = ["return (" + "".join(f"_bt.batched_copy(x[{i}]), " for i in range(len(x))) + ")"]
-        return _generated("batched_copy_tuple", "x", body)
+        body = ["return " + _packed(x, [f"_bt.batched_copy(x[{i}])" for i in range(len(x))])]
+        return _generated("batched_copy_tuple", "x", body, _classes(x))
     if _is_list(x):
         return lambda x: [_bt.batched_copy(v) for v in x]
     return lambda x: x
@@ -900,8 +910,8 @@ def _batched_materialize(v, like, v_batched, like_batched):
             "make_zero()" if isinstance(v, ZeroType) else f"v[{i}]" if _is_tuple(v) else f"_tree.get(v, {i})"
             for i in range(len(like))
         ]
-        items = "".join(f"_bt.batched_materialize({p}, like[{i}], {vb}, {lb}), " for i, p in enumerate(parts))
-        return _generated("materialize_tuple", params, [f"return ({items})"])
+        items = [f"_bt.batched_materialize({p}, like[{i}], {vb}, {lb})" for i, p in enumerate(parts)]
+        return _generated("materialize_tuple", params, ["return " + _packed(like, items)], _classes(like))
     if _is_list(like):
         if isinstance(v, ZeroType):
             if vb:
@@ -1058,11 +1068,11 @@ def _accumulate_impl(old, v):
     if isinstance(old, ZeroType):
         return lambda old, v: v
     if _is_tuple(old):
-        parts = "".join(
-            f"_accumulate(old[{i}], {'make_zero()' if isinstance(v, ZeroType) else f'v[{i}]'}), "
-            for i in range(len(old))
-        )
-        return _generated("accumulate_tuple", "old, v", [f"return ({parts})"], {"_accumulate": _accumulate})
+        parts = [
+            f"_accumulate(old[{i}], {'make_zero()' if isinstance(v, ZeroType) else f'v[{i}]'})" for i in range(len(old))
+        ]
+        body = ["return " + _packed(old, parts)]
+        return _generated("accumulate_tuple", "old, v", body, {"_accumulate": _accumulate, **_classes(old)})
     if isinstance(old, types.Array) and isinstance(v, types.Array) and old.ndim == v.ndim:
         dtype = old.dtype
         same = v.dtype == dtype
@@ -1089,8 +1099,8 @@ def _placeholder_impl(x):
         dtype = _float_dtype(x)
         return lambda x: np.zeros(shape, dtype)
     if _is_tuple(x):
-        body = ["return (" + "".join(f"_placeholder(x[{i}]), " for i in range(len(x))) + ")"]
-        return _generated("placeholder_tuple", "x", body, {"_placeholder": _placeholder})
+        body = ["return " + _packed(x, [f"_placeholder(x[{i}])" for i in range(len(x))])]
+        return _generated("placeholder_tuple", "x", body, {"_placeholder": _placeholder, **_classes(x)})
     if isinstance(x, types.Number):
         return lambda x: 0.0
     raise TypingError(f"vmap: no zero adjoint of a {x} under jit")

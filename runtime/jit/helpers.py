@@ -18,6 +18,7 @@ from numba.extending import overload, register_jitable
 _adjoint = importlib.import_module("runtime.adjoint")
 _like = importlib.import_module("runtime.like")  # (`runtime.like` itself is the function)
 _tree = importlib.import_module("runtime.tree")
+from . import records as _records  # noqa: E402
 from .zero import ZeroType, make_zero  # noqa: E402
 
 _ARRAY_OR_SCALAR = (types.Array, types.Number, types.Boolean)
@@ -37,6 +38,24 @@ def _is_tuple(ty):
 
 def _is_list(ty):
     return isinstance(ty, (types.List, types.ListType))
+
+
+def _packed(like, items):
+    """Source text of a tuple of `items` shaped like the tuple type `like`: a plain tuple, or the same
+    namedtuple class (how a dict argument travels under jit; see transpile/api/jit.py)."""
+    inner = "".join(f"{item}, " for item in items)
+    if isinstance(like, types.BaseNamedTuple):
+        return f"_record_class_{like.instance_class.__name__}({inner})"
+    return f"({inner})"
+
+
+def _classes(*likes):
+    """The namespace entries _packed's text refers to."""
+    return {
+        f"_record_class_{like.instance_class.__name__}": like.instance_class
+        for like in likes
+        if isinstance(like, types.BaseNamedTuple)
+    }
 
 
 # ------------------------------------------------------------------ shapes
@@ -188,8 +207,8 @@ def _like_impl(x, depth=4):
     if isinstance(x, types.Array):
         return lambda x, depth=4: np.broadcast_to(np.zeros(1, x.dtype), x.shape)
     if _is_tuple(x) and len(x) > 0:
-        body = ["return (" + "".join(f"_like.like(x[{i}]), " for i in range(len(x))) + ")"]
-        return _generated("like_tuple", "x, depth=4", body, {"_like": _like})
+        body = ["return " + _packed(x, [f"_like.like(x[{i}])" for i in range(len(x))])]
+        return _generated("like_tuple", "x, depth=4", body, {"_like": _like, **_classes(x)})
     if _is_list(x):
         return lambda x, depth=4: [_like.like(v) for v in x]
     return lambda x, depth=4: x
@@ -205,8 +224,8 @@ def _tree_add(a, b):
     if isinstance(b, ZeroType):
         return lambda a, b: a
     if _is_tuple(a):
-        body = ["return (" + "".join(f"_tree.tree_add(a[{i}], b[{i}]), " for i in range(len(a))) + ")"]
-        return _generated("tree_add_tuple", "a, b", body, {"_tree": _tree})
+        body = ["return " + _packed(a, [f"_tree.tree_add(a[{i}], b[{i}])" for i in range(len(a))])]
+        return _generated("tree_add_tuple", "a, b", body, {"_tree": _tree, **_classes(a)})
     if _is_list(a) and _is_list(b):
         same = a == b
 
@@ -234,8 +253,8 @@ def _zeros_like_tree(x):
     if isinstance(x, types.Number):
         return lambda x: 0.0
     if _is_tuple(x):
-        body = ["return (" + "".join(f"_tree.zeros_like_tree(x[{i}]), " for i in range(len(x))) + ")"]
-        return _generated("zeros_like_tuple", "x", body, {"_tree": _tree})
+        body = ["return " + _packed(x, [f"_tree.zeros_like_tree(x[{i}])" for i in range(len(x))])]
+        return _generated("zeros_like_tuple", "x", body, {"_tree": _tree, **_classes(x)})
     if _is_list(x):
         return lambda x: [_tree.zeros_like_tree(v) for v in x]
     raise TypingError(f"no zero of type {x}")
@@ -245,6 +264,13 @@ def _zeros_like_tree(x):
 def _add_at(acc, x, index, g):
     if isinstance(g, ZeroType):
         return lambda acc, x, index, g: acc
+    if isinstance(x, types.BaseNamedTuple) and isinstance(index, types.StringLiteral):  # a dict argument's key
+        field = _records.field(x, index)
+        items = [
+            f"_tree.tree_add(out[{i}], g)" if i == field else f"out[{i}]" for i in range(len(x.instance_class._fields))
+        ]
+        body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
+        return _generated("add_at_record", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
     if isinstance(x, types.UniTuple):
 
         def impl_tuple(acc, x, index, g):
@@ -329,9 +355,10 @@ def _unpack_like(adjoint, parts):
 @overload(_tree.materialize)
 def _materialize(adjoint, x):
     if _is_tuple(x):
-        body = ["return (" + "".join(f"_tree.materialize(_tree.get(adjoint, {i}), x[{i}]), " for i in range(len(x)))]
-        body[0] += ")"
-        return _generated("materialize_tuple", "adjoint, x", body, {"_tree": _tree})
+        items = [f"_tree.materialize(_tree.get(adjoint, {i}), x[{i}])" for i in range(len(x))]
+        return _generated(
+            "materialize_tuple", "adjoint, x", ["return " + _packed(x, items)], {"_tree": _tree, **_classes(x)}
+        )
     if _is_list(x):
         if isinstance(adjoint, ZeroType):
             return lambda adjoint, x: [_tree.materialize(adjoint, v) for v in x]

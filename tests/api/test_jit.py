@@ -283,12 +283,51 @@ def test_fallback_runs_numpy_with_a_warning():
     assert_tree_close(got, changes_type(x), rtol=0, atol=0)
 
 
-def test_dict_arguments_are_refused_clearly():
-    def total(d):
-        return np.sum(d["a"])
+def dict_loss(p, x):
+    h = np.tanh(x @ p["W"] + p["b"])
+    return np.sum(h**2) * p["scale"]
 
-    with pytest.raises(tp.TranspileError, match="dict"):
-        tp.jit(total)({"a": np.ones(2)})
+
+def dict_layers(layers, x):
+    for layer in layers:
+        x = np.tanh(x @ layer["W"] + layer["b"])
+    return np.sum(x**2)
+
+
+def dict_result(p, x):
+    return {"out": x @ p["enc"]["W"], "norm": np.sum(p["b"] ** 2)}
+
+
+def dict_params():
+    return {"W": rng.standard_normal((3, 2)), "b": rng.standard_normal(2), "scale": 2.0}
+
+
+def test_dict_arguments_values_and_gradients():
+    p, x = dict_params(), rng.standard_normal((4, 3))
+    assert_tree_close(tp.jit(dict_loss)(p, x), dict_loss(p, x), rtol=1e-12, atol=1e-12)
+    got = tp.jit(tp.grad(dict_loss))(p, x)
+    assert type(got) is dict and list(got) == ["W", "b", "scale"]
+    assert_tree_close(got, tp.grad(dict_loss)(p, x), rtol=1e-12, atol=1e-12)
+    per_example = tp.vmap(tp.grad(dict_loss), in_axes=(None, 0))
+    assert_tree_close(tp.jit(per_example)(p, x), per_example(p, x), rtol=1e-12, atol=1e-12)
+
+
+def test_lists_of_dicts_nested_dicts_and_dict_results():
+    layers = [{"W": rng.standard_normal((3, 3)), "b": rng.standard_normal(3)} for _ in range(2)]
+    x = rng.standard_normal((4, 3))
+    assert_tree_close(tp.jit(tp.grad(dict_layers))(layers, x), tp.grad(dict_layers)(layers, x), rtol=1e-12)
+    nested = {"enc": {"W": rng.standard_normal((3, 2))}, "b": rng.standard_normal(2)}
+    got = tp.jit(dict_result)(nested, x)
+    assert type(got) is dict
+    assert_tree_close(got, dict_result(nested, x), rtol=1e-12, atol=1e-12)
+
+
+def test_dicts_whose_keys_are_not_names_are_refused_clearly():
+    def total(d):
+        return np.sum(d["a-b"])
+
+    with pytest.raises(tp.TranspileError, match="keys jit cannot take"):
+        tp.jit(total)({"a-b": np.ones(2)})
 
 
 def test_bad_static_arguments_are_refused_clearly():

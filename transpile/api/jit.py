@@ -141,8 +141,7 @@ class Jitted:
                     )
                 statics[pname] = value
             else:
-                _check_argument(self.target, pname, value)
-                dynamic.append(value)
+                dynamic.append(_as_records(self.target, pname, value))
         return statics, dynamic, list(bound.arguments.values())
 
     def __call__(self, *args, **kwargs):
@@ -166,7 +165,7 @@ class Jitted:
         hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
         known = signature in entry.overloads
         entry.compile(signature)
-        self._boxing[id(entry), signature] = _numpy_scalars(entry.overloads[signature].signature.return_type)
+        self._boxing[id(entry), signature] = _boxing(entry.overloads[signature].signature.return_type)
         self._counts["specializations"] += 1
         if not known:
             self._counts["loaded"] += sum(entry.stats.cache_hits.values()) - hits
@@ -187,6 +186,26 @@ class Jitted:
         """What this function's calls cost: argument-type specializations, and how many of them were compiled
         rather than loaded from Numba's disk cache; how many modules were generated rather than read from disk."""
         return dict(self._counts)
+
+
+def _boxing(result_type):
+    """What turns a compiled result into the value NumPy code returns (None where it is that already)."""
+    from numba import types
+
+    as_numpy = _numpy_scalars(result_type)
+    if not any(isinstance(t, types.BaseNamedTuple) for t in _nested_types(result_type)):
+        return as_numpy
+    return lambda value: _as_dicts(as_numpy(value) if as_numpy else value)
+
+
+def _nested_types(ty):
+    from numba import types
+
+    yield ty
+    for inner in getattr(ty, "types", ()) if isinstance(ty, types.BaseTuple) else ():
+        yield from _nested_types(inner)
+    if isinstance(ty, types.List):
+        yield from _nested_types(ty.dtype)
 
 
 def _numpy_scalars(result_type):
@@ -211,16 +230,37 @@ def _rebuilt(values, items):
     return values._make(items) if hasattr(values, "_make") else tuple(items)  # a namedtuple stays one
 
 
-def _check_argument(target, pname, value):
+def _as_records(target, pname, value):
+    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py)."""
+    from runtime.jit import records
+
     if isinstance(value, dict):
-        raise TranspileError(
-            f"argument `{pname}` of `{target.__name__}` is a dict, which jit does not take",
-            def_location(target),
-            "pass its values as a tuple, or call the function without jit",
-        )
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            _check_argument(target, pname, item)
+        if not records.can_be_record(value):
+            raise TranspileError(
+                f"argument `{pname}` of `{target.__name__}` is a dict with keys jit cannot take: {tuple(value)!r}",
+                def_location(target),
+                "jit takes dicts whose keys are identifier strings not starting with `_`; "
+                "rename the keys or call the function without jit",
+            )
+        return records.record_class(tuple(value))(*(_as_records(target, pname, v) for v in value.values()))
+    if isinstance(value, list):
+        return [_as_records(target, pname, v) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_as_records(target, pname, v) for v in value)
+    return value
+
+
+def _as_dicts(value):
+    """Results with every record (see _as_records) turned back into the dict it stands for."""
+    from runtime.jit import records
+
+    if records.is_record(value):
+        return {k: _as_dicts(v) for k, v in zip(value._fields, value)}
+    if isinstance(value, list):
+        return [_as_dicts(v) for v in value]
+    if isinstance(value, tuple):
+        return _rebuilt(value, [_as_dicts(v) for v in value])
+    return value
 
 
 def _quiet_numba_warnings():

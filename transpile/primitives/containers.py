@@ -24,6 +24,7 @@ defprim(
     params=[],
     varargs="items",
     container=True,
+    jit="jt.make_record(keys, items)",
     vjp={"items": "rt.get(g, i)"},
     jvp={"items": "rt.as_dict(keys, ts)"},
 )
