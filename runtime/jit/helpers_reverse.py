@@ -405,7 +405,10 @@ def _stop_gradient(x):
 
 @overload(_tree.min_int)
 def _min_int(*values):
-    return lambda *values: min(values)
+    """The shortest length of the sequences a zip() loop walks."""
+    if len(values) == 1:
+        return lambda *values: values[0]
+    return lambda *values: min(*values)
 
 
 # ------------------------------------------------------------------ products
@@ -1184,6 +1187,41 @@ def _py_select(items, i, ans, g):
         body.append("return (" + "".join(f"g if chosen == {k} else g * 0.0, " for k in range(len(seq))) + ")")
         return _generated("py_select_tuple", "items, i, ans, g", body, {"_chosen": _chosen})
     return lambda items, i, ans, g: g if i == _chosen(items, ans) else g * 0.0
+
+
+@overload(_pyfuncs.py_sum)
+def _py_sum(items, start=0):
+    """Python's sum() of a tuple or list (of numbers or arrays); Numba's own takes numbers only."""
+    if _is_tuple(items):
+        if len(items) == 0:
+            return lambda items, start=0: start
+        body = ["return start + " + " + ".join(f"items[{i}]" for i in range(len(items)))]
+        return _generated("py_sum_tuple", "items, start=0", body, {})
+    if _is_list(items):
+
+        def impl_list(items, start=0):
+            if len(items) == 0:
+                raise ValueError("sum() of an empty list under jit: its type is unknown")
+            total = start + items[0]
+            for k in range(1, len(items)):
+                total = total + items[k]
+            return total
+
+        return impl_list
+    return None
+
+
+@overload(_pyfuncs.sum_vjp)
+def _sum_vjp(g, items):
+    """The adjoint of sum(items): each item receives g, summed to its shape."""
+    if isinstance(g, ZeroType):
+        return lambda g, items: g
+    if _is_tuple(items):
+        body = ["return (" + "".join(f"_adjoint.unbroadcast(g, items[{i}]), " for i in range(len(items))) + ")"]
+        return _generated("sum_vjp_tuple", "g, items", body, {"_adjoint": _adjoint})
+    if _is_list(items):
+        return lambda g, items: [_adjoint.unbroadcast(g, item) for item in items]
+    return lambda g, items: np.broadcast_to(g, items.shape)
 
 
 @overload(np.ndim)

@@ -201,6 +201,34 @@ def lu_free_determinant_ratio(A, B):
     return np.linalg.det(A) / np.linalg.det(B) + np.trace(np.linalg.inv(A) @ B)
 
 
+def weighted_pairs(x, y):
+    total = 0.0
+    for i, (a, b) in enumerate(zip(x, y)):
+        total += i * a * b
+    return total + sum([x[k] * k for k in range(x.shape[0])])
+
+
+def first_negative(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            return i
+    return -1
+
+
+def halve_until_small(x):
+    k = 0
+    while True:
+        x = x / 2.0
+        k += 1
+        if np.max(np.abs(x)) < 1e-3:
+            break
+    return x, k
+
+
+def rotation_determinant(a, b):
+    return np.linalg.det(np.array([[a, b], [-b, a]]))
+
+
 def _spd(n):
     M = rng.standard_normal((n, n))
     return M @ M.T + n * np.eye(n)
@@ -227,6 +255,10 @@ CASES = [
     (layered_params, lambda: ([(_spd(3) / 9.0, rng.standard_normal(3))] * 2, rng.standard_normal((5, 3)))),
     (symmetric_spectrum, lambda: (rng.standard_normal((4, 4)),)),
     (lu_free_determinant_ratio, lambda: (_spd(3), _spd(3))),
+    (weighted_pairs, lambda: (rng.standard_normal(5), rng.standard_normal(4))),
+    (first_negative, lambda: (np.array([1.0, 2.0, -3.0, 4.0]),)),
+    (halve_until_small, lambda: (rng.standard_normal(3),)),
+    (rotation_determinant, lambda: (0.3, 0.8)),
 ]
 
 
@@ -251,6 +283,7 @@ def rk4_decay_total(rates):
 
 GRADIENT_CASES = [
     (newton_sqrt, lambda: (7.3,)),
+    (weighted_pairs, lambda: (rng.standard_normal(5), rng.standard_normal(4))),
     (adaptive_euler_final_sum, lambda: (rng.uniform(0.5, 1.5, 4),)),
     (matrix_exponential_trace, lambda: (0.3 * rng.standard_normal((3, 3)),)),
     (rk4_decay_total, lambda: (np.array([0.5, 1.0, 2.0]),)),

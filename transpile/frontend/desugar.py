@@ -615,11 +615,19 @@ class _FunctionDesugarer:
         else:
             seqs = []
             if fn is enumerate:
-                seq = self.atom(it.args[0], stmt)
                 if not isinstance(target, (gast.Tuple, gast.List)) or len(target.elts) != 2:
                     self.error(target, "unpack enumerate() as `for i, x in enumerate(xs)`")
                 index_target, item_target = target.elts
-                seqs = [(item_target, seq)]
+                inner = it.args[0]
+                if (
+                    isinstance(inner, gast.Call)
+                    and self._resolve_callable(inner.func) is zip
+                    and isinstance(item_target, (gast.Tuple, gast.List))
+                    and len(item_target.elts) == len(inner.args)
+                ):  # for i, (a, b) in enumerate(zip(xs, ys))
+                    seqs = list(zip(item_target.elts, [self.atom(a, stmt) for a in inner.args]))
+                else:
+                    seqs = [(item_target, self.atom(inner, stmt))]
             elif fn is zip:
                 atoms = [self.atom(a, stmt) for a in it.args]
                 if not isinstance(target, (gast.Tuple, gast.List)) or len(target.elts) != len(atoms):
