@@ -14,6 +14,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .helpers import _broadcast_copy, _generated, _is_list, _is_tuple, _reduced_mask, _sum_to, advance
 from .lowered import dot as _jt_dot
+from .lowered import sum as _jt_sum
 from .zero import ZeroType, make_zero
 
 _adjoint = importlib.import_module("runtime.adjoint")
@@ -1208,6 +1209,10 @@ def _py_sum(items, start=0):
             return total
 
         return impl_list
+    if isinstance(items, types.Array):  # over the first axis, as Python iterates over an array
+        if items.ndim == 1:
+            return lambda items, start=0: start + items.sum()
+        return lambda items, start=0: start + _jt_sum(items, 0, False)
     return None
 
 
