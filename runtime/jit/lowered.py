@@ -19,6 +19,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 __all__ = [
     "dot",
     "matmul",
+    "solve",
     "sum",
     "mean",
     "max",
@@ -119,6 +120,59 @@ def _operand_impl(x, dtype):
     if isinstance(x, types.Array) and x.layout in "CF" and str(x.dtype) == str(wanted):
         return lambda x, dtype: x
     return lambda x, dtype: np.ascontiguousarray(x).astype(dtype)
+
+
+def solve(a, b):
+    """np.linalg.solve, stacks of systems included (Numba's own takes one system)."""
+    return np.linalg.solve(a, b)
+
+
+@overload(solve)
+def _solve(a, b):
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)) or a.ndim < 2:
+        raise TypingError("np.linalg.solve needs a (stack of) square matrices and an array")
+    dtype = _common_dtype(a, b)
+    if a.ndim == 2 and b.ndim <= 2:
+        return lambda a, b: np.linalg.solve(_operand(a, dtype), _operand(b, dtype))
+    vector = b.ndim == 1  # NumPy 2: only a 1-D b is one right-hand side for every matrix
+    batch_nd = builtins.max(a.ndim - 2, 0 if vector else b.ndim - 2)
+    a_pad, b_pad = batch_nd - (a.ndim - 2), 0 if vector else batch_nd - (b.ndim - 2)
+    pad_a = f"(1,) * {a_pad} + " if a_pad else ""
+    pad_b = f"(1,) * {b_pad} + " if b_pad else ""
+    sizes = "".join(f"{f'a_shape[{d}]' if vector else f'max(a_shape[{d}], b_shape[{d}])'}, " for d in range(batch_nd))
+    lines = [
+        "def impl(a, b):",
+        f"    a_shape = {pad_a}a.shape",
+        f"    b_shape = {pad_b}b.shape",
+        f"    batch = ({sizes})",
+        "    m = a.shape[-1]",
+        "    count = 1",
+        "    for n in batch:",
+        "        count *= n",
+        "    full_a = np.broadcast_to(c(a).reshape(a_shape), batch + (m, m))",
+        "    stacked_a = c(full_a).reshape((count, m, m))",
+    ]
+    if vector:
+        lines += [
+            "    rhs = c(b).astype(dtype)",
+            "    out = np.empty((count, m), dtype)",
+            "    for i in range(count):",
+            "        out[i] = np.linalg.solve(c(stacked_a[i]).astype(dtype), rhs)",
+            "    return out.reshape(batch + (m,))",
+        ]
+    else:
+        lines += [
+            "    k = b.shape[-1]",
+            "    full_b = np.broadcast_to(c(b).reshape(b_shape), batch + (m, k))",
+            "    stacked_b = c(full_b).reshape((count, m, k))",
+            "    out = np.empty((count, m, k), dtype)",
+            "    for i in range(count):",
+            "        out[i] = np.linalg.solve(c(stacked_a[i]).astype(dtype), c(stacked_b[i]).astype(dtype))",
+            "    return out.reshape(batch + (m, k))",
+        ]
+    scope = {"np": np, "dtype": dtype.type, "max": builtins.max, "c": np.ascontiguousarray}
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from ranks only
+    return scope["impl"]
 
 
 @overload(dot)

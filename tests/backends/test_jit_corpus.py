@@ -296,3 +296,22 @@ def test_compiled_gradient_through_value_dependent_loops(f, make_args):
     expected = tp.grad(f)(*args)
     assert_tree_close(expected, numeric_grad(f, args), rtol=1e-5, atol=1e-7)
     assert_tree_close(tp.jit(tp.grad(f))(*args), expected, rtol=1e-10, atol=1e-12)
+
+
+def shifted_solve(a, b):
+    return np.linalg.solve(a + 3.0 * np.eye(3), b)
+
+
+SOLVE_SHAPES = [
+    ((3, 3), (3,)),
+    ((2, 3, 3), (3,)),
+    ((2, 3, 3), (2, 3, 2)),
+    ((3, 3), (2, 3, 2)),
+    ((2, 1, 3, 3), (4, 3, 1)),
+]
+
+
+@pytest.mark.parametrize("a_shape, b_shape", SOLVE_SHAPES, ids=[f"{a}{b}" for a, b in SOLVE_SHAPES])
+def test_stacks_of_linear_systems(a_shape, b_shape):
+    a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    assert_tree_close(tp.jit(shifted_solve)(a, b), shifted_solve(a, b), rtol=1e-12, atol=1e-12)

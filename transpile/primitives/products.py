@@ -231,6 +231,7 @@ defprim(
     np.linalg.solve,
     path="np.linalg.solve",
     params=["a", "b"],
+    jit="jt.solve(a, b)",
     vjp={"a": _SOLVE_A.format(b="b"), "b": _SOLVE_B.format(b="b")},
     unbroadcast=("a", "b"),
     jvp={"a": _SOLVE_DA.format(b="b"), "b": _SOLVE_DB.format(b="b")},
