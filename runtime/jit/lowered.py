@@ -197,6 +197,18 @@ def _dot(a, b):
             return res.reshape(to_fixed_tuple(shape, out_nd))
 
         return impl
+    if a.ndim >= 1 and b.ndim > 2:  # a sum over a's last axis and b's second-to-last (np.tensordot's axes=(-1, -2))
+        perm = (b.ndim - 2, *range(b.ndim - 2), b.ndim - 1)
+
+        def impl_stack(a, b):
+            k = b.shape[-2]
+            rows = a.size // k if k else 0
+            columns = b.size // k if k else 0
+            moved = np.ascontiguousarray(np.transpose(b, perm)).astype(dtype).reshape((k, columns))
+            flat = np.ascontiguousarray(a).astype(dtype).reshape((rows, k))
+            return np.dot(flat, moved).reshape(a.shape[:-1] + b.shape[:-2] + b.shape[-1:])
+
+        return impl_stack
     raise TypingError(f"np.dot of {a.ndim}-D and {b.ndim}-D arrays is not supported under jit; use np.matmul (@)")
 
 
@@ -209,24 +221,43 @@ def _matmul(a, b):
         return lambda a, b: np.dot(_operand(a, dtype), _operand(b, dtype))
     if b.ndim <= 2:
         return lambda a, b: dot(a, b)
-    if a.ndim == b.ndim:
-        nd = a.ndim
+    if a.ndim == 1:  # a vector times a stack of matrices: a row, dropped again
+        return lambda a, b: _stacked_matmul(a.reshape((1, a.shape[0])), b)[..., 0, :]
+    return lambda a, b: _stacked_matmul(a, b)
 
-        def impl(a, b):
-            batch = a.size // (a.shape[-1] * a.shape[-2]) if a.size else 0
-            a3 = np.ascontiguousarray(a).astype(dtype).reshape((batch, a.shape[-2], a.shape[-1]))
-            b3 = np.ascontiguousarray(b).astype(dtype).reshape((batch, b.shape[-2], b.shape[-1]))
-            out = np.empty((batch, a.shape[-2], b.shape[-1]), dtype)
-            for k in range(batch):
-                out[k] = np.dot(a3[k], b3[k])
-            shape = np.empty(nd, np.int64)
-            for d in range(nd - 1):
-                shape[d] = a.shape[d]
-            shape[nd - 1] = b.shape[-1]
-            return out.reshape(to_fixed_tuple(shape, nd))
 
-        return impl
-    raise TypingError(f"matmul of {a.ndim}-D and {b.ndim}-D arrays is not supported under jit")
+def _stacked_matmul(a, b):
+    """a @ b for stacks of matrices (at least one of them 3-D or more), the stack axes broadcast."""
+
+
+@overload(_stacked_matmul)
+def _stacked_matmul_impl(a, b):
+    dtype = _common_dtype(a, b)
+    nd = builtins.max(a.ndim, b.ndim)
+    pad_a = f"(1,) * {nd - a.ndim} + " if nd > a.ndim else ""
+    pad_b = f"(1,) * {nd - b.ndim} + " if nd > b.ndim else ""
+    sizes = "".join(f"max(a_shape[{d}], b_shape[{d}]), " for d in range(nd - 2))
+    cast_a = "" if str(a.dtype) == str(dtype) else ".astype(dtype)"
+    cast_b = "" if str(b.dtype) == str(dtype) else ".astype(dtype)"
+    lines = [
+        "def impl(a, b):",
+        f"    a_shape = {pad_a}a.shape",
+        f"    b_shape = {pad_b}b.shape",
+        f"    batch = ({sizes})",
+        "    n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]",
+        "    count = 1",
+        "    for size in batch:",
+        "        count *= size",
+        f"    a3 = c(np.broadcast_to(c(a).reshape(a_shape), batch + (n, k))){cast_a}.reshape((count, n, k))",
+        f"    b3 = c(np.broadcast_to(c(b).reshape(b_shape), batch + (k, m))){cast_b}.reshape((count, k, m))",
+        "    out = np.empty((count, n, m), dtype)",
+        "    for i in range(count):",
+        "        out[i] = np.dot(a3[i], b3[i])",
+        "    return out.reshape(batch + (n, m))",
+    ]
+    scope = {"np": np, "dtype": dtype.type, "max": builtins.max, "c": np.ascontiguousarray}
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from ranks only
+    return scope["impl"]
 
 
 # ------------------------------------------------------------------ reductions

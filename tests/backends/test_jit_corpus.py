@@ -315,3 +315,30 @@ SOLVE_SHAPES = [
 def test_stacks_of_linear_systems(a_shape, b_shape):
     a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
     assert_tree_close(tp.jit(shifted_solve)(a, b), shifted_solve(a, b), rtol=1e-12, atol=1e-12)
+
+
+def matmul_of(a, b):
+    return np.matmul(a, b)
+
+
+def dot_of(a, b):
+    return np.dot(a, b)
+
+
+PRODUCT_SHAPES = [
+    (matmul_of, (2, 3, 4), (2, 4, 5)),
+    (matmul_of, (2, 1, 3, 4), (5, 4, 2)),
+    (matmul_of, (4,), (2, 4, 3)),
+    (matmul_of, (3, 4), (2, 4, 5)),
+    (dot_of, (2, 3), (2, 3, 2)),
+    (dot_of, (3,), (2, 3, 4)),
+    (dot_of, (2, 2, 3), (4, 3, 5)),
+]
+
+
+@pytest.mark.parametrize(
+    "f, a_shape, b_shape", PRODUCT_SHAPES, ids=[f"{f.__name__}{a}{b}" for f, a, b in PRODUCT_SHAPES]
+)
+def test_products_of_stacks_broadcast_like_numpy(f, a_shape, b_shape):
+    a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    assert_tree_close(tp.jit(f)(a, b), f(a, b), rtol=1e-12, atol=1e-12)
