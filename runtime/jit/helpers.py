@@ -305,6 +305,8 @@ def _add_at(acc, x, index, g):
                 return out
 
             return impl_mask
+        if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):  # a[[0, 2]]
+            return lambda acc, x, index, g: _tree.add_at(acc, x, np.array(index), g)
         if isinstance(index, types.Array) and isinstance(index.dtype, types.Integer) and index.ndim == 1:
 
             def impl_indices(acc, x, index, g):  # repeated indices accumulate, as np.add.at does

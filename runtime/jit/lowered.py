@@ -1434,6 +1434,8 @@ def _slogdet(a):
 def _getitem(x, index):
     if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim > 1:
         return lambda x, index: np.ascontiguousarray(x).ravel()[np.ascontiguousarray(index).ravel()]
+    if isinstance(x, types.Array) and isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
+        return lambda x, index: x[np.array(index)]  # a list of positions, as NumPy takes it
     return lambda x, index: x[index]
 
 

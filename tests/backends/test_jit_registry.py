@@ -36,7 +36,6 @@ NOT_UNDER_JIT = {
     "a.squeeze()": "without axis=, the number of dimensions of the result depends on the shape",
     "np.float16(a) * 1.0": "Numba has no float16 arithmetic on the CPU",
     "a[...]": "a constant index on a 0-d value is not lowered",
-    "a[[0, 2]]": "a list as an index is not lowered",
 }
 
 # The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
