@@ -136,24 +136,13 @@ def _solve(a, b):
         return lambda a, b: np.linalg.solve(_operand(a, dtype), _operand(b, dtype))
     vector = b.ndim == 1  # NumPy 2: only a 1-D b is one right-hand side for every matrix
     batch_nd = builtins.max(a.ndim - 2, 0 if vector else b.ndim - 2)
-    a_pad, b_pad = batch_nd - (a.ndim - 2), 0 if vector else batch_nd - (b.ndim - 2)
-    pad_a = f"(1,) * {a_pad} + " if a_pad else ""
-    pad_b = f"(1,) * {b_pad} + " if b_pad else ""
-    sizes = "".join(f"{f'a_shape[{d}]' if vector else f'max(a_shape[{d}], b_shape[{d}])'}, " for d in range(batch_nd))
-    lines = [
-        "def impl(a, b):",
-        f"    a_shape = {pad_a}a.shape",
-        f"    b_shape = {pad_b}b.shape",
-        f"    batch = ({sizes})",
+    body = [
         "    m = a.shape[-1]",
-        "    count = 1",
-        "    for n in batch:",
-        "        count *= n",
         "    full_a = np.broadcast_to(c(a).reshape(a_shape), batch + (m, m))",
         "    stacked_a = c(full_a).reshape((count, m, m))",
     ]
     if vector:
-        lines += [
+        body += [
             "    rhs = c(b).astype(dtype)",
             "    out = np.empty((count, m), dtype)",
             "    for i in range(count):",
@@ -161,7 +150,7 @@ def _solve(a, b):
             "    return out.reshape(batch + (m,))",
         ]
     else:
-        lines += [
+        body += [
             "    k = b.shape[-1]",
             "    full_b = np.broadcast_to(c(b).reshape(b_shape), batch + (m, k))",
             "    stacked_b = c(full_b).reshape((count, m, k))",
@@ -170,6 +159,25 @@ def _solve(a, b):
             "        out[i] = np.linalg.solve(c(stacked_a[i]).astype(dtype), c(stacked_b[i]).astype(dtype))",
             "    return out.reshape(batch + (m, k))",
         ]
+    return _over_stacks(a.ndim, None if vector else b.ndim, batch_nd, body, dtype)
+
+
+def _over_stacks(a_ndim, b_ndim, batch_nd, body, dtype):
+    """A compiled `impl(a, b)` whose `body` (source lines) finds the leading `batch_nd` axes of a and b
+    broadcast as `batch` (their product in `count`), each operand's shape padded to that rank as
+    `a_shape`/`b_shape`; b_ndim None leaves b out of the batch."""
+
+    def padded(ndim):
+        missing = batch_nd - (ndim - 2)
+        return f"(1,) * {missing} + " if missing > 0 else ""
+
+    sizes = "".join(
+        f"a_shape[{d}], " if b_ndim is None else f"max(a_shape[{d}], b_shape[{d}]), " for d in range(batch_nd)
+    )
+    lines = ["def impl(a, b):", f"    a_shape = {padded(a_ndim)}a.shape"]
+    if b_ndim is not None:
+        lines.append(f"    b_shape = {padded(b_ndim)}b.shape")
+    lines += [f"    batch = ({sizes})", "    count = 1", "    for size in batch:", "        count *= size", *body]
     scope = {"np": np, "dtype": dtype.type, "max": builtins.max, "c": np.ascontiguousarray}
     exec("\n".join(lines), scope)  # noqa: S102 - generated from ranks only
     return scope["impl"]
@@ -233,21 +241,10 @@ def _stacked_matmul(a, b):
 @overload(_stacked_matmul)
 def _stacked_matmul_impl(a, b):
     dtype = _common_dtype(a, b)
-    nd = builtins.max(a.ndim, b.ndim)
-    pad_a = f"(1,) * {nd - a.ndim} + " if nd > a.ndim else ""
-    pad_b = f"(1,) * {nd - b.ndim} + " if nd > b.ndim else ""
-    sizes = "".join(f"max(a_shape[{d}], b_shape[{d}]), " for d in range(nd - 2))
     cast_a = "" if str(a.dtype) == str(dtype) else ".astype(dtype)"
     cast_b = "" if str(b.dtype) == str(dtype) else ".astype(dtype)"
-    lines = [
-        "def impl(a, b):",
-        f"    a_shape = {pad_a}a.shape",
-        f"    b_shape = {pad_b}b.shape",
-        f"    batch = ({sizes})",
+    body = [
         "    n, k, m = a.shape[-2], a.shape[-1], b.shape[-1]",
-        "    count = 1",
-        "    for size in batch:",
-        "        count *= size",
         f"    a3 = c(np.broadcast_to(c(a).reshape(a_shape), batch + (n, k))){cast_a}.reshape((count, n, k))",
         f"    b3 = c(np.broadcast_to(c(b).reshape(b_shape), batch + (k, m))){cast_b}.reshape((count, k, m))",
         "    out = np.empty((count, n, m), dtype)",
@@ -255,9 +252,7 @@ def _stacked_matmul_impl(a, b):
         "        out[i] = np.dot(a3[i], b3[i])",
         "    return out.reshape(batch + (n, m))",
     ]
-    scope = {"np": np, "dtype": dtype.type, "max": builtins.max, "c": np.ascontiguousarray}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from ranks only
-    return scope["impl"]
+    return _over_stacks(a.ndim, b.ndim, builtins.max(a.ndim, b.ndim) - 2, body, dtype)
 
 
 # ------------------------------------------------------------------ reductions
