@@ -1,6 +1,9 @@
 """Shared test helpers: float64 central differences over pytrees."""
 
 import copy
+import importlib.util
+import itertools
+import sys
 
 import numpy as np
 
@@ -85,3 +88,18 @@ def check_grad(tp, f, *args, argnum=0, rtol=1e-6, atol=1e-6):
     want = numeric_grad(f, args, argnum)
     assert_tree_close(got, want, rtol=rtol, atol=atol)
     return got
+
+
+_MODULE_COUNT = itertools.count()
+
+
+def load_module(directory, text, prefix="generated_test_module"):
+    """Write `text` as a module file in `directory` and import it (transpile reads functions' source)."""
+    stem = f"{prefix}_{next(_MODULE_COUNT)}"
+    path = directory / f"{stem}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[stem] = module
+    spec.loader.exec_module(module)
+    return module

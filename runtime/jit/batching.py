@@ -204,12 +204,7 @@ def _prepare_batched(value, spec, size):
         return lambda value, spec, size: np.moveaxis(value, spec, 0)
     if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
         items = [f"_bt.prepare_batched(value[{i}], spec[{i}], size)" for i in range(len(spec))]
-        body = [
-            "return [" + "".join(f"{item}, " for item in items) + "]"
-            if _is_list(value)
-            else "return " + _packed(value, items)
-        ]
-        return _generated("prepare_zip", "value, spec, size", body, _classes(value))
+        return _generated("prepare_zip", "value, spec, size", ["return " + _packed(value, items)], _classes(value))
     raise TypingError(f"vmap: the axis specification {spec} does not match the argument's structure {value}")
 
 
@@ -225,11 +220,7 @@ def _finish_batched(value, spec, batched, size):
     flag = _flag(batched)
     if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
         items = [f"_bt.finish_batched(value[{i}], spec[{i}], batched, size)" for i in range(len(spec))]
-        body = [
-            "return [" + "".join(f"{item}, " for item in items) + "]"
-            if _is_list(value)
-            else "return " + _packed(value, items)
-        ]
+        body = ["return " + _packed(value, items)]
         return _generated("finish_zip", "value, spec, batched, size", body, _classes(value))
     if _is_none(spec):
         if flag and isinstance(value, types.Array):

@@ -41,9 +41,11 @@ def _is_list(ty):
 
 
 def _packed(like, items):
-    """Source text of a tuple of `items` shaped like the tuple type `like`: a plain tuple, or the same
-    namedtuple class (how a dict argument travels under jit; see transpile/api/jit.py)."""
+    """Source text of a container of `items` shaped like the container type `like`: a list, a plain tuple,
+    or the same namedtuple class (how a dict argument travels under jit; see transpile/api/jit.py)."""
     inner = "".join(f"{item}, " for item in items)
+    if _is_list(like):
+        return f"[{inner}]"
     if isinstance(like, types.BaseNamedTuple):
         return f"_record_class_{like.instance_class.__name__}({inner})"
     return f"({inner})"

@@ -7,14 +7,10 @@ gradient takes seconds).  Forward mode, second derivatives, float32 and symbolic
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
-import sys
-
 import numba
 import numpy as np
 import pytest
-from support import assert_tree_close
+from support import assert_tree_close, load_module
 
 import runtime as rt
 import transpile as tp
@@ -41,21 +37,13 @@ EXPRESSIONS = [
 ]
 
 NAMES = "abcd"
-_COUNT = itertools.count()
 
 
 def _module(tmp_path, body, n):
     """A module with `def f(a, b, ...): return <body>` written to a file (transpile reads the source)."""
     args = ", ".join(NAMES[:n])
     text = f"import numpy as np\n\n\ndef f({args}):\n    return {body}\n"
-    stem = f"jit_einsum_{next(_COUNT)}"
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[stem] = module
-    spec.loader.exec_module(module)
-    return module.f
+    return load_module(tmp_path, text, "jit_einsum").f
 
 
 def _einsum(spec, n):

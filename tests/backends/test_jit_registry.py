@@ -14,15 +14,12 @@ TranspileError that names the line, and that `fallback="numpy"` warns and gives 
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
 import os
-import sys
 import warnings
 
 import numpy as np
 import pytest
-from support import assert_tree_close
+from support import assert_tree_close, load_module
 
 import transpile as tp
 from transpile.api.jit import JitFallbackWarning
@@ -66,9 +63,6 @@ def _table():
     return rows
 
 
-_COUNT = itertools.count()
-
-
 def _module(tmp_path, example, names):
     args = ", ".join(names)
     text = "\n".join(
@@ -87,14 +81,7 @@ def _module(tmp_path, example, names):
             "",
         ]
     )
-    stem = f"jit_example_{next(_COUNT)}"
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[stem] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_module(tmp_path, text, "jit_example")
 
 
 def _inputs(example):

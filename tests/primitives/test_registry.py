@@ -21,15 +21,13 @@ ties, zeros in products, dtypes, constructors with keywords) have their own test
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
 import math
 import os
 import re
-import sys
 
 import numpy as np
 import pytest
+from support import load_module
 
 import transpile as tp
 from transpile.primitives import registry
@@ -117,21 +115,6 @@ def _inputs(example):
     return names, values, out, (np.float64(w) if np.shape(out) == () else w)
 
 
-_MODULE_COUNT = itertools.count()
-
-
-def _load(tmp_path, text):
-    """Write `text` as a module and import it as a real module (so inspect.getsource works)."""
-    stem = f"registry_example_{next(_MODULE_COUNT)}"
-    path = tmp_path / f"{stem}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[stem] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _module_text(example, names):
     """f(a, ..., w) = sum(expr * w); df = tp.grad(f) in every array; h(a, ..., w, v...) = sum_k <df(...)[k], v_k>."""
     args = ", ".join(names + ["w"])
@@ -176,7 +159,7 @@ def _example_module(example_dir, prim, example, names):
     """The module of one example, loaded once: the second-order test reuses the gradient the first one built."""
     key = (prim.name, example.expr, repr(example.shapes), example.domain)
     if key not in _EXAMPLE_MODULES:
-        _EXAMPLE_MODULES[key] = _load(example_dir, _module_text(example, names))
+        _EXAMPLE_MODULES[key] = load_module(example_dir, _module_text(example, names), "registry_example")
     return _EXAMPLE_MODULES[key]
 
 
@@ -353,7 +336,7 @@ def test_scalar_example_grad_of_grad(prim, example, tmp_path):
     """tp.grad(tp.grad(f)) on scalar examples against central differences of tp.grad(f)."""
     names, values, _, w = _inputs(example)
     # A module of its own: transpile's cache key does not tell argnums=0 from argnums=(0,) (reported).
-    module = _load(tmp_path, "# grad of grad\n" + _module_text(example, names))
+    module = load_module(tmp_path, "# grad of grad\n" + _module_text(example, names), "registry_example")
     args = [values[n] for n in names] + [w]
     for k in range(len(names)):
         first = tp.grad(module.f, argnums=k)
@@ -533,7 +516,7 @@ def _grad_of(tmp_path, body, params, argnums=0):
         + "):\n"
         + "".join("    " + line + "\n" for line in body.strip().splitlines())
     )
-    module = _load(tmp_path, text)
+    module = load_module(tmp_path, text)
     return module.f, tp.grad(module.f, argnums=argnums)
 
 
@@ -638,5 +621,5 @@ def test_astype_to_a_numpy_type_second_order(tmp_path):
         "df = tp.grad(f)\n\n\n"
         "def h(x):\n    return np.sum(df(x))\n"
     )
-    module = _load(tmp_path, text)
+    module = load_module(tmp_path, text)
     np.testing.assert_allclose(tp.grad(module.h)(np.array([1.0, 2.0])), [6.0, 12.0])
