@@ -338,7 +338,7 @@ def build(spec, module, module_name, path, command):
 
         jitted = tp.jit(api[id(spec.inner)]).__transpile_jit__
         program = jitted.program()
-        text = jitted.compiled({}).text
+        text = jitted.compiled({}, fuse=False).text  # a file has no tp.jit to rerun a call without fusion
         entry = _jit_entry(spec.inner, api, program.entry, fn)
     else:
         transformed = api[id(spec)]

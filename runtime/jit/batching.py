@@ -460,6 +460,8 @@ def _index_text(index, name="index"):
 
 @overload(_bt.batched_getitem, prefer_literal=True)
 def _batched_getitem(x, index):
+    if isinstance(x, types.BaseNamedTuple) and isinstance(index, (types.StringLiteral, types.UnicodeType)):
+        return lambda x, index: x[index]  # a dict's value (runtime/jit/records.py)
     if _is_tuple(x):
         if isinstance(index, types.IntegerLiteral):
             k = index.literal_value
@@ -705,6 +707,9 @@ def _stack_alloc_impl(first, size):
     if isinstance(first, (types.Number, types.Boolean)):
         dtype = first
         return lambda first, size: np.empty(size, dtype)
+    if isinstance(first, types.BaseTuple) and not isinstance(first, types.BaseNamedTuple):  # each item stacked
+        items = "".join(f"_stack_alloc(first[{k}], size), " for k in range(len(first)))
+        return _generated("stack_alloc_tuple", "first, size", [f"return ({items})"], {"_stack_alloc": _stack_alloc})
     raise TypingError(f"vmap: per-example results of type {first} cannot be stacked under jit")
 
 
@@ -716,6 +721,9 @@ def _stack_put(out, i, value):
 def _stack_put_impl(out, i, value):
     if isinstance(out, ZeroType):
         return lambda out, i, value: out
+    if isinstance(out, types.BaseTuple):
+        items = "".join(f"_stack_put(out[{k}], i, value[{k}]), " for k in range(len(out)))
+        return _generated("stack_put_tuple", "out, i, value", [f"return ({items})"], {"_stack_put": _stack_put})
 
     def impl(out, i, value):
         out[i] = value
@@ -1094,4 +1102,6 @@ def _placeholder_impl(x):
         return _generated("placeholder_tuple", "x", body, {"_placeholder": _placeholder, **_classes(x)})
     if isinstance(x, types.Number):
         return lambda x: 0.0
+    if isinstance(x, (types.UnicodeType, types.StringLiteral)):  # a dict's key (in d.items()): no derivative
+        return lambda x: make_zero()
     raise TypingError(f"vmap: no zero adjoint of a {x} under jit")

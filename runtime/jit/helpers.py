@@ -18,6 +18,7 @@ from numba.extending import overload, register_jitable
 _adjoint = importlib.import_module("runtime.adjoint")
 _like = importlib.import_module("runtime.like")  # (`runtime.like` itself is the function)
 _tree = importlib.import_module("runtime.tree")
+from . import lowered as _lowered  # noqa: E402
 from . import records as _records  # noqa: E402
 from .zero import ZeroType, make_zero  # noqa: E402
 
@@ -128,16 +129,32 @@ def _sum_to(g, target_shape):
     return out.reshape(target_shape)
 
 
+def broadcast_to(g, shape):
+    """np.broadcast_to, also to a 0-d shape (Numba's own fails to compile one)."""
+    return np.broadcast_to(g, shape)
+
+
+@overload(broadcast_to)
+def _broadcast_to_impl(g, shape):
+    if isinstance(shape, types.BaseTuple) and len(shape) == 0:
+        if isinstance(g, types.Array):
+            return lambda g, shape: np.ascontiguousarray(g).reshape(())
+        return lambda g, shape: np.full((), g)
+    return lambda g, shape: np.broadcast_to(g, shape)
+
+
 @register_jitable
 def _broadcast_copy(g, shape):
     """A C-contiguous copy of g broadcast to `shape`."""
     out = np.empty(shape, g.dtype)
-    out[...] = np.broadcast_to(g, shape)
+    out[...] = broadcast_to(g, shape)
     return out
 
 
 @overload(_adjoint.unbroadcast)
 def _unbroadcast(g, x):
+    if isinstance(g, types.Optional) or isinstance(x, types.Optional):
+        return None  # Numba retries with the values unwrapped: a value set on some paths is no scalar
     if isinstance(g, ZeroType) or _is_tuple(g) or _is_list(g):
         return lambda g, x: g
     if not isinstance(x, types.Array):
@@ -147,7 +164,7 @@ def _unbroadcast(g, x):
     if not isinstance(g, types.Array):
         return lambda g, x: np.full(x.shape, g)
     if g.ndim < x.ndim:
-        return lambda g, x: np.broadcast_to(g, x.shape)
+        return lambda g, x: broadcast_to(g, x.shape)
 
     def impl(g, x):
         if g.shape == x.shape:
@@ -165,7 +182,7 @@ def _broadcast_like(g, target):
         return lambda g, target: g
     if not isinstance(target, types.Array):
         return lambda g, target: g
-    return lambda g, target: np.broadcast_to(g, target.shape)
+    return lambda g, target: broadcast_to(g, target.shape)
 
 
 @register_jitable
@@ -206,6 +223,8 @@ def _expand_reduced(g, x, axis=None, keepdims=False):
 
 @overload(_like.like)
 def _like_impl(x, depth=4):
+    if isinstance(x, types.Array) and x.ndim == 0:
+        return lambda x, depth=4: np.zeros((), x.dtype)
     if isinstance(x, types.Array):
         return lambda x, depth=4: np.broadcast_to(np.zeros(1, x.dtype), x.shape)
     if _is_tuple(x) and len(x) > 0:
@@ -259,7 +278,21 @@ def _zeros_like_tree(x):
         return _generated("zeros_like_tuple", "x", body, {"_tree": _tree, **_classes(x)})
     if _is_list(x):
         return lambda x: [_tree.zeros_like_tree(v) for v in x]
+    if isinstance(x, types.NoneType):  # the tangent of a residual this path leaves unset: never read
+        return lambda x: make_zero()
     raise TypingError(f"no zero of type {x}")
+
+
+def _is_positions(ty) -> bool:
+    return isinstance(ty, types.Array) and isinstance(ty.dtype, types.Integer)
+
+
+def _positions_repeat(index) -> bool:
+    """An index whose integer arrays may read a position twice in ways `out[index] += g` does not add up: an
+    integer array of 2 or more dimensions, or integer arrays among other indices (a[1:3, np.array([0, 0])])."""
+    if _is_positions(index):
+        return index.ndim != 1
+    return isinstance(index, types.BaseTuple) and any(_is_positions(t) for t in index.types)
 
 
 @overload(_tree.add_at)
@@ -273,13 +306,25 @@ def _add_at(acc, x, index, g):
         ]
         body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
         return _generated("add_at_record", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
+    if _records.is_record_type(x) and isinstance(index, types.UnicodeType):  # d[k] in a loop over d's keys
+        _records._one_type(x, "d[k] with a key known only at run time")
+        body = ["out = _tree.materialize(acc, x)"]
+        fields = x.instance_class._fields
+        for field, key in enumerate(fields):
+            items = [f"_tree.tree_add(out[{i}], g)" if i == field else f"out[{i}]" for i in range(len(fields))]
+            body += [f"if index == {key!r}:", "    return " + _packed(x, items)]
+        body.append("raise KeyError('the dict has no such key')")
+        return _generated("add_at_record_key", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
     if isinstance(x, types.UniTuple):
-
-        def impl_tuple(acc, x, index, g):
-            out = _tree.materialize(acc, x)
-            return tuple_setitem(out, index, _tree.tree_add(out[index], g))
-
-        return impl_tuple
+        # a new tuple, item by item: tuple_setitem would overwrite an array without releasing it (or keeping
+        # the new one alive), which corrupts the heap when the tuple holds arrays
+        n = len(x)
+        body = ["out = _tree.materialize(acc, x)"]
+        for i in range(n):
+            items = [f"_tree.tree_add(out[{j}], g)" if j == i else f"out[{j}]" for j in range(n)]
+            body += [f"if index == {i} or index == {i - n}:", "    return " + _packed(x, items)]
+        body.append("raise IndexError('tuple index out of range')")
+        return _generated("add_at_tuple", "acc, x, index, g", body, {"_tree": _tree})
     if _is_list(x):
         if isinstance(acc, ZeroType):
 
@@ -297,6 +342,10 @@ def _add_at(acc, x, index, g):
             return out
 
         return impl_list
+    if isinstance(x, types.Number) and _lowered.scalar_index_shape(index) is not None:  # x[...], x[None] on a scalar
+        if isinstance(g, types.Array):
+            return lambda acc, x, index, g: _tree.tree_add(acc, g.sum())
+        return lambda acc, x, index, g: _tree.tree_add(acc, g)
     if isinstance(x, types.Array):
         if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim > 1:
 
@@ -309,6 +358,19 @@ def _add_at(acc, x, index, g):
             return impl_mask
         if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):  # a[[0, 2]]
             return lambda acc, x, index, g: _tree.add_at(acc, x, np.array(index), g)
+        if _positions_repeat(index):
+
+            def impl_positions(acc, x, index, g):  # each read's position in x, so that repeats accumulate
+                out = np.ascontiguousarray(_tree.materialize(acc, x))
+                read = np.arange(out.size).reshape(out.shape)[index]
+                flat_read = np.ascontiguousarray(read).reshape(read.size)
+                flat_g = np.ascontiguousarray(broadcast_to(g, read.shape)).reshape(read.size)
+                flat_out = out.reshape(out.size)
+                for k in range(read.size):
+                    flat_out[flat_read[k]] += flat_g[k]
+                return out
+
+            return impl_positions
         if isinstance(index, types.Array) and isinstance(index.dtype, types.Integer) and index.ndim == 1:
 
             def impl_indices(acc, x, index, g):  # repeated indices accumulate, as np.add.at does
@@ -383,7 +445,7 @@ def _materialize(adjoint, x):
                 if adjoint.shape == x.shape:
                     return adjoint.astype(dtype)
                 out = np.empty(x.shape, dtype)
-                out[...] = np.broadcast_to(adjoint, x.shape)
+                out[...] = broadcast_to(adjoint, x.shape)
                 return out
 
             return impl
@@ -394,6 +456,8 @@ def _materialize(adjoint, x):
         if isinstance(adjoint, types.Array):
             return lambda adjoint, x: np.float64(adjoint.sum())
         return lambda adjoint, x: np.float64(adjoint)
+    if isinstance(x, (types.UnicodeType, types.StringLiteral)):  # a dict's key (in d.items()): no derivative
+        return lambda adjoint, x: make_zero()
     raise TypingError(f"no adjoint of type {x}")
 
 
@@ -522,7 +586,23 @@ def _dot_vjp_a(g, a, b):
             return np.dot(_matrix(g, rows), np.ascontiguousarray(b.T)).reshape(a.shape)
 
         return impl_nd
-    raise TypingError("the gradient of np.dot with a 3-D or higher second argument is not supported under jit")
+    dtype = _product_dtype(g, b)
+
+    def impl_stacked(g, a, b):  # b (B..., k, m): g (A..., B..., m) against b's rows, summed over B and m
+        k, m = b.shape[-2], b.shape[-1]
+        count = b.size // (k * m) if k * m else 0
+        rows = a.size // k if k else 0
+        b3 = np.ascontiguousarray(b).reshape((count, k, m))
+        b_rows = np.ascontiguousarray(b3.transpose((0, 2, 1))).reshape((count * m, k)).astype(dtype)
+        g2 = np.ascontiguousarray(g).reshape((rows, count * m)).astype(dtype)
+        return np.dot(g2, b_rows).reshape(a.shape)
+
+    return impl_stacked
+
+
+def _product_dtype(x, y):
+    """The dtype NumPy gives a product of x and y (arrays or scalars)."""
+    return np.result_type(*(np.dtype(str(t.dtype if isinstance(t, types.Array) else t)) for t in (x, y)))
 
 
 @overload(_adjoint.dot_vjp_b)
@@ -555,4 +635,15 @@ def _dot_vjp_b(g, a, b):
             return np.dot(_matrix(a, rows).T, _matrix(g, rows))
 
         return impl_nd
-    raise TypingError("the gradient of np.dot with a 3-D or higher second argument is not supported under jit")
+    dtype = _product_dtype(g, a)
+
+    def impl_stacked(g, a, b):  # b (B..., k, m): a's rows (k) against g (A..., B..., m), summed over A
+        k, m = b.shape[-2], b.shape[-1]
+        count = b.size // (k * m) if k * m else 0
+        rows = a.size // k if k else 0
+        a2 = np.ascontiguousarray(np.ascontiguousarray(a).reshape((rows, k)).T).astype(dtype)
+        g2 = np.ascontiguousarray(g).reshape((rows, count * m)).astype(dtype)
+        out = np.dot(a2, g2).reshape((k, count, m))  # (k, B, m) -> (B, k, m)
+        return np.ascontiguousarray(out.transpose((1, 0, 2))).reshape(b.shape)
+
+    return impl_stacked

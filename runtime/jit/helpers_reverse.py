@@ -12,8 +12,9 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import from_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from .helpers import _broadcast_copy, _generated, _is_list, _is_tuple, _reduced_mask, _sum_to, advance
+from .helpers import _broadcast_copy, _generated, _is_list, _is_tuple, _reduced_mask, _sum_to, advance, broadcast_to
 from .lowered import dot as _jt_dot
+from .lowered import solve as _jt_solve
 from .lowered import sum as _jt_sum
 from .zero import ZeroType, make_zero
 
@@ -21,6 +22,7 @@ _adjoint = importlib.import_module("runtime.adjoint")
 _shapes = importlib.import_module("runtime.shapes")
 _linalg = importlib.import_module("runtime.linalg")
 _tree = importlib.import_module("runtime.tree")
+_pyfuncs = importlib.import_module("runtime.pyfuncs")
 
 
 # ------------------------------------------------------------------ typing-time utilities
@@ -58,7 +60,7 @@ def _ndim(ty):
 
 def _full(g, shape):
     """g broadcast to `shape`, as a C-contiguous array (a stand-in: Numba compiles the overload)."""
-    return np.array(np.broadcast_to(g, shape))
+    return np.array(broadcast_to(g, shape))
 
 
 @overload(_full)
@@ -1005,16 +1007,21 @@ def _unrepeat(g, like, repeats, axis=None):
 def _solve_like(a, b, like):
     if isinstance(b, ZeroType):
         return lambda a, b, like: b
-    if _ndim(a) != 2:
-        raise TypingError("the gradient of np.linalg.solve with stacked matrices is not supported under jit")
-    if _ndim(like) == 1:
+    if _ndim(a) == 2 and _ndim(like) == 1:
         if _ndim(b) == 1:
             return lambda a, b, like: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
         if _ndim(b) == 2:
             return lambda a, b, like: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b.T)).T
-    elif _ndim(b) == 2:
+    elif _ndim(a) == 2 and _ndim(b) == 2:
         return lambda a, b, like: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
-    raise TypingError("the gradient of np.linalg.solve with stacked right-hand sides is not supported under jit")
+    if _ndim(like) == 1:  # b: a stack of vectors, solved as one-column matrices (stacks broadcast, as NumPy's)
+
+        def impl_vectors(a, b, like):
+            out = _jt_solve(a, np.ascontiguousarray(b).reshape(b.shape + (1,)))
+            return out.reshape(out.shape[:-1])
+
+        return impl_vectors
+    return lambda a, b, like: _jt_solve(a, b)
 
 
 @overload(_linalg.as_column)
@@ -1109,8 +1116,64 @@ def _order_value_impl(ord):
     return lambda ord: float(ord)
 
 
+@register_jitable
+def _matrix_norm_grad(m, p, nuclear):
+    """d norm(m, ord) / dm for a float64 matrix and a matrix order p (1, -1, inf, -inf, 2, -2) or the nuclear norm."""
+    out = np.zeros(m.shape, np.float64)
+    if nuclear or p == 2.0 or p == -2.0:
+        u, s, vh = np.linalg.svd(m, full_matrices=False)
+        if nuclear:
+            return np.dot(u, vh)
+        k = 0 if p > 0 else s.size - 1  # the largest (smallest) singular value's vectors
+        return np.outer(u[:, k], vh[k, :])
+    if p == 1.0 or p == -1.0 or p == np.inf or p == -np.inf:
+        columns = p == 1.0 or p == -1.0  # 1: the largest column sum of |m|; inf: the largest row sum
+        sums = np.sum(np.abs(m), axis=0) if columns else np.sum(np.abs(m), axis=1)
+        best = np.max(sums) if p > 0 else np.min(sums)
+        ties = 0.0
+        for j in range(sums.size):
+            if sums[j] == best:
+                ties += 1.0
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                if sums[j if columns else i] == best:
+                    out[i, j] = np.sign(m[i, j]) / ties
+        return out
+    raise ValueError("invalid norm order for matrices")
+
+
+def _is_matrix_norm(x, ord, axis):
+    """A matrix norm of a 2-D array: ord other than None and 'fro', over both axes."""
+    value = _literal(ord, "runtime")
+    if not isinstance(x, types.Array) or x.ndim != 2 or value is None or value == "fro":
+        return False
+    return _is_none(axis) or (isinstance(axis, types.BaseTuple) and len(axis) == 2)
+
+
+@register_jitable
+def _axes_swapped(axis):
+    return axis[0] % 2 == 1
+
+
 @overload(_linalg.norm_grad, prefer_literal=True)
 def _norm_grad(x, ord=None, axis=None):
+    if _is_matrix_norm(x, ord, axis):
+        nuclear = _literal(ord) == "nuc"
+        if not nuclear and isinstance(_literal(ord, 0.0), str):
+            raise TypingError(f"invalid norm order {_literal(ord)!r} for matrices")
+
+        def impl_matrix(x, ord=None, axis=None):
+            p = 0.0 if nuclear else float(ord)
+            return _matrix_norm_grad(np.ascontiguousarray(x).astype(np.float64), p, nuclear)
+
+        def impl_axes(x, ord=None, axis=None):
+            p = 0.0 if nuclear else float(ord)
+            m = np.ascontiguousarray(x).astype(np.float64)
+            if _axes_swapped(axis):  # axis=(1, 0): the transposed matrix's norm
+                return np.ascontiguousarray(_matrix_norm_grad(np.ascontiguousarray(m.T), p, nuclear).T)
+            return _matrix_norm_grad(m, p, nuclear)
+
+        return impl_matrix if _is_none(axis) else impl_axes
     _check_vector_norm(x, ord, axis)
     if not isinstance(x, types.Array):
         return lambda x, ord=None, axis=None: np.sign(x) * 1.0
@@ -1226,7 +1289,7 @@ def _sum_vjp(g, items):
         return _generated("sum_vjp_tuple", "g, items", body, {"_adjoint": _adjoint})
     if _is_list(items):
         return lambda g, items: [_adjoint.unbroadcast(g, item) for item in items]
-    return lambda g, items: np.broadcast_to(g, items.shape)
+    return lambda g, items: broadcast_to(g, items.shape)
 
 
 @overload(np.ndim)
@@ -1234,3 +1297,53 @@ def _np_ndim(x):
     """np.ndim, which transpose's adjoint reads (Numba has no implementation of its own)."""
     nd = _ndim(x)
     return lambda x: nd
+
+
+# ------------------------------------------------------------------ np.array of a (nested) list or tuple
+
+
+@overload(_pyfuncs.array_vjp)
+def _array_vjp(g, obj):
+    """The adjoint of np.array(obj): g split into obj's structure (each part summed to its item's shape)."""
+    if isinstance(g, ZeroType):
+        return lambda g, obj: g
+    if _is_list(obj):
+        return lambda g, obj: [_pyfuncs.array_vjp(g[i], obj[i]) for i in range(len(obj))]
+    if _is_tuple(obj):
+        body = ["return (" + "".join(f"_pyfuncs.array_vjp(g[{i}], obj[{i}]), " for i in range(len(obj))) + ")"]
+        return _generated("array_vjp_tuple", "g, obj", body, {"_pyfuncs": _pyfuncs})
+    return lambda g, obj: _adjoint.unbroadcast(g, obj)
+
+
+def _fill(out, parts):
+    """out[...] = parts, item by item for a (nested) list or tuple; zeros are skipped."""
+
+
+@overload(_fill)
+def _fill_impl(out, parts):
+    if isinstance(parts, ZeroType):
+        return lambda out, parts: None
+    if _is_list(parts) or _is_tuple(parts):
+        items = parts.types if _is_tuple(parts) else (parts.dtype,)
+        scalars = all(isinstance(t, (types.Number, types.Boolean)) for t in items)
+        step = "out[{i}] = parts[{i}]" if scalars else "_fill(out[{i}], parts[{i}])"
+        if _is_list(parts):
+            body = ["for i in range(len(parts)):", "    " + step.format(i="i")]
+        else:
+            body = [step.format(i=i) for i in range(len(parts))] or ["return None"]
+        return _generated("fill_items", "out, parts", body, {"_fill": _fill})
+    if isinstance(out, types.Array) and out.ndim == 0:
+        return _generated("fill_scalar", "out, parts", ["out[()] = parts"], {})
+    return _generated("fill_array", "out, parts", ["out[...] = parts"], {})
+
+
+@overload(_pyfuncs.array_from_parts)
+def _array_from_parts(parts, like):
+    """The adjoint of array_vjp: parts (zeros allowed) put back into an array shaped like `like`."""
+
+    def impl(parts, like):
+        out = np.zeros(like.shape, np.float64)
+        _fill(out, parts)
+        return out
+
+    return impl

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import operator
 
 import numpy as np
 from numba import types
@@ -886,11 +887,14 @@ def _expand_dims(a, axis):
 @overload(squeeze, prefer_literal=True)
 def _squeeze(a, axis=None):
     axes = _literal_axes(axis, "np.squeeze")
-    if axes is None:
-        raise TypingError("np.squeeze without axis= gives a number of dimensions known only at run time; give axis=")
     nd = _ndim(a)
     if nd == 0:
         return lambda a, axis=None: a
+    if axes is None:  # Numba's array types carry the number of dimensions, never the lengths
+        raise TypingError(
+            f"np.squeeze without axis= on a {nd}-D array: the number of dimensions of the result depends on which "
+            "lengths are 1, known only at run time; give axis= (the axes of length 1)"
+        )
     positions = sorted({ax % nd for ax in axes})
     lines = ["def impl(a, axis=None):"]
     for d in positions:
@@ -1432,6 +1436,29 @@ def _getitem(x, index):
     if isinstance(x, types.Array) and isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
         return lambda x, index: x[np.array(index)]  # a list of positions, as NumPy takes it
     return lambda x, index: x[index]
+
+
+def scalar_index_shape(index):
+    """The shape NumPy gives `scalar[index]` for an index of only `...` and `None` (a 0-d value's only
+    constant indices): one axis of length 1 per None; None where the index is anything else."""
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if not builtins.all(isinstance(p, (types.EllipsisType, types.NoneType)) for p in parts):
+        return None
+    return (1,) * builtins.sum(isinstance(p, types.NoneType) for p in parts)
+
+
+@overload(operator.getitem)
+def _scalar_getitem(x, index):
+    """`x[...]`, `x[None]`, `x[()]` on a NumPy scalar (a 0-d value): NumPy gives an array of x (x itself for ())."""
+    if not isinstance(x, (types.Number, types.Boolean)):
+        return None
+    if isinstance(index, types.BaseTuple) and len(index) == 0:
+        return lambda x, index: x
+    shape = scalar_index_shape(index)
+    if shape is None:
+        return None
+    dtype = _dtype_of(x)
+    return lambda x, index: np.full(shape, x, dtype)
 
 
 @overload(setitem)

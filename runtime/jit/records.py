@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import collections
 import functools
+import importlib
 import operator
 
 from numba import types
 from numba.core.errors import TypingError
+from numba.core.registry import cpu_target
 from numba.extending import overload
+
+from .zero import ZeroType, make_zero
 
 
 @functools.cache
@@ -54,6 +58,22 @@ def _make_record(*keys_then_values):
     return scope["impl"]
 
 
+def make_list(*items):
+    """[items...] (the Python meaning; compiled code builds a tuple instead when the items' types differ)."""
+    return list(items)
+
+
+@overload(make_list)
+def _make_list(*items):
+    items = items[0] if len(items) == 1 and isinstance(items[0], types.StarArgTuple) else items
+    kinds = [types.unliteral(t) for t in items]
+    unified = cpu_target.typing_context.unify_types(*kinds) if kinds else None
+    values = "".join(f"items[{i}], " for i in range(len(kinds)))
+    if unified is None or isinstance(unified, types.Optional):  # mixed items: a tuple (a list cannot hold them)
+        return _generated("make_tuple_of", "*items", [f"return ({values})"], {})
+    return _generated("make_list_of", "*items", [f"return [{values}]"], {})
+
+
 def field(record, key) -> int:
     """The position of a dict key (a string literal type) among a record type's fields."""
     fields = record.instance_class._fields
@@ -70,3 +90,128 @@ def _record_item(record, key):
         exec(f"def impl(record, key):\n    return record[{field(record, key)}]\n", scope)  # noqa: S102
         return scope["impl"]
     return None
+
+
+# ------------------------------------------------------------------ iterating over a dict
+
+_dicts = importlib.import_module("runtime.dicts")
+
+
+def is_record_type(ty) -> bool:
+    """A record type: the namedtuple class jit makes of a dict (not a namedtuple of the user's)."""
+    return isinstance(ty, types.BaseNamedTuple) and record_class(tuple(ty.instance_class._fields)) is ty.instance_class
+
+
+def _fields_of(record):
+    return tuple(record.instance_class._fields)
+
+
+def _one_type(record, what):
+    """The type every value of the record unifies to: a compiled loop gives each variable one type."""
+    fields = _fields_of(record)
+    if not fields:
+        raise TypingError(f"{what} on an empty dict is not supported under jit")
+    kinds = [types.unliteral(t) for t in record.types]
+    unified = cpu_target.typing_context.unify_types(*kinds)
+    if unified is None or isinstance(unified, types.Optional):
+        listed = ", ".join(f"{k!r}: {t}" for k, t in zip(fields, kinds))
+        raise TypingError(
+            f"{what} needs the dict's values to share one type under jit (a compiled loop gives each variable one "
+            f"type), and this dict's differ ({listed}); read them by constant keys (d['{fields[0]}']), or keep "
+            "values of one type in their own dict"
+        )
+    return unified
+
+
+def _generated(name, params, lines, scope):
+    text = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in lines)
+    exec(text, scope)  # noqa: S102 - generated from the record's identifier keys and positions
+    return scope[name]
+
+
+def loop_item(seq, i):
+    """Item i of a sequence a loop runs over (`for x in seq` reads `seq[i]`); of a dict, its i-th key."""
+    return list(seq)[i] if isinstance(seq, dict) else seq[i]
+
+
+@overload(loop_item)
+def _loop_item(seq, i):
+    if is_record_type(seq):  # `for k in d`: a record's i-th key
+        keys = _fields_of(seq)
+        if not keys:
+            raise TypingError("iterating over an empty dict is not supported under jit")
+        return lambda seq, i: keys[i]
+    return lambda seq, i: seq[i]
+
+
+@overload(operator.getitem)
+def _record_runtime_key(record, key):
+    """d[k] with k a string known only at run time (a loop over the keys): the field whose name it is."""
+    if not (is_record_type(record) and isinstance(key, types.UnicodeType)):
+        return None
+    _one_type(record, "d[k] with a key known only at run time")
+    lines = []
+    for i, name in enumerate(_fields_of(record)):
+        lines += [f"if key == {name!r}:", f"    return record[{i}]"]
+    lines.append("raise KeyError('the dict has no such key')")
+    return _generated("record_runtime_key", "record, key", lines, {})
+
+
+@overload(_dicts.dict_key_list)
+def _dict_key_list(d):
+    if not is_record_type(d):
+        raise TypingError(f"d.keys() under jit needs a dict with identifier keys, not {d}")
+    if not _fields_of(d):
+        raise TypingError("d.keys() of an empty dict is not supported under jit")
+    keys = "".join(f"{k!r}, " for k in _fields_of(d))
+    return _generated("dict_key_list", "d", [f"return [{keys}]"], {})
+
+
+@overload(_dicts.dict_value_list)
+def _dict_value_list(d):
+    if not is_record_type(d):
+        raise TypingError(f"d.values() under jit needs a dict with identifier keys, not {d}")
+    _one_type(d, "d.values()")
+    values = "".join(f"d[{i}], " for i in range(len(d)))
+    return _generated("dict_value_list", "d", [f"return [{values}]"], {})
+
+
+@overload(_dicts.dict_item_list)
+def _dict_item_list(d):
+    if not is_record_type(d):
+        raise TypingError(f"d.items() under jit needs a dict with identifier keys, not {d}")
+    _one_type(d, "d.items()")
+    pairs = "".join(f"({k!r}, d[{i}]), " for i, k in enumerate(_fields_of(d)))
+    return _generated("dict_item_list", "d", [f"return [{pairs}]"], {})
+
+
+@overload(_dicts.dict_value_list_tangent)
+def _dict_value_list_tangent(t):
+    if isinstance(t, ZeroType):
+        return lambda t: t
+    return lambda t: _dicts.dict_value_list(t)
+
+
+@overload(_dicts.dict_item_list_tangent)
+def _dict_item_list_tangent(t):
+    if isinstance(t, ZeroType):
+        return lambda t: t
+    _one_type(t, "the tangent of d.items()")
+    pairs = "".join(f"(make_zero(), t[{i}]), " for i in range(len(t)))
+    return _generated("dict_item_list_tangent", "t", [f"return [{pairs}]"], {"make_zero": make_zero})
+
+
+def _record_of(item):
+    """The typer of an adjoint list -> the record of d's keys holding `item(i)` for each position."""
+
+    def typer(bar, d):
+        if isinstance(bar, ZeroType):
+            return lambda bar, d: bar
+        values = "".join(f"{item(i)}, " for i in range(len(d)))
+        return _generated("record_of", "bar, d", [f"return cls({values})"], {"cls": d.instance_class})
+
+    return typer
+
+
+overload(_dicts.dict_value_list_vjp)(_record_of(lambda i: f"bar[{i}]"))
+overload(_dicts.dict_item_list_vjp)(_record_of(lambda i: f"bar[{i}][1]"))

@@ -151,7 +151,6 @@ def final_kinetic_energy_fwd(x0, k, rest, dt, steps):
             _res_spring_forces_1,
             _range1,
             rt.like(_t12),
-            rt.like(_t11),
             _tape_v,
             _tape_x,
             _tape_f,
@@ -171,14 +170,13 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
         _res_spring_forces_1,
         _range1,
         _t12,
-        _t11,
         _tape_v,
         _tape_x,
         _tape_f,
         _tape_,
     ) = residuals
     # physics.py:70: return 0.5 * np.sum(v * v)
-    _t11_bar = rt.unbroadcast(_t10_bar * 0.5, _t11)
+    _t11_bar = _t10_bar * 0.5
     _t12_bar = rt.expand_reduced(_t11_bar, _t12, None, False)
     v_bar = rt.unbroadcast(_t12_bar * v, v)
     v_bar = v_bar + rt.unbroadcast(_t12_bar * v, v)

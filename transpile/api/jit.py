@@ -53,8 +53,17 @@ class Compiled:
         self.text = text
         self.written = module.__transpile_written__
         for cap_name, cap in program.captures.items():
-            module.__dict__[cap_name] = cap.value()
+            module.__dict__[cap_name] = _as_numba_value(cap.value())
         self.entry = getattr(module, program.entry)
+
+
+# Python's number types used as dtypes (`a.astype(int)`) as the NumPy types they stand for: Numba can keep those
+# in a tuple of residuals and write them to its disk cache (a builtin class it cannot pickle).
+_DTYPE_OF_BUILTIN = {int: np.int64, float: np.float64, bool: np.bool_, complex: np.complex128}
+
+
+def _as_numba_value(value):
+    return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else value
 
 
 class Jitted:
@@ -99,6 +108,7 @@ class Jitted:
         self._program = None
         self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
         self._boxing = {}  # (id(entry), argument types) -> how its results become NumPy values
+        self._unfused = set()  # calls (statics, argument kinds) that run the module without fusion
 
     # ------------------------------------------------------------------ modules
     def program(self):
@@ -106,8 +116,9 @@ class Jitted:
             self._program = desugar_program(self.target)
         return self._program
 
-    def compiled(self, statics: dict) -> Compiled:
-        key = tuple((k, repr(v)) for k, v in statics.items())
+    def compiled(self, statics: dict, fuse: bool = True) -> Compiled:
+        """The module for these static values; `fuse=False`: without loop nests (see ShapesNotFused)."""
+        key = tuple((k, repr(v)) for k, v in statics.items()) + (() if fuse else (("", "unfused"),))
         if key not in self._compiled:
             program = self.program()
             parts = ["jit", program.entry, key, _capture_fingerprint(program), *source_texts(program)]
@@ -115,7 +126,7 @@ class Jitted:
             def generate():
                 from ..backends.numba_module import numba_module_text
 
-                return numba_module_text(program, statics)
+                return numba_module_text(program, statics, fuse)
 
             module, text = load_or_write(f"jit_{program.entry}", cache_key(parts), generate)
             self._compiled[key] = Compiled(program, module, text)
@@ -145,9 +156,23 @@ class Jitted:
         return statics, dynamic, list(bound.arguments.values())
 
     def __call__(self, *args, **kwargs):
+        from runtime.jit.fused import ShapesNotFused  # imports Numba: not before the first call
+
         statics, dynamic, everything = self.split(args, kwargs)
+        if self._unfused and _call_types(statics, dynamic) in self._unfused:
+            return self._call(statics, dynamic, everything, fuse=False)
         try:
-            entry = self.compiled(statics).entry
+            return self._call(statics, dynamic, everything, fuse=True)
+        except ShapesNotFused:
+            # a loop nest met operand shapes it does not cover (runtime/jit/fused.py): calls of these types run
+            # without fusion from now on; the program changes nothing in place, so running it again is safe
+            self._unfused.add(_call_types(statics, dynamic))
+            return self._call(statics, dynamic, everything, fuse=False)
+
+    def _call(self, statics, dynamic, everything, fuse):
+        try:
+            _refuse_float16(self.target, [n for n in self.sig.parameters if n not in self.statics], dynamic)
+            entry = self.compiled(statics, fuse).entry
             with warnings.catch_warnings():
                 _quiet_numba_warnings()
                 signature = tuple(entry.typeof_pyval(a) for a in dynamic)
@@ -186,6 +211,13 @@ class Jitted:
         """What this function's calls cost: argument-type specializations, and how many of them were compiled
         rather than loaded from Numba's disk cache; how many modules were generated rather than read from disk."""
         return dict(self._counts)
+
+
+def _call_types(statics, dynamic):
+    """What decides a call's compiled code: the static values and the Numba types of the other arguments."""
+    from numba import typeof
+
+    return tuple((k, repr(v)) for k, v in statics.items()), tuple(typeof(a) for a in dynamic)
 
 
 def _boxing(result_type):
@@ -250,6 +282,27 @@ def _as_records(target, pname, value):
     return value
 
 
+def _holds_float16(value) -> bool:
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype == np.float16
+    if isinstance(value, (list, tuple)):
+        return any(_holds_float16(v) for v in value)
+    return False
+
+
+def _refuse_float16(target, names, dynamic):
+    """Numba has no float16 type on the CPU (not even to pass an array through): say so, naming the argument."""
+    for pname, value in zip(names, dynamic):
+        if _holds_float16(value):
+            raise TranspileError(
+                f"argument `{pname}` of `{target.__name__}` holds float16 values, which Numba cannot take or compute "
+                "with on the CPU",
+                def_location(target),
+                "pass float32 (`x.astype(np.float32)`), or call the function without jit "
+                "(jit(f, fallback='numpy') does that with a warning)",
+            )
+
+
 def _as_dicts(value):
     """Results with every record (see _as_records) turned back into the dict it stands for."""
     from runtime.jit import records
@@ -310,7 +363,12 @@ _OWN_ERROR = re.compile(r"raised a specific error:\s*(?:\w+Error): (.+)")
 
 def _summary(exc_text) -> str:
     """The line of Numba's message that says what is wrong (a helper's own message, when one rejected the call)."""
-    own = _OWN_ERROR.search(re.sub(r"\x1b\[[0-9;]*m", "", str(exc_text)))
+    clean = re.sub(r"\x1b\[[0-9;]*m", "", str(exc_text))
+    own = _OWN_ERROR.search(clean)
+    if own and own.group(1).startswith("Failed in nopython"):  # a helper's helper: its message is the next line
+        after = [ln.strip() for ln in clean[own.end() :].splitlines() if ln.strip()]
+        if after:
+            return after[0][:400]
     if own:
         return own.group(1).strip()
     lines = [ln.strip() for ln in str(exc_text).splitlines()]

@@ -7,8 +7,10 @@ The passes, in order, each a function of a function body (a list of normal-form 
    can be run again on the same residuals (jacrev runs it once per output).
 2. `lower_primitives`: a primitive whose registry entry has a `jit=` template is called through it
    (`np.max(a, axis=1)` -> `jt.max(a, 1, False)`), so NumPy's semantics survive what Numba lacks.
-3. `fuse_elementwise`: temporaries made by one elementwise primitive and read once by the next are
-   put back into one expression, which Numba compiles to a single loop (one pass over memory).
+3. `fuse_kernels` (fusion.py): runs of elementwise statements with the reductions and adjoint helpers
+   between them become one `jt.kernel` call each, a single loop nest; then `fuse_elementwise`: the
+   temporaries left that one elementwise primitive makes and the next reads once are put back into one
+   expression, which Numba compiles to a single loop (one pass over memory).
 4. `lower_zeros`: in generated code, the symbolic zero ``0.0`` becomes ``jt.ZERO``, whose Numba type
    joins with whatever value meets it (runtime/jit/zero.py).
 """
@@ -24,6 +26,8 @@ from .. import naming
 from ..errors import TranspileError
 from ..frontend.program import const, name
 from ..transforms.common import assign, call
+from .fusion import fuse_kernels
+from .placeholders import drop_placeholders
 
 TAPE_PREFIX = naming.tape("")
 
@@ -274,6 +278,60 @@ def _append_in_place(body, target, appends):
     map_blocks(body, rewrite)
 
 
+# ------------------------------------------------------------------ loops over sequences
+
+
+def _prim_name(node):
+    prim = getattr(node, "prim", None)
+    return prim.name if prim is not None else None
+
+
+def loop_items(body):
+    """A loop over a sequence reads its items by position (`for _i in range(len(s)): x = s[_i]`); under jit
+    the read is `jt.loop_item(s, _i)`, which is `s[_i]`, except that a dict (a record) gives its i-th key, as
+    iterating over a dict does (runtime/jit/records.py)."""
+    module = gast.Module(body=body, type_ignores=[])
+    defs = {
+        n.targets[0].id: n.value
+        for n in gast.walk(module)
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)
+    }
+
+    def only_name_argument(node, prim_name):
+        if _prim_name(node) != prim_name or not isinstance(node, gast.Call) or len(node.args) != 1:
+            return None
+        return node.args[0].id if isinstance(node.args[0], gast.Name) and not node.keywords else None
+
+    for loop in gast.walk(module):
+        if not (isinstance(loop, gast.For) and isinstance(loop.iter, gast.Name) and isinstance(loop.target, gast.Name)):
+            continue
+        length = only_name_argument(defs.get(loop.iter.id), "range")
+        seq = only_name_argument(defs.get(length), "len") if length is not None else None
+        if seq is None:
+            continue
+        for stmt in loop.body:
+            value = stmt.value if isinstance(stmt, gast.Assign) else None
+            if isinstance(value, gast.Subscript) and _names(value.value, seq) and _names(value.slice, loop.target.id):
+                stmt.value = call("jt.loop_item", [name(seq), name(loop.target.id)])
+    return body
+
+
+class _ListDisplays(gast.NodeTransformer):
+    def visit_List(self, node):
+        self.generic_visit(node)
+        if not node.elts or not isinstance(node.ctx, gast.Load):
+            return node
+        return gast.copy_location(call("jt.make_list", node.elts), node)
+
+
+def list_displays(body):
+    """`[a, b]` -> `jt.make_list(a, b)`: a list where its items share a type, else a tuple of them. Numba would
+    make a list of mixed items (`[x, v]`, a float and an array) a literal list, which it cannot return from a
+    function (runtime/jit/records.py). An empty list stays one (Numba types it from its appends)."""
+    transformer = _ListDisplays()
+    return [transformer.visit(stmt) for stmt in body]
+
+
 # ------------------------------------------------------------------ 2. primitives Numba lacks
 
 
@@ -307,7 +365,9 @@ def _lowered_call(rhs, where):
         if value is None:
             value = const(prim.defaults.get(p))
         args.append(copy.deepcopy(value))
-    return call(head, args)
+    lowered = call(head, args)
+    lowered.lowered_from = prim  # what it computes, for fusion (fusion.py)
+    return lowered
 
 
 def lower_primitives(body, where):
@@ -486,14 +546,19 @@ def _is_zero(node) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 0.0
 
 
-def lower_function(fn, generated: bool, where):
-    """The body of one normal-form function, ready for Numba."""
+def lower_function(fn, generated: bool, where, fuse: bool = True):
+    """The body of one normal-form function, ready for Numba (with `fuse`, its runs in jt.kernel loop nests)."""
     body = copy.deepcopy(fn.body)
+    if generated:
+        body = drop_placeholders(body, fn.params)
     body = lower_tapes(body)
     body = build_lists_in_place(body)
+    body = loop_items(body)
     body = lower_primitives(body, where)
+    if fuse:
+        body = fuse_kernels(body, weak_constants)
     body = fuse_elementwise(body)
     body = weak_constants(body)
     if generated:
         body = lower_zeros(body, user_code=fn.qualname.endswith(naming.forward_sweep("")))
-    return body
+    return list_displays(body)

@@ -8,6 +8,7 @@ from .. import __version__
 from ..codegen.emit import GENERATED_MARK, Emitter, is_generated
 from ..codegen.module import _primal_def, formatted
 from ..frontend.program import Program, const
+from .fusion import mutates
 from .numba_lowering import lower_function
 
 DECORATOR = "numba.njit(cache=True)"
@@ -22,8 +23,11 @@ def _bind_statics(fdef, statics):
     return fdef
 
 
-def numba_module_text(program: Program, statics: dict) -> str:
-    """The module text: a docstring, imports, and each function under @numba.njit."""
+def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str:
+    """The module text: a docstring, imports, and each function under @numba.njit; with `fuse`, runs of
+    elementwise statements and reductions become loop nests (fusion.py), unless the program changes
+    arrays in place or calls something for its effect (a call rerun without fusion would do that twice)."""
+    fuse = fuse and not mutates(program)
     entry = program.functions[program.entry]
     origin = "" if is_generated(entry.filename) else f" ({os.path.basename(entry.filename)}:{entry.lineno})"
     header = [
@@ -45,10 +49,11 @@ def numba_module_text(program: Program, statics: dict) -> str:
     for key in keys:
         fn = program.functions[key]
         fdef = _primal_def(fn)
-        fdef.body = lower_function(fn, is_generated(fn.filename), fn.location)
+        fdef.body = lower_function(fn, is_generated(fn.filename), fn.location, fuse)
         if key == program.entry and statics:
             fdef = _bind_statics(fdef, statics)
-        emitter.function(fdef, decorators=[DECORATOR])
+        # Numba's cache breaks recursion: its code loaded from disk crashes (numba issue 6061)
+        emitter.function(fdef, decorators=["numba.njit" if program.reaches_recursion(key) else DECORATOR])
     text = "\n".join(lines) + "\n" + emitter.text()
     if "math." not in emitter.text():
         text = text.replace("import math\n\n", "", 1)

@@ -1225,7 +1225,7 @@ class _FunctionDesugarer:
         return node
 
     def _prim_rhs(self, prim, args, kwargs, stmt, call_node):
-        bound, missing, extra = prim.bind(args, kwargs)
+        prim, (bound, missing, extra) = prim.binding(args, kwargs)
         where = call_node if call_node is not None else stmt
         if extra or missing:
             problem = "; ".join(extra + [f"missing argument `{m}`" for m in missing])

@@ -64,6 +64,38 @@ class Program:
         taken.add(candidate)
         return candidate
 
+    def callees(self, key: str) -> set:
+        """The functions `key` calls: its calls of user functions, and the functions of its rule."""
+        fn = self.functions[key]
+        called = {node.callee for stmt in fn.body for node in gast.walk(stmt) if getattr(node, "callee", None)}
+        return called | set(fn.rule_keys.values())
+
+    def calls_back(self, caller: str, callee: str) -> bool:
+        """Whether a call of `callee` from `caller` is recursive: `callee` calls `caller` again, through
+        any chain of calls (`callee == caller` for self-recursion)."""
+        seen, pending = set(), [callee]
+        while pending:
+            key = pending.pop()
+            if key == caller:
+                return True
+            if key not in seen and key in self.functions:
+                seen.add(key)
+                pending.extend(self.callees(key))
+        return False
+
+    def reaches_recursion(self, key: str) -> bool:
+        """Whether `key` is recursive or calls, through any chain of calls, a recursive function."""
+        seen, pending = set(), [key]
+        while pending:
+            current = pending.pop()
+            if current in seen or current not in self.functions:
+                continue
+            seen.add(current)
+            if any(self.calls_back(current, callee) for callee in self.callees(current)):
+                return True
+            pending.extend(self.callees(current))
+        return False
+
     def add_capture(self, preferred: str, read, identity) -> str:
         for name, cap in self.captures.items():
             if getattr(cap, "identity", None) == identity:

@@ -86,3 +86,61 @@ defhelper(
         "value_t": "rt.with_item_tangent(0.0, like, key, t)",
     },
 )
+
+# Iterating over a dict: `d.keys()`, `d.values()`, `d.items()` are lists (runtime/dicts.py) whose adjoints come
+# back as dicts with d's keys; a key has no derivative.  (Compiled by Numba for dicts whose values share a type.)
+defhelper(
+    runtime.dict_key_list, params=["d"], nondiff=True, methods=["keys"], batch="rt.dict_key_list(d)", batch_same=True
+)
+defhelper(
+    runtime.dict_value_list,
+    params=["d"],
+    container=True,
+    methods=["values"],
+    vjp={"d": "rt.dict_value_list_vjp(g, d)"},
+    jvp={"d": "rt.dict_value_list_tangent(t)"},
+    batch="rt.dict_value_list(d)",
+)
+defhelper(
+    runtime.dict_item_list,
+    params=["d"],
+    container=True,
+    methods=["items"],
+    vjp={"d": "rt.dict_item_list_vjp(g, d)"},
+    jvp={"d": "rt.dict_item_list_tangent(t)"},
+    batch="rt.dict_item_list(d)",
+)
+defhelper(
+    runtime.dict_value_list_tangent,
+    params=["t"],
+    container=True,
+    vjp={"t": "rt.dict_value_list_vjp(g, t)"},
+    jvp={"t": "rt.dict_value_list_tangent(t)"},
+    batch="rt.dict_value_list_tangent(t)",
+)
+defhelper(
+    runtime.dict_item_list_tangent,
+    params=["t"],
+    container=True,
+    vjp={"t": "rt.dict_item_list_vjp(g, t)"},
+    jvp={"t": "rt.dict_item_list_tangent(t)"},
+    batch="rt.dict_item_list_tangent(t)",
+)
+defhelper(
+    runtime.dict_value_list_vjp,
+    params=["values_bar", "d"],
+    container=True,
+    structural=("d",),
+    vjp={"values_bar": "rt.dict_value_list_tangent(g)"},
+    jvp={"values_bar": "rt.dict_value_list_vjp(t, d)"},
+    batch="rt.dict_value_list_vjp(values_bar, d)",
+)
+defhelper(
+    runtime.dict_item_list_vjp,
+    params=["items_bar", "d"],
+    container=True,
+    structural=("d",),
+    vjp={"items_bar": "rt.dict_item_list_tangent(g)"},
+    jvp={"items_bar": "rt.dict_item_list_vjp(t, d)"},
+    batch="rt.dict_item_list_vjp(items_bar, d)",
+)

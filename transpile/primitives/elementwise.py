@@ -27,9 +27,15 @@ NUMPY_LOOPS = frozenset(
 )
 
 
+# Under jit these are fused into loop nests as their scalar form (transpile/backends/fusion.py).
+SCALAR_FORMS = frozenset(["sqrt", "square", "abs", "negative"])
+
+
 def unary(name, fn, rule, domain="real", **kw):
     if name in NUMPY_LOOPS:
         kw.setdefault("jit", f"jt.{name}(x)")
+    if name in SCALAR_FORMS:
+        kw.setdefault("fuse", "map")
     defprim(
         name,
         fn,

@@ -17,6 +17,7 @@ defhelper(
     structural=("like",),
     jvp={"v": "rt.unbroadcast(t, like)"},
     batch="rt.unbroadcast_batched(v, like, v_batched, like_batched)",
+    fuse="unbroadcast",
 )
 defhelper(
     rt.broadcast_like,
@@ -32,6 +33,7 @@ defhelper(
     structural=("like", "axis", "keepdims"),
     jvp={"v": "rt.expand_reduced(t, like, axis, keepdims)"},
     batch="rt.expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched)",
+    fuse="expand",
 )
 defhelper(
     rt.add_at,
@@ -257,7 +259,7 @@ defhelper(
     structural=("count", "what"),
 )
 defhelper(rt.zeros_like_tree, params=["x"], nondiff=True)
-defhelper(rt.like, params=["x"], nondiff=True, batch="rt.batched_like(x)")
+defhelper(rt.like, params=["x"], nondiff=True, structural=("x",), batch="rt.batched_like(x)")
 defprim("slice", builtins.slice, path="slice", params=[], varargs="parts", nondiff=True)
 
 # The entry of a vmapped function: find the batch size, move mapped axes to the front, and back.

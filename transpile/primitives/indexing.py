@@ -2,6 +2,8 @@
 
 import operator
 
+import numpy as np
+
 from .registry import Example, defprim
 
 X = dict(a=(3, 4))
@@ -56,4 +58,25 @@ defprim(
     vjp={"x": "rt.zero_region(g, idx)", "v": "rt.get(g, idx)"},
     unbroadcast=("v",),
     jvp={"x": "rt.set_region(x_t, x, idx, v_t)"},
+)
+
+# The positions of the nonzero entries, one integer array per axis (indices: nothing to differentiate).
+# np.where with the condition alone is np.nonzero (a variant of the three-argument "where" entry).
+defprim(
+    "nonzero",
+    np.nonzero,
+    path="np.nonzero",
+    params=["a"],
+    nondiff=True,
+    methods=["nonzero"],
+    examples=[Example("a[np.nonzero(a > 0)]", X), Example("a[(a > 0).nonzero()]", R3)],
+)
+defprim(
+    "where_nonzero",
+    np.where,
+    path="np.where",
+    params=["condition"],
+    nondiff=True,
+    variant_of="where",
+    examples=[Example("a[np.where(a > 0)]", X), Example("a[np.where(a[:, 0] > 0)]", X)],
 )

@@ -141,4 +141,12 @@ for _name, _fn, _op in [
         batch_same=_name in ("is_", "is_not"),
     )
 defprim("not_", operator.not_, params=["x"], operator=("UnaryOp", "Not"), nondiff=True, batch="np.logical_not(x)")
-defprim("invert", operator.invert, params=["x"], operator=("UnaryOp", "Invert"), nondiff=True, batch="elementwise")
+defprim(
+    "invert",
+    operator.invert,
+    params=["x"],
+    operator=("UnaryOp", "Invert"),
+    nondiff=True,
+    batch="elementwise",
+    fuse="",  # ~True is -2 for a Python bool, False for a NumPy one
+)

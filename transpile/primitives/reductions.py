@@ -26,6 +26,7 @@ defprim(
     path="np.sum",
     params=REDUCE_PARAMS,
     jit="jt.sum(a, axis, keepdims)",
+    fuse="sum",
     vjp={"a": EXPAND},
     methods=["sum"],
     jvp={"a": "np.sum(t, axis=axis, keepdims=keepdims)"},

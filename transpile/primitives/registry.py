@@ -55,11 +55,28 @@ class Primitive:
     batch_same: bool = False  # batched inputs give a result that is the same for every example
     collective: bool = False  # reduces over the vmap axis named by its `axis_name` argument
     jit: str | None = None  # its lowering for Numba, a call template like "jt.sum(a, axis, keepdims)"
+    # its part in a fused loop nest (transpile/backends/fusion.py): "map" (its scalar form is its element),
+    # "sum" (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); None: it is not fused
+    fuse: str | None = None
+    # the same function called with other parameters (np.where(condition) besides np.where(condition, x, y)):
+    # a call that does not bind to this entry's parameters is bound to the first of these it binds to
+    variants: list = field(default_factory=list)
 
     @property
     def shape_only(self) -> frozenset:
         """Parameters read only for their shape, dtype or structure (by convention, named `like` or `*_like`)."""
         return frozenset(p for p in self.params if p == "like" or p.endswith("_like"))
+
+    def binding(self, args, kwargs):
+        """The entry (this one or one of its variants) a call binds to, and bind's answer for it: for a call
+        that binds to none of them, this entry's (its missing and extra arguments make the error)."""
+        answer = self.bind(args, kwargs)
+        if answer[1] or answer[2]:
+            for variant in self.variants:
+                other = variant.bind(args, kwargs)
+                if not other[1] and not other[2]:
+                    return variant, other
+        return self, answer
 
     def bind(self, args, kwargs):
         """Map positional and keyword arguments to parameter names; returns (bound, missing, extra)."""
@@ -136,8 +153,17 @@ def defprim(
     batch_same=False,
     collective=False,
     jit=None,
+    variant_of=None,
+    fuse=None,
 ):
-    """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"]."""
+    """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"].
+
+    With `variant_of` (the name of an entry for the same function), the entry is that function called with
+    other parameters: calls reach it only when they do not bind to the entry named (see Primitive.variants).
+    An elementwise operator is fused as "map" unless `fuse=""` says otherwise.
+    """
+    if fuse is None and operator is not None and batch == "elementwise":
+        fuse = "map"
     names, defaults = _signature_of(impl, params)
     prim = Primitive(
         name=name,
@@ -158,12 +184,16 @@ def defprim(
         batch_same=batch_same,
         collective=collective,
         jit=jit,
+        fuse=fuse or None,
     )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")
     _BY_NAME[name] = prim
-    for obj in (impl, *aliases):
-        _BY_IMPL[id(obj)] = prim
+    if variant_of is not None:
+        _BY_NAME[variant_of].variants.append(prim)
+    else:
+        for obj in (impl, *aliases):
+            _BY_IMPL[id(obj)] = prim
     if operator is not None:
         OPERATOR_SYNTAX[name] = operator
     for method in methods:

@@ -8,6 +8,12 @@ statements backwards: for each one it asks the registry for the vector-Jacobian
 product of its primitive, accumulates into ``x_bar`` names, and pops the tape to
 restore what the statement overwrote.  Adjoints known to be zero are tracked
 statically, so no code is emitted for them.
+
+A recursive call (one whose callee calls the caller again, directly or not) keeps no
+residuals: the forward sweep calls the plain function, and the adjoint sweep reruns the
+callee's forward sweep from the saved arguments, as for a checkpointed call.  Every
+level's residuals then have the same finite type, which Numba can infer; the price is
+that the adjoint of a recursion of depth d reruns O(d) levels per level.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from .. import naming
 from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
+from ..analyses.shapes import SameShapes
 from ..codegen.dce import eliminate_dead_code
 from ..errors import TranspileError
 from ..frontend.program import NFunction, const, name
@@ -100,6 +107,7 @@ class _VariantBuilder:
             return self.mode.variant(key, mask).result_active
 
         self.active = active_names(fn.body, active_params, callee_active)
+        self.shapes = SameShapes(fn.body, fn.params)
         ret = fn.body[-1]
         self.ret_name = ret.value.id if isinstance(ret.value, gast.Name) and ret.value.id in self.active else None
         self.var.result_active = self.ret_name is not None
@@ -112,7 +120,7 @@ class _VariantBuilder:
             self.all_names.add(candidate)
         self.residual_of_call = {}
         for stmt in walk_statements(fn.body):
-            if self._active_call(stmt) and self._callee(stmt).custom != "checkpoint":
+            if self._active_call(stmt) and not self._recomputed(stmt):
                 self.residual_of_call[id(stmt)] = self.fresh(naming.residuals(stmt.value.callee) + "_")
         self.states, self.end_state = analyze(fn.body, fn.params, self._targets)
         self._locality = iteration_locals(fn.body, self._targets)
@@ -293,10 +301,16 @@ class _VariantBuilder:
     def _callee(self, stmt):
         return self.mode.program.functions[stmt.value.callee]
 
+    def _recomputed(self, stmt):
+        """Whether the adjoint sweep reruns the forward sweep of this call instead of keeping its residuals:
+        for a checkpointed callee, and for a recursive call, whose residuals would hold the residuals of
+        the next level, and so on without bound (a type Numba cannot give)."""
+        return self._callee(stmt).custom == "checkpoint" or self.mode.program.calls_back(self.fn.key, stmt.value.callee)
+
     def _forward_call(self, stmt):
         rhs = stmt.value
         args = copy.deepcopy(rhs.args)
-        if id(stmt) not in self.residual_of_call:  # inactive, or checkpointed: its values are not kept
+        if id(stmt) not in self.residual_of_call:  # inactive, checkpointed or recursive: its values are not kept
             return [
                 _assign(
                     copy.deepcopy(stmt.targets[0]),
@@ -505,10 +519,15 @@ class _VariantBuilder:
                 out.append((value.id, expr, "replace"))
                 continue
             expr = instantiate(rule, mapping)
-            if p in prim.unbroadcast:
+            if p in prim.unbroadcast and not self._same_shape(stmt, value.id):
                 expr = _call("rt.unbroadcast", [expr, copy.deepcopy(value)])
             out.append((value.id, expr, bool(prim.container)))
         return out
+
+    def _same_shape(self, stmt, operand):
+        """Whether the statement's result provably has the shape of `operand` (its adjoint needs no unbroadcast)."""
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
+        return isinstance(target, gast.Name) and self.shapes.same(target.id, operand)
 
     def _emit_contributions(self, contributions, stmt):
         out = []
@@ -564,7 +583,6 @@ class _VariantBuilder:
         rhs = stmt.value
         x = stmt.targets[0].id
         mask = self._call_mask(rhs)
-        callee = self._callee(stmt)
         active = [a.id for a, m in zip(rhs.args, mask) if m]
         g = self._g(x)
         self.zero.add(x)
@@ -573,7 +591,7 @@ class _VariantBuilder:
         if res is not None:
             self.reads.add(res)
         var = self.mode.variant(rhs.callee, mask)
-        if callee.custom == "checkpoint":  # recompute the forward sweep from the (restored) arguments
+        if self._recomputed(stmt):  # recompute the forward sweep from the (restored) arguments
             res = self.fresh(naming.residuals(rhs.callee) + "_")
             self._read(_tuple(copy.deepcopy(rhs.args)))
             recompute = gast.Call(func=name(var.fwd), args=copy.deepcopy(rhs.args), keywords=[])

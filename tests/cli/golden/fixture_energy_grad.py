@@ -68,7 +68,7 @@ def energy_bwd(residuals, _t4_bar):
     _t5_bar = rt.unbroadcast(_t4_bar, _t5)
     _t8_bar = rt.unbroadcast(_t5_bar * _t6, _t8)
     _t9_bar = rt.expand_reduced(_t8_bar, _t9, None, False)
-    y_bar = rt.unbroadcast(_t9_bar * 2 * y, y)
+    y_bar = _t9_bar * 2 * y
     # cli_model.py:24: y = x * WEIGHTS + CONFIG.shift
     _t1_bar = rt.unbroadcast(y_bar, _t1)
     x_bar = rt.unbroadcast(_t1_bar * _t2, x)

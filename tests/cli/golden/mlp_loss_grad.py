@@ -80,7 +80,7 @@ def loss_bwd(residuals, _t1_bar):
     preds, _res_predict_1, _t3, _t2 = residuals
     # mlp.py:30: return np.sum((preds - targets) ** 2)
     _t2_bar = rt.expand_reduced(_t1_bar, _t2, None, False)
-    _t3_bar = rt.unbroadcast(_t2_bar * 2 * _t3, _t3)
+    _t3_bar = _t2_bar * 2 * _t3
     preds_bar = rt.unbroadcast(_t3_bar, preds)
     # mlp.py:29: preds = predict(params, inputs)
     (params_bar,) = predict_bwd(_res_predict_1, preds_bar)

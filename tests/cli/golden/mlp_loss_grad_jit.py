@@ -55,14 +55,13 @@ def loss_bwd(residuals, _t1_bar):
     preds, _res_predict_1, _t3, _t2 = residuals
     # mlp.py:30: return np.sum((preds - targets) ** 2)
     _t2_bar = rt.expand_reduced(_t1_bar, _t2, None, False)
-    _t1 = _t2_bar * 2 * _t3
-    _t3_bar = rt.unbroadcast(_t1, _t3)
+    _t3_bar = _t2_bar * 2 * _t3
     preds_bar = rt.unbroadcast(_t3_bar, preds)
     # mlp.py:29: preds = predict(params, inputs)
-    _t5 = predict_bwd(_res_predict_1, preds_bar)
-    (params_bar,) = _t5
-    _t6 = (params_bar,)
-    return _t6
+    _t4 = predict_bwd(_res_predict_1, preds_bar)
+    (params_bar,) = _t4
+    _t5 = (params_bar,)
+    return _t5
 
 
 @numba.njit(cache=True)
@@ -109,7 +108,7 @@ def predict_fwd(params, inputs):
     _t1 = len(params)
     _range2 = range(_t1)
     for _i3 in _range2:
-        _t4 = jt.getitem(params, _i3)
+        _t4 = jt.loop_item(params, _i3)
         W, b = _t4
         # mlp.py:23: outputs = np.dot(inputs, W) + b
         _t5 = jt.dot(inputs, W)

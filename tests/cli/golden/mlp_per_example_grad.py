@@ -137,16 +137,15 @@ def loss_bwd_vmap(residuals, _t1_bar, _batch):
     preds, _res_predict_1, _t3, _t2 = rt.batched_unpack(residuals, 4)
     # mlp.py:30: return np.sum((preds - targets) ** 2)
     _t2_bar = rt.expand_reduced_batched(_t1_bar, _t2, None, False, True, True)
-    _t4 = _t2_bar * 2
-    _b1, _b2 = rt.align((_t4, _t3), (True, True))
-    _t1 = _b1 * _b2
-    _t3_bar = rt.unbroadcast_batched(_t1, _t3, True, True)
+    _t1 = _t2_bar * 2
+    _b1, _b2 = rt.align((_t1, _t3), (True, True))
+    _t3_bar = _b1 * _b2
     preds_bar = rt.unbroadcast_batched(_t3_bar, preds, True, True)
     # mlp.py:29: preds = predict(params, inputs)
-    _t5 = predict_bwd_vmap(_res_predict_1, preds_bar, _batch)
-    (params_bar,) = rt.batched_unpack(_t5, 1)
-    _t6 = (params_bar,)
-    return _t6
+    _t4 = predict_bwd_vmap(_res_predict_1, preds_bar, _batch)
+    (params_bar,) = rt.batched_unpack(_t4, 1)
+    _t5 = (params_bar,)
+    return _t5
 
 
 def grad_loss_vmap(params, inputs, targets, _batch):

@@ -31,38 +31,36 @@ def tanh_fwd_fwd_fwd(x):
     _t3 = 1.0 - y
     _t4 = 1.0 + y
     _t2 = _t3 / _t4
-    _t7 = rt.like(x)
-    _t6 = (_t7, y, _t3, _t4)
+    _t6 = (y, _t3, _t4)
     _t5 = (_t2, _t6)
-    _t10 = rt.like(x)
-    _t9 = (_t10, y, _t3, _t4)
-    _t8 = (_t5, _t9)
-    return (_t8, (rt.like(x), y, _t3, _t4))
+    _t8 = (y, _t3, _t4)
+    _t7 = (_t5, _t8)
+    return (_t7, (y, _t3, _t4))
 
 
-def tanh_fwd_fwd_bwd(residuals, _t8_bar):
+def tanh_fwd_fwd_bwd(residuals, _t7_bar):
     """Adjoint sweep of `tanh_fwd_fwd`: returns
     the adjoints of its differentiated arguments.
     """
-    x, y, _t3, _t4 = residuals
+    y, _t3, _t4 = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t5_bar = rt.get(_t8_bar, 0)
-    _t9_bar = rt.get(_t8_bar, 1)
-    y_bar = rt.get(_t9_bar, 1)
-    _t3_bar = rt.get(_t9_bar, 2)
-    _t4_bar = rt.get(_t9_bar, 3)
+    _t5_bar = rt.get(_t7_bar, 0)
+    _t8_bar = rt.get(_t7_bar, 1)
+    y_bar = rt.get(_t8_bar, 0)
+    _t3_bar = rt.get(_t8_bar, 1)
+    _t4_bar = rt.get(_t8_bar, 2)
     _t2_bar = rt.get(_t5_bar, 0)
     _t6_bar = rt.get(_t5_bar, 1)
-    y_bar = rt.tree_add(y_bar, rt.get(_t6_bar, 1))
-    _t3_bar = rt.tree_add(_t3_bar, rt.get(_t6_bar, 2))
-    _t4_bar = rt.tree_add(_t4_bar, rt.get(_t6_bar, 3))
-    _t3_bar = _t3_bar + rt.unbroadcast(_t2_bar / _t4, _t3)
-    _t4_bar = _t4_bar + rt.unbroadcast(-_t2_bar * _t3 / (_t4 * _t4), _t4)
-    y_bar = y_bar + rt.unbroadcast(_t4_bar, y)
-    y_bar = y_bar + rt.unbroadcast(-_t3_bar, y)
+    y_bar = rt.tree_add(y_bar, rt.get(_t6_bar, 0))
+    _t3_bar = rt.tree_add(_t3_bar, rt.get(_t6_bar, 1))
+    _t4_bar = rt.tree_add(_t4_bar, rt.get(_t6_bar, 2))
+    _t3_bar = _t3_bar + _t2_bar / _t4
+    _t4_bar = _t4_bar + -_t2_bar * _t3 / (_t4 * _t4)
+    y_bar = y_bar + _t4_bar
+    y_bar = y_bar + -_t3_bar
     # seeds.py:17: y = np.exp(-2.0 * x)
     _t1_bar = y_bar * y
-    x_bar = rt.unbroadcast(_t1_bar * -2.0, x)
+    x_bar = _t1_bar * -2.0
     return (x_bar,)
 
 
@@ -72,137 +70,81 @@ def tanh_bwd_fwd_fwd(residuals, _t2_bar):
     """
     _tape_y_bar_ = None
     _tape_y_bar = None
-    x, y, _t3, _t4 = residuals
+    y, _t3, _t4 = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t1 = _t2_bar / _t4
-    _t3_bar = rt.unbroadcast(_t1, _t3)
-    _t6 = -_t2_bar
-    _t5 = _t6 * _t3
-    _t7 = _t4 * _t4
-    _t2 = _t5 / _t7
-    _t4_bar = rt.unbroadcast(_t2, _t4)
-    y_bar = rt.unbroadcast(_t4_bar, y)
-    _t9 = -_t3_bar
-    _t8 = rt.unbroadcast(_t9, y)
-    _t10 = y_bar + _t8
-    _t13 = (y_bar, _tape_y_bar)
-    _tape_y_bar = _t13
+    _t3_bar = _t2_bar / _t4
+    _t2 = -_t2_bar
+    _t1 = _t2 * _t3
+    _t5 = _t4 * _t4
+    _t4_bar = _t1 / _t5
+    y_bar = _t4_bar
+    _t6 = -_t3_bar
+    _t7 = y_bar + _t6
+    _t9 = (y_bar, _tape_y_bar)
+    _tape_y_bar = _t9
     _tape_y_bar_ = (y_bar, _tape_y_bar_)
-    y_bar = _t10
+    y_bar = _t7
     # seeds.py:17: y = np.exp(-2.0 * x)
     _t1_bar = y_bar * y
-    _t11 = _t1_bar * -2.0
-    x_bar = rt.unbroadcast(_t11, x)
-    _t12 = (x_bar,)
-    _t16 = rt.like(residuals)
-    _t17 = rt.like(_t3)
-    _t18 = rt.like(_t1)
-    _t19 = rt.like(_t2)
-    _t20 = rt.like(_t4_bar)
-    _t21 = rt.like(_t9)
-    _t22 = rt.like(_t8)
-    _t23 = rt.like(_t1_bar)
-    _t24 = rt.like(_t11)
-    _t15 = (
-        _t16,
-        _t2_bar,
-        y,
-        _t17,
-        _t4,
-        _t18,
-        _t6,
-        _t5,
-        _t7,
-        _t19,
-        _t20,
-        y_bar,
-        _t21,
-        _t22,
-        _t23,
-        _t24,
-        _tape_y_bar,
-    )
-    _t14 = (_t12, _t15)
+    x_bar = _t1_bar * -2.0
+    _t8 = (x_bar,)
+    _t12 = rt.like(residuals)
+    _t13 = rt.like(_t3)
+    _t14 = rt.like(_t6)
+    _t11 = (_t12, _t2_bar, y, _t13, _t4, _t2, _t1, _t5, y_bar, _t14, _tape_y_bar)
+    _t10 = (_t8, _t11)
     return (
-        _t14,
+        _t10,
         (
             rt.like(residuals),
             _t2_bar,
             y,
             rt.like(_t3),
             _t4,
-            rt.like(_t1),
-            _t6,
+            _t2,
+            _t1,
             _t5,
-            _t7,
-            rt.like(_t2),
-            rt.like(_t4_bar),
             y_bar,
-            rt.like(_t9),
-            rt.like(_t8),
-            rt.like(_t1_bar),
-            rt.like(_t11),
+            rt.like(_t6),
             _tape_y_bar_,
         ),
     )
 
 
-def tanh_bwd_fwd_bwd(residuals, _t14_bar):
+def tanh_bwd_fwd_bwd(residuals, _t10_bar):
     """Adjoint sweep of `tanh_bwd_fwd`: returns
     the adjoints of its differentiated arguments.
     """
-    (
-        residuals,
-        _t2_bar,
-        y,
-        _t3,
-        _t4,
-        _t1,
-        _t6,
-        _t5,
-        _t7,
-        _t2,
-        _t4_bar,
-        y_bar,
-        _t9,
-        _t8,
-        _t1_bar,
-        _t11,
-        _tape_y_bar_,
-    ) = residuals
+    residuals, _t2_bar, y, _t3, _t4, _t2, _t1, _t5, y_bar, _t6, _tape_y_bar_ = residuals
     # seeds.py:17: y = np.exp(-2.0 * x)
-    _t12_bar = rt.get(_t14_bar, 0)
-    _t15_bar = rt.get(_t14_bar, 1)
-    y_bar_ = rt.get(_t15_bar, 2)
-    _t4_bar_ = rt.get(_t15_bar, 4)
-    _t5_bar = rt.get(_t15_bar, 7)
-    _t7_bar = rt.get(_t15_bar, 8)
-    y_bar_bar = rt.get(_t15_bar, 11)
-    _tape_y_bar_bar = rt.get(_t15_bar, 16)
-    x_bar_bar = rt.get(_t12_bar, 0)
-    _t11_bar = rt.broadcast_like(x_bar_bar, _t11)
-    _t1_bar_bar = rt.unbroadcast(_t11_bar * -2.0, _t1_bar)
+    _t8_bar = rt.get(_t10_bar, 0)
+    _t11_bar = rt.get(_t10_bar, 1)
+    y_bar_ = rt.get(_t11_bar, 2)
+    _t4_bar_ = rt.get(_t11_bar, 4)
+    _t1_bar_ = rt.get(_t11_bar, 6)
+    _t5_bar = rt.get(_t11_bar, 7)
+    y_bar_bar = rt.get(_t11_bar, 8)
+    _tape_y_bar_bar = rt.get(_t11_bar, 10)
+    x_bar_bar = rt.get(_t8_bar, 0)
+    _t1_bar_bar = x_bar_bar * -2.0
     y_bar_bar = y_bar_bar + rt.unbroadcast(_t1_bar_bar * y, y_bar)
     y_bar_ = y_bar_ + rt.unbroadcast(_t1_bar_bar * y_bar, y)
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t10_bar = y_bar_bar
+    _t7_bar = y_bar_bar
     y_bar, _tape_y_bar_ = _tape_y_bar_
-    _t13_bar = _tape_y_bar_bar
-    y_bar_bar = rt.get(_t13_bar, 0)
-    y_bar_bar = y_bar_bar + rt.unbroadcast(_t10_bar, y_bar)
-    _t8_bar = rt.unbroadcast(_t10_bar, _t8)
-    _t9_bar = rt.broadcast_like(_t8_bar, _t9)
-    _t3_bar_bar = -_t9_bar
-    _t4_bar_bar = rt.broadcast_like(y_bar_bar, _t4_bar)
-    _t2_bar_ = rt.broadcast_like(_t4_bar_bar, _t2)
-    _t5_bar = _t5_bar + rt.unbroadcast(_t2_bar_ / _t7, _t5)
-    _t7_bar = _t7_bar + rt.unbroadcast(-_t2_bar_ * _t5 / (_t7 * _t7), _t7)
-    _t4_bar_ = _t4_bar_ + rt.unbroadcast(_t7_bar * _t4, _t4)
-    _t4_bar_ = _t4_bar_ + rt.unbroadcast(_t7_bar * _t4, _t4)
-    _t3_bar_ = rt.unbroadcast(_t5_bar * _t6, _t3)
-    _t1_bar_ = rt.broadcast_like(_t3_bar_bar, _t1)
-    _t4_bar_ = _t4_bar_ + rt.unbroadcast(-_t1_bar_ * _t2_bar / (_t4 * _t4), _t4)
-    residuals_bar = rt.pack_like(residuals, (0.0, y_bar_, _t3_bar_, _t4_bar_))
+    _t9_bar = _tape_y_bar_bar
+    y_bar_bar = rt.get(_t9_bar, 0)
+    y_bar_bar = y_bar_bar + rt.unbroadcast(_t7_bar, y_bar)
+    _t6_bar = rt.unbroadcast(_t7_bar, _t6)
+    _t3_bar_bar = -_t6_bar
+    _t4_bar_bar = y_bar_bar
+    _t1_bar_ = _t1_bar_ + rt.unbroadcast(_t4_bar_bar / _t5, _t1)
+    _t5_bar = _t5_bar + rt.unbroadcast(-_t4_bar_bar * _t1 / (_t5 * _t5), _t5)
+    _t4_bar_ = _t4_bar_ + _t5_bar * _t4
+    _t4_bar_ = _t4_bar_ + _t5_bar * _t4
+    _t3_bar_ = rt.unbroadcast(_t1_bar_ * _t2, _t3)
+    _t4_bar_ = _t4_bar_ + rt.unbroadcast(-_t3_bar_bar * _t2_bar / (_t4 * _t4), _t4)
+    residuals_bar = rt.pack_like(residuals, (y_bar_, _t3_bar_, _t4_bar_))
     return (residuals_bar,)
 
 
@@ -256,261 +198,205 @@ def grad_tanh_fwd_bwd(residuals, _t7_bar):
     return (x_bar_,)
 
 
-def tanh_bwd_bwd_fwd(residuals, _t12_bar):
+def tanh_bwd_bwd_fwd(residuals, _t8_bar):
     """Forward sweep of `tanh_bwd_bwd`: returns
     its value and what the adjoint sweep needs.
     """
     _tape_y_bar_ = None
     _tape_t4_bar_ = None
-    _t10 = residuals
-    (
-        residuals,
-        _t2_bar,
-        y,
-        _t3,
-        _t4,
-        _t1,
-        _t6,
-        _t5,
-        _t7,
-        _t2,
-        _t4_bar,
-        y_bar,
-        _t9,
-        _t8,
-        _t1_bar,
-        _t11,
-        _tape_y_bar,
-    ) = _t10
+    _t7 = residuals
+    residuals, _t2_bar, y, _t3, _t4, _t2, _t1, _t5, y_bar, _t6, _tape_y_bar = _t7
     # seeds.py:17: y = np.exp(-2.0 * x)
-    x_bar_bar = rt.get(_t12_bar, 0)
-    _t11_bar = rt.broadcast_like(x_bar_bar, _t11)
-    _t12 = _t11_bar * -2.0
-    _t1_bar_bar = rt.unbroadcast(_t12, _t1_bar)
-    _t13 = _t1_bar_bar * y
-    y_bar_bar = rt.unbroadcast(_t13, y_bar)
-    _t14 = _t1_bar_bar * y_bar
-    y_bar_ = rt.unbroadcast(_t14, y)
+    x_bar_bar = rt.get(_t8_bar, 0)
+    _t1_bar_bar = x_bar_bar * -2.0
+    _t8 = _t1_bar_bar * y
+    y_bar_bar = rt.unbroadcast(_t8, y_bar)
+    _t9 = _t1_bar_bar * y_bar
+    y_bar_ = rt.unbroadcast(_t9, y)
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t10_bar = y_bar_bar
-    _t15 = _tape_y_bar
+    _t7_bar = y_bar_bar
+    _t10 = _tape_y_bar
     _tape_y_bar_ = (y_bar, _tape_y_bar_)
-    y_bar, _tape_y_bar = _t15
-    y_bar_bar = rt.unbroadcast(_t10_bar, y_bar)
-    _t8_bar = rt.unbroadcast(_t10_bar, _t8)
-    _t9_bar = rt.broadcast_like(_t8_bar, _t9)
-    _t3_bar_bar = -_t9_bar
-    _t4_bar_bar = rt.broadcast_like(y_bar_bar, _t4_bar)
-    _t2_bar_ = rt.broadcast_like(_t4_bar_bar, _t2)
-    _t16 = _t2_bar_ / _t7
-    _t5_bar = rt.unbroadcast(_t16, _t5)
-    _t19 = -_t2_bar_
-    _t18 = _t19 * _t5
-    _t20 = _t7 * _t7
-    _t17 = _t18 / _t20
-    _t7_bar = rt.unbroadcast(_t17, _t7)
-    _t21 = _t7_bar * _t4
-    _t4_bar_ = rt.unbroadcast(_t21, _t4)
-    _t23 = _t7_bar * _t4
-    _t22 = rt.unbroadcast(_t23, _t4)
-    _t24 = _t4_bar_ + _t22
+    y_bar, _tape_y_bar = _t10
+    y_bar_bar = rt.unbroadcast(_t7_bar, y_bar)
+    _t6_bar = rt.unbroadcast(_t7_bar, _t6)
+    _t3_bar_bar = -_t6_bar
+    _t4_bar_bar = y_bar_bar
+    _t11 = _t4_bar_bar / _t5
+    _t1_bar_ = rt.unbroadcast(_t11, _t1)
+    _t14 = -_t4_bar_bar
+    _t13 = _t14 * _t1
+    _t15 = _t5 * _t5
+    _t12 = _t13 / _t15
+    _t5_bar = rt.unbroadcast(_t12, _t5)
+    _t4_bar_ = _t5_bar * _t4
+    _t16 = _t5_bar * _t4
+    _t17 = _t4_bar_ + _t16
+    _tape_t4_bar_ = (rt.like(_t4_bar_), _tape_t4_bar_)
+    _t4_bar_ = _t17
+    _t18 = _t1_bar_ * _t2
+    _t3_bar_ = rt.unbroadcast(_t18, _t3)
+    _t22 = -_t3_bar_bar
+    _t21 = _t22 * _t2_bar
+    _t23 = _t4 * _t4
+    _t20 = _t21 / _t23
+    _t19 = rt.unbroadcast(_t20, _t4)
+    _t24 = _t4_bar_ + _t19
     _tape_t4_bar_ = (rt.like(_t4_bar_), _tape_t4_bar_)
     _t4_bar_ = _t24
-    _t25 = _t5_bar * _t6
-    _t3_bar_ = rt.unbroadcast(_t25, _t3)
-    _t1_bar_ = rt.broadcast_like(_t3_bar_bar, _t1)
-    _t29 = -_t1_bar_
-    _t28 = _t29 * _t2_bar
-    _t30 = _t4 * _t4
-    _t27 = _t28 / _t30
-    _t26 = rt.unbroadcast(_t27, _t4)
-    _t31 = _t4_bar_ + _t26
-    _tape_t4_bar_ = (rt.like(_t4_bar_), _tape_t4_bar_)
-    _t4_bar_ = _t31
-    _t32 = (0.0, y_bar_, _t3_bar_, _t4_bar_)
-    residuals_bar = rt.pack_like(residuals, _t32)
-    _t33 = (residuals_bar,)
+    _t25 = (y_bar_, _t3_bar_, _t4_bar_)
+    residuals_bar = rt.pack_like(residuals, _t25)
+    _t26 = (residuals_bar,)
     return (
-        _t33,
+        _t26,
         (
-            rt.like(_t12_bar),
-            rt.like(_t10),
+            rt.like(_t8_bar),
+            rt.like(_t7),
             _t2_bar,
             y,
             _t4,
-            _t6,
+            _t2,
+            _t1,
             _t5,
-            _t7,
             y_bar,
-            rt.like(x_bar_bar),
-            rt.like(_t11_bar),
-            rt.like(_t12),
             _t1_bar_bar,
-            rt.like(_t13),
-            rt.like(y_bar_bar),
-            rt.like(_t14),
-            rt.like(_t10_bar),
-            rt.like(_t8_bar),
-            rt.like(_t3_bar_bar),
-            rt.like(_t4_bar_bar),
-            _t2_bar_,
-            rt.like(_t16),
+            rt.like(_t8),
+            rt.like(_t9),
+            rt.like(_t7_bar),
+            _t4_bar_bar,
+            rt.like(_t11),
+            _t1_bar_,
+            _t14,
+            _t13,
+            _t15,
+            rt.like(_t12),
             _t5_bar,
-            _t19,
-            _t18,
-            _t20,
-            rt.like(_t17),
-            _t7_bar,
-            rt.like(_t21),
             rt.like(_t4_bar_),
-            rt.like(_t23),
-            rt.like(_t22),
+            rt.like(_t16),
+            rt.like(_t18),
+            _t22,
+            _t21,
+            _t23,
+            rt.like(_t20),
+            rt.like(_t19),
             rt.like(_t25),
-            _t29,
-            _t28,
-            _t30,
-            rt.like(_t27),
-            rt.like(_t26),
-            rt.like(_t32),
             _tape_y_bar_,
             _tape_t4_bar_,
         ),
     )
 
 
-def tanh_bwd_bwd_bwd(residuals, _t33_bar):
+def tanh_bwd_bwd_bwd(residuals, _t26_bar):
     """Adjoint sweep of `tanh_bwd_bwd`: returns
     the adjoints of its differentiated arguments.
     """
     (
-        _t12_bar,
-        _t10,
+        _t8_bar,
+        _t7,
         _t2_bar,
         y,
         _t4,
-        _t6,
+        _t2,
+        _t1,
         _t5,
-        _t7,
         y_bar,
-        x_bar_bar,
-        _t11_bar,
-        _t12,
         _t1_bar_bar,
-        _t13,
-        y_bar_bar,
-        _t14,
-        _t10_bar,
-        _t8_bar,
-        _t3_bar_bar,
-        _t4_bar_bar,
-        _t2_bar_,
-        _t16,
-        _t5_bar,
-        _t19,
-        _t18,
-        _t20,
-        _t17,
+        _t8,
+        _t9,
         _t7_bar,
-        _t21,
+        _t4_bar_bar,
+        _t11,
+        _t1_bar_,
+        _t14,
+        _t13,
+        _t15,
+        _t12,
+        _t5_bar,
         _t4_bar_,
-        _t23,
+        _t16,
+        _t18,
         _t22,
+        _t21,
+        _t23,
+        _t20,
+        _t19,
         _t25,
-        _t29,
-        _t28,
-        _t30,
-        _t27,
-        _t26,
-        _t32,
         _tape_y_bar_,
         _tape_t4_bar_,
     ) = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    residuals_bar_bar = rt.get(_t33_bar, 0)
-    _t32_bar = rt.unpack_like(residuals_bar_bar, _t32)
-    y_bar__bar = rt.get(_t32_bar, 1)
-    _t3_bar__bar = rt.get(_t32_bar, 2)
-    _t4_bar__bar = rt.get(_t32_bar, 3)
-    _t31_bar = _t4_bar__bar
-    _t4_bar_, _tape_t4_bar_ = _tape_t4_bar_
-    _t4_bar__bar = rt.unbroadcast(_t31_bar, _t4_bar_)
-    _t26_bar = rt.unbroadcast(_t31_bar, _t26)
-    _t27_bar = rt.broadcast_like(_t26_bar, _t27)
-    _t28_bar = rt.unbroadcast(_t27_bar / _t30, _t28)
-    _t30_bar = rt.unbroadcast(-_t27_bar * _t28 / (_t30 * _t30), _t30)
-    _t4_bar__ = rt.unbroadcast(_t30_bar * _t4, _t4)
-    _t4_bar__ = _t4_bar__ + rt.unbroadcast(_t30_bar * _t4, _t4)
-    _t29_bar = rt.unbroadcast(_t28_bar * _t2_bar, _t29)
-    _t2_bar_bar = rt.unbroadcast(_t28_bar * _t29, _t2_bar)
-    _t1_bar__bar = -_t29_bar
-    _t3_bar_bar_bar = rt.unbroadcast(_t1_bar__bar, _t3_bar_bar)
-    _t25_bar = rt.broadcast_like(_t3_bar__bar, _t25)
-    _t5_bar_bar = rt.unbroadcast(_t25_bar * _t6, _t5_bar)
-    _t6_bar = rt.unbroadcast(_t25_bar * _t5_bar, _t6)
+    residuals_bar_bar = rt.get(_t26_bar, 0)
+    _t25_bar = rt.unpack_like(residuals_bar_bar, _t25)
+    y_bar__bar = rt.get(_t25_bar, 0)
+    _t3_bar__bar = rt.get(_t25_bar, 1)
+    _t4_bar__bar = rt.get(_t25_bar, 2)
     _t24_bar = _t4_bar__bar
     _t4_bar_, _tape_t4_bar_ = _tape_t4_bar_
     _t4_bar__bar = rt.unbroadcast(_t24_bar, _t4_bar_)
-    _t22_bar = rt.unbroadcast(_t24_bar, _t22)
-    _t23_bar = rt.broadcast_like(_t22_bar, _t23)
-    _t7_bar_bar = rt.unbroadcast(_t23_bar * _t4, _t7_bar)
-    _t4_bar__ = _t4_bar__ + rt.unbroadcast(_t23_bar * _t7_bar, _t4)
-    _t21_bar = rt.broadcast_like(_t4_bar__bar, _t21)
-    _t7_bar_bar = _t7_bar_bar + rt.unbroadcast(_t21_bar * _t4, _t7_bar)
-    _t4_bar__ = _t4_bar__ + rt.unbroadcast(_t21_bar * _t7_bar, _t4)
-    _t17_bar = rt.broadcast_like(_t7_bar_bar, _t17)
-    _t18_bar = rt.unbroadcast(_t17_bar / _t20, _t18)
-    _t20_bar = rt.unbroadcast(-_t17_bar * _t18 / (_t20 * _t20), _t20)
-    _t7_bar_ = rt.unbroadcast(_t20_bar * _t7, _t7)
-    _t7_bar_ = _t7_bar_ + rt.unbroadcast(_t20_bar * _t7, _t7)
-    _t19_bar = rt.unbroadcast(_t18_bar * _t5, _t19)
-    _t5_bar_ = rt.unbroadcast(_t18_bar * _t19, _t5)
-    _t2_bar__bar = -_t19_bar
-    _t16_bar = rt.broadcast_like(_t5_bar_bar, _t16)
-    _t2_bar__bar = _t2_bar__bar + rt.unbroadcast(_t16_bar / _t7, _t2_bar_)
-    _t7_bar_ = _t7_bar_ + rt.unbroadcast(-_t16_bar * _t2_bar_ / (_t7 * _t7), _t7)
-    _t4_bar_bar_bar = rt.unbroadcast(_t2_bar__bar, _t4_bar_bar)
-    y_bar_bar_bar = rt.unbroadcast(_t4_bar_bar_bar, y_bar_bar)
-    _t9_bar_bar = -_t3_bar_bar_bar
-    _t8_bar_bar = rt.unbroadcast(_t9_bar_bar, _t8_bar)
-    _t10_bar_bar = rt.broadcast_like(_t8_bar_bar, _t10_bar)
-    _t10_bar_bar = _t10_bar_bar + rt.broadcast_like(y_bar_bar_bar, _t10_bar)
+    _t19_bar = rt.unbroadcast(_t24_bar, _t19)
+    _t20_bar = rt.broadcast_like(_t19_bar, _t20)
+    _t21_bar = rt.unbroadcast(_t20_bar / _t23, _t21)
+    _t23_bar = rt.unbroadcast(-_t20_bar * _t21 / (_t23 * _t23), _t23)
+    _t4_bar = _t23_bar * _t4
+    _t4_bar = _t4_bar + _t23_bar * _t4
+    _t22_bar = rt.unbroadcast(_t21_bar * _t2_bar, _t22)
+    _t2_bar_bar = rt.unbroadcast(_t21_bar * _t22, _t2_bar)
+    _t3_bar_bar_bar = -_t22_bar
+    _t18_bar = rt.broadcast_like(_t3_bar__bar, _t18)
+    _t1_bar__bar = rt.unbroadcast(_t18_bar * _t2, _t1_bar_)
+    _t2_bar_ = rt.unbroadcast(_t18_bar * _t1_bar_, _t2)
+    _t17_bar = _t4_bar__bar
+    _t4_bar_, _tape_t4_bar_ = _tape_t4_bar_
+    _t4_bar__bar = rt.unbroadcast(_t17_bar, _t4_bar_)
+    _t16_bar = rt.unbroadcast(_t17_bar, _t16)
+    _t5_bar_bar = rt.unbroadcast(_t16_bar * _t4, _t5_bar)
+    _t4_bar = _t4_bar + rt.unbroadcast(_t16_bar * _t5_bar, _t4)
+    _t5_bar_bar = _t5_bar_bar + rt.unbroadcast(_t4_bar__bar * _t4, _t5_bar)
+    _t4_bar = _t4_bar + rt.unbroadcast(_t4_bar__bar * _t5_bar, _t4)
+    _t12_bar = rt.broadcast_like(_t5_bar_bar, _t12)
+    _t13_bar = rt.unbroadcast(_t12_bar / _t15, _t13)
+    _t15_bar = rt.unbroadcast(-_t12_bar * _t13 / (_t15 * _t15), _t15)
+    _t5_bar_ = _t15_bar * _t5
+    _t5_bar_ = _t5_bar_ + _t15_bar * _t5
+    _t14_bar = rt.unbroadcast(_t13_bar * _t1, _t14)
+    _t1_bar = rt.unbroadcast(_t13_bar * _t14, _t1)
+    _t4_bar_bar_bar = -_t14_bar
+    _t11_bar = rt.broadcast_like(_t1_bar__bar, _t11)
+    _t4_bar_bar_bar = _t4_bar_bar_bar + rt.unbroadcast(_t11_bar / _t5, _t4_bar_bar)
+    _t5_bar_ = _t5_bar_ + rt.unbroadcast(-_t11_bar * _t4_bar_bar / (_t5 * _t5), _t5)
+    y_bar_bar_bar = _t4_bar_bar_bar
+    _t6_bar_bar = -_t3_bar_bar_bar
+    _t7_bar_bar = rt.broadcast_like(_t6_bar_bar, _t7_bar)
+    _t7_bar_bar = _t7_bar_bar + rt.broadcast_like(y_bar_bar_bar, _t7_bar)
     y_bar, _tape_y_bar_ = _tape_y_bar_
-    y_bar_bar_bar = _t10_bar_bar
+    y_bar_bar_bar = _t7_bar_bar
     # seeds.py:17: y = np.exp(-2.0 * x)
-    _t14_bar = rt.broadcast_like(y_bar__bar, _t14)
-    _t1_bar_bar_bar = rt.unbroadcast(_t14_bar * y_bar, _t1_bar_bar)
-    y_bar_bar_ = rt.unbroadcast(_t14_bar * _t1_bar_bar, y_bar)
-    _t13_bar = rt.broadcast_like(y_bar_bar_bar, _t13)
-    _t1_bar_bar_bar = _t1_bar_bar_bar + rt.unbroadcast(_t13_bar * y, _t1_bar_bar)
-    y_bar__ = rt.unbroadcast(_t13_bar * _t1_bar_bar, y)
-    _t12_bar_ = rt.broadcast_like(_t1_bar_bar_bar, _t12)
-    _t11_bar_bar = rt.unbroadcast(_t12_bar_ * -2.0, _t11_bar)
-    x_bar_bar_bar = rt.unbroadcast(_t11_bar_bar, x_bar_bar)
-    _t12_bar_bar = rt.add_at(0.0, _t12_bar, 0, x_bar_bar_bar)
-    _t10_bar_ = rt.pack_like(
-        _t10,
+    _t9_bar = rt.broadcast_like(y_bar__bar, _t9)
+    _t1_bar_bar_bar = rt.unbroadcast(_t9_bar * y_bar, _t1_bar_bar)
+    y_bar_bar_ = rt.unbroadcast(_t9_bar * _t1_bar_bar, y_bar)
+    _t8_bar_ = rt.broadcast_like(y_bar_bar_bar, _t8)
+    _t1_bar_bar_bar = _t1_bar_bar_bar + rt.unbroadcast(_t8_bar_ * y, _t1_bar_bar)
+    y_bar__ = rt.unbroadcast(_t8_bar_ * _t1_bar_bar, y)
+    x_bar_bar_bar = _t1_bar_bar_bar * -2.0
+    _t8_bar_bar = rt.add_at(0.0, _t8_bar, 0, x_bar_bar_bar)
+    _t7_bar_ = rt.pack_like(
+        _t7,
         (
             0.0,
             _t2_bar_bar,
             y_bar__,
             0.0,
-            _t4_bar__,
-            0.0,
-            _t6_bar,
+            _t4_bar,
+            _t2_bar_,
+            _t1_bar,
             _t5_bar_,
-            _t7_bar_,
-            0.0,
-            0.0,
             y_bar_bar_,
-            0.0,
-            0.0,
-            0.0,
             0.0,
             0.0,
         ),
     )
-    residuals_bar_ = _t10_bar_
-    return (residuals_bar_, _t12_bar_bar)
+    residuals_bar_ = _t7_bar_
+    return (residuals_bar_, _t8_bar_bar)
 
 
 def tanh_fwd_bwd_fwd(residuals, _t5_bar):
@@ -520,42 +406,37 @@ def tanh_fwd_bwd_fwd(residuals, _t5_bar):
     _tape_t3_bar = None
     _tape_t4_bar = None
     _tape_y_bar = None
-    x, y, _t3, _t4 = residuals
+    y, _t3, _t4 = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
     _t2_bar = rt.get(_t5_bar, 0)
     _t6_bar = rt.get(_t5_bar, 1)
-    y_bar = rt.get(_t6_bar, 1)
-    _t3_bar = rt.get(_t6_bar, 2)
-    _t4_bar = rt.get(_t6_bar, 3)
-    _t2 = _t2_bar / _t4
-    _t1 = rt.unbroadcast(_t2, _t3)
-    _t5 = _t3_bar + _t1
+    y_bar = rt.get(_t6_bar, 0)
+    _t3_bar = rt.get(_t6_bar, 1)
+    _t4_bar = rt.get(_t6_bar, 2)
+    _t1 = _t2_bar / _t4
+    _t2 = _t3_bar + _t1
     _tape_t3_bar = (rt.like(_t3_bar), _tape_t3_bar)
-    _t3_bar = _t5
-    _t9 = -_t2_bar
-    _t8 = _t9 * _t3
-    _t10 = _t4 * _t4
-    _t7 = _t8 / _t10
-    _t6 = rt.unbroadcast(_t7, _t4)
-    _t11 = _t4_bar + _t6
+    _t3_bar = _t2
+    _t7 = -_t2_bar
+    _t6 = _t7 * _t3
+    _t8 = _t4 * _t4
+    _t5 = _t6 / _t8
+    _t9 = _t4_bar + _t5
     _tape_t4_bar = (rt.like(_t4_bar), _tape_t4_bar)
-    _t4_bar = _t11
-    _t12 = rt.unbroadcast(_t4_bar, y)
-    _t13 = y_bar + _t12
+    _t4_bar = _t9
+    _t10 = y_bar + _t4_bar
     _tape_y_bar = (y_bar, _tape_y_bar)
-    y_bar = _t13
-    _t15 = -_t3_bar
-    _t14 = rt.unbroadcast(_t15, y)
-    _t16 = y_bar + _t14
+    y_bar = _t10
+    _t11 = -_t3_bar
+    _t12 = y_bar + _t11
     _tape_y_bar = (y_bar, _tape_y_bar)
-    y_bar = _t16
+    y_bar = _t12
     # seeds.py:17: y = np.exp(-2.0 * x)
     _t1_bar = y_bar * y
-    _t17 = _t1_bar * -2.0
-    x_bar = rt.unbroadcast(_t17, x)
-    _t18 = (x_bar,)
+    x_bar = _t1_bar * -2.0
+    _t13 = (x_bar,)
     return (
-        _t18,
+        _t13,
         (
             rt.like(residuals),
             rt.like(_t5_bar),
@@ -567,18 +448,12 @@ def tanh_fwd_bwd_fwd(residuals, _t5_bar):
             y_bar,
             rt.like(_t3_bar),
             rt.like(_t4_bar),
-            rt.like(_t2),
             rt.like(_t1),
-            _t9,
+            _t7,
+            _t6,
             _t8,
-            _t10,
-            rt.like(_t7),
-            rt.like(_t6),
-            rt.like(_t12),
-            rt.like(_t15),
-            rt.like(_t14),
-            rt.like(_t1_bar),
-            rt.like(_t17),
+            rt.like(_t5),
+            rt.like(_t11),
             _tape_t3_bar,
             _tape_t4_bar,
             _tape_y_bar,
@@ -586,7 +461,7 @@ def tanh_fwd_bwd_fwd(residuals, _t5_bar):
     )
 
 
-def tanh_fwd_bwd_bwd(residuals, _t18_bar):
+def tanh_fwd_bwd_bwd(residuals, _t13_bar):
     """Adjoint sweep of `tanh_fwd_bwd`: returns
     the adjoints of its differentiated arguments.
     """
@@ -601,65 +476,54 @@ def tanh_fwd_bwd_bwd(residuals, _t18_bar):
         y_bar,
         _t3_bar,
         _t4_bar,
-        _t2,
         _t1,
-        _t9,
-        _t8,
-        _t10,
         _t7,
         _t6,
-        _t12,
-        _t15,
-        _t14,
-        _t1_bar,
-        _t17,
+        _t8,
+        _t5,
+        _t11,
         _tape_t3_bar,
         _tape_t4_bar,
         _tape_y_bar,
     ) = residuals
     # seeds.py:17: y = np.exp(-2.0 * x)
-    x_bar_bar = rt.get(_t18_bar, 0)
-    _t17_bar = rt.broadcast_like(x_bar_bar, _t17)
-    _t1_bar_bar = rt.unbroadcast(_t17_bar * -2.0, _t1_bar)
+    x_bar_bar = rt.get(_t13_bar, 0)
+    _t1_bar_bar = x_bar_bar * -2.0
     y_bar_bar = rt.unbroadcast(_t1_bar_bar * y, y_bar)
     y_bar_ = rt.unbroadcast(_t1_bar_bar * y_bar, y)
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t16_bar = y_bar_bar
+    _t12_bar = y_bar_bar
     y_bar, _tape_y_bar = _tape_y_bar
-    y_bar_bar = rt.unbroadcast(_t16_bar, y_bar)
-    _t14_bar = rt.unbroadcast(_t16_bar, _t14)
-    _t15_bar = rt.broadcast_like(_t14_bar, _t15)
-    _t3_bar_bar = -_t15_bar
-    _t13_bar = y_bar_bar
+    y_bar_bar = rt.unbroadcast(_t12_bar, y_bar)
+    _t11_bar = rt.unbroadcast(_t12_bar, _t11)
+    _t3_bar_bar = -_t11_bar
+    _t10_bar = y_bar_bar
     y_bar, _tape_y_bar = _tape_y_bar
-    y_bar_bar = rt.unbroadcast(_t13_bar, y_bar)
-    _t12_bar = rt.unbroadcast(_t13_bar, _t12)
-    _t4_bar_bar = rt.broadcast_like(_t12_bar, _t4_bar)
-    _t11_bar = _t4_bar_bar
+    y_bar_bar = rt.unbroadcast(_t10_bar, y_bar)
+    _t4_bar_bar = rt.unbroadcast(_t10_bar, _t4_bar)
+    _t9_bar = _t4_bar_bar
     _t4_bar, _tape_t4_bar = _tape_t4_bar
-    _t4_bar_bar = rt.unbroadcast(_t11_bar, _t4_bar)
-    _t6_bar_ = rt.unbroadcast(_t11_bar, _t6)
-    _t7_bar = rt.broadcast_like(_t6_bar_, _t7)
-    _t8_bar = rt.unbroadcast(_t7_bar / _t10, _t8)
-    _t10_bar = rt.unbroadcast(-_t7_bar * _t8 / (_t10 * _t10), _t10)
-    _t4_bar_ = rt.unbroadcast(_t10_bar * _t4, _t4)
-    _t4_bar_ = _t4_bar_ + rt.unbroadcast(_t10_bar * _t4, _t4)
-    _t9_bar = rt.unbroadcast(_t8_bar * _t3, _t9)
-    _t3_bar_ = rt.unbroadcast(_t8_bar * _t9, _t3)
-    _t2_bar_bar = -_t9_bar
-    _t5_bar_ = _t3_bar_bar
+    _t4_bar_bar = rt.unbroadcast(_t9_bar, _t4_bar)
+    _t5_bar_ = rt.unbroadcast(_t9_bar, _t5)
+    _t6_bar_ = rt.unbroadcast(_t5_bar_ / _t8, _t6)
+    _t8_bar = rt.unbroadcast(-_t5_bar_ * _t6 / (_t8 * _t8), _t8)
+    _t4_bar_ = _t8_bar * _t4
+    _t4_bar_ = _t4_bar_ + _t8_bar * _t4
+    _t7_bar = rt.unbroadcast(_t6_bar_ * _t3, _t7)
+    _t3_bar_ = rt.unbroadcast(_t6_bar_ * _t7, _t3)
+    _t2_bar_bar = -_t7_bar
+    _t2_bar_ = _t3_bar_bar
     _t3_bar, _tape_t3_bar = _tape_t3_bar
-    _t3_bar_bar = rt.unbroadcast(_t5_bar_, _t3_bar)
-    _t1_bar_ = rt.unbroadcast(_t5_bar_, _t1)
-    _t2_bar_ = rt.broadcast_like(_t1_bar_, _t2)
-    _t2_bar_bar = _t2_bar_bar + rt.unbroadcast(_t2_bar_ / _t4, _t2_bar)
-    _t4_bar_ = _t4_bar_ + rt.unbroadcast(-_t2_bar_ * _t2_bar / (_t4 * _t4), _t4)
-    _t6_bar_bar = rt.add_at(0.0, _t6_bar, 3, _t4_bar_bar)
-    _t6_bar_bar = rt.add_at(_t6_bar_bar, _t6_bar, 2, _t3_bar_bar)
-    _t6_bar_bar = rt.add_at(_t6_bar_bar, _t6_bar, 1, y_bar_bar)
+    _t3_bar_bar = rt.unbroadcast(_t2_bar_, _t3_bar)
+    _t1_bar_ = rt.unbroadcast(_t2_bar_, _t1)
+    _t2_bar_bar = _t2_bar_bar + rt.unbroadcast(_t1_bar_ / _t4, _t2_bar)
+    _t4_bar_ = _t4_bar_ + rt.unbroadcast(-_t1_bar_ * _t2_bar / (_t4 * _t4), _t4)
+    _t6_bar_bar = rt.add_at(0.0, _t6_bar, 2, _t4_bar_bar)
+    _t6_bar_bar = rt.add_at(_t6_bar_bar, _t6_bar, 1, _t3_bar_bar)
+    _t6_bar_bar = rt.add_at(_t6_bar_bar, _t6_bar, 0, y_bar_bar)
     _t5_bar_bar = rt.add_at(0.0, _t5_bar, 1, _t6_bar_bar)
     _t5_bar_bar = rt.add_at(_t5_bar_bar, _t5_bar, 0, _t2_bar_bar)
-    residuals_bar = rt.pack_like(residuals, (0.0, y_bar_, _t3_bar_, _t4_bar_))
+    residuals_bar = rt.pack_like(residuals, (y_bar_, _t3_bar_, _t4_bar_))
     return (residuals_bar, _t5_bar_bar)
 
 

@@ -1,0 +1,59 @@
+"""Same-shape classes: which names of a normal-form function provably share a shape."""
+
+import numpy as np
+
+import transpile as tp
+from transpile.analyses.shapes import SameShapes
+from transpile.frontend.desugar import desugar_program
+
+
+def chain(x, y):
+    a = x * 2.0
+    b = np.tanh(a) - a * a
+    c = b / (1.0 + x)
+    d = x + y
+    e = np.sum(a)
+    return np.sum(c + d + e)
+
+
+def reassigned(x, w):
+    h = x
+    for _ in range(2):
+        h = np.tanh(h * w)
+    return np.sum(h)
+
+
+def _shapes(fn):
+    program = desugar_program(fn)
+    nf = program.functions[program.entry]
+    return SameShapes(nf.body, nf.params), nf
+
+
+def test_elementwise_chains_with_numbers_share_a_shape():
+    shapes, _ = _shapes(chain)
+    assert shapes.same("a", "x") and shapes.same("b", "x") and shapes.same("c", "a")
+    assert not shapes.same("d", "x")  # y may broadcast x
+    assert not shapes.same("e", "a")  # a reduction
+    assert not shapes.same("x", "y")
+
+
+def test_names_bound_twice_take_no_part():
+    shapes, _ = _shapes(reassigned)
+    assert not shapes.same("h", "x")
+
+
+def test_gradients_drop_only_the_unbroadcasts_that_are_identities():
+    text = tp.source(tp.grad(chain, argnums=(0, 1)))
+    assert "b_bar = c_bar / _t3\n" in text and "x_bar = x_bar + a_bar * 2.0\n" in text
+    assert "rt.unbroadcast(d_bar, x)" in text and "rt.unbroadcast(d_bar, y)" in text  # d = x + y may broadcast
+    x, y = np.linspace(0.1, 1.0, 4), np.array([0.5])
+    gx, gy = tp.grad(chain, argnums=(0, 1))(x, y)
+    assert gy.shape == (1,)
+    eps = 1e-6
+    for i in range(4):
+        step = np.zeros(4)
+        step[i] = eps
+        numeric = (chain(x + step, y) - chain(x - step, y)) / (2 * eps)
+        np.testing.assert_allclose(gx[i], numeric, rtol=1e-6)
+    numeric = (chain(x, y + eps) - chain(x, y - eps)) / (2 * eps)
+    np.testing.assert_allclose(gy[0], numeric, rtol=1e-6)

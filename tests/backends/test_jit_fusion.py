@@ -1,0 +1,215 @@
+"""jt.kernel: blocks of elementwise statements and reductions compiled as one loop nest, checked against
+the same block run as array code (NumPy), over broadcasting, axes, dtypes and shapes; and the fusion pass
+that makes them from generated code."""
+
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+import transpile as tp
+from runtime import jit as jt
+from runtime.jit import fused
+from runtime.like import Like
+
+rng = np.random.default_rng(0)
+
+
+def _block(*lines):
+    """A jitted function running the block through jt.kernel, and the same block as NumPy code."""
+    n_inputs = len([n for n in lines[0].partition("->")[0].split(",") if n.strip()])
+    params = ", ".join(f"x{q}" for q in range(n_inputs))
+    literal = ", ".join(repr(line) for line in lines)
+    scope = {"jt": jt, "numba": numba}
+    exec(f"def run({params}):\n    return jt.kernel({literal}, {params})\n", scope)  # noqa: S102
+    return numba.njit(scope["run"]), lambda *inputs: jt.kernel(*lines, *inputs)
+
+
+def _same(got, want):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, Like):  # a value returned for its shape only
+            assert np.shape(g) == w.shape
+            continue
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+CASES = {
+    "broadcast and sum over the last axis": (
+        ("a, b -> d, s", "d = a - b", "e = d ** 2", "s = jt.sum(e, -1, False)"),
+        lambda: (rng.standard_normal((5, 1, 3)), rng.standard_normal((1, 4, 3))),
+    ),
+    "sum over a middle axis, keepdims": (
+        ("a, b -> s", "e = a * b", "s = jt.sum(e, 1, True)"),
+        lambda: (rng.standard_normal((3, 4, 5)), rng.standard_normal(5)),
+    ),
+    "sum over the first axis": (
+        ("a -> s, t", "e = a * 2.0", "s = jt.sum(e, 0, False)", "t = e + 1.0"),
+        lambda: (rng.standard_normal((6, 2)),),
+    ),
+    "sum of everything, multiple outputs, bool mask": (
+        ("a, i, j -> r, m, total", "r = a * a", "m = i < j", "p = r * m", "total = jt.sum(p, None, False)"),
+        lambda: (rng.standard_normal((4, 4)), np.arange(4)[:, None], np.arange(4)[None, :]),
+    ),
+    "unbroadcast to size-1 axes and to a lower rank": (
+        ("g, a, b -> ga, gb", "h = g * 3.0", "ga = rt.unbroadcast(h, a)", "gb = rt.unbroadcast(h, b)"),
+        lambda: (rng.standard_normal((3, 4, 5)), np.ones((3, 1, 5)), np.ones(5)),
+    ),
+    "unbroadcast that is the identity": (
+        ("g, a -> ga", "h = -g", "ga = rt.unbroadcast(h, a)"),
+        lambda: (rng.standard_normal((3, 4)), np.ones((3, 4))),
+    ),
+    "expand a sum of everything and a sum over an axis": (
+        (
+            "s, t, like -> u, rt.like(v)",
+            "v = rt.expand_reduced(s, like, None, False)",
+            "w = rt.expand_reduced(t, like, 1, False)",
+            "u = v * w",
+        ),
+        lambda: (np.float64(2.5), rng.standard_normal((3, 5)), np.zeros((3, 4, 5))),
+    ),
+    "expand with kept dimensions": (
+        ("t, like -> u", "w = rt.expand_reduced(t, like, 0, True)", "u = w * 2.0"),
+        lambda: (rng.standard_normal((1, 4)), np.zeros((3, 4))),
+    ),
+    "a name assigned twice and an input reassigned": (
+        ("a, x -> x, s", "x = x + a", "x = x * x", "s = jt.sum(x, -1, False)"),
+        lambda: (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))),
+    ),
+    "numbers and 0-d arrays as inputs": (
+        ("a, c, z -> s", "e = a * c + z", "s = jt.sum(e, None, False)"),
+        lambda: (rng.standard_normal((3, 2)), 1.5, np.array(2.0)),
+    ),
+    "numbers computed once, next to arrays": (
+        ("g, b, i, j -> gb, c", "gb = rt.unbroadcast(g, b)", "c = i != j"),
+        lambda: (rng.standard_normal((4, 3)), np.ones(3), 2, 0),
+    ),
+    "a number input reassigned at every element": (
+        ("a, x -> x", "x = x + a", "x = x * 2.0", "s = jt.sum(x, None, False)"),
+        lambda: (rng.standard_normal((2, 3)), 1.5),
+    ),
+    "NumPy functions with a scalar form": (
+        ("a, b -> c, s", "c = np.sqrt(np.abs(a)) + np.square(b)", "d = np.negative(c)", "s = jt.sum(d, 0, False)"),
+        lambda: (rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal(4).astype(np.float32)),
+    ),
+    "empty arrays": (
+        ("a -> b, s", "b = a * 2.0", "s = jt.sum(b, 0, False)"),
+        lambda: (np.zeros((0, 3)),),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_loop_nest_matches_array_code(case):
+    lines, make = CASES[case]
+    compiled, numpy_version = _block(*lines)
+    inputs = make()
+    _same(compiled(*inputs), numpy_version(*inputs))
+
+
+def test_float32_stays_float32_and_mixed_dtypes_are_typed_as_the_array_code():
+    lines = ("a, k -> b, s", "b = jt.weak(1.0, a) - a * a", "c = b * k", "s = jt.sum(c, -1, False)")
+    compiled, _ = _block(*lines)
+    array_code = numba.njit(fused._fallback_function(fused._parse(lines)))
+    a, k = rng.standard_normal((3, 4)).astype(np.float32), np.arange(4, dtype=np.int32)
+    got = compiled(a, k)
+    assert got[0].dtype == np.float32
+    _same(got, array_code(a, k))  # Numba types float32 * int32 as float32 where NumPy says float64
+
+
+@numba.njit
+def _with_symbolic_zero(a):
+    return jt.kernel("a, g -> s", "e = a + g", "s = jt.sum(e, None, False)", a, jt.ZERO)
+
+
+@pytest.mark.parametrize(
+    "lines, shapes",
+    [
+        (("a, b -> c, s", "c = a + b", "s = jt.sum(c, None, False)"), [(3, 4), (2, 4)]),  # no broadcasting
+        (("a, b -> c, d", "c = a * 2.0", "d = c + b"), [(1, 4), (3, 4)]),  # c spans one row of the nest
+        (("a, b -> d, s", "c = a * 2.0", "d = c + b", "s = jt.sum(c, -1, False)"), [(3, 1), (3, 4)]),
+    ],
+)
+def test_shapes_the_loop_nest_does_not_cover_are_refused(lines, shapes):
+    compiled, _ = _block(*lines)
+    with pytest.raises(fused.ShapesNotFused):
+        compiled(*[np.ones(shape) for shape in shapes])
+
+
+def partial_broadcast(a, b, c):
+    x = a * 2.0
+    y = x + b
+    z = x + c
+    return np.sum(y) + np.sum(x * 3.0) + np.sum(z)
+
+
+def test_jit_reruns_a_call_without_fusion_and_keeps_doing_so():
+    jitted = tp.jit(partial_broadcast)
+    a, b, c = np.ones((1, 3)), np.full((4, 3), 2.0), np.full((5, 3), 3.0)  # y and z cannot share one nest
+    assert jitted(a, b, c) == partial_broadcast(a, b, c)
+    assert jitted(a, b, c) == partial_broadcast(a, b, c)
+    texts = {key: c.text for key, c in jitted.__transpile_jit__._compiled.items()}
+    assert len(texts) == 2 and sum("jt.kernel(" in text for text in texts.values()) == 1
+    a = np.ones((4, 3))
+    assert jitted(a, b, b) == partial_broadcast(a, b, b)
+
+
+def test_blocks_the_loop_nest_cannot_express_run_as_array_code():
+    # a symbolic zero input, and a sum of a value replicated over a space of higher rank
+    assert _with_symbolic_zero(np.ones(3)) == (3.0,)
+    compiled, numpy_version = _block("a, b -> s, t", "e = a * 2.0", "s = jt.sum(e, None, False)", "t = b + e")
+    inputs = (np.ones(3), np.ones((2, 3)))
+    _same(compiled(*inputs), numpy_version(*inputs))
+    parsed = fused._parse(("a, b -> s, t", "e = a * 2.0", "s = jt.sum(e, None, False)", "t = b + e"))
+    types = (numba.typeof(inputs[0]), numba.typeof(inputs[1]))
+    with pytest.raises(fused._Unfusable):
+        fused._plan(parsed, 4, types, fused._statement_types(parsed, types))
+
+
+# ------------------------------------------------------------------ the fusion pass on generated code
+
+
+def lennard_jones(positions):
+    n = positions.shape[0]
+    diff = positions[:, None, :] - positions[None, :, :]
+    r2 = np.sum(diff**2, axis=-1) + np.eye(n)
+    inv_r6 = 1.0 / r2**3
+    pair = 4.0 * (inv_r6 * inv_r6 - inv_r6)
+    upper = np.arange(n)[:, None] < np.arange(n)[None, :]
+    return np.sum(pair * upper)
+
+
+def layer_loss(w, b, x):
+    h = np.tanh(x @ w + b)
+    return np.sum((1.0 - h) ** 2) / x.shape[0]
+
+
+def _kernels(jitted, *args):
+    jitted(*args)
+    return jitted.__transpile_jit__.compiled({}).text.count("jt.kernel(")
+
+
+def test_gradient_fused_into_loop_nests_matches_numpy():
+    positions = np.arange(24.0).reshape(8, 3) * 0.37 % 2.1
+    jitted = tp.jit(tp.grad(lennard_jones))
+    assert _kernels(jitted, positions) >= 4
+    np.testing.assert_allclose(jitted(positions), tp.grad(lennard_jones)(positions), rtol=1e-10)
+
+
+def test_float32_layer_gradient_fused_keeps_dtype():
+    w = rng.standard_normal((5, 4)).astype(np.float32)
+    b = np.zeros(4, np.float32)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    jitted = tp.jit(tp.grad(layer_loss, argnums=(0, 1)))
+    assert _kernels(jitted, w, b, x) >= 1
+    got, want = jitted(w, b, x), tp.grad(layer_loss, argnums=(0, 1))(w, b, x)
+    for g, r in zip(got, want):
+        assert g.dtype == np.float32
+        np.testing.assert_allclose(g, r, rtol=2e-5, atol=1e-6)
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))

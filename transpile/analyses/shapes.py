@@ -1,0 +1,58 @@
+"""Same shapes: which names provably hold arrays of one shape, so an adjoint needs no unbroadcast between them.
+
+An elementwise primitive's result has the shape of its broadcasting operands when they all have one
+shape: when the others are Python numbers, the same name, or names already known to share it
+(`_t7 = r2**3`, `inv_r6 = 1.0 / _t7`, `_t9 = inv_r6 * inv_r6`).  Only names bound once in the function
+(its parameters included) take part: a name bound again could change shape in between.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .activity import walk_statements
+
+
+class SameShapes:
+    """Classes of names of provably equal shape (a union-find over single-binding names)."""
+
+    def __init__(self, body, params):
+        counts = {p: 1 for p in params}
+        for stmt in walk_statements(body):
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                    counts[node.id] = counts.get(node.id, 0) + 1
+        self._once = {n for n, c in counts.items() if c == 1}
+        self._parent = {}
+        for stmt in walk_statements(body):
+            self._learn(stmt)
+
+    def _find(self, name):
+        while self._parent.get(name, name) != name:
+            name = self._parent[name]
+        return name
+
+    def same(self, a: str, b: str) -> bool:
+        return a == b or (a in self._once and b in self._once and self._find(a) == self._find(b))
+
+    def _learn(self, stmt):
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+            return
+        target, value = stmt.targets[0].id, stmt.value
+        if target not in self._once:
+            return
+        if isinstance(value, gast.Name):
+            operands = [value]
+        else:
+            prim, bound = getattr(value, "prim", None), getattr(value, "bound", None)
+            if prim is None or bound is None or prim.batch != "elementwise":
+                return
+            operands = [v for p, v in bound.items() if p not in prim.structural]
+        names = []
+        for operand in operands:
+            if isinstance(operand, gast.Name) and operand.id in self._once:
+                names.append(operand.id)
+            elif not (isinstance(operand, gast.Constant) and type(operand.value) in (int, float, bool)):
+                return  # an operand of unknown shape
+        if names and all(self.same(names[0], other) for other in names[1:]):
+            self._parent[self._find(target)] = self._find(names[0])

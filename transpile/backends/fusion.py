@@ -1,0 +1,281 @@
+"""Fuse runs of elementwise statements and their reductions into `jt.kernel` calls, one loop nest each.
+
+A run is a straight-line stretch of a block whose statements the registry marks fusible (`fuse=` on a
+primitive): elementwise operators ("map"), sums over one axis or all ("sum"), and the adjoint helpers
+that sum a value down to an operand's shape ("unbroadcast") or spread a reduced one back ("expand").
+Statements of a run that share no name with each other become separate loop nests (unrelated values
+need not share a shape; when related ones do not either, runtime/jit/fused.py refuses the shapes and
+tp.jit runs the call without fusion).
+Statements in between that neither read the run's values nor write what it reads move above it.  A
+reduction's value is complete only after the loop nest, so a statement reading it starts a new run.
+
+The run becomes one call whose first argument is the run itself, as text: a header `inputs -> outputs`
+(outputs are the values read after the run) and then its statements, which runtime/jit/fused.py
+compiles into a single loop nest once Numba knows the ranks and dtypes:
+
+    diff, _t4 = jt.kernel(
+        '''_t2, _t3 -> diff, _t4
+        diff = _t2 - _t3
+        _t5 = diff**2
+        _t4 = jt.sum(_t5, -1, False)''',
+        _t2,
+        _t3,
+    )
+
+A run is fused when it has a reduction or helper to fold in and at least two statements: a lone chain
+of elementwise operators already compiles to one loop (`fuse_elementwise` in numba_lowering.py).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from ..frontend.program import name
+from ..transforms.common import assign, call
+
+REDUCING = ("sum", "unbroadcast")
+
+
+def _role(stmt) -> str | None:
+    """The statement's part in a loop nest ("map", "sum", "unbroadcast", "expand"), or None."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+        return None
+    value = stmt.value
+    if isinstance(value, gast.Name):
+        return "map"
+    prim = getattr(value, "lowered_from", None) or getattr(value, "prim", None)
+    role = getattr(prim, "fuse", None)
+    if role == "map":
+        return "map" if _is_map(value) else None
+    args = value.args if isinstance(value, gast.Call) else []
+    if role == "sum" and len(args) == 3 and isinstance(args[0], gast.Name) and _axis(args[1]) and _flag(args[2]):
+        return role
+    if role == "unbroadcast" and len(args) == 2 and all(isinstance(a, gast.Name) for a in args) and not value.keywords:
+        return role
+    if role == "expand" and len(args) == 4 and all(isinstance(a, gast.Name) for a in args[:2]) and not value.keywords:
+        return role if _axis(args[2]) and _flag(args[3]) else None
+    return None
+
+
+def _is_map(expr) -> bool:
+    """An expression of names, numbers and operators whose scalar form is its element."""
+    if isinstance(expr, gast.Name):
+        return True
+    if isinstance(expr, gast.Constant):
+        return type(expr.value) in (int, float, bool)
+    if getattr(getattr(expr, "prim", None), "fuse", None) != "map":
+        return False
+    if isinstance(expr, gast.BinOp):
+        return _is_map(expr.left) and _is_map(expr.right)
+    if isinstance(expr, gast.UnaryOp):
+        return _is_map(expr.operand)
+    if isinstance(expr, gast.Compare):
+        return _is_map(expr.left) and all(map(_is_map, expr.comparators))
+    if isinstance(expr, gast.Call):
+        return not expr.keywords and all(map(_is_map, expr.args))
+    return False
+
+
+def _axis(node) -> bool:
+    """An axis the loop nest can reduce: one integer, or None (everything)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Constant) and (node.value is None or type(node.value) is int)
+
+
+def _flag(node) -> bool:
+    return isinstance(node, gast.Constant) and type(node.value) is bool
+
+
+def _names(node, ctx):
+    """Names in `node` of context `ctx`, leaving out modules (`rt` in `rt.unbroadcast`)."""
+    modules = {id(n.value) for n in gast.walk(node) if isinstance(n, gast.Attribute)}
+    return [
+        n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx) and id(n) not in modules
+    ]
+
+
+def _shape_reads(node):
+    """The ids of the names in `node` read only for their shape (a primitive's structural parameters)."""
+    found = set()
+    for n in gast.walk(node):
+        prim, bound = getattr(n, "prim", None), getattr(n, "bound", None)
+        if prim is None or not bound:
+            continue
+        for param, value in bound.items():
+            if param in prim.structural and isinstance(value, gast.Name):
+                found.add(id(value))
+    return found
+
+
+def _hoistable(stmt) -> bool:
+    """A statement that only binds names (no mutation, no control flow), so it may run earlier."""
+    if not isinstance(stmt, gast.Assign):
+        return False
+    for target in stmt.targets:
+        names = target.elts if isinstance(target, gast.Tuple) else [target]
+        if not all(isinstance(n, gast.Name) for n in names):
+            return False
+    value = stmt.value
+    if isinstance(value, gast.Call):
+        return getattr(value, "prim", None) is not None or getattr(value, "lowered_from", None) is not None
+    return True
+
+
+class _Run:
+    """The statements of a run, the statements moved above it, and what it reads and writes."""
+
+    def __init__(self):
+        self.statements, self.hoisted, self.order = [], [], []
+        self.assigned, self.read, self.sealed = set(), set(), set()
+        self.roles = {}
+
+    def admits(self, stmt, role) -> bool:
+        """Whether `stmt` can join: it reads no unfinished reduction, and an expansion reads a value from before."""
+        reads = set(_names(stmt.value, gast.Load))
+        if reads & self.sealed:
+            return False
+        return not (role == "expand" and stmt.value.args[0].id in self.assigned)
+
+    def add(self, stmt, role):
+        self.statements.append(stmt)
+        self.order.append(stmt)
+        self.read |= set(_names(stmt.value, gast.Load))
+        target = stmt.targets[0].id
+        self.assigned.add(target)
+        if role in REDUCING:
+            self.sealed.add(target)
+        else:
+            self.sealed.discard(target)
+        self.roles[id(stmt)] = role
+
+    def can_hoist(self, stmt) -> bool:
+        if not self.statements or not _hoistable(stmt):
+            return False
+        reads, writes = set(_names(stmt, gast.Load)), set(_names(stmt, gast.Store))
+        return not (reads & self.assigned) and not (writes & (self.read | self.assigned))
+
+    def components(self):
+        """The run's statements in groups that share no name (values unrelated to each other need not have
+        one shape, so each group is its own loop nest), each in program order."""
+        owner = {}  # name -> the group (a list) holding its statements
+        groups = []
+        for stmt in self.statements:
+            names = set(_names(stmt, gast.Load)) | {stmt.targets[0].id}
+            joined = list({id(owner[n]): owner[n] for n in names if n in owner}.values())
+            group = joined[0] if joined else []
+            if not joined:
+                groups.append(group)
+            for other in joined[1:]:
+                group.extend(other)
+                groups.remove(other)
+            group.append(stmt)
+            for s in group:
+                for n in set(_names(s, gast.Load)) | {s.targets[0].id}:
+                    owner[n] = group
+        order = {id(stmt): i for i, stmt in enumerate(self.statements)}
+        return [sorted(g, key=lambda s: order[id(s)]) for g in groups]
+
+    def worth_fusing(self, group) -> bool:
+        return len(group) >= 2 and any(self.roles[id(stmt)] != "map" for stmt in group)
+
+
+def fuse_kernels(body, weak):
+    """Runs of fusible statements in a function body (and its nested blocks) -> jt.kernel calls.
+
+    `weak(statements)` writes Python numbers as NumPy treats them (numba_lowering.weak_constants), for the
+    kernel's text.
+    """
+
+    def rewrite(stmts):
+        out, run = [], _Run()
+
+        def flush():
+            nonlocal run
+            groups = [(g, _read_outside(body, g) if run.worth_fusing(g) else None) for g in run.components()]
+            if any(outputs for _, outputs in groups):
+                last = max(run.order.index(stmt) for stmt in run.statements)
+                trailing = run.order[last + 1 :]
+                out.extend(stmt for stmt in run.hoisted if stmt not in trailing)
+                for group, outputs in sorted(groups, key=lambda g: run.order.index(g[0][0])):
+                    out.extend([_kernel_call(group, outputs, weak)] if outputs else group)
+                out.extend(trailing)
+            else:
+                out.extend(run.order)
+            run = _Run()
+
+        for stmt in stmts:
+            role = _role(stmt)
+            if role == "unbroadcast" and stmt.value.args[0].id not in run.assigned:
+                role = None  # of a value from before: rt.unbroadcast returns it as it is when the shapes agree
+            if role is not None and run.admits(stmt, role):
+                run.add(stmt, role)
+            elif role is not None:
+                flush()
+                run.add(stmt, role)
+            elif run.can_hoist(stmt):
+                run.hoisted.append(stmt)
+                run.order.append(stmt)
+            else:
+                flush()
+                out.append(stmt)
+        flush()
+        return out
+
+    from .numba_lowering import map_blocks
+
+    return map_blocks(body, rewrite)
+
+
+def _read_outside(body, statements):
+    """The run's outputs: the values it assigns that a statement outside it reads, each as `(name, shape
+    only)`, shape only when every such read is for the value's shape alone."""
+    inside = {id(n) for stmt in statements for n in gast.walk(stmt)}
+    module = gast.Module(body=body, type_ignores=[])
+    shape_reads = _shape_reads(module)
+    values, shapes = set(), set()
+    for n in gast.walk(module):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in inside:
+            (shapes if id(n) in shape_reads else values).add(n.id)
+    assigned = dict.fromkeys(stmt.targets[0].id for stmt in statements)
+    return [(n, n not in values) for n in assigned if n in values or n in shapes]
+
+
+def _kernel_call(statements, read_after, weak):
+    """`outputs = jt.kernel("inputs -> outputs", "<statement>", ..., *inputs)` for a group of a run."""
+    inputs, assigned = [], set()
+    for stmt in statements:
+        for n in _names(stmt.value, gast.Load):
+            if n not in assigned and n not in inputs:
+                inputs.append(n)
+        assigned.add(stmt.targets[0].id)
+    outputs = [n for n, _ in read_after]
+    header = [f"rt.like({n})" if shape_only else n for n, shape_only in read_after]
+    lines = [f"{', '.join(inputs)} -> {', '.join(header)}"]
+    for stmt in weak(copy.deepcopy(statements)):
+        lines.append(_unparse(stmt))
+    texts = [gast.Constant(value=line, kind=None) for line in lines]
+    value = call("jt.kernel", texts + [name(n) for n in inputs])
+    target = gast.Tuple(
+        elts=[gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None) for n in outputs], ctx=gast.Store()
+    )
+    return assign(target, value, statements[0])
+
+
+def _unparse(stmt) -> str:
+    import ast
+
+    return ast.unparse(gast.gast_to_ast(stmt)).strip()
+
+
+def mutates(program) -> bool:
+    """Whether a function of the program assigns into an array or calls something only for its effect."""
+    for fn in program.functions.values():
+        for node in gast.walk(gast.Module(body=fn.body, type_ignores=[])):
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+                return True
+            if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
+                return True
+    return False
