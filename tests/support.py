@@ -3,6 +3,9 @@
 import copy
 import importlib.util
 import itertools
+import json
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -103,3 +106,14 @@ def load_module(directory, text, prefix="generated_test_module"):
     sys.modules[stem] = module
     spec.loader.exec_module(module)
     return module
+
+
+def runs_in_new_processes(script, cache_dir, times=2):
+    """Run `script` in `times` fresh Python processes sharing one transpile cache; each prints a JSON object
+    last, and the objects come back in order."""
+    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(cache_dir))
+    runs = []
+    for _ in range(times):
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return runs

@@ -4,14 +4,12 @@ and report what they cannot compile at the user's line."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 import warnings
 
 import numpy as np
 import pytest
-from support import assert_tree_close
+from support import assert_tree_close, runs_in_new_processes
 
 import transpile as tp
 from transpile.api.jit import JitFallbackWarning
@@ -200,14 +198,8 @@ _SECOND_PROCESS = textwrap.dedent(
 
 
 def test_a_second_process_reuses_generated_modules_and_machine_code(tmp_path):
-    import json
-
-    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(tmp_path / "cache"))
     script = _SECOND_PROCESS.format(tests=os.path.dirname(os.path.dirname(__file__)))
-    runs = []
-    for _ in range(2):
-        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    runs = runs_in_new_processes(script, tmp_path / "cache")
     assert runs[0]["generated"] == 1 and runs[0]["compiled"] == 1
     assert runs[1]["generated"] == 0 and runs[1]["compiled"] == 0 and runs[1]["loaded"] == 1
     assert runs[0]["value"] == runs[1]["value"]

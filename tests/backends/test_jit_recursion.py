@@ -6,15 +6,12 @@ so every level's residuals have one finite type that Numba can infer; recursive 
 are compiled without Numba's on-disk cache, whose copy of a recursion crashes when loaded (numba#6061).
 """
 
-import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
-from support import assert_tree_close, numeric_grad
+from support import assert_tree_close, numeric_grad, runs_in_new_processes
 
 import transpile as tp
 
@@ -189,11 +186,7 @@ _SECOND_PROCESS = textwrap.dedent(
 
 def test_a_second_process_runs_a_recursion_again(tmp_path):
     """Loaded from Numba's disk cache, a recursion would crash the process (numba#6061): it is not cached."""
-    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(tmp_path / "cache"))
     script = _SECOND_PROCESS.format(tests=os.path.dirname(os.path.dirname(__file__)))
-    runs = []
-    for _ in range(2):
-        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
-        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    runs = runs_in_new_processes(script, tmp_path / "cache")
     assert runs[1]["generated"] == 0 and runs[1]["loaded"] == 0
     assert runs[0]["value"] == runs[1]["value"]

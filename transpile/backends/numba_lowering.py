@@ -25,7 +25,7 @@ import gast
 from .. import naming
 from ..errors import TranspileError
 from ..frontend.program import const, name
-from ..transforms.common import assign, call
+from ..transforms.common import assign, call, dotted
 from .fusion import fuse_kernels
 from .placeholders import drop_placeholders
 
@@ -87,15 +87,7 @@ def _tape_pop(stmt, aliases):
 
 
 def _is_call_of(node, path) -> bool:
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and _dotted(node.func) == path
-
-
-def _dotted(node) -> str:
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        return _dotted(node.value) + "." + node.attr
-    return ""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and dotted(node.func) == path
 
 
 def unbatch_tapes(body):
@@ -248,7 +240,7 @@ def _empty_tangent_lists(body):
     for stmt in body:
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
             value = stmt.value
-            if _is_call_of(value, "rt.zeros_like_tree") and _dotted(value.args[0]) in empty:
+            if _is_call_of(value, "rt.zeros_like_tree") and dotted(value.args[0]) in empty:
                 stmt.value = gast.List(elts=[], ctx=gast.Load())
             if isinstance(stmt.value, gast.List) and not stmt.value.elts:
                 empty.add(stmt.targets[0].id)

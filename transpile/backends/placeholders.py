@@ -13,6 +13,7 @@ import gast
 
 from .. import naming
 from ..analyses.definedness import analyze, defined_targets
+from ..transforms.common import dotted
 
 # what these make of an unset value is never read either: its zero tangent, its shape, its batch
 _PASSING_ON = ("rt.zeros_like_tree", "rt.like", "rt.to_batched")
@@ -60,7 +61,7 @@ def _is_batched_placeholder(stmt, placed) -> bool:
     value = stmt.value if isinstance(stmt, gast.Assign) else None
     return (
         isinstance(value, gast.Call)
-        and _dotted(value.func) == "rt.to_batched"
+        and dotted(value.func) == "rt.to_batched"
         and isinstance(value.args[0], gast.Name)
         and value.args[0].id in placed
         and isinstance(stmt.targets[0], gast.Name)
@@ -73,7 +74,7 @@ def _is_zeros_of(stmt, unset) -> bool:
     value = stmt.value if isinstance(stmt, gast.Assign) else None
     return (
         isinstance(value, gast.Call)
-        and _dotted(value.func) == "rt.zeros_like_tree"
+        and dotted(value.func) == "rt.zeros_like_tree"
         and len(value.args) == 1
         and isinstance(value.args[0], gast.Name)
         and value.args[0].id in unset
@@ -119,7 +120,7 @@ def _reads(expr, names):
             for elt in node.elts:
                 visit(elt, True)
             return
-        if isinstance(node, gast.Call) and _dotted(node.func) in _PASSING_ON:
+        if isinstance(node, gast.Call) and dotted(node.func) in _PASSING_ON:
             for arg in node.args:
                 visit(arg, True)
             return
@@ -128,11 +129,3 @@ def _reads(expr, names):
 
     visit(expr, False)
     return values, passed
-
-
-def _dotted(node) -> str:
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        return _dotted(node.value) + "." + node.attr
-    return ""

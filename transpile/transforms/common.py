@@ -8,6 +8,18 @@ from ..analyses.activity import walk_statements
 from ..frontend.program import Program, name
 
 
+def dotted(node) -> str:
+    """`rt.unbroadcast` for the expression naming it; "" for one that is not a dotted name."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, gast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
 def assign(target, value, origin=None):
     """`target = value` (target a name or an AST node), at the position of `origin` if given."""
     node = gast.Assign(

@@ -32,7 +32,7 @@ from ..codegen.dce import eliminate_dead_code
 from ..errors import TranspileError
 from ..frontend.program import NFunction, const, name
 from ..primitives import registry
-from .common import Mode
+from .common import Mode, dotted
 from .common import assign as _assign
 from .common import call as _call
 from .common import tuple_ as _tuple
@@ -418,7 +418,7 @@ class _VariantBuilder:
 
         def visit(node):
             if isinstance(node, gast.Call):
-                prim = registry.by_path(_dotted(node.func))
+                prim = registry.by_path(dotted(node.func))
                 shape_only = prim.shape_only if prim is not None else ()
                 for param, arg in zip(prim.params if prim is not None else (), node.args):
                     if param in shape_only and isinstance(arg, gast.Name):
@@ -696,21 +696,10 @@ def _read_parts(stmt):
 
 def _later_trips(loop):
     """`i != rt.first(steps)` for the adjoint loop `for i in rt.backwards(steps, ...)`: false on its last trip."""
-    if not (isinstance(loop.iter, gast.Call) and _dotted(loop.iter.func) == "rt.backwards"):
+    if not (isinstance(loop.iter, gast.Call) and dotted(loop.iter.func) == "rt.backwards"):
         return None
     first = _call("rt.first", [copy.deepcopy(loop.iter.args[0])])
     return gast.Compare(left=name(loop.target.id), ops=[gast.NotEq()], comparators=[first])
-
-
-def _dotted(node):
-    parts = []
-    while isinstance(node, gast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, gast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
 
 
 def _template_ast(rule):
