@@ -47,8 +47,8 @@ _NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.(])")
 
 def kernel(*parts):
     """The block (its header and statements, then its inputs) run as NumPy code: what its loop nest computes."""
-    parsed = _parse(_lines(parts))
-    return _fallback_function(parsed)(*parts[-len(parsed.inputs) or len(parts) :])
+    lines = _lines(parts)
+    return _fallback_function(_parse(lines))(*parts[len(lines) :])
 
 
 def _lines(parts):

@@ -28,12 +28,13 @@ of elementwise operators already compiles to one loop (`fuse_elementwise` in num
 
 from __future__ import annotations
 
+import ast
 import copy
 
 import gast
 
 from ..frontend.program import name
-from ..transforms.common import assign, call
+from ..transforms.common import assign, call, tuple_
 
 REDUCING = ("sum", "unbroadcast")
 
@@ -258,15 +259,11 @@ def _kernel_call(statements, read_after, weak):
         lines.append(_unparse(stmt))
     texts = [gast.Constant(value=line, kind=None) for line in lines]
     value = call("jt.kernel", texts + [name(n) for n in inputs])
-    target = gast.Tuple(
-        elts=[gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None) for n in outputs], ctx=gast.Store()
-    )
+    target = tuple_([gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None) for n in outputs], True)
     return assign(target, value, statements[0])
 
 
 def _unparse(stmt) -> str:
-    import ast
-
     return ast.unparse(gast.gast_to_ast(stmt)).strip()
 
 
