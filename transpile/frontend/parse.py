@@ -1,14 +1,30 @@
-"""Read a function's source into a gast FunctionDef whose positions are real file positions."""
+"""Read a function's source into a gast FunctionDef whose positions are real file positions.
+
+The source is checked to be the code that runs: the function's file (or linecache entry) is
+compiled once per content, and `fn.__code__` must equal one of the code objects it compiles to.
+That code object's place among the file's functions, names, first lines and instruction
+positions, says which definition it is (which lambda of a line, too), never the line alone.
+"""
 
 from __future__ import annotations
+import __future__
 
+import ast
+import copy
 import inspect
-import textwrap
+import linecache
+import os
+import sys
 from dataclasses import dataclass
 
 import gast
 
 from ..errors import Location, TranspileError
+
+# the compiler flags a `from __future__ import ...` leaves in co_flags (nested_scopes' flag is also CO_NESTED)
+_FUTURE_FLAGS = sum(getattr(__future__, n).compiler_flag for n in __future__.all_feature_names if n != "nested_scopes")
+_COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}  # code objects with no node of their own
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
 @dataclass
@@ -23,14 +39,161 @@ class ParsedFunction:
         return Location(self.filename, getattr(node, "lineno", self.node.lineno), getattr(node, "col_offset", 0))
 
 
-def _shift_positions(tree, line_offset: int, col_offset: int) -> None:
-    for node in gast.walk(tree):
-        if hasattr(node, "lineno") and node.lineno is not None:
-            node.lineno += line_offset
-            node.col_offset = (node.col_offset or 0) + col_offset
-        if getattr(node, "end_lineno", None) is not None:
-            node.end_lineno += line_offset
-            node.end_col_offset = (node.end_col_offset or 0) + col_offset
+@dataclass
+class _CompiledSource:
+    """A file's text, its gast tree, and the code objects it compiles to, each with its enclosing ones."""
+
+    text: str
+    tree: gast.Module | None
+    codes: dict  # (co_firstlineno, co_name) -> [(code, enclosing function and class code objects, outermost first)]
+    error: str = ""  # why the text does not compile, when it does not
+
+
+_COMPILED: dict = {}  # (filename, future flags, pytest's rewrite) -> the _CompiledSource of the text read last
+
+
+def _index_codes(code, chain, codes):
+    for const in code.co_consts:
+        if hasattr(const, "co_code"):
+            inner = chain if const.co_name in _COMPREHENSIONS else chain + (const,)
+            codes.setdefault((const.co_firstlineno, const.co_name), []).append((const, inner))
+            _index_codes(const, inner, codes)
+
+
+def _compile(text, filename, flags, pytest_rewrite):
+    """The module code object Python (or pytest's assertion rewriting, for a test module) makes of `text`."""
+    if pytest_rewrite:
+        tree = ast.parse(text, filename)
+        pytest_rewrite.rewrite_asserts(tree, text.encode(), filename, None)
+        return compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    return compile(text, filename, "exec", flags=flags, dont_inherit=True)
+
+
+def _compiled_source(filename, text, flags, pytest_rewrite) -> _CompiledSource:
+    """`text` compiled as `filename` with these future flags, once per text."""
+    key = (filename, flags, pytest_rewrite is not None)
+    cached = _COMPILED.get(key)
+    if cached is not None and cached.text == text:
+        return cached
+    try:
+        module_code = _compile(text, filename, flags, pytest_rewrite)
+    except (SyntaxError, ValueError) as exc:
+        compiled = _CompiledSource(text, None, {}, f"it does not compile ({exc})")
+    else:
+        codes = {}
+        _index_codes(module_code, (), codes)
+        compiled = _CompiledSource(text, gast.parse(text), codes)
+    _COMPILED[key] = compiled
+    return compiled
+
+
+def _running_code(compiled, code):
+    """The enclosing chain of the code object in `compiled` that equals `code`, or None."""
+    for candidate, chain in compiled.codes.get((code.co_firstlineno, code.co_name), ()):
+        if candidate == code:
+            return chain
+    return None
+
+
+def _outer_parts(node):
+    """The parts of a definition that run in the enclosing scope: decorators, defaults, annotations, bases."""
+    parts = list(getattr(node, "decorator_list", []))
+    if isinstance(node, gast.ClassDef):
+        return parts + node.bases + [k.value for k in node.keywords]
+    args = node.args
+    parts += args.defaults + [d for d in args.kw_defaults if d is not None]
+    if not isinstance(node, gast.Lambda):
+        every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+        parts += [a.annotation for a in every if a.annotation is not None]
+        parts += [node.returns] if node.returns is not None else []
+    return parts
+
+
+def _defined_in(scope):
+    """The functions, lambdas and classes whose code objects `scope`'s code object holds."""
+    pending = [scope.body] if isinstance(scope, gast.Lambda) else list(scope.body)
+    found = []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _SCOPES):
+            found.append(node)
+            pending.extend(_outer_parts(node))
+        else:
+            pending.extend(gast.iter_child_nodes(node))
+    return found
+
+
+def _first_line(node):
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+def _covers(node, code):
+    """Whether every located instruction of `code` lies inside `node`."""
+    start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+    return all(
+        start <= (line, col) and (end_line, end_col) <= end
+        for line, end_line, col, end_col in code.co_positions()
+        if None not in (line, end_line, col, end_col) and (line, col) != (end_line, end_col)
+    )
+
+
+def _definition(tree, chain):
+    """The node that compiles to the last code object of `chain`, found scope by scope."""
+    node = tree
+    for code in chain:
+        named = [
+            n
+            for n in _defined_in(node)
+            if (n.name if not isinstance(n, gast.Lambda) else "<lambda>") == code.co_name
+            and _first_line(n) == code.co_firstlineno
+        ]
+        if len(named) > 1:
+            named = [n for n in named if _covers(n, code)]
+        if len(named) != 1:
+            return None
+        node = named[0]
+    return node
+
+
+def _source_text(fn, filename) -> str:
+    return "".join(linecache.getlines(filename, fn.__globals__))
+
+
+def _running_definition(fn, filename):
+    """The definition node of the code that runs as `fn`, from the text linecache holds for its file."""
+    code = fn.__code__
+    flags = code.co_flags & _FUTURE_FLAGS
+    # pytest rewrites the asserts of the test modules it imports (they hold `@py_builtins`)
+    pytest_rewrite = sys.modules.get("_pytest.assertion.rewrite") if "@py_builtins" in fn.__globals__ else None
+    text = _source_text(fn, filename)
+    if not text:
+        raise TranspileError(
+            f"cannot read the source of {fn.__qualname__}: could not get source code",
+            hint="define the function in a file (not in an interactive prompt or exec string)",
+        )
+    compiled = _compiled_source(filename, text, flags, pytest_rewrite)
+    chain = _running_code(compiled, code)
+    if chain is None:  # linecache may hold an older or newer text than the file: read the file again
+        linecache.checkcache(filename)
+        newer = _source_text(fn, filename)
+        if newer and newer != text:
+            compiled = _compiled_source(filename, newer, flags, pytest_rewrite)
+            chain = _running_code(compiled, code)
+    if chain is None:
+        why = f" ({compiled.error})" if compiled.error else ""
+        raise TranspileError(
+            f"the source of `{fn.__qualname__}` in {os.path.basename(filename)} is not the code that runs: the file "
+            f"changed after `{fn.__qualname__}` was defined{why}",
+            Location(filename, code.co_firstlineno, 0),
+            "reload the module (importlib.reload, or restart the interpreter or kernel) so that the code that "
+            "runs is the code in the file, then transform the reloaded function",
+        )
+    node = _definition(compiled.tree, chain)
+    if node is None:
+        raise TranspileError(
+            f"cannot find the definition of {fn.__qualname__} in its source", Location(filename, code.co_firstlineno, 0)
+        )
+    return copy.deepcopy(node)
 
 
 def _lambda_to_def(lam: gast.Lambda, name: str) -> gast.FunctionDef:
@@ -44,59 +207,26 @@ def _lambda_to_def(lam: gast.Lambda, name: str) -> gast.FunctionDef:
 
 def parse_function(fn) -> ParsedFunction:
     """Parse `fn` (a def or a lambda) into a FunctionDef with file-accurate positions."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
+    if getattr(fn, "__code__", None) is None:
         raise TranspileError(
             f"{fn!r} is not a Python function, so its source cannot be read",
             hint="pass a function defined with `def` or `lambda`",
         )
     try:
-        filename = inspect.getsourcefile(fn) or code.co_filename
-        lines, start = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as exc:
+        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except TypeError as exc:
         raise TranspileError(
             f"cannot read the source of {fn.__qualname__}: {exc}",
             hint="define the function in a file (not in an interactive prompt or exec string)",
         ) from None
-    raw = "".join(lines)
-    dedented = textwrap.dedent(raw)
-    first = next((ln for ln in lines if ln.strip()), "")
-    indent = len(first) - len(first.lstrip())
-    try:
-        tree = gast.parse(dedented)
-    except SyntaxError:
-        tree = None
-    if tree is None and fn.__name__ == "<lambda>":
-        try:
-            tree = gast.parse("(" + dedented.strip() + ")")
-            indent -= 1
-        except SyntaxError:
-            tree = None
-    if tree is None:
-        raise TranspileError(f"cannot parse the source of {fn.__qualname__}", Location(filename, start, 0))
-    _shift_positions(tree, start - 1, indent)
-    if fn.__name__ == "<lambda>":
-        argnames = list(code.co_varnames[: code.co_argcount])
-        candidates = [
-            n
-            for n in gast.walk(tree)
-            if isinstance(n, gast.Lambda)
-            and n.lineno == code.co_firstlineno
-            and [a.id for a in n.args.args] == argnames
-        ]
-        if not candidates:
-            raise TranspileError("cannot find this lambda in its source line", Location(filename, start, 0))
-        node = _lambda_to_def(candidates[0], "lambda_")
-    else:
-        defs = [n for n in tree.body if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))]
-        if not defs:
-            raise TranspileError(f"cannot find the definition of {fn.__name__}", Location(filename, start, 0))
-        node = defs[0]
-        if isinstance(node, gast.AsyncFunctionDef):
-            raise TranspileError(
-                "async functions are not supported",
-                Location(filename, node.lineno, node.col_offset),
-                hint="write a plain `def`",
-            )
-        node.decorator_list = []
+    node = _running_definition(fn, filename)
+    if isinstance(node, gast.Lambda):
+        return ParsedFunction(fn, _lambda_to_def(node, "lambda_"), filename)
+    if isinstance(node, gast.AsyncFunctionDef):
+        raise TranspileError(
+            "async functions are not supported",
+            Location(filename, node.lineno, node.col_offset),
+            hint="write a plain `def`",
+        )
+    node.decorator_list = []
     return ParsedFunction(fn, node, filename)
