@@ -774,15 +774,15 @@ def batched_materialize(v, like, v_batched, like_batched):
 
 def batched_scalar_seed(value, what):
     """The seed of grad for every example (each example's output must be a scalar)."""
-    from .tree import OutputError
+    from .tree import OutputError, check_real_output
 
     if np.ndim(value) != 1:
         raise OutputError(
             f"grad requires {what} to return a scalar, but it returned shape {np.shape(value)[1:]}; "
             "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)"
         )
-    dtype = value.dtype if value.dtype.kind in "fc" else np.float64
-    return np.ones(np.shape(value), dtype=dtype)
+    check_real_output(value, what, "grad")
+    return np.ones(np.shape(value), dtype=value.dtype)
 
 
 __all__ += [

@@ -19,6 +19,9 @@ __all__ = [
     "zeros_like_tree",
     "OutputError",
     "scalar_seed",
+    "check_real_output",
+    "output_type_error",
+    "check_cotangent",
 ]
 
 
@@ -119,7 +122,7 @@ def zeros_like_tree(x):
 
 def _float_dtype(x):
     dtype = dtype_like(x)
-    return dtype if dtype.kind in "fc" else np.float64
+    return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def materialize(adjoint, x):
@@ -163,11 +166,90 @@ def check_scalar_output(value, what):
     return value
 
 
+def output_type_error(transform, what, got, kind):
+    """The error for an output of `what` that `transform` cannot differentiate: `got` names its dtype (kind
+    `kind`) or its type."""
+    if kind in "biu":
+        hint = (
+            "an integer or boolean result is piecewise constant, with no useful derivative: differentiate the "
+            "floating-point value it is computed from (e.g. the scores, not their np.argmax)"
+        )
+    elif kind == "c":
+        hint = "complex outputs are not differentiated in reverse mode: take np.real or np.abs of it, or use jacfwd"
+    else:
+        hint = "return floating-point numbers or arrays (or tuples, lists and dicts of them)"
+    return OutputError(
+        f"{transform} requires real-valued outputs (a floating-point dtype), but {what} returned {got}; {hint}"
+    )
+
+
+def _leaves_with_paths(value, path=""):
+    if isinstance(value, (tuple, list)):
+        for i, item in enumerate(value):
+            yield from _leaves_with_paths(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves_with_paths(item, f"{path}[{key!r}]")
+    else:
+        yield path, value
+
+
+def _type_name(leaf, dtype):
+    """How an error names a value: its dtype when it is a number or array, else its type (or None)."""
+    if dtype.kind in "biufc":
+        return dtype.name
+    return "None" if leaf is None else type(leaf).__name__
+
+
+def check_real_output(value, what, transform, complex_ok=False):
+    """`value`, after checking that `transform` can differentiate it: floating-point leaves only (complex ones
+    too when `complex_ok`), as JAX requires."""
+    for path, leaf in _leaves_with_paths(value):
+        dtype = np.asarray(leaf).dtype
+        if dtype.kind not in ("fc" if complex_ok else "f"):
+            got = _type_name(leaf, dtype) + (f" at {path}" if path else "")
+            raise output_type_error(transform, what, got, dtype.kind)
+    return value
+
+
 def scalar_seed(value, what):
-    """The adjoint 1.0 that starts a gradient, after checking that `value` is a scalar."""
-    check_scalar_output(value, what)
+    """The adjoint 1.0 that starts a gradient, after checking that `value` is a real scalar."""
+    check_real_output(check_scalar_output(value, what), what, "grad")
     dtype = getattr(value, "dtype", None)
-    return dtype.type(1) if dtype is not None and dtype.kind in "fc" else 1.0
+    return dtype.type(1) if dtype is not None else 1.0
+
+
+# JAX's dtype for the tangents and cotangents of integer and boolean values (they are always zero)
+_FLOAT0 = np.dtype([("float0", np.void, 0)])
+
+
+def check_cotangent(out, cotangent, what):
+    """A vjp cotangent for `what`'s output `out`: None (or a JAX float0 array) where `out` is not a number of
+    floating-point or complex dtype; a zero (0.0) may stand for any part."""
+    if is_zero(cotangent):
+        return cotangent
+    if isinstance(out, (tuple, list, dict)):
+        if isinstance(out, dict) != isinstance(cotangent, dict) or not isinstance(cotangent, (tuple, list, dict)):
+            raise OutputError(
+                f"the cotangent given to the vjp of {what} is a {type(cotangent).__name__}, but {what} returned a "
+                f"{type(out).__name__}; pass a cotangent with the structure of the output"
+            )
+        keys = list(out) if isinstance(out, dict) else range(len(out))
+        if len(cotangent) != len(out) or isinstance(out, dict) and set(cotangent) != set(out):
+            raise OutputError(
+                f"the cotangent given to the vjp of {what} has {len(cotangent)} part(s) where its output has "
+                f"{len(out)}; pass a cotangent with the structure of the output"
+            )
+        for key in keys:
+            check_cotangent(out[key], cotangent[key], what)
+        return cotangent
+    dtype = np.asarray(out).dtype
+    if dtype.kind not in "fc" and cotangent is not None and getattr(cotangent, "dtype", None) != _FLOAT0:
+        raise OutputError(
+            f"{what} returned {_type_name(out, dtype)}, which has no derivative, so the vjp takes no cotangent "
+            "for it; pass None for it (or a float0 array, as in JAX)"
+        )
+    return cotangent
 
 
 def unpack_like(adjoint, parts):

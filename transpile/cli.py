@@ -553,6 +553,7 @@ def _primal_module(spec, fun, inner_text):
             "",
             f"    def {inner_name}({cot}):",
             f'        """One cotangent per argument of `{fn.qualname}` (zero where not differentiated)."""',
+            f"        rt.check_cotangent({ans}, {cot}, {fn.qualname!r})",
         ]
         use = residuals
         if single_use:

@@ -43,3 +43,7 @@ class TranspileError(Exception):
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)
+
+
+class TranspileTypeError(TranspileError, TypeError):
+    """A value of a type its transformation cannot take (an integer output for grad), where JAX raises TypeError."""

@@ -19,7 +19,7 @@ from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
-from .helpers import _classes, _packed
+from .helpers import _classes, _packed, check_real_output_type
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -838,10 +838,11 @@ def _batched_unpack(x, count):
     raise TypingError(f"vmap: cannot unpack a {x} under jit")
 
 
-@overload(_bt.batched_scalar_seed)
+@overload(_bt.batched_scalar_seed, prefer_literal=True)
 def _batched_scalar_seed(value, what):
     if isinstance(value, types.Array) and value.ndim == 1:
-        dtype = _float_dtype(value)
+        check_real_output_type(value, what, "grad")
+        dtype = value.dtype
         return lambda value, what: np.ones(value.shape, dtype)
     raise TypingError(f"grad requires the function to return a scalar for each example, not {value}")
 

@@ -461,19 +461,50 @@ def _materialize(adjoint, x):
     raise TypingError(f"no adjoint of type {x}")
 
 
-@overload(_tree.scalar_seed)
+def _leaf_types(ty, path=""):
+    """(path, type) of each leaf of a tree type, as rt.check_real_output names them."""
+    if _is_tuple(ty):
+        for i, item in enumerate(ty):
+            yield from _leaf_types(item, f"{path}[{i}]")
+    elif _is_list(ty):
+        yield from _leaf_types(ty.dtype, f"{path}[...]")
+    else:
+        yield path, ty
+
+
+def _kind_and_name(ty):
+    """The dtype kind (as NumPy spells it) and the name of a leaf type."""
+    dtype = ty.dtype if isinstance(ty, types.Array) else ty
+    if isinstance(dtype, (types.Float, types.Complex, types.Integer, types.Boolean)):
+        return np.dtype(str(dtype)).kind, str(dtype)
+    if isinstance(dtype, (types.UnicodeType, types.StringLiteral)):
+        return "U", "str"
+    return "O", "None" if isinstance(dtype, (types.NoneType, types.Omitted)) else str(dtype)
+
+
+def check_real_output_type(value, what, transform, complex_ok=False):
+    """rt.check_real_output while Numba types a call: raises its OutputError for a value of type `value`."""
+    what = getattr(what, "literal_value", "the function")
+    for path, leaf in _leaf_types(value):
+        kind, name = _kind_and_name(leaf)
+        if kind not in ("fc" if complex_ok else "f"):
+            raise _tree.output_type_error(transform, what, name + (f" at {path}" if path else ""), kind)
+
+
+@overload(_tree.check_real_output, prefer_literal=True)
+def _check_real_output(value, what, transform, complex_ok=False):
+    complex_ok = getattr(complex_ok, "literal_value", getattr(complex_ok, "value", False))
+    check_real_output_type(value, what, getattr(transform, "literal_value", "grad"), complex_ok)
+    return lambda value, what, transform, complex_ok=False: value
+
+
+@overload(_tree.scalar_seed, prefer_literal=True)
 def _scalar_seed(value, what):
-    if isinstance(value, types.Array):
-        if value.ndim != 0:
-            raise TypingError("grad requires the function to return a scalar; use jacrev for non-scalar outputs")
-        dtype = value.dtype
-        return lambda value, what: dtype(1)
-    if isinstance(value, types.Float):
-        dtype = value
-        return lambda value, what: dtype(1)
-    if isinstance(value, types.Number):
-        return lambda value, what: 1.0
-    raise TypingError(f"grad requires the function to return a scalar, not {value}")
+    if isinstance(value, types.Array) and value.ndim != 0 or _is_tuple(value) or _is_list(value):
+        raise TypingError("grad requires the function to return a scalar; use jacrev for non-scalar outputs")
+    check_real_output_type(value, what, "grad")
+    dtype = value.dtype if isinstance(value, types.Array) else value
+    return lambda value, what: dtype(1)
 
 
 @overload(_tree.check_scalar_output)

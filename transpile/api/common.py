@@ -12,7 +12,7 @@ import numpy as np
 import runtime as rt
 
 from ..codegen.cache import cache_key, load_or_write
-from ..errors import Location, TranspileError
+from ..errors import Location, TranspileError, TranspileTypeError
 from ..frontend.desugar import desugar_program
 from ..frontend.parse import parse_function
 
@@ -125,6 +125,7 @@ class Transform:
 
     def __init__(self, fun, argnums, has_aux):
         self.fun = fun
+        self.user_fun = fun  # the user's function behind `fun` (make_transformed knows it)
         self.sig = _signature(fun)
         self.params = list(self.sig.parameters.values())
         for p in self.params:
@@ -180,18 +181,37 @@ class Transform:
         gen = self.generated()
         gen.bind_captures()
         entry = getattr(gen.module, self.entry_name(gen.program.entry))
-        return run_generated(entry, values, self.fun, gen.program)
+        return run_generated(entry, values, self.user_fun, gen.program)
 
 
 def run_generated(fn, args, user_fun, program):
-    """Call generated code; a bad value returned by user code becomes a TranspileError at that code."""
+    """Call generated code; a bad value returned by user code becomes a TypeError at that code."""
     try:
         return fn(*args)
     except rt.OutputError as exc:
-        message, _, hint = str(exc).partition("; ")
-        culprit = next((f for f in program.functions.values() if f.qualname == exc.culprit), None)
-        where = culprit.location(None) if culprit is not None else _return_location(user_fun)
-        raise TranspileError(message, where, hint or None) from None
+        raise located_output_error(exc, user_fun, program) from None
+
+
+def located_output_error(exc, user_fun, program):
+    """An rt.OutputError (user code returned what its transform cannot take) as a TranspileTypeError at the
+    culprit named by the error (a custom rule), else at the return of the user's function behind `user_fun`."""
+    message, _, hint = str(exc).partition("; ")
+    culprit = next((f for f in program.functions.values() if f.qualname == exc.culprit), None)
+    where = culprit.location(None) if culprit is not None else _return_location(user_function(user_fun))
+    return TranspileTypeError(message, where, hint or None)
+
+
+def user_function(fun):
+    """The user's own function behind `fun`, through transformations and jit."""
+    while True:
+        jitted = getattr(fun, "__transpile_jit__", None)
+        transform = getattr(fun, "__transpile__", None)
+        if jitted is not None:
+            fun = jitted.fun
+        elif transform is not None:
+            fun = transform.user_fun
+        else:
+            return fun
 
 
 class Names:
@@ -223,6 +243,7 @@ def generated_function(fun):
 def make_transformed(fun, transform_class, argnums, has_aux):
     """A function that runs `transform_class` of `fun` and carries it as `__transpile__`."""
     transform = transform_class(generated_function(fun), argnums, has_aux)
+    transform.user_fun = user_function(fun)
 
     @functools.wraps(fun)
     def transformed(*args, **kwargs):

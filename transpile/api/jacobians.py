@@ -34,6 +34,7 @@ class ForwardJacobian(Transform):
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
+        lines.append(f'    {value} = rt.check_real_output({value}, {entry.qualname!r}, "jacfwd", True)')
         by_position = dict(zip(sorted(self.argnums), dots))
         in_order = [by_position[i] for i in self.argnums]
         lines += [
@@ -79,6 +80,7 @@ class ReverseJacobian(Transform):
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
+        lines.append(f'    {value} = rt.check_real_output({value}, {entry.qualname!r}, "jacrev")')
         lines += [f"    {rows} = []", f"    for {k} in range(rt.tangent_count({value})):"]
         if any(v.restores_in_place for v in mode.variants.values()):
             lines.append(f"        _, {residuals} = {var.fwd}({', '.join(params)})  # the last sweep used them up")

@@ -11,11 +11,13 @@ import warnings
 
 import numpy as np
 
+import runtime as rt
+
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.emit import _COMMENT
 from ..errors import Location, TranspileError
 from ..frontend.desugar import desugar_program
-from .common import _signature, def_location, generated_function, source_texts
+from .common import _signature, def_location, generated_function, located_output_error, source_texts
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
 
@@ -180,6 +182,8 @@ class Jitted:
                     self._specialize(entry, signature)
         except TranspileError as exc:
             return self._fail(exc, everything)
+        except rt.OutputError as exc:  # a helper refused the type of what user code returns, while Numba typed it
+            raise located_output_error(exc, self.fun, self.compiled(statics, fuse).program) from None
         except Exception as exc:  # anything Numba raises while typing or compiling: a compile failure
             return self._fail(_translate(exc, self), everything)
         as_numpy = self._boxing[id(entry), signature]

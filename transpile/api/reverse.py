@@ -19,6 +19,7 @@ from .common import (
     make_transformed,
     run_generated,
     source_texts,
+    user_function,
 )
 
 
@@ -84,7 +85,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
 def vjp(fun, *primals, has_aux=False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives one adjoint per primal."""
-    fun = generated_function(fun)
+    user, fun = user_function(fun), generated_function(fun)
     values = bind_arguments(fun, primals, "vjp")
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     program = desugar_program(fun)
@@ -109,12 +110,13 @@ def vjp(fun, *primals, has_aux=False):
     fresh = [residuals]
 
     def vjp_fn(cotangent):
+        run_generated(rt.check_cotangent, (out, cotangent, program.functions[program.entry].qualname), user, program)
         seed = (cotangent, 0.0) if has_aux else cotangent
         gen.bind_captures()
         saved = fresh.pop() if fresh else fwd(*values)[1]
         if not single_use:
             fresh.append(saved)
-        bars = iter(run_generated(bwd, (saved, seed), fun, program))
+        bars = iter(run_generated(bwd, (saved, seed), user, program))
         return tuple(
             rt.materialize(next(bars) if mask[i] else 0.0, value) for i, value in enumerate(values[: len(primals)])
         )

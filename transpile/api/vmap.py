@@ -9,7 +9,16 @@ from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..transforms.batching import BATCH, BatchMode
-from .common import Generated, Names, _signature, def_location, generated_function, run_generated, source_texts
+from .common import (
+    Generated,
+    Names,
+    _signature,
+    def_location,
+    generated_function,
+    run_generated,
+    source_texts,
+    user_function,
+)
 
 
 def _mapped(spec):
@@ -44,6 +53,7 @@ class Vectorized:
 
     def __init__(self, fun, in_axes, out_axes, axis_name, axis_size):
         self.fun = fun
+        self.user_fun = fun  # the user's function behind `fun` (vmap knows it)
         self.sig = _signature(fun)
         self.params = list(self.sig.parameters.values())
         _check_spec(in_axes, fun, "in_axes")
@@ -126,7 +136,7 @@ class Vectorized:
         gen.bind_captures()
         entry = getattr(gen.module, self.entry_name(gen.program.entry))
         try:
-            return run_generated(entry, list(bound.arguments.values()), self.fun, gen.program)
+            return run_generated(entry, list(bound.arguments.values()), self.user_fun, gen.program)
         except rt.BatchError as exc:
             raise TranspileError(f"vmap({self.fun.__name__}): {exc}", def_location(self.fun)) from None
 
@@ -136,6 +146,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     import functools
 
     transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size)
+    transform.user_fun = user_function(fun)
 
     @functools.wraps(fun)
     def vectorized(*args, **kwargs):

@@ -146,6 +146,14 @@ defhelper(
     jvp={"value": "t"},
 )
 defhelper(
+    rt.check_real_output,
+    params=["value", "what", "transform", "complex_ok=False"],
+    vjp={"value": "g"},
+    structural=("what", "transform", "complex_ok"),
+    jvp={"value": "t"},
+    batch="rt.check_real_output(value, what, transform, complex_ok)",
+)
+defhelper(
     rt.scalar_seed,
     params=["value", "what"],
     nondiff=True,

@@ -158,6 +158,7 @@ def jacrev_accumulate(x: np.ndarray, n: int):
     row by row in reverse mode of `accumulate`.
     """
     ans, residuals = accumulate_fwd(x, n)
+    ans = rt.check_real_output(ans, "accumulate", "jacrev")
     rows = []
     for k in range(rt.tangent_count(ans)):
         (x_bar,) = accumulate_bwd(residuals, rt.basis(ans, k))

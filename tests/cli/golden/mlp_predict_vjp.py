@@ -70,6 +70,7 @@ def vjp_predict(params, inputs):
 
     def predict_vjp(cotangent):
         """One cotangent per argument of `predict` (zero where not differentiated)."""
+        rt.check_cotangent(ans, cotangent, "predict")
         (params_bar, inputs_bar) = predict_bwd(residuals, cotangent)
         return (rt.materialize(params_bar, params), rt.materialize(inputs_bar, inputs))
 

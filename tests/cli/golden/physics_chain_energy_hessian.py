@@ -22,18 +22,20 @@ def jacrev_chain_energy(x, k, rest):
     """`jacrev_chain_energy` as transpile runs it (normal form)."""
     _t1 = chain_energy_fwd(x, k, rest)
     ans, residuals = _t1
+    _t2 = rt.check_real_output(ans, "chain_energy", "jacrev")
+    ans = _t2
     rows = []
-    _t2 = rt.tangent_count(ans)
-    _range3 = range(_t2)
-    for k_ in _range3:
-        _t5 = rt.basis(ans, k_)
-        _t4 = chain_energy_bwd(residuals, _t5)
-        (x_bar,) = _t4
-        _t6 = rt.materialize(x_bar, x)
-        _t7 = rt.list_append(rows, _t6)
-        rows = _t7
-    _t8 = rt.jacobian_from_rows(rows, ans, x)
-    return _t8
+    _t3 = rt.tangent_count(ans)
+    _range4 = range(_t3)
+    for k_ in _range4:
+        _t6 = rt.basis(ans, k_)
+        _t5 = chain_energy_bwd(residuals, _t6)
+        (x_bar,) = _t5
+        _t7 = rt.materialize(x_bar, x)
+        _t8 = rt.list_append(rows, _t7)
+        rows = _t8
+    _t9 = rt.jacobian_from_rows(rows, ans, x)
+    return _t9
 
 
 def chain_energy_fwd(x, k, rest):
@@ -253,25 +255,29 @@ def jacrev_chain_energy_jvp(x, k, rest, x_dot):
     """
     _t1, _t1_dot = chain_energy_fwd_jvp(x, k, rest, x_dot)
     ans, residuals = _t1
-    _, residuals_dot = rt.split_tangent(_t1_dot, 2)
+    ans_dot, residuals_dot = rt.split_tangent(_t1_dot, 2)
+    _t2 = rt.check_real_output(ans, "chain_energy", "jacrev")
+    _t2_dot = ans_dot
+    ans = _t2
+    ans_dot = _t2_dot
     rows = []
-    _t2 = rt.tangent_count(ans)
-    _range3 = range(_t2)
+    _t3 = rt.tangent_count(ans)
+    _range4 = range(_t3)
     rows_dot = rt.zeros_like_tree(rows)
-    for k_ in _range3:
-        _t5 = rt.basis(ans, k_)
-        _t4, _t4_dot = chain_energy_bwd_jvp(residuals, _t5, residuals_dot)
-        (x_bar,) = _t4
-        (x_bar_dot,) = rt.split_tangent(_t4_dot, 1)
-        _t6 = rt.materialize(x_bar, x)
-        _t6_dot = rt.materialize(x_bar_dot, x)
-        _t7 = rt.list_append(rows, _t6)
-        _t7_dot = rt.list_append(rows_dot, _t6_dot)
-        rows = _t7
-        rows_dot = _t7_dot
-    _t8 = rt.jacobian_from_rows(rows, ans, x)
-    _t8_dot = rt.jacobian_from_rows(rows_dot, ans, x)
-    return (_t8, _t8_dot)
+    for k_ in _range4:
+        _t6 = rt.basis(ans, k_)
+        _t5, _t5_dot = chain_energy_bwd_jvp(residuals, _t6, residuals_dot)
+        (x_bar,) = _t5
+        (x_bar_dot,) = rt.split_tangent(_t5_dot, 1)
+        _t7 = rt.materialize(x_bar, x)
+        _t7_dot = rt.materialize(x_bar_dot, x)
+        _t8 = rt.list_append(rows, _t7)
+        _t8_dot = rt.list_append(rows_dot, _t7_dot)
+        rows = _t8
+        rows_dot = _t8_dot
+    _t9 = rt.jacobian_from_rows(rows, ans, x)
+    _t9_dot = rt.jacobian_from_rows(rows_dot, ans, x)
+    return (_t9, _t9_dot)
 
 
 def jacfwd_jacrev_chain_energy(x, k, rest):
@@ -279,6 +285,7 @@ def jacfwd_jacrev_chain_energy(x, k, rest):
     by column in forward mode of `jacrev_chain_energy`.
     """
     ans = jacrev_chain_energy(x, k, rest)
+    ans = rt.check_real_output(ans, "jacrev_chain_energy", "jacfwd", True)
     columns = []
     for k_ in range(rt.tangent_count(x)):
         x_dot = rt.basis(x, k_)
