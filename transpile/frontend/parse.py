@@ -10,7 +10,7 @@ from __future__ import annotations
 import __future__
 
 import ast
-import copy
+import functools
 import inspect
 import linecache
 import os
@@ -24,7 +24,7 @@ from ..errors import Location, TranspileError
 # the compiler flags a `from __future__ import ...` leaves in co_flags (nested_scopes' flag is also CO_NESTED)
 _FUTURE_FLAGS = sum(getattr(__future__, n).compiler_flag for n in __future__.all_feature_names if n != "nested_scopes")
 _COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}  # code objects with no node of their own
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 @dataclass
@@ -41,15 +41,13 @@ class ParsedFunction:
 
 @dataclass
 class _CompiledSource:
-    """A file's text, its gast tree, and the code objects it compiles to, each with its enclosing ones."""
+    """A file's syntax tree (Python's ast: each function found is converted to gast), the code objects it compiles
+    to, and which functions, lambdas and classes each scope defines."""
 
-    text: str
-    tree: gast.Module | None
+    tree: ast.Module | None
     codes: dict  # (co_firstlineno, co_name) -> [(code, enclosing function and class code objects, outermost first)]
+    defined: dict  # id of the module or of a definition node -> the definition nodes whose code its code holds
     error: str = ""  # why the text does not compile, when it does not
-
-
-_COMPILED: dict = {}  # (filename, future flags, pytest's rewrite) -> the _CompiledSource of the text read last
 
 
 def _index_codes(code, chain, codes):
@@ -60,31 +58,54 @@ def _index_codes(code, chain, codes):
             _index_codes(const, inner, codes)
 
 
-def _compile(text, filename, flags, pytest_rewrite):
+def _outer_parts(node):
+    """The parts of a definition that run in the enclosing scope: decorators, defaults, annotations, bases."""
+    parts = list(getattr(node, "decorator_list", []))
+    if isinstance(node, ast.ClassDef):
+        return parts + node.bases + [k.value for k in node.keywords]
+    args = node.args
+    parts += args.defaults + [d for d in args.kw_defaults if d is not None]
+    if not isinstance(node, ast.Lambda):
+        every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+        parts += [a.annotation for a in every if a.annotation is not None]
+        parts += [node.returns] if node.returns is not None else []
+    return parts
+
+
+def _index_definitions(scope, defined):
+    """Record the functions, lambdas and classes whose code objects `scope`'s code object holds, recursively."""
+    pending = [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
+    found = defined[id(scope)] = []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _SCOPES):
+            found.append(node)
+            pending.extend(_outer_parts(node))
+            _index_definitions(node, defined)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _compile(tree, text, filename, flags, pytest_rewrite):
     """The module code object Python (or pytest's assertion rewriting, for a test module) makes of `text`."""
     if pytest_rewrite:
-        tree = ast.parse(text, filename)
+        tree = ast.parse(text, filename)  # rewritten in place: a tree of its own
         pytest_rewrite.rewrite_asserts(tree, text.encode(), filename, None)
-        return compile(tree, filename, "exec", flags=flags, dont_inherit=True)
-    return compile(text, filename, "exec", flags=flags, dont_inherit=True)
+    return compile(tree, filename, "exec", flags=flags, dont_inherit=True)
 
 
+@functools.lru_cache(maxsize=64)
 def _compiled_source(filename, text, flags, pytest_rewrite) -> _CompiledSource:
-    """`text` compiled as `filename` with these future flags, once per text."""
-    key = (filename, flags, pytest_rewrite is not None)
-    cached = _COMPILED.get(key)
-    if cached is not None and cached.text == text:
-        return cached
+    """`text` compiled as `filename` with these future flags: once per text, for the files read last."""
     try:
-        module_code = _compile(text, filename, flags, pytest_rewrite)
+        tree = ast.parse(text, filename)
+        module_code = _compile(tree, text, filename, flags, pytest_rewrite)
     except (SyntaxError, ValueError) as exc:
-        compiled = _CompiledSource(text, None, {}, f"it does not compile ({exc})")
-    else:
-        codes = {}
-        _index_codes(module_code, (), codes)
-        compiled = _CompiledSource(text, gast.parse(text), codes)
-    _COMPILED[key] = compiled
-    return compiled
+        return _CompiledSource(None, {}, {}, f"it does not compile ({exc})")
+    codes, defined = {}, {}
+    _index_codes(module_code, (), codes)
+    _index_definitions(tree, defined)
+    return _CompiledSource(tree, codes, defined)
 
 
 def _running_code(compiled, code):
@@ -93,34 +114,6 @@ def _running_code(compiled, code):
         if candidate == code:
             return chain
     return None
-
-
-def _outer_parts(node):
-    """The parts of a definition that run in the enclosing scope: decorators, defaults, annotations, bases."""
-    parts = list(getattr(node, "decorator_list", []))
-    if isinstance(node, gast.ClassDef):
-        return parts + node.bases + [k.value for k in node.keywords]
-    args = node.args
-    parts += args.defaults + [d for d in args.kw_defaults if d is not None]
-    if not isinstance(node, gast.Lambda):
-        every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
-        parts += [a.annotation for a in every if a.annotation is not None]
-        parts += [node.returns] if node.returns is not None else []
-    return parts
-
-
-def _defined_in(scope):
-    """The functions, lambdas and classes whose code objects `scope`'s code object holds."""
-    pending = [scope.body] if isinstance(scope, gast.Lambda) else list(scope.body)
-    found = []
-    while pending:
-        node = pending.pop()
-        if isinstance(node, _SCOPES):
-            found.append(node)
-            pending.extend(_outer_parts(node))
-        else:
-            pending.extend(gast.iter_child_nodes(node))
-    return found
 
 
 def _first_line(node):
@@ -137,15 +130,14 @@ def _covers(node, code):
     )
 
 
-def _definition(tree, chain):
+def _definition(compiled, chain):
     """The node that compiles to the last code object of `chain`, found scope by scope."""
-    node = tree
+    node = compiled.tree
     for code in chain:
         named = [
             n
-            for n in _defined_in(node)
-            if (n.name if not isinstance(n, gast.Lambda) else "<lambda>") == code.co_name
-            and _first_line(n) == code.co_firstlineno
+            for n in compiled.defined[id(node)]
+            if getattr(n, "name", "<lambda>") == code.co_name and _first_line(n) == code.co_firstlineno
         ]
         if len(named) > 1:
             named = [n for n in named if _covers(n, code)]
@@ -188,12 +180,12 @@ def _running_definition(fn, filename):
             "reload the module (importlib.reload, or restart the interpreter or kernel) so that the code that "
             "runs is the code in the file, then transform the reloaded function",
         )
-    node = _definition(compiled.tree, chain)
+    node = _definition(compiled, chain)
     if node is None:
         raise TranspileError(
             f"cannot find the definition of {fn.__qualname__} in its source", Location(filename, code.co_firstlineno, 0)
         )
-    return copy.deepcopy(node)
+    return gast.ast_to_gast(node)
 
 
 def _lambda_to_def(lam: gast.Lambda, name: str) -> gast.FunctionDef:
@@ -212,13 +204,7 @@ def parse_function(fn) -> ParsedFunction:
             f"{fn!r} is not a Python function, so its source cannot be read",
             hint="pass a function defined with `def` or `lambda`",
         )
-    try:
-        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    except TypeError as exc:
-        raise TranspileError(
-            f"cannot read the source of {fn.__qualname__}: {exc}",
-            hint="define the function in a file (not in an interactive prompt or exec string)",
-        ) from None
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     node = _running_definition(fn, filename)
     if isinstance(node, gast.Lambda):
         return ParsedFunction(fn, _lambda_to_def(node, "lambda_"), filename)
