@@ -479,7 +479,7 @@ def _kind_and_name(ty):
         return np.dtype(str(dtype)).kind, str(dtype)
     if isinstance(dtype, (types.UnicodeType, types.StringLiteral)):
         return "U", "str"
-    return "O", "None" if isinstance(dtype, (types.NoneType, types.Omitted)) else str(dtype)
+    return "O", "None" if isinstance(dtype, types.NoneType) else str(dtype)
 
 
 def check_real_output_type(value, what, transform, complex_ok=False):
