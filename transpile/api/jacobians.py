@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import naming
+from ..codegen import escape
 from ..transforms.forward import ForwardMode
 from ..transforms.reverse import ReverseMode
 from .common import Names, Transform, make_transformed
@@ -28,7 +29,7 @@ class ForwardJacobian(Transform):
         value, aux = ans, None
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
             f"    {ans} = {entry.key}({', '.join(params)})",
         ]
         if self.has_aux:
@@ -73,7 +74,7 @@ class ReverseJacobian(Transform):
         value, aux = ans, None
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
             f"    {forward}",
         ]
         if self.has_aux:
