@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.emit import _COMMENT
 from ..errors import Location, TranspileError
@@ -353,7 +354,7 @@ def _user_location(exc_text, compiled_files, user_files):
                 where = match.group(1).split(": ", 1)[0]
                 base, _, user_line = where.rpartition(":")
                 for filename in user_files:
-                    if os.path.basename(filename) == base:
+                    if escape.line(os.path.basename(filename)) == base:  # comments spell names escaped
                         return Location(filename, int(user_line), 0)
                 return None
             if line.startswith("def "):

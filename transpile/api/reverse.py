@@ -52,7 +52,7 @@ class Gradient(Transform):
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
-        seed = f"rt.scalar_seed({value}, {entry.qualname!r})"
+        seed = f"rt.scalar_seed({value}, {escape.literal(entry.qualname)})"
         if self.has_aux:
             seed = f"({seed}, 0.0)"
         lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
