@@ -338,9 +338,12 @@ def build(spec, module, module_name, path, command):
     elif spec.kind == "jit":
         import transpile as tp
 
-        jitted = tp.jit(api[id(spec.inner)]).__transpile_jit__
-        program = jitted.program()
-        text = jitted.compiled({}, fuse=False).text  # a file has no tp.jit to rerun a call without fusion
+        from .backends.numba_module import numba_module_text
+
+        program = tp.jit(api[id(spec.inner)]).__transpile_jit__.program()
+        # without fusion: a file has no tp.jit to rerun a call without it; with Numba's disk cache, whether or
+        # not transpile's own cache can be written
+        text = numba_module_text(program, {}, fuse=False)
         entry = _jit_entry(spec.inner, api, program.entry, fn)
     else:
         transformed = api[id(spec)]
