@@ -31,6 +31,8 @@ import traceback
 from dataclasses import dataclass, field
 
 from . import __version__, naming
+from .codegen import escape
+from .codegen.cache import write_atomically
 from .errors import TranspileError
 
 # transforms the CLI can write, by the name used in expressions and by the subcommand that writes them
@@ -260,8 +262,8 @@ def load_module(path):
         directory, package = os.path.split(directory)
         parts.insert(0, package)
     module_name = ".".join(parts)
-    if not all(p.isidentifier() for p in parts):
-        module_name = "transpile_user_" + "".join(c if c.isalnum() else "_" for c in parts[-1])
+    if not escape.is_dotted_name(module_name):
+        module_name = "transpile_user_" + escape.file_stem(parts[-1])
     existing = sys.modules.get(module_name)
     if existing is not None:
         if os.path.abspath(getattr(existing, "__file__", "") or "") == full:
@@ -336,9 +338,12 @@ def build(spec, module, module_name, path, command):
     elif spec.kind == "jit":
         import transpile as tp
 
-        jitted = tp.jit(api[id(spec.inner)]).__transpile_jit__
-        program = jitted.program()
-        text = jitted.compiled({}, fuse=False).text  # a file has no tp.jit to rerun a call without fusion
+        from .backends.numba_module import numba_module_text
+
+        program = tp.jit(api[id(spec.inner)]).__transpile_jit__.program()
+        # without fusion: a file has no tp.jit to rerun a call without it; with Numba's disk cache, whether or
+        # not transpile's own cache can be written
+        text = numba_module_text(program, {}, fuse=False)
         entry = _jit_entry(spec.inner, api, program.entry, fn)
     else:
         transformed = api[id(spec)]
@@ -542,7 +547,9 @@ def _primal_module(spec, fun, inner_text):
         bars = [fresh(naming.adjoint(p)) for p in active]
         lines = [
             f"def {name}({', '.join(params)}):",
-            f'    """`{fn.qualname}` at the given arguments and its vector-Jacobian product function."""',
+            escape.docstring(
+                f"`{fn.qualname}` at the given arguments and its vector-Jacobian product function.", "    "
+            ),
             f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})",
         ]
         if spec.has_aux:
@@ -552,8 +559,10 @@ def _primal_module(spec, fun, inner_text):
         lines += [
             "",
             f"    def {inner_name}({cot}):",
-            f'        """One cotangent per argument of `{fn.qualname}` (zero where not differentiated)."""',
-            f"        rt.check_cotangent({ans}, {cot}, {fn.qualname!r})",
+            escape.docstring(
+                f"One cotangent per argument of `{fn.qualname}` (zero where not differentiated).", "        "
+            ),
+            f"        rt.check_cotangent({ans}, {cot}, {escape.literal(fn.qualname)})",
         ]
         use = residuals
         if single_use:
@@ -590,7 +599,9 @@ def _primal_module(spec, fun, inner_text):
         ans, ans_dot, aux = fresh(naming.OUTPUT), fresh(naming.tangent(naming.OUTPUT)), fresh("aux")
         lines = [
             f"def {name}({', '.join(params + dots)}):",
-            f'    """`{fn.qualname}` and its Jacobian-vector product along the tangents {", ".join(dots)}."""',
+            escape.docstring(
+                f"`{fn.qualname}` and its Jacobian-vector product along the tangents {', '.join(dots)}.", "    "
+            ),
             f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
         ]
         if spec.has_aux:
@@ -699,10 +710,7 @@ def _atomic_write(path, text):
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise CLIError(f"{path}: directory {directory} does not exist")
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    write_atomically(path, text, mode=0o666)  # a file of the user's: the umask decides who may read it
 
 
 def run(args, out=None, err=None):
@@ -743,7 +751,7 @@ def run(args, out=None, err=None):
         _atomic_write(args.output, built.text)
         err.write(f"transpile: wrote {args.output} ({built.entry})\n")
         stem = os.path.splitext(os.path.basename(args.output))[0]
-        if not stem.isidentifier():
+        if escape.identifier(stem) != stem:
             err.write(f"transpile: note: `{stem}` is not a valid module name, so the file cannot be imported\n")
         return 0
     text = built.text

@@ -35,6 +35,8 @@ INDEX = "_i"
 RESIDUALS = "residuals"
 OUTPUT = "ans"
 BATCH = "_batch"  # the batch size, a parameter of every batched function
+# the modules generated code refers to by these names: no function, value or variable may take them
+MODULE_NAMES = ("np", "rt", "math", "operator", "numba", "jt")
 
 
 def tangent(name: str) -> str:

@@ -3,6 +3,9 @@ and report what they cannot compile at the user's line."""
 
 from __future__ import annotations
 
+import ast
+import builtins
+import enum
 import os
 import textwrap
 import warnings
@@ -330,6 +333,39 @@ def test_bad_static_arguments_are_refused_clearly():
         tp.jit(scaled, static_argnames="nope")
     with pytest.raises(tp.TranspileError, match="static argument `mode`"):
         tp.jit(scaled, static_argnums=2)(np.ones(2), 1, np.ones(2))
+
+
+STATIC_PAYLOAD = '"""+str(__import__("builtins").__setattr__("TRANSPILE_PWNED", True))+"""'
+HOSTILE_STATICS = [STATIC_PAYLOAD, "\u2028\x85\r\n# x", 'back\\slash"', "é 中", "x" * 300, float("nan"), -0.0, (1, "a")]
+
+
+def test_hostile_static_values_are_compiled_in_as_values_not_code():
+    x = rng.standard_normal(3)
+    jitted = tp.jit(scaled, static_argnames="mode")
+    for mode in (STATIC_PAYLOAD, "\u2028double"):  # each value is a module of its own: two compiles
+        assert jitted(x, 2, mode=mode) == pytest.approx(scaled(x, 2, mode), rel=1e-12)
+    assert not hasattr(builtins, "TRANSPILE_PWNED")
+    from transpile.backends.numba_module import numba_module_text
+
+    program = jitted.__transpile_jit__.program()
+    for value in HOSTILE_STATICS:
+        text = numba_module_text(program, {"mode": value})
+        assert all(c == "\n" or c.isprintable() for c in text)
+        tree = ast.parse(text)
+        assert repr(value) in ast.get_docstring(tree)
+        bound = next(n for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.targets[0].id == "mode")
+        rebuilt = eval(compile(ast.Expression(bound.value), "<static>", "eval"))
+        assert repr(rebuilt) == repr(value) and type(rebuilt) is type(value)
+
+
+class Mode(enum.IntEnum):
+    DOUBLE = 1
+
+
+@pytest.mark.parametrize("mode", [Mode.DOUBLE, np.float64(1.0), ("a", np.int64(1))])
+def test_static_values_that_are_not_plain_are_refused(mode):
+    with pytest.raises(tp.TranspileError, match="static argument `mode` is a"):
+        tp.jit(scaled, static_argnames="mode")(np.ones(2), 1, mode)
 
 
 # ------------------------------------------------------------------ other transforms under jit

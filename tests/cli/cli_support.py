@@ -34,7 +34,9 @@ def run_cli(args, cwd=ROOT):
         sys.path[:] = saved_path
         for name in set(sys.modules) - saved_modules:
             module_file = getattr(sys.modules[name], "__file__", None) or ""
-            if not name.startswith(("transpile", "runtime")) and "site-packages" not in module_file:
+            if name.split(".")[0] not in ("transpile", "transpile_generated", "runtime") and (
+                "site-packages" not in module_file
+            ):
                 del sys.modules[name]
     return code, out.getvalue(), err.getvalue()
 

@@ -7,6 +7,7 @@ import numpy as np
 import runtime as rt
 
 from .. import naming
+from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..errors import TranspileError
@@ -135,7 +136,7 @@ class TangentEntry(Transform):
         ans, ans_dot = fresh("ans"), fresh(naming.tangent("ans"))
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params + dots)}):",
-            f'    """`{entry.qualname}` and its tangent along ({", ".join(dots)})."""',
+            escape.docstring(f"`{entry.qualname}` and its tangent along ({', '.join(dots)}).", "    "),
             f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
             f"    return {ans}, rt.materialize({ans_dot}, {ans})",
         ]

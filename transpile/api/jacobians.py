@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import naming
+from ..codegen import escape
 from ..transforms.forward import ForwardMode
 from ..transforms.reverse import ReverseMode
 from .common import Names, Transform, make_transformed
@@ -28,13 +29,13 @@ class ForwardJacobian(Transform):
         value, aux = ans, None
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
             f"    {ans} = {entry.key}({', '.join(params)})",
         ]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
-        lines.append(f'    {value} = rt.check_real_output({value}, {entry.qualname!r}, "jacfwd", True)')
+        lines.append(f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacfwd", True)')
         by_position = dict(zip(sorted(self.argnums), dots))
         in_order = [by_position[i] for i in self.argnums]
         lines += [
@@ -74,13 +75,13 @@ class ReverseJacobian(Transform):
         value, aux = ans, None
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
             f"    {forward}",
         ]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
-        lines.append(f'    {value} = rt.check_real_output({value}, {entry.qualname!r}, "jacrev")')
+        lines.append(f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacrev")')
         lines += [f"    {rows} = []", f"    for {k} in range(rt.tangent_count({value})):"]
         if any(v.restores_in_place for v in mode.variants.values()):
             lines.append(f"        _, {residuals} = {var.fwd}({', '.join(params)})  # the last sweep used them up")

@@ -13,6 +13,7 @@ import numpy as np
 
 import runtime as rt
 
+from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.emit import _COMMENT
 from ..errors import Location, TranspileError
@@ -27,9 +28,11 @@ class JitFallbackWarning(RuntimeWarning):
 
 
 def _is_static_value(value) -> bool:
-    if isinstance(value, tuple):
+    """Plain values only: a static value is compiled in as a literal and its `repr` keys the module, so a
+    subclass (an IntEnum, np.float64) could spell itself differently or share a key with another value."""
+    if type(value) is tuple:
         return all(_is_static_value(v) for v in value)
-    return isinstance(value, _STATIC_TYPES)
+    return type(value) in _STATIC_TYPES
 
 
 def _capture_fingerprint(program) -> str:
@@ -125,12 +128,13 @@ class Jitted:
             program = self.program()
             parts = ["jit", program.entry, key, _capture_fingerprint(program), *source_texts(program)]
 
-            def generate():
+            def generate(disk_cache=True):
                 from ..backends.numba_module import numba_module_text
 
-                return numba_module_text(program, statics, fuse)
+                return numba_module_text(program, statics, fuse, disk_cache)
 
-            module, text = load_or_write(f"jit_{program.entry}", cache_key(parts), generate)
+            in_memory = functools.partial(generate, disk_cache=False)  # Numba caches only what is in a file
+            module, text = load_or_write(f"jit_{program.entry}", cache_key(parts), generate, in_memory)
             self._compiled[key] = Compiled(program, module, text)
             self._counts["generated"] += self._compiled[key].written
         return self._compiled[key]
@@ -147,10 +151,10 @@ class Jitted:
             if pname in self.statics:
                 if not _is_static_value(value):
                     raise TranspileError(
-                        f"static argument `{pname}` is a {type(value).__name__}; static arguments must be numbers, "
-                        "strings, booleans, None or tuples of these",
+                        f"static argument `{pname}` is a {type(value).__name__}; static arguments must be plain "
+                        "int, float, bool, str or None values, or tuples of these",
                         def_location(self.target),
-                        "pass arrays as ordinary (traced) arguments",
+                        "pass arrays as ordinary (traced) arguments, and convert other values (`int(mode)`)",
                     )
                 statics[pname] = value
             else:
@@ -354,7 +358,7 @@ def _user_location(exc_text, compiled_files, user_files):
                 where = match.group(1).split(": ", 1)[0]
                 base, _, user_line = where.rpartition(":")
                 for filename in user_files:
-                    if os.path.basename(filename) == base:
+                    if escape.line(os.path.basename(filename)) == base:  # comments spell names escaped
                         return Location(filename, int(user_line), 0)
                 return None
             if line.startswith("def "):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import runtime as rt
 
 from .. import naming
+from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
@@ -45,14 +46,14 @@ class Gradient(Transform):
         bars = dict(zip(diff, [fresh(naming.adjoint(p)) for p in diff]))
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            f'    """{self.summary(entry)} of `{entry.qualname}`."""',
+            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
             f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})",
         ]
         value = aux = ans
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
-        seed = f"rt.scalar_seed({value}, {entry.qualname!r})"
+        seed = f"rt.scalar_seed({value}, {escape.literal(entry.qualname)})"
         if self.has_aux:
             seed = f"({seed}, 0.0)"
         lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import runtime as rt
 
+from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..errors import TranspileError
@@ -31,18 +32,22 @@ def _mapped(spec):
 
 
 def _check_spec(spec, fun, what):
-    if spec is None or (isinstance(spec, int) and not isinstance(spec, bool)):
+    """Axes are plain ints and None, in tuples, lists and dicts keyed by plain values: they are written into
+    the generated module as literals (escape.literal)."""
+    if spec is None or type(spec) is int:
         return
-    if isinstance(spec, (tuple, list)):
+    if type(spec) in (tuple, list):
         for s in spec:
             _check_spec(s, fun, what)
         return
-    if isinstance(spec, dict):
+    if type(spec) is dict and all(escape.literal(k) is not None for k in spec):
         for s in spec.values():
             _check_spec(s, fun, what)
         return
     raise TranspileError(
-        f"{what} entries must be ints, None, or tuples, lists and dicts of them; got {spec!r}", def_location(fun)
+        f"{what} entries must be ints, None, or tuples, lists and dicts (with string or number keys) of them; "
+        f"got {spec!r}",
+        def_location(fun),
     )
 
 
@@ -58,6 +63,8 @@ class Vectorized:
         self.params = list(self.sig.parameters.values())
         _check_spec(in_axes, fun, "in_axes")
         _check_spec(out_axes, fun, "out_axes")
+        if axis_size is not None and (type(axis_size) is not int or axis_size < 1):
+            raise TranspileError(f"axis_size must be a positive int or None, got {axis_size!r}", def_location(fun))
         if isinstance(in_axes, list):
             in_axes = tuple(in_axes)
         required = sum(1 for p in self.params if p.default is p.empty)
@@ -111,19 +118,19 @@ class Vectorized:
         params = list(entry.params)
         fresh = Names(params)
         ans, batch = fresh("ans"), fresh(BATCH)
-        specs = repr(tuple(self.in_axes))
+        specs, out_axes = escape.literal(tuple(self.in_axes)), escape.literal(self.out_axes)
         args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
-        names = repr(tuple(params))
+        names = escape.literal(tuple(params))
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            f'    """`{entry.qualname}` over a batch: in_axes={self.in_axes!r}, out_axes={self.out_axes!r}."""',
-            f"    {batch} = rt.batch_size_of({args}, {specs}, {names}, {self.axis_size!r})",
+            escape.docstring(f"`{entry.qualname}` over a batch: in_axes={specs}, out_axes={out_axes}.", "    "),
+            f"    {batch} = rt.batch_size_of({args}, {specs}, {names}, {escape.literal(self.axis_size)})",
         ]
         for p, spec in zip(params, self.in_axes):
             if _mapped(spec):
-                lines.append(f"    {p} = rt.prepare_batched({p}, {spec!r}, {batch})")
+                lines.append(f"    {p} = rt.prepare_batched({p}, {escape.literal(spec)}, {batch})")
         lines.append(f"    {ans} = {var.name}({', '.join(params + [batch])})")
-        lines.append(f"    return rt.finish_batched({ans}, {self.out_axes!r}, {var.result_batched!r}, {batch})")
+        lines.append(f"    return rt.finish_batched({ans}, {out_axes}, {var.result_batched!r}, {batch})")
         return "\n".join(lines) + "\n"
 
     def __call__(self, *args, **kwargs):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from .. import __version__
+from ..codegen import escape
 from ..codegen.emit import GENERATED_MARK, Emitter, is_generated
 from ..codegen.module import _primal_def, formatted
 from ..frontend.program import Program, const
@@ -23,27 +24,28 @@ def _bind_statics(fdef, statics):
     return fdef
 
 
-def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str:
+def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_cache: bool = True) -> str:
     """The module text: a docstring, imports, and each function under @numba.njit; with `fuse`, runs of
     elementwise statements and reductions become loop nests (fusion.py), unless the program changes
-    arrays in place or calls something for its effect (a call rerun without fusion would do that twice)."""
+    arrays in place or calls something for its effect (a call rerun without fusion would do that twice);
+    `disk_cache=False` for a module that is not a file, whose compiled code Numba cannot cache."""
     fuse = fuse and not mutates(program)
     entry = program.functions[program.entry]
-    origin = "" if is_generated(entry.filename) else f" ({os.path.basename(entry.filename)}:{entry.lineno})"
+    filename = escape.line(os.path.basename(entry.filename))
+    origin = "" if is_generated(entry.filename) else f" ({filename}:{entry.lineno})"
     header = [
-        f'"""`{entry.qualname}`{origin} compiled by Numba, {GENERATED_MARK} {__version__}.',
+        f"`{entry.qualname}`{origin} compiled by Numba, {GENERATED_MARK} {__version__}.",
         "",
         "Do not edit by hand: it is regenerated whenever the source changes.",
     ]
     if statics:
-        header.append("Static arguments: " + ", ".join(f"{k}={v!r}" for k, v in statics.items()) + ".")
+        header.append("Static arguments: " + ", ".join(f"{k}={escape.line(repr(v))}" for k, v in statics.items()) + ".")
     if program.captures:
         header.append(
             "Values from the function's scope, fixed when it is compiled: " + ", ".join(sorted(program.captures)) + "."
         )
-    header.append('"""')
-    lines = header + ["import math", "", "import numba", "import numpy as np", "", "import runtime as rt"]
-    lines += ["from runtime import jit as jt", ""]
+    lines = [escape.docstring("\n".join(header)), "import math", "", "import numba", "import numpy as np", ""]
+    lines += ["import runtime as rt", "from runtime import jit as jt", ""]
     emitter = Emitter()
     keys = [program.entry] + [k for k in program.functions if k != program.entry]
     for key in keys:
@@ -53,7 +55,8 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str
         if key == program.entry and statics:
             fdef = _bind_statics(fdef, statics)
         # Numba's cache breaks recursion: its code loaded from disk crashes (numba issue 6061)
-        emitter.function(fdef, decorators=["numba.njit" if program.reaches_recursion(key) else DECORATOR])
+        cached = disk_cache and not program.reaches_recursion(key)
+        emitter.function(fdef, decorators=[DECORATOR if cached else "numba.njit"])
     text = "\n".join(lines) + "\n" + emitter.text()
     if "math." not in emitter.text():
         text = text.replace("import math\n\n", "", 1)

@@ -9,6 +9,8 @@ import re
 
 import gast
 
+from . import escape
+
 INDENT = "    "
 
 
@@ -61,15 +63,7 @@ class Emitter:
         self.block(fdef.body, 1)
 
     def _docstring(self, text, depth):
-        pad = INDENT * depth
-        body = text.strip("\n").split("\n")
-        if len(body) == 1:
-            self.lines.append(f'{pad}"""{body[0]}"""')
-            return
-        self.lines.append(f'{pad}"""{body[0]}')
-        for line in body[1:]:
-            self.lines.append(f"{pad}{line}" if line else "")
-        self.lines.append(f'{pad}"""')
+        self.lines.extend(escape.docstring(text, INDENT * depth).split("\n"))
 
     def _comment(self, stmt, depth):
         if self.source is None:
@@ -80,7 +74,7 @@ class Emitter:
         self.last_origin = lineno
         origin = source_line(self.source.filename, lineno)
         if origin is not None and origin != self.last_comment:
-            self.lines.append(f"{INDENT * depth}# {origin}")
+            self.lines.append(escape.comment(origin, INDENT * depth))
             self.last_comment = origin
 
     def block(self, stmts, depth):
@@ -97,7 +91,7 @@ class Emitter:
                 self.block(stmt.body, depth + 1)
                 self.last_origin = self.last_comment = None
             elif getattr(stmt, "is_comment", False):
-                self.lines.append(f"{pad}# {stmt.value.value}")
+                self.lines.append(escape.comment(stmt.value.value, pad))
             elif isinstance(stmt, gast.While):
                 self.lines.append(f"{pad}while {_unparse(stmt.test)}:")
                 self.block(stmt.body, depth + 1)

@@ -8,6 +8,7 @@ import gast
 
 from .. import __version__, naming
 from ..frontend.program import Program
+from . import escape
 from .emit import GENERATED_MARK, Emitter, is_generated
 
 
@@ -43,8 +44,9 @@ def _standard_modules(functions, primal_keys, program):
 def module_text(program: Program, summary: str, functions, primal_keys, entry_text: str) -> str:
     """The whole generated module as text."""
     entry = program.functions[program.entry]
-    where = "" if is_generated(entry.filename) else f" ({os.path.basename(entry.filename)}:{entry.lineno})"
-    header = [f'"""{summary} of `{entry.qualname}`{where}, {GENERATED_MARK} {__version__}.', ""]
+    filename = escape.line(os.path.basename(entry.filename))
+    where = "" if is_generated(entry.filename) else f" ({filename}:{entry.lineno})"
+    header = [f"{summary} of `{entry.qualname}`{where}, {GENERATED_MARK} {__version__}.", ""]
     header.append("Do not edit by hand: it is regenerated whenever the source changes.")
     if program.captures:
         header.append(
@@ -52,10 +54,9 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
             + ", ".join(sorted(program.captures))
             + "."
         )
-    header.append('"""')
     modules = _standard_modules(functions, primal_keys, program)
     imports = [f"import {m}" for m in modules] + ([""] if modules else [])
-    lines = header + imports + ["import numpy as np", "", "import runtime as rt", ""]
+    lines = [escape.docstring("\n".join(header))] + imports + ["import numpy as np", "", "import runtime as rt", ""]
     emitter = Emitter()
     for key in primal_keys:
         emitter.function(

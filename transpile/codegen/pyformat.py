@@ -12,6 +12,8 @@ import tokenize
 import unicodedata
 from dataclasses import dataclass
 
+from . import escape
+
 LINE_WIDTH = 88
 INDENT_WIDTH = 4
 
@@ -1549,15 +1551,17 @@ def _normalize_comment(comment):
 def _docstring_text(value, level, raw=False, wrap=False):
     """A docstring as ruff prints it: `\"\"\"`, re-indented, trailing whitespace stripped.
 
-    raw: keep an `r` prefix (and the backslashes); wrap: split a one-line docstring that would be
-    longer than the line width into lines (ruff leaves long docstrings alone; E501 would not).
+    raw: keep an `r` prefix (and the backslashes) where a raw literal can spell the value; wrap: split a
+    one-line docstring that would be longer than the line width into lines (ruff leaves long docstrings
+    alone; E501 would not).
     """
 
     pad = INDENT_STR * level
     value = value.expandtabs()
+    raw = raw and escape.raw_docstring_can_hold(value)
     prefix = "r" if raw else ""
-    if "\\" in value and not raw:
-        value = value.replace("\\", "\\\\")
+    if not raw:
+        value = escape.docstring_body(value)
     lines = value.split("\n")
     if len(lines) == 1:
         body = lines[0].strip()

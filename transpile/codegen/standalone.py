@@ -26,7 +26,8 @@ import types
 from dataclasses import dataclass, field
 
 from ..errors import Location, TranspileError
-from .pyformat import Unsupported, format_module, string_literal
+from . import escape
+from .pyformat import Unsupported, format_module
 
 LINE_WIDTH = 88
 INDENT_WIDTH = 4
@@ -251,13 +252,15 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
             imports.constants[name] = ".".join(path)
             return None
         module_name = module.__name__
-        if module_name == "__main__" or not all(part.isidentifier() for part in module_name.split(".")):
+        if module_name == "__main__" or not escape.is_dotted_name(module_name):
             raise _error(
                 f"`{dotted}` is a global of {module_name!r}, which is not importable by name",
                 user_fn,
                 "run transpile on a module file",
             )
         root_value = vars(module).get(path[0])
+        if isinstance(root_value, types.ModuleType) and not escape.is_dotted_name(root_value.__name__):
+            raise _error(f"`{path[0]}` is a module whose name cannot be imported", user_fn)
         if isinstance(root_value, types.ModuleType):
             if root_value is np:
                 imports.constants[name] = ".".join(["np", *path[1:]])
@@ -278,7 +281,7 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
         if isinstance(obj, np.dtype):
             if obj.fields is not None:
                 raise _error(f"`{name}` is a structured dtype, which a standalone module cannot spell", user_fn)
-            imports.constants[name] = f"np.dtype({string_literal(obj.str)})"
+            imports.constants[name] = f"np.dtype({escape.literal(obj.str)})"
             return None
         path = _numpy_path(name, obj)
         if path is not None:
@@ -289,7 +292,8 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
             return None
         module_name = getattr(obj, "__module__", None)
         qualname = getattr(obj, "__qualname__", "")
-        if module_name and "." not in qualname and getattr(sys.modules.get(module_name), qualname, None) is obj:
+        importable = escape.is_dotted_name(module_name) and escape.is_dotted_name(qualname) and "." not in qualname
+        if importable and getattr(sys.modules.get(module_name), qualname, None) is obj:
             imports.import_from(module_name, qualname, name)
             return None
         raise _error(
@@ -299,7 +303,7 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
         )
     if kind == "default":
         value = cap.read()
-        literal = _literal(value)
+        literal = escape.literal(value)
         if literal is None:
             raise _error(
                 f"the default value of parameter `{identity[2]}` is a {type(value).__name__}, which a "
@@ -310,31 +314,6 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
         imports.constants[name] = literal
         return None
     raise _error(f"`{name}` is a value transpile cannot trace back to an import", user_fn)
-
-
-def _literal(value):
-    """Source text for a plain literal value (numbers, strings, None, tuples/lists/dicts of them), else None."""
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            return None
-        return repr(value)
-    if isinstance(value, str):
-        return string_literal(value)
-    if isinstance(value, (tuple, list)):
-        items = [_literal(v) for v in value]
-        if any(i is None for i in items):
-            return None
-        if isinstance(value, tuple):
-            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-        return "[" + ", ".join(items) + "]"
-    if isinstance(value, dict):
-        items = [(_literal(k), _literal(v)) for k, v in value.items()]
-        if any(k is None or v is None for k, v in items):
-            return None
-        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
-    return None
 
 
 # ---------------------------------------------------------------- annotations
@@ -391,7 +370,7 @@ class _Annotations:
             return None
         value = self.default_values[name]
         if not isinstance(value, (list, dict, set)):  # mutable defaults would be flagged (B006)
-            literal = _literal(value)
+            literal = escape.literal(value)
             if literal is not None:
                 return literal
         node = self.default_nodes.get(name)
@@ -465,10 +444,12 @@ class _Annotations:
         if root.id in self.taken:
             raise Unsupported("name clash")
         if isinstance(value, types.ModuleType):
+            if not escape.is_dotted_name(value.__name__):
+                raise Unsupported("module name")
             self.imports.import_module(value.__name__, root.id)
             return node
         module_name = getattr(value, "__module__", None)
-        if module_name and getattr(sys.modules.get(module_name), root.id, None) is value:
+        if escape.is_dotted_name(module_name) and getattr(sys.modules.get(module_name), root.id, None) is value:
             self.imports.import_from(module_name, root.id)
         elif self.module_name:
             self.imports.import_from(self.module_name, root.id)
@@ -736,7 +717,7 @@ def _shorten_comments(text):
 def _wrap(paragraph, width=84):
     import textwrap
 
-    return textwrap.fill(paragraph, width=width, break_long_words=False, break_on_hyphens=False)
+    return textwrap.fill(escape.line(paragraph), width=width, break_long_words=False, break_on_hyphens=False)
 
 
 _VALUE_OPTIONS = ("-o", "--output", "--argnums", "--in-axes", "--out-axes", "--axis-name", "--axis-size")
@@ -747,7 +728,7 @@ def _command_lines(command):
     import shlex
 
     if len(command) + 4 <= LINE_WIDTH:
-        return [f"    {command}"]
+        return [f"    {escape.line(command)}"]
     words, units = shlex.split(command), []
     for word in words:  # an option stays on the line of its value
         if (
@@ -757,9 +738,9 @@ def _command_lines(command):
             and not word.startswith("-")
             and units[-1] in _VALUE_OPTIONS
         ):
-            units[-1] += " " + shlex.quote(word)
+            units[-1] += " " + escape.line(shlex.quote(word))
         else:
-            units.append(shlex.quote(word))
+            units.append(escape.line(shlex.quote(word)))
     lines, current = [], "   "
     for quoted in units:
         if len(current) + 1 + len(quoted) + 2 > LINE_WIDTH and current.strip():
@@ -772,7 +753,6 @@ def _command_lines(command):
 
 def _header_docstring(entry, origin, command, version, program, imports, module_name):
     command_lines = _command_lines(command)
-    raw = "r" if len(command_lines) > 1 else ""
     parts = [_wrap(f"{entry.title}, generated by transpile {version} from {origin}."), ""]
     parts.append(_wrap("Do not edit by hand; regenerate it (or check that it is up to date by adding --check) with:"))
     parts += ["", *command_lines, ""]
@@ -793,4 +773,5 @@ def _header_docstring(entry, origin, command, version, program, imports, module_
     needs = "NumPy" + (", Numba" if "import numba" in imports.other else "")
     needs += " and the `runtime` package of transpile" + (f", and `{module_name}`" if imported else "")
     parts.append(_wrap(f"At run time this module needs {needs}; it never imports transpile itself."))
-    return raw + '"""' + "\n".join(parts) + '\n"""'
+    value = "\n".join(parts)
+    return escape.docstring(value, raw="\\" in value)  # a command's `\` line continuations read as they are

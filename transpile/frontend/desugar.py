@@ -34,6 +34,7 @@ from beniget.beniget import collect_locals
 import runtime
 
 from .. import naming
+from ..codegen import escape
 from ..errors import Location, TranspileError
 from ..primitives import registry
 from .controlflow import structure_loops, structure_returns
@@ -104,9 +105,10 @@ class _ProgramBuilder:
         self.pending = []
 
     def _fresh_key(self, base):
-        base = base.replace("<lambda>", "lambda_").replace("<locals>.", "").replace(".", "_")
+        base = escape.identifier(base.replace("<lambda>", "lambda_").replace("<locals>.", "").replace(".", "_"))
         key, n = base, 1
-        taken = set(self.program.functions) | {k for k in self.keys.values()} | set(self.program.captures)
+        taken = set(self.program.functions) | set(self.keys.values()) | set(self.program.captures)
+        taken |= set(naming.MODULE_NAMES)
         while key in taken:
             n += 1
             key = f"{base}_{n}"
@@ -210,6 +212,17 @@ class _FunctionDesugarer:
     def assign(self, target, rhs, origin):
         return self.emit(gast.Assign(targets=[name(target, store=True)], value=rhs, type_comment=None), origin)
 
+    def _refuse_module_names(self, fdef):
+        """A variable named like a module generated code uses (`rt`, `np`, ...) would hide that module."""
+        for node in gast.walk(fdef):
+            if isinstance(node, gast.Name) and node.id in naming.MODULE_NAMES and node.id in self.locals:
+                self.error(
+                    node,
+                    f"the variable `{node.id}` has the name generated code gives to a module it uses "
+                    f"({', '.join(naming.MODULE_NAMES)})",
+                    f"rename it, e.g. to `{node.id}_`",
+                )
+
     # ---------------------------------------------------------------- entry
     def run(self):
         fdef = self.node
@@ -218,6 +231,7 @@ class _FunctionDesugarer:
         structure_returns(fdef)
         structure_loops(fdef)
         self.locals = set(collect_locals(fdef)) | set(params)
+        self._refuse_module_names(fdef)
         self.used_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
         self.lifted = dict(getattr(self, "outer_lifted", {}))
         self._lift_nested(fdef)
@@ -234,7 +248,7 @@ class _FunctionDesugarer:
         defaults.update(getattr(fn, "__kwdefaults__", None) or {})
         nf = NFunction(
             key=self.key,
-            qualname=getattr(fn, "__qualname__", self.key),
+            qualname=escape.line(getattr(fn, "__qualname__", self.key)),
             params=params,
             body=body,
             filename=self.parsed.filename,

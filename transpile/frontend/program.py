@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import gast
 
+from .. import naming
 from ..errors import Location
 
 
@@ -57,7 +58,7 @@ class Program:
             candidate in self.functions
             or candidate in self.captures
             or candidate in taken
-            or candidate in ("np", "rt", "math")
+            or candidate in naming.MODULE_NAMES
         ):
             n += 1
             candidate = f"{preferred}_{n}"
@@ -102,7 +103,7 @@ class Program:
                 return name
         name = preferred
         n = 1
-        while name in self.captures or name in self.functions or name in ("np", "rt", "math"):
+        while name in self.captures or name in self.functions or name in naming.MODULE_NAMES:
             n += 1
             name = f"{preferred}_{n}"
         cap = Capture(name, read)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gast
 
 from .. import naming
+from ..codegen import escape
 from ..errors import TranspileError
 
 
@@ -38,12 +39,12 @@ def custom_rule_sweeps(mode, fn, var):
     if fn.custom == "vjp":
         fwd = mode.primal(fn.rule_keys["fwd"])
         bwd = mode.primal(fn.rule_keys["bwd"])
-        what = mode.program.functions[fn.rule_keys["bwd"]].qualname
+        what = escape.literal(mode.program.functions[fn.rule_keys["bwd"]].qualname)
         text = (
             f"def {var.fwd}({args}):\n"
             f"    return {fwd}({args})\n"
             f"def {var.bwd}({naming.RESIDUALS}, ans_bar):\n"
-            f"    cotangents = rt.check_cotangents({bwd}({naming.RESIDUALS}, ans_bar), {len(params)}, {what!r})\n"
+            f"    cotangents = rt.check_cotangents({bwd}({naming.RESIDUALS}, ans_bar), {len(params)}, {what})\n"
             f"    return {_tuple_text([f'rt.get(cotangents, {i})' for i in active])}\n"
         )
     else:  # custom_jvp in reverse mode: transpose the user's rule, which is linear in the tangents
