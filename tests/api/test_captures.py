@@ -137,6 +137,12 @@ def test_vmap_of_grad_and_jvp_of_grad_read_the_inner_instances_constants():
         np.testing.assert_allclose(tangent, want, rtol=1e-6, atol=1e-8)
 
 
+def test_grad_of_jit_of_closures_of_one_def_reads_each_ones_constants():
+    jitted = {c: tp.jit(make(c)) for c in (0.7, 1.3)}
+    for c, j in jitted.items():
+        np.testing.assert_allclose(tp.grad(j)(X), reference(c, X)[1], rtol=1e-12)
+
+
 def test_source_shows_one_module_for_closures_of_one_def():
     assert tp.source(tp.grad(make(0.7))) == tp.source(tp.grad(make(1.3)))
 
