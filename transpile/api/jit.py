@@ -45,7 +45,7 @@ def _capture_fingerprint(program, values, fallback_location) -> str:
         except NoFingerprint as exc:
             raise TranspileError(
                 f"jit compiles the values a function reads from its scope in as constants, and cannot tell by "
-                f"content whether `{cap.name}{exc.path}` (a {type(exc.value).__name__}) changed",
+                f"content whether `{cap.name}{exc.path}` (of type {type(exc.value).__name__}) changed",
                 cap.location or fallback_location,
                 "pass it as an argument; captured values must be numbers, strings, NumPy arrays and scalars, "
                 "or tuples, lists and dicts of them",
