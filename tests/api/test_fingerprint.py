@@ -11,7 +11,7 @@ import pytest
 from support import runs_in_new_processes
 
 import transpile as tp
-from transpile.api.fingerprint import NoFingerprint, fingerprint
+from transpile.api.fingerprint import NoFingerprint, fingerprint, static_key
 
 Pair = collections.namedtuple("Pair", "a b")
 
@@ -120,6 +120,12 @@ def test_a_captured_value_without_content_to_fingerprint_is_refused_at_the_users
 
 def times(x, s):
     return x * s
+
+
+def test_static_keys_tell_values_apart_by_type_and_bits():
+    keys = [static_key(v) for v in (1, 1.0, True, -0.0, 0.0, "1", None, (1,), (1.0,), ((True,),))]
+    assert len(set(keys)) == len(keys)
+    assert static_key(float("nan")) == static_key(float("nan"))
 
 
 def test_static_values_are_told_apart_by_type_and_content():

@@ -27,7 +27,7 @@ class Generated:
     """
 
     def __init__(self, module, text, program):
-        self.module = _own_module(module, program.captures) if program.captures else module
+        self.module = _own_module(module, text, program.captures) if program.captures else module
         self.text = text
         self.program = program
 
@@ -39,16 +39,16 @@ class Generated:
 
 
 @functools.lru_cache(maxsize=256)
-def _module_code(shared):
-    return shared.__loader__.get_code(shared.__name__)
+def _module_code(text, filename):
+    return compile(text, filename, "exec")
 
 
-def _own_module(shared, captures):
-    """A fresh module run from `shared`'s code, knowing its captures (see `_Env.lookup` in desugar.py)."""
+def _own_module(shared, text, captures):
+    """A fresh module run from `shared`'s text, knowing its captures (see `_Env.lookup` in desugar.py)."""
     module = types.ModuleType(shared.__name__, shared.__doc__)
     module.__file__, module.__loader__, module.__spec__ = shared.__file__, shared.__loader__, shared.__spec__
     module.__transpile_captures__ = captures
-    exec(_module_code(shared), module.__dict__)
+    exec(_module_code(text, shared.__file__), module.__dict__)
     return module
 
 

@@ -26,6 +26,14 @@ def fingerprint(value) -> str:
     return digest.hexdigest()
 
 
+def static_key(value):
+    """A static argument (a number, string, bool, None or tuple of these) as a key, cheaply: its type and its
+    value, floats by their bits (-0.0 is not 0.0; a NaN is itself)."""
+    if isinstance(value, tuple):
+        return (type(value).__qualname__, tuple(static_key(v) for v in value))
+    return (type(value).__qualname__, struct.pack("<d", value) if isinstance(value, float) else value)
+
+
 def _chunk(digest, data):
     digest.update(len(data).to_bytes(8, "little"))
     digest.update(data)

@@ -16,7 +16,7 @@ from ..codegen.emit import _COMMENT
 from ..errors import Location, TranspileError
 from ..frontend.desugar import desugar_program
 from .common import _signature, def_location, generated_function, source_texts
-from .fingerprint import NoFingerprint, fingerprint
+from .fingerprint import NoFingerprint, fingerprint, static_key
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
 
@@ -33,7 +33,7 @@ def _is_static_value(value) -> bool:
 
 def _static_key(statics) -> tuple:
     """Static values by type and content: 1, 1.0 and True, or -0.0 and 0.0, are different compiled modules."""
-    return tuple((k, fingerprint(v)) for k, v in statics.items())
+    return tuple((k, static_key(v)) for k, v in statics.items())
 
 
 def _capture_fingerprint(program, values, fallback_location) -> str:
