@@ -23,10 +23,11 @@ def _bind_statics(fdef, statics):
     return fdef
 
 
-def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str:
+def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_cache: bool = True) -> str:
     """The module text: a docstring, imports, and each function under @numba.njit; with `fuse`, runs of
     elementwise statements and reductions become loop nests (fusion.py), unless the program changes
-    arrays in place or calls something for its effect (a call rerun without fusion would do that twice)."""
+    arrays in place or calls something for its effect (a call rerun without fusion would do that twice);
+    with `disk_cache`, Numba keeps the machine code on disk (`cache=True`) where it can."""
     fuse = fuse and not mutates(program)
     entry = program.functions[program.entry]
     origin = "" if is_generated(entry.filename) else f" ({os.path.basename(entry.filename)}:{entry.lineno})"
@@ -53,7 +54,8 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str
         if key == program.entry and statics:
             fdef = _bind_statics(fdef, statics)
         # Numba's cache breaks recursion: its code loaded from disk crashes (numba issue 6061)
-        emitter.function(fdef, decorators=["numba.njit" if program.reaches_recursion(key) else DECORATOR])
+        cached = disk_cache and not program.reaches_recursion(key)
+        emitter.function(fdef, decorators=[DECORATOR if cached else "numba.njit"])
     text = "\n".join(lines) + "\n" + emitter.text()
     if "math." not in emitter.text():
         text = text.replace("import math\n\n", "", 1)
