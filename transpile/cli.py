@@ -341,9 +341,11 @@ def build(spec, module, module_name, path, command):
         from .backends.numba_module import numba_module_text
 
         program = tp.jit(api[id(spec.inner)]).__transpile_jit__.program()
-        # without fusion: a file has no tp.jit to rerun a call without it; with Numba's disk cache, whether or
-        # not transpile's own cache can be written
-        text = numba_module_text(program, {}, fuse=False)
+        # without fusion: a file has no tp.jit to rerun a call without it; with Numba's disk cache, whether or not
+        # transpile's own cache can be written, except where the file imports values from the user's module: Numba
+        # compiles them in, and would keep the first ones after they change
+        imports_values = any(cap.identity[0] == "name" for cap in program.captures.values())
+        text = numba_module_text(program, {}, fuse=False, disk_cache=not imports_values)
         entry = _jit_entry(spec.inner, api, program.entry, fn)
     else:
         transformed = api[id(spec)]

@@ -197,6 +197,38 @@ def test_annotations_defaults_and_imports_are_carried_over():
     assert "k: float = 1.5, offsets: tuple = (0.0, 1.0)" in out
 
 
+_VALUES_MODEL = """\
+import os
+
+import numpy as np
+
+WEIGHTS = np.full(3, float(os.environ["MODEL_SCALE"]))
+
+
+def weighted(x):
+    return np.sum(x * WEIGHTS)
+"""
+
+
+def test_a_jit_file_importing_module_values_uses_each_processs_values(tmp_path):
+    (tmp_path / "values_model.py").write_text(_VALUES_MODEL)
+    os.environ["MODEL_SCALE"] = "1.0"
+    try:
+        code, out, err = run_cli(["jit", "values_model.py:weighted", "-o", "weighted_jit.py"], cwd=tmp_path)
+    finally:
+        del os.environ["MODEL_SCALE"]
+    assert code == 0, err
+    text = (tmp_path / "weighted_jit.py").read_text()
+    # Numba compiles WEIGHTS in; its disk cache would keep the first process's values
+    assert "from values_model import WEIGHTS" in text and "cache=True" not in text
+    script = "import numpy as np; from weighted_jit import weighted; print(weighted(np.ones(3)))"
+    for scale in (1.0, 3.0):
+        env = dict(os.environ, MODEL_SCALE=str(scale), PYTHONPATH=str(ROOT))
+        run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert float(run.stdout) == 3 * scale
+
+
 def test_help_mentions_the_environment(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--version"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import linecache
+import types
 
 import gast
 import numpy as np
@@ -18,18 +19,37 @@ from ..frontend.parse import parse_function
 
 
 class Generated:
-    """A generated module and the program it came from."""
+    """A generated module and the program it came from.
+
+    Closures made from one `def` share one cached module; where the program captures values, this instance
+    runs the module's code again into a module of its own (same file, so tracebacks and pdb still work), and
+    its captured values live there: never in globals another instance or thread writes.
+    """
 
     def __init__(self, module, text, program):
-        self.module = module
+        self.module = _own_module(module, text, program.captures) if program.captures else module
         self.text = text
         self.program = program
-        module.__transpile_captures__ = program.captures
 
     def bind_captures(self):
+        """The current value of each captured name, in this instance's module (before each call)."""
         namespace = self.module.__dict__
         for cap_name, cap in self.program.captures.items():
             namespace[cap_name] = cap.read()
+
+
+@functools.lru_cache(maxsize=256)
+def _module_code(text, filename):
+    return compile(text, filename, "exec")
+
+
+def _own_module(shared, text, captures):
+    """A fresh module run from `shared`'s text, knowing its captures (see `_Env.lookup` in desugar.py)."""
+    module = types.ModuleType(shared.__name__, shared.__doc__)
+    module.__file__, module.__loader__, module.__spec__ = shared.__file__, shared.__loader__, shared.__spec__
+    module.__transpile_captures__ = captures
+    exec(_module_code(text, shared.__file__), module.__dict__)
+    return module
 
 
 def _signature(fun):

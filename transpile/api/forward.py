@@ -81,7 +81,7 @@ def _module(fun, mask, has_aux):
         lambda: module_text(program, "Forward mode (Jacobian-vector product)", mode.functions, mode.primal_keys, ""),
     )
     gen = Generated(module, text, program)
-    return gen, getattr(module, var.name)
+    return gen, getattr(gen.module, var.name)
 
 
 def jvp(fun, primals, tangents, has_aux=False):

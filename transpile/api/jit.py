@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import copy
 import functools
-import hashlib
 import inspect
 import os
 import re
@@ -19,6 +19,7 @@ from ..codegen.emit import _COMMENT
 from ..errors import Location, TranspileError
 from ..frontend.desugar import desugar_program
 from .common import _signature, def_location, generated_function, located_output_error, source_texts
+from .fingerprint import NoFingerprint, fingerprint, static_key
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
 
@@ -35,30 +36,41 @@ def _is_static_value(value) -> bool:
     return type(value) in _STATIC_TYPES
 
 
-def _capture_fingerprint(program) -> str:
-    """Captured values are compiled in as constants: their contents are part of the module's identity."""
-    digest = hashlib.sha256()
-    for cap_name in sorted(program.captures):
-        value = program.captures[cap_name].value()
-        digest.update(cap_name.encode())
-        if isinstance(value, np.ndarray):
-            digest.update(str((value.dtype, value.shape)).encode())
-            digest.update(np.ascontiguousarray(value).tobytes())
-        else:
-            digest.update(repr(value).encode())
-    return digest.hexdigest()
+def _static_key(statics) -> tuple:
+    """Static values by type and content: 1, 1.0 and True, or -0.0 and 0.0, are different compiled modules."""
+    return tuple((k, static_key(v)) for k, v in statics.items())
+
+
+def _capture_fingerprint(program, values, fallback_location) -> str:
+    """Captured values are compiled in as constants: their types and contents are part of the module's identity."""
+    parts = []
+    for cap, value in zip(program.captures.values(), values):
+        try:
+            parts.append((cap.name, fingerprint(value)))
+        except NoFingerprint as exc:
+            raise TranspileError(
+                f"jit compiles the values a function reads from its scope in as constants, and cannot tell by "
+                f"content whether `{cap.name}{exc.path}` (of type {type(exc.value).__name__}) changed",
+                cap.location or fallback_location,
+                "pass it as an argument; captured values must be numbers, strings, NumPy arrays and scalars, "
+                "or tuples, lists and dicts of them",
+            ) from None
+    return fingerprint(parts)
 
 
 class Compiled:
-    """One compiled module: the program, the module, and its entry (a Numba dispatcher)."""
+    """One compiled module: the program, the module, and its entry (a Numba dispatcher).
 
-    def __init__(self, program, module, text):
+    Modules are shared by every jitted function whose captured values have the same content; each value is
+    written into the module once, as a copy, so compiled code keeps exactly the content it was keyed by."""
+
+    def __init__(self, program, module, text, values):
         self.program = program
         self.module = module
         self.text = text
         self.written = module.__transpile_written__
-        for cap_name, cap in program.captures.items():
-            module.__dict__[cap_name] = _as_numba_value(cap.value())
+        for cap_name, value in zip(program.captures, values):
+            module.__dict__.setdefault(cap_name, _as_numba_value(copy.deepcopy(value)))
         self.entry = getattr(module, program.entry)
 
 
@@ -109,8 +121,11 @@ class Jitted:
             statics.add(n)
         self.statics = [p.name for p in params if p.name in statics]
         self.fallback = fallback
+        # what fallback="numpy" runs: a transformed function binds its own captured values
+        self.numpy_code = fun if transform is not None else self.target
         self._compiled: dict = {}
         self._program = None
+        self._captured = None  # (the captured values last read, their fingerprint)
         self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
         self._boxing = {}  # (id(entry), argument types) -> how its results become NumPy values
         self._unfused = set()  # calls (statics, argument kinds) that run the module without fusion
@@ -121,12 +136,24 @@ class Jitted:
             self._program = desugar_program(self.target)
         return self._program
 
+    def captured(self):
+        """The values of the names the function captures, read now, and their fingerprint (computed again only
+        when a name is bound to another object than at the last call)."""
+        program = self.program()
+        values = tuple(cap.read() for cap in program.captures.values())
+        seen = self._captured
+        if seen is None or any(now is not before for now, before in zip(values, seen[0])):
+            seen = self._captured = (values, _capture_fingerprint(program, values, def_location(self.target)))
+        return seen
+
     def compiled(self, statics: dict, fuse: bool = True) -> Compiled:
-        """The module for these static values; `fuse=False`: without loop nests (see ShapesNotFused)."""
-        key = tuple((k, repr(v)) for k, v in statics.items()) + (() if fuse else (("", "unfused"),))
+        """The module for these static values and the current captured values; `fuse=False`: without loop nests
+        (see ShapesNotFused)."""
+        values, captured = self.captured()
+        key = (_static_key(statics), captured, fuse)
         if key not in self._compiled:
             program = self.program()
-            parts = ["jit", program.entry, key, _capture_fingerprint(program), *source_texts(program)]
+            parts = ["jit", program.entry, key, *source_texts(program)]
 
             def generate(disk_cache=True):
                 from ..backends.numba_module import numba_module_text
@@ -135,7 +162,7 @@ class Jitted:
 
             in_memory = functools.partial(generate, disk_cache=False)  # Numba caches only what is in a file
             module, text = load_or_write(f"jit_{program.entry}", cache_key(parts), generate, in_memory)
-            self._compiled[key] = Compiled(program, module, text)
+            self._compiled[key] = Compiled(program, module, text, values)
             self._counts["generated"] += self._compiled[key].written
         return self._compiled[key]
 
@@ -212,7 +239,7 @@ class Jitted:
             JitFallbackWarning,
             stacklevel=3,
         )
-        return self.target(*everything)
+        return self.numpy_code(*everything)
 
     # ------------------------------------------------------------------ introspection
     def stats(self) -> dict:
@@ -225,7 +252,7 @@ def _call_types(statics, dynamic):
     """What decides a call's compiled code: the static values and the Numba types of the other arguments."""
     from numba import typeof
 
-    return tuple((k, repr(v)) for k, v in statics.items()), tuple(typeof(a) for a in dynamic)
+    return _static_key(statics), tuple(typeof(a) for a in dynamic)
 
 
 def _boxing(result_type):

@@ -102,8 +102,8 @@ def vjp(fun, *primals, has_aux=False):
     single_use = any(v.restores_in_place for v in mode.variants.values())
     gen = Generated(module, text, program)
     gen.bind_captures()
-    fwd = getattr(module, naming.forward_sweep(program.entry))
-    bwd = getattr(module, naming.adjoint_sweep(program.entry))
+    fwd = getattr(gen.module, naming.forward_sweep(program.entry))
+    bwd = getattr(gen.module, naming.adjoint_sweep(program.entry))
     out, residuals = fwd(*values)
     aux = None
     if has_aux:

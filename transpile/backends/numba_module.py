@@ -28,7 +28,8 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_c
     """The module text: a docstring, imports, and each function under @numba.njit; with `fuse`, runs of
     elementwise statements and reductions become loop nests (fusion.py), unless the program changes
     arrays in place or calls something for its effect (a call rerun without fusion would do that twice);
-    `disk_cache=False` for a module that is not a file, whose compiled code Numba cannot cache."""
+    with `disk_cache`, Numba keeps the machine code on disk (`cache=True`); not for a module that is not a
+    file, whose compiled code Numba cannot cache."""
     fuse = fuse and not mutates(program)
     entry = program.functions[program.entry]
     filename = escape.line(os.path.basename(entry.filename))

@@ -163,10 +163,9 @@ class _Env:
                 return True, cell.cell_contents, lambda: cell.cell_contents
             except ValueError:
                 return False, None, None
-        captured = self.globals.get("__transpile_captures__", {})
-        if ident in captured:  # a value a generated module was given: read it where it came from
-            read = captured[ident].read
-            return True, read(), read
+        inner = self.captured(ident)
+        if inner is not None:  # a value a generated module was given: read it where it came from
+            return True, inner.read(), inner.read
         if ident in self.globals:
             g = self.globals
             return True, g[ident], lambda: g[ident]
@@ -174,6 +173,10 @@ class _Env:
             value = getattr(builtins, ident)
             return True, value, lambda: value
         return False, None, None
+
+    def captured(self, ident):
+        """The capture behind `ident` when these are a generated module's globals (None for any other name)."""
+        return self.globals.get("__transpile_captures__", {}).get(ident)
 
 
 class _FunctionDesugarer:
@@ -1032,13 +1035,15 @@ class _FunctionDesugarer:
             self.error(expr, "unsupported expression")
         if obj is None or isinstance(obj, bool):
             return const(obj)
+        inner = self.env.captured(path[0]) if len(path) == 1 else None
+        where = inner.location if inner is not None and inner.location else self.loc(expr)
         if callable(obj) and (
             registry.lookup(obj) is not None
             or _numpy_path(obj) is not None
             or getattr(obj, "__module__", None) == "_operator"
         ):
             # a primitive passed as a value (generated code hands these to rt.per_example)
-            return name(self.program.add_capture("_".join(path), lambda o=obj: o, ("object", id(obj))))
+            return name(self.program.add_capture("_".join(path), lambda o=obj: o, ("object", id(obj)), where))
         if (
             isinstance(obj, types.ModuleType)
             or callable(obj)
@@ -1048,11 +1053,14 @@ class _FunctionDesugarer:
         if path[0] in ("np", "numpy") or (isinstance(obj, (type, np.dtype))):
             identity = ("object", id(obj))
             cap = self.program.add_capture(
-                path[-1] if path[0] not in ("np", "numpy") else "np_" + path[-1], lambda o=obj: o, identity
+                path[-1] if path[0] not in ("np", "numpy") else "np_" + path[-1], lambda o=obj: o, identity, where
             )
             return name(cap)
-        identity = ("name", id(self.env.globals), id(self.env.cells.get(path[0])), ".".join(path))
-        cap = self.program.add_capture("_".join(path), reader, identity)
+        if inner is not None:  # the generated module's value is the inner program's: one capture for both
+            identity = inner.identity
+        else:
+            identity = ("name", id(self.env.globals), id(self.env.cells.get(path[0])), ".".join(path))
+        cap = self.program.add_capture("_".join(path), reader, identity, where)
         return name(cap)
 
     # ---------------------------------------------------------------- calls
@@ -1229,7 +1237,9 @@ class _FunctionDesugarer:
                 elif isinstance(value, _SCALARS) and not isinstance(value, str):
                     args.append(const(value))
                 else:
-                    cap = self.program.add_capture(f"{key}_{pname}_default", lambda v=value: v, ("default", key, pname))
+                    cap = self.program.add_capture(
+                        f"{key}_{pname}_default", lambda v=value: v, ("default", key, pname), self.loc(expr)
+                    )
                     args.append(name(cap))
             else:
                 self.error(expr, f"missing argument `{pname}`")

@@ -16,6 +16,7 @@ class Capture:
 
     name: str
     read: object  # () -> current value
+    location: Location | None = None  # where the user's code first reads it
 
     def value(self):
         return self.read()
@@ -97,7 +98,7 @@ class Program:
             pending.extend(self.callees(current))
         return False
 
-    def add_capture(self, preferred: str, read, identity) -> str:
+    def add_capture(self, preferred: str, read, identity, location=None) -> str:
         for name, cap in self.captures.items():
             if getattr(cap, "identity", None) == identity:
                 return name
@@ -106,7 +107,7 @@ class Program:
         while name in self.captures or name in self.functions or name in naming.MODULE_NAMES:
             n += 1
             name = f"{preferred}_{n}"
-        cap = Capture(name, read)
+        cap = Capture(name, read, location)
         cap.identity = identity
         self.captures[name] = cap
         return name
