@@ -25,10 +25,12 @@ MAX_CHAIN = 8  # views of views of ... longer than this are vague (a view made a
 
 @dataclass(frozen=True)
 class Vague:
-    """A path the analysis cannot follow: why, and the statement where it was lost."""
+    """A path the analysis cannot follow: why, the statement where it was lost, and what to write instead (a format
+    string, `{0}` being the name written through or seen)."""
 
     why: str
     sid: int
+    hint: str = ""
 
 
 @dataclass(frozen=True)
@@ -135,8 +137,8 @@ def _objects(refs):
     return {obj for obj, _ in refs}
 
 
-def _vague(refs, why, sid):
-    return {(obj, Vague(why, sid)) for obj in _objects(refs)}
+def _vague(refs, why, sid, hint=""):
+    return {(obj, Vague(why, sid, hint)) for obj in _objects(refs)}
 
 
 def _join(a, b):
@@ -212,7 +214,10 @@ class Aliasing:
         if isinstance(target, gast.Tuple):  # unpacking: each item is an item (or a row) of the value
             refs = self._atom(rhs, state)
             for item in target.elts:
-                state = self._rebind(state, item.id, _vague(refs, f"`{item.id}` is unpacked from `{rhs.id}`", id(stmt)))
+                why = f"`{item.id}` is unpacked from `{rhs.id}`"
+                state = self._rebind(
+                    state, item.id, _vague(refs, why, id(stmt), "index the array instead of unpacking it")
+                )
             return state
         if getattr(stmt, "in_place", False):  # `v op= x`: NumPy writes into v's array when it is one
             self._note_mutation(state.get(target.id, ()))
@@ -235,9 +240,11 @@ class Aliasing:
         return out
 
     def _kill(self, refs, name):
+        if not any(name in step.reads for step in self.steps.values()):
+            return refs
         why = f"`{name}`, which its index reads, is bound again"
         return frozenset(
-            (obj, Vague(why, path[-1]))
+            (obj, Vague(why, path[-1], "write into the array itself, at the index it has now"))
             if isinstance(path, tuple) and any(name in self.steps[sid].reads for sid in path)
             else (obj, path)
             for obj, path in refs
@@ -259,7 +266,8 @@ class Aliasing:
             for position, arg in enumerate(rhs.args):
                 refs = self._atom(arg, state)
                 if position in summary.aliases:
-                    shared |= _vague(refs, f"`{callee}` returns its argument or a view of it", sid)
+                    why, hint = f"`{callee}` returns its argument or a view of it", "make it a copy: `{0} = ....copy()`"
+                    shared |= _vague(refs, why, sid, hint)
                 if position in summary.mutates:
                     self._note_mutation(refs)
             return fresh | shared
@@ -279,7 +287,8 @@ class Aliasing:
                 components = component_kinds(rhs.slice, self.index_kinds)
                 if "unknown" in components:
                     why = "its index may be an integer (a view) or an array of indices (a copy)"
-                    return fresh | _vague(refs, why, sid)
+                    hint = "write `int(k)` for an integer index `k`, or make `{0}` a copy with `.copy()`"
+                    return fresh | _vague(refs, why, sid, hint)
                 if "array" in components:
                     return fresh  # advanced indexing copies
                 step_kind = "elem" if all(c == "int" for c in components) else "view"
@@ -288,13 +297,15 @@ class Aliasing:
             return {(obj, self._extend(path, sid)) for obj, path in refs}
         if kind == "maybe":
             why = f"{what} returns its argument, a view of it or a copy, as its type or memory layout decides"
-            return fresh | _vague(self._atom(rhs.bound[prim.params[0]], state), why, sid)
+            hint = "make `{0}` a copy with `.copy()`, or write into the array itself"
+            return fresh | _vague(self._atom(rhs.bound[prim.params[0]], state), why, sid, hint)
         if kind == "maybe all":
-            why = f"{what} may return a view of its argument"
-            return fresh | {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid)}
+            why, hint = f"{what} may return a view of its argument", "make `{0}` a copy with `.copy()`"
+            return fresh | {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid, hint)}
         if kind == "items":
             why = "it is held in a tuple, list or dict"
-            return {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid)}
+            hint = "store copies (`.copy()`) in the tuple, list or dict, or build it after the last write"
+            return {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid, hint)}
         if kind == "shallow":
             held = self._atom(rhs.bound[prim.params[0]], state)
             return fresh | {(obj, path) for obj, path in held if isinstance(path, Vague)}

@@ -10,10 +10,10 @@ write into the array itself, then binds again the names that view it (analyses/a
                                 return np.sum(y)
 
 A view that only rearranges its base (`y.T`, `np.flip(y)`) writes a new value back by its VJP, the inverse
-permutation; `y[i]`, which is a row of a 2-D array but a number of a 1-D one, is bound again under `if np.ndim(...)`.
-Where the analysis cannot tell what a name is a view of, the write raises a TranspileError at its line.  Modules
-transpile generated are left as they are: they write only into arrays nothing else sees, and their tapes keep
-arrays by reference on purpose.
+permutation.  `y[i]` is a row of a 2-D array but a number of a 1-D one, and `s += 1.0` binds a number anew: such
+writes and views run under `if rt.is_array(...)`.  Where the analysis cannot tell what a name is a view of, the
+write raises a TranspileError at its line.  Modules transpile generated are left as they are: they write only into
+arrays nothing else sees, and their tapes keep arrays by reference on purpose.
 """
 
 from __future__ import annotations
@@ -147,13 +147,14 @@ class _Rewriter:
             index = None  # `v[...] = u` and `v[:] = u` write all of v
         out = []
         self._write_level(holder, path, len(path), index, stmt.value, stmt, out, {len(path): name(written)})
-        arrays = {written} if setitem or self._maybe_number(path) else set()  # under the test below, if any
-        out.extend(self._bind_again(holder, paths, stmt, arrays))
-        if setitem or not self._maybe_number(path):
+        # `v op= u` writes into v when v is an array, but binds v to a new number when it is one (`row = out[i]`
+        # of a 1-D out, `s = np.sum(x)`): unless a view of it proves it an array, the write is under a test
+        number = not setitem and (self._maybe_number(path) or not path) and not self._proven_array(path, paths)
+        out.extend(self._bind_again(holder, paths, stmt, {written} if setitem or number else set()))
+        if not number:
             return out
-        # `row += u` with `row = out[i]`: a view of out when out[i] is an array, else a number NumPy rebinds
         test_block = []
-        test = self._flatten(instantiate("np.ndim(v) > 0", {"v": name(written)}), stmt, test_block)
+        test = self._flatten(instantiate("rt.is_array(v)", {"v": name(written)}), stmt, test_block)
         return test_block + [gast.copy_location(gast.If(test=test, body=out, orelse=[stmt]), stmt)]
 
     def _exact(self, stmt, who, refs, written):
@@ -165,7 +166,7 @@ class _Rewriter:
                 stmt,
                 f"transpile cannot tell which part of which array `{who}` sees ({vague[0].why}), and this write "
                 f"{effect}",
-                _HINT.format(who),
+                (vague[0].hint or _HINT).format(who),
             )
         if len(refs) != 1:
             self.error(
@@ -200,6 +201,14 @@ class _Rewriter:
             if step.needs_array:
                 return False
         return False
+
+    def _proven_array(self, path, paths):
+        """Whether the value at the end of `path` must be an array: another name views it through an index that
+        would raise on a number (`v = row[1:]`)."""
+        return any(
+            len(other) > len(path) and other[: len(path)] == path and self.alias.steps[other[len(path)]].needs_array
+            for other in paths.values()
+        )
 
     def _holder(self, stmt, obj):
         """A name bound to the array `obj` itself at `stmt` (a user's name rather than a temporary), or None."""
@@ -257,9 +266,14 @@ class _Rewriter:
         self._write_level(holder, path, level, None, updated, origin, out, levels)
 
     def _level(self, holder, path, level, origin, out, levels):
-        """A name holding the view at `level` of `path`, before the write (made from the holder if need be)."""
+        """A name holding the view at `level` of `path` before the write: one bound to it already, or one made from
+        the holder."""
         if level == 0:
             return name(holder)
+        obj = next(iter(self.alias.refs(origin, holder)))[0]
+        bound = [m for m, refs in self.alias.before[id(origin)].items() if refs == frozenset({(obj, path[:level])})]
+        if level not in levels and bound:
+            levels[level] = name(min(bound, key=lambda m: (m.startswith("_"), m)))
         if level not in levels:
             base = self._level(holder, path, level - 1, origin, out, levels)
             levels[level] = self._emit(out, self._fresh(), self._replay(path[level - 1], base), origin)
@@ -282,7 +296,7 @@ class _Rewriter:
             if not path:
                 self._emit(block, m, name(holder), origin)
             if self._maybe_number(path) and m not in arrays:
-                test = self._flatten(instantiate("np.ndim(v) > 0", {"v": name(m)}), origin, out)
+                test = self._flatten(instantiate("rt.is_array(v)", {"v": name(m)}), origin, out)
                 block = [gast.copy_location(gast.If(test=test, body=block, orelse=[]), origin)]
             out.extend(block)
         return out
