@@ -212,7 +212,7 @@ def test_no_absolute_paths_or_cache_keys_in_any_golden():
         assert str(ROOT) not in text and "transpile-cache-key" not in text and os.sep + "tmp" not in text
 
 
-VIEWS_MODULE = '''import numpy as np
+VIEWS_MODULE = """import numpy as np
 
 
 def smooth_rows(x):
@@ -222,7 +222,7 @@ def smooth_rows(x):
         row += 0.5 * grid[i - 1]
         row[0] = x[i] ** 2
     return np.sum(np.tanh(grid))
-'''
+"""
 
 
 def test_a_written_gradient_writes_through_views_as_numpy_does(tmp_path):
