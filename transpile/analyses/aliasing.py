@@ -156,7 +156,13 @@ class Aliasing:
         self.summaries = summaries  # callee key -> Summary
         self.index_kinds = index_kinds(fn.body, fn.params)
         self.steps = {}  # sid -> Step
-        self.sites = {}  # sid -> the allocating statement
+        self.index_names = set()  # names some view statement reads besides its base
+        self.in_loops = {
+            id(s)
+            for loop in walk_statements(fn.body)
+            if isinstance(loop, (gast.For, gast.While))
+            for s in walk_statements(loop.body)
+        }
         self.before = {}  # id(stmt) -> {name: frozenset of refs}
         self.live_after = {}  # id(stmt) -> frozenset of names
         self.mutated = set()  # parameters the function writes into in place
@@ -224,10 +230,12 @@ class Aliasing:
             return self._rebind(state, target.id, state.get(target.id, frozenset()))
         refs = self._value(stmt, rhs, state)
         fresh = ("new", id(stmt))
-        if any(obj == fresh for obj, _ in refs):  # values made by this statement on earlier trips become old
-            aged = ("old", id(stmt))
-            state = {n: frozenset((aged if o == fresh else o, p) for o, p in r) for n, r in state.items()}
-            self.sites[id(stmt)] = stmt
+        if id(stmt) in self.in_loops and any(obj == fresh for obj, _ in refs):
+            aged = ("old", id(stmt))  # what this statement made on earlier trips
+            state = {
+                n: frozenset((aged if o == fresh else o, p) for o, p in r) if any(o == fresh for o, _ in r) else r
+                for n, r in state.items()
+            }
         return self._rebind(state, target.id, frozenset(refs))
 
     def _note_mutation(self, refs):
@@ -235,13 +243,13 @@ class Aliasing:
 
     def _rebind(self, state, name, refs):
         """`name` bound to `refs`; paths through a view statement whose index reads `name` become vague."""
+        if name not in self.index_names:
+            return {**state, name: refs}
         out = {other: self._kill(value, name) for other, value in state.items() if other != name}
         out[name] = self._kill(refs, name)
         return out
 
     def _kill(self, refs, name):
-        if not any(name in step.reads for step in self.steps.values()):
-            return refs
         why = f"`{name}`, which its index reads, is bound again"
         return frozenset(
             (obj, Vague(why, path[-1], "write into the array itself, at the index it has now"))
@@ -294,6 +302,7 @@ class Aliasing:
                 step_kind = "elem" if all(c == "int" for c in components) else "view"
             reads = frozenset(names_in(rhs)) - ({base.id} if isinstance(base, gast.Name) else set())
             self.steps[sid] = Step(stmt, step_kind, prim.params[0], reads)
+            self.index_names |= reads
             return {(obj, self._extend(path, sid)) for obj, path in refs}
         if kind == "maybe":
             why = f"{what} returns its argument, a view of it or a copy, as its type or memory layout decides"

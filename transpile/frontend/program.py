@@ -46,6 +46,7 @@ class Program:
     entry: str = ""
     functions: dict = field(default_factory=dict)
     captures: dict = field(default_factory=dict)
+    views: dict = field(default_factory=dict)  # key -> what calls of it share with their arguments (views.py)
 
     def unique(self, preferred: str) -> str:
         """A module-level name for a generated function, unused by the program's own functions and values."""

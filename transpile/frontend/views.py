@@ -22,11 +22,12 @@ import copy
 
 import gast
 
+from .. import naming
 from ..analyses.aliasing import Aliasing, Vague, component_kinds, summaries
 from ..codegen.emit import is_generated
 from ..errors import TranspileError
 from ..primitives import registry
-from ..transforms.common import dotted
+from ..transforms.common import assign, call, dotted
 from ..transforms.templates import instantiate
 from .program import const, index_value, name
 
@@ -35,7 +36,7 @@ _HINT = "write into the array itself (e.g. `y[1:] += 1.0` instead of `v = y[1:];
 
 def resolve_views(program):
     """Rewrite, in place, every user function of `program` so that no write goes through a view."""
-    found = summaries(program, lambda fn: is_generated(fn.filename))
+    found = program.views = summaries(program, lambda fn: is_generated(fn.filename))
     for fn in program.functions.values():
         if fn is not None and not is_generated(fn.filename):
             _Rewriter(fn, Aliasing(fn, found), found).run()
@@ -220,13 +221,13 @@ class _Rewriter:
     def _fresh(self):
         while True:
             self.counter += 1
-            candidate = f"_v{self.counter}"
+            candidate = f"{naming.TEMP_PREFIX}{self.counter}"
             if candidate not in self.taken:
                 self.taken.add(candidate)
                 return candidate
 
     def _emit(self, out, target, rhs, origin):
-        out.append(gast.copy_location(gast.Assign(targets=[name(target, True)], value=rhs, type_comment=None), origin))
+        out.append(assign(target, rhs, origin))
         return name(target)
 
     def _setitem(self, array, index, value, origin):
@@ -261,7 +262,9 @@ class _Rewriter:
             return self._write_level(holder, path, level - 1, None, back, origin, out, levels)
         # any other write into a part of a view: copy the view, write into the copy, write the copy back
         current = self._level(holder, path, level, origin, out, levels)
-        updated = self._emit(out, self._fresh(), self._call("copy_method", [current]), origin)
+        copied = call("rt.copy", [current])
+        copied.prim, copied.bound = registry.by_path("rt.copy"), {"x": current}
+        updated = self._emit(out, self._fresh(), copied, origin)
         out.append(self._setitem(updated.id, copy.deepcopy(index), value, origin))
         self._write_level(holder, path, level, None, updated, origin, out, levels)
 
@@ -317,12 +320,6 @@ class _Rewriter:
                     new_kw.value = base
         return new
 
-    def _call(self, prim_name, args):
-        prim = registry.by_name(prim_name)
-        node = gast.Call(func=_path_expr(prim.path), args=list(args), keywords=[])
-        node.prim, node.bound = prim, dict(zip(prim.params, args))
-        return node
-
     def _flatten(self, expr, origin, out):
         """An atom for the (rule template) expression `expr`, its calls and operators bound to temporaries."""
         if isinstance(expr, (gast.Name, gast.Constant)):
@@ -336,26 +333,13 @@ class _Rewriter:
             node = gast.Call(
                 func=expr.func, args=args, keywords=[gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
             )
-        else:
-            if isinstance(expr, gast.Compare):
-                kind, op, operands = "Compare", expr.ops[0], [expr.left, expr.comparators[0]]
-            elif isinstance(expr, gast.UnaryOp):
-                kind, op, operands = "UnaryOp", expr.op, [expr.operand]
-            else:
-                kind, op, operands = "BinOp", expr.op, [expr.left, expr.right]
-            prim = next(
-                registry.by_name(n)
-                for n, syntax in registry.OPERATOR_SYNTAX.items()
-                if syntax == (kind, type(op).__name__)
-            )
-            atoms = [self._flatten(o, origin, out) for o in operands]
+        else:  # an operator: `-k` in np.rot90's rule
+            unary = isinstance(expr, gast.UnaryOp)
+            syntax = ("UnaryOp" if unary else "BinOp", type(expr.op).__name__)
+            prim = registry.by_name(next(n for n, written in registry.OPERATOR_SYNTAX.items() if written == syntax))
+            atoms = [self._flatten(o, origin, out) for o in ([expr.operand] if unary else [expr.left, expr.right])]
             bound = dict(zip(prim.params, atoms))
-            if kind == "Compare":
-                node = gast.Compare(left=atoms[0], ops=[op], comparators=[atoms[1]])
-            elif kind == "UnaryOp":
-                node = gast.UnaryOp(op=op, operand=atoms[0])
-            else:
-                node = gast.BinOp(left=atoms[0], op=op, right=atoms[1])
+            node = gast.UnaryOp(op=expr.op, operand=atoms[0]) if unary else gast.BinOp(atoms[0], expr.op, atoms[1])
         node.prim, node.bound = prim, bound
         return self._emit(out, self._fresh(), node, origin)
 
@@ -366,11 +350,3 @@ def _components(index):
 
 def _is_full_slice(index):
     return isinstance(index, gast.Slice) and index.lower is None and index.upper is None and index.step is None
-
-
-def _path_expr(path):
-    parts = path.split(".")
-    node = name(parts[0])
-    for attr in parts[1:]:
-        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
-    return node

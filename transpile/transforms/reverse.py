@@ -60,10 +60,13 @@ class ReverseMode(Mode):
     """Generates sweeps for every (function, active mask) reachable from an entry."""
 
     def aliasing(self, fn) -> Aliasing:
-        """What each name of `fn` may be a view of (the summaries of the program's functions are made once)."""
-        if not hasattr(self, "_summaries"):
-            self._summaries = summaries(self.program)
-        return Aliasing(fn, self._summaries)
+        """What each name of `fn` may be a view of (made once per function, for all its variants)."""
+        if not hasattr(self, "_aliasing"):
+            self._aliasing = {}
+            self.program.views = self.program.views or summaries(self.program)
+        if fn.key not in self._aliasing:
+            self._aliasing[fn.key] = Aliasing(fn, self.program.views)
+        return self._aliasing[fn.key]
 
     def variant(self, key, mask) -> Variant:
         mask = tuple(bool(m) for m in mask)
