@@ -3,8 +3,9 @@
 NumPy's basic indexing (`y[1:]`, `y[i]` of a 2-D array, `y[:, j]`, `y[None]`) and the functions the registry marks
 as views (`y.T`, `np.transpose`, `np.flip`, ...) return arrays sharing memory with their base: a write into one is
 seen through the other.  Before each statement this analysis gives every name a set of references
-`(object, path)`.  An object is a parameter, the value an allocating statement made (`("new", sid)`), or one it
-made on an earlier trip of a loop (`("old", sid)`).  A path is the chain of view statements leading from the object
+`(object, path)`.  An object is a parameter (`("param", name)`), a value of the function's module (`("global",
+name)`), the value an allocating statement made (`("new", sid)`), or one it made on an earlier trip of a loop
+(`("old", sid)`).  A path is the chain of view statements leading from the object
 to the name's value, as a tuple of statement ids, or a `Vague` saying why the analysis cannot tell which part of the
 object the name sees (a view of unknown kind, an item of a tuple, a view whose index was rebound).  `frontend/views.py`
 turns writes through views into writes into their base; reverse mode asks `sharers` which names may share an
@@ -133,6 +134,11 @@ def _atom_kind(atom, kinds):
     return kinds.get(atom.id) if isinstance(atom, gast.Name) else None
 
 
+def _stored(stmt):
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target] if isinstance(stmt, gast.For) else []
+    return {n.id for t in targets for n in gast.walk(t) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
 def _objects(refs):
     return {obj for obj, _ in refs}
 
@@ -167,13 +173,16 @@ class Aliasing:
         self.live_after = {}  # id(stmt) -> frozenset of names
         self.mutated = set()  # parameters the function writes into in place
         self._holders = None  # object -> the names that ever refer to it
+        self.bound = set(fn.params) | {n for s in walk_statements(fn.body) for n in _stored(s)}
         entry = {p: frozenset({(("param", p), ())}) for p in fn.params}
         self.end = self._block(fn.body, entry)
         self._live(fn.body, frozenset())
 
     # ------------------------------------------------------------------ references
     def refs(self, stmt, name) -> frozenset:
-        return self.before[id(stmt)].get(name, frozenset())
+        return self._atom(
+            gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None), self.before[id(stmt)]
+        )
 
     def summary(self) -> Summary:
         ret = self.fn.body[-1]
@@ -259,7 +268,11 @@ class Aliasing:
         )
 
     def _atom(self, atom, state):
-        return state.get(atom.id, frozenset()) if isinstance(atom, gast.Name) else frozenset()
+        if not isinstance(atom, gast.Name):
+            return frozenset()
+        if atom.id not in self.bound:  # a value of the function's module (a captured global)
+            return frozenset({(("global", atom.id), ())})
+        return state.get(atom.id, frozenset())
 
     def _value(self, stmt, rhs, state):
         sid, fresh = id(stmt), {(("new", id(stmt)), ())}

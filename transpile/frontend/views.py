@@ -19,6 +19,7 @@ arrays nothing else sees, and their tapes keep arrays by reference on purpose.
 from __future__ import annotations
 
 import copy
+import os
 
 import gast
 
@@ -87,10 +88,20 @@ class _Rewriter:
         array; the generated code does not, so that array must be seen by no one after the call."""
         rhs = stmt.value
         callee = self.summaries[rhs.callee]
+        objects = [
+            {obj for obj, _ in self.alias.refs(stmt, arg.id)} if isinstance(arg, gast.Name) else set()
+            for arg in rhs.args
+        ]
         for position in sorted(callee.mutates):
-            arg = rhs.args[position]
-            refs = self.alias.refs(stmt, arg.id) if isinstance(arg, gast.Name) else ()
-            seen = self._seen_by(stmt, {obj for obj, _ in refs}, {stmt.targets[0].id})
+            others = set().union(*(objs for k, objs in enumerate(objects) if k != position))
+            if objects[position] & others:
+                self.error(
+                    stmt,
+                    f"`{rhs.callee}` writes into its argument {position + 1} in place, and this call passes the same "
+                    "array (or a view of it) as another argument, which would see the write",
+                    "pass a copy (`.copy()`) as one of them",
+                )
+            seen = self._seen_by(stmt, objects[position], {stmt.targets[0].id})
             if seen:
                 self.error(
                     stmt,
@@ -107,21 +118,9 @@ class _Rewriter:
         refs = self.alias.refs(stmt, written)
         objects = {obj for obj, _ in refs}
         seen = self._seen_by(stmt, objects, {written})
-        params = sorted(obj[1] for obj in objects if obj[0] == "param")
-        if params and setitem:
-            self.error(
-                stmt,
-                f"`{written}` may be a view of the argument `{params[0]}`: writing into it would change the "
-                "caller's data",
-                f"copy the argument first: `{params[0]} = {params[0]}.copy()`, then take views of the copy",
-            )
-        if params and seen:
-            self.error(
-                stmt,
-                f"`{written}` may be a view of the argument `{params[0]}`: this augmented assignment writes into the "
-                f"caller's array, which `{seen[0]}` sees here; transpile binds `{written}` to a new array instead",
-                f"write `{written} = {written} + ...` to make a new array, or copy the argument first",
-            )
+        outside = sorted(obj for obj in objects if obj[0] in ("param", "global"))
+        if outside:
+            return self._write_outside(stmt, written, outside[0], objects, seen, setitem)
         if not seen:
             return [stmt]  # nothing else sees the array: the write (or a new array for `op=`) is all there is
         obj, path = self._exact(stmt, written, refs, written)
@@ -157,6 +156,27 @@ class _Rewriter:
         test_block = []
         test = self._flatten(instantiate("rt.is_array(v)", {"v": name(written)}), stmt, test_block)
         return test_block + [gast.copy_location(gast.If(test=test, body=out, orelse=[stmt]), stmt)]
+
+    def _write_outside(self, stmt, written, source, objects, seen, setitem):
+        """A write into an array from outside the function (`source`: an argument or a value of its module): an
+        error, except `v op= u` which, as for a number, binds `v` anew when nothing else sees the array."""
+        kind, label = source
+        what = f"the argument `{label}`" if kind == "param" else f"`{label}`, a value of the function's module"
+        message = f"`{written}` may be a view of {what}: writing into it would change data from outside the function"
+        if seen:
+            message += f", which `{seen[0]}` sees here (transpile binds `{written}` to a new array instead)"
+        hint = f"write `{written} = {written} + ...` to make a new array, or copy it first: `{label}.copy()`"
+        if setitem or (seen and self._views_prove_array(stmt, [written, *seen], objects)):
+            self.error(stmt, message, hint)
+        if not seen:
+            return [stmt]
+        # binding a number anew is what NumPy does; an array would have to change outside: that raises when it runs
+        where = self.fn.location(stmt)
+        text = f"{os.path.basename(where.filename)}:{where.lineno}: {message}; {hint}"
+        out = []
+        test = self._flatten(instantiate("rt.is_array(v)", {"v": name(written)}), stmt, out)
+        error = gast.copy_location(gast.Raise(exc=call("ValueError", [const(text)]), cause=None), stmt)
+        return out + [gast.copy_location(gast.If(test=test, body=[error], orelse=[]), stmt), stmt]
 
     def _exact(self, stmt, who, refs, written):
         """The one (object, path) `who` refers to at `stmt`, or a TranspileError saying why there is none."""
@@ -201,6 +221,17 @@ class _Rewriter:
                 return True
             if step.needs_array:
                 return False
+        return False
+
+    def _views_prove_array(self, stmt, names, objects):
+        """Whether one of `names` is an array viewing one of `objects`: through an index that would raise on a
+        number, and no integer index after it."""
+        for m in names:
+            for obj, path in self.alias.refs(stmt, m):
+                kinds = [] if isinstance(path, Vague) or obj not in objects else [self.alias.steps[s] for s in path]
+                last = next((step for step in reversed(kinds) if step.kind == "elem" or step.needs_array), None)
+                if last is not None and last.kind != "elem":
+                    return True
         return False
 
     def _proven_array(self, path, paths):
