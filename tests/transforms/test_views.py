@@ -91,6 +91,18 @@ def base_written_view_read(x):
     return np.sum(v * x[1:])
 
 
+def read_then_written_through_another_name(x):
+    y = x * 2.0
+    a = np.sum(np.sin(y))  # the adjoint sweep reads y as it was here
+    z = y
+    z[0] = 7.0
+    ones = np.ones(5)
+    v = ones[1:]
+    b = np.sum(v * x[1:])  # ... and v as it was here
+    ones[1] = 7.0
+    return a + b + np.sum(z[1:])
+
+
 def number_then_write(x):
     y = x + 1.0
     s = y[1]  # a number: the write below does not change it
@@ -213,6 +225,7 @@ CASES = [
     transposed,
     view_of_view,
     base_written_view_read,
+    read_then_written_through_another_name,
     number_then_write,
     row_then_write,
     number_augmented,
