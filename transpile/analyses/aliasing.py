@@ -180,9 +180,7 @@ class Aliasing:
 
     # ------------------------------------------------------------------ references
     def refs(self, stmt, name) -> frozenset:
-        return self._atom(
-            gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None), self.before[id(stmt)]
-        )
+        return self._name_refs(name, self.before[id(stmt)])
 
     def summary(self) -> Summary:
         ret = self.fn.body[-1]
@@ -224,15 +222,13 @@ class Aliasing:
     def _assign(self, stmt, state):
         target, rhs = stmt.targets[0], stmt.value
         if isinstance(target, gast.Subscript):
-            self._note_mutation(state.get(target.value.id, ()))
+            self._note_mutation(self._name_refs(target.value.id, state))
             return state  # the array's contents change, not what names refer to
         if isinstance(target, gast.Tuple):  # unpacking: each item is an item (or a row) of the value
             refs = self._atom(rhs, state)
             for item in target.elts:
-                why = f"`{item.id}` is unpacked from `{rhs.id}`"
-                state = self._rebind(
-                    state, item.id, _vague(refs, why, id(stmt), "index the array instead of unpacking it")
-                )
+                why, hint = f"`{item.id}` is unpacked from `{rhs.id}`", "index the array instead of unpacking it"
+                state = self._rebind(state, item.id, _vague(refs, why, id(stmt), hint))
             return state
         if getattr(stmt, "in_place", False):  # `v op= x`: NumPy writes into v's array when it is one
             self._note_mutation(state.get(target.id, ()))
@@ -268,11 +264,12 @@ class Aliasing:
         )
 
     def _atom(self, atom, state):
-        if not isinstance(atom, gast.Name):
-            return frozenset()
-        if atom.id not in self.bound:  # a value of the function's module (a captured global)
-            return frozenset({(("global", atom.id), ())})
-        return state.get(atom.id, frozenset())
+        return self._name_refs(atom.id, state) if isinstance(atom, gast.Name) else frozenset()
+
+    def _name_refs(self, name, state):
+        if name not in self.bound:  # a value of the function's module
+            return frozenset({(("global", name), ())})
+        return state.get(name, frozenset())
 
     def _value(self, stmt, rhs, state):
         sid, fresh = id(stmt), {(("new", id(stmt)), ())}
