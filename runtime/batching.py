@@ -249,6 +249,8 @@ def batched_getitem(x, index):
         arrays = [np.asarray(parts[i]) for i in advanced]
         adv_ndim = len(np.broadcast_shapes(*[a.shape if a.dtype != bool else (int(a.sum()),) for a in arrays]))
         out = np.moveaxis(out, adv_ndim, 0)
+    if len(parts) == np.ndim(x) - 1 and all(isinstance(p, (int, np.integer)) for p in parts):
+        out = np.array(out)  # each example's item is a number, not a view of x: a later write into x leaves it
     return out
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "astype_jvp",
     "flatten",
     "copy",
+    "is_array",
 ]
 
 
@@ -251,6 +252,11 @@ def astype_jvp(t, dtype):
 def flatten(x):
     """x.flatten(): a 1-D copy."""
     return np.array(x, copy=True).ravel()
+
+
+def is_array(x):
+    """Whether x is an array, which `x += 1.0` changes in place, rather than a number, which it binds anew."""
+    return isinstance(x, np.ndarray)
 
 
 def copy(x):

@@ -474,6 +474,10 @@ def _batched_getitem(x, index):
     if isinstance(x, types.Array):
         if _is_tuple(index) and any(isinstance(p, types.Array) for p in index):
             raise TypingError("vmap: indexing with arrays among other indices is not supported under jit")
+        parts = tuple(index) if _is_tuple(index) else (index,)
+        if len(parts) == x.ndim - 1 and all(isinstance(p, types.Integer) for p in parts):
+            # each example's item is a number, not a view of x: a later write into x leaves it
+            return _generated("getitem_batched_items", "x, index", [f"return x[{_index_text(index)}].copy()"])
         return _generated("getitem_batched", "x, index", [f"return x[{_index_text(index)}]"])
     raise TypingError(f"vmap: cannot index a {x} under jit")
 

@@ -1292,6 +1292,12 @@ def _sum_vjp(g, items):
     return lambda g, items: broadcast_to(g, items.shape)
 
 
+@overload(_shapes.is_array)
+def _is_array(x):
+    answer = isinstance(x, types.Array)
+    return lambda x: answer
+
+
 @overload(np.ndim)
 def _np_ndim(x):
     """np.ndim, which transpose's adjoint reads (Numba has no implementation of its own)."""

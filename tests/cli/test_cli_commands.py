@@ -1,9 +1,11 @@
 """The `transpile` command's subcommands and options: help, show, emit, --check, -o, argument parsing."""
 
+import importlib.util
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from cli_support import ROOT, run_cli
 
@@ -240,3 +242,30 @@ def test_no_absolute_paths_or_cache_keys_in_any_golden():
     for path in golden.glob("*.py"):
         text = path.read_text()
         assert str(ROOT) not in text and "transpile-cache-key" not in text and os.sep + "tmp" not in text
+
+
+VIEWS_MODULE = """import numpy as np
+
+
+def smooth_rows(x):
+    grid = np.outer(x, x)
+    for i in range(1, grid.shape[0]):
+        row = grid[i]
+        row += 0.5 * grid[i - 1]
+        row[0] = x[i] ** 2
+    return np.sum(np.tanh(grid))
+"""
+
+
+def test_a_written_gradient_writes_through_views_as_numpy_does(tmp_path):
+    (tmp_path / "views_model.py").write_text(VIEWS_MODULE)
+    code, out, err = run_cli(["grad", "views_model.py:smooth_rows", "-o", "smooth_rows_grad.py"], cwd=tmp_path)
+    assert code == 0, err
+    modules = {}
+    for stem in ("views_model", "smooth_rows_grad"):
+        spec = importlib.util.spec_from_file_location(f"cli_views_{stem}", tmp_path / f"{stem}.py")
+        modules[stem] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(modules[stem])
+    f, x, eps = modules["views_model"].smooth_rows, np.linspace(-0.8, 0.9, 4), 1e-6
+    numeric = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(4)]
+    np.testing.assert_allclose(modules["smooth_rows_grad"].grad_smooth_rows(x), numeric, rtol=1e-6, atol=1e-8)

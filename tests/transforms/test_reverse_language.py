@@ -314,6 +314,19 @@ def test_recursion_with_integer_depth():
     check_grad(tp, tree_rec, 0.7, 3)
 
 
+def branch_only_rebinds(x, k):
+    c = 2.0
+    a = np.sum(x * c)
+    if k > 0:
+        c = 3.0  # no adjoint here, but the reversed branch restores c, which the adjoint of `x * c` reads
+    return a + np.sum(x * c)
+
+
+def test_a_branch_that_only_rebinds_a_value_the_adjoint_reads():
+    check_grad(tp, branch_only_rebinds, V, 1)
+    check_grad(tp, branch_only_rebinds, V, 0)
+
+
 # ---------------------------------------------------------------- in-place updates
 def inplace_loop(u):
     n = u.shape[0]

@@ -39,7 +39,8 @@ from ..errors import Location, TranspileError
 from ..primitives import registry
 from .controlflow import structure_loops, structure_returns
 from .parse import ParsedFunction, parse_function
-from .program import NFunction, Program, const, is_atom, name
+from .program import NFunction, Program, const, index_value, is_atom, name
+from .views import resolve_views
 
 _BINOPS = {
     gast.Add: "add",
@@ -95,6 +96,7 @@ def desugar_program(fn, key_hint=None) -> Program:
     builder = _ProgramBuilder(program)
     program.entry = builder.function_key(fn, key_hint)
     builder.run()
+    resolve_views(program)
     return program
 
 
@@ -499,7 +501,7 @@ class _FunctionDesugarer:
         value = atom if is_atom(atom) else name(self.expr_to(atom, None, stmt))
         if arr in self._container_names():
             # d[key] = v on a dict or list built here: a new container with that item (functional update)
-            key = index if is_atom(index) else name(self.expr_to(_index_value(index), None, stmt))
+            key = index if is_atom(index) else name(self.expr_to(index_value(index), None, stmt))
             updated = self.fresh()
             rhs = self._prim_rhs(registry.by_name("rt.with_item"), [name(arr), key, value], {}, stmt, call_node=None)
             self.assign(updated, rhs, stmt)
@@ -509,7 +511,7 @@ class _FunctionDesugarer:
             targets=[gast.Subscript(value=name(arr), slice=index, ctx=gast.Store())], value=value, type_comment=None
         )
         node.prim = registry.by_name("setitem")
-        node.bound = {"x": name(arr), "idx": _index_value(index), "v": value}
+        node.bound = {"x": name(arr), "idx": index_value(index), "v": value}
         self.emit(node, stmt)
 
     def stmt_AugAssign(self, stmt):
@@ -519,6 +521,7 @@ class _FunctionDesugarer:
         if isinstance(target, gast.Name):
             binop.left = name(target.id)
             self.expr_to(binop, target.id, stmt)
+            self.blocks[-1][-1].in_place = True  # on an array, NumPy writes the result into it (see views.py)
         elif isinstance(target, gast.Subscript):
             if not isinstance(target.value, gast.Name):
                 self.error(
@@ -940,7 +943,7 @@ class _FunctionDesugarer:
         return node
 
     def _tag_getitem(self, node, base, index):
-        return self._tag(node, registry.by_name("getitem"), {"x": base, "idx": _index_value(index)})
+        return self._tag(node, registry.by_name("getitem"), {"x": base, "idx": index_value(index)})
 
     def _compare(self, expr, stmt):
         if len(expr.ops) > 1:
@@ -1275,16 +1278,6 @@ class _FunctionDesugarer:
 
 def _names_read(node):
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
-def _index_value(index):
-    """The index as an expression usable as a function argument (slices become slice(...))."""
-    if isinstance(index, gast.Slice):
-        parts = [p if p is not None else const(None) for p in (index.lower, index.upper, index.step)]
-        return gast.Call(func=name("slice"), args=parts, keywords=[])
-    if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_index_value(e) for e in index.elts], ctx=gast.Load())
-    return index
 
 
 def _path_expr(path):

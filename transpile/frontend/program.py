@@ -48,6 +48,7 @@ class Program:
     entry: str = ""
     functions: dict = field(default_factory=dict)
     captures: dict = field(default_factory=dict)
+    views: dict = field(default_factory=dict)  # key -> what calls of it share with their arguments (views.py)
 
     def unique(self, preferred: str) -> str:
         """A module-level name for a generated function, unused by the program's own functions and values."""
@@ -123,3 +124,13 @@ def const(value):
 
 def is_atom(node) -> bool:
     return isinstance(node, (gast.Name, gast.Constant))
+
+
+def index_value(index):
+    """The index as an expression usable as a function argument (slices become slice(...))."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else const(None) for p in (index.lower, index.upper, index.step)]
+        return gast.Call(func=name("slice"), args=parts, keywords=[])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[index_value(e) for e in index.elts], ctx=gast.Load())
+    return index

@@ -7,7 +7,7 @@ import numpy as np
 
 import runtime as rt
 
-from .registry import Example, by_name, defhelper, defprim
+from .registry import Example, alias, by_name, defhelper, defprim
 
 # math.f(x) behaves like np.f(x) on scalars: share the rule, print as the math call
 for _name in [
@@ -125,22 +125,23 @@ defprim(
     examples=[Example("min(a[0], a[1], 0.5) * 1.0", dict(a=(2,)))],
 )
 
-defprim(
+np_array = defprim(
     "np_array",
     np.array,
     path="np.array",
     params=["object", "dtype=None"],
     jit="jt.array(object, dtype)",
     container=True,
+    as_index="array",
     vjp={"object": "rt.array_vjp(g, object)"},
     jvp={"object": "rt.array_from_parts(t, ans)"},
-    aliases=(np.asarray, np.asanyarray),
     examples=[
         Example("np.array([a[0], a[1] * 2.0, 3.0])", dict(a=(2,))),
         Example("np.array([[a[0], a[1]], [a[1], a[0]]])", dict(a=(2,))),
         Example("np.asarray(a)", dict(a=(2, 3))),
     ],
 )
+alias(np_array, np.asarray, np.asanyarray, view="maybe")  # y itself when y is an array
 defhelper(
     rt.array_vjp,
     params=["v", "obj_like"],

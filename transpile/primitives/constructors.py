@@ -19,7 +19,8 @@ _CONSTRUCTORS = [
     ("linspace", ["start", "stop", "num=50", "endpoint=True", "retstep=False", "dtype=None", "axis=0"]),
 ]
 for _name, _params in _CONSTRUCTORS:
-    defprim(_name, getattr(np, _name), path=f"np.{_name}", params=_params, nondiff=True)
+    as_index = "array" if _name == "arange" else ""
+    defprim(_name, getattr(np, _name), path=f"np.{_name}", params=_params, nondiff=True, as_index=as_index)
 
 # Index-valued: the output is an integer array, constant almost everywhere.
 X = dict(a=(3, 4))
@@ -45,6 +46,7 @@ defprim(
     params=["a", "axis=-1"],
     jit="jt.argsort(a, axis)",
     nondiff=True,
+    as_index="array",
     methods=["argsort"],
     examples=[Example("np.argsort(a) * a", X), Example("a.argsort(axis=0) * a", X)],
 )

@@ -7,7 +7,14 @@ import runtime
 from .registry import defhelper, defprim
 
 defprim(
-    "make_tuple", tuple, params=[], varargs="items", container=True, vjp={"items": "rt.get(g, i)"}, jvp={"items": "ts"}
+    "make_tuple",
+    tuple,
+    params=[],
+    varargs="items",
+    container=True,
+    view="items",
+    vjp={"items": "rt.get(g, i)"},
+    jvp={"items": "ts"},
 )
 defprim(
     "make_list",
@@ -15,6 +22,8 @@ defprim(
     params=[],
     varargs="items",
     container=True,
+    view="items",
+    as_index="array",
     vjp={"items": "rt.get(g, i)"},
     jvp={"items": "rt.as_list(ts)"},
 )
@@ -24,6 +33,7 @@ defprim(
     params=[],
     varargs="items",
     container=True,
+    view="items",
     jit="jt.make_record(keys, items)",
     vjp={"items": "rt.get(g, i)"},
     jvp={"items": "rt.as_dict(keys, ts)"},
@@ -33,20 +43,31 @@ defprim(
     object(),
     params=["x"],
     container=True,
+    view="items",
     vjp={"x": "rt.pack_like(x, g)"},
     jvp={"x": "rt.split_tangent(t, n)"},
 )
-defprim("len", builtins.len, batch="rt.batched_len(x)", batch_same=True, path="len", params=["x"], nondiff=True)
+defprim(
+    "len",
+    builtins.len,
+    batch="rt.batched_len(x)",
+    batch_same=True,
+    path="len",
+    params=["x"],
+    nondiff=True,
+    as_index="int",
+)
 defprim(
     "range", builtins.range, path="range", params=[], varargs="bounds", nondiff=True, batch="rt.batched_range(bounds)"
 )
-defprim("min_int", runtime.min_int, path="rt.min_int", params=[], varargs="values", nondiff=True)
+defprim("min_int", runtime.min_int, path="rt.min_int", params=[], varargs="values", nondiff=True, as_index="int")
 defprim(
     "list_append",
     runtime.list_append,
     path="rt.list_append",
     params=["items", "value"],
     container=True,
+    view="items",
     vjp={"items": "rt.get(g, slice(None, -1))", "value": "rt.get(g, -1)"},
     methods=["list.append"],
     jvp={
@@ -56,13 +77,14 @@ defprim(
     },
 )
 defprim("isinstance", builtins.isinstance, path="isinstance", params=["obj", "cls"], nondiff=True)
-defprim("int", builtins.int, path="int", params=["x"], nondiff=True)
+defprim("int", builtins.int, path="int", params=["x"], nondiff=True, as_index="int")
 defprim("bool", builtins.bool, path="bool", params=["x"], nondiff=True)
 defprim("float", builtins.float, path="float", params=["x"], vjp={"x": "rt.unbroadcast(g, x)"}, jvp={"x": "float(t)"})
 defhelper(
     runtime.with_item,
     params=["container", "key", "value"],
     container=True,
+    view="items",
     structural=("key",),
     vjp={"container": "rt.without_item(g, key)", "value": "rt.get(g, key)"},
     jvp={"container": "rt.with_item_tangent(t, ans, key, 0.0)", "value": "rt.with_item_tangent(0.0, ans, key, t)"},
@@ -96,6 +118,7 @@ defhelper(
     runtime.dict_value_list,
     params=["d"],
     container=True,
+    view="items",
     methods=["values"],
     vjp={"d": "rt.dict_value_list_vjp(g, d)"},
     jvp={"d": "rt.dict_value_list_tangent(t)"},
@@ -105,6 +128,7 @@ defhelper(
     runtime.dict_item_list,
     params=["d"],
     container=True,
+    view="items",
     methods=["items"],
     vjp={"d": "rt.dict_item_list_vjp(g, d)"},
     jvp={"d": "rt.dict_item_list_tangent(t)"},

@@ -257,7 +257,7 @@ defhelper(
     batch="shape",
     batch_same=True,
 )
-defprim("stop_gradient", rt.stop_gradient, path="rt.stop_gradient", params=["x"], nondiff=True)
+defprim("stop_gradient", rt.stop_gradient, path="rt.stop_gradient", params=["x"], nondiff=True, view="maybe")
 defhelper(
     rt.check_cotangents,
     params=["cotangents", "count", "what"],

@@ -15,7 +15,7 @@ defprim(
     operator.getitem,
     params=["x", "idx"],
     jit="jt.getitem(x, idx)",
-    view=True,
+    view="view",
     container=True,
     vjp={"x": "rt.add_at(acc, x, idx, g)"},
     jvp={"x": "rt.get(t, idx)"},
@@ -68,6 +68,7 @@ defprim(
     path="np.nonzero",
     params=["a"],
     nondiff=True,
+    as_index="array",
     methods=["nonzero"],
     examples=[Example("a[np.nonzero(a > 0)]", X), Example("a[(a > 0).nonzero()]", R3)],
 )
@@ -77,6 +78,7 @@ defprim(
     path="np.where",
     params=["condition"],
     nondiff=True,
+    as_index="array",
     variant_of="where",
     examples=[Example("a[np.where(a > 0)]", X), Example("a[np.where(a[:, 0] > 0)]", X)],
 )

@@ -11,6 +11,7 @@ defprim(
     "add",
     operator.add,
     batch="elementwise",
+    as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Add"),
     vjp={"x": "g", "y": "g"},
@@ -22,6 +23,7 @@ defprim(
     "sub",
     operator.sub,
     batch="elementwise",
+    as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Sub"),
     vjp={"x": "g", "y": "-g"},
@@ -33,6 +35,7 @@ defprim(
     "mul",
     operator.mul,
     batch="elementwise",
+    as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Mult"),
     vjp={"x": "g * y", "y": "g * x"},
@@ -87,6 +90,7 @@ defprim(
     "neg",
     operator.neg,
     batch="elementwise",
+    as_index="closed",
     params=["x"],
     operator=("UnaryOp", "USub"),
     vjp={"x": "-g"},
@@ -97,6 +101,7 @@ defprim(
     "pos",
     operator.pos,
     batch="elementwise",
+    as_index="closed",
     params=["x"],
     operator=("UnaryOp", "UAdd"),
     vjp={"x": "g"},
@@ -104,12 +109,19 @@ defprim(
     examples=[Example("+a", dict(a=(3,)))],
 )
 defprim(
-    "floordiv", operator.floordiv, batch="elementwise", params=["x", "y"], operator=("BinOp", "FloorDiv"), nondiff=True
+    "floordiv",
+    operator.floordiv,
+    batch="elementwise",
+    as_index="closed",
+    params=["x", "y"],
+    operator=("BinOp", "FloorDiv"),
+    nondiff=True,
 )
 defprim(
     "mod",
     operator.mod,
     batch="elementwise",
+    as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Mod"),
     vjp={"x": "g", "y": "-g * np.floor_divide(x, y)"},
@@ -139,8 +151,17 @@ for _name, _fn, _op in [
         # identity with None or a constant is the same for every example
         batch={"is_": "x is y", "is_not": "x is not y"}.get(_name, "elementwise"),
         batch_same=_name in ("is_", "is_not"),
+        as_index="array",  # a mask, or a bool (which indexes as one)
     )
-defprim("not_", operator.not_, params=["x"], operator=("UnaryOp", "Not"), nondiff=True, batch="np.logical_not(x)")
+defprim(
+    "not_",
+    operator.not_,
+    params=["x"],
+    operator=("UnaryOp", "Not"),
+    nondiff=True,
+    batch="np.logical_not(x)",
+    as_index="array",
+)
 defprim(
     "invert",
     operator.invert,

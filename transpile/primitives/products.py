@@ -317,6 +317,7 @@ defprim(
     path="np.diagonal",
     params=["a", "offset=0", "axis1=0", "axis2=1"],
     jit="jt.diagonal(a, offset, axis1, axis2)",
+    view="readonly",
     vjp={"a": "rt.diagonal_vjp(g, a, offset, axis1, axis2)"},
     methods=["diagonal"],
     jvp={"a": "np.diagonal(t, offset, axis1, axis2)"},

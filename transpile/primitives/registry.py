@@ -10,6 +10,7 @@ a NumPy function themselves.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from dataclasses import dataclass, field
 
@@ -46,7 +47,17 @@ class Primitive:
     jvp: dict[str, str] = field(default_factory=dict)
     unbroadcast: frozenset = frozenset()
     nondiff: bool = False
-    view: bool = False
+    # what its result shares memory with (transpile/analyses/aliasing.py): "" nothing (a new value); "view" a view
+    # of its first argument that writes go through (y[1:], y.T; a view that rearranges the entries writes a new
+    # value back by its VJP, the inverse permutation); "readonly" a view of its first argument that NumPy refuses
+    # writes into (np.broadcast_to); "maybe" its first argument, a view of it or a copy, as its type or memory
+    # layout decides (reshape, np.asarray); "items" its arguments themselves, held (tuples, lists); "shallow" a new
+    # value holding what its argument holds (x.copy() of a list)
+    view: str = ""
+    # what its result is as an index (basic indexing makes views, advanced indexing copies): "int" an integer (len),
+    # "ints" a tuple of them (np.shape), "closed" an integer when its operands are (+ - * // %), "array" an array
+    # of indices or a mask (comparisons, np.array, np.nonzero)
+    as_index: str = ""
     container: bool = False  # its adjoint contributions are pytrees, accumulated with rt.tree_add
     examples: list = field(default_factory=list)
     varargs: str | None = None
@@ -140,7 +151,8 @@ def defprim(
     jvp=None,
     unbroadcast=(),
     nondiff=False,
-    view=False,
+    view="",
+    as_index="",
     container=False,
     examples=(),
     varargs=None,
@@ -176,6 +188,7 @@ def defprim(
         unbroadcast=frozenset(unbroadcast),
         nondiff=nondiff,
         view=view,
+        as_index=as_index,
         container=container,
         examples=list(examples),
         varargs=varargs,
@@ -228,6 +241,11 @@ def opaque(obj, path: str) -> Primitive:
     return prim
 
 
+def is_opaque(prim: Primitive) -> bool:
+    """Whether `prim` is a NumPy function without rules (made by `opaque`)."""
+    return _OPAQUE.get(id(prim.impl)) is prim
+
+
 def by_path(path: str) -> Primitive | None:
     """The primitive generated code writes as `path` (e.g. "rt.unbroadcast")."""
     for prim in _BY_NAME.values():
@@ -239,6 +257,13 @@ def by_path(path: str) -> Primitive | None:
 def defhelper(fn, **rules):
     """Register a runtime helper that generated code calls as `rt.<name>` (its name and path follow from fn)."""
     return defprim(f"rt.{fn.__name__}", fn, path=f"rt.{fn.__name__}", **rules)
+
+
+def alias(prim: Primitive, *impls, **changes):
+    """Calls of `impls` take `prim`'s entry with `changes` (np.asarray is np.array's entry, but its result may be
+    its argument itself)."""
+    for impl in impls:
+        _BY_IMPL[id(impl)] = dataclasses.replace(prim, **changes)
 
 
 def lookup(obj) -> Primitive | None:

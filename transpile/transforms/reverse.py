@@ -25,6 +25,7 @@ import gast
 
 from .. import naming
 from ..analyses.activity import active_names, names_in, walk_statements
+from ..analyses.aliasing import Aliasing, summaries
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..analyses.shapes import SameShapes
@@ -57,6 +58,15 @@ class Variant:
 
 class ReverseMode(Mode):
     """Generates sweeps for every (function, active mask) reachable from an entry."""
+
+    def aliasing(self, fn) -> Aliasing:
+        """What each name of `fn` may be a view of (made once per function, for all its variants)."""
+        if not hasattr(self, "_aliasing"):
+            self._aliasing = {}
+            self.program.views = self.program.views or summaries(self.program)
+        if fn.key not in self._aliasing:
+            self._aliasing[fn.key] = Aliasing(fn, self.program.views)
+        return self._aliasing[fn.key]
 
     def variant(self, key, mask) -> Variant:
         mask = tuple(bool(m) for m in mask)
@@ -137,6 +147,8 @@ class _VariantBuilder:
         primal_names = set(fn.params) | {t for s in walk_statements(fn.body) for t in self._targets(s)}
         self.needed = (self.reads | self.shape_reads) & primal_names
         self.shape_only = (self.shape_reads - self.reads) & primal_names
+        self._restore_for_views()
+        self._read_tests_of_restores()
         # iteration-local values are saved once per trip; the rest before each overwrite
         locality = self._locality
         self.trip_saves = {}  # id(loop) -> [names saved at the end of each trip]
@@ -190,6 +202,31 @@ class _VariantBuilder:
         fwd = self._forward_function()
         bwd = self._backward_function(bwd_body)
         self.mode.functions.extend([fwd, bwd])
+
+    def _restore_for_views(self):
+        """A write into an array changes every view of it (and every other name for it): when the adjoint sweep
+        reads one of those, the write's overwritten region is restored, as if the adjoint sweep read the array."""
+        aliasing = self.mode.aliasing(self.fn)
+        for stmt in walk_statements(self.fn.body):
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                x = stmt.targets[0].value.id
+                if aliasing.sharers(stmt, x) & (self.needed - self.shape_only):
+                    self.needed.add(x)
+                    self.shape_only.discard(x)
+
+    def _read_tests_of_restores(self):
+        """A branch that binds again a value the adjoint sweep reads restores it in the reversed branch, which then
+        tests the condition, even when nothing else in it has an adjoint."""
+        changed = True
+        while changed:
+            changed = False
+            for stmt in walk_statements(self.fn.body):
+                if not isinstance(stmt, gast.If) or not isinstance(stmt.test, gast.Name) or stmt.test.id in self.needed:
+                    continue
+                bound = {x for s in walk_statements(stmt.body + stmt.orelse) for x in self._targets(s)}
+                if any(x in self.needed and (x not in self._locality or x in self.fn.params) for x in bound):
+                    self.needed.add(stmt.test.id)
+                    changed = True
 
     def _all_tapes(self):
         return [self.tape_names[x] for x in self.tapes] + list(self.loop_tapes.values())
