@@ -448,6 +448,8 @@ REQUIRED_METHODS = [
     "repeat",
 ]
 
+# True zeros: piecewise-constant or index-valued results, and constructors that read only shapes and dtypes
+# (np.full, np.linspace and the others whose values come from their arguments have rules: test_no_silent_zero.py).
 NONDIFF = [
     np.argmax,
     np.argmin,
@@ -457,12 +459,8 @@ NONDIFF = [
     np.zeros,
     np.ones,
     np.eye,
-    np.arange,
-    np.linspace,
     np.zeros_like,
     np.ones_like,
-    np.full,
-    np.full_like,
     np.empty,
 ]
 

@@ -132,6 +132,7 @@ defhelper(
 _MOMENT = "(a - np.mean(a, axis=axis, keepdims=True))"
 _COUNT = "(np.size(a) / np.size(ans) - ddof)"  # entries per reduction group, less ddof
 MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]
+MOMENT_HOW = tuple(p for p in HOW if p != "ddof")  # var = sum of squares / _COUNT: ddof has a derivative
 defprim(
     "var",
     np.var,
@@ -139,16 +140,18 @@ defprim(
     path="np.var",
     params=MOMENT_PARAMS,
     jit="jt.var(a, axis, ddof, keepdims)",
-    vjp={"a": f"{EXPAND} * {_MOMENT} * (2.0 / {_COUNT})"},
+    vjp={"a": f"{EXPAND} * {_MOMENT} * (2.0 / {_COUNT})", "ddof": f"g * ans / {_COUNT}"},
     methods=["var"],
-    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_COUNT})"},
-    structural=HOW,
+    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_COUNT})", "ddof": f"t * ans / {_COUNT}"},
+    unbroadcast=("ddof",),
+    structural=MOMENT_HOW,
     examples=[
         Example("np.var(a)", X),
         Example("np.var(a, axis=0)", X),
         Example("a.var(axis=1, ddof=1)", X),
         Example("np.var(a, axis=(0, 2), keepdims=True)", R3),
         Example("np.var(a, ddof=1)", V),
+        Example("np.var(b, axis=1, ddof=a)", dict(a=(), b=(2, 5)), domain="unit"),
     ],
 )
 defprim(
@@ -158,16 +161,24 @@ defprim(
     path="np.std",
     params=MOMENT_PARAMS,
     jit="jt.std(a, axis, ddof, keepdims)",
-    vjp={"a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}"},
+    vjp={
+        "a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}",
+        "ddof": f"g * 0.5 * ans / {_COUNT}",
+    },
     methods=["std"],
-    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) / ({_COUNT} * ans)"},
-    structural=HOW,
+    jvp={
+        "a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) / ({_COUNT} * ans)",
+        "ddof": f"t * 0.5 * ans / {_COUNT}",
+    },
+    unbroadcast=("ddof",),
+    structural=MOMENT_HOW,
     examples=[
         Example("np.std(a)", X),
         Example("np.std(a, axis=1)", X),
         Example("a.std(axis=0, ddof=1)", X),
         Example("np.std(a, axis=(-1, 0), keepdims=True)", R3),
         Example("a.std()", V),
+        Example("b.std(ddof=a)", dict(a=(), b=(5,)), domain="unit"),
     ],
 )
 
