@@ -17,7 +17,7 @@ EXPAND = "rt.expand_reduced(g, a, axis, keepdims)"
 REDUCE_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "keepdims=False"]
 # Parameters that only say how to reduce.  Marked structural so that, when adjoint code is differentiated
 # again (where they arrive through the residuals, which are all active), they are not asked for a rule.
-HOW = ("axis", "dtype", "out", "keepdims", "ddof")
+HOW = ("axis", "dtype", "out", "keepdims")
 
 defprim(
     "sum",
@@ -131,8 +131,7 @@ defhelper(
 
 _MOMENT = "(a - np.mean(a, axis=axis, keepdims=True))"
 _COUNT = "(np.size(a) / np.size(ans) - ddof)"  # entries per reduction group, less ddof
-MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]
-MOMENT_HOW = tuple(p for p in HOW if p != "ddof")  # var = sum of squares / _COUNT: ddof has a derivative
+MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]  # ddof has a rule
 defprim(
     "var",
     np.var,
@@ -144,7 +143,7 @@ defprim(
     methods=["var"],
     jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_COUNT})", "ddof": f"t * ans / {_COUNT}"},
     unbroadcast=("ddof",),
-    structural=MOMENT_HOW,
+    structural=HOW,
     examples=[
         Example("np.var(a)", X),
         Example("np.var(a, axis=0)", X),
@@ -171,7 +170,7 @@ defprim(
         "ddof": f"t * 0.5 * ans / {_COUNT}",
     },
     unbroadcast=("ddof",),
-    structural=MOMENT_HOW,
+    structural=HOW,
     examples=[
         Example("np.std(a)", X),
         Example("np.std(a, axis=1)", X),
