@@ -7,10 +7,11 @@ from .registry import Example, defprim
 BINARY = dict(a=(3, 4), b=(4,))
 SAME = dict(a=(3, 4), b=(3, 4))
 
-# The derivatives of x ** y, with JAX's conventions: 0 with respect to x where y == 0 (x ** 0 is 1, even at
-# x == 0), and 0 with respect to y where x == 0 (the log is taken of 1 there).  For a number y or x the
-# comparisons fold away (templates.py): `x ** 3` gives `3 * x ** 2`.
-POWER_DX = "y * x ** (y - 1 + (y == 0))"
+# The derivatives of x ** y, with JAX's conventions (jax.lax.pow's JVP): 0 with respect to x where y == 0 (x ** 0
+# is 1, even at x == 0: there the power is x ** 0, not 0 ** -1), and 0 with respect to y where x == 0 (the log
+# is taken of 1 there); elsewhere the comparisons add 0, so second derivatives are those of y * x ** (y - 1).
+# For a number y or x they fold away (templates.py): `x ** 3` gives `3 * x ** 2`.
+POWER_DX = "y * x ** (y - 1 + (y == 0) * (x == 0))"
 POWER_DY = "ans * np.log(x + (x == 0))"
 
 defprim(

@@ -29,7 +29,7 @@ def instantiate(template: str, mapping: dict):
 
 
 class _Fold(gast.NodeTransformer):
-    """x * 1.0 -> x, 2 - 1 -> 1, x ** 1 -> x, 2 == 0 -> 0: keeps instantiated rules readable."""
+    """x * 1.0 -> x, x + 0 -> x, 2 - 1 -> 1, x ** 1 -> x, 2 == 0 -> 0: keeps instantiated rules readable."""
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
@@ -39,11 +39,17 @@ class _Fold(gast.NodeTransformer):
         if lc is not None and rc is not None and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
             value = {gast.Add: lc + rc, gast.Sub: lc - rc, gast.Mult: lc * rc}[type(node.op)]
             return gast.Constant(value=value, kind=None)
+        if isinstance(node.op, (gast.Add, gast.Sub)) and rc == 0:
+            return left
+        if isinstance(node.op, gast.Add) and lc == 0:
+            return right
         if isinstance(node.op, gast.Mult):
             if rc == 1:
                 return left
             if lc == 1:
                 return right
+            if (lc == 0 and isinstance(right, gast.Compare)) or (rc == 0 and isinstance(left, gast.Compare)):
+                return gast.Constant(value=0, kind=None)  # a comparison is 0 or 1, never NaN
         if isinstance(node.op, gast.Pow) and rc == 1:
             return left
         if isinstance(node.op, gast.Div) and rc == 1:
