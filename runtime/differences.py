@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .batching import per_example
 from .like import dtype_like
 from .tree import is_zero
 
-__all__ = ["gradient_of", "gradient_vjp"]
+__all__ = ["gradient_of", "gradient_vjp", "batched_gradient"]
 
 
 def gradient_of(v, spacing=(), axis=None, edge_order=1):
@@ -59,3 +60,14 @@ def gradient_vjp(g, like, spacing=(), axis=None, edge_order=1):
         if not is_zero(part):
             total += _transposed(np.asarray(part), ax, h, edge_order)
     return total
+
+
+def batched_gradient(f, spacing, axis, edge_order, f_batched, spacing_batched):
+    """np.gradient(f, *spacing, axis=axis, edge_order=edge_order) for every example: the axes shifted past the
+    batch axis; spacings that differ per example loop over the examples."""
+    if any(spacing_batched) or not f_batched:
+        args, flags = (f, *spacing), (f_batched, *spacing_batched)
+        size = next(np.shape(x)[0] for x, b in zip(args, flags) if b)
+        return per_example(np.gradient, args + (axis, edge_order), flags + (False, False), size, ("axis", "edge_order"))
+    axes = tuple(a + 1 for a in _axes(np.ndim(f) - 1, axis))
+    return np.gradient(f, *spacing, axis=axes if len(axes) > 1 else axes[0], edge_order=edge_order)

@@ -25,6 +25,8 @@ NOT_YET_DIFFERENTIABLE = {
     "rt.batched_add_at",
     "rt.batched_materialize",
     "rt.batched_pack_like",
+    "rt.batched_copies",
+    "rt.batched_gradient",
 }
 
 

@@ -140,7 +140,7 @@ defprim(
         Example("np.array([a[0], a[1] * 2.0, 3.0])", dict(a=(2,))),
         Example("np.array([[a[0], a[1]], [a[1], a[0]]])", dict(a=(2,))),
         Example("np.asarray(a)", dict(a=(2, 3))),
-        Example("np.array([a[0], a[1]], dtype=int) * a + np.asarray(a, dtype=np.float32)", dict(a=(2,))),
+        Example("np.array([a[0], a[1]], dtype=int) * a + np.asarray(a, dtype=float)", dict(a=(2,))),
     ],
 )
 defhelper(

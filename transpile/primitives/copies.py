@@ -1,8 +1,9 @@
 """Functions that copy their arguments' entries into their results: np.atleast_1d/2d/3d, np.broadcast_arrays,
 np.meshgrid, and the index objects np.r_[...] and np.c_[...] (written as calls of rt.r_ and rt.c_).
 
-Called with several arrays they return a tuple; the adjoint of each argument and the tangent of the results
-come from runtime/copies.py, which asks the function itself where each entry went.
+Called with several arrays they return a tuple; the adjoint of each argument, the tangent of the results and
+(for those Numba cannot compile, whose loop over examples would not compile either) the batched results come
+from runtime/copies.py, which asks the function itself where each entry went.
 """
 
 import numpy as np
@@ -65,13 +66,15 @@ defprim(
         Example("np.broadcast_arrays(a, b, 1.0)[0]", dict(a=(), b=X)),
     ],
 )
+_MESHGRID_OPTIONS = "{'copy': copy, 'sparse': sparse, 'indexing': indexing}"
 defprim(
     "meshgrid",
     np.meshgrid,
     path="np.meshgrid",
     params=["*xi", "copy=True", "sparse=False", "indexing='xy'"],
     container=True,
-    **_copy_rules("np.meshgrid", "xi", "{'copy': copy, 'sparse': sparse, 'indexing': indexing}"),
+    **_copy_rules("np.meshgrid", "xi", _MESHGRID_OPTIONS),
+    batch=f"rt.batched_copies(np.meshgrid, xi, xi_batched, {_MESHGRID_OPTIONS})",
     examples=[
         Example("np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]", dict(a=V, b=(2,))),
         Example("np.meshgrid(a, b, indexing='ij')[1]", dict(a=V, b=(2,))),
@@ -94,6 +97,7 @@ for _name, _examples in [
         subscript=True,
         aliases=(getattr(rt, _name),),
         **_copy_rules(f"rt.{_name}", "items"),
+        batch=f"rt.batched_copies(rt.{_name}, items, items_batched, {{}})",
         examples=_examples + [Example(f"np.{_name}['0,2', a, b]", dict(a=V, b=V))],
     )
 
@@ -113,3 +117,5 @@ defhelper(
     vjp={"parts": "rt.copied_parts(g, fn, items, options)"},
     jvp={"parts": "rt.copies_of(t, fn, items, options)"},
 )
+# Batched: one example's places serve every example (no rules yet: grad of vmap through it raises).
+defhelper(rt.batched_copies, params=["fn", "items", "batched", "options"])
