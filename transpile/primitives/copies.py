@@ -25,8 +25,8 @@ def _copy_rules(fn, items, options="{}"):
 
 # One array: a reshape (to at least n dimensions); several: a tuple of those.
 for _n, _examples in [
-    (1, [Example("np.atleast_1d(a)", dict(a=())), Example("np.atleast_1d(a)", dict(a=X))]),
-    (2, [Example("np.atleast_2d(a)", dict(a=V)), Example("np.atleast_2d(a)", dict(a=()))]),
+    (1, [Example("np.atleast_1d(a)", dict(a=X)), Example("np.atleast_1d(a) * 2.0", dict(a=()))]),
+    (2, [Example("np.atleast_2d(a)", dict(a=V)), Example("np.atleast_2d(a) * 2.0", dict(a=()))]),
     (3, [Example("np.atleast_3d(a)", dict(a=V)), Example("np.atleast_3d(a)", dict(a=X))]),
 ]:
     _name = f"atleast_{_n}d"
