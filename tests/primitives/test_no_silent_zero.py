@@ -38,7 +38,6 @@ PROBES = [
     ("np.sign(a) + np.floor(a) + np.ceil(a) + np.rint(a) + np.trunc(a)", dict(a=X), "real"),
     ("np.round(a) + np.round(a, 1) + np.around(a, decimals=2) + a.round(1)", dict(a=X), "real"),
     ("a // b + np.floor_divide(a, b)", dict(a=X, b=V), "away"),
-    ("a % b", dict(a=X, b=V), "positive"),
     ("(a < b) + (a <= b) + (a > b) + (a >= b) + (a == b) + (a != b)", dict(a=X, b=V), "real"),
     ("np.greater(a, b) + np.less(a, b) + np.greater_equal(a, b) + np.less_equal(a, b)", dict(a=X, b=V), "real"),
     ("np.equal(a, b) + np.not_equal(a, b) * 2.0", dict(a=X, b=V), "real"),
@@ -66,6 +65,7 @@ PROBES = [
     ("np.size(a) + np.ndim(a) + a.shape[0] + (a.dtype == np.float64)", dict(a=X), "real"),
     ("a.astype(int) + a.astype(bool) + np.array(a, dtype=np.int64) + np.asarray(a, dtype=bool)", dict(a=X), "real"),
     # values from the arguments: keywords, scalars, items of *args and of lists
+    ("a % b", dict(a=X, b=V), "positive"),
     ("np.full((2, 3), fill_value=a, dtype=float) + np.full_like(b, a)", dict(a=S, b=(2, 3)), "real"),
     (
         "np.linspace(start=a, stop=b, num=3, retstep=True)[1] + np.linspace(a, b, 3, endpoint=False)",
