@@ -8,7 +8,10 @@ for a zero of any shape or structure until `materialize` gives it the primal's s
 from .adjoint import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
+from .constructors import *  # noqa: F401,F403
+from .copies import *  # noqa: F401,F403
 from .dicts import *  # noqa: F401,F403
+from .differences import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403

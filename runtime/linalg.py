@@ -104,8 +104,19 @@ def _slot(terms, tensors, k):
     return out
 
 
+def _subscripts(operands):
+    """The subscripts string of np.einsum(*operands): the sublist form comes here only with sublists that were
+    not written out in the call (transpile reads written-out ones as subscripts)."""
+    if not isinstance(operands[0], str):
+        raise TypeError(
+            "np.einsum's sublist form has derivative rules only with its sublists written out in the call, "
+            "e.g. np.einsum(a, [0, 1], b, [1, 2]); or write the subscripts as a string: np.einsum('ij,jk', a, b)"
+        )
+    return operands[0]
+
+
 def _einsum_setup(operands, out):
-    subscripts, arrays = operands[0], list(operands[1:])
+    subscripts, arrays = _subscripts(operands), list(operands[1:])
     inputs, output = _terms(subscripts, [np.ndim(x) for x in arrays])
     return [output] + inputs, [out] + arrays
 
@@ -142,6 +153,7 @@ def _replaced(operands, i, value):
 def einsum_jvp(operands, tangents):
     """The tangent of np.einsum(*operands): one einsum per operand with a tangent, that operand replaced by it."""
     total = 0.0
+    _subscripts(operands)
     for i in range(1, len(operands)):
         if not is_zero(tangents[i]):
             term = np.einsum(*_replaced(operands, i, tangents[i]))

@@ -448,6 +448,8 @@ REQUIRED_METHODS = [
     "repeat",
 ]
 
+# True zeros: piecewise-constant or index-valued results, and constructors that read only shapes and dtypes
+# (np.full, np.linspace and the others whose values come from their arguments have rules: test_no_silent_zero.py).
 NONDIFF = [
     np.argmax,
     np.argmin,
@@ -457,12 +459,8 @@ NONDIFF = [
     np.zeros,
     np.ones,
     np.eye,
-    np.arange,
-    np.linspace,
     np.zeros_like,
     np.ones_like,
-    np.full,
-    np.full_like,
     np.empty,
 ]
 
@@ -481,7 +479,8 @@ def test_required_method_registered(method):
 
 
 # Collectives need a named vmap axis: tests/transforms/test_batching.py checks them against NumPy.
-_PENDING_EXAMPLES = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute"}
+# reversed(xs) makes an iterator and has no rule (test_no_silent_zero.py checks that it raises).
+_PENDING_EXAMPLES = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "reversed"}
 
 
 def test_every_differentiable_primitive_has_an_example():
@@ -623,3 +622,50 @@ def test_astype_to_a_numpy_type_second_order(tmp_path):
     )
     module = load_module(tmp_path, text)
     np.testing.assert_allclose(tp.grad(module.h)(np.array([1.0, 2.0])), [6.0, 12.0])
+
+
+_POWERS = ["x ** y", "np.power(x, y)", "pow(x, y)", "math.pow(x, y)", "np.float_power(x, y)"]
+
+
+def _power_grad(x, y):
+    """JAX's conventions (jax.lax.pow's JVP): no derivative in x where y == 0, none in y where x == 0."""
+    with np.errstate(divide="ignore"):
+        dx = 0.0 if y == 0 else y * np.float64(x) ** (y - 1)
+    return (dx, 0.0 if x == 0 else x**y * math.log(x))
+
+
+@pytest.mark.parametrize("expr", _POWERS)
+@pytest.mark.parametrize("kind", [float, np.float64])
+@pytest.mark.parametrize("x, y", [(0.0, 0.0), (0.0, 2.0), (0.0, 0.5), (2.0, 0.0), (1.5, 2.5)])
+def test_power_at_zero(expr, kind, x, y, tmp_path):
+    """Gradient and JVP of x ** y in every spelling at the edges where JAX and autograd agree on 0, for Python
+    and NumPy floats (the derivative in x at x == 0 for 0 < y < 1 is infinite: a Python float raises
+    ZeroDivisionError there, as Python's 0.0 ** -0.5 does, and a NumPy float gives inf)."""
+    if kind is float and x == 0 and 0 < y < 1:
+        pytest.skip("infinite derivative: Python raises ZeroDivisionError")
+    module = load_module(tmp_path, f"import math\n\nimport numpy as np\n\n\ndef f(x, y):\n    return {expr}\n")
+    x, y = kind(x), kind(y)
+    want = _power_grad(x, y)
+    with np.errstate(divide="ignore"):  # inf, for 0.0 ** -0.5
+        np.testing.assert_allclose(tp.grad(module.f, argnums=(0, 1))(x, y), want)
+        for direction, part in [((1.0, 0.0), want[0]), ((0.0, 1.0), want[1])]:
+            if np.isinf(want[0]) and part is want[1]:
+                continue  # x's tangent 0.0 times the infinite derivative: NaN, as in JAX
+            _, tangent = tp.jvp(module.f, (x, y), direction)
+            np.testing.assert_allclose(tangent, part)
+
+
+@pytest.mark.parametrize("expr", _POWERS)
+@pytest.mark.parametrize("x, y", [(0.0, 2.0), (2.0, 0.0), (1.5, 2.5)])
+def test_power_hessian(expr, x, y, tmp_path):
+    """tp.hessian of x ** y: at x == 0 JAX's (d/dy of the log of 1 is 0), elsewhere central differences of the
+    gradient (at y == 0 too, where d/dy of y * x ** (y - 1) is 1 / x)."""
+    module = load_module(tmp_path, f"import math\n\nimport numpy as np\n\n\ndef f(x, y):\n    return {expr}\n")
+    got = np.array(tp.hessian(module.f, argnums=(0, 1))(x, y), dtype=float)
+    if x == 0:
+        want = np.array([[y * (y - 1) * x ** (y - 2), 0.0], [0.0, 0.0]])
+    else:
+        rows = [np.subtract(_power_grad(x + EPS, y), _power_grad(x - EPS, y)) / (2 * EPS)]
+        rows.append(np.subtract(_power_grad(x, y + EPS), _power_grad(x, y - EPS)) / (2 * EPS))
+        want = np.array(rows)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)

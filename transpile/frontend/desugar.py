@@ -882,6 +882,11 @@ class _FunctionDesugarer:
         if isinstance(expr, gast.Call):
             return self.call(expr, stmt)
         if isinstance(expr, gast.Subscript):
+            prim = self._index_object(expr.value)
+            if prim is not None:  # np.r_[a, 0:3]: a call whose arguments are the index's items
+                items = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
+                args = [self.atom(_index_value(item), stmt) for item in items]
+                return self._prim_rhs(prim, args, {}, stmt, call_node=expr)
             base = self.atom(expr.value, stmt)
             index = self.index(expr.slice, stmt)
             node = gast.Subscript(value=base, slice=index, ctx=gast.Load())
@@ -999,6 +1004,14 @@ class _FunctionDesugarer:
             node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
             return self._tag(node, prim, {prim.params[0]: base})
         return self.free_value(expr)
+
+    def _index_object(self, expr):
+        """The registry entry of an object indexed like np.r_ (a call written as an index), if `expr` names one."""
+        if not self._is_free_chain(expr):
+            return None
+        ok, obj, _, _ = self._resolve_chain(expr)
+        prim = registry.lookup(obj) if ok else None
+        return prim if prim is not None and prim.subscript else None
 
     def _is_free_chain(self, expr):
         while isinstance(expr, gast.Attribute):
@@ -1120,8 +1133,11 @@ class _FunctionDesugarer:
             return self._inline_jvp(expr, stmt, forward_api)
         prim = registry.lookup(obj)
         if prim is not None:
-            args = [self.atom(a, stmt) for a in expr.args]
-            kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
+            args, keywords = expr.args, expr.keywords
+            if prim.canonical is not None:
+                args, keywords = prim.canonical(list(args), list(keywords), self.error)
+            args = [self.atom(a, stmt) for a in args]
+            kwargs = {k.arg: self.atom(k.value, stmt) for k in keywords}
             return self._prim_rhs(prim, args, kwargs, stmt, call_node=expr)
         if hasattr(obj, "rule_functions"):  # custom_jvp, custom_vjp, checkpoint
             key = self.builder.function_key(obj)
@@ -1267,12 +1283,9 @@ class _FunctionDesugarer:
         if syntax is not None and syntax[0] == "BinOp":
             node = gast.BinOp(left=args[0], op=getattr(gast, syntax[1])(), right=args[1])
             return self._tag(node, prim, bound)
-        if prim.varargs:
-            node = gast.Call(func=_path_expr(path), args=list(args), keywords=[])
-        else:
-            positional = [bound[p] for p in prim.params[: len(args)]]
-            keywords = [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
-            node = gast.Call(func=_path_expr(path), args=positional, keywords=keywords)
+        keywords = [gast.keyword(arg=k, value=v) for k, v in kwargs.items()]
+        positional = list(args) if prim.varargs else [bound[p] for p in prim.params[: len(args)]]
+        node = gast.Call(func=_path_expr(path), args=positional, keywords=keywords)
         return self._tag(node, prim, bound)
 
 

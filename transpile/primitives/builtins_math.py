@@ -133,12 +133,14 @@ np_array = defprim(
     jit="jt.array(object, dtype)",
     container=True,
     as_index="array",
-    vjp={"object": "rt.array_vjp(g, object)"},
-    jvp={"object": "rt.array_from_parts(t, ans)"},
+    # a cast to integers passes no derivative (as x.astype(int))
+    vjp={"object": "rt.array_vjp(rt.astype_jvp(g, rt.dtype_of(ans)), object)"},
+    jvp={"object": "rt.astype_jvp(rt.array_from_parts(t, ans), rt.dtype_of(ans))"},
     examples=[
         Example("np.array([a[0], a[1] * 2.0, 3.0])", dict(a=(2,))),
         Example("np.array([[a[0], a[1]], [a[1], a[0]]])", dict(a=(2,))),
         Example("np.asarray(a)", dict(a=(2, 3))),
+        Example("np.array([a[0], a[1]], dtype=int) * a + np.asarray(a, dtype=float)", dict(a=(2,))),
     ],
 )
 alias(np_array, np.asarray, np.asanyarray, view="maybe")  # y itself when y is an array

@@ -1,8 +1,16 @@
-"""Array constructors and index-valued functions: their outputs are constants, so they have no derivative."""
+"""Array constructors and index-valued functions.
+
+Constructors that read their arguments only for shapes and dtypes (np.zeros, np.eye, np.zeros_like, ...) and
+index-valued functions (np.argmax, ...) have a zero derivative: a true zero, as in JAX.  The values of np.full,
+np.full_like and np.linspace come from their arguments, so they have rules; np.arange has none (JAX asks
+for concrete bounds too), so differentiating through its bounds raises.
+"""
 
 import numpy as np
 
-from .registry import Example, defprim
+import runtime as rt
+
+from .registry import Example, defhelper, defprim
 
 _CONSTRUCTORS = [
     ("zeros", ["shape", "dtype=None"]),
@@ -11,16 +19,103 @@ _CONSTRUCTORS = [
     ("zeros_like", ["a", "dtype=None", "shape=None"]),
     ("ones_like", ["a", "dtype=None", "shape=None"]),
     ("empty_like", ["a", "dtype=None", "shape=None"]),
-    ("full", ["shape", "fill_value", "dtype=None"]),
-    ("full_like", ["a", "fill_value", "dtype=None", "shape=None"]),
     ("eye", ["N", "M=None", "k=0", "dtype=None"]),
     ("identity", ["n", "dtype=None"]),
-    ("arange", ["start", "stop=None", "step=None", "dtype=None"]),
-    ("linspace", ["start", "stop", "num=50", "endpoint=True", "retstep=False", "dtype=None", "axis=0"]),
 ]
 for _name, _params in _CONSTRUCTORS:
     as_index = "array" if _name == "arange" else ""
     defprim(_name, getattr(np, _name), path=f"np.{_name}", params=_params, nondiff=True, as_index=as_index)
+
+# The fill value broadcast to the result's shape, cast to its dtype (integers pass no derivative).
+_FILL = {
+    "vjp": {"fill_value": "rt.astype_vjp(rt.unbroadcast(g, fill_value), fill_value, rt.dtype_of(ans))"},
+    "jvp": {"fill_value": "rt.astype_jvp(np.full(np.shape(ans), t), rt.dtype_of(ans))"},
+}
+defprim(
+    "full",
+    np.full,
+    path="np.full",
+    params=["shape", "fill_value", "dtype=None"],
+    structural=("shape", "dtype"),
+    **_FILL,
+    examples=[
+        Example("np.full(3, a)", dict(a=())),
+        Example("np.full((2, 3), a, dtype=np.float64)", dict(a=(3,))),
+        Example("np.full((2,), a, int) * a", dict(a=())),
+    ],
+)
+defprim(
+    "full_like",
+    np.full_like,
+    path="np.full_like",
+    params=["a", "fill_value", "dtype=None", "shape=None"],
+    structural=("a", "dtype", "shape"),
+    **_FILL,
+    examples=[
+        Example("np.full_like(b, a)", dict(a=(), b=(2, 3))),
+        Example("np.full_like(b, a) * b", dict(a=(3,), b=(2, 3))),
+        Example("np.full_like(b, a, shape=(4,))", dict(a=(), b=(2,))),
+        Example("np.full_like(np.array([1, 2]), a) * a", dict(a=())),
+    ],
+)
+
+# Samples linear in start and stop; num, endpoint, retstep, dtype and axis say which samples.
+_SPACING = "start, stop, num, endpoint, retstep, dtype, axis"
+defprim(
+    "linspace",
+    np.linspace,
+    path="np.linspace",
+    params=["start", "stop", "num=50", "endpoint=True", "retstep=False", "dtype=None", "axis=0"],
+    structural=("num", "endpoint", "retstep", "dtype", "axis"),
+    vjp={"start": f"rt.linspace_vjp(g, {_SPACING}, 0)", "stop": f"rt.linspace_vjp(g, {_SPACING}, 1)"},
+    jvp={
+        "start": f"rt.linspace_jvp(t, 0.0, {_SPACING})",
+        "stop": f"rt.linspace_jvp(0.0, t, {_SPACING})",
+        "*": f"rt.linspace_jvp(t_start, t_stop, {_SPACING})",
+    },
+    examples=[
+        Example("np.linspace(a, b, 5)", dict(a=(), b=())),
+        Example("np.linspace(a, 2.0, 4, endpoint=False)", dict(a=())),
+        Example("np.linspace(0.5, b, num=3, axis=-1)", dict(b=(2,))),
+        Example("np.linspace(a, b, 4, axis=1)", dict(a=(3,), b=(2, 1))),
+        Example("np.linspace(a, b, 6, retstep=True)[1] * np.linspace(a, b, 6, retstep=True)[0]", dict(a=(), b=())),
+        Example("np.linspace(a, b, 1)", dict(a=(2,), b=())),
+        Example("np.linspace(a, b, 3, dtype=int) * a", dict(a=(), b=())),
+    ],
+)
+_LIKE_SPACING = "start_like, stop_like, num, endpoint, retstep, dtype, axis"
+_HOW = ("start_like", "stop_like", "num", "endpoint", "retstep", "dtype", "axis")
+defhelper(
+    rt.linspace_jvp,
+    params=["t_start", "t_stop", "start_like", "stop_like", "num", "endpoint", "retstep", "dtype", "axis"],
+    structural=_HOW,
+    container=True,
+    vjp={
+        "t_start": f"rt.linspace_vjp(g, {_LIKE_SPACING}, 0)",
+        "t_stop": f"rt.linspace_vjp(g, {_LIKE_SPACING}, 1)",
+    },
+    jvp={
+        "t_start": f"rt.linspace_jvp(t, 0.0, {_LIKE_SPACING})",
+        "t_stop": f"rt.linspace_jvp(0.0, t, {_LIKE_SPACING})",
+        "*": f"rt.linspace_jvp(t_t_start, t_t_stop, {_LIKE_SPACING})",
+    },
+)
+defhelper(
+    rt.linspace_vjp,
+    params=["v", "start_like", "stop_like", "num", "endpoint", "retstep", "dtype", "axis", "which"],
+    structural=_HOW + ("which",),
+    vjp={"v": f"rt.linspace_jvp(g * (1 - which), g * which, {_LIKE_SPACING})"},
+    jvp={"v": f"rt.linspace_vjp(t, {_LIKE_SPACING}, which)"},
+)
+# The bounds of np.arange set its length as well as its values: no rule (JAX asks for concrete bounds).
+defprim(
+    "arange",
+    np.arange,
+    path="np.arange",
+    params=["start", "stop=None", "step=None", "dtype=None"],
+    structural=("dtype",),
+    examples=[Example("np.arange(3.0) * a", dict(a=(3,))), Example("np.arange(1, 7, 2, dtype=float) * a", dict(a=()))],
+)
 
 # Index-valued: the output is an integer array, constant almost everywhere.
 X = dict(a=(3, 4))

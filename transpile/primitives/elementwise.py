@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 
+from .operators import POWER_DX, POWER_DY
 from .registry import Example
 from .registry import defprim as _defprim
 
@@ -78,6 +79,7 @@ for _name in ["sign", "floor", "ceil", "round", "rint", "trunc", "isnan", "isfin
         params=["x", "decimals=0"] if _name == "round" else ["x"],
         nondiff=True,
         aliases=(np.around,) if _name == "round" else (),
+        methods=["round"] if _name == "round" else (),
     )
 
 for _name in [
@@ -136,14 +138,28 @@ defprim(
     examples=[Example("np.divide(a, b)", XY, domain="away")],
     aliases=(np.true_divide,),
 )
+_POWER = {"x": f"g * {POWER_DX}", "y": f"g * {POWER_DY}"}
 defprim(
     "np_power",
     np.power,
     path="np.power",
     params=["x", "y"],
-    vjp={"x": "g * y * x ** (y - 1)", "y": "g * ans * np.log(x)"},
+    vjp=_POWER,
     unbroadcast=("x", "y"),
-    examples=[Example("np.power(a, b)", XY, domain="positive")],
+    examples=[
+        Example("np.power(a, b)", XY, domain="positive"),
+        Example("np.power(0.0, a) + np.power(a - a, 0.0)", dict(a=(3,)), domain="positive"),
+    ],
+)
+binary(
+    "float_power",
+    np.float_power,
+    _POWER,
+    [
+        Example("np.float_power(a, b)", XY, domain="positive"),
+        Example("np.float_power(a, 3)", dict(a=(3,))),
+        Example("np.float_power(0.0, a) + np.float_power(a - a, 0.0)", dict(a=(3,)), domain="positive"),
+    ],
 )
 binary(
     "arctan2",

@@ -171,7 +171,8 @@ defhelper(
     batch_same=True,
 )
 defhelper(rt.first, params=["steps"], nondiff=True, batch="rt.first(steps)", batch_same=True)
-defprim("reversed", reversed, path="reversed", params=["seq"], nondiff=True)
+# An iterator over seq, last first (`for x in reversed(xs)` is a loop run backwards instead): no rule.
+defprim("reversed", reversed, path="reversed", params=["seq"])
 defhelper(
     rt.split_tangent,
     params=["v", "n"],

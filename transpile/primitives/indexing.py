@@ -82,3 +82,11 @@ defprim(
     variant_of="where",
     examples=[Example("a[np.where(a > 0)]", X), Example("a[np.where(a[:, 0] > 0)]", X)],
 )
+defprim(
+    "ix_",
+    np.ix_,
+    path="np.ix_",
+    params=["*args"],
+    nondiff=True,
+    examples=[Example("a[np.ix_(np.array([0, 2]), np.array([1, 3]))]", X)],
+)

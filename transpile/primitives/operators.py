@@ -7,6 +7,13 @@ from .registry import Example, defprim
 BINARY = dict(a=(3, 4), b=(4,))
 SAME = dict(a=(3, 4), b=(3, 4))
 
+# The derivatives of x ** y, with JAX's conventions (jax.lax.pow's JVP): 0 with respect to x where y == 0 (x ** 0
+# is 1, even at x == 0: there the power is x ** 0, not 0 ** -1), and 0 with respect to y where x == 0 (the log
+# is taken of 1 there); elsewhere the comparisons add 0, so second derivatives are those of y * x ** (y - 1).
+# For a number y or x they fold away (templates.py): `x ** 3` gives `3 * x ** 2`.
+POWER_DX = "y * x ** (y - 1 + (y == 0) * (x == 0))"
+POWER_DY = "ans * np.log(x + (x == 0))"
+
 defprim(
     "add",
     operator.add,
@@ -60,13 +67,15 @@ defprim(
     batch="elementwise",
     params=["x", "y"],
     operator=("BinOp", "Pow"),
-    vjp={"x": "g * y * x ** (y - 1)", "y": "g * ans * np.log(x)"},
-    jvp={"x": "t * y * x ** (y - 1)", "y": "t * ans * np.log(x)"},
+    vjp={"x": f"g * {POWER_DX}", "y": f"g * {POWER_DY}"},
+    jvp={"x": f"t * {POWER_DX}", "y": f"t * {POWER_DY}"},
     unbroadcast=("x", "y"),
     examples=[
         Example("a ** b", SAME, domain="positive"),
         Example("a ** 2", dict(a=(3,))),
         Example("a ** 3", dict(a=(2, 2))),
+        Example("a ** 0.0", dict(a=(3,))),
+        Example("(a - a) ** 0 + 0.0 ** b", SAME, domain="positive"),
     ],
 )
 defprim(

@@ -1,5 +1,8 @@
 """Products: dot, matmul, outer, inner, einsum, and linear algebra."""
 
+import string
+
+import gast
 import numpy as np
 
 import runtime as rt
@@ -95,6 +98,45 @@ defhelper(
     structural=("b_like",),
 )
 
+# Axis labels of einsum's sublist form, as NumPy spells them: 0-25 are A-Z, 26-51 are a-z.
+_LABELS = string.ascii_uppercase + string.ascii_lowercase
+
+
+def _einsum_subscripts(args, keywords, error):
+    """np.einsum(a, [0, 1], b, [1, 2], [0, 2]), the sublist form, as np.einsum('AB,BC->AC', a, b), the form the
+    rules read.  Only sublists written out (lists or tuples of integers and `...`) can be read this way."""
+    if len(args) < 2 or not isinstance(args[1], (gast.List, gast.Tuple)):
+        return args, keywords
+    pairs, output = (args[:-1], args[-1]) if len(args) % 2 else (args, None)
+
+    def labels(sublist):
+        if not isinstance(sublist, (gast.List, gast.Tuple)):
+            error(
+                sublist,
+                "np.einsum's sublist form needs each sublist written out as a list of integers",
+                "write the subscripts as a string instead, e.g. np.einsum('ij,jk->ik', a, b)",
+            )
+        text = ""
+        for item in sublist.elts:
+            value = item.value if isinstance(item, gast.Constant) else None
+            if value is Ellipsis:
+                text += "..."
+            elif type(value) is int and 0 <= value < len(_LABELS):
+                text += _LABELS[value]
+            else:
+                error(
+                    item,
+                    "an axis label of np.einsum's sublist form must be an integer from 0 to 51, or ...",
+                    "write the subscripts as a string instead, e.g. np.einsum('ij,jk->ik', a, b)",
+                )
+        return text
+
+    subscripts = ",".join(labels(s) for s in pairs[1::2])
+    if output is not None:
+        subscripts += "->" + labels(output)
+    return [gast.Constant(value=subscripts, kind=None)] + list(pairs[0::2]), keywords
+
+
 # einsum(subscripts, x1, ..., xn): the adjoint of operand i is an einsum of g with the other operands.
 defprim(
     "einsum",
@@ -105,8 +147,11 @@ defprim(
     varargs="operands",
     vjp={"operands": "rt.einsum_slot(operands, i, g)"},
     jvp={"operands": "rt.einsum_jvp(operands, ts)"},
+    canonical=_einsum_subscripts,
     examples=[
         Example("np.einsum('ij,jk->ik', a, b)", dict(a=M34, b=M42)),
+        Example("np.einsum(a, (0, 1), b, [1, 2], (0, 2))", dict(a=M34, b=M42)),
+        Example("np.einsum(a, [..., 0], b, [0])", dict(a=(2, 3, 4), b=(4,))),
         Example("np.einsum('ij->', a)", dict(a=M34)),
         Example("np.einsum('ij->ji', a)", dict(a=M34)),
         Example("np.einsum('ii->i', a)", dict(a=(3, 3))),
@@ -167,7 +212,7 @@ defprim(
     jit="jt.norm(x, ord, axis, keepdims)",
     vjp={"x": "rt.expand_reduced(g, x, axis, keepdims) * rt.norm_grad(x, ord, axis)"},
     jvp={"x": "np.sum(t * rt.norm_grad(x, ord, axis), axis=axis, keepdims=keepdims)"},
-    structural=("ord", "axis", "keepdims"),
+    structural=("axis", "keepdims"),  # no rule for `ord` (JAX asks for a concrete one too)
     examples=[
         Example("np.linalg.norm(a)", dict(a=(4,))),
         Example("np.linalg.norm(a)", dict(a=M34)),

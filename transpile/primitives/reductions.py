@@ -17,7 +17,7 @@ EXPAND = "rt.expand_reduced(g, a, axis, keepdims)"
 REDUCE_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "keepdims=False"]
 # Parameters that only say how to reduce.  Marked structural so that, when adjoint code is differentiated
 # again (where they arrive through the residuals, which are all active), they are not asked for a rule.
-HOW = ("axis", "dtype", "out", "keepdims", "ddof")
+HOW = ("axis", "dtype", "out", "keepdims")
 
 defprim(
     "sum",
@@ -131,7 +131,7 @@ defhelper(
 
 _MOMENT = "(a - np.mean(a, axis=axis, keepdims=True))"
 _COUNT = "(np.size(a) / np.size(ans) - ddof)"  # entries per reduction group, less ddof
-MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]
+MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]  # ddof has a rule
 defprim(
     "var",
     np.var,
@@ -139,9 +139,10 @@ defprim(
     path="np.var",
     params=MOMENT_PARAMS,
     jit="jt.var(a, axis, ddof, keepdims)",
-    vjp={"a": f"{EXPAND} * {_MOMENT} * (2.0 / {_COUNT})"},
+    vjp={"a": f"{EXPAND} * {_MOMENT} * (2.0 / {_COUNT})", "ddof": f"g * ans / {_COUNT}"},
     methods=["var"],
-    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_COUNT})"},
+    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_COUNT})", "ddof": f"t * ans / {_COUNT}"},
+    unbroadcast=("ddof",),
     structural=HOW,
     examples=[
         Example("np.var(a)", X),
@@ -149,6 +150,7 @@ defprim(
         Example("a.var(axis=1, ddof=1)", X),
         Example("np.var(a, axis=(0, 2), keepdims=True)", R3),
         Example("np.var(a, ddof=1)", V),
+        Example("np.var(b, axis=1, ddof=a)", dict(a=(), b=(2, 5)), domain="unit"),
     ],
 )
 defprim(
@@ -158,9 +160,16 @@ defprim(
     path="np.std",
     params=MOMENT_PARAMS,
     jit="jt.std(a, axis, ddof, keepdims)",
-    vjp={"a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}"},
+    vjp={
+        "a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}",
+        "ddof": f"g * 0.5 * ans / {_COUNT}",
+    },
     methods=["std"],
-    jvp={"a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) / ({_COUNT} * ans)"},
+    jvp={
+        "a": f"np.sum(t * {_MOMENT}, axis=axis, keepdims=keepdims) / ({_COUNT} * ans)",
+        "ddof": f"t * 0.5 * ans / {_COUNT}",
+    },
+    unbroadcast=("ddof",),
     structural=HOW,
     examples=[
         Example("np.std(a)", X),
@@ -168,6 +177,7 @@ defprim(
         Example("a.std(axis=0, ddof=1)", X),
         Example("np.std(a, axis=(-1, 0), keepdims=True)", R3),
         Example("a.std()", V),
+        Example("b.std(ddof=a)", dict(a=(), b=(5,)), domain="unit"),
     ],
 )
 

@@ -60,7 +60,8 @@ class Primitive:
     as_index: str = ""
     container: bool = False  # its adjoint contributions are pytrees, accumulated with rt.tree_add
     examples: list = field(default_factory=list)
-    varargs: str | None = None
+    varargs: str | None = None  # the name of its `*args` (a tuple in `bound`), after the first `positional` params
+    positional: int | None = None  # how many params a call can give by position (None: all of them)
     structural: frozenset = frozenset()  # parameters used only for their shape, dtype or structure
     batch: str | None = None  # batching rule: "elementwise", "axis", a template, or None (loop over examples)
     batch_same: bool = False  # batched inputs give a result that is the same for every example
@@ -72,6 +73,10 @@ class Primitive:
     # the same function called with other parameters (np.where(condition) besides np.where(condition, x, y)):
     # a call that does not bind to this entry's parameters is bound to the first of these it binds to
     variants: list = field(default_factory=list)
+    # how a call's arguments (AST) are rewritten before binding, e.g. einsum's sublist form to subscripts:
+    # canonical(args, kwargs, error) -> (args, kwargs), `error(node, message, hint)` raising a located error
+    canonical: object = None
+    subscript: bool = False  # written `obj[items]` (np.r_, np.c_): the items are its `*args`
 
     @property
     def shape_only(self) -> frozenset:
@@ -94,13 +99,13 @@ class Primitive:
         bound = {}
         params = list(self.params)
         extra = []
+        leading = params if self.positional is None else params[: self.positional]
+        bound.update(zip(leading, args))
+        rest = tuple(args[len(leading) :])
         if self.varargs is not None:
-            bound[self.varargs] = tuple(args)
-            args = []
-        for name, value in zip(params, args):
-            bound[name] = value
-        if len(args) > len(params):
-            extra.append(f"{len(args) - len(params)} extra positional argument(s)")
+            bound[self.varargs] = rest
+        elif rest:
+            extra.append(f"{len(rest)} extra positional argument(s)")
         for key, value in kwargs.items():
             if key not in params:
                 extra.append(f"unexpected keyword argument {key!r}")
@@ -121,25 +126,32 @@ class Method:
 
 
 def _signature_of(impl, params):
+    """(names, defaults, varargs, positional) from a list like ["f", "*varargs", "axis=None"], or from impl's
+    signature; `positional` is None when every parameter can be given by position."""
+    names, defaults, varargs, positional = [], {}, None, None
     if params is not None:
-        names, defaults = [], {}
         for p in params:
-            if "=" in p:
+            if p.startswith("*"):
+                varargs, positional = p[1:], len(names)
+            elif "=" in p:
                 key, value = p.split("=", 1)
                 names.append(key)
                 defaults[key] = eval(value, {"None": None, "True": True, "False": False})
             else:
                 names.append(p)
-        return tuple(names), defaults
+        return tuple(names), defaults, varargs, positional
     sig = inspect.signature(impl)
-    names, defaults = [], {}
     for p in sig.parameters.values():
+        if p.kind == p.VAR_POSITIONAL:
+            varargs, positional = p.name, len(names)
+        elif p.kind == p.KEYWORD_ONLY and positional is None:
+            positional = len(names)
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         names.append(p.name)
         if p.default is not p.empty:
             defaults[p.name] = p.default
-    return tuple(names), defaults
+    return tuple(names), defaults, varargs, positional
 
 
 def defprim(
@@ -167,8 +179,11 @@ def defprim(
     jit=None,
     variant_of=None,
     fuse=None,
+    canonical=None,
+    subscript=False,
 ):
-    """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"].
+    """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"], or ["f", "*spacing",
+    "axis=None"] for a function with `*args` after leading parameters (`varargs="name"` alone: all of them).
 
     With `variant_of` (the name of an entry for the same function), the entry is that function called with
     other parameters: calls reach it only when they do not bind to the entry named (see Primitive.variants).
@@ -176,7 +191,9 @@ def defprim(
     """
     if fuse is None and operator is not None and batch == "elementwise":
         fuse = "map"
-    names, defaults = _signature_of(impl, params)
+    names, defaults, star, positional = _signature_of(impl, params)
+    if varargs is not None:
+        star, positional = varargs, 0
     prim = Primitive(
         name=name,
         impl=impl,
@@ -191,13 +208,16 @@ def defprim(
         as_index=as_index,
         container=container,
         examples=list(examples),
-        varargs=varargs,
+        varargs=star,
+        positional=positional,
         structural=frozenset(structural),
         batch=batch,
         batch_same=batch_same,
         collective=collective,
         jit=jit,
         fuse=fuse or None,
+        canonical=canonical,
+        subscript=subscript,
     )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")
@@ -228,15 +248,18 @@ def opaque(obj, path: str) -> Primitive:
     prim = _OPAQUE.get(id(obj))
     if prim is None:
         try:
-            parameters = list(inspect.signature(obj).parameters.values())
+            names, defaults, varargs, positional = _signature_of(obj, None)
         except (TypeError, ValueError):  # ufuncs and other builtins: positional arguments only
-            parameters = None
-        if parameters is None or any(p.kind == p.VAR_POSITIONAL for p in parameters):
-            names, defaults, varargs = (), {}, "args"
-        else:
-            names, defaults = _signature_of(obj, None)
-            varargs = None
-        prim = Primitive(name=path, impl=obj, path=path, params=names, defaults=defaults, varargs=varargs)
+            names, defaults, varargs, positional = (), {}, "args", 0
+        prim = Primitive(
+            name=path,
+            impl=obj,
+            path=path,
+            params=names,
+            defaults=defaults,
+            varargs=varargs,
+            positional=positional,
+        )
         _OPAQUE[id(obj)] = prim
     return prim
 

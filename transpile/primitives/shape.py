@@ -471,11 +471,11 @@ defprim(
 )
 defprim(
     "dtype",
-    lambda a: np.asarray(a).dtype,
-    batch="rt.dtype_of(a)",
+    lambda like: np.asarray(like).dtype,
+    batch="rt.dtype_of(like)",
     batch_same=True,
     path="rt.dtype_of",
-    params=["a"],
+    params=["like"],
     nondiff=True,
     attribute="dtype",
 )

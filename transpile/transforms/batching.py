@@ -374,6 +374,8 @@ class _BatchBuilder:
                 if self._is_batched(get()):
                     put(_call("rt.example_like", [get()]))
             return node
+        if rule == "axis" and any(self._is_batched(bound.get(p)) for p in prim.params[1:]):
+            rule = None  # a per-example parameter (np.var's ddof): loop over the examples
         if rule == "axis":
             node = copy.deepcopy(rhs)
             node.keywords = [k for k in node.keywords if k.arg != "axis"]
@@ -398,6 +400,8 @@ class _BatchBuilder:
             mapping["B"] = name(self.batch)
             for p in prim.params:
                 mapping[f"{p}_batched"] = const(self._is_batched(bound.get(p)))
+            if prim.varargs:
+                mapping[f"{prim.varargs}_batched"] = _tuple([const(self._is_batched(v)) for v in bound[prim.varargs]])
             return instantiate(rule, mapping)
         path = prim.path or _operator_path(prim)
         if path is None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import gast
 
 from .. import naming
-from ..analyses.activity import active_names, walk_statements
+from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..errors import TranspileError
@@ -187,16 +187,6 @@ class _ForwardBuilder:
     def _prim_tangent(self, stmt, prim, bound, x):
         mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
         mapping["ans"] = name(x)
-        if prim.varargs:
-            items = bound[prim.varargs]
-            mapping[prim.varargs] = _tuple(list(items))
-            if not any(self._live(item) for item in items):
-                return None
-            rule = prim.jvp.get(prim.varargs)
-            if rule is None:
-                self._missing(stmt, prim, prim.varargs)
-            mapping["ts"] = _tuple([self._tangent_of(item) for item in items])
-            return instantiate(rule, mapping)
         joint = self._joint_tangent(prim, bound, mapping)
         if joint is not None:
             return joint
@@ -204,14 +194,22 @@ class _ForwardBuilder:
         silent = []  # broadcasting operands that contribute no term: the tangent may need their shape
         for p in prim.params:
             value = bound.get(p)
-            if not self._live(value) or p in prim.structural:
+            if not self._depends(value) or p in prim.structural:
                 if p in prim.unbroadcast and isinstance(value, gast.Name):
                     silent.append(p)
                 continue
             rule = prim.jvp.get(p)
-            if rule is None:
-                self._missing(stmt, prim, p)
+            if rule is None or not isinstance(value, gast.Name):
+                self._missing(stmt, prim, f"argument `{p}`")
             terms.append(instantiate(rule, {**mapping, "t": name(self.tan[value.id])}))
+        items = bound[prim.varargs] if prim.varargs else ()
+        for i, item in enumerate(items):
+            rule = prim.jvp.get(prim.varargs)
+            if self._depends(item) and (rule is None or not isinstance(item, gast.Name)):
+                self._missing(stmt, prim, f"argument {i + 1} (in `*{prim.varargs}`)")
+        if any(self._live(item) for item in items):
+            mapping["ts"] = _tuple([self._tangent_of(item) for item in items])
+            terms.append(instantiate(prim.jvp[prim.varargs], mapping))
         if not terms:
             return None
         total = terms[0]
@@ -225,6 +223,10 @@ class _ForwardBuilder:
             total = _call("rt.broadcast_like", [total, name(x)])
         return total
 
+    def _depends(self, value):
+        """Whether an argument (a name, or an expression like an index) reads a name with a nonzero tangent."""
+        return value is not None and any(n in self.active and n not in self.zero for n in names_in(value))
+
     def _joint_tangent(self, prim, bound, mapping):
         """The rule `jvp["*"]` of a function linear in all its arguments together, when every one has a tangent."""
         rule = prim.jvp.get("*")
@@ -233,12 +235,12 @@ class _ForwardBuilder:
             return None
         return instantiate(rule, {**mapping, **{f"t_{p}": name(self.tan[bound[p].id]) for p in differentiable}})
 
-    def _missing(self, stmt, prim, param):
+    def _missing(self, stmt, prim, which):
         what = prim.path or prim.name
         self.error(
             stmt,
-            f"no forward-mode (JVP) rule for argument `{param}` of `{what}`",
-            f"`{param}` must not depend on the differentiated inputs here, or use reverse mode (grad/vjp)",
+            f"no forward-mode (JVP) rule for {which} of `{what}`",
+            f"{which} must not depend on the differentiated inputs here, or use reverse mode (grad/vjp)",
         )
 
     def _unpack(self, stmt):

@@ -520,7 +520,8 @@ class _VariantBuilder:
         return out
 
     def _contributions(self, stmt, prim, bound, g, ans):
-        """[(operand name, expression, tree?)] for the active operands of a primitive."""
+        """[(operand name, expression, tree?)] for the active operands of a primitive (its parameters, then the
+        items of its `*args`); an operand that depends on the differentiated inputs and has no rule is an error."""
         out = []
         mapping = dict(bound)
         mapping["g"] = g
@@ -528,28 +529,13 @@ class _VariantBuilder:
             mapping["ans"] = ans
         if prim.varargs:
             mapping[prim.varargs] = _tuple(list(bound[prim.varargs]))
-        if prim.varargs and prim.varargs in prim.vjp:
-            items = bound[prim.varargs]
-            keys = bound.get("keys")
-            for i, item in enumerate(items):
-                if isinstance(item, gast.Name) and item.id in self.active:
-                    index = keys[i] if keys else const(i)
-                    expr = instantiate(prim.vjp[prim.varargs], {**mapping, "i": index})
-                    out.append((item.id, expr, True))
-            return out
         for p in prim.params:
             value = bound.get(p)
-            if not (isinstance(value, gast.Name) and value.id in self.active) or p in prim.structural:
+            if p in prim.structural or not self._depends(value):
                 continue
             rule = prim.vjp.get(p)
-            if rule is None:
-                what = prim.path or prim.name
-                self.error(
-                    stmt,
-                    f"no derivative rule for argument `{p}` of `{what}`",
-                    f"`{p}` must not depend on the differentiated inputs here; "
-                    "wrap it in a non-differentiable expression or file an issue for the rule",
-                )
+            if rule is None or not isinstance(value, gast.Name):
+                self._no_rule(stmt, prim, f"argument `{p}`", f"`{p}`")
             if "acc" in names_in(_template_ast(rule)):
                 acc = const(ZERO) if value.id in self.zero else name(self.adj[value.id])
                 expr = instantiate(rule, {**mapping, "acc": acc})
@@ -559,7 +545,29 @@ class _VariantBuilder:
             if p in prim.unbroadcast and not self._same_shape(stmt, value.id):
                 expr = _call("rt.unbroadcast", [expr, copy.deepcopy(value)])
             out.append((value.id, expr, bool(prim.container)))
+        items = bound[prim.varargs] if prim.varargs else ()
+        keys = bound.get("keys")
+        for i, item in enumerate(items):
+            if not self._depends(item):
+                continue
+            rule = prim.vjp.get(prim.varargs)
+            if rule is None or not isinstance(item, gast.Name):
+                self._no_rule(stmt, prim, f"argument {i + 1} (in `*{prim.varargs}`)", f"argument {i + 1}")
+            index = keys[i] if keys else const(i)
+            out.append((item.id, instantiate(rule, {**mapping, "i": index}), True))
         return out
+
+    def _depends(self, value):
+        """Whether an argument (a name, or an expression like an index) reads an active name."""
+        return value is not None and any(n in self.active for n in names_in(value))
+
+    def _no_rule(self, stmt, prim, which, short):
+        self.error(
+            stmt,
+            f"no derivative rule for {which} of `{prim.path or prim.name}`",
+            f"{short} must not depend on the differentiated inputs here; "
+            "wrap it in a non-differentiable expression or file an issue for the rule",
+        )
 
     def _same_shape(self, stmt, operand):
         """Whether the statement's result provably has the shape of `operand` (its adjoint needs no unbroadcast)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 
 import gast
 
@@ -28,7 +29,7 @@ def instantiate(template: str, mapping: dict):
 
 
 class _Fold(gast.NodeTransformer):
-    """x * 1.0 -> x, 2 - 1 -> 1, x ** 1 -> x: keeps instantiated rules readable."""
+    """x * 1.0 -> x, x + 0 -> x, 2 - 1 -> 1, x ** 1 -> x, 2 == 0 -> 0: keeps instantiated rules readable."""
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
@@ -38,16 +39,37 @@ class _Fold(gast.NodeTransformer):
         if lc is not None and rc is not None and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
             value = {gast.Add: lc + rc, gast.Sub: lc - rc, gast.Mult: lc * rc}[type(node.op)]
             return gast.Constant(value=value, kind=None)
+        if isinstance(node.op, (gast.Add, gast.Sub)) and rc == 0:
+            return left
+        if isinstance(node.op, gast.Add) and lc == 0:
+            return right
         if isinstance(node.op, gast.Mult):
             if rc == 1:
                 return left
             if lc == 1:
                 return right
+            if (lc == 0 and isinstance(right, gast.Compare)) or (rc == 0 and isinstance(left, gast.Compare)):
+                return gast.Constant(value=0, kind=None)  # a comparison is 0 or 1, never NaN
         if isinstance(node.op, gast.Pow) and rc == 1:
             return left
         if isinstance(node.op, gast.Div) and rc == 1:
             return left
         return node
+
+    def visit_Compare(self, node):
+        """1 == 0 -> 0: a comparison of two numbers folds to 0 or 1 (rules use comparisons as factors)."""
+        self.generic_visit(node)
+        operands = [node.left, *node.comparators]
+        if len(node.ops) != 1 or not all(
+            isinstance(o, gast.Constant) and type(o.value) in (int, float) for o in operands
+        ):
+            return node
+        compare = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt, gast.LtE: operator.le}
+        compare.update({gast.Gt: operator.gt, gast.GtE: operator.ge})
+        test = compare.get(type(node.ops[0]))
+        if test is None:
+            return node
+        return gast.Constant(value=int(test(operands[0].value, operands[1].value)), kind=None)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)

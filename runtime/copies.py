@@ -1,0 +1,110 @@
+"""Functions that copy their arguments' entries into their results, and the adjoints of such functions:
+np.r_ and np.c_, np.atleast_1d/2d/3d of several arrays, np.broadcast_arrays and np.meshgrid.
+
+Where each entry of an argument goes is found by running the function itself on marked inputs: entry k
+replaced by k + 1, less the same call with zeros there (every other entry, constants such as the ranges
+np.r_ makes of slices included, cancels exactly).  So one pair of helpers serves all of them, whatever
+their options: `copied_parts` sums the results' cotangent back into each argument, `copies_of` spreads
+the arguments' tangents into the results.  They are each other's adjoint.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .like import dtype_like
+from .tree import is_zero
+
+__all__ = ["r_", "c_", "copied_parts", "copies_of", "batched_copies"]
+
+
+def r_(*items):
+    """np.r_[items], as a function (generated code calls it for the user's `np.r_[a, b]`)."""
+    return np.r_[items]
+
+
+def c_(*items):
+    """np.c_[items], as a function."""
+    return np.c_[items]
+
+
+def _results(out):
+    """The arrays a call returned: one, or each of a tuple or list of them."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _is_float_data(item):
+    """An argument that can carry a derivative: floating-point numbers or arrays (not slices, strings, ints)."""
+    if isinstance(item, (str, slice, type(None))) or item is Ellipsis:
+        return False
+    return dtype_like(item).kind in "fc"
+
+
+def _placements(fn, items, options, i):
+    """For each result of fn(*items, **options), where item i's entries went: k + 1 for entry k, 0 elsewhere."""
+    shape = np.shape(items[i])
+    marks = np.arange(1.0, np.prod(shape) + 1.0).reshape(shape)
+
+    def call(value):
+        return _results(fn(*[value if j == i else item for j, item in enumerate(items)], **options))
+
+    places = []
+    for marked, cleared in zip(call(marks), call(np.zeros(shape))):
+        with np.errstate(invalid="ignore"):  # a NaN or an infinity elsewhere is no entry of item i
+            difference = np.asarray(marked, dtype=np.float64) - np.asarray(cleared, dtype=np.float64)
+        places.append(np.where(np.isfinite(difference), difference, 0.0).astype(np.intp))
+    return places
+
+
+def copied_parts(g, fn, items, options):
+    """The cotangents of the items of fn(*items, **options) for its results' cotangent g, as a tuple (0.0 for
+    items that carry no derivative); entries copied several times (broadcasts) sum their cotangents."""
+    if is_zero(g):
+        return 0.0
+    cotangents = _results(g)
+    parts = []
+    for i, item in enumerate(items):
+        if not _is_float_data(item):
+            parts.append(0.0)
+            continue
+        shape = np.shape(item)
+        total = np.zeros(int(np.prod(shape)), dtype=dtype_like(item))
+        for where, cotangent in zip(_placements(fn, items, options, i), cotangents):
+            if not is_zero(cotangent):
+                taken = where > 0
+                np.add.at(total, where[taken] - 1, np.broadcast_to(cotangent, where.shape)[taken])
+        parts.append(total.reshape(shape))
+    return tuple(parts)
+
+
+def copies_of(parts, fn, items, options):
+    """The tangent of fn(*items, **options) for the tangents `parts` of its items (zeros allowed)."""
+    if is_zero(parts) or all(is_zero(p) for p in parts):
+        return 0.0
+    out = fn(*items, **options)
+    dtype = np.result_type(np.float16, *[np.asarray(p).dtype for p in parts if not is_zero(p)])
+    tangents = [np.zeros(np.shape(r), dtype=dtype) for r in _results(out)]
+    for i, part in enumerate(parts):
+        if is_zero(part):
+            continue
+        entries = np.broadcast_to(np.asarray(part, dtype=dtype), np.shape(items[i])).ravel()
+        for tangent, where in zip(tangents, _placements(fn, items, options, i)):
+            taken = where > 0
+            tangent[taken] = entries[where[taken] - 1]
+    return type(out)(tangents) if isinstance(out, (tuple, list)) else tangents[0]
+
+
+def batched_copies(fn, items, batched, options):
+    """fn(*items, **options) for every example (items flagged in `batched` carry the examples in axis 0): where
+    an example's entries go depends only on shapes, so one example's places serve them all."""
+    size = next(np.shape(x)[0] for x, b in zip(items, batched) if b)
+    stand_ins = [np.zeros(np.shape(x)[1:], dtype=dtype_like(x)) if b else x for x, b in zip(items, batched)]
+    out = fn(*stand_ins, **options)  # the entries that come from no batched item
+    results = [np.array(np.broadcast_to(r, (size,) + np.shape(r))) for r in _results(out)]
+    for i, (item, flag) in enumerate(zip(items, batched)):
+        if flag:
+            entries = np.reshape(item, (size, -1))
+            for result, where in zip(results, _placements(fn, stand_ins, options, i)):
+                taken = where > 0
+                result[:, taken] = entries[:, where[taken] - 1]
+    return type(out)(results) if isinstance(out, (tuple, list)) else results[0]
