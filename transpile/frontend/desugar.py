@@ -885,7 +885,7 @@ class _FunctionDesugarer:
             prim = self._index_object(expr.value)
             if prim is not None:  # np.r_[a, 0:3]: a call whose arguments are the index's items
                 items = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
-                args = [self.atom(_index_value(item), stmt) for item in items]
+                args = [self.atom(index_value(item), stmt) for item in items]
                 return self._prim_rhs(prim, args, {}, stmt, call_node=expr)
             base = self.atom(expr.value, stmt)
             index = self.index(expr.slice, stmt)
