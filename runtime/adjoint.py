@@ -13,6 +13,7 @@ __all__ = [
     "expand_reduced",
     "save_region",
     "zero_region",
+    "get_kept",
     "dot_vjp_a",
     "dot_vjp_b",
     "matmul_vjp_a",
@@ -71,6 +72,30 @@ def zero_region(g, index):
     out = np.array(g, copy=True)
     out[index] = 0
     return out
+
+
+def get_kept(g, index):
+    """g[index] with zeros where a later position of the same index repeats a place (the adjoint of v in
+    `x[index] = v`: NumPy keeps the last of the values written to one place)."""
+    if is_zero(g):
+        return g
+    read = g[index]
+    kept = kept_writes(np.shape(g), index)
+    return read if kept is None else np.where(kept, read, 0)
+
+
+def kept_writes(shape, index):
+    """Which positions of `x[index] = v` stay written (x of `shape`), found by letting NumPy write their
+    numbers; None when every one does (an index without integer arrays cannot repeat a place)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(p, (list, tuple)) or (isinstance(p, np.ndarray) and p.dtype.kind in "iu") for p in parts):
+        return None
+    places = np.empty(shape, dtype=np.intp)
+    written = places[index]
+    order = np.arange(written.size).reshape(written.shape)
+    places[index] = order
+    kept = places[index] == order
+    return None if kept.all() else kept
 
 
 def dot_vjp_a(g, a, b):
