@@ -10,6 +10,7 @@ import pytest
 from support import assert_tree_close, numeric_grad
 
 import transpile as tp
+from transpile import TranspileError
 
 rng = np.random.default_rng(12)
 
@@ -257,3 +258,17 @@ def test_second_order():
     assert_tree_close(tp.hessian(loss)(x), want, rtol=1e-6, atol=1e-7)
     assert_tree_close(tp.jacrev(tp.jacfwd(loss))(x), want, rtol=1e-6, atol=1e-7)
     assert_tree_close(tp.jacrev(tp.grad(loss))(x), want, rtol=1e-6, atol=1e-7)
+
+
+def accumulate(x):
+    y = np.zeros(3)
+    np.add.at(y, [0, 0, 1], x)
+    return np.sum(y * y)
+
+
+def test_np_add_at_is_refused_at_the_users_line():
+    """np.add.at does accumulate at repeated places; until it has rules, it is refused where it is written."""
+    for transform in (tp.grad, tp.vmap):
+        with pytest.raises(TranspileError, match=r"test_repeated_indices\.py:\d+:5:") as info:
+            transform(accumulate)(np.stack([X3, X3]) if transform is tp.vmap else X3)
+        assert "np.add.at(y, [0, 0, 1], x)" in str(info.value)
