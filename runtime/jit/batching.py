@@ -913,9 +913,10 @@ def _batched_add_at(base, like, index, v, like_batched, index_batched=False, v_b
         # Python's add_at copies the list and adds into one entry; materializing every entry (as tree.add_at
         # does under jit) would copy each example's whole gradient on every trip of the loop.
         if isinstance(base, ZeroType):
-            return lambda base, like, index, v, like_batched: _list_add([_placeholder(x) for x in like], index, v)
+            body = ["return _list_add([_placeholder(x) for x in like], index, v)"]
+            return _generated("add_at_list", params, body, {"_list_add": _list_add, "_placeholder": _placeholder})
 
-        def impl_list(base, like, index, v, like_batched):
+        def impl_list(base, like, index, v, like_batched, index_batched=False, v_batched=True):
             if len(base) < len(like):  # the zero list
                 return _list_add([_placeholder(x) for x in like], index, v)
             return _list_add(list(base), index, v)
@@ -926,6 +927,9 @@ def _batched_add_at(base, like, index, v, like_batched, index_batched=False, v_b
     if not isinstance(like, types.Array):
         raise TypingError(f"vmap: add_at into a {like} is not supported under jit")
     flags = (_flag(like_batched), _flag(index_batched), _flag(v_batched))
+    if not any(flags):  # only `base` is batched
+        body = ["return _tree.tree_add(base, _tree.add_at(make_zero(), like, index, v))"]
+        return _generated("add_at_base", params, body)
     if flags[1] or not flags[2] or _has_positions(index):
         # example by example: an index that differs per example, or one that may name a place twice (each
         # read of it adds up, which `out[:, index] += v` would not do)
