@@ -549,6 +549,10 @@ def _get_kept(g, index):
 
     def impl(g, index):  # Numba writes each position's number where it writes; the numbers left there are kept
         read = np.ascontiguousarray(g[index])
+        reached = np.zeros(g.shape, np.bool_)
+        reached[index] = True
+        if np.count_nonzero(reached) == read.size:  # as many places as positions: none repeats
+            return read
         places = np.empty(g.shape, np.intp)
         places[index] = np.arange(read.size).reshape(read.shape)
         kept = np.ascontiguousarray(places[index]).reshape(read.size)

@@ -22,7 +22,7 @@ def writes(x, s):
 
 def scatter(x):
     y = np.ones(3)
-    y[[0, 0, 1]] += x
+    y[[0, -3, 1]] += x  # -3 is 0 again
     return np.sum(y * y * np.arange(1.0, 4.0))
 
 

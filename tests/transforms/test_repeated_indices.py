@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from support import assert_tree_close, numeric_grad
 
+import runtime as rt
 import transpile as tp
 from transpile import TranspileError
 
@@ -201,6 +202,34 @@ def test_vmap_against_stacking(f, args):
         for i in argnums(args):
             want = numeric_jacobian(f, [b[k] for b in batch], i)
             np.testing.assert_allclose(jacobians[i][k], want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "shape, index",
+    [
+        ((5,), [0, 0, -5, 3]),
+        ((4, 3), ([0, 0], [1, 1])),
+        ((4, 3), (slice(None), [0, 0, 2])),
+        ((4, 3, 2), ([1, 1], slice(None), [0, 0])),
+        ((4, 3), (np.array([[0], [0]]), np.array([1, 1, 2]))),
+        ((4, 3, 2), (Ellipsis, [1, 1])),
+        ((4, 3, 2), (0, [1, 2, 1], slice(None))),
+        ((4, 3), (None, [1, 3, 1])),
+        ((4, 3), (np.array([True, False, True, True]), [1, 1, 2])),
+        ((4, 3, 2), (slice(1, 3), [2, 2], 1)),
+        ((4, 3), (slice(0, 0), [1, 1])),
+        ((4, 3), (slice(None), [0, 1, 2])),
+    ],
+)
+def test_the_adjoint_reaches_the_positions_numpy_keeps(shape, index):
+    """rt.get_kept, the adjoint of the written value, against NumPy writing each position's number into x."""
+    g = rng.normal(size=shape)
+    order = np.arange(g[index].size).reshape(g[index].shape)
+    x = np.zeros(shape)
+    x[index] = order
+    got = rt.get_kept(g, index)
+    assert got.shape == order.shape
+    np.testing.assert_array_equal(got, np.where(x[index] == order, g[index], 0.0))
 
 
 def rep(x, w):
