@@ -13,6 +13,7 @@ __all__ = [
     "expand_reduced",
     "save_region",
     "zero_region",
+    "get_kept",
     "dot_vjp_a",
     "dot_vjp_b",
     "matmul_vjp_a",
@@ -71,6 +72,55 @@ def zero_region(g, index):
     out = np.array(g, copy=True)
     out[index] = 0
     return out
+
+
+def get_kept(g, index):
+    """g[index] with zeros where a later position of the same index repeats a place (the adjoint of v in
+    `x[index] = v`: NumPy keeps the last of the values written to one place)."""
+    if is_zero(g):
+        return g
+    read = g[index]
+    kept = kept_writes(np.shape(g), index)
+    return read if kept is None else np.where(kept, read, 0)
+
+
+def kept_writes(shape, index):
+    """Which positions of `x[index] = v` (x of `shape`) stay written, as a mask that broadcasts against x[index];
+    None when every one does. NumPy writes each position's number, and the numbers left are the kept ones."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(p, (list, tuple)) or (isinstance(p, np.ndarray) and p.dtype.kind in "iu") for p in parts):
+        return None  # only integer arrays can name a place twice
+    shape, index = _places_of_arrays(shape, parts)
+    reached = np.zeros(shape, dtype=bool)
+    reached[index] = True
+    written = reached[index].shape
+    if np.count_nonzero(reached) == np.prod(written):  # as many places as positions
+        return None
+    places = np.empty(shape, dtype=np.intp)
+    order = np.arange(np.prod(written)).reshape(written)
+    places[index] = order
+    return places[index] == order
+
+
+def _places_of_arrays(shape, parts):
+    """`shape` and the index `parts` with each axis that a slice or a number indexes cut to length 1: the
+    places the integer arrays name, in the order NumPy writes them, without the rest of each write."""
+    parts = [np.asarray(p) if isinstance(p, (list, tuple)) else p for p in parts]
+    arrays = [isinstance(p, np.ndarray) and p.ndim > 0 for p in parts]
+    widths = [
+        p.ndim if is_array and p.dtype == bool else int(p is not None and p is not Ellipsis)
+        for p, is_array in zip(parts, arrays)
+    ]
+    cut_shape, cut_index, axis = (), [], 0
+    for p, is_array, width in zip(parts, arrays, widths):
+        if p is Ellipsis:
+            width = len(shape) - sum(widths)
+        cut_shape += tuple(shape[axis : axis + width]) if is_array else (1,) * width
+        if not (is_array or p is None or p is Ellipsis):
+            p = slice(None) if isinstance(p, slice) else 0
+        cut_index.append(p)
+        axis += width
+    return cut_shape + (1,) * (len(shape) - axis), tuple(cut_index)
 
 
 def dot_vjp_a(g, a, b):

@@ -9,6 +9,7 @@ __all__ = [
     "batched_unpack",
     "batched_getitem",
     "batched_setitem",
+    "batched_get_kept",
     "per_example_setitem",
     "batched_copy",
     "batch_size",
@@ -236,7 +237,22 @@ def batched_getitem(x, index):
     """x[index] for every example: index a tuple, list or dict directly, an array behind its batch axis."""
     if isinstance(x, (tuple, list, dict)):
         return x[index]
-    out = x[batch_index(index)]
+    out = _batch_axis_first(x[batch_index(index)], index)
+    parts = index if isinstance(index, tuple) else (index,)
+    if len(parts) == np.ndim(x) - 1 and all(isinstance(p, (int, np.integer)) for p in parts):
+        out = np.array(out)  # each example's item is a number, not a view of x: a later write into x leaves it
+    return out
+
+
+def _batch_axis_first(out, index):
+    """`out`, read from a batched array at batch_index(index), with its batch axis first again."""
+    lead = _advanced_lead(index)
+    return np.moveaxis(out, lead, 0) if lead else out
+
+
+def _advanced_lead(index):
+    """How many axes NumPy puts ahead of the batch axis of x[batch_index(index)]: those of the index's
+    advanced indices when slices separate them, else none."""
     parts = index if isinstance(index, tuple) else (index,)
     advanced = [
         i
@@ -244,37 +260,72 @@ def batched_getitem(x, index):
         if isinstance(p, (np.ndarray, list))
         or (isinstance(p, (int, np.integer)) and any(isinstance(q, (np.ndarray, list)) for q in parts))
     ]
-    if advanced and advanced != list(range(advanced[0], advanced[-1] + 1)):
-        # NumPy puts the dimensions of separated advanced indices first, ahead of the batch axis
-        arrays = [np.asarray(parts[i]) for i in advanced]
-        adv_ndim = len(np.broadcast_shapes(*[a.shape if a.dtype != bool else (int(a.sum()),) for a in arrays]))
-        out = np.moveaxis(out, adv_ndim, 0)
-    if len(parts) == np.ndim(x) - 1 and all(isinstance(p, (int, np.integer)) for p in parts):
-        out = np.array(out)  # each example's item is a number, not a view of x: a later write into x leaves it
-    return out
+    if not advanced or advanced == list(range(advanced[0], advanced[-1] + 1)):
+        return 0
+    arrays = [np.asarray(parts[i]) for i in advanced]
+    return len(np.broadcast_shapes(*[a.shape if a.dtype != bool else (int(a.sum()),) for a in arrays]))
 
 
 def batched_setitem(x, index, value, value_batched, mask=None):
     """x[index] = value for every example (x batched); under a mask, only the examples it selects."""
-    x = np.array(x) if not x.flags.writeable else x
+    x = writable(x)
     where = batch_index(index)
-    if mask is None:
-        x[where] = value if value_batched else np.asarray(value)
+    lead = _advanced_lead(index)
+    if not (value_batched or lead or mask is not None):
+        x[where] = np.asarray(value)
         return x
-    old = np.array(x[where])
-    new = np.array(old)
-    new[...] = value if value_batched else np.asarray(value)
-    x[where] = select(mask, new, old)
+    value = _region_values(x, index, value, value_batched)
+    if mask is not None:
+        value = select(mask, value, _batch_axis_first(x[where], index))
+    x[where] = np.moveaxis(value, 0, lead) if lead else value
     return x
+
+
+def _region_values(x, index, value, value_batched):
+    """Each example's value of `x[index] = value` broadcast to the region it writes (batch axis first)."""
+    region = np.shape(np.broadcast_to(np.zeros((), x.dtype), x.shape[1:])[index])
+    value = np.asarray(value) if value_batched else np.asarray(value)[None]
+    value = np.reshape(value, value.shape[:1] + (1,) * (len(region) + 1 - value.ndim) + value.shape[1:])
+    return np.broadcast_to(value, x.shape[:1] + region)
+
+
+def shared_index(index, batched):
+    """(index, batched), with an index that holds the same positions for every example (an unbatched index
+    saved for the adjoint rides batched in its residuals) given back as one example's."""
+    if not batched:
+        return index, False
+    for leaf in _leaves(index):
+        if isinstance(leaf, np.ndarray) and leaf.ndim and not (leaf.strides[0] == 0 or (leaf == leaf[:1]).all()):
+            return index, True
+    return _slice(index, 0), False
+
+
+def batched_get_kept(g, index, g_batched, index_batched):
+    """get_kept for every example: g behind its batch axis, or example by example for an index that differs
+    per example."""
+    from .adjoint import get_kept
+    from .tree import is_zero
+
+    if is_zero(g):
+        return g
+    if not g_batched:  # then the index is, and so is the result
+        g = to_batched(g, batch_of(index))
+    index, index_batched = shared_index(index, index_batched)
+    if index_batched:
+        return per_example(get_kept, (g, index), (True, True), batch_of(g))
+    return _batch_axis_first(get_kept(g, batch_index(index)), index)
 
 
 def per_example_setitem(x, index, value, batched):
     """x[index] = value, example by example (the index differs per example)."""
     x_b, index_b, value_b = batched
-    size = next(np.shape(v)[0] for v, b in zip((x, index, value), batched) if b)
+    index, index_b = shared_index(index, index_b)
+    size = batch_of([v for v, b in zip((x, index, value), (x_b, index_b, value_b)) if b])
     x = np.array(to_batched(x, size) if not x_b else x)
+    if not index_b:
+        return batched_setitem(x, index, value, value_b)
     for i in range(size):
-        x[i][index[i] if index_b else index] = value[i] if value_b else value
+        x[i][_slice(index, i)] = value[i] if value_b else value
     return x
 
 
@@ -738,12 +789,23 @@ def dot_vjp_b_batched(g, a, b, g_batched, a_batched, b_batched):
     return per_example(dot_vjp_b, (g, a, b), (g_batched, a_batched, b_batched), size)
 
 
-def batched_add_at(base, like, index, v, like_batched):
-    """add_at for every example: containers hold batched parts; arrays gain the batch axis in front."""
-    from .tree import add_at
+def batched_add_at(base, like, index, v, like_batched, index_batched=False, v_batched=True):
+    """add_at for every example: containers hold batched parts; arrays gain the batch axis in front, or are
+    added into example by example for an index that differs per example."""
+    from .tree import add_at, is_zero, tree_add
 
     if isinstance(like, (tuple, list, dict)):
         return add_at(base, like, index, v)
+    if is_zero(v):
+        return base
+    if not v_batched:
+        if not (index_batched or _really_batched(like, like_batched)):  # only `base` is batched
+            return tree_add(base, add_at(0.0, like, index, v))
+        v = to_batched(v, batch_of(index) if index_batched else np.shape(like)[0])
+    index, index_batched = shared_index(index, index_batched)
+    if index_batched:
+        flags = (False, _really_batched(like, like_batched), True, True)
+        return tree_add(base, per_example(add_at, (0.0, like, index, v), flags, batch_of(v)))
     if not _really_batched(like, like_batched):
         size = np.shape(v)[0]
         like = _Shape((size,) + np.shape(like))

@@ -19,7 +19,7 @@ from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
-from .helpers import _classes, _packed, check_real_output_type
+from .helpers import _classes, _has_positions, _packed, check_real_output_type
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -472,6 +472,8 @@ def _batched_getitem(x, index):
     if _is_list(x):
         return lambda x, index: x[index]
     if isinstance(x, types.Array):
+        if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):  # a list of positions
+            return lambda x, index: _bt.batched_getitem(x, np.array(index))
         if _is_tuple(index) and any(isinstance(p, types.Array) for p in index):
             raise TypingError("vmap: indexing with arrays among other indices is not supported under jit")
         parts = tuple(index) if _is_tuple(index) else (index,)
@@ -486,23 +488,57 @@ def _batched_getitem(x, index):
 def _batched_setitem(x, index, value, value_batched, mask=None):
     if not isinstance(x, types.Array):
         raise TypingError(f"vmap: cannot write into a {x} under jit")
-    where = _index_text(index)
     copy = "x = x.copy()" if not x.mutable else "pass"
-    if _is_none(mask):
-        body = [copy, f"x[{where}] = value", "return x"]
-    else:
-        body = [
-            copy,
-            f"old = x[{where}].copy()",
-            "new = old.copy()",
-            "new[...] = value",
-            f"x[{where}] = _bt.select(mask, new, old)",
-            "return x",
-        ]
+    if x.ndim == 1:  # one number per example
+        where = _index_text(index)
+        if _is_none(mask):
+            body = [copy, f"x[{where}] = value", "return x"]
+        else:
+            body = [copy, f"old = x[{where}].copy()", "new = old.copy()", "new[...] = value"]
+            body += [f"x[{where}] = _bt.select(mask, new, old)", "return x"]
+    else:  # example by example, so that each example's value broadcasts to its own region as in NumPy
+        write = f"_lowered.setitem(x[i], index, {_slice_text('value', value, _flag(value_batched))})"
+        body = [copy, "for i in range(x.shape[0]):"]
+        body += [f"    {write}"] if _is_none(mask) else ["    if mask[i]:", f"        {write}"]
+        body.append("return x")
     return _generated("batched_setitem", "x, index, value, value_batched, mask=None", body)
 
 
-# ------------------------------------------------------------------ products
+@overload(_bt.per_example_setitem, prefer_literal=True)
+def _per_example_setitem(x, index, value, batched):
+    if not isinstance(x, types.Array):
+        raise TypingError(f"vmap: cannot write into a {x} under jit")
+    x_b, index_b, value_b = (_flag(f) for f in batched)
+    size = _size_text([("x", x, x_b), ("index", index, index_b), ("value", value, value_b)])
+    first = ["out = x.copy()"] if x_b else ["out = np.empty((size,) + x.shape, x.dtype)", "out[...] = x"]
+    body = [f"size = {size}", *first, "for i in range(size):"]
+    example = ", ".join(_slice_text(*operand) for operand in (("index", index, index_b), ("value", value, value_b)))
+    body.append(f"    _lowered.setitem(out[i], {example})")
+    body.append("return out")
+    return _generated("per_example_setitem", "x, index, value, batched", body)
+
+
+@overload(_bt.batched_get_kept, prefer_literal=True)
+def _batched_get_kept(g, index, g_batched, index_batched):
+    if isinstance(g, ZeroType):
+        return lambda g, index, g_batched, index_batched: g
+    flags = (_flag(g_batched), _flag(index_batched))
+    each = _per_example("_adjoint.get_kept", (g, index), flags, {})
+    size = _size_text([("g", g, flags[0]), ("index", index, flags[1])])
+    body = [f"return each((g, index), {size})"]
+    return _generated("batched_get_kept", "g, index, g_batched, index_batched", body, {"each": each})
+
+
+def _size_text(operands):
+    """Source text of the batch size: axis 0 of the first array among the batched (text, type, flag) operands."""
+    for text, ty, flag in operands:
+        if flag and isinstance(ty, types.Array) and ty.ndim:
+            return f"{text}.shape[0]"
+        if flag and _is_tuple(ty):
+            inner = _size_text([(f"{text}[{k}]", t, True) for k, t in enumerate(ty)])
+            if inner is not None:
+                return inner
+    return None
 
 
 def _result_dtype(a, b):
@@ -678,6 +714,8 @@ def _slice_text(expr, ty, flag):
         return f"{expr}[i]"
     if _is_tuple(ty):
         return "(" + "".join(_slice_text(f"{expr}[{k}]", t, flag) + ", " for k, t in enumerate(ty)) + ")"
+    if _is_list(ty) and isinstance(ty.dtype, types.Array):  # a list of positions, each batched (rt.to_batched)
+        return f"[v[i] for v in {expr}]"
     raise TypingError(f"vmap: cannot take one example of a {ty} under jit")
 
 
@@ -872,17 +910,18 @@ def _batched_pack(x, parts):
 
 
 @overload(_bt.batched_add_at, prefer_literal=True)
-def _batched_add_at(base, like, index, v, like_batched):
-    params = "base, like, index, v, like_batched"
+def _batched_add_at(base, like, index, v, like_batched, index_batched=False, v_batched=True):
+    params = "base, like, index, v, like_batched, index_batched=False, v_batched=True"
     if isinstance(v, ZeroType):
         return _generated("add_at_zero", params, ["return base"])
     if _is_list(like):
         # Python's add_at copies the list and adds into one entry; materializing every entry (as tree.add_at
         # does under jit) would copy each example's whole gradient on every trip of the loop.
         if isinstance(base, ZeroType):
-            return lambda base, like, index, v, like_batched: _list_add([_placeholder(x) for x in like], index, v)
+            body = ["return _list_add([_placeholder(x) for x in like], index, v)"]
+            return _generated("add_at_list", params, body, {"_list_add": _list_add, "_placeholder": _placeholder})
 
-        def impl_list(base, like, index, v, like_batched):
+        def impl_list(base, like, index, v, like_batched, index_batched=False, v_batched=True):
             if len(base) < len(like):  # the zero list
                 return _list_add([_placeholder(x) for x in like], index, v)
             return _list_add(list(base), index, v)
@@ -892,6 +931,23 @@ def _batched_add_at(base, like, index, v, like_batched):
         return _generated("add_at_tree", params, ["return _tree.add_at(base, like, index, v)"])
     if not isinstance(like, types.Array):
         raise TypingError(f"vmap: add_at into a {like} is not supported under jit")
+    flags = (_flag(like_batched), _flag(index_batched), _flag(v_batched))
+    if not any(flags):  # only `base` is batched
+        body = ["return _tree.tree_add(base, _tree.add_at(make_zero(), like, index, v))"]
+        return _generated("add_at_base", params, body)
+    if flags[1] or not flags[2] or _has_positions(index):
+        # example by example: an index that differs per example, or one that may name a place twice (each
+        # read of it adds up, which `out[:, index] += v` would not do)
+        parts = [_slice_text(text, ty, flag) for text, ty, flag in zip(("like", "index", "v"), (like, index, v), flags)]
+        size = _size_text([("v", v, flags[2]), ("index", index, flags[1]), ("like", like, flags[0])])
+        body = [
+            f"size = {size}",
+            f"out = np.zeros((size,) + like.shape{'[1:]' if flags[0] else ''}, dtype)",
+            "for i in range(size):",
+            f"    out[i] = _tree.add_at(out[i], {', '.join(parts)})",
+            "return _tree.tree_add(base, out)",
+        ]
+        return _generated("add_at_each", params, body, {"dtype": _float_dtype(like)})
     where = _index_text(index)
     if _flag(like_batched):
         body = ["out = _tree.materialize(base, like)", f"out[{where}] += v", "return out"]

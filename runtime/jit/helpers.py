@@ -287,6 +287,11 @@ def _is_positions(ty) -> bool:
     return isinstance(ty, types.Array) and isinstance(ty.dtype, types.Integer)
 
 
+def _has_positions(index) -> bool:
+    """An index with an integer array among its parts: one that can name a place more than once."""
+    return _is_positions(index) or isinstance(index, types.BaseTuple) and any(_is_positions(t) for t in index.types)
+
+
 def _positions_repeat(index) -> bool:
     """An index whose integer arrays may read a position twice in ways `out[index] += g` does not add up: an
     integer array of 2 or more dimensions, or integer arrays among other indices (a[1:3, np.array([0, 0])])."""
@@ -553,6 +558,8 @@ def _backwards(steps, trips=None):
 def _zero_region(g, index):
     if isinstance(g, ZeroType):
         return lambda g, index: g
+    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
+        return lambda g, index: _adjoint.zero_region(g, np.array(index))
 
     def impl(g, index):
         out = g.copy()
@@ -562,10 +569,39 @@ def _zero_region(g, index):
     return impl
 
 
+@overload(_adjoint.get_kept)
+def _get_kept(g, index):
+    if isinstance(g, ZeroType):
+        return lambda g, index: g
+    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
+        return lambda g, index: _adjoint.get_kept(g, np.array(index))
+    if not _has_positions(index):
+        return lambda g, index: g[index]  # no place is written twice
+
+    def impl(g, index):  # Numba writes each position's number where it writes; the numbers left there are kept
+        read = np.ascontiguousarray(g[index])
+        reached = np.zeros(g.shape, np.bool_)
+        reached[index] = True
+        if np.count_nonzero(reached) == read.size:  # as many places as positions: none repeats
+            return read
+        places = np.empty(g.shape, np.intp)
+        places[index] = np.arange(read.size).reshape(read.shape)
+        kept = np.ascontiguousarray(places[index]).reshape(read.size)
+        flat = read.reshape(read.size)
+        for k in range(read.size):
+            if kept[k] != k:
+                flat[k] = 0
+        return read
+
+    return impl
+
+
 @overload(_adjoint.save_region)
 def _save_region(x, index):
     if isinstance(x, ZeroType):
         return lambda x, index: x
+    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
+        return lambda x, index: _adjoint.save_region(x, np.array(index))
     return lambda x, index: np.copy(x[index])
 
 

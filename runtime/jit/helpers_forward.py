@@ -280,6 +280,8 @@ def _as_list(items):
 def _set_region(x_t, x, index, v_t):
     if isinstance(x_t, ZeroType) and isinstance(v_t, ZeroType):
         return lambda x_t, x, index, v_t: x_t
+    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
+        return lambda x_t, x, index, v_t: _forward.set_region(x_t, x, np.array(index), v_t)
     if not isinstance(x, types.Array):
         raise TypingError(f"set_region into {x} is not supported under jit")
     dtype = _leaf_dtype(x)
@@ -330,9 +332,8 @@ def _write_impl(out, index, value):
         return impl_zero
     if isinstance(value, types.Array):
 
-        def impl(out, index, value):
-            region = out[index]
-            region[...] = _full(value, region.shape)
+        def impl(out, index, value):  # (an integer array's region is a copy: write it back)
+            out[index] = _full(value, out[index].shape)
 
         return impl
 

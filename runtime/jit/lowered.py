@@ -1463,6 +1463,8 @@ def _scalar_getitem(x, index):
 
 @overload(setitem)
 def _setitem(x, index, value):
+    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
+        return lambda x, index, value: setitem(x, np.array(index), value)  # a list of positions
     if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim > 1:
 
         def impl(x, index, value):

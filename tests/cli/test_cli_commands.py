@@ -269,3 +269,31 @@ def test_a_written_gradient_writes_through_views_as_numpy_does(tmp_path):
     f, x, eps = modules["views_model"].smooth_rows, np.linspace(-0.8, 0.9, 4), 1e-6
     numeric = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(4)]
     np.testing.assert_allclose(modules["smooth_rows_grad"].grad_smooth_rows(x), numeric, rtol=1e-6, atol=1e-8)
+
+
+REPEATED_WRITE = """import numpy as np
+
+
+def scatter(x, w):
+    y = np.ones(4)
+    y[[0, 0, 3]] += x
+    y[np.array([1, 1])] = w * x[:2]
+    return np.sum(np.sin(y) * np.arange(1.0, 5.0))
+"""
+
+
+def test_written_gradient_of_writes_with_repeated_indices(tmp_path):
+    """NumPy keeps the last of the values written to one place: the written module credits only that one."""
+    import numpy as np
+    from support import load_module, numeric_grad
+
+    (tmp_path / "repeated.py").write_text(REPEATED_WRITE)
+    code, _, err = run_cli(["grad", "repeated.py:scatter", "--argnums", "0,1", "-o", "repeated_grad.py"], cwd=tmp_path)
+    assert code == 0, err
+    written = load_module(tmp_path, (tmp_path / "repeated_grad.py").read_text(), prefix="repeated_grad")
+    user = load_module(tmp_path, REPEATED_WRITE, prefix="repeated")
+    x, w = np.array([0.3, -0.8, 1.1]), 0.6
+    got = written.grad_scatter(x, w)
+    assert got[0][0] == 0.0  # y[0] keeps x[1], and y[1] keeps w * x[1]: x[0] does not reach the result
+    np.testing.assert_allclose(got[0], numeric_grad(user.scatter, (x, w), 0), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got[1], numeric_grad(user.scatter, (x, w), 1), rtol=1e-6, atol=1e-9)

@@ -549,6 +549,7 @@ def test_prod_with_zeros(tmp_path):
         "y = x * 1.0\ny[x > 0] = 0.5\nreturn np.sum(y * y)",
         "y = np.ones((3, 4))\ny[np.array([0, 2]), -1] = x[1, :2] ** 2\nreturn np.sum(np.sin(y))",
         "y = x.copy()\ny[..., None, 0] += x[:, None, 1]\nreturn np.sum(y ** 3)",
+        "y = x.copy()\ny[[0, 0, 2], 1] = x[1, :3] ** 2\nreturn np.sum(y * y)",
     ],
 )
 def test_setitem(body, tmp_path):

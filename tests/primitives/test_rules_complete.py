@@ -23,6 +23,7 @@ NOT_YET_DIFFERENTIABLE = {
     "rt.dot_vjp_a_batched",
     "rt.dot_vjp_b_batched",
     "rt.batched_add_at",
+    "rt.batched_get_kept",
     "rt.batched_materialize",
     "rt.batched_pack_like",
     "rt.batched_copies",

@@ -369,7 +369,7 @@ def lower_primitives(body, where):
         out = []
         for stmt in stmts:
             rhs = stmt.value if isinstance(stmt, gast.Assign) else None
-            prim = getattr(rhs, "prim", None) if rhs is not None else getattr(stmt, "prim", None)
+            prim = getattr(stmt, "prim", None) or getattr(rhs, "prim", None)  # an in-place write: the statement's
             if prim is not None and prim.jit and prim.name in ("getitem", "setitem"):
                 stmt = _lower_index(stmt, rhs, prim)
             elif prim is not None and prim.jit and rhs is not None:

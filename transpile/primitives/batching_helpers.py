@@ -158,6 +158,7 @@ for _name in [
     "dot_vjp_a_batched",
     "dot_vjp_b_batched",
     "batched_add_at",
+    "batched_get_kept",
     "batched_materialize",
     "batched_pack_like",
 ]:

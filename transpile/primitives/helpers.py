@@ -42,7 +42,7 @@ defhelper(
     vjp={"base": "g", "v": "rt.unbroadcast(rt.get(g, idx), v)"},
     structural=("like", "idx"),
     jvp={"base": "t", "v": "rt.add_at(0.0, like, idx, t)"},
-    batch="rt.batched_add_at(base, like, idx, v, like_batched)",
+    batch="rt.batched_add_at(base, like, idx, v, like_batched, idx_batched, v_batched)",
 )
 defhelper(
     rt.get,
@@ -84,6 +84,14 @@ defhelper(
     vjp={"v": "rt.zero_region(g, idx)"},
     structural=("idx",),
     jvp={"v": "rt.zero_region(t, idx)"},
+)
+defhelper(
+    rt.get_kept,
+    params=["v", "idx"],
+    vjp={"v": "rt.set_region(0.0, v, idx, g)"},
+    structural=("idx",),
+    jvp={"v": "rt.get_kept(t, idx)"},
+    batch="rt.batched_get_kept(v, idx, v_batched, idx_batched)",
 )
 defhelper(
     rt.save_region,
@@ -184,7 +192,7 @@ defhelper(
 defhelper(
     rt.set_region,
     params=["x_t", "like", "idx", "v_t"],
-    vjp={"x_t": "rt.zero_region(g, idx)", "v_t": "rt.get(g, idx)"},
+    vjp={"x_t": "rt.zero_region(g, idx)", "v_t": "rt.get_kept(g, idx)"},
     unbroadcast=("v_t",),
     jvp={"x_t": "rt.set_region(t, like, idx, 0.0)", "v_t": "rt.set_region(0.0, like, idx, t)"},
     structural=("like", "idx"),

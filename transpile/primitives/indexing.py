@@ -47,7 +47,8 @@ defprim(
         Example("a[..., a[0, 0] > a[0, 0, :]]", R3),
     ],
 )
-# An in-place write: the overwritten region of x gets no gradient, the written value gets g there.
+# An in-place write: the overwritten region of x gets no gradient, the written value gets g there (where an
+# index repeats a place, only the value NumPy keeps there, the last written, gets it).
 # (A statement, not an expression: its checks are in tests/primitives/test_registry.py.)
 defprim(
     "setitem",
@@ -55,7 +56,8 @@ defprim(
     params=["x", "idx", "v"],
     jit="jt.setitem(x, idx, v)",
     container=False,
-    vjp={"x": "rt.zero_region(g, idx)", "v": "rt.get(g, idx)"},
+    vjp={"x": "rt.zero_region(g, idx)", "v": "rt.get_kept(g, idx)"},
+    structural=("idx",),
     unbroadcast=("v",),
     jvp={"x": "rt.set_region(x_t, x, idx, v_t)"},
 )

@@ -121,7 +121,7 @@ def accumulate_bwd(residuals, out_bar):
         # cli_model.py:46: if i > 0:
         if _t8:
             # cli_model.py:47: out[i] -= out[i - 1] * 0.5
-            _t10_bar = _t10_bar + rt.unbroadcast(rt.get(out_bar, i), _t10)
+            _t10_bar = _t10_bar + rt.unbroadcast(rt.get_kept(out_bar, i), _t10)
             out_bar = rt.zero_region(out_bar, i)
             _t9_bar = _t9_bar + rt.unbroadcast(_t10_bar, _t9)
             _t11_bar = _t11_bar + rt.unbroadcast(-_t10_bar, _t11)
@@ -139,7 +139,7 @@ def accumulate_bwd(residuals, out_bar):
             _t12_bar = 0.0
             _t9_bar = 0.0
         # cli_model.py:45: out[i] += np.sum(x * (i + 1)) ** 2
-        _t3_bar = rt.unbroadcast(rt.get(out_bar, i), _t3)
+        _t3_bar = rt.unbroadcast(rt.get_kept(out_bar, i), _t3)
         if i != rt.first(_range1):
             out_bar = rt.zero_region(out_bar, i)
             _t2_bar = rt.unbroadcast(_t3_bar, _t2)

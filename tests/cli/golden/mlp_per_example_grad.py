@@ -123,7 +123,7 @@ def predict_bwd_vmap(residuals, outputs_bar, _batch):
         # mlp.py:22: for W, b in params:
         _t13 = (W_bar, b_bar)
         _t4_bar = rt.batched_pack_like(_t4, _t13, True)
-        _t14 = rt.batched_add_at(params_bar, params, _i3, _t4_bar, True)
+        _t14 = rt.batched_add_at(params_bar, params, _i3, _t4_bar, True, False, True)
         params_bar = _t14
         outputs_bar = 0.0
         outputs_bar = rt.to_batched(outputs_bar, _batch)

@@ -88,14 +88,14 @@ def spring_forces_bwd(residuals, forces_bar):
             _tape_i,
         ) = _tape_i
         # physics.py:46: forces[i + 1] -= k * stretch
-        _t13_bar = rt.unbroadcast(rt.get(forces_bar, _t15), _t13)
+        _t13_bar = rt.unbroadcast(rt.get_kept(forces_bar, _t15), _t13)
         forces_bar = rt.zero_region(forces_bar, _t15)
         _t12_bar = rt.unbroadcast(_t13_bar, _t12)
         _t14_bar = rt.unbroadcast(-_t13_bar, _t14)
         stretch_bar = rt.unbroadcast(_t14_bar * k, stretch)
         forces_bar = rt.add_at(forces_bar, forces, _t11, _t12_bar)
         # physics.py:45: forces[i] += k * stretch
-        _t9_bar = rt.unbroadcast(rt.get(forces_bar, i), _t9)
+        _t9_bar = rt.unbroadcast(rt.get_kept(forces_bar, i), _t9)
         if i != rt.first(_range3):
             forces_bar = rt.zero_region(forces_bar, i)
             _t8_bar = rt.unbroadcast(_t9_bar, _t8)
@@ -235,7 +235,7 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
     (_ct6,) = spring_forces_bwd(_res_spring_forces_1, f_bar)
     x_bar = rt.tree_add(x_bar, _ct6)
     # physics.py:62: x[:] = x0
-    x0_bar = rt.unbroadcast(rt.get(x_bar, slice(None, None, None)), x0)
+    x0_bar = rt.unbroadcast(rt.get_kept(x_bar, slice(None, None, None)), x0)
     return (x0_bar,)
 
 

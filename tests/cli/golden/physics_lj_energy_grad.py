@@ -129,14 +129,14 @@ def lj_per_atom_bwd(residuals, per_atom_bar):
                 _tape_j,
             ) = _tape_j
             # physics.py:31: per_atom[j] += 0.5 * pair
-            _t17_bar = rt.unbroadcast(rt.get(per_atom_bar, j), _t17)
+            _t17_bar = rt.unbroadcast(rt.get_kept(per_atom_bar, j), _t17)
             per_atom_bar = rt.zero_region(per_atom_bar, j)
             _t16_bar = rt.unbroadcast(_t17_bar, _t16)
             _t18_bar = rt.unbroadcast(_t17_bar, _t18)
             pair_bar = rt.unbroadcast(_t18_bar * 0.5, pair)
             per_atom_bar = rt.add_at(per_atom_bar, per_atom, j, _t16_bar)
             # physics.py:30: per_atom[i] += 0.5 * pair
-            _t14_bar = rt.unbroadcast(rt.get(per_atom_bar, i), _t14)
+            _t14_bar = rt.unbroadcast(rt.get_kept(per_atom_bar, i), _t14)
             per_atom_bar = rt.zero_region(per_atom_bar, i)
             _t13_bar = rt.unbroadcast(_t14_bar, _t13)
             _t15_bar = rt.unbroadcast(_t14_bar, _t15)

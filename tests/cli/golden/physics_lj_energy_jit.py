@@ -58,10 +58,10 @@ def lj_per_atom(positions, epsilon, sigma):
             # physics.py:30: per_atom[i] += 0.5 * pair
             _t13 = jt.getitem(per_atom, i)
             _t14 = _t13 + jt.weak(0.5, pair) * pair
-            per_atom[i] = _t14
+            jt.setitem(per_atom, i, _t14)
             # physics.py:31: per_atom[j] += 0.5 * pair
             _t16 = jt.getitem(per_atom, j)
             _t17 = _t16 + jt.weak(0.5, pair) * pair
-            per_atom[j] = _t17
+            jt.setitem(per_atom, j, _t17)
     # physics.py:32: return per_atom
     return per_atom
