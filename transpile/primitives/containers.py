@@ -38,7 +38,14 @@ defprim(
 )
 defprim("len", builtins.len, batch="rt.batched_len(x)", batch_same=True, path="len", params=["x"], nondiff=True)
 defprim(
-    "range", builtins.range, path="range", params=[], varargs="bounds", nondiff=True, batch="rt.batched_range(bounds)"
+    "range",
+    builtins.range,
+    path="range",
+    params=[],
+    varargs="bounds",
+    nondiff=True,
+    batch="rt.batched_range(bounds)",
+    loop_trips=("bounds",),
 )
 defprim("min_int", runtime.min_int, path="rt.min_int", params=[], varargs="values", nondiff=True)
 defprim(

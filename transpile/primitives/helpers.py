@@ -43,6 +43,7 @@ defhelper(
     structural=("like", "idx"),
     jvp={"base": "t", "v": "rt.add_at(0.0, like, idx, t)"},
     batch="rt.batched_add_at(base, like, idx, v, like_batched)",
+    batch_needs_same=("idx",),
 )
 defhelper(
     rt.get,
@@ -52,6 +53,7 @@ defhelper(
     structural=("idx",),
     jvp={"tree": "rt.get(t, idx)"},
     batch="rt.batched_getitem(tree, idx)",
+    batch_needs_same=("idx",),
 )
 defhelper(
     rt.tree_add,
@@ -159,8 +161,8 @@ defhelper(
     rt.backwards,
     params=["steps", "trips=None"],
     nondiff=True,
-    batch="rt.backwards(steps, trips)",
-    batch_same=True,
+    batch="rt.batched_backwards(steps, trips, mask)",
+    loop_trips=("trips",),
 )
 defhelper(rt.first, params=["steps"], nondiff=True, batch="rt.first(steps)", batch_same=True)
 defprim("reversed", reversed, path="reversed", params=["seq"], nondiff=True)
