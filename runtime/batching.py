@@ -15,6 +15,7 @@ __all__ = [
     "align",
     "select",
     "select_bound",
+    "select_tape",
     "bound_condition",
     "batch_axis",
     "to_batched",
@@ -112,6 +113,18 @@ def select_bound(condition, then, otherwise):
     if otherwise is None:
         return then
     if then is None:
+        return otherwise
+    return select(condition, then, otherwise)
+
+
+def select_tape(condition, then, otherwise, mask=None):
+    """select for a tape that both branches of an `if` push onto (or pop from): where one branch ran alone (no
+    example under the mask took the other), its tape; where both ran, their entries selected one by one."""
+    condition = np.asarray(condition, dtype=bool)
+    running = np.ones_like(condition) if mask is None else np.asarray(mask, dtype=bool)
+    if not np.any(running & ~condition):
+        return then
+    if not np.any(running & condition):
         return otherwise
     return select(condition, then, otherwise)
 

@@ -12,6 +12,7 @@ for _name in [
     "any_active",
     "all_examples",
     "bound_condition",
+    "select_tape",
     "common_range",
     "example_shape",
     "example_size",

@@ -177,17 +177,25 @@ class _BatchBuilder:
         return targets
 
     def _per_example_ranges(self, batched):
-        """Names bound to a loop's range (range(...), rt.backwards(...)) whose trip count differs per example."""
+        """Names bound to a loop's range (range(...), rt.backwards(...)) whose trip count differs per example:
+        built from per-example bounds, or from such a range."""
         out = set()
-        for stmt in walk_statements(self.fn.body):
-            rhs = getattr(stmt, "value", None)
-            if getattr(rhs, "prim", None) is not None and _trips_differ(rhs, batched):
-                out.add(stmt.targets[0].id)
-        return out
+        while True:
+            more = {
+                stmt.targets[0].id
+                for stmt in walk_statements(self.fn.body)
+                if getattr(getattr(stmt, "value", None), "prim", None) is not None
+                and (_trips_differ(stmt.value, batched) or (stmt.value.prim.loop_trips and _operands(stmt) & out))
+            }
+            if more <= out:
+                return out
+            out |= more
 
     def _same_for_all(self, rhs, batched):
         """Whether a primitive's result is the same for every example, batched operands or not."""
-        return rhs.prim.batch_same or (rhs.prim.loop_trips is not None and not _trips_differ(rhs, batched))
+        if rhs.prim.loop_trips is not None:
+            return not (_trips_differ(rhs, batched) or set(_names(rhs)) & self._per_example_ranges(batched))
+        return rhs.prim.batch_same
 
     def _stacks(self):
         """The tapes of a forward or adjoint sweep (`_tape_x = (x, _tape_x)`, `x, _tape_x = _tape_x`)."""
@@ -233,14 +241,18 @@ class _BatchBuilder:
         return False
 
     def _bound_on_some_paths(self):
-        """Names read where they may be unbound, which per-example control flow binds: the batched function
-        binds them to None first, so that examples that have not bound them yet have a value to keep."""
+        """Names that per-example control flow binds on some paths only: read where they may be unbound, or bound
+        by both branches of a per-example `if` with no value before it.  The batched function binds them to None
+        first, so that every example has a value to keep (and a branch that no example takes can be skipped)."""
         flows = [s for s in walk_statements(self.fn.body) if self._per_example_flow(s)]
         bound = {x for s in flows for x in self._assigned(s.body + s.orelse)}
         out = []
         for stmt in walk_statements(self.fn.body):
             maybe, surely = self.states[id(stmt)]
-            out += [x for x in sorted(_reads(stmt) & bound & (maybe - surely)) if x not in out]
+            names = _reads(stmt) & bound & (maybe - surely)
+            if isinstance(stmt, gast.If) and self._per_example_flow(stmt):
+                names |= (self._top_targets(stmt.body) & self._top_targets(stmt.orelse)) - surely - self.stacks
+            out += [x for x in sorted(names) if x not in out]
         return out
 
     def _under_batched_control(self, stmt, batched):
@@ -410,7 +422,7 @@ class _BatchBuilder:
 
     def _batched_prim(self, stmt, prim, rhs):
         bound = rhs.bound
-        if prim.loop_trips is not None and not _trips_differ(rhs, self.batched):
+        if self._same_for_all(rhs, self.batched) and prim.loop_trips is not None:
             return copy.deepcopy(rhs)  # a range of the same trips for every example
         if prim.name in ("make_tuple", "make_list", "make_dict"):
             items = [self._as_batched(v) for v in bound["items"]]
@@ -556,6 +568,10 @@ class _BatchBuilder:
 
     def _select(self, x, cond, then, otherwise, origin):
         """x = then for the examples where cond holds, otherwise for the others."""
+        if x in self.stacks:  # pushed onto (or popped from) by both branches of an if
+            return _assign(
+                x, _call("rt.select_tape", [copy.deepcopy(cond), then, otherwise] + self._mask_args()), origin
+            )
         helper = "rt.select_bound" if x in self.unbound or x in self.unset else "rt.select"
         return _assign(x, _call(helper, [copy.deepcopy(cond), then, otherwise]), origin)
 
@@ -571,14 +587,13 @@ class _BatchBuilder:
         self.masks = outer
         return block
 
-    def _branch(self, stmts, cond, skippable):
+    def _branch(self, stmts, cond):
+        """A branch of a per-example `if`, run only if some example takes it."""
         self.masks.append(cond)
         block = self._block(stmts)
         taken = _call("rt.any_active", [self._mask_expr()])
         self.masks.pop()
-        if skippable and block:  # a branch no example takes is not run
-            return [gast.copy_location(gast.If(test=taken, body=block, orelse=[]), block[0])]
-        return block
+        return [gast.copy_location(gast.If(test=taken, body=block, orelse=[]), block[0])] if block else []
 
     def _if(self, stmt):
         if not self._is_batched(stmt.test):
@@ -586,33 +601,30 @@ class _BatchBuilder:
             new.body = self._block(stmt.body) or [gast.Pass()]
             new.orelse = self._block(stmt.orelse)
             return [new]
-        # both branches run for every example; each name they bind then takes, per example, the value of the
-        # branch that example takes.  A tape that only one branch pushes onto (or pops from) is pushed for every
-        # example, as the mirror of that branch in the adjoint sweep pops it for every example.
+        # each branch runs for the examples that take it (not at all if none does); each name bound before then
+        # takes, per example, the value of the branch that example took (names bound by a branch only are not
+        # read after it: see _bound_on_some_paths).  A tape that only one branch pushes onto (or pops from) is
+        # pushed whenever that branch runs, as its mirror in the adjoint sweep pops it whenever it runs.
         cond = stmt.test
-        touched = self._assigned(stmt.body + stmt.orelse)
         in_both = set(self._assigned(stmt.body)) & set(self._assigned(stmt.orelse))
-        assigned = [x for x in touched if x not in self.stacks or x in in_both]
+        assigned = [x for x in self._assigned(stmt.body + stmt.orelse) if x not in self.stacks or x in in_both]
         surely = self.states[id(stmt)][1] | set(self.unbound)
         before = [x for x in assigned if x in surely]
-        defined_then = self._top_targets(stmt.body) | surely
-        defined_else = self._top_targets(stmt.orelse) | surely
-        merged = [x for x in assigned if x in defined_then and x in defined_else]
-        # a branch that no example takes is skipped, unless it binds a name that both bind (and that has no
-        # value before), or pushes or pops a tape (its mirror in the adjoint sweep must do the same)
-        skippable = set(merged) <= set(before) and not self.stacks & set(touched)
-        out = [_comment("the condition differs per example: both branches run, then each example keeps its own", stmt)]
+        text = (
+            "the condition differs per example: both branches run (if some example takes them), then each keeps its own"
+        )
+        out = [_comment(text, stmt)]
         saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in before}
         for x in before:
             out.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
-        out += self._branch(stmt.body, copy.deepcopy(cond), skippable)
-        then_values = {x: self.fresh(f"{x.lstrip('_')}_then_") for x in merged}
-        for x in merged:
+        out += self._branch(stmt.body, copy.deepcopy(cond))
+        then_values = {x: self.fresh(f"{x.lstrip('_')}_then_") for x in before}
+        for x in before:
             out.append(_assign(then_values[x], self._as_batched(name(x)), stmt))
         for x in before:
             out.append(_assign(x, name(saved[x]), stmt))
-        out += self._branch(stmt.orelse, gast.UnaryOp(op=gast.Invert(), operand=copy.deepcopy(cond)), skippable)
-        for x in merged:
+        out += self._branch(stmt.orelse, gast.UnaryOp(op=gast.Invert(), operand=copy.deepcopy(cond)))
+        for x in before:
             out.append(self._select(x, cond, name(then_values[x]), self._as_batched(name(x)), stmt))
         return out
 
