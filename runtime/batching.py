@@ -15,6 +15,7 @@ __all__ = [
     "align",
     "select",
     "select_bound",
+    "unset",
     "select_tape",
     "bound_condition",
     "batch_axis",
@@ -106,6 +107,11 @@ def select(condition, then, otherwise):
     rank = max(np.ndim(then), np.ndim(otherwise))
     condition = np.reshape(condition, np.shape(condition) + (1,) * (rank - np.ndim(condition)))
     return np.where(condition, then, otherwise)
+
+
+def unset():
+    """In batched code, the value of a name that the user binds on some paths only, until an example binds it."""
+    return None
 
 
 def select_bound(condition, then, otherwise):

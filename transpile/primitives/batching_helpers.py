@@ -13,6 +13,7 @@ for _name in [
     "all_examples",
     "bound_condition",
     "select_tape",
+    "unset",
     "common_range",
     "example_shape",
     "example_size",

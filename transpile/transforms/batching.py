@@ -208,14 +208,16 @@ class _BatchBuilder:
         return {x for x, ok in kinds.items() if ok and x.startswith(naming.TAPE_PREFIX)}
 
     def _unset_until_bound(self):
-        """Names that hold None until bound (a sweep's `x = None`, or a value a tape gives back from before x was
-        bound) and that are read only where that None cannot matter: pushed onto a tape, saved among the
-        residuals, or computed with (which None could not be).  An example that has not bound one yet keeps
-        None; a value bound for the others is not selected away for it."""
-        none, strict = set(), set()
+        """Names that hold None until bound and that are read only where that None cannot matter: batched code's
+        `x = rt.unset()`, and a sweep's `x = None` (or a value a tape gives back from before x was bound) pushed
+        onto a tape, saved among the residuals, or computed with (which None could not be).  An example that has
+        not bound one yet keeps None; a value bound for the others is not selected away for it."""
+        none, strict, unset = set(), set(), set()
         for stmt in walk_statements(self.fn.body):
             rhs = getattr(stmt, "value", None)
-            if isinstance(stmt, gast.Assign) and isinstance(rhs, gast.Constant) and rhs.value is None:
+            if getattr(getattr(rhs, "prim", None), "name", None) == "rt.unset":  # batched code's own
+                unset.update(defined_targets(stmt))
+            elif isinstance(stmt, gast.Assign) and isinstance(rhs, gast.Constant) and rhs.value is None:
                 none.update(defined_targets(stmt))
             elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Tuple):
                 if set(defined_targets(stmt)) & self.stacks:  # popped from a tape
@@ -230,7 +232,7 @@ class _BatchBuilder:
                 or any(isinstance(n, gast.Constant) and n.value is None for n in gast.walk(rhs))
             ):  # returned, tested, copied, passed to a function, or compared with None
                 strict.update(_reads(stmt))
-        return none - strict - self.stacks
+        return (none - strict - self.stacks) | unset
 
     def _per_example_flow(self, stmt):
         """Whether examples take different paths through this if or loop."""
@@ -296,8 +298,7 @@ class _BatchBuilder:
         self.masks = []  # enclosing batched conditions, innermost last
         body = []
         for x in self.unbound:
-            body += [_comment(f"`{x}` is bound on some paths only: None until an example binds it", fn.body[0])]
-            body += [_assign(x, const(None), fn.body[0])]
+            body.append(_assign(x, _call("rt.unset", []), fn.body[0]))  # bound on some paths only
         body += self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
         params = list(fn.params) + [self.batch]
@@ -367,7 +368,7 @@ class _BatchBuilder:
     def _mask_expr(self):
         expr = self.masks[0]
         for m in self.masks[1:]:
-            expr = gast.BinOp(left=expr, op=gast.BitAnd(), right=m)
+            expr = _call("np.logical_and", [expr, m])
         return copy.deepcopy(expr)
 
     def _assign_statement(self, stmt):
@@ -577,7 +578,7 @@ class _BatchBuilder:
 
     def _under_masks(self, expr):
         """`expr` and the enclosing batched conditions (which examples run here)."""
-        return gast.BinOp(left=self._mask_expr(), op=gast.BitAnd(), right=expr) if self.masks else expr
+        return _call("np.logical_and", [self._mask_expr(), expr]) if self.masks else expr
 
     def _masked_block(self, stmts, active):
         """The batched block of a loop body that runs for the examples `active` selects (it includes the
