@@ -15,6 +15,7 @@ import importlib
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
+from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
@@ -167,6 +168,17 @@ def _batch_size_of(args, specs, names, axis_size=None):
     return _generated("batch_size_of", "args, specs, names, axis_size=None", lines, {"_axis_len": _axis_len})
 
 
+@intrinsic
+def _bound(typingctx, x):
+    """The value of an Optional known to be set."""
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], x, x.type)
+        return impl_ret_borrowed(context, builder, x.type, value)
+
+    return x.type(x), codegen
+
+
 @overload(_bt.to_batched)
 def _to_batched(value, size):
     if _is_static(value) or isinstance(value, types.Boolean) and False:
@@ -241,6 +253,8 @@ def _finish_batched(value, spec, batched, size):
         return lambda value, spec, batched, size: [_bt.finish_batched(v, spec, batched, size) for v in value]
     if isinstance(value, (types.NoneType, types.UnicodeType, types.StringLiteral)):
         return lambda value, spec, batched, size: value
+    if isinstance(value, types.Optional):  # bound on some paths only (rt.unset): by the end, bound for every example
+        return lambda value, spec, batched, size: _bt.finish_batched(_bound(value), spec, batched, size)
     move = not (isinstance(spec, types.IntegerLiteral) and spec.literal_value == 0)
     if isinstance(value, ZeroType):
 
@@ -347,14 +361,9 @@ def _select(condition, then, otherwise):
     return _generated("select", "condition, then, otherwise", body, {"zero": zero})
 
 
-@intrinsic
-def _bound(typingctx, x):
-    """The value of an Optional known to be set."""
-
-    def codegen(context, builder, signature, args):
-        return context.cast(builder, args[0], x, x.type)
-
-    return x.type(x), codegen
+@overload(_bt.unset)
+def _unset():
+    return lambda: None
 
 
 @overload(_bt.select_bound)
