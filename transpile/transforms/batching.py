@@ -5,8 +5,12 @@ example.  Each statement with batched operands is rewritten by its primitive's b
 from the registry: elementwise operations align ranks and broadcast, reductions shift their
 axes, and a primitive without a rule loops over examples (the generated code says so).
 Python control flow that depends on a batched value runs for every example: an `if`
-computes both branches and selects per example, a `while` runs masked until every example
-is done.
+computes both branches (skipping one that no example takes) and selects per example, a
+`while` runs masked until every example is done, and so does a `for` loop that examples
+leave at different trips (`break`, `return`) or whose range differs per example.  Examples
+that are not running a block compute nothing there that could fault (calls made example by
+example skip them), and the tapes of a forward sweep are pushed and popped by all examples
+in step, so that vmap(grad(f)) replays each example's own trips.
 """
 
 from __future__ import annotations
