@@ -202,14 +202,40 @@ class _BatchBuilder:
         return rhs.prim.batch_same
 
     def _stacks(self):
-        """The tapes of a forward or adjoint sweep (`_tape_x = (x, _tape_x)`, `x, _tape_x = _tape_x`)."""
-        kinds = {}
+        """The tapes of a forward or adjoint sweep (`_tape_x = (x, _tape_x)`, `x, _tape_x = _tape_x`), their
+        tangents (`_tape_x_dot`), and the names that only ever hold one: a copy, or a tape with one more entry."""
+        bindings = {}  # name -> [(how it is bound, from which names)]
         for stmt in walk_statements(self.fn.body):
             for x in defined_targets(stmt) if isinstance(stmt, gast.Assign) else ():
                 rhs = stmt.value
-                moved = isinstance(stmt.targets[0], gast.Tuple) or isinstance(rhs, gast.Name)
-                kinds[x] = kinds.get(x, True) and (moved or (isinstance(rhs, gast.Constant) and rhs.value is None))
-        return {x for x, ok in kinds.items() if ok and x.startswith(naming.TAPE_PREFIX)}
+                if isinstance(stmt.targets[0], gast.Tuple) or (
+                    isinstance(rhs, gast.Constant) and (rhs.value is None or rhs.value == 0.0)
+                ):  # popped, or not bound yet (None, or the symbolic zero of a tangent)
+                    how = ("unset", ())
+                elif isinstance(rhs, (gast.Tuple, gast.List)):
+                    how = ("push", tuple(_names(rhs)))
+                elif isinstance(rhs, (gast.Name, gast.Call)):  # a copy, or a helper's (rt.zeros_like_tree)
+                    how = ("copy", tuple(_names(rhs) if isinstance(rhs, gast.Name) else _names(_tuple(rhs.args))))
+                else:
+                    how = ("other", ())
+                bindings.setdefault(x, []).append(how)
+
+        def holds_a_stack(x, stacks):
+            ways = bindings[x]
+            return all(
+                how == "unset"
+                or (how == "copy" and names and set(names) <= stacks)
+                or (how == "push" and stacks & set(names))
+                for how, names in ways
+            ) and any(how != "unset" for how, _ in ways)
+
+        tapes = {x for x, ways in bindings.items() if x.startswith(naming.TAPE_PREFIX) and ("other", ()) not in ways}
+        stacks = set(tapes)
+        while True:
+            more = {x for x in bindings if x not in stacks and holds_a_stack(x, stacks)}
+            if not more:
+                return stacks
+            stacks |= more
 
     def _unset_until_bound(self):
         """Names that hold None until bound and that are read only where that None cannot matter: batched code's
