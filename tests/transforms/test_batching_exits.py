@@ -219,3 +219,5 @@ def test_the_loop_ends_when_every_example_has_left_it():
     assert "examples leave the loop at different trips" in source
     assert "if rt.all_examples(_break):\n            break" in source
     assert "while rt.any_active(" in tp.source(tp.vmap(ret_in_while))
+    # values the same for every example stay so inside the masked loop: x[i] is one batched read, not a loop
+    assert "loops over the examples" not in source

@@ -178,6 +178,8 @@ class _BatchBuilder:
             mask = tuple(isinstance(a, gast.Name) and a.id in batched for a in rhs.args)
             if not self.mode.variant(callee, mask).result_batched and not self._under_batched_control(stmt, batched):
                 return []
+        if not reads & batched:  # bound under per-example control: per example, unless read only right here
+            return [x for x in targets if x not in self.temporaries]
         return targets
 
     def _per_example_ranges(self, batched):
@@ -318,6 +320,7 @@ class _BatchBuilder:
             self.batch += "_"
         self.names.add(self.batch)
         self.controls = self._control_map()
+        self.temporaries = _temporaries(fn.body)
         self.batched = self._batched_names()
         ret = fn.body[-1].value
         self.var.result_batched = isinstance(ret, gast.Name) and ret.id in self.batched
@@ -762,6 +765,28 @@ def _trips_differ(rhs, batched):
 def _atoms(value):
     """A bound argument's atoms: the atom, those of a tuple (varargs), or none (not given)."""
     return value if isinstance(value, tuple) else (value,) if value is not None else ()
+
+
+def _temporaries(body):
+    """Names bound once and read only later in the same block (within a branch, or a loop's trip)."""
+    binds, reads = {}, {}
+
+    def walk(block, chain):
+        for i, stmt in enumerate(block):
+            here = chain + ((id(block), i),)
+            for x in defined_targets(stmt):
+                binds.setdefault(x, []).append(here[-1])
+            for x in _reads(stmt):
+                reads.setdefault(x, []).append(here)
+            for field in ("body", "orelse"):
+                walk(getattr(stmt, field, []) or [], here)
+
+    walk(body, ())
+    return {
+        x
+        for x, sites in binds.items()
+        if len(sites) == 1 and all(any(b == sites[0][0] and i > sites[0][1] for b, i in at) for at in reads.get(x, []))
+    }
 
 
 def _exit_flag(loop):
