@@ -108,6 +108,15 @@ def brk_in_while(x):
     return s
 
 
+def cyclic(x):
+    s = 0.0
+    for i in range(12):
+        s = s + x[i % 4] * x[i % 4]
+        if s > 1.0:
+            break
+    return s
+
+
 def per_example_trips(x):
     s = 0.0
     for i in range(int(x[3] * 10.0)):
@@ -117,7 +126,19 @@ def per_example_trips(x):
     return s
 
 
-EXITS = [brk, brk_mid, cont, ret, nested_ret, nested_brk, calls_helper, ret_in_while, brk_in_while, per_example_trips]
+EXITS = [
+    brk,
+    brk_mid,
+    cont,
+    ret,
+    nested_ret,
+    nested_brk,
+    calls_helper,
+    ret_in_while,
+    brk_in_while,
+    cyclic,
+    per_example_trips,
+]
 
 
 def per_example(f, *args):
@@ -219,5 +240,5 @@ def test_the_loop_ends_when_every_example_has_left_it():
     assert "examples leave the loop at different trips" in source
     assert "if rt.all_examples(_break):\n            break" in source
     assert "while rt.any_active(" in tp.source(tp.vmap(ret_in_while))
-    # values the same for every example stay so inside the masked loop: x[i] is one batched read, not a loop
-    assert "loops over the examples" not in source
+    # values the same for every example stay so inside the masked loop: x[i % 4] is one batched read, not a loop
+    assert "loops over the examples" not in tp.source(tp.vmap(cyclic))
