@@ -841,12 +841,24 @@ def _per_example_overload(fn, args, batched, size, keywords=(), mask=None):
     if not (keywords == () or _is_none(keywords) or (_is_tuple(keywords) and len(keywords) == 0)):
         raise TypingError("vmap: per-example calls with keyword arguments are not supported under jit")
     flags = tuple(_flag(f) for f in batched)
-    rule = _BATCHED_RULES.get(getattr(fn, "typing_key", None)) if isinstance(fn, types.Function) else None
+    key = getattr(fn, "typing_key", None) if isinstance(fn, types.Function) else None
+    # rt.add_at and rt.get with a key, or an index every example shares, have batching rules
+    if key is _tree.add_at and not _holds_an_array(args[2]):
+        call = f"return _bt.batched_add_at(args[0], args[1], args[2], args[3], {flags[1]})"
+        return _generated("per_example_add_at", "fn, args, batched, size, keywords=(), mask=None", [call])
+    if key is _tree.get and not _holds_an_array(args[1]):
+        call = "return _bt.batched_getitem(args[0], args[1])"
+        return _generated("per_example_get", "fn, args, batched, size, keywords=(), mask=None", [call])
+    rule = _BATCHED_RULES.get(key)
     if rule is not None and len(args) == 3 and all(_example_nd(t, f) <= 2 for t, f in zip(args, flags)):
         call = f"return {rule}(args[0], args[1], args[2], {flags[0]}, {flags[1]}, {flags[2]})"
         return _generated("per_example_rule", "fn, args, batched, size, keywords=(), mask=None", [call])
     each = _per_example_with_fn(tuple(args), flags, masked=not _is_none(mask))
     return lambda fn, args, batched, size, keywords=(), mask=None: each(fn, args, size, mask)
+
+
+def _holds_an_array(ty):
+    return isinstance(ty, types.Array) or (_is_tuple(ty) and any(_holds_an_array(t) for t in ty))
 
 
 def _per_example_with_fn(args, flags, masked):
