@@ -235,6 +235,10 @@ __all__.append("backwards")
 
 def first(steps):
     """The first value of a non-empty range: the last trip of the adjoint loop over rt.backwards(steps)."""
+    if not isinstance(steps, range):
+        from .batching import PER_EXAMPLE_TRIPS, BatchError
+
+        raise BatchError(PER_EXAMPLE_TRIPS)
     return steps[0]
 
 

@@ -15,6 +15,10 @@ __all__ = [
     "batch_size",
     "align",
     "select",
+    "select_bound",
+    "unset",
+    "select_tape",
+    "bound_condition",
     "batch_axis",
     "to_batched",
     "writable",
@@ -106,6 +110,41 @@ def select(condition, then, otherwise):
     return np.where(condition, then, otherwise)
 
 
+def unset():
+    """In batched code, the value of a name that the user binds on some paths only, until an example binds it."""
+    return None
+
+
+def select_bound(condition, then, otherwise):
+    """select for a name that is bound on some paths only: None (not bound yet) on one side takes the other."""
+    if otherwise is None:
+        return then
+    if then is None:
+        return otherwise
+    return select(condition, then, otherwise)
+
+
+def select_tape(condition, then, otherwise, mask=None):
+    """select for a tape that both branches of an `if` push onto (or pop from): where one branch ran alone (no
+    example under the mask took the other), its tape; where both ran, their entries selected one by one."""
+    condition = np.asarray(condition, dtype=bool)
+    running = np.ones_like(condition) if mask is None else np.asarray(mask, dtype=bool)
+    if not np.any(running & ~condition):
+        return then
+    if not np.any(running & condition):
+        return otherwise
+    return select(condition, then, otherwise)
+
+
+def bound_condition(condition, then, otherwise):
+    """The condition select_bound applies: true where only `then` is bound, false where only `otherwise` is."""
+    if otherwise is None:
+        return True
+    if then is None:
+        return False
+    return condition
+
+
 def any_active(condition):
     """Whether a batched loop condition still holds for some example."""
     return bool(np.any(condition))
@@ -137,17 +176,26 @@ def writable(x):
     return x if x.flags.writeable else np.array(x)
 
 
-def per_example(fn, args, batched, size, keywords=()):
+def per_example(fn, args, batched, size, keywords=(), mask=None):
     """fn applied to each example's slice of the batched arguments, results stacked (no batching rule).
 
-    The last len(keywords) arguments are passed by those keyword names.
+    The last len(keywords) arguments are passed by those keyword names.  Under a mask, fn runs only for
+    the examples it selects: the others (whose values are selected away) take the first one's result, so
+    that an example which left a loop or took the other branch cannot fault here.
     """
     npos = len(args) - len(keywords)
-    results = []
-    for i in range(size):
+    results = {}
+    for i in _selected(mask, size):
         values = [_slice(a, i) if b else a for a, b in zip(args, batched)]
-        results.append(fn(*values[:npos], **dict(zip(keywords, values[npos:]))))
-    return _stack(results)
+        results[i] = fn(*values[:npos], **dict(zip(keywords, values[npos:])))
+    first = next(iter(results.values()))
+    return _stack([results.get(i, first) for i in range(size)])
+
+
+def _selected(mask, size):
+    """The examples a mask selects (every example without one, or when it selects none)."""
+    chosen = range(size) if mask is None else np.flatnonzero(np.broadcast_to(mask, (size,)))
+    return chosen if len(chosen) else range(size)
 
 
 def _is_static(value):
@@ -316,15 +364,16 @@ def batched_get_kept(g, index, g_batched, index_batched):
     return _batch_axis_first(get_kept(g, batch_index(index)), index)
 
 
-def per_example_setitem(x, index, value, batched):
-    """x[index] = value, example by example (the index differs per example)."""
+def per_example_setitem(x, index, value, batched, mask=None):
+    """x[index] = value, example by example (the index differs per example); under a mask, only the
+    examples it selects write."""
     x_b, index_b, value_b = batched
     index, index_b = shared_index(index, index_b)
     size = batch_of([v for v, b in zip((x, index, value), (x_b, index_b, value_b)) if b])
     x = np.array(to_batched(x, size) if not x_b else x)
     if not index_b:
-        return batched_setitem(x, index, value, value_b)
-    for i in range(size):
+        return batched_setitem(x, index, value, value_b, mask)
+    for i in range(size) if mask is None else np.flatnonzero(np.broadcast_to(mask, (size,))):
         x[i][_slice(index, i)] = value[i] if value_b else value
     return x
 
@@ -873,40 +922,76 @@ __all__.append("batched_pack_like")
 
 
 class BatchedRange:
-    """range(start, stop, step) with per-example bounds."""
+    """The values of a loop that runs a different number of trips per example.
 
-    def __init__(self, *bounds):
-        if len(bounds) == 1:
-            bounds = (0, bounds[0], 1)
-        elif len(bounds) == 2:
-            bounds = (bounds[0], bounds[1], 1)
-        self.start, self.stop, self.step = (np.asarray(b) for b in bounds)
-        if np.any(self.step == 0):
-            raise ValueError("range() arg 3 must not be zero")
-        self.trips = np.maximum(0, (self.stop - self.start + self.step - np.sign(self.step)) // self.step)
+    At trip k of the batched loop, an example's value is `base + k * stride`, and it runs the trips
+    `first <= k < first + trips`: range(start, stop, step) runs from trip 0; the adjoint of a loop (its
+    trips backwards) ends, for every example, at the last trip.
+    """
+
+    def __init__(self, base, stride, first, trips):
+        self.base, self.stride, self.first, self.trips = base, stride, first, trips
 
 
 def batched_range(bounds):
     """The ranges of a loop whose bounds (a tuple, as range() takes them) differ per example."""
-    return BatchedRange(*bounds)
+    if len(bounds) == 1:
+        bounds = (0, bounds[0], 1)
+    elif len(bounds) == 2:
+        bounds = (bounds[0], bounds[1], 1)
+    start, stop, step = (np.asarray(b) for b in bounds)
+    if np.any(step == 0):
+        raise ValueError("range() arg 3 must not be zero")
+    trips = np.maximum(0, (stop - start + step - np.sign(step)) // step)
+    return BatchedRange(start, step, 0, trips)
 
 
-def longest(steps):
-    return int(np.max(steps.trips)) if np.size(steps.trips) else 0
+def batched_backwards(steps, trips=None, mask=None):
+    """rt.backwards(steps, trips) when the trip counts differ per example: the values each example ran,
+    last first, ending together at the last trip (as the loop they undo began together at trip 0).
+
+    Examples outside the mask ran no trips; the others ran `trips` (all of `steps` if None).
+    """
+    if isinstance(steps, BatchedRange):
+        start, step, ran = steps.base, steps.stride, steps.trips
+    else:
+        start, step, ran = steps.start, steps.step, len(steps)
+    ran = np.minimum(ran, trips) if trips is not None else np.asarray(ran)
+    if mask is not None:
+        ran = np.where(mask, ran, 0)
+    total = int(np.max(ran)) if np.size(ran) else 0
+    return BatchedRange(start + (total - 1) * step, -step, total - ran, ran)
+
+
+def longest(steps, mask=None):
+    """How many trips the batched loop runs: the most any example (under the mask) runs."""
+    ends = steps.first + steps.trips
+    if mask is not None:
+        ends = np.where(mask, ends, 0)
+    return int(np.max(ends)) if np.size(ends) else 0
 
 
 def range_at(steps, trip):
     """The loop variable of every example at trip `trip`."""
-    return steps.start + trip * steps.step
+    return np.broadcast_to(steps.base + trip * steps.stride, np.shape(steps.trips))
 
 
-def range_active(steps, trip, stopped=None):
-    """Which examples are still looping at trip `trip` (and have not broken out of the loop)."""
-    active = np.broadcast_to(trip < steps.trips, np.shape(steps.trips))
-    return active if stopped is None else active & ~np.asarray(stopped, dtype=bool)
+def range_active(steps, trip, stopped=None, mask=None):
+    """Which examples run trip `trip`: within their trips, not broken out of the loop, and under the mask."""
+    active = (steps.first <= trip) & (trip < steps.first + steps.trips)
+    if stopped is not None:
+        active = active & ~np.asarray(stopped, dtype=bool)
+    if mask is not None:
+        active = active & mask
+    return np.broadcast_to(active, np.shape(steps.trips))
 
 
-__all__ += ["BatchedRange", "batched_range", "longest", "range_at", "range_active"]
+def range_done(steps, trip, stopped, mask=None):
+    """Whether no example runs the trip after `trip` (each has run its range or broken out of the loop)."""
+    return not np.any(range_active(steps, trip + 1, stopped, mask))
+
+
+__all__ += ["BatchedRange", "batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"]
 
 
 class RuleWrapper:

@@ -6,9 +6,12 @@ def adjoint(name: str) -> str:
     return f"{name}_bar"
 
 
+TAPE_PREFIX = "_tape_"
+
+
 def tape(name: str) -> str:
     """`W` -> `_tape_W`, the stack of W's overwritten values."""
-    return f"_tape_{name.lstrip('_')}"
+    return f"{TAPE_PREFIX}{name.lstrip('_')}"
 
 
 def forward_sweep(fname: str) -> str:

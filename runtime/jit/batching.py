@@ -15,7 +15,8 @@ import importlib
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload, register_jitable
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
@@ -167,6 +168,17 @@ def _batch_size_of(args, specs, names, axis_size=None):
     return _generated("batch_size_of", "args, specs, names, axis_size=None", lines, {"_axis_len": _axis_len})
 
 
+@intrinsic
+def _bound(typingctx, x):
+    """The value of an Optional known to be set."""
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], x, x.type)
+        return impl_ret_borrowed(context, builder, x.type, value)
+
+    return x.type(x), codegen
+
+
 @overload(_bt.to_batched)
 def _to_batched(value, size):
     if _is_static(value) or isinstance(value, types.Boolean) and False:
@@ -241,6 +253,8 @@ def _finish_batched(value, spec, batched, size):
         return lambda value, spec, batched, size: [_bt.finish_batched(v, spec, batched, size) for v in value]
     if isinstance(value, (types.NoneType, types.UnicodeType, types.StringLiteral)):
         return lambda value, spec, batched, size: value
+    if isinstance(value, types.Optional):  # bound on some paths only (rt.unset): by the end, bound for every example
+        return lambda value, spec, batched, size: _bt.finish_batched(_bound(value), spec, batched, size)
     move = not (isinstance(spec, types.IntegerLiteral) and spec.literal_value == 0)
     if isinstance(value, ZeroType):
 
@@ -345,6 +359,36 @@ def _select(condition, then, otherwise):
         zero = None
         body = [f"return np.where(condition{index}, then, otherwise)"]
     return _generated("select", "condition, then, otherwise", body, {"zero": zero})
+
+
+@overload(_bt.unset)
+def _unset():
+    return lambda: None
+
+
+@overload(_bt.select_bound)
+def _select_bound(condition, then, otherwise):
+    if _is_none(otherwise):
+        return lambda condition, then, otherwise: then
+    if _is_none(then):
+        return lambda condition, then, otherwise: otherwise
+    if isinstance(otherwise, types.Optional):
+
+        def impl_unset(condition, then, otherwise):
+            if otherwise is None:
+                return then
+            return _bt.select_bound(condition, then, _bound(otherwise))
+
+        return impl_unset
+    if isinstance(then, types.Optional):
+
+        def impl_unset_then(condition, then, otherwise):
+            if then is None:
+                return otherwise
+            return _bt.select_bound(condition, _bound(then), otherwise)
+
+        return impl_unset_then
+    return lambda condition, then, otherwise: _bt.select(condition, then, otherwise)
 
 
 @overload(_bt.any_active)
@@ -835,32 +879,47 @@ _BATCHED_RULES = {
 
 
 @overload(_bt.per_example, prefer_literal=True)
-def _per_example_overload(fn, args, batched, size, keywords=()):
+def _per_example_overload(fn, args, batched, size, keywords=(), mask=None):
     if not (keywords == () or _is_none(keywords) or (_is_tuple(keywords) and len(keywords) == 0)):
         raise TypingError("vmap: per-example calls with keyword arguments are not supported under jit")
     flags = tuple(_flag(f) for f in batched)
-    rule = _BATCHED_RULES.get(getattr(fn, "typing_key", None)) if isinstance(fn, types.Function) else None
+    key = getattr(fn, "typing_key", None) if isinstance(fn, types.Function) else None
+    # rt.add_at and rt.get with a key, or an index every example shares, have batching rules
+    if key is _tree.add_at and not _holds_an_array(args[2]):
+        call = f"return _bt.batched_add_at(args[0], args[1], args[2], args[3], {flags[1]})"
+        return _generated("per_example_add_at", "fn, args, batched, size, keywords=(), mask=None", [call])
+    if key is _tree.get and not _holds_an_array(args[1]):
+        call = "return _bt.batched_getitem(args[0], args[1])"
+        return _generated("per_example_get", "fn, args, batched, size, keywords=(), mask=None", [call])
+    rule = _BATCHED_RULES.get(key)
     if rule is not None and len(args) == 3 and all(_example_nd(t, f) <= 2 for t, f in zip(args, flags)):
         call = f"return {rule}(args[0], args[1], args[2], {flags[0]}, {flags[1]}, {flags[2]})"
-        return _generated("per_example_rule", "fn, args, batched, size, keywords=()", [call])
-    each = _per_example_with_fn(tuple(args), flags)
-    return lambda fn, args, batched, size, keywords=(): each(fn, args, size)
+        return _generated("per_example_rule", "fn, args, batched, size, keywords=(), mask=None", [call])
+    each = _per_example_with_fn(tuple(args), flags, masked=not _is_none(mask))
+    return lambda fn, args, batched, size, keywords=(), mask=None: each(fn, args, size, mask)
 
 
-def _per_example_with_fn(args, flags):
-    """Like _per_example, with fn passed as the first argument."""
+def _holds_an_array(ty):
+    return isinstance(ty, types.Array) or (_is_tuple(ty) and any(_holds_an_array(t) for t in ty))
+
+
+def _per_example_with_fn(args, flags, masked):
+    """Like _per_example, with fn passed as the first argument; with a mask, the examples it leaves out take the
+    first selected one's result (as in runtime.batching.per_example)."""
     call = "fn(" + "".join(_slice_text(f"args[{k}]", t, f) + ", " for k, (t, f) in enumerate(zip(args, flags))) + ")"
     body = [
-        "i = 0",
+        "i = np.argmax(mask)" if masked else "i = 0",
         f"first = {call}",
         "out = _stack_alloc(first, size)",
-        "out = _stack_put(out, 0, first)",
-        "for i in range(1, size):",
-        f"    out = _stack_put(out, i, {call})",
+        "out = _stack_put(out, i, first)",
+        "for i in range(size):" if masked else "for i in range(1, size):",
+        f"    out = _stack_put(out, i, {call} if mask[i] else first)"
+        if masked
+        else f"    out = _stack_put(out, i, {call})",
         "return out",
     ]
     namespace = {"_stack_alloc": _stack_alloc, "_stack_put": _stack_put}
-    return register_jitable(_generated("per_example_fn", "fn, args, size", body, namespace))
+    return register_jitable(_generated("per_example_fn", "fn, args, size, mask", body, namespace))
 
 
 # ------------------------------------------------------------------ containers and adjoints of batched code

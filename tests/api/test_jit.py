@@ -382,6 +382,25 @@ def test_vmap_under_jit_gives_the_stacked_numbers():
     assert_tree_close(got, np.stack([per_row(row, w) for row in x]), rtol=1e-12, atol=1e-12)
 
 
+def capped_sum(x, idx):
+    s = 0.0
+    for k in range(4):
+        j = idx[k]
+        if j >= 4:  # a sentinel that ends the row: reading x[j] past it would fault
+            break
+        s = s + x[j] * x[j]
+        if s > 0.6:
+            return s * 10.0
+    return s
+
+
+def test_vmap_of_loops_examples_leave_at_different_trips_under_jit():
+    x = np.array([[0.9, 0.1, 0.2, 0.3], [0.1, 0.9, 0.2, 0.3], [0.1, 0.2, 0.3, 0.4], [0.6, 0.5, 0.9, 0.4]])
+    idx = np.array([[0, 1, 7, 9], [0, 5, 9, 9], [1, 2, 3, 0], [3, 3, 8, 1]])
+    got = tp.jit(tp.vmap(capped_sum))(x, idx)
+    assert_tree_close(got, np.array([capped_sum(*row) for row in zip(x, idx)]), rtol=1e-12, atol=1e-12)
+
+
 def test_per_example_gradients_under_jit():
     params = mlp_params()
     x, y = rng.standard_normal((7, 4)), rng.standard_normal((7, 3))

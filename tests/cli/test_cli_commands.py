@@ -93,6 +93,33 @@ def test_vmap_subcommand_and_its_canonical_command(tmp_path):
     assert run_cli([*args, "--check"], cwd=tmp_path)[0] == 0
 
 
+EXITS_MODEL = """
+def first_over(x, limit):
+    s = 0.0
+    for i in range(4):
+        s = s + x[i] * x[i]
+        if s > limit:
+            return s * 10.0
+        if x[i] < 0.0:
+            break
+    return s
+"""
+
+
+def test_vmap_module_keeps_each_examples_exit(tmp_path):
+    import numpy as np
+
+    (tmp_path / "exits_model.py").write_text(EXITS_MODEL)
+    code, out, err = run_cli(["vmap", "exits_model.py:first_over", "--in-axes", "0,None", "-o", "b.py"], cwd=tmp_path)
+    assert code == 0, err
+    namespace, model = {}, {}
+    exec(compile((tmp_path / "b.py").read_text(), "b.py", "exec"), namespace)
+    exec(EXITS_MODEL, model)
+    x = np.array([[0.9, 0.1, 0.2, 0.3], [0.1, -0.9, 0.2, 0.3], [0.1, 0.2, 0.3, 0.4], [0.6, 0.5, 0.9, 0.4]])
+    want = [model["first_over"](row, 0.6) for row in x]
+    np.testing.assert_allclose(namespace["vmap_first_over"](x, 0.6), want, rtol=1e-12)
+
+
 def test_highlighting_uses_pygments_when_available():
     pytest.importorskip("pygments")
     assert "\x1b[" in cli._highlight("def f(x):\n    return x\n")

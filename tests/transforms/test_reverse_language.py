@@ -295,6 +295,22 @@ def test_return_inside_while_true():
     check_grad(tp, early_return_in_while, X)
 
 
+def return_inside_counted_while(x):
+    s = 0.0
+    i = 0
+    while i < 4:
+        s = s + x[i] * x[i]
+        if s > 0.6:
+            return s + 1.0
+        i = i + 1  # the adjoint restores i only on the trips that reached here: it reads which did
+    return s
+
+
+@pytest.mark.parametrize("x", [[0.9, 0.1, 0.2, 0.3], [0.1, 0.2, 0.3, 0.4]])
+def test_return_inside_while_after_an_update_the_adjoint_restores(x):
+    check_grad(tp, return_inside_counted_while, np.array(x))
+
+
 def power_rec(x, n):
     if n == 0:
         return 1.0

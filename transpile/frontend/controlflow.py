@@ -60,12 +60,16 @@ def _always_returns(stmts):
 
 
 class _Counter:
-    def __init__(self):
+    def __init__(self, taken):
         self.n = 0
+        self.taken = taken  # names the function already uses (a generated module's flags among them)
 
     def fresh(self, base):
-        self.n += 1
-        return f"{base}{self.n}" if self.n > 1 else base
+        while True:
+            self.n += 1
+            candidate = f"{base}{self.n}" if self.n > 1 else base
+            if candidate not in self.taken:
+                return candidate
 
 
 def structure_returns(fdef: gast.FunctionDef) -> None:
@@ -134,7 +138,7 @@ def _returns_in_block(stmts, in_loop):
 
 def structure_loops(fdef: gast.FunctionDef) -> None:
     """Rewrite `break`/`continue` in every loop of `fdef` into flags and guards."""
-    counter = _Counter()
+    counter = _Counter({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)})
     fdef.body = _loops_in_block(fdef.body, counter)
 
 

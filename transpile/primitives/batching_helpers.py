@@ -11,6 +11,9 @@ from .registry import defhelper, defprim
 for _name in [
     "any_active",
     "all_examples",
+    "bound_condition",
+    "select_tape",
+    "unset",
     "common_range",
     "example_shape",
     "example_size",
@@ -27,6 +30,20 @@ defhelper(
     structural=("condition",),
     vjp={"then": "rt.select(condition, g, 0.0)", "otherwise": "rt.select(condition, 0.0, g)"},
     jvp={"then": "rt.select(condition, t, 0.0)", "otherwise": "rt.select(condition, 0.0, t)"},
+)
+defhelper(
+    rt.select_bound,
+    params=["condition", "then", "otherwise"],
+    container=True,
+    structural=("condition",),
+    vjp={
+        "then": "rt.select(rt.bound_condition(condition, then, otherwise), g, 0.0)",
+        "otherwise": "rt.select(rt.bound_condition(condition, then, otherwise), 0.0, g)",
+    },
+    jvp={
+        "then": "rt.select(rt.bound_condition(condition, then, otherwise), t, 0.0)",
+        "otherwise": "rt.select(rt.bound_condition(condition, then, otherwise), 0.0, t)",
+    },
 )
 defhelper(
     rt.to_batched,
@@ -105,13 +122,13 @@ defhelper(
 )
 defhelper(
     rt.per_example_setitem,
-    params=["x", "idx", "v", "flags"],
-    structural=("idx", "flags"),
+    params=["x", "idx", "v", "flags", "mask=None"],
+    structural=("idx", "flags", "mask"),
 )
 defhelper(
     rt.per_example,
-    params=["fn", "args", "flags", "size", "keywords=()"],
-    structural=("fn", "flags", "size", "keywords"),
+    params=["fn", "args", "flags", "size", "keywords=()", "mask=None"],
+    structural=("fn", "flags", "size", "keywords", "mask"),
 )
 defhelper(
     rt.batched_matmul,
@@ -168,5 +185,5 @@ defhelper(
     params=["value", "what"],
     nondiff=True,
 )
-for _name in ["batched_range", "longest", "range_at", "range_active"]:
+for _name in ["batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"]:
     defhelper(getattr(rt, _name), params=[], varargs="args", nondiff=True)

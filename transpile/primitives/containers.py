@@ -58,7 +58,14 @@ defprim(
     as_index="int",
 )
 defprim(
-    "range", builtins.range, path="range", params=[], varargs="bounds", nondiff=True, batch="rt.batched_range(bounds)"
+    "range",
+    builtins.range,
+    path="range",
+    params=[],
+    varargs="bounds",
+    nondiff=True,
+    batch="rt.batched_range(bounds)",
+    loop_trips=("bounds",),
 )
 defprim("min_int", runtime.min_int, path="rt.min_int", params=[], varargs="values", nondiff=True, as_index="int")
 defprim(

@@ -94,7 +94,7 @@ for _name in [
     "not_equal",
     "floor_divide",
 ]:
-    defprim(_name, getattr(np, _name), path=f"np.{_name}", params=["x", "y"], nondiff=True)
+    defprim(_name, getattr(np, _name), path=f"np.{_name}", params=["x", "y"], nondiff=True, batch="elementwise")
 
 
 def binary(name, fn, rules, examples, **kw):

@@ -52,6 +52,7 @@ defhelper(
     structural=("idx",),
     jvp={"tree": "rt.get(t, idx)"},
     batch="rt.batched_getitem(tree, idx)",
+    batch_needs_same=("idx",),
 )
 defhelper(
     rt.tree_add,
@@ -175,8 +176,8 @@ defhelper(
     rt.backwards,
     params=["steps", "trips=None"],
     nondiff=True,
-    batch="rt.backwards(steps, trips)",
-    batch_same=True,
+    batch="rt.batched_backwards(steps, trips, mask)",
+    loop_trips=("trips",),
 )
 defhelper(rt.first, params=["steps"], nondiff=True, batch="rt.first(steps)", batch_same=True)
 # An iterator over seq, last first (`for x in reversed(xs)` is a loop run backwards instead): no rule.

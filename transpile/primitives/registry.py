@@ -65,7 +65,12 @@ class Primitive:
     structural: frozenset = frozenset()  # parameters used only for their shape, dtype or structure
     batch: str | None = None  # batching rule: "elementwise", "axis", a template, or None (loop over examples)
     batch_same: bool = False  # batched inputs give a result that is the same for every example
+    batch_needs_same: tuple = ()  # parameters its batching rule needs the same for every example (else per example)
     collective: bool = False  # reduces over the vmap axis named by its `axis_name` argument
+    # set for a loop's range (range, rt.backwards): the parameters that, batched, make its trip count differ per
+    # example (vmap then runs the loop masked, each example with its own loop variable); with these the same
+    # for every example, so is the range
+    loop_trips: tuple | None = None
     jit: str | None = None  # its lowering for Numba, a call template like "jt.sum(a, axis, keepdims)"
     # its part in a fused loop nest (transpile/backends/fusion.py): "map" (its scalar form is its element),
     # "sum" (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); None: it is not fused
@@ -175,12 +180,14 @@ def defprim(
     structural=(),
     batch=None,
     batch_same=False,
+    batch_needs_same=(),
     collective=False,
     jit=None,
     variant_of=None,
     fuse=None,
     canonical=None,
     subscript=False,
+    loop_trips=None,
 ):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"], or ["f", "*spacing",
     "axis=None"] for a function with `*args` after leading parameters (`varargs="name"` alone: all of them).
@@ -213,11 +220,13 @@ def defprim(
         structural=frozenset(structural),
         batch=batch,
         batch_same=batch_same,
+        batch_needs_same=tuple(batch_needs_same),
         collective=collective,
         jit=jit,
         fuse=fuse or None,
         canonical=canonical,
         subscript=subscript,
+        loop_trips=loop_trips,
     )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")

@@ -5,8 +5,12 @@ example.  Each statement with batched operands is rewritten by its primitive's b
 from the registry: elementwise operations align ranks and broadcast, reductions shift their
 axes, and a primitive without a rule loops over examples (the generated code says so).
 Python control flow that depends on a batched value runs for every example: an `if`
-computes both branches and selects per example, a `while` runs masked until every example
-is done.
+computes both branches (skipping one that no example takes) and selects per example, a
+`while` runs masked until every example is done, and so does a `for` loop that examples
+leave at different trips (`break`, `return`) or whose range differs per example.  Examples
+that are not running a block compute nothing there that could fault (calls made example by
+example skip them), and the tapes of a forward sweep are pushed and popped by all examples
+in step, so that vmap(grad(f)) replays each example's own trips.
 """
 
 from __future__ import annotations
@@ -167,22 +171,122 @@ class _BatchBuilder:
             return []
         rhs = stmt.value
         prim = getattr(rhs, "prim", None)
-        if prim is not None and prim.batch_same and not self._under_batched_control(stmt, batched):
+        if prim is not None and self._same_for_all(rhs, batched) and not self._under_batched_control(stmt, batched):
             return []
         callee = getattr(rhs, "callee", None)
         if callee is not None and reads & batched:
             mask = tuple(isinstance(a, gast.Name) and a.id in batched for a in rhs.args)
             if not self.mode.variant(callee, mask).result_batched and not self._under_batched_control(stmt, batched):
                 return []
+        if not reads & batched:  # bound under per-example control: per example, unless read only right here
+            return [x for x in targets if x not in self.temporaries]
         return targets
 
     def _per_example_ranges(self, batched):
-        """Names bound by range(...) calls with a batched bound."""
+        """Names bound to a loop's range (range(...), rt.backwards(...)) whose trip count differs per example:
+        built from per-example bounds, or from such a range."""
         out = set()
+        while True:
+            more = {
+                stmt.targets[0].id
+                for stmt in walk_statements(self.fn.body)
+                if getattr(getattr(stmt, "value", None), "prim", None) is not None
+                and (_trips_differ(stmt.value, batched) or (stmt.value.prim.loop_trips and _operands(stmt) & out))
+            }
+            if more <= out:
+                return out
+            out |= more
+
+    def _same_for_all(self, rhs, batched):
+        """Whether a primitive's result is the same for every example, batched operands or not."""
+        if rhs.prim.loop_trips is not None:
+            return not (_trips_differ(rhs, batched) or set(_names(rhs)) & self._per_example_ranges(batched))
+        return rhs.prim.batch_same
+
+    def _stacks(self):
+        """The tapes of a forward or adjoint sweep (`_tape_x = (x, _tape_x)`, `x, _tape_x = _tape_x`), their
+        tangents (`_tape_x_dot`), and the names that only ever hold one: a copy, or a tape with one more entry."""
+        bindings = {}  # name -> [(how it is bound, from which names)]
         for stmt in walk_statements(self.fn.body):
-            prim = getattr(getattr(stmt, "value", None), "prim", None)
-            if prim is not None and prim.name == "range" and _operands(stmt) & batched:
-                out.add(stmt.targets[0].id)
+            for x in defined_targets(stmt) if isinstance(stmt, gast.Assign) else ():
+                rhs = stmt.value
+                if isinstance(stmt.targets[0], gast.Tuple) or (
+                    isinstance(rhs, gast.Constant) and (rhs.value is None or rhs.value == 0.0)
+                ):  # popped, or not bound yet (None, or the symbolic zero of a tangent)
+                    how = ("unset", ())
+                elif isinstance(rhs, (gast.Tuple, gast.List)):
+                    how = ("push", tuple(_names(rhs)))
+                elif isinstance(rhs, (gast.Name, gast.Call)):  # a copy, or a helper's (rt.zeros_like_tree)
+                    how = ("copy", tuple(_names(rhs) if isinstance(rhs, gast.Name) else _names(_tuple(rhs.args))))
+                else:
+                    how = ("other", ())
+                bindings.setdefault(x, []).append(how)
+
+        def holds_a_stack(x, stacks):
+            ways = bindings[x]
+            return all(
+                how == "unset"
+                or (how == "copy" and names and set(names) <= stacks)
+                or (how == "push" and stacks & set(names))
+                for how, names in ways
+            ) and any(how != "unset" for how, _ in ways)
+
+        tapes = {x for x, ways in bindings.items() if x.startswith(naming.TAPE_PREFIX) and ("other", ()) not in ways}
+        stacks = set(tapes)
+        while True:
+            more = {x for x in bindings if x not in stacks and holds_a_stack(x, stacks)}
+            if not more:
+                return stacks
+            stacks |= more
+
+    def _unset_until_bound(self):
+        """Names that hold None until bound and that are read only where that None cannot matter: batched code's
+        `x = rt.unset()`, and a sweep's `x = None` (or a value a tape gives back from before x was bound) pushed
+        onto a tape, saved among the residuals, or computed with (which None could not be).  An example that has
+        not bound one yet keeps None; a value bound for the others is not selected away for it."""
+        none, strict, unset = set(), set(), set()
+        for stmt in walk_statements(self.fn.body):
+            rhs = getattr(stmt, "value", None)
+            if getattr(getattr(rhs, "prim", None), "name", None) == "rt.unset":  # batched code's own
+                unset.update(defined_targets(stmt))
+            elif isinstance(stmt, gast.Assign) and isinstance(rhs, gast.Constant) and rhs.value is None:
+                none.update(defined_targets(stmt))
+            elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Tuple):
+                if set(defined_targets(stmt)) & self.stacks:  # popped from a tape
+                    none.update(defined_targets(stmt))
+            elif isinstance(rhs, (gast.Tuple, gast.List)):
+                if not set(_names(rhs)) & self.stacks:  # a tuple that is not a tape's entry or the residuals
+                    strict.update(_names(rhs))
+            elif (
+                not isinstance(stmt, gast.Assign)
+                or isinstance(rhs, gast.Name)
+                or getattr(rhs, "callee", None) is not None
+                or any(isinstance(n, gast.Constant) and n.value is None for n in gast.walk(rhs))
+            ):  # returned, tested, copied, passed to a function, or compared with None
+                strict.update(_reads(stmt))
+        return (none - strict - self.stacks) | unset
+
+    def _per_example_flow(self, stmt):
+        """Whether examples take different paths through this if or loop."""
+        if isinstance(stmt, (gast.If, gast.While)):
+            return self._is_batched(stmt.test) and not isinstance(stmt.body[0], gast.Break)
+        if isinstance(stmt, gast.For):
+            return stmt.iter.id in self._per_example_ranges(self.batched) or _exit_flag(stmt) in self.batched
+        return False
+
+    def _bound_on_some_paths(self):
+        """Names that per-example control flow binds on some paths only: read where they may be unbound, or bound
+        by both branches of a per-example `if` with no value before it.  The batched function binds them to None
+        first, so that every example has a value to keep (and a branch that no example takes can be skipped)."""
+        flows = [s for s in walk_statements(self.fn.body) if self._per_example_flow(s)]
+        bound = {x for s in flows for x in self._assigned(s.body + s.orelse)}
+        out = []
+        for stmt in walk_statements(self.fn.body):
+            maybe, surely = self.states[id(stmt)]
+            names = _reads(stmt) & bound & (maybe - surely)
+            if isinstance(stmt, gast.If) and self._per_example_flow(stmt):
+                names |= (self._top_targets(stmt.body) & self._top_targets(stmt.orelse)) - surely - self.stacks
+            out += [x for x in sorted(names) if x not in out]
         return out
 
     def _under_batched_control(self, stmt, batched):
@@ -201,8 +305,8 @@ class _BatchBuilder:
                     walk(stmt.orelse, inner)
                 elif isinstance(stmt, gast.While):
                     walk(stmt.body, conds + (stmt.test.id,))
-                elif isinstance(stmt, gast.For):
-                    walk(stmt.body, conds)
+                elif isinstance(stmt, gast.For):  # masked when its trip count or its exit differs per example
+                    walk(stmt.body, conds + (stmt.iter.id,) + tuple(filter(None, [_exit_flag(stmt)])))
 
         walk(self.fn.body, ())
         return controls
@@ -216,12 +320,19 @@ class _BatchBuilder:
             self.batch += "_"
         self.names.add(self.batch)
         self.controls = self._control_map()
+        self.temporaries = _temporaries(fn.body)
         self.batched = self._batched_names()
         ret = fn.body[-1].value
         self.var.result_batched = isinstance(ret, gast.Name) and ret.id in self.batched
         self.states, _ = analyze(fn.body, fn.params)
+        self.stacks = self._stacks()
+        self.unbound = self._bound_on_some_paths()
+        self.unset = self._unset_until_bound()
         self.masks = []  # enclosing batched conditions, innermost last
-        body = self._block(fn.body[:-1])
+        body = []
+        for x in self.unbound:
+            body.append(_assign(x, _call("rt.unset", []), fn.body[0]))  # bound on some paths only
+        body += self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
         params = list(fn.params) + [self.batch]
         args = gast.arguments(
@@ -261,11 +372,7 @@ class _BatchBuilder:
 
     def _statement(self, stmt):
         if isinstance(stmt, gast.If):
-            if len(stmt.body) == 1 and isinstance(stmt.body[0], gast.Break) and not stmt.orelse:
-                if self._is_batched(stmt.test):
-                    new = copy.copy(stmt)
-                    new.test = _call("rt.all_examples", [copy.deepcopy(stmt.test)])
-                    return [new]
+            if isinstance(stmt.body[0], gast.Break):  # the same for every example (else its loop is masked)
                 return [stmt]
             return self._if(stmt)
         if isinstance(stmt, gast.While):
@@ -294,7 +401,7 @@ class _BatchBuilder:
     def _mask_expr(self):
         expr = self.masks[0]
         for m in self.masks[1:]:
-            expr = gast.BinOp(left=expr, op=gast.BitAnd(), right=m)
+            expr = _call("np.logical_and", [expr, m])
         return copy.deepcopy(expr)
 
     def _assign_statement(self, stmt):
@@ -327,7 +434,7 @@ class _BatchBuilder:
         prim = rhs.prim
         value = self._batched_prim(stmt, prim, rhs)
         out = value if isinstance(value, list) else [_assign(x, value, stmt)]
-        if x in self.batched and prim.batch_same:
+        if x in self.batched and self._same_for_all(rhs, self.batched):
             out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
         return out
 
@@ -349,6 +456,8 @@ class _BatchBuilder:
 
     def _batched_prim(self, stmt, prim, rhs):
         bound = rhs.bound
+        if self._same_for_all(rhs, self.batched) and prim.loop_trips is not None:
+            return copy.deepcopy(rhs)  # a range of the same trips for every example
         if prim.name in ("make_tuple", "make_list", "make_dict"):
             items = [self._as_batched(v) for v in bound["items"]]
             node = copy.deepcopy(rhs)
@@ -362,6 +471,8 @@ class _BatchBuilder:
                 return _call("rt.batched_getitem", [copy.deepcopy(bound["x"]), copy.deepcopy(bound["idx"])])
             return self._per_example(stmt, "operator.getitem", [bound["x"], bound["idx"]], {})
         rule = prim.batch
+        if any(set(_names(v)) & self.batched for p in prim.batch_needs_same for v in _atoms(bound.get(p))):
+            rule = None  # its rule needs this argument the same for every example: run example by example
         if prim.collective:
             named = bound.get("axis_name")
             if not (isinstance(named, gast.Constant) and named.value == self.mode.axis_name):
@@ -399,9 +510,11 @@ class _BatchBuilder:
             mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
             mapping["B"] = name(self.batch)
             for p in prim.params:
+                mapping.setdefault(p, const(prim.defaults.get(p)))
                 mapping[f"{p}_batched"] = const(self._is_batched(bound.get(p)))
             if prim.varargs:
                 mapping[f"{prim.varargs}_batched"] = _tuple([const(self._is_batched(v)) for v in bound[prim.varargs]])
+            mapping.setdefault("mask", self._mask_expr() if self.masks else const(None))  # the examples running here
             return instantiate(rule, mapping)
         path = prim.path or _operator_path(prim)
         if path is None:
@@ -431,7 +544,7 @@ class _BatchBuilder:
     def _per_example(self, stmt, path, args, kwargs):
         values = list(args) + list(kwargs.values())
         flags = [bool(set(_names(a)) & self.batched) for a in values]
-        extra = [_tuple([const(k) for k in kwargs])] if kwargs else []
+        extra = [_tuple([const(k) for k in kwargs])] if kwargs or self.masks else []
         call = _call(
             "rt.per_example",
             [
@@ -440,7 +553,8 @@ class _BatchBuilder:
                 _tuple([const(f) for f in flags]),
                 name(self.batch),
             ]
-            + extra,
+            + extra
+            + self._mask_args(),
         )
         return [
             _comment(f"no batching rule for {path}: loops over the examples", stmt),
@@ -462,7 +576,8 @@ class _BatchBuilder:
                     copy.deepcopy(bound["idx"]),
                     copy.deepcopy(v),
                     _tuple([const(self._is_batched(name(x))), const(True), const(self._is_batched(v))]),
-                ],
+                ]
+                + self._mask_args(),
             )
             return [
                 _comment("an index that differs per example: writes example by example", stmt),
@@ -489,54 +604,76 @@ class _BatchBuilder:
     def _assigned(self, stmts):
         return [t for t in dict.fromkeys(t for s in walk_statements(stmts) for t in defined_targets(s))]
 
+    def _select(self, x, cond, then, otherwise, origin):
+        """x = then for the examples where cond holds, otherwise for the others."""
+        if x in self.stacks:  # pushed onto (or popped from) by both branches of an if
+            return _assign(
+                x, _call("rt.select_tape", [copy.deepcopy(cond), then, otherwise] + self._mask_args()), origin
+            )
+        helper = "rt.select_bound" if x in self.unbound or x in self.unset else "rt.select"
+        return _assign(x, _call(helper, [copy.deepcopy(cond), then, otherwise]), origin)
+
+    def _under_masks(self, expr):
+        """`expr` and the enclosing batched conditions (which examples run here)."""
+        return _call("np.logical_and", [self._mask_expr(), expr]) if self.masks else expr
+
+    def _masked_block(self, stmts, active):
+        """The batched block of a loop body that runs for the examples `active` selects (it includes the
+        enclosing conditions)."""
+        outer, self.masks = self.masks, [name(active)]
+        block = self._block(stmts)
+        self.masks = outer
+        return block
+
+    def _branch(self, stmts, cond):
+        """A branch of a per-example `if`, run only if some example takes it."""
+        self.masks.append(cond)
+        block = self._block(stmts)
+        taken = _call("rt.any_active", [self._mask_expr()])
+        self.masks.pop()
+        return [gast.copy_location(gast.If(test=taken, body=block, orelse=[]), block[0])] if block else []
+
     def _if(self, stmt):
         if not self._is_batched(stmt.test):
             new = copy.copy(stmt)
             new.body = self._block(stmt.body) or [gast.Pass()]
             new.orelse = self._block(stmt.orelse)
             return [new]
-        # both branches run for every example; each assigned name then takes, per example, the value
-        # of the branch that example takes
+        # each branch runs for the examples that take it (not at all if none does); each name bound before then
+        # takes, per example, the value of the branch that example took (names bound by a branch only are not
+        # read after it: see _bound_on_some_paths).  A tape that only one branch pushes onto (or pops from) is
+        # pushed whenever that branch runs, as its mirror in the adjoint sweep pops it whenever it runs.
         cond = stmt.test
-        assigned = self._assigned(stmt.body + stmt.orelse)
-        maybe = self.states[id(stmt)][1]  # surely bound before the if
-        before = [x for x in assigned if x in maybe]
-        out = [_comment("the condition differs per example: both branches run, then each example keeps its own", stmt)]
+        in_both = set(self._assigned(stmt.body)) & set(self._assigned(stmt.orelse))
+        assigned = [x for x in self._assigned(stmt.body + stmt.orelse) if x not in self.stacks or x in in_both]
+        surely = self.states[id(stmt)][1] | set(self.unbound)
+        before = [x for x in assigned if x in surely]
+        text = (
+            "the condition differs per example: both branches run (if some example takes them), then each keeps its own"
+        )
+        out = [_comment(text, stmt)]
         saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in before}
         for x in before:
             out.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
-        self.masks.append(copy.deepcopy(cond))
-        then_block = self._block(stmt.body)
-        self.masks.pop()
-        then_values = {x: self.fresh(f"{x.lstrip('_')}_then_") for x in assigned}
-        out += then_block
-        defined_then = self._top_targets(stmt.body) | maybe
-        for x in assigned:
-            if x in defined_then:
-                out.append(_assign(then_values[x], self._as_batched(name(x)), stmt))
+        out += self._branch(stmt.body, copy.deepcopy(cond))
+        then_values = {x: self.fresh(f"{x.lstrip('_')}_then_") for x in before}
+        for x in before:
+            out.append(_assign(then_values[x], self._as_batched(name(x)), stmt))
         for x in before:
             out.append(_assign(x, name(saved[x]), stmt))
-        negated = gast.UnaryOp(op=gast.Invert(), operand=copy.deepcopy(cond))
-        self.masks.append(negated)
-        else_block = self._block(stmt.orelse)
-        self.masks.pop()
-        out += else_block
-        defined_else = self._top_targets(stmt.orelse) | maybe
-        for x in assigned:
-            if x in defined_then and x in defined_else:
-                out.append(
-                    _assign(
-                        x,
-                        _call("rt.select", [copy.deepcopy(cond), name(then_values[x]), self._as_batched(name(x))]),
-                        stmt,
-                    )
-                )
-            elif x in defined_then:
-                out.append(_assign(x, name(then_values[x]), stmt))
+        out += self._branch(stmt.orelse, gast.UnaryOp(op=gast.Invert(), operand=copy.deepcopy(cond)))
+        for x in before:
+            out.append(self._select(x, cond, name(then_values[x]), self._as_batched(name(x)), stmt))
         return out
 
     def _top_targets(self, stmts):
         return {t for s in stmts for t in defined_targets(s)}
+
+    def _kept(self, loop):
+        """The names a masked loop binds that examples which are not running it keep (tapes excepted: every
+        example pushes them, and the adjoint loop pops them for every example)."""
+        surely = self.states[id(loop)][1] | set(self.unbound)
+        return [x for x in self._assigned(loop.body) if x in surely and x not in self.stacks]
 
     def _while(self, stmt):
         if not self._is_batched(stmt.test):
@@ -546,69 +683,134 @@ class _BatchBuilder:
         # trip counts differ per example: run until every example is done; examples that are
         # done keep their values
         cond = stmt.test.id
-        assigned = self._assigned(stmt.body)
         active = self.fresh("_active")
         out = [_comment("the trip count differs per example: runs masked until every example is done", stmt)]
-        body = [_assign(active, name(cond), stmt)]
-        maybe = self.states[id(stmt)][1]
-        kept = [x for x in assigned if x in maybe or x == cond]
+        body = [_assign(active, self._under_masks(name(cond)), stmt)]
+        kept = self._kept(stmt)
+        kept += [cond] if cond not in kept else []
         saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in kept}
         for x in kept:
             body.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
-        self.masks.append(name(active))
-        body += self._block(stmt.body)
-        self.masks.pop()
+        body += self._masked_block(stmt.body, active)
         for x in kept:
-            body.append(_assign(x, _call("rt.select", [name(active), self._as_batched(name(x)), name(saved[x])]), stmt))
-        loop = gast.While(test=_call("rt.any_active", [name(cond)]), body=body, orelse=[])
+            body.append(self._select(x, name(active), self._as_batched(name(x)), name(saved[x]), stmt))
+        loop = gast.While(test=_call("rt.any_active", [self._under_masks(name(cond))]), body=body, orelse=[])
         return out + [gast.copy_location(loop, stmt)]
 
     def _for(self, stmt):
-        if stmt.iter.id not in self.batched:
-            new = copy.copy(stmt)
-            new.body = self._block(stmt.body)
-            return [new]
-        if stmt.iter.id not in self._per_example_ranges(self.batched):
-            new = copy.copy(stmt)
+        flag = _exit_flag(stmt)
+        stop = flag if flag in self.batched else None
+        trips_differ = stmt.iter.id in self._per_example_ranges(self.batched)
+        if trips_differ or stop:
+            return self._masked_for(stmt, stop, trips_differ)
+        new = copy.copy(stmt)
+        if stmt.iter.id in self.batched:
             new.iter = _call("rt.common_range", [copy.deepcopy(stmt.iter)])
-            new.body = self._block(stmt.body)
-            return [new]
-        # the trip count differs per example: run the longest, masked per example like a while loop
-        trip, active = self.fresh("_trip"), self.fresh("_active")
-        target = stmt.target.id
-        assigned = self._assigned(stmt.body)
-        surely = self.states[id(stmt)][1]
-        kept = [x for x in assigned if x in surely]
+        new.body = self._block(stmt.body)
+        return [new]
+
+    def _masked_for(self, stmt, stop, trips_differ):
+        """A for loop whose examples run different trips: its range differs per example, or they break out of
+        it (or return from inside it) at different trips.  It runs until every example is done, each trip
+        masked to the examples still running it; the others keep their values, and nothing is computed for
+        them that could fault."""
+        target, steps = stmt.target.id, stmt.iter
+        mask = self._mask_expr() if self.masks else None
+        active = self.fresh("_active")
+        kept = self._kept(stmt)
         saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in kept}
-        stop = []  # a break flag ends the trips of the examples that set it
-        if stmt.body and isinstance(stmt.body[-1], gast.If) and isinstance(stmt.body[-1].body[0], gast.Break):
-            stop = [copy.deepcopy(stmt.body[-1].test)]
-        body = [
-            _assign(target, _call("rt.range_at", [copy.deepcopy(stmt.iter), name(trip)]), stmt),
-            _assign(active, _call("rt.range_active", [copy.deepcopy(stmt.iter), name(trip)] + stop), stmt),
-        ]
+        if trips_differ:
+            trip = self.fresh("_trip")
+            flags = [name(stop) if stop else const(None)] + ([mask] if mask is not None else [])
+            body = [
+                _assign(target, _call("rt.range_at", [copy.deepcopy(steps), name(trip)]), stmt),
+                _assign(active, _call("rt.range_active", [copy.deepcopy(steps), name(trip)] + flags), stmt),
+            ]
+            done = _call("rt.range_done", [copy.deepcopy(steps), name(trip)] + copy.deepcopy(flags))
+        else:
+            body = [_assign(active, self._under_masks(gast.UnaryOp(op=gast.Invert(), operand=name(stop))), stmt)]
+            done = _call("rt.all_examples", [name(stop)] + ([copy.deepcopy(mask)] if mask is not None else []))
         for x in kept:
             body.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
-        self.masks.append(name(active))
-        body += self._block(stmt.body)
-        self.masks.pop()
-        if body and isinstance(body[-1], gast.If) and isinstance(body[-1].body[0], gast.Break):
-            body = body[:-1]  # a break flag is merged below and ends the trips of its examples
+        body += self._masked_block(stmt.body[:-1] if stop else stmt.body, active)
         for x in kept:
-            body.append(_assign(x, _call("rt.select", [name(active), self._as_batched(name(x)), name(saved[x])]), stmt))
-        loop = gast.For(
-            target=name(trip, True),
-            iter=_call("range", [_call("rt.longest", [copy.deepcopy(stmt.iter)])]),
-            body=body,
-            orelse=[],
-            type_comment=None,
+            body.append(self._select(x, name(active), self._as_batched(name(x)), name(saved[x]), stmt))
+        if stop:  # every example has left the loop: it ends
+            body.append(gast.copy_location(gast.If(test=done, body=[gast.Break()], orelse=[]), stmt.body[-1]))
+        if trips_differ:
+            longest = _call("rt.longest", [copy.deepcopy(steps)] + ([copy.deepcopy(mask)] if mask is not None else []))
+            loop = gast.For(
+                target=name(trip, True), iter=_call("range", [longest]), body=body, orelse=[], type_comment=None
+            )
+            text = "the trip count differs per example: runs the longest, masked per example"
+            return [_comment(text, stmt), gast.copy_location(loop, stmt)]
+        iter_ = _call("rt.common_range", [copy.deepcopy(steps)]) if steps.id in self.batched else copy.deepcopy(steps)
+        loop = gast.copy_location(
+            gast.For(target=name(target, True), iter=iter_, body=body, orelse=[], type_comment=None), stmt
         )
-        comment = _comment("the trip count differs per example: runs the longest, masked per example", stmt)
-        return [comment, gast.copy_location(loop, stmt)]
+        if mask is not None:  # no trip runs without an example
+            loop = gast.copy_location(
+                gast.If(test=_call("rt.any_active", [copy.deepcopy(mask)]), body=[loop], orelse=[]), stmt
+            )
+        text = "examples leave the loop at different trips: it runs until all have, masked per example"
+        return [_comment(text, stmt), loop]
 
 
 def _names(node):
     return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)]
+
+
+def _trips_differ(rhs, batched):
+    """Whether a loop's range (a primitive with `loop_trips`) runs a different number of trips per example."""
+    trips = rhs.prim.loop_trips or ()
+    return any(set(_names(v)) & batched for p in trips for v in _atoms(rhs.bound.get(p)))
+
+
+def _atoms(value):
+    """A bound argument's atoms: the atom, those of a tuple (varargs), or none (not given)."""
+    return value if isinstance(value, tuple) else (value,) if value is not None else ()
+
+
+def _temporaries(body):
+    """Names bound once and read only later in the same block (within a branch, or a loop's trip)."""
+    binds, reads = {}, {}
+
+    def walk(block, chain):
+        for i, stmt in enumerate(block):
+            here = chain + ((id(block), i),)
+            for x in defined_targets(stmt):
+                binds.setdefault(x, []).append(here[-1])
+            for x in _reads(stmt):
+                reads.setdefault(x, []).append(here)
+            for field in ("body", "orelse"):
+                walk(getattr(stmt, field, []) or [], here)
+
+    walk(body, ())
+    return {
+        x
+        for x, sites in binds.items()
+        if len(sites) == 1 and all(any(b == sites[0][0] and i > sites[0][1] for b, i in at) for at in reads.get(x, []))
+    }
+
+
+def _exit_flag(loop):
+    """The flag of a for loop's `if flag: break`, its last statement in normal form, if it has one."""
+    last = loop.body[-1] if loop.body else None
+    if isinstance(last, gast.If) and isinstance(last.test, gast.Name) and isinstance(last.body[0], gast.Break):
+        return last.test.id
+    return None
+
+
+def _reads(stmt):
+    """The names a normal-form statement reads itself (not in the blocks it holds)."""
+    if isinstance(stmt, (gast.If, gast.While)):
+        return set(_names(stmt.test))
+    if isinstance(stmt, gast.For):
+        return {stmt.iter.id}
+    if isinstance(stmt, gast.Assign):
+        target = stmt.targets[0]
+        return _operands(stmt) | ({target.value.id} if isinstance(target, gast.Subscript) else set())
+    return set(_names(stmt))
 
 
 def _operand_slots(node):

@@ -108,8 +108,9 @@ class _VariantBuilder:
                 return candidate
 
     # ------------------------------------------------------------------ build
-    def build(self):
+    def build(self, unseen=frozenset()):
         fn = self.fn
+        self.counter = 0
         self.all_names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         active_params = {p for p, m in zip(fn.params, self.var.mask) if m}
 
@@ -145,8 +146,8 @@ class _VariantBuilder:
             for part in _read_parts(stmt):
                 self._read(part)
         primal_names = set(fn.params) | {t for s in walk_statements(fn.body) for t in self._targets(s)}
-        self.needed = (self.reads | self.shape_reads) & primal_names
-        self.shape_only = (self.shape_reads - self.reads) & primal_names
+        self.needed = ((self.reads | self.shape_reads) & primal_names) | unseen
+        self.shape_only = ((self.shape_reads - self.reads) & primal_names) - unseen
         self._restore_for_views()
         self._read_tests_of_restores()
         # iteration-local values are saved once per trip; the rest before each overwrite
@@ -198,6 +199,17 @@ class _VariantBuilder:
         )
         bwd_body = self._reverse_function()
         eliminate_dead_code(bwd_body, self._result_names(), _later_trips)
+        loop_variables = {s.target.id for s in walk_statements(fn.body) if isinstance(s, gast.For)}
+        read = {
+            n.id
+            for s in walk_statements(bwd_body)
+            for p in _read_parts(s)
+            for n in gast.walk(p)
+            if isinstance(n, gast.Name)
+        }
+        unread = (read & primal_names) - self.needed - loop_variables
+        if unread:  # a restore under an `if` reads the branch taken, which the draft (restoring nothing) did not
+            return self.build(unseen | unread)
         self._drop_unread(bwd_body)
         fwd = self._forward_function()
         bwd = self._backward_function(bwd_body)
@@ -719,9 +731,8 @@ class _VariantBuilder:
         if not body:
             return pre
         self.reads.add(stmt.trips)
-        loop = gast.For(
-            target=name("_", True), iter=_call("range", [name(stmt.trips)]), body=body, orelse=[], type_comment=None
-        )
+        trips = _call("rt.backwards", [_call("range", [name(stmt.trips)])])  # backwards, as vmap needs to know
+        loop = gast.For(target=name("_", True), iter=trips, body=body, orelse=[], type_comment=None)
         return pre + [gast.copy_location(loop, stmt)]
 
 
@@ -742,6 +753,8 @@ def _read_parts(stmt):
 def _later_trips(loop):
     """`i != rt.first(steps)` for the adjoint loop `for i in rt.backwards(steps, ...)`: false on its last trip."""
     if not (isinstance(loop.iter, gast.Call) and dotted(loop.iter.func) == "rt.backwards"):
+        return None
+    if not isinstance(loop.iter.args[0], gast.Name):  # a while loop's trips: its last one is not told apart
         return None
     first = _call("rt.first", [copy.deepcopy(loop.iter.args[0])])
     return gast.Compare(left=name(loop.target.id), ops=[gast.NotEq()], comparators=[first])

@@ -89,7 +89,7 @@ def newton_sqrt_bwd(residuals, x_next_bar):
     # cli_model.py:32: while True:
     a_bar = 0.0
     x_bar = 0.0
-    for _ in range(_trips3):
+    for _ in rt.backwards(range(_trips3)):
         (_t7, _t6, _t14), _tape_trip = _tape_trip
         # cli_model.py:37: x = x_next
         if _t14:

@@ -95,7 +95,7 @@ def predict_bwd_vmap(residuals, outputs_bar, _batch):
     inputs_bar = rt.to_batched(inputs_bar, _batch)
     params_bar = 0.0
     params_bar = rt.to_batched(params_bar, _batch)
-    _range1 = rt.backwards(_range2, None)
+    _range1 = rt.backwards(_range2)
     for _i3 in _range1:
         _t2 = _tape_i3
         _t3, _tape_i3 = rt.batched_unpack(_t2, 2)
