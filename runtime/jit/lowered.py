@@ -39,7 +39,6 @@ __all__ = [
     "rot90",
     "getitem",
     "setitem",
-    "weak",
     "inner",
     "diagonal",
     "trace",
@@ -1477,22 +1476,3 @@ def _setitem(x, index, value):
 
     return plain
 
-
-# ------------------------------------------------------------------ Python numbers are weakly typed
-
-
-def weak(value, like):
-    """A Python number as NumPy treats it next to `like`: it takes like's dtype when that is wide enough (NEP 50)."""
-    return value
-
-
-@overload(weak)
-def _weak(value, like):
-    dtype = like.dtype if isinstance(like, types.Array) else like
-    if not isinstance(dtype, types.Number) or isinstance(dtype, types.Boolean):
-        return lambda value, like: value
-    if isinstance(value, types.Float) and isinstance(dtype, (types.Float, types.Complex)):
-        return lambda value, like: dtype(value)
-    if isinstance(value, types.Integer) and isinstance(dtype, (types.Float, types.Complex, types.Integer)):
-        return lambda value, like: dtype(value)
-    return lambda value, like: value

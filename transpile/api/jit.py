@@ -63,7 +63,10 @@ _DTYPE_OF_BUILTIN = {int: np.int64, float: np.float64, bool: np.bool_, complex: 
 
 
 def _as_numba_value(value):
-    return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else value
+    """A captured value as compiled code takes it: a Python number stays one (weakly typed, as NumPy types it)."""
+    from runtime.jit.pynumbers import python_number
+
+    return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else python_number(value)
 
 
 class Jitted:
@@ -241,12 +244,15 @@ def _nested_types(ty):
 
 
 def _numpy_scalars(result_type):
-    """What turns the Python floats Numba returns for float scalars of `result_type` into NumPy scalars of
-    their dtype, as NumPy returns them (np.float32 stays np.float32); None where nothing needs it."""
+    """What turns the Python numbers Numba returns for NumPy scalars of `result_type` into NumPy scalars of
+    their dtype, as NumPy returns them (np.float32 stays np.float32, np.int8 np.int8); None where nothing needs
+    it.  A Python number of the compiled code (runtime/jit/pynumbers.py) comes back as one."""
     from numba import types
 
-    if isinstance(result_type, (types.Float, types.Complex)):
-        return np.dtype(str(result_type)).type
+    from runtime.jit.pynumbers import WeakNumber
+
+    if isinstance(result_type, (types.Number, types.Boolean)) and not isinstance(result_type, WeakNumber):
+        return np.dtype(str(types.unliteral(result_type))).type
     if isinstance(result_type, types.BaseTuple):
         parts = [_numpy_scalars(t) for t in result_type.types]
         if any(parts):
@@ -263,8 +269,10 @@ def _rebuilt(values, items):
 
 
 def _as_records(target, pname, value):
-    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py)."""
+    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py), each Python number is
+    marked as one (runtime/jit/pynumbers.py: weakly typed, as NumPy types it)."""
     from runtime.jit import records
+    from runtime.jit.pynumbers import python_number
 
     if isinstance(value, dict):
         if not records.can_be_record(value):
@@ -279,7 +287,7 @@ def _as_records(target, pname, value):
         return [_as_records(target, pname, v) for v in value]
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(_as_records(target, pname, v) for v in value)
-    return value
+    return python_number(value)
 
 
 def _holds_float16(value) -> bool:

@@ -1,4 +1,5 @@
-"""Assemble a Numba module: every function of a program, lowered and decorated with `numba.njit`."""
+"""Assemble a Numba module: every function of a program, lowered and decorated with `jt.njit` (Numba's njit with
+NumPy 2's type promotion, runtime/jit/promotion.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..frontend.program import Program, const
 from .fusion import mutates
 from .numba_lowering import lower_function
 
-DECORATOR = "numba.njit(cache=True)"
+DECORATOR = "jt.njit(cache=True)"
 
 
 def _bind_statics(fdef, statics):
@@ -24,7 +25,7 @@ def _bind_statics(fdef, statics):
 
 
 def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str:
-    """The module text: a docstring, imports, and each function under @numba.njit; with `fuse`, runs of
+    """The module text: a docstring, imports, and each function under @jt.njit; with `fuse`, runs of
     elementwise statements and reductions become loop nests (fusion.py), unless the program changes
     arrays in place or calls something for its effect (a call rerun without fusion would do that twice)."""
     fuse = fuse and not mutates(program)
@@ -42,7 +43,7 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str
             "Values from the function's scope, fixed when it is compiled: " + ", ".join(sorted(program.captures)) + "."
         )
     header.append('"""')
-    lines = header + ["import math", "", "import numba", "import numpy as np", "", "import runtime as rt"]
+    lines = header + ["import math", "", "import numpy as np", "", "import runtime as rt"]
     lines += ["from runtime import jit as jt", ""]
     emitter = Emitter()
     keys = [program.entry] + [k for k in program.functions if k != program.entry]
@@ -53,7 +54,7 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True) -> str
         if key == program.entry and statics:
             fdef = _bind_statics(fdef, statics)
         # Numba's cache breaks recursion: its code loaded from disk crashes (numba issue 6061)
-        emitter.function(fdef, decorators=["numba.njit" if program.reaches_recursion(key) else DECORATOR])
+        emitter.function(fdef, decorators=["jt.njit" if program.reaches_recursion(key) else DECORATOR])
     text = "\n".join(lines) + "\n" + emitter.text()
     if "math." not in emitter.text():
         text = text.replace("import math\n\n", "", 1)

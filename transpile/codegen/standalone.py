@@ -790,7 +790,8 @@ def _header_docstring(entry, origin, command, version, program, imports, module_
             )
         )
     parts.append("")
-    needs = "NumPy" + (", Numba" if "import numba" in imports.other else "")
+    compiled = "import numba" in imports.other or ("jit", "jt") in imports.from_imports.get("runtime", ())
+    needs = "NumPy" + (", Numba" if compiled else "")
     needs += " and the `runtime` package of transpile" + (f", and `{module_name}`" if imported else "")
     parts.append(_wrap(f"At run time this module needs {needs}; it never imports transpile itself."))
     return raw + '"""' + "\n".join(parts) + '\n"""'
