@@ -17,8 +17,9 @@ typing and keeps it:
   two NumPy scalars when one is an integer narrower than 64 bits (`x8[i] + x8[j]` stays int8 and wraps;
   Numba compares them as NumPy does already);
 - everywhere, for what Numba computes wrongly rather than differently: an integer array in a
-  floating-point loop (converted to the loop's dtype first) and integer powers (a negative exponent
-  raises ValueError, as in NumPy).
+  floating-point loop (converted to the loop's dtype first), integer powers (a negative exponent
+  raises ValueError, as in NumPy), and signed integer arrays meeting uint64 values (refused: Numba's
+  array expressions compute them in int64 whatever the result's type).
 
 Numba types an operator a second time while lowering it, from the operand types of the first signature
 and whatever function is being typed then; so a rule must give the same answer from those types alone.
@@ -36,15 +37,16 @@ import operator
 import numba
 import numpy as np
 from numba import types
+from numba.core import ir
 from numba.core.datamodel import models
-from numba.core.errors import TypingError
+from numba.core.registry import CPUDispatcher, cpu_target
 from numba.core.typing.npydecl import Numpy_rules_ufunc
 from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.extending import intrinsic, overload, register_model
 from numba.np import ufunc_db
 from numba.np.numpy_support import as_dtype, from_dtype, ufunc_find_matching_loop
 
-from .pynumbers import WeakNumber, _converted, python_type_of
+from .pynumbers import WeakNumber, _converted, python_numbers, python_type_of
 
 __all__ = ["njit", "numpy_code"]
 
@@ -76,15 +78,62 @@ def numpy_code(fun):
 
 
 def njit(fun=None, **options):
-    """`numba.njit`, compiling `fun` with NumPy 2's type promotion (this module): the decorator of generated code."""
+    """`numba.njit` with NumPy 2's type promotion (this module), the decorator of generated code: its operators
+    follow NumPy's rules, and a Python number passed to it from Python is typed as one."""
     if fun is None:
         return functools.partial(njit, **options)
-    return numba.njit(numpy_code(fun), **options)
+    dispatcher = numba.njit(numpy_code(fun), **options)
+    dispatcher.__class__ = NumpyDispatcher
+    return dispatcher
+
+
+class NumpyDispatcher(CPUDispatcher):
+    """A Numba dispatcher that marks the Python numbers of its arguments (runtime/jit/pynumbers.py) before the call:
+    Numba itself would type 2.5 as NumPy's float64."""
+
+    def __call__(self, *args, **kwargs):
+        return super().__call__(*map(python_numbers, args), **{k: python_numbers(v) for k, v in kwargs.items()})
 
 
 def _in_numpy_code(context) -> bool:
     """Whether the function being typed is marked by `numpy_code` (context.callstack[0] is the innermost frame)."""
     return len(context.callstack) > 0 and getattr(context.callstack[0].func_id.func, _NUMPY_CODE, False)
+
+
+class NumpyRefusal(Exception):
+    """An operation NumPy refuses, or that jit cannot compute as NumPy does.  Not a Numba error, so that Numba does
+    not try its own typing instead; its message names the line, as Numba's messages do (`File "...", line N`)."""
+
+
+def _refuse(context, key, args, message):
+    """Raise NumpyRefusal(message), naming the line of the function being typed where `key` meets operands of
+    these types."""
+    where = _where_typed(context.callstack[0].typeinfer, key, list(args)) if len(context.callstack) else None
+    raise NumpyRefusal(message + (f'\nFile "{where.filename}", line {where.line}' if where else ""))
+
+
+def _where_typed(infer, key, args):
+    """The location of the first operation `key(*args)` (an operator, or a call of a ufunc) in the function
+    `infer` is typing, or None."""
+
+    def typed(var):
+        typevar = infer.typevars.get(var.name)
+        return getattr(typevar, "type", None)
+
+    for block in infer.func_ir.blocks.values():
+        for inst in block.find_insts(ir.Assign):
+            expr = inst.value
+            if not isinstance(expr, ir.Expr):
+                continue
+            if expr.op in ("binop", "unary") and expr.fn is key:
+                operands = [expr.lhs, expr.rhs] if expr.op == "binop" else [expr.value]
+            elif expr.op == "call" and getattr(typed(expr.func), "typing_key", None) is key:
+                operands = list(expr.args)
+            else:
+                continue
+            if [typed(v) for v in operands] == args:
+                return inst.loc
+    return None
 
 
 # ------------------------------------------------------------------ NumPy's answer
@@ -106,6 +155,9 @@ register_model(NarrowOperand)(models.IntegerModel)
 
 
 def _is_narrow(ty) -> bool:
+    """An integer narrower than 64 bits, or a bool: Numba's arithmetic makes both int64."""
+    if isinstance(ty, types.Boolean):
+        return True
     return isinstance(ty, types.Integer) and ty.bitwidth < 64 and not isinstance(ty, (WeakNumber, NarrowOperand))
 
 
@@ -184,11 +236,11 @@ class _Plan:
 def _formal(dtype, narrow):
     """The type a number operand is declared as: with `narrow`, a narrow integer as a NarrowOperand (see above)."""
     ty = from_dtype(dtype)
-    return NarrowOperand(ty) if narrow and _is_narrow(ty) else ty
+    return NarrowOperand(ty) if narrow and isinstance(ty, types.Integer) and _is_narrow(ty) else ty
 
 
 def _numba_runs(ufunc, formal, inputs) -> bool:
-    """Whether Numba's own choice of loop for these operand types is NumPy's (it is not for an integer array in a
+    """Whether Numba computes these operand types in NumPy's loop (it does not for an integer array in a
     floating-point loop: Numba picks the narrowest float when integers and floats mix)."""
     bases = [a.dtype if isinstance(a, types.Array) else a for a in formal]
     chosen = ufunc_find_matching_loop(ufunc, bases)
@@ -202,7 +254,7 @@ def _python_signature(ufunc, args):
     """Two Python numbers under an operator: Python's arithmetic, the result a Python number."""
     result = _python_result(ufunc, tuple(python_type_of(a).python for a in args))
     if result is None:
-        raise TypingError(f"{ufunc.__name__} is not defined for Python complex numbers")
+        raise NumpyRefusal(f"{ufunc.__name__} is not defined for Python complex numbers")
     machine = result.strong if isinstance(result, WeakNumber) else python_type_of(max(args, key=_kind)).strong
     return signature(result, *[machine] * len(args))
 
@@ -223,23 +275,38 @@ class _NumpyRules(AbstractTemplate):
         ufunc = self.ufunc
         if kws or len(args) != ufunc.nin or any(_operand(a) is None for a in args):
             return None
-        narrow = self.python_operator and ufunc not in _COMPARISONS and _narrow_numbers(args)
-        reached = any(isinstance(a, (WeakNumber, NarrowOperand)) for a in args) or (
-            narrow and _in_numpy_code(self.context)
-        )
-        if not reached or (ufunc is np.power and _integer_power(args)):
-            return None  # Numba's own typing; integer powers: the overload below, which checks the exponent
+        if not any(isinstance(a, (WeakNumber, NarrowOperand)) for a in args):
+            return self._in_numpy_code(args) if _in_numpy_code(self.context) else None
+        if ufunc is np.power and _integer_power(args):
+            return None  # the overload below, which checks the exponent
         if self.python_operator and all(isinstance(a, WeakNumber) for a in args):
             return _python_signature(ufunc, args)
         plan = _Plan(ufunc, args)
         if plan.error:
-            raise TypingError(plan.error)
+            _refuse(self.context, self.key, args, plan.error)
         return None if plan.cast_arrays else plan.signature  # converted arrays: the overload below
+
+    def _in_numpy_code(self, args):
+        """NumPy values only, in marked code: narrow integers keep their type in arithmetic, and what NumPy refuses
+        (a float16 result, `-` of booleans) is refused.  A binary operator is typed again while it is lowered
+        (above), so it gets the rules only for narrow operands, which that second typing sees as NarrowOperands."""
+        binary_operator = self.python_operator and len(args) == 2
+        if self.python_operator and self.ufunc not in _COMPARISONS and _narrow_numbers(args):
+            plan = _Plan(self.ufunc, args)
+            if plan.error or any(isinstance(f, types.Boolean) for f in plan.signature.args):
+                _refuse(self.context, self.key, args, plan.error or _BOOLEAN_ARITHMETIC)
+            return plan.signature
+        if binary_operator:
+            return None
+        plan = _Plan(self.ufunc, args)
+        if plan.error:
+            _refuse(self.context, self.key, args, plan.error)
+        return None
 
 
 def _narrow_numbers(args) -> bool:
-    """Two NumPy numbers, one an integer narrower than 64 bits (Numba would widen it to int64)."""
-    return len(args) == 2 and not any(isinstance(a, types.Array) for a in args) and any(map(_is_narrow, args))
+    """NumPy numbers, one an integer narrower than 64 bits (Numba would widen it to int64)."""
+    return not any(isinstance(a, types.Array) for a in args) and any(map(_is_narrow, args))
 
 
 def _integer_power(args) -> bool:
@@ -270,18 +337,37 @@ def _as_loop_dtype_impl(value, dtype):
     return lambda value, dtype: _converted(value, dtype)
 
 
-def _nonnegative(y):
+_SIGNED_WITH_UINT64 = (
+    "jit does not mix signed integer arrays with uint64 values: NumPy computes them in float64, Numba's array "
+    "expressions in int64; convert one side with .astype(np.float64)"
+)
+_BOOLEAN_ARITHMETIC = "jit does not add or multiply NumPy booleans (NumPy: their logical or, and); write a | b, a & b"
+_NEGATIVE_POWER = {
+    False: "Integers to negative integer powers are not allowed.",  # NumPy's message
+    True: "a Python int to a negative power is a Python float, which jit cannot know when it compiles: "
+    "write a float base (2.0 ** n)",
+}
+
+
+def _nonnegative(y, message):
     return y
 
 
-@overload(_nonnegative)
-def _nonnegative_impl(y):
-    def check(y):
+@overload(_nonnegative, prefer_literal=True)
+def _nonnegative_impl(y, message):
+    text = message.literal_value
+
+    def check(y, message):
         if np.any(np.asarray(y) < 0):
-            raise ValueError("Integers to negative integer powers are not allowed.")
+            raise ValueError(text)
         return y
 
     return check
+
+
+def _signed_with_uint64(args) -> bool:
+    kinds = {(d.kind, d.itemsize) for d in map(_operand, args) if isinstance(d, np.dtype)}
+    return ("u", 8) in kinds and "i" in {kind for kind, _ in kinds}
 
 
 def _numba_implementation(key, sig):
@@ -304,6 +390,9 @@ def _arithmetic(key, ufunc, python_operator):
     def generate(*args):
         if len(args) != ufunc.nin or any(_operand(a) is None for a in args):
             return None
+        has_array = any(isinstance(a, types.Array) for a in args)
+        if has_array and _signed_with_uint64(args):
+            _refuse(cpu_target.typing_context, key, args, _SIGNED_WITH_UINT64)
         power = ufunc is np.power and _integer_power(args)
         if not power and not any(isinstance(a, types.Array) for a in args):
             return None
@@ -311,6 +400,8 @@ def _arithmetic(key, ufunc, python_operator):
             sig = _python_signature(ufunc, args)
         else:
             plan = _Plan(ufunc, args, declared=False)
+            if plan.error and has_array:  # NumPy refuses it (`-` of two boolean arrays); Numba would not
+                _refuse(cpu_target.typing_context, key, args, plan.error)
             if plan.error or not (plan.cast_arrays or power):
                 return None
             sig = plan.signature
@@ -320,10 +411,20 @@ def _arithmetic(key, ufunc, python_operator):
             return lambda x: run(_as_loop_dtype(x, d0))
         (d1,) = d1
         if power and not (isinstance(args[1], types.IntegerLiteral) and args[1].literal_value >= 0):
-            return lambda x, y: run(_as_loop_dtype(x, d0), _as_loop_dtype(_nonnegative(y), d1))
+            message = _NEGATIVE_POWER[all(isinstance(a, WeakNumber) for a in args)]
+            return lambda x, y: run(_as_loop_dtype(x, d0), _as_loop_dtype(_nonnegative(y, message), d1))
         return lambda x, y: run(_as_loop_dtype(x, d0), _as_loop_dtype(y, d1))
 
     return generate
+
+
+@overload(np.where, target="cpu", prefer_literal=True)
+def _where(condition, x, y):
+    """np.where with a Python number among its values: that number as NumPy 2 converts it (NEP 50)."""
+    if not any(isinstance(v, WeakNumber) for v in (x, y)) or any(_operand(v) is None for v in (x, y)):
+        return None
+    dtype = from_dtype(np.result_type(*(v.python(0) if isinstance(v, WeakNumber) else _operand(v) for v in (x, y))))
+    return lambda condition, x, y: np.where(condition, _as_loop_dtype(x, dtype), _as_loop_dtype(y, dtype))
 
 
 for _op, _ufunc in OPERATORS.items():

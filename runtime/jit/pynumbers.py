@@ -25,7 +25,17 @@ from numba.core.typeconv import Conversion
 from numba.extending import box, intrinsic, lower_cast, overload, register_model, typeof_impl, unbox
 from numba.np.numpy_support import as_dtype, from_dtype
 
-__all__ = ["PyInt", "PyFloat", "PyComplex", "is_weak", "python_number", "python_type_of", "weak", "weak_dtype"]
+__all__ = [
+    "PyInt",
+    "PyFloat",
+    "PyComplex",
+    "is_weak",
+    "python_number",
+    "python_numbers",
+    "python_type_of",
+    "weak",
+    "weak_dtype",
+]
 
 
 class WeakNumber:
@@ -161,6 +171,15 @@ def python_number(value):
     int64, float64, complex128); any other value as it is.  A bool stays a bool."""
     kind = type(value)
     return _BOXES[kind](value) if kind in _BOXES else value
+
+
+def python_numbers(value):
+    """`value` with python_number applied to it and to the items of its tuples and lists."""
+    if isinstance(value, list):
+        return [python_numbers(v) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(python_numbers(v) for v in value)
+    return python_number(value)
 
 
 @typeof_impl.register(_PythonInt)
