@@ -105,10 +105,12 @@ class NumpyRefusal(Exception):
     not try its own typing instead; its message names the line, as Numba's messages do (`File "...", line N`)."""
 
 
-def _refuse(context, key, args, message):
+def _refuse(context, key, args, message, located_only=False):
     """Raise NumpyRefusal(message), naming the line of the function being typed where `key` meets operands of
-    these types."""
+    these types; with `located_only`, only when it has such a line (else return None)."""
     where = _where_typed(context.callstack[0].typeinfer, key, list(args)) if len(context.callstack) else None
+    if where is None and located_only:
+        return None
     raise NumpyRefusal(message + (f'\nFile "{where.filename}", line {where.line}' if where else ""))
 
 
@@ -288,19 +290,20 @@ class _NumpyRules(AbstractTemplate):
 
     def _in_numpy_code(self, args):
         """NumPy values only, in marked code: narrow integers keep their type in arithmetic, and what NumPy refuses
-        (a float16 result, `-` of booleans) is refused.  A binary operator is typed again while it is lowered
-        (above), so it gets the rules only for narrow operands, which that second typing sees as NarrowOperands."""
-        binary_operator = self.python_operator and len(args) == 2
+        (a float16 result, `-` of booleans) or jit cannot compute as NumPy does is refused.  A binary operator is
+        typed again while it is lowered (above), possibly for another function: it gets a signature only for
+        narrow operands, which that second typing sees as NarrowOperands, and is refused only where the function
+        being typed has it."""
         if self.python_operator and self.ufunc not in _COMPARISONS and _narrow_numbers(args):
             plan = _Plan(self.ufunc, args)
             if plan.error or any(isinstance(f, types.Boolean) for f in plan.signature.args):
                 _refuse(self.context, self.key, args, plan.error or _BOOLEAN_ARITHMETIC)
             return plan.signature
-        if binary_operator:
-            return None
+        binary_operator = self.python_operator and len(args) == 2
         plan = _Plan(self.ufunc, args)
-        if plan.error:
-            _refuse(self.context, self.key, args, plan.error)
+        message = _SIGNED_WITH_UINT64 if self.python_operator and _signed_with_uint64(args) else plan.error
+        if message:
+            _refuse(self.context, self.key, args, message, located_only=binary_operator)
         return None
 
 
@@ -338,8 +341,8 @@ def _as_loop_dtype_impl(value, dtype):
 
 
 _SIGNED_WITH_UINT64 = (
-    "jit does not mix signed integer arrays with uint64 values: NumPy computes them in float64, Numba's array "
-    "expressions in int64; convert one side with .astype(np.float64)"
+    "jit does not mix signed integers with uint64 values: NumPy computes them in float64 (compares them exactly), "
+    "Numba in int64; convert one side with .astype(np.float64)"
 )
 _BOOLEAN_ARITHMETIC = "jit does not add or multiply NumPy booleans (NumPy: their logical or, and); write a | b, a & b"
 _NEGATIVE_POWER = {
