@@ -281,11 +281,12 @@ def _plan(block, offset, argtypes, stmt_types):
                 w.body.append(f"{out}[{index}] += {operand}")
             w.results[s.target] = out
             reduced.add(s.target)
-        elif s.axis is None:  # a sum of everything
+        elif s.axis is None or r == 0:  # a sum of everything (as NumPy, a number even with an axis)
             out = f"__o{k}"
             w.allocations.append(f"{out} = {w.dtype(k)}(0)")
             w.body.append(f"{out} += {operand}")
-            w.results[s.target] = f"{w.dtype(k)}({out})"
+            number = f"{w.dtype(k)}({out})"
+            w.results[s.target] = number if r == 0 else f"np.full({(1,) * r}, {number})"  # keepdims=True
             reduced.add(s.target)
         else:
             axis = s.axis % space
