@@ -46,7 +46,7 @@ from numba.extending import intrinsic, overload, register_model
 from numba.np import ufunc_db
 from numba.np.numpy_support import as_dtype, from_dtype, ufunc_find_matching_loop
 
-from .pynumbers import WeakNumber, _converted, python_numbers, python_type_of
+from .pynumbers import WeakNumber, _converted, pybool, python_numbers, python_type_of
 
 __all__ = ["njit", "numpy_code"]
 
@@ -67,7 +67,8 @@ OPERATORS = {
     operator.neg: np.negative,
     operator.pos: np.positive,
 }
-_COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+_ORDERINGS = (np.less, np.less_equal, np.greater, np.greater_equal)
+_COMPARISONS = (*_ORDERINGS, np.equal, np.not_equal)
 _NUMPY_CODE = "__transpile_numpy_promotion__"
 
 
@@ -191,6 +192,8 @@ def _numpy_loop(ufunc, operands):
         return str(exc)
     if any(dtype.kind not in "biufc" or dtype.itemsize > 16 for dtype in loop) or np.float16 in loop:
         return f"NumPy computes {ufunc.__name__} of these operands in {loop[-1]}, which Numba has no type for"
+    if ufunc in _ORDERINGS and loop[0].kind == "c":
+        return "jit does not order complex numbers (NumPy orders them by real, then imaginary part)"
     if len(set(loop[: ufunc.nin])) > 1:
         return f"jit cannot run NumPy's {ufunc.__name__} loop for {', '.join(map(str, loop[: ufunc.nin]))}"
     return loop
@@ -201,7 +204,7 @@ def _python_result(ufunc, kinds):
     """The Python number type of `a op b` for Python numbers of these types (int, float, complex), or None."""
     kind = max(kinds, key=(int, float, complex).index)
     if ufunc in _COMPARISONS:
-        return types.boolean
+        return pybool
     if ufunc is np.true_divide and kind is int:
         kind = float
     if kind is complex and ufunc in (np.floor_divide, np.remainder):
@@ -211,10 +214,11 @@ def _python_result(ufunc, kinds):
 
 class _Plan:
     """How an operation runs with NumPy's semantics: the signature Numba calls it with (operands converted to
-    the loop's dtypes, which Numba does for numbers), and which array operands must be converted first."""
+    the loop's dtypes, which Numba does for numbers), which array operands must be converted first, and whether
+    Numba on its own would run another loop for an integer array (`misread`)."""
 
     def __init__(self, ufunc, args, declared=True):
-        self.error, self.signature, self.cast_arrays = None, None, ()
+        self.error, self.signature, self.cast_arrays, self.misread = None, None, (), False
         loop = _numpy_loop(ufunc, tuple(map(_operand, args)))
         if isinstance(loop, str):
             self.error = loop
@@ -227,9 +231,10 @@ class _Plan:
             for i, (a, d) in enumerate(zip(args, inputs))
             if isinstance(a, types.Array) and a.dtype != from_dtype(d) and not _numba_runs(ufunc, formal, inputs)
         )
-        if self.cast_arrays:
-            converted = [types.Array(from_dtype(d), a.ndim, "C") for a, d in zip(args, inputs)]
-            formal = [converted[i] if i in self.cast_arrays else f for i, f in enumerate(formal)]
+        integer_arrays = any(isinstance(a, types.Array) and _operand(a).kind in "biu" for a in args)
+        self.misread = integer_arrays and inputs[0].kind in "fc" and not _numba_runs(ufunc, args, inputs)
+        for i in self.cast_arrays:
+            formal[i] = types.Array(from_dtype(inputs[i]), args[i].ndim, "C")
         _, _, ndim, layout = Numpy_rules_ufunc._handle_inputs(ufunc, formal, {})
         results = [types.Array(from_dtype(d), ndim, layout) if ndim else from_dtype(d) for d in outputs]
         self.signature = signature(results[0] if len(results) == 1 else types.Tuple(results), *formal)
@@ -244,7 +249,7 @@ def _formal(dtype, narrow):
 def _numba_runs(ufunc, formal, inputs) -> bool:
     """Whether Numba computes these operand types in NumPy's loop (it does not for an integer array in a
     floating-point loop: Numba picks the narrowest float when integers and floats mix)."""
-    bases = [a.dtype if isinstance(a, types.Array) else a for a in formal]
+    bases = [a.dtype if isinstance(a, types.Array) else types.unliteral(a) for a in formal]
     chosen = ufunc_find_matching_loop(ufunc, bases)
     return chosen is not None and [as_dtype(t) for t in chosen.inputs] == list(inputs)
 
@@ -277,10 +282,10 @@ class _NumpyRules(AbstractTemplate):
         ufunc = self.ufunc
         if kws or len(args) != ufunc.nin or any(_operand(a) is None for a in args):
             return None
-        if not any(isinstance(a, (WeakNumber, NarrowOperand)) for a in args):
-            return self._in_numpy_code(args) if _in_numpy_code(self.context) else None
         if ufunc is np.power and _integer_power(args):
             return None  # the overload below, which checks the exponent
+        if not any(isinstance(a, (WeakNumber, NarrowOperand)) for a in args):
+            return self._in_numpy_code(args) if _in_numpy_code(self.context) else None
         if self.python_operator and all(isinstance(a, WeakNumber) for a in args):
             return _python_signature(ufunc, args)
         plan = _Plan(ufunc, args)
@@ -358,6 +363,8 @@ def _nonnegative(y, message):
 
 @overload(_nonnegative, prefer_literal=True)
 def _nonnegative_impl(y, message):
+    if getattr(_operand(y), "kind", "") == "u":
+        return lambda y, message: y
     text = message.literal_value
 
     def check(y, message):
@@ -405,7 +412,7 @@ def _arithmetic(key, ufunc, python_operator):
             plan = _Plan(ufunc, args, declared=False)
             if plan.error and has_array:  # NumPy refuses it (`-` of two boolean arrays); Numba would not
                 _refuse(cpu_target.typing_context, key, args, plan.error)
-            if plan.error or not (plan.cast_arrays or power):
+            if plan.error or not (plan.cast_arrays or plan.misread or power):
                 return None
             sig = plan.signature
         run = _numba_implementation(key, sig)

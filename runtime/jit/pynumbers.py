@@ -26,9 +26,11 @@ from numba.extending import box, intrinsic, lower_cast, overload, register_model
 from numba.np.numpy_support import as_dtype, from_dtype
 
 __all__ = [
+    "PyBool",
     "PyInt",
     "PyFloat",
     "PyComplex",
+    "is_python",
     "is_weak",
     "python_number",
     "python_numbers",
@@ -86,9 +88,32 @@ class PyComplex(WeakNumber, types.Complex):
         self.underlying_float, self.bitwidth = types.float64, 128
 
 
-pyint, pyfloat, pycomplex = PyInt(), PyFloat(), PyComplex()
+class PyBool(types.Boolean):
+    """A comparison of Python numbers: a Python bool, which comes back to Python as one (NumPy's comparisons give
+    np.bool_).  As an operand it is NumPy's bool: Python's bool is the lowest kind whether weak or not."""
+
+    def __init__(self):
+        super().__init__("pybool")
+
+    def __unliteral__(self):
+        return types.boolean
+
+    def can_convert_to(self, typingctx, other):
+        conv = typingctx.can_convert(types.boolean, other)
+        return None if conv is None else max(conv, Conversion.promote)
+
+    def unify(self, typingctx, other):
+        return typingctx.unify_pairs(types.boolean, other) if isinstance(other, types.Boolean) else None
+
+
+pyint, pyfloat, pycomplex, pybool = PyInt(), PyFloat(), PyComplex(), PyBool()
 _KINDS = (int, float, complex)
 _BY_PYTHON = {int: pyint, float: pyfloat, complex: pycomplex}
+
+
+def is_python(ty) -> bool:
+    """A value that is a Python number or bool in NumPy code (it comes back to Python as one)."""
+    return isinstance(ty, (WeakNumber, PyBool))
 
 
 def is_weak(ty) -> bool:
@@ -115,6 +140,7 @@ def weak_dtype(dtype, python):
 
 register_model(PyInt)(models.IntegerModel)
 register_model(PyComplex)(models.ComplexModel)
+register_model(PyBool)(models.BooleanModel)
 
 
 @register_model(PyFloat)
@@ -123,15 +149,21 @@ class _PyFloatModel(models.PrimitiveModel):
         super().__init__(dmm, fe_type, ir.DoubleType())
 
 
-for _type in (PyInt, PyFloat, PyComplex):
+for _type in (PyInt, PyFloat, PyComplex, PyBool):
 
     @unbox(_type)
     def _unbox(typ, obj, c):
-        return c.unbox(typ.strong, obj)
+        return c.unbox(types.unliteral(typ), obj)
 
     @box(_type)
     def _box(typ, val, c):
-        return c.box(typ.strong, val)
+        return c.box(types.unliteral(typ), val)
+
+
+@lower_cast(PyBool, types.Boolean)
+@lower_cast(types.Boolean, PyBool)
+def _python_bool_to_bool(context, builder, fromty, toty, val):
+    return val
 
 
 @lower_cast(PyInt, types.Integer)

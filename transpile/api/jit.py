@@ -249,9 +249,9 @@ def _numpy_scalars(result_type):
     it.  A Python number of the compiled code (runtime/jit/pynumbers.py) comes back as one."""
     from numba import types
 
-    from runtime.jit.pynumbers import WeakNumber
+    from runtime.jit.pynumbers import is_python
 
-    if isinstance(result_type, (types.Number, types.Boolean)) and not isinstance(result_type, WeakNumber):
+    if isinstance(result_type, (types.Number, types.Boolean)) and not is_python(result_type):
         return np.dtype(str(types.unliteral(result_type))).type
     if isinstance(result_type, types.BaseTuple):
         parts = [_numpy_scalars(t) for t in result_type.types]
