@@ -241,8 +241,21 @@ def _converted(typingctx, value, to):
     return target(value, to), codegen
 
 
+@intrinsic
+def _as_python(typingctx, value):
+    """A tuple of NumPy numbers (`x.shape`) as the tuple of the Python numbers they stand for."""
+    python = types.Tuple([python_type_of(t) if isinstance(t, types.Number) else t for t in value])
+
+    def codegen(context, builder, sig, args):
+        return context.cast(builder, args[0], sig.args[0], sig.return_type)
+
+    return python(value), codegen
+
+
 @overload(weak, prefer_literal=True)
 def _weak(value, like=None):
+    if isinstance(value, types.BaseTuple) and any(isinstance(t, types.Number) for t in value):
+        return lambda value, like=None: _as_python(value)
     if not isinstance(value, types.Number) or isinstance(value, types.Boolean):
         return lambda value, like=None: value
     python = python_type_of(value)

@@ -252,6 +252,14 @@ def test_integer_array_makes_float32_float64():
     assert got.dtype == with_arange(x).dtype == np.float64
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.longdouble, np.clongdouble])
+def test_dtypes_numba_has_no_type_for_are_refused_by_name(dtype):
+    if dtype is not np.float16 and np.dtype(np.longdouble).itemsize <= 8:
+        pytest.skip("longdouble is float64 here")
+    with pytest.raises(tp.TranspileError, match=rf"argument `a` of `add_100` holds {np.dtype(dtype)} values"):
+        tp.jit(add_100)(np.ones(2, dtype))
+
+
 def test_python_int_that_does_not_fit_raises_overflow_error():
     a = np.array([1, 2], np.int8)
     with pytest.raises(OverflowError):

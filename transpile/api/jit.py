@@ -174,7 +174,7 @@ class Jitted:
 
     def _call(self, statics, dynamic, everything, fuse):
         try:
-            _refuse_float16(self.target, [n for n in self.sig.parameters if n not in self.statics], dynamic)
+            _refuse_dtypes(self.target, [n for n in self.sig.parameters if n not in self.statics], dynamic)
             entry = self.compiled(statics, fuse).entry
             with warnings.catch_warnings():
                 _quiet_numba_warnings()
@@ -290,24 +290,33 @@ def _as_records(target, pname, value):
     return python_number(value)
 
 
-def _holds_float16(value) -> bool:
+# dtypes Numba has no type for on the CPU (not even to pass an array through), and the dtype to convert to;
+# longdouble is one where it is wider than float64 (x86-64 Linux: float128)
+_NO_NUMBA_TYPE = {np.dtype(np.float16): "float32"}
+if np.dtype(np.longdouble).itemsize > 8:
+    _NO_NUMBA_TYPE.update({np.dtype(np.longdouble): "float64", np.dtype(np.clongdouble): "complex128"})
+
+
+def _unsupported_dtype(value):
+    """The first dtype of `value` (an array, NumPy scalar, or list or tuple of them) that Numba has no type for."""
     if isinstance(value, (np.ndarray, np.generic)):
-        return value.dtype == np.float16
+        return value.dtype if value.dtype in _NO_NUMBA_TYPE else None
     if isinstance(value, (list, tuple)):
-        return any(_holds_float16(v) for v in value)
-    return False
+        return next(filter(None, map(_unsupported_dtype, value)), None)
+    return None
 
 
-def _refuse_float16(target, names, dynamic):
-    """Numba has no float16 type on the CPU (not even to pass an array through): say so, naming the argument."""
+def _refuse_dtypes(target, names, dynamic):
+    """float16, longdouble, clongdouble: Numba has no type for them on the CPU; say so, naming the argument."""
     for pname, value in zip(names, dynamic):
-        if _holds_float16(value):
+        dtype = _unsupported_dtype(value)
+        if dtype is not None:
             raise TranspileError(
-                f"argument `{pname}` of `{target.__name__}` holds float16 values, which Numba cannot take or compute "
+                f"argument `{pname}` of `{target.__name__}` holds {dtype} values, which Numba cannot take or compute "
                 "with on the CPU",
                 def_location(target),
-                "pass float32 (`x.astype(np.float32)`), or call the function without jit "
-                "(jit(f, fallback='numpy') does that with a warning)",
+                f"pass {_NO_NUMBA_TYPE[dtype]} (`x.astype(np.{_NO_NUMBA_TYPE[dtype]})`), or call the function without "
+                "jit (jit(f, fallback='numpy') does that with a warning)",
             )
 
 

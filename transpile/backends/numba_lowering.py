@@ -405,9 +405,13 @@ def weak_constants(body):
     but not in Numba: a number meeting a value in an operator or an elementwise call becomes `jt.weak(1.0, y)`,
     of the dtype NumPy gives it next to y (runtime/jit/pynumbers.py), y being the operand it meets (in a call,
     the nearest name after it, else before it: `np.where(c, y, 0.0)` meets y, not the condition); a number
-    meeting only numbers becomes `jt.weak(2.0)`, a Python number.  An integer exponent stays a literal: Numba
-    computes `x ** 2` as `x * x`, and integer powers follow NumPy's types anyway (runtime/jit/promotion.py)."""
+    meeting only numbers becomes `jt.weak(2.0)`, a Python number, and so do a number assigned to a name and the
+    value of a primitive that gives a Python number (`jt.weak(len(x))`, the registry's `python_number`).  An
+    integer exponent stays a literal: Numba computes `x ** 2` as `x * x`, and integer powers follow NumPy's types
+    anyway (runtime/jit/promotion.py)."""
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Assign) and _gives_python_number(node):
+            node.value = call("jt.weak", [node.value])  # `n = 0`, len(x), x.shape, math.sqrt(s): Python numbers too
         if isinstance(node, gast.BinOp):
             exponent = isinstance(node.op, gast.Pow) and type(getattr(node.right, "value", None)) is int
             node.left, node.right = _weakened([node.left, node.right], keep=(1,) if exponent else ())
@@ -416,6 +420,13 @@ def weak_constants(body):
         elif isinstance(node, gast.Call) and _is_elementwise(node):
             node.args = _weakened(node.args)
     return body
+
+
+def _gives_python_number(stmt) -> bool:
+    """`name = <number>` (not a derivative's symbolic zero, lower_zeros), or a primitive that gives Python numbers."""
+    if _is_number(stmt.value):
+        return isinstance(stmt.targets[0], gast.Name) and not _is_derivative_name(stmt.targets[0])
+    return getattr(getattr(stmt.value, "prim", None), "python_number", False)
 
 
 def _weakened(operands, keep=()):

@@ -36,7 +36,16 @@ defprim(
     vjp={"x": "rt.pack_like(x, g)"},
     jvp={"x": "rt.split_tangent(t, n)"},
 )
-defprim("len", builtins.len, batch="rt.batched_len(x)", batch_same=True, path="len", params=["x"], nondiff=True)
+defprim(
+    "len",
+    builtins.len,
+    batch="rt.batched_len(x)",
+    batch_same=True,
+    path="len",
+    params=["x"],
+    nondiff=True,
+    python_number=True,
+)
 defprim(
     "range", builtins.range, path="range", params=[], varargs="bounds", nondiff=True, batch="rt.batched_range(bounds)"
 )
@@ -56,9 +65,17 @@ defprim(
     },
 )
 defprim("isinstance", builtins.isinstance, path="isinstance", params=["obj", "cls"], nondiff=True)
-defprim("int", builtins.int, path="int", params=["x"], nondiff=True)
+defprim("int", builtins.int, path="int", params=["x"], nondiff=True, python_number=True)
 defprim("bool", builtins.bool, path="bool", params=["x"], nondiff=True)
-defprim("float", builtins.float, path="float", params=["x"], vjp={"x": "rt.unbroadcast(g, x)"}, jvp={"x": "float(t)"})
+defprim(
+    "float",
+    builtins.float,
+    path="float",
+    params=["x"],
+    vjp={"x": "rt.unbroadcast(g, x)"},
+    jvp={"x": "float(t)"},
+    python_number=True,
+)
 defhelper(
     runtime.with_item,
     params=["container", "key", "value"],

@@ -58,6 +58,9 @@ class Primitive:
     # its part in a fused loop nest (transpile/backends/fusion.py): "map" (its scalar form is its element),
     # "sum" (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); None: it is not fused
     fuse: str | None = None
+    # its result is a Python number, int or float (len, .shape, math.sqrt), which NumPy types weakly (NEP 50); under
+    # jit it becomes one (`jt.weak(len(x))`, transpile/backends/numba_lowering.py)
+    python_number: bool = False
     # the same function called with other parameters (np.where(condition) besides np.where(condition, x, y)):
     # a call that does not bind to this entry's parameters is bound to the first of these it binds to
     variants: list = field(default_factory=list)
@@ -155,6 +158,7 @@ def defprim(
     jit=None,
     variant_of=None,
     fuse=None,
+    python_number=False,
 ):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"].
 
@@ -185,6 +189,7 @@ def defprim(
         collective=collective,
         jit=jit,
         fuse=fuse or None,
+        python_number=python_number,
     )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")

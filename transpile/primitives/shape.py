@@ -442,6 +442,7 @@ defprim(
     params=["like"],
     nondiff=True,
     attribute="shape",
+    python_number=True,
 )
 defprim(
     "ndim",
@@ -452,6 +453,7 @@ defprim(
     params=["like"],
     nondiff=True,
     attribute="ndim",
+    python_number=True,
 )
 defprim(
     "size",
@@ -462,6 +464,7 @@ defprim(
     params=["like", "axis=None"],
     nondiff=True,
     attribute="size",
+    python_number=True,
 )
 defprim(
     "dtype",
