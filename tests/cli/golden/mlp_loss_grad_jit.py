@@ -102,7 +102,7 @@ def predict_fwd(params, inputs):
     _tape_inputs = []
     _tape_i3 = []
     # mlp.py:22: for W, b in params:
-    _t1 = len(params)
+    _t1 = jt.weak(len(params))
     _range2 = range(_t1)
     for _i3 in _range2:
         _t4 = jt.loop_item(params, _i3)

@@ -30,7 +30,7 @@ def lj_energy(positions, epsilon=1.0, sigma=1.0):
 @jt.njit(cache=True)
 def lj_per_atom(positions, epsilon, sigma):
     # physics.py:22: n = positions.shape[0]
-    _t1 = positions.shape
+    _t1 = jt.weak(positions.shape)
     n = _t1[0]
     # physics.py:23: per_atom = np.zeros(n)
     per_atom = np.zeros(n)
