@@ -173,8 +173,8 @@ TABLES = {
     "python op python": ("python", "python", OPERATORS),  # Python's arithmetic
 }
 # every operator, on pairs that exercise its rules: narrow integers (wrapping, floor division of negatives),
-# booleans, integers with float32, mixed float widths, complex (arrays: the first four, and all with FULL)
-PAIRS = [(np.int8, np.int8), (np.uint16, np.int8), (np.int32, np.float32), (np.bool_, np.bool_), (np.bool_, np.int8)]
+# integers with float32, booleans, mixed float widths, complex (arrays: the first two, and all with FULL)
+PAIRS = [(np.int8, np.int8), (np.int32, np.float32), (np.uint16, np.int8), (np.bool_, np.bool_), (np.bool_, np.int8)]
 PAIRS += [(np.float32, np.float64), (np.int64, np.float32), (np.complex64, np.float64), (np.uint64, np.uint64)]
 
 
@@ -186,7 +186,7 @@ def test_promotion_table(tmp_path, name):
 
 @pytest.mark.parametrize("kind", ["array", "scalar"])
 def test_every_operator(tmp_path, kind):
-    pairs = PAIRS if kind == "scalar" or FULL else PAIRS[:4]
+    pairs = PAIRS if kind == "scalar" or FULL else PAIRS[:2]
     _check_table(tmp_path, [(op, _operand(kind, a, 0), _operand(kind, b, 1)) for op in OPERATORS for a, b in pairs])
 
 
@@ -293,7 +293,7 @@ def reductions(a):
     )
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_] + ([np.int32, np.float32] if FULL else []))
+@pytest.mark.parametrize("dtype", [np.int8, np.bool_] + ([np.uint8, np.int32, np.float32] if FULL else []))
 def test_reductions_use_numpy_accumulators(dtype):
     a = np.array([100, 100, 3], dtype)
     for got, want in zip(tp.jit(reductions)(a), reductions(a)):
