@@ -404,14 +404,14 @@ def _arithmetic(key, ufunc, python_operator):
         if has_array and _signed_with_uint64(args):
             _refuse(cpu_target.typing_context, key, args, _SIGNED_WITH_UINT64)
         power = ufunc is np.power and _integer_power(args)
-        if not power and not any(isinstance(a, types.Array) for a in args):
+        if not power and not has_array:
             return None
         if power and python_operator and all(isinstance(a, WeakNumber) for a in args):
             sig = _python_signature(ufunc, args)
         else:
             plan = _Plan(ufunc, args, declared=False)
-            if plan.error and has_array:  # NumPy refuses it (`-` of two boolean arrays); Numba would not
-                _refuse(cpu_target.typing_context, key, args, plan.error)
+            if plan.error and python_operator and len(args) == 2:  # NumPy refuses it (`-` of two boolean arrays)
+                _refuse(cpu_target.typing_context, key, args, plan.error)  # (a ufunc call: _NumpyRules, marked code)
             if plan.error or not (plan.cast_arrays or plan.misread or power):
                 return None
             sig = plan.signature

@@ -7,8 +7,9 @@ float64 or complex128.  Here a Python number has a Numba type of its own, `PyInt
 `PyComplex`: the machine value of an int64, float64 or complex128, which any function that does not know
 these types receives as that (their `__unliteral__`), while the operators and ufuncs of
 runtime/jit/promotion.py read them as NumPy reads Python numbers.  Python numbers come into compiled
-code as arguments (tp.jit passes each as `python_number(value)`) and as `jt.weak(value)` in generated
-code.
+code as arguments (tp.jit and jt.njit's dispatcher pass each as `python_number(value)`) and as
+`jt.weak(value)` in generated code (numbers of the source, `len(x)`, `x.shape`).  Comparing two gives a
+`PyBool`, which comes back to Python as a bool where NumPy's comparisons give np.bool_.
 
 A Python int converted to a narrower integer type raises OverflowError when it does not fit, as in
 NumPy 2 (`np.int8(1) + 300`).

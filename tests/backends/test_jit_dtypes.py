@@ -16,6 +16,7 @@ module `transpile jit` writes.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import sys
 import warnings
@@ -244,6 +245,20 @@ def test_python_float_argument_is_weak():
     for got, want in zip(tp.jit(scaled)(x, 2.5, 3), scaled(x, 2.5, 3)):
         assert got.dtype == want.dtype == np.float32
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def by_hand(x):
+    n = 0
+    for _ in range(x.shape[0]):
+        n = n + 1
+    return np.sum(x) / len(x), x * n, math.sqrt(len(x)) * x, float(n) * x[0], x.shape, n
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8])
+def test_len_shape_math_and_counters_are_python_numbers(dtype):
+    x = np.array([100, 20, 3], dtype)
+    for got, want in zip(tp.jit(by_hand)(x), by_hand(x)):
+        _same(got, want, f"{dtype.__name__} by hand")  # float32 stays float32, int8 int8; n comes back an int
 
 
 def test_integer_array_makes_float32_float64():
