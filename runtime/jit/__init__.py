@@ -4,11 +4,13 @@ Importing this package registers the Numba implementations; generated code refer
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
-from . import batching, helpers, helpers_forward, helpers_reverse, memory, records  # noqa: F401
+from . import batching, helpers, helpers_forward, helpers_reverse, memory, promotion, records  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .fused import kernel  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403
+from .promotion import njit  # noqa: F401
+from .pynumbers import weak  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 

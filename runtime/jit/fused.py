@@ -35,6 +35,7 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 from .helpers import _generated
+from .promotion import numpy_code
 
 __all__ = ["ShapesNotFused", "kernel"]
 
@@ -134,13 +135,13 @@ def _fallback_lines(block, typed=False):
 
 @functools.cache
 def _fallback_function(block):
-    """The block as a function of its inputs, in array code."""
-    return _generated("block", _params(block), _fallback_lines(block), _namespace())
+    """The block as a function of its inputs, in array code (the user's, so compiled with NumPy's promotion)."""
+    return numpy_code(_generated("block", _params(block), _fallback_lines(block), _namespace()))
 
 
 def _statement_types(block, argtypes):
     """Numba's type of every statement's value, typing the block as the array code it was."""
-    function = _generated("block", _params(block), _fallback_lines(block, typed=True), _namespace())
+    function = numpy_code(_generated("block", _params(block), _fallback_lines(block, typed=True), _namespace()))
     interp = compiler.run_frontend(function)
     typing = typed_passes.type_inference_stage(
         cpu_target.typing_context, cpu_target.target_context, interp, tuple(argtypes), None
@@ -280,11 +281,12 @@ def _plan(block, offset, argtypes, stmt_types):
                 w.body.append(f"{out}[{index}] += {operand}")
             w.results[s.target] = out
             reduced.add(s.target)
-        elif s.axis is None:  # a sum of everything
+        elif s.axis is None or r == 0:  # a sum of everything (as NumPy, a number even with an axis)
             out = f"__o{k}"
             w.allocations.append(f"{out} = {w.dtype(k)}(0)")
             w.body.append(f"{out} += {operand}")
-            w.results[s.target] = f"{w.dtype(k)}({out})"
+            number = f"{w.dtype(k)}({out})"
+            w.results[s.target] = number if r == 0 else f"np.full({(1,) * r}, {number})"  # keepdims=True
             reduced.add(s.target)
         else:
             axis = s.axis % space
@@ -418,7 +420,7 @@ def _compiled(block, offset, argtypes):
     arguments): the loop nest, or the block's array code."""
     try:
         plan = _plan(block, offset, argtypes, _statement_types(block, argtypes))
-        return _generated("impl", "*parts", plan.lines, plan.scope)
+        return numpy_code(_generated("impl", "*parts", plan.lines, plan.scope))
     except _Unfusable:
         unpack = [f"__a{q} = parts[{offset + q}]" for q in range(len(block.inputs))]
         body = unpack + [f"return fallback({_params(block)})"]

@@ -15,6 +15,7 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 __all__ = [
@@ -39,7 +40,6 @@ __all__ = [
     "rot90",
     "getitem",
     "setitem",
-    "weak",
     "inner",
     "diagonal",
     "trace",
@@ -310,10 +310,11 @@ def _reduction(np_reduce):
         if not isinstance(a, types.Array):
             return lambda a, axis=None, keepdims=False: np_reduce(np.asarray(a))
         keep = _constant_flag(keepdims)
+        dtype = np.asarray(np_reduce(np.ones(1, as_dtype(a.dtype)))).dtype  # NumPy's (np.sum of int8: int64)
         if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
             if keep:
                 ones = (1,) * a.ndim
-                return lambda a, axis=None, keepdims=False: np.full(ones, np_reduce(a), a.dtype)
+                return lambda a, axis=None, keepdims=False: np.full(ones, np_reduce(a), dtype)
             return lambda a, axis=None, keepdims=False: np_reduce(a)
         if isinstance(axis, types.Integer):
             count = 1
@@ -322,11 +323,13 @@ def _reduction(np_reduce):
         else:
             raise TypingError(f"axis must be None, an int or a tuple of ints, not {axis}")
         out_nd = a.ndim if keep else a.ndim - count
+        if out_nd == 0:  # every axis: a NumPy scalar, as NumPy returns it
+            return lambda a, axis=None, keepdims=False: np_reduce(a)
 
         def impl(a, axis=None, keepdims=False):
             mask = _axis_mask(a.ndim, _as_tuple(axis))
             rows = _rows(a, mask)
-            values = np.empty(rows.shape[0], _result_dtype(a))
+            values = np.empty(rows.shape[0], dtype)
             for i in range(rows.shape[0]):
                 values[i] = np_reduce(rows[i])
             return values.reshape(_out_shape(a.shape, mask, keep, out_nd))
@@ -334,11 +337,6 @@ def _reduction(np_reduce):
         return impl
 
     return typer
-
-
-@register_jitable
-def _result_dtype(a):
-    return a.dtype
 
 
 def _as_tuple(axis):
@@ -352,26 +350,11 @@ def _as_tuple_impl(axis):
     return lambda axis: axis
 
 
-@overload(_result_dtype)
-def _result_dtype_impl(a):
-    return lambda a: a.dtype
-
-
-def _int_safe_mean(a):
-    return np.mean(a)
-
-
 overload(sum, prefer_literal=True)(_reduction(np.sum))
 overload(max, prefer_literal=True)(_reduction(np.max))
 overload(min, prefer_literal=True)(_reduction(np.min))
 overload(prod, prefer_literal=True)(_reduction(np.prod))
-
-
-@overload(mean, prefer_literal=True)
-def _mean(a, axis=None, keepdims=False):
-    if isinstance(a, types.Array) and isinstance(a.dtype, types.Integer):
-        raise TypingError("np.mean of an integer array is not supported under jit; cast it with .astype(float)")
-    return _reduction(np.mean)(a, axis, keepdims)
+overload(mean, prefer_literal=True)(_reduction(np.mean))
 
 
 def var(a, axis=None, ddof=0, keepdims=False):
@@ -1478,23 +1461,3 @@ def _setitem(x, index, value):
         x[index] = value
 
     return plain
-
-
-# ------------------------------------------------------------------ Python numbers are weakly typed
-
-
-def weak(value, like):
-    """A Python number as NumPy treats it next to `like`: it takes like's dtype when that is wide enough (NEP 50)."""
-    return value
-
-
-@overload(weak)
-def _weak(value, like):
-    dtype = like.dtype if isinstance(like, types.Array) else like
-    if not isinstance(dtype, types.Number) or isinstance(dtype, types.Boolean):
-        return lambda value, like: value
-    if isinstance(value, types.Float) and isinstance(dtype, (types.Float, types.Complex)):
-        return lambda value, like: dtype(value)
-    if isinstance(value, types.Integer) and isinstance(dtype, (types.Float, types.Complex, types.Integer)):
-        return lambda value, like: dtype(value)
-    return lambda value, like: value

@@ -21,6 +21,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
+from .promotion import numpy_code
+
 UNARY = (
     "exp",
     "exp2",
@@ -176,7 +178,7 @@ def _define(name):
     def _compiled(x):
         dtype = np.dtype(str(x.dtype)) if isinstance(x, types.Array) else None
         if dtype is None or dtype.type not in DTYPES:
-            return lambda x: ufunc(x)
+            return numpy_code(lambda x: ufunc(x))  # typed as NumPy types it (promotion.py): np.tanh of int8 refused
         slot = _SLOTS[name, dtype.type]
         if x.ndim == 0:  # NumPy returns a scalar here
             return lambda x: function(x.reshape(1))[0]

@@ -80,7 +80,10 @@ _DTYPE_OF_BUILTIN = {int: np.int64, float: np.float64, bool: np.bool_, complex: 
 
 
 def _as_numba_value(value):
-    return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else value
+    """A captured value as compiled code takes it: a Python number stays one (weakly typed, as NumPy types it)."""
+    from runtime.jit.pynumbers import python_number
+
+    return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else python_number(value)
 
 
 class Jitted:
@@ -204,7 +207,7 @@ class Jitted:
 
     def _call(self, statics, dynamic, everything, fuse):
         try:
-            _refuse_float16(self.target, [n for n in self.sig.parameters if n not in self.statics], dynamic)
+            _refuse_dtypes(self.target, [n for n in self.sig.parameters if n not in self.statics], dynamic)
             entry = self.compiled(statics, fuse).entry
             with warnings.catch_warnings():
                 _quiet_numba_warnings()
@@ -276,12 +279,15 @@ def _nested_types(ty):
 
 
 def _numpy_scalars(result_type):
-    """What turns the Python floats Numba returns for float scalars of `result_type` into NumPy scalars of
-    their dtype, as NumPy returns them (np.float32 stays np.float32); None where nothing needs it."""
+    """What turns the Python numbers Numba returns for NumPy scalars of `result_type` into NumPy scalars of
+    their dtype, as NumPy returns them (np.float32 stays np.float32, np.int8 np.int8); None where nothing needs
+    it.  A Python number of the compiled code (runtime/jit/pynumbers.py) comes back as one."""
     from numba import types
 
-    if isinstance(result_type, (types.Float, types.Complex)):
-        return np.dtype(str(result_type)).type
+    from runtime.jit.pynumbers import is_python
+
+    if isinstance(result_type, (types.Number, types.Boolean)) and not is_python(result_type):
+        return np.dtype(str(types.unliteral(result_type))).type
     if isinstance(result_type, types.BaseTuple):
         parts = [_numpy_scalars(t) for t in result_type.types]
         if any(parts):
@@ -298,8 +304,10 @@ def _rebuilt(values, items):
 
 
 def _as_records(target, pname, value):
-    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py)."""
+    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py), each Python number is
+    marked as one (runtime/jit/pynumbers.py: weakly typed, as NumPy types it)."""
     from runtime.jit import records
+    from runtime.jit.pynumbers import python_number
 
     if isinstance(value, dict):
         if not records.can_be_record(value):
@@ -314,27 +322,36 @@ def _as_records(target, pname, value):
         return [_as_records(target, pname, v) for v in value]
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(_as_records(target, pname, v) for v in value)
-    return value
+    return python_number(value)
 
 
-def _holds_float16(value) -> bool:
+# dtypes Numba has no type for on the CPU (not even to pass an array through), and the dtype to convert to;
+# longdouble is one where it is wider than float64 (x86-64 Linux: float128)
+_NO_NUMBA_TYPE = {np.dtype(np.float16): "float32"}
+if np.dtype(np.longdouble).itemsize > 8:
+    _NO_NUMBA_TYPE.update({np.dtype(np.longdouble): "float64", np.dtype(np.clongdouble): "complex128"})
+
+
+def _unsupported_dtype(value):
+    """The first dtype of `value` (an array, NumPy scalar, or list or tuple of them) that Numba has no type for."""
     if isinstance(value, (np.ndarray, np.generic)):
-        return value.dtype == np.float16
+        return value.dtype if value.dtype in _NO_NUMBA_TYPE else None
     if isinstance(value, (list, tuple)):
-        return any(_holds_float16(v) for v in value)
-    return False
+        return next(filter(None, map(_unsupported_dtype, value)), None)
+    return None
 
 
-def _refuse_float16(target, names, dynamic):
-    """Numba has no float16 type on the CPU (not even to pass an array through): say so, naming the argument."""
+def _refuse_dtypes(target, names, dynamic):
+    """float16, longdouble, clongdouble: Numba has no type for them on the CPU; say so, naming the argument."""
     for pname, value in zip(names, dynamic):
-        if _holds_float16(value):
+        dtype = _unsupported_dtype(value)
+        if dtype is not None:
             raise TranspileError(
-                f"argument `{pname}` of `{target.__name__}` holds float16 values, which Numba cannot take or compute "
+                f"argument `{pname}` of `{target.__name__}` holds {dtype} values, which Numba cannot take or compute "
                 "with on the CPU",
                 def_location(target),
-                "pass float32 (`x.astype(np.float32)`), or call the function without jit "
-                "(jit(f, fallback='numpy') does that with a warning)",
+                f"pass {_NO_NUMBA_TYPE[dtype]} (`x.astype(np.{_NO_NUMBA_TYPE[dtype]})`), or call the function without "
+                "jit (jit(f, fallback='numpy') does that with a warning)",
             )
 
 

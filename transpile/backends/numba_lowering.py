@@ -396,33 +396,53 @@ def _lower_index(stmt, rhs, prim):
 
 
 def _is_number(node) -> bool:
-    """A float literal (an int literal already keeps a float array's dtype in Numba)."""
-    return isinstance(node, gast.Constant) and type(node.value) is float
+    """A number of the source: an int, float or complex literal (a bool is NumPy's bool either way)."""
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float, complex)
 
 
 def weak_constants(body):
-    """`1.0 - y` with y float32 stays float32 in NumPy (Python numbers are weakly typed) but not in Numba:
-    a number meeting an array in an elementwise operation becomes `jt.weak(1.0, y)`, which takes y's dtype."""
+    """`1.0 - y` with y float32 stays float32 in NumPy, `a8 + 100` int8 (Python numbers are weakly typed, NEP 50),
+    but not in Numba: a number meeting a value in an operator or an elementwise call becomes `jt.weak(1.0, y)`,
+    of the dtype NumPy gives it next to y (runtime/jit/pynumbers.py), y being the operand it meets (in a call,
+    the nearest name after it, else before it: `np.where(c, y, 0.0)` meets y, not the condition); a number
+    meeting only numbers becomes `jt.weak(2.0)`, a Python number, and so do a number assigned to a name and the
+    value of a primitive that gives a Python number (`jt.weak(len(x))`, the registry's `python_number`).  An
+    integer exponent stays a literal: Numba computes `x ** 2` as `x * x`, and integer powers follow NumPy's types
+    anyway (runtime/jit/promotion.py)."""
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Assign) and _gives_python_number(node):
+            node.value = call("jt.weak", [node.value])  # `n = 0`, len(x), x.shape, math.sqrt(s): Python numbers too
         if isinstance(node, gast.BinOp):
-            fields = [("left", node.left), ("right", node.right)]
-            for (field, value), (_, other) in zip(fields, reversed(fields)):
-                reference = _first_name(other)
-                if _is_number(value) and reference is not None:
-                    setattr(node, field, _weak(value, reference))
+            exponent = isinstance(node.op, gast.Pow) and type(getattr(node.right, "value", None)) is int
+            node.left, node.right = _weakened([node.left, node.right], keep=(1,) if exponent else ())
+        elif isinstance(node, gast.Compare):
+            node.left, *node.comparators = _weakened([node.left, *node.comparators])
         elif isinstance(node, gast.Call) and _is_elementwise(node):
-            reference = next((r for r in map(_first_name, node.args) if r is not None), None)
-            if reference is not None:
-                node.args = [_weak(a, reference) if _is_number(a) else a for a in node.args]
+            node.args = _weakened(node.args)
     return body
+
+
+def _gives_python_number(stmt) -> bool:
+    """`name = <number>` (not a derivative's symbolic zero, lower_zeros), or a primitive that gives Python numbers."""
+    if _is_number(stmt.value):
+        return isinstance(stmt.targets[0], gast.Name) and not _is_derivative_name(stmt.targets[0])
+    return getattr(getattr(stmt.value, "prim", None), "python_number", False)
+
+
+def _weakened(operands, keep=()):
+    out = []
+    for i, value in enumerate(operands):
+        if not _is_number(value) or i in keep:
+            out.append(value)
+            continue
+        nearest = [*operands[i + 1 :], *reversed(operands[:i])]
+        reference = next((r for r in map(_first_name, nearest) if r is not None), None)
+        out.append(call("jt.weak", [value] + ([name(reference)] if reference else [])))
+    return out
 
 
 def _first_name(expr):
     return next((n.id for n in gast.walk(expr) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)), None)
-
-
-def _weak(value, reference):
-    return call("jt.weak", [value, name(reference)])
 
 
 # ------------------------------------------------------------------ 3. fusion

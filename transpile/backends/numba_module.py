@@ -1,4 +1,5 @@
-"""Assemble a Numba module: every function of a program, lowered and decorated with `numba.njit`."""
+"""Assemble a Numba module: every function of a program, lowered and decorated with `jt.njit` (Numba's njit with
+NumPy 2's type promotion, runtime/jit/promotion.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..frontend.program import Program, const
 from .fusion import mutates
 from .numba_lowering import lower_function
 
-DECORATOR = "numba.njit(cache=True)"
+DECORATOR = "jt.njit(cache=True)"
 
 
 def _bind_statics(fdef, statics):
@@ -25,7 +26,7 @@ def _bind_statics(fdef, statics):
 
 
 def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_cache: bool = True) -> str:
-    """The module text: a docstring, imports, and each function under @numba.njit; with `fuse`, runs of
+    """The module text: a docstring, imports, and each function under @jt.njit; with `fuse`, runs of
     elementwise statements and reductions become loop nests (fusion.py), unless the program changes
     arrays in place or calls something for its effect (a call rerun without fusion would do that twice);
     with `disk_cache`, Numba keeps the machine code on disk (`cache=True`); not for a module that is not a
@@ -45,7 +46,7 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_c
         header.append(
             "Values from the function's scope, fixed when it is compiled: " + ", ".join(sorted(program.captures)) + "."
         )
-    lines = [escape.docstring("\n".join(header)), "import math", "", "import numba", "import numpy as np", ""]
+    lines = [escape.docstring("\n".join(header)), "import math", "", "import numpy as np", ""]
     lines += ["import runtime as rt", "from runtime import jit as jt", ""]
     emitter = Emitter()
     keys = [program.entry] + [k for k in program.functions if k != program.entry]
@@ -57,7 +58,7 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_c
             fdef = _bind_statics(fdef, statics)
         # Numba's cache breaks recursion: its code loaded from disk crashes (numba issue 6061)
         cached = disk_cache and not program.reaches_recursion(key)
-        emitter.function(fdef, decorators=[DECORATOR if cached else "numba.njit"])
+        emitter.function(fdef, decorators=[DECORATOR if cached else "jt.njit"])
     text = "\n".join(lines) + "\n" + emitter.text()
     if "math." not in emitter.text():
         text = text.replace("import math\n\n", "", 1)

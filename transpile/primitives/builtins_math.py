@@ -44,6 +44,7 @@ for _name in [
         vjp=dict(_rule.vjp),
         jvp=dict(_rule.jvp),
         examples=[Example(f"math.{_name}(a)", dict(a=()), domain=_domain)],
+        python_number=True,
     )
 SCALARS = dict(a=(), b=())
 defprim(
@@ -54,6 +55,7 @@ defprim(
     vjp=dict(by_name("arctan2").vjp),
     jvp=dict(by_name("arctan2").jvp),
     examples=[Example("math.atan2(a, b)", SCALARS, domain="away")],
+    python_number=True,
 )
 defprim(
     "math.pow",
@@ -63,6 +65,7 @@ defprim(
     vjp=dict(by_name("pow").vjp),
     jvp=dict(by_name("pow").jvp),
     examples=[Example("math.pow(a, b)", SCALARS, domain="positive")],
+    python_number=True,
 )
 defprim(
     "math.hypot",
@@ -72,9 +75,12 @@ defprim(
     vjp={"x": "g * x / ans", "y": "g * y / ans"},
     jvp={"x": "t * x / ans", "y": "t * y / ans"},
     examples=[Example("math.hypot(a, b)", SCALARS, domain="away")],
+    python_number=True,
 )
 for _name in ["floor", "ceil", "isnan", "isinf", "isfinite"]:
-    defprim(f"math.{_name}", getattr(math, _name), path=f"math.{_name}", params=["x"], nondiff=True)
+    _number = _name in ("floor", "ceil")  # a Python int (the others: a bool)
+    _path = f"math.{_name}"
+    defprim(_path, getattr(math, _name), path=_path, params=["x"], nondiff=True, python_number=_number)
 defprim("py_round", builtins.round, path="round", params=["x", "ndigits=None"], nondiff=True)
 defprim(
     "py_pow",

@@ -56,6 +56,7 @@ defprim(
     params=["x"],
     nondiff=True,
     as_index="int",
+    python_number=True,
 )
 defprim(
     "range",
@@ -84,9 +85,17 @@ defprim(
     },
 )
 defprim("isinstance", builtins.isinstance, path="isinstance", params=["obj", "cls"], nondiff=True)
-defprim("int", builtins.int, path="int", params=["x"], nondiff=True, as_index="int")
+defprim("int", builtins.int, path="int", params=["x"], nondiff=True, as_index="int", python_number=True)
 defprim("bool", builtins.bool, path="bool", params=["x"], nondiff=True)
-defprim("float", builtins.float, path="float", params=["x"], vjp={"x": "rt.unbroadcast(g, x)"}, jvp={"x": "float(t)"})
+defprim(
+    "float",
+    builtins.float,
+    path="float",
+    params=["x"],
+    vjp={"x": "rt.unbroadcast(g, x)"},
+    jvp={"x": "float(t)"},
+    python_number=True,
+)
 defhelper(
     runtime.with_item,
     params=["container", "key", "value"],

@@ -75,6 +75,9 @@ class Primitive:
     # its part in a fused loop nest (transpile/backends/fusion.py): "map" (its scalar form is its element),
     # "sum" (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); None: it is not fused
     fuse: str | None = None
+    # its result is a Python number, int or float (len, .shape, math.sqrt), which NumPy types weakly (NEP 50); under
+    # jit it becomes one (`jt.weak(len(x))`, transpile/backends/numba_lowering.py)
+    python_number: bool = False
     # the same function called with other parameters (np.where(condition) besides np.where(condition, x, y)):
     # a call that does not bind to this entry's parameters is bound to the first of these it binds to
     variants: list = field(default_factory=list)
@@ -188,6 +191,7 @@ def defprim(
     canonical=None,
     subscript=False,
     loop_trips=None,
+    python_number=False,
 ):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"], or ["f", "*spacing",
     "axis=None"] for a function with `*args` after leading parameters (`varargs="name"` alone: all of them).
@@ -227,6 +231,7 @@ def defprim(
         canonical=canonical,
         subscript=subscript,
         loop_trips=loop_trips,
+        python_number=python_number,
     )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")

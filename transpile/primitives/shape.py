@@ -446,6 +446,7 @@ defprim(
     nondiff=True,
     as_index="ints",
     attribute="shape",
+    python_number=True,
 )
 defprim(
     "ndim",
@@ -457,6 +458,7 @@ defprim(
     nondiff=True,
     as_index="int",
     attribute="ndim",
+    python_number=True,
 )
 defprim(
     "size",
@@ -468,6 +470,7 @@ defprim(
     nondiff=True,
     as_index="int",
     attribute="size",
+    python_number=True,
 )
 defprim(
     "dtype",

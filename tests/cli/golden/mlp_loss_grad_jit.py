@@ -17,13 +17,10 @@ it never imports transpile itself.
 import runtime as rt
 
 # isort: split
-import numba
-
-# isort: split
 from runtime import jit as jt
 
 
-@numba.njit(cache=True)
+@jt.njit(cache=True)
 def grad_loss(params, inputs, targets):
     _t1 = loss_fwd(params, inputs, targets)
     ans, residuals = _t1
@@ -34,7 +31,7 @@ def grad_loss(params, inputs, targets):
     return _t4
 
 
-@numba.njit(cache=True)
+@jt.njit(cache=True)
 def loss_fwd(params, inputs, targets):
     # mlp.py:29: preds = predict(params, inputs)
     _t4 = predict_fwd(params, inputs)
@@ -50,12 +47,12 @@ def loss_fwd(params, inputs, targets):
     return _t5
 
 
-@numba.njit(cache=True)
+@jt.njit(cache=True)
 def loss_bwd(residuals, _t1_bar):
     preds, _res_predict_1, _t3, _t2 = residuals
     # mlp.py:30: return np.sum((preds - targets) ** 2)
     _t2_bar = rt.expand_reduced(_t1_bar, _t2, None, False)
-    _t3_bar = _t2_bar * 2 * _t3
+    _t3_bar = _t2_bar * jt.weak(2, _t2_bar) * _t3
     preds_bar = rt.unbroadcast(_t3_bar, preds)
     # mlp.py:29: preds = predict(params, inputs)
     _t4 = predict_bwd(_res_predict_1, preds_bar)
@@ -64,7 +61,7 @@ def loss_bwd(residuals, _t1_bar):
     return _t5
 
 
-@numba.njit(cache=True)
+@jt.njit(cache=True)
 def predict_bwd(residuals, outputs_bar):
     params, inputs, _range2, _tape_inputs, _tape_i3 = residuals
     _tape_i3 = _tape_i3.copy()
@@ -100,12 +97,12 @@ def predict_bwd(residuals, outputs_bar):
     return _t15
 
 
-@numba.njit(cache=True)
+@jt.njit(cache=True)
 def predict_fwd(params, inputs):
     _tape_inputs = []
     _tape_i3 = []
     # mlp.py:22: for W, b in params:
-    _t1 = len(params)
+    _t1 = jt.weak(len(params))
     _range2 = range(_t1)
     for _i3 in _range2:
         _t4 = jt.loop_item(params, _i3)

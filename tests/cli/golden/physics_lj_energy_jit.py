@@ -17,23 +17,20 @@ it never imports transpile itself.
 import numpy as np
 
 # isort: split
-import numba
-
-# isort: split
 from runtime import jit as jt
 
 
-@numba.njit(cache=True)
+@jt.njit(cache=True)
 def lj_energy(positions, epsilon=1.0, sigma=1.0):
     _t2 = lj_per_atom(positions, epsilon, sigma)
     _t1 = jt.sum(_t2, None, False)
     return _t1
 
 
-@numba.njit(cache=True)
+@jt.njit(cache=True)
 def lj_per_atom(positions, epsilon, sigma):
     # physics.py:22: n = positions.shape[0]
-    _t1 = positions.shape
+    _t1 = jt.weak(positions.shape)
     n = _t1[0]
     # physics.py:23: per_atom = np.zeros(n)
     per_atom = np.zeros(n)
@@ -41,7 +38,7 @@ def lj_per_atom(positions, epsilon, sigma):
     _range2 = range(n)
     for i in _range2:
         # physics.py:25: for j in range(i + 1, n):
-        _t3 = i + 1
+        _t3 = i + jt.weak(1, i)
         _range4 = range(_t3, n)
         for j in _range4:
             # physics.py:26: d = positions[i] - positions[j]
