@@ -22,6 +22,7 @@ statement carries the position of the source statement it comes from.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import copy
 import inspect
@@ -372,6 +373,8 @@ class _FunctionDesugarer:
             )
             self.emit(gast.Expr(value=call), stmt)  # runs in the forward sweep only
             return
+        if isinstance(value, gast.Call):
+            self.rhs(value, stmt)  # a call refused for what it is (np.copyto writes into its argument) says so
         self.error(
             stmt,
             "a statement whose value is discarded is not supported",
@@ -1268,6 +1271,8 @@ class _FunctionDesugarer:
         return node
 
     def _prim_rhs(self, prim, args, kwargs, stmt, call_node):
+        if prim.writes and call_node is not None:
+            self._refuse_writes(prim, call_node, receiver=len(args) > len(call_node.args))
         prim, (bound, missing, extra) = prim.binding(args, kwargs)
         where = call_node if call_node is not None else stmt
         if extra or missing:
@@ -1287,6 +1292,31 @@ class _FunctionDesugarer:
         positional = list(args) if prim.varargs else [bound[p] for p in prim.params[: len(args)]]
         node = gast.Call(func=_path_expr(path), args=positional, keywords=keywords)
         return self._tag(node, prim, bound)
+
+    def _refuse_writes(self, prim, call_node, receiver):
+        """A call that passes an argument the function writes into in place (`out=c`, np.copyto's `dst`) is an
+        error: transpile follows writes written as `a[index] = value`, not those made inside a function."""
+        args = [call_node.func.value] * receiver + list(call_node.args)  # a method's receiver comes first
+        keywords = {k.arg: k.value for k in call_node.keywords}
+        _, (bound, _, _) = prim.binding(args, keywords)
+        bound = {**keywords, **bound}  # `out=` given to a function whose entry has no such parameter, too
+        source = _SourceOf({p: ast.unparse(gast.gast_to_ast(e)) for p, e in bound.items() if p is not None})
+        for param, hint in prim.writes.items():
+            value = bound.get(param)
+            if value is not None and not (isinstance(value, gast.Constant) and value.value is None):
+                self.error(
+                    call_node,
+                    f"`{prim.path}` writes into its argument `{source[param]}` in place, and transpile does not "
+                    "follow writes made inside a function (the value or the gradient would miss it)",
+                    hint.format_map(source),
+                )
+
+
+class _SourceOf(dict):
+    """A call's arguments as the user wrote them, by parameter name (`...` for those left out): for hints."""
+
+    def __missing__(self, key):
+        return "..."
 
 
 def _names_read(node):
