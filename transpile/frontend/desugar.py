@@ -706,16 +706,30 @@ class _FunctionDesugarer:
         loop.trips = trips
 
     def _container_names(self):
-        """Local names bound to dict or list literals (or list comprehensions) here."""
+        """Local names bound to dict or list literals (or list comprehensions) here, or to `+` and `*` of one
+        (`[None] * n`): an item assignment changes the container, not an array."""
         if not hasattr(self, "_containers"):
-            self._containers = {
-                t.id
+            bindings = [
+                (t.id, node.value)
                 for node in gast.walk(self.node)
-                if isinstance(node, gast.Assign) and isinstance(node.value, (gast.Dict, gast.List, gast.ListComp))
+                if isinstance(node, gast.Assign)
                 for t in node.targets
                 if isinstance(t, gast.Name)
-            }
+            ]
+            self._containers = set()
+            while True:
+                found = {n for n, value in bindings if self._is_container(value)} | self._containers
+                if found == self._containers:
+                    return found
+                self._containers = found
         return self._containers
+
+    def _is_container(self, value):
+        if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+            return self._is_container(value.left) or self._is_container(value.right)
+        if isinstance(value, gast.Name):
+            return value.id in self._containers
+        return isinstance(value, (gast.Dict, gast.List, gast.ListComp))
 
     def _range_names(self):
         """Local names every assignment of which is a range(...) or rt.backwards(...) call."""

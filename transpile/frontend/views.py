@@ -25,6 +25,7 @@ import gast
 
 from .. import naming
 from ..analyses.aliasing import Aliasing, Vague, component_kinds, summaries
+from ..analyses.containers import Containers
 from ..codegen.emit import is_generated
 from ..errors import TranspileError
 from ..primitives import registry
@@ -40,14 +41,15 @@ def resolve_views(program):
     found = program.views = summaries(program, lambda fn: is_generated(fn.filename))
     for fn in program.functions.values():
         if fn is not None and not is_generated(fn.filename):
-            _Rewriter(fn, Aliasing(fn, found), found).run()
+            _Rewriter(fn, Aliasing(fn, found), found, Containers(fn, found)).run()
 
 
 class _Rewriter:
-    def __init__(self, fn, aliasing, found):
+    def __init__(self, fn, aliasing, found, containers):
         self.fn = fn
         self.alias = aliasing
         self.summaries = found
+        self.containers = containers
         self.taken = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         self.counter = 0
 
@@ -60,6 +62,8 @@ class _Rewriter:
             for field in ("body", "orelse"):
                 if isinstance(stmt, (gast.If, gast.For, gast.While)):
                     setattr(stmt, field, self._block(getattr(stmt, field)))
+            if isinstance(stmt, gast.Assign):
+                self._check_container_change(stmt)
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
                 out.extend(self._write(stmt, stmt.targets[0].value.id))
             elif isinstance(stmt, gast.Assign) and getattr(stmt, "in_place", False):
@@ -82,6 +86,31 @@ class _Rewriter:
             for m in self.alias.live_after[id(stmt)]
             if m not in exclude and objects & {obj for obj, _ in state.get(m, ())}
         )
+
+    def _check_container_change(self, stmt):
+        """A list or dict changed in place (`xs.append(x)`, `d[k] = v`, `xs += ys`) is a new one in the normal form,
+        which is NumPy's semantics only if no other name sees the old one."""
+        changed = self.containers.changed(stmt)
+        if changed is None:
+            return
+        name, containers = changed
+        hint = f"build `{name}` completely before another name refers to it, or give that name a copy: `{name}.copy()`"
+        if not containers:
+            self.error(
+                stmt,
+                f"`{name}` is changed in place, but it was not built here (a function's argument, an item of "
+                "another container), and transpile cannot tell which other names see it",
+                f"build a new list or dict here (e.g. `{name} = {name} + [x]`, `{name} = {{**{name}, key: x}}`)",
+            )
+        others = self.alias.live_after[id(stmt)] - {name, stmt.targets[0].id}
+        seen = self.containers.sharing(stmt, containers, others)
+        if seen:
+            self.error(
+                stmt,
+                f"`{name}` is changed in place, and `{seen[0]}` refers to it too (or to a tuple, list or dict "
+                f"holding it); transpile changes a new copy of `{name}`, which `{seen[0]}` would not see",
+                hint,
+            )
 
     def _check_call(self, stmt):
         """A call of a function that writes into an argument in place (`a += 1.0` on an array) changes the caller's

@@ -53,7 +53,8 @@ class Primitive:
     # writes into (np.broadcast_to); "maybe" its first argument, a view of it or a copy, as its type or memory
     # layout decides (reshape, np.asarray); "maybe one" its only array argument, a view of it or a copy (np.einsum
     # with one operand; with several, a new value); "pick" one of its arguments itself (Python's max and min);
-    # "items" its arguments themselves, held (tuples, lists); "shallow" a new value holding what its arguments hold
+    # "items" its arguments themselves, held (tuples, lists); "adds" its first argument (a list or dict) with its
+    # others added as items (xs.append(x), d[k] = x); "shallow" a new value holding what its arguments hold
     # (x.copy() of a list, a list's `+` and `*`)
     view: str = ""
     # what its result is where it has no axes: "" a number (NumPy's ufuncs and reductions return NumPy scalars);

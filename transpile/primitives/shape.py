@@ -60,6 +60,7 @@ defprim(
     np.copy,
     path="np.copy",
     params=["a"],
+    zero_d="array",
     vjp={"a": "g"},
     jvp={"a": "t"},
     examples=[Example("np.copy(a)", X), Example("np.copy(a)", dict(a=()))],
@@ -75,6 +76,7 @@ defprim(
     jvp={"x": "t"},
     container=True,
     view="shallow",
+    zero_d="either",
     methods=["copy"],
     examples=[Example("a.copy()", V), Example("a[0].copy()", X)],
 )
@@ -86,6 +88,7 @@ defprim(
     rt.astype,
     path="rt.astype",
     params=["x", "dtype"],
+    zero_d="either",
     jit="jt.astype(x, dtype)",
     vjp={"x": "rt.astype_vjp(g, x, dtype)"},
     jvp={"x": "rt.astype_jvp(t, dtype)"},
