@@ -176,6 +176,12 @@ def _vague(refs, why, sid, hint="", deeper=0):
     return {(obj, Vague(why, sid, hint, min(max(_held(path) + deeper, 0), MAX_CHAIN))) for obj, path in refs}
 
 
+def itself(refs):
+    """The references of `refs` to what the name is (an array or a part of one), not to what it holds in a list: a
+    write into a list replaces an item, and changes no array it holds."""
+    return frozenset((obj, path) for obj, path in refs if _held(path) == 0)
+
+
 def _containers(refs):
     """The references of `refs` that hold their array in a tuple, list or dict (what a copy of them holds too)."""
     return {(obj, path) for obj, path in refs if _held(path) > 0}
@@ -343,9 +349,11 @@ class Aliasing(Flow):
             why = f"{what} with one operand returns a view of it or a copy, as its subscripts decide"
             hint = "make `{0}` a copy with `.copy()`, or write into the array itself"
             return fresh | (_vague(arrays[0], why, sid, hint) if len(arrays) == 1 else set())
-        if kind == "maybe all":
+        if kind == "maybe all":  # a view of an argument, or a list of views (np.split)
             why, hint = f"{what} may return a view of its argument", "make `{0}` a copy with `.copy()`"
-            return fresh | {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid, hint)}
+            return fresh | {
+                ref for a in atoms for d in (0, 1) for ref in _vague(self._atom(a, state), why, sid, hint, d)
+            }
         if kind == "pick":  # max(a, b) is a or b; max(xs) an item of xs
             why, hint = f"{what} returns one of its arguments itself", "make `{0}` a copy with `.copy()`"
             deeper = -1 if len(atoms) == 1 else 0

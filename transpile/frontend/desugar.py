@@ -1310,20 +1310,27 @@ class _FunctionDesugarer:
     def _refuse_writes(self, prim, call_node, receiver):
         """A call that passes an argument the function writes into in place (`out=c`, np.copyto's `dst`) is an
         error: transpile follows writes written as `a[index] = value`, not those made inside a function."""
-        args = [call_node.func.value] * receiver + list(call_node.args)  # a method's receiver comes first
+        args = ([call_node.func.value] if receiver else []) + list(call_node.args)  # a method's receiver first
         keywords = {k.arg: k.value for k in call_node.keywords}
         _, (bound, _, _) = prim.binding(args, keywords)
         bound = {**keywords, **bound}  # `out=` given to a function whose entry has no such parameter, too
-        source = _SourceOf({p: ast.unparse(gast.gast_to_ast(e)) for p, e in bound.items() if p is not None})
         for param, hint in prim.writes.items():
             value = bound.get(param)
             if value is not None and not (isinstance(value, gast.Constant) and value.value is None):
+                source = _SourceOf({p: _source(e) for p, e in bound.items() if p is not None})
                 self.error(
                     call_node,
                     f"`{prim.path}` writes into its argument `{source[param]}` in place, and transpile does not "
                     "follow writes made inside a function (the value or the gradient would miss it)",
                     hint.format_map(source),
                 )
+
+
+def _source(expr):
+    """An argument as the user wrote it (several for `*args`)."""
+    if isinstance(expr, tuple):
+        return ", ".join(map(_source, expr))
+    return ast.unparse(gast.gast_to_ast(expr))
 
 
 class _SourceOf(dict):

@@ -24,7 +24,7 @@ import os
 import gast
 
 from .. import naming
-from ..analyses.aliasing import Aliasing, Vague, component_kinds, summaries
+from ..analyses.aliasing import Aliasing, Vague, component_kinds, itself, summaries
 from ..analyses.containers import Containers
 from ..codegen.emit import is_generated
 from ..errors import TranspileError
@@ -144,7 +144,7 @@ class _Rewriter:
         """The statements for `stmt`, a write into the array `written` holds (`written[index] = v`, or
         `written op= v`, which desugar marked `in_place` after computing the new value)."""
         setitem = isinstance(stmt.targets[0], gast.Subscript)
-        refs = self.alias.refs(stmt, written)
+        refs = itself(self.alias.refs(stmt, written))
         objects = {obj for obj, _ in refs}
         seen = self._seen_by(stmt, objects, {written})
         outside = sorted(obj for obj in objects if obj[0] in ("param", "global"))
@@ -177,13 +177,19 @@ class _Rewriter:
         out = []
         self._write_level(holder, path, len(path), index, stmt.value, stmt, out, {len(path): name(written)})
         # `v op= u` writes into v when v is an array, but binds v to a new number when it is one (`row = out[i]`
-        # of a 1-D out, `s = np.sum(x)`): unless a view of it proves it an array, the write is under a test
+        # of a 1-D out, `s = np.sum(x)`): unless a view of it or what made it proves it an array, the write is
+        # under a test, which says where v may be a 0-d array (vmap cannot tell one from a number)
+        zero_d = self.alias.made(obj).zero_d if not path else ""
         number = not setitem and (self._maybe_number(path) or not path) and not self._proven_array(path, paths)
+        number = number and zero_d != "array"
         out.extend(self._bind_again(holder, paths, stmt, {written} if setitem or number else set()))
         if not number:
             return out
         test_block = []
-        test = self._flatten(instantiate("rt.is_array(v)", {"v": name(written)}), stmt, test_block)
+        where = self.fn.location(stmt)
+        at = const(f"{os.path.basename(where.filename)}:{where.lineno}: `{written}` may be a 0-d array")
+        template = "rt.is_array(v, at)" if zero_d == "either" else "rt.is_array(v)"
+        test = self._flatten(instantiate(template, {"v": name(written), "at": at}), stmt, test_block)
         return test_block + [gast.copy_location(gast.If(test=test, body=out, orelse=[stmt]), stmt)]
 
     def _write_outside(self, stmt, written, source, objects, seen, setitem):

@@ -80,8 +80,15 @@ defprim(
     methods=["copy"],
     examples=[Example("a.copy()", V), Example("a[0].copy()", X)],
 )
-# Whether `x op= v` writes into x: true for an array, false for a number (per example under vmap).
-defhelper(rt.is_array, params=["x"], nondiff=True, batch="np.ndim(x) > 1", batch_same=True)
+# Whether `x op= v` writes into x: true for an array, false for a number (per example under vmap, where a 0-d
+# array and a number look alike: `zero_d_at` says where one may reach).
+defhelper(
+    rt.is_array,
+    params=["x", "zero_d_at=None"],
+    nondiff=True,
+    batch="rt.batched_is_array(x, zero_d_at)",
+    batch_same=True,
+)
 # x.astype(dtype): the gradient is cast back to x's dtype; a cast to integers passes no gradient.
 defprim(
     "astype",
