@@ -29,11 +29,29 @@ __all__ = [
     "example_shape",
     "any_active",
     "BatchError",
+    "batched_is_array",
 ]
 
 
 class BatchError(ValueError):
     """Batched arguments disagree, or a value cannot be batched."""
+
+
+ZERO_D = (
+    "{}: under vmap, transpile cannot tell a 0-d array, which `+=` changes in place (other names of it too), from "
+    "a number, which `+=` binds anew: a batch of either is a 1-D array; bind a new value (`v = v + ...`), or "
+    "write into the array (`v[...] += ...`), or give it an axis (shape (1,))"
+)
+
+
+def batched_is_array(x, zero_d_at=None):
+    """rt.is_array of batched x: an array if each example has axes.  An example without is a number, unless it
+    may be a 0-d array (`zero_d_at`, the user's file and line, says so): in a batch the two look the same."""
+    if np.ndim(x) > 1:
+        return True
+    if zero_d_at is not None:
+        raise BatchError(ZERO_D.format(zero_d_at))
+    return False
 
 
 PER_EXAMPLE_TRIPS = (

@@ -254,8 +254,10 @@ def flatten(x):
     return np.array(x, copy=True).ravel()
 
 
-def is_array(x):
-    """Whether x is an array, which `x += 1.0` changes in place, rather than a number, which it binds anew."""
+def is_array(x, zero_d_at=None):
+    """Whether x is an array, which `x += 1.0` changes in place, rather than a number, which it binds anew.
+    `zero_d_at` (the user's file and line) says that x may be a 0-d array: vmap cannot tell one from a number
+    (runtime/batching.py's batched_is_array)."""
     return isinstance(x, np.ndarray)
 
 

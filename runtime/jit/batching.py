@@ -415,6 +415,21 @@ def _common_range(steps):
     )
 
 
+@overload(_bt.batched_is_array, prefer_literal=True)
+def _batched_is_array(x, zero_d_at=None):
+    """An array if each example has axes; an example without is a number, or refused where a 0-d array may be."""
+    if _nd(x) > 1:
+        return lambda x, zero_d_at=None: True
+    if _is_none(zero_d_at):
+        return lambda x, zero_d_at=None: False
+    message = _bt.ZERO_D.format(_const(zero_d_at, "where a 0-d array may be"))
+
+    def refuse(x, zero_d_at=None):
+        raise _bt.BatchError(message)
+
+    return refuse
+
+
 @overload(_bt.batched_copy)
 def _batched_copy(x):
     if isinstance(x, types.Array):

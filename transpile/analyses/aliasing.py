@@ -14,24 +14,27 @@ array's memory, to restore what a write overwrote when the adjoint sweep reads a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gast
 
 from ..primitives import registry
 from .activity import names_in, walk_statements
+from .flow import Flow, aged
 
 MAX_CHAIN = 8  # views of views of ... longer than this are vague (a view made again on each trip of a loop)
 
 
 @dataclass(frozen=True)
 class Vague:
-    """A path the analysis cannot follow: why, the statement where it was lost, and what to write instead (a format
-    string, `{0}` being the name written through or seen)."""
+    """A path the analysis cannot follow: why, the statement where it was lost, what to write instead (a format
+    string, `{0}` being the name written through or seen), and how many tuples, lists or dicts deep the name holds
+    the array (0: the name may be the array or a part of it; 1: a list holding it; 2: a list of such lists...)."""
 
     why: str
     sid: int
     hint: str = ""
+    held: int = 0
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,26 @@ class Summary:
 
     aliases: frozenset = frozenset()
     mutates: frozenset = frozenset()
+    held: frozenset = frozenset()  # of aliases, those its result may hold in a tuple, list or dict
+
+
+@dataclass(frozen=True)
+class Made:
+    """What a statement that makes a value may make: what it is where it has no axes ("" a number, "array" a 0-d
+    array, "either"; see Primitive.zero_d), and whether it may be a tuple, list or dict."""
+
+    zero_d: str
+    container: bool
+
+    @staticmethod
+    def of(prim):
+        if prim is None or registry.is_opaque(prim):  # a user function's result, a NumPy function without rules
+            return Made("either", True)
+        views = prim.view in ("view", "readonly", "maybe", "maybe one", "pick")
+        return Made(prim.zero_d or ("either" if views else ""), prim.container)
+
+
+UNKNOWN = Made("either", True)  # what a parameter or a value of the module may be
 
 
 def component_kinds(index, kinds):
@@ -143,18 +166,28 @@ def _objects(refs):
     return {obj for obj, _ in refs}
 
 
-def _vague(refs, why, sid, hint=""):
-    return {(obj, Vague(why, sid, hint)) for obj in _objects(refs)}
+def _held(path):
+    return path.held if isinstance(path, Vague) else 0
 
 
-def _join(a, b):
-    out = dict(a)
-    for key, refs in b.items():
-        out[key] = out[key] | refs if key in out else refs
-    return out
+def _vague(refs, why, sid, hint="", deeper=0):
+    """`refs` made vague, held `deeper` containers more (1: put in a list; -1: taken out of one; lists of lists
+    nested more than MAX_CHAIN deep count as that deep, so that a list nested again on each trip of a loop ends)."""
+    return {(obj, Vague(why, sid, hint, min(max(_held(path) + deeper, 0), MAX_CHAIN))) for obj, path in refs}
 
 
-class Aliasing:
+def itself(refs):
+    """The references of `refs` to what the name is (an array or a part of one), not to what it holds in a list: a
+    write into a list replaces an item, and changes no array it holds."""
+    return frozenset((obj, path) for obj, path in refs if _held(path) == 0)
+
+
+def _containers(refs):
+    """The references of `refs` that hold their array in a tuple, list or dict (what a copy of them holds too)."""
+    return {(obj, path) for obj, path in refs if _held(path) > 0}
+
+
+class Aliasing(Flow):
     """The references of every name before each statement of `fn`, and the names live after each statement."""
 
     def __init__(self, fn, summaries):
@@ -163,30 +196,30 @@ class Aliasing:
         self.index_kinds = index_kinds(fn.body, fn.params)
         self.steps = {}  # sid -> Step
         self.index_names = set()  # names some view statement reads besides its base
-        self.in_loops = {
-            id(s)
-            for loop in walk_statements(fn.body)
-            if isinstance(loop, (gast.For, gast.While))
-            for s in walk_statements(loop.body)
-        }
-        self.before = {}  # id(stmt) -> {name: frozenset of refs}
         self.live_after = {}  # id(stmt) -> frozenset of names
         self.mutated = set()  # parameters the function writes into in place
+        self.makers = {}  # sid -> Made, for the statements that make values
         self._holders = None  # object -> the names that ever refer to it
         self.bound = set(fn.params) | {n for s in walk_statements(fn.body) for n in _stored(s)}
         entry = {p: frozenset({(("param", p), ())}) for p in fn.params}
-        self.end = self._block(fn.body, entry)
+        self.end = self.walk(fn.body, entry)
         self._live(fn.body, frozenset())
 
     # ------------------------------------------------------------------ references
     def refs(self, stmt, name) -> frozenset:
         return self._name_refs(name, self.before[id(stmt)])
 
+    def made(self, obj) -> Made:
+        """What made the object `obj` (a parameter or a value of the module may be anything)."""
+        return self.makers[obj[1]] if obj[0] in ("new", "old") else UNKNOWN
+
     def summary(self) -> Summary:
         ret = self.fn.body[-1]
         refs = self.refs(ret, ret.value.id) if isinstance(ret.value, gast.Name) else ()
         aliases = {self.fn.params.index(obj[1]) for obj in _objects(refs) if obj[0] == "param"}
-        return Summary(frozenset(aliases), frozenset(self.fn.params.index(p) for p in self.mutated))
+        held = {self.fn.params.index(obj[1]) for obj, path in _containers(refs) if obj[0] == "param"}
+        mutates = frozenset(self.fn.params.index(p) for p in self.mutated)
+        return Summary(frozenset(aliases), mutates, frozenset(held))
 
     def sharers(self, stmt, name) -> set:
         """The names that, anywhere in the function, may share memory with the array `name` holds at `stmt`."""
@@ -198,55 +231,44 @@ class Aliasing:
                         self._holders.setdefault(obj, set()).add(other)
         return {other for obj in _objects(self.refs(stmt, name)) for other in self._holders[obj]} - {name}
 
-    def _block(self, stmts, state):
-        for stmt in stmts:
-            state = self._statement(stmt, state)
-        return state
-
-    def _statement(self, stmt, state):
-        self.before[id(stmt)] = state
-        if isinstance(stmt, gast.Assign):
-            return self._assign(stmt, state)
-        if isinstance(stmt, gast.If):
-            return _join(self._block(stmt.body, state), self._block(stmt.orelse, state))
-        if isinstance(stmt, (gast.For, gast.While)):
-            head = state
-            while True:
-                entry = self._rebind(head, stmt.target.id, frozenset()) if isinstance(stmt, gast.For) else head
-                new_head = _join(state, self._block(stmt.body, entry))
-                if new_head == head:
-                    return head
-                head = new_head
-        return state
-
-    def _assign(self, stmt, state):
+    def assign(self, stmt, state):
         target, rhs = stmt.targets[0], stmt.value
         if isinstance(target, gast.Subscript):
-            self._note_mutation(self._name_refs(target.value.id, state))
+            refs = self._name_refs(target.value.id, state)
+            self._note_mutation(refs)
+            if isinstance(rhs, gast.Name) and self._may_hold(refs) and self._item_index(target.slice):
+                why = "it is held in a tuple, list or dict"  # xs[i] = y: a list holds y itself, an array copies it
+                hint = "store a copy (`.copy()`) in the list or dict, or write into the array before storing it"
+                held = _vague(self._atom(rhs, state), why, id(stmt), hint, deeper=1)
+                return self.bind(state, target.value.id, refs | frozenset(held))
             return state  # the array's contents change, not what names refer to
         if isinstance(target, gast.Tuple):  # unpacking: each item is an item (or a row) of the value
             refs = self._atom(rhs, state)
             for item in target.elts:
                 why, hint = f"`{item.id}` is unpacked from `{rhs.id}`", "index the array instead of unpacking it"
-                state = self._rebind(state, item.id, _vague(refs, why, id(stmt), hint))
+                state = self.bind(state, item.id, frozenset(_vague(refs, why, id(stmt), hint, deeper=-1)))
             return state
         if getattr(stmt, "in_place", False):  # `v op= x`: NumPy writes into v's array when it is one
             self._note_mutation(state.get(target.id, ()))
-            return self._rebind(state, target.id, state.get(target.id, frozenset()))
+            return self.bind(state, target.id, state.get(target.id, frozenset()))
         refs = self._value(stmt, rhs, state)
         fresh = ("new", id(stmt))
         if id(stmt) in self.in_loops and any(obj == fresh for obj, _ in refs):
-            aged = ("old", id(stmt))  # what this statement made on earlier trips
-            state = {
-                n: frozenset((aged if o == fresh else o, p) for o, p in r) if any(o == fresh for o, _ in r) else r
-                for n, r in state.items()
-            }
-        return self._rebind(state, target.id, frozenset(refs))
+            state = aged(state, id(stmt), 0)  # what this statement made on earlier trips
+        return self.bind(state, target.id, frozenset(refs))
+
+    def _may_hold(self, refs):
+        """Whether a name with `refs` may be a tuple, list or dict (an item of one, a user function's result)."""
+        return any(isinstance(path, Vague) or self.made(obj).container for obj, path in refs)
+
+    def _item_index(self, index):
+        """Whether `index` may index a list or a dict (an integer or a key; not a slice, `None` or `...`)."""
+        return all(kind in ("int", "unknown") for kind in component_kinds(index, self.index_kinds))
 
     def _note_mutation(self, refs):
         self.mutated |= {obj[1] for obj in _objects(refs) if obj[0] == "param"}
 
-    def _rebind(self, state, name, refs):
+    def bind(self, state, name, refs):
         """`name` bound to `refs`; paths through a view statement whose index reads `name` become vague."""
         if name not in self.index_names:
             return {**state, name: refs}
@@ -278,6 +300,8 @@ class Aliasing:
         if isinstance(rhs, gast.Name):
             return set(self._atom(rhs, state))
         callee = getattr(rhs, "callee", None)
+        prim = getattr(rhs, "prim", None)
+        self.makers[sid] = Made.of(prim if callee is None else None)
         if callee is not None:
             summary = self.summaries.get(callee, Summary())
             shared = set()
@@ -285,11 +309,10 @@ class Aliasing:
                 refs = self._atom(arg, state)
                 if position in summary.aliases:
                     why, hint = f"`{callee}` returns its argument or a view of it", "make it a copy: `{0} = ....copy()`"
-                    shared |= _vague(refs, why, sid, hint)
+                    shared |= _vague(refs, why, sid, hint, deeper=int(position in summary.held))
                 if position in summary.mutates:
                     self._note_mutation(refs)
             return fresh | shared
-        prim = getattr(rhs, "prim", None)
         if prim is None:
             return fresh
         atoms = [a for value in rhs.bound.values() for a in (value if isinstance(value, tuple) else (value,))]
@@ -298,37 +321,64 @@ class Aliasing:
         if kind in ("view", "readonly"):
             base = rhs.bound[prim.params[0]]
             refs = self._atom(base, state)
+            held = _containers(refs)  # indexing a list gives its items; np.transpose(xs) a new array
+            taken = self._taken(rhs.slice, held) if isinstance(rhs, gast.Subscript) else set()
+            refs = refs - held
             if not refs:
-                return fresh
+                return taken or fresh
             step_kind = kind
             if isinstance(rhs, gast.Subscript):
                 components = component_kinds(rhs.slice, self.index_kinds)
                 if "unknown" in components:
                     why = "its index may be an integer (a view) or an array of indices (a copy)"
                     hint = "write `int(k)` for an integer index `k`, or make `{0}` a copy with `.copy()`"
-                    return fresh | _vague(refs, why, sid, hint)
+                    return fresh | _vague(refs, why, sid, hint) | taken
                 if "array" in components:
-                    return fresh  # advanced indexing copies
+                    return fresh | taken  # advanced indexing copies
                 step_kind = "elem" if all(c == "int" for c in components) else "view"
             reads = frozenset(names_in(rhs)) - ({base.id} if isinstance(base, gast.Name) else set())
             self.steps[sid] = Step(stmt, step_kind, prim.params[0], reads)
             self.index_names |= reads
-            return {(obj, self._extend(path, sid)) for obj, path in refs}
+            return {(obj, self._extend(path, sid)) for obj, path in refs} | taken
         if kind == "maybe":
             why = f"{what} returns its argument, a view of it or a copy, as its type or memory layout decides"
             hint = "make `{0}` a copy with `.copy()`, or write into the array itself"
             return fresh | _vague(self._atom(rhs.bound[prim.params[0]], state), why, sid, hint)
-        if kind == "maybe all":
+        if kind == "maybe one":
+            arrays = [refs for refs in (self._atom(a, state) for a in atoms) if refs]
+            why = f"{what} with one operand returns a view of it or a copy, as its subscripts decide"
+            hint = "make `{0}` a copy with `.copy()`, or write into the array itself"
+            return fresh | (_vague(arrays[0], why, sid, hint) if len(arrays) == 1 else set())
+        if kind == "maybe all":  # a view of an argument, or a list of views (np.split)
             why, hint = f"{what} may return a view of its argument", "make `{0}` a copy with `.copy()`"
-            return fresh | {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid, hint)}
+            return fresh | {
+                ref for a in atoms for d in (0, 1) for ref in _vague(self._atom(a, state), why, sid, hint, d)
+            }
+        if kind == "pick":  # max(a, b) is a or b; max(xs) an item of xs
+            why, hint = f"{what} returns one of its arguments itself", "make `{0}` a copy with `.copy()`"
+            deeper = -1 if len(atoms) == 1 else 0
+            return fresh | {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid, hint, deeper)}
+        why = "it is held in a tuple, list or dict"
+        hint = "store copies (`.copy()`) in the tuple, list or dict, or build it after the last write"
         if kind == "items":
-            why = "it is held in a tuple, list or dict"
-            hint = "store copies (`.copy()`) in the tuple, list or dict, or build it after the last write"
-            return {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid, hint)}
+            return {ref for a in atoms for ref in _vague(self._atom(a, state), why, sid, hint, deeper=1)}
+        if kind == "adds":  # xs.append(x): what xs holds, and x
+            container, *added = [rhs.bound[p] for p in prim.params]
+            items = {ref for a in added for ref in _vague(self._atom(a, state), why, sid, hint, deeper=1)}
+            return _containers(self._atom(container, state)) | items
         if kind == "shallow":
-            held = self._atom(rhs.bound[prim.params[0]], state)
-            return fresh | {(obj, path) for obj, path in held if isinstance(path, Vague)}
+            return fresh | {ref for a in atoms for ref in _containers(self._atom(a, state))}
         return fresh
+
+    def _taken(self, index, held):
+        """What indexing the tuples, lists or dicts of `held` gives: an item (by an integer or a key), a part (by a
+        slice) or, for an index of unknown kind, either."""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        kinds = component_kinds(index, self.index_kinds)
+        key = all(k == "int" or isinstance(p, gast.Constant) and isinstance(p.value, str) for p, k in zip(parts, kinds))
+        part = all(k == "slice" for k in kinds)
+        items = {(obj, replace(path, held=path.held - 1)) for obj, path in held if not part}
+        return items | (held if not key else set())
 
     def _extend(self, path, sid):
         if isinstance(path, Vague):

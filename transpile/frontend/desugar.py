@@ -22,6 +22,7 @@ statement carries the position of the source statement it comes from.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import copy
 import inspect
@@ -372,6 +373,8 @@ class _FunctionDesugarer:
             )
             self.emit(gast.Expr(value=call), stmt)  # runs in the forward sweep only
             return
+        if isinstance(value, gast.Call):
+            self.rhs(value, stmt)  # a call refused for what it is (np.copyto writes into its argument) says so
         self.error(
             stmt,
             "a statement whose value is discarded is not supported",
@@ -703,16 +706,30 @@ class _FunctionDesugarer:
         loop.trips = trips
 
     def _container_names(self):
-        """Local names bound to dict or list literals (or list comprehensions) here."""
+        """Local names bound to dict or list literals (or list comprehensions) here, or to `+` and `*` of one
+        (`[None] * n`): an item assignment changes the container, not an array."""
         if not hasattr(self, "_containers"):
-            self._containers = {
-                t.id
+            bindings = [
+                (t.id, node.value)
                 for node in gast.walk(self.node)
-                if isinstance(node, gast.Assign) and isinstance(node.value, (gast.Dict, gast.List, gast.ListComp))
+                if isinstance(node, gast.Assign)
                 for t in node.targets
                 if isinstance(t, gast.Name)
-            }
+            ]
+            self._containers = set()
+            while True:
+                found = {n for n, value in bindings if self._is_container(value)} | self._containers
+                if found == self._containers:
+                    return found
+                self._containers = found
         return self._containers
+
+    def _is_container(self, value):
+        if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
+            return self._is_container(value.left) or self._is_container(value.right)
+        if isinstance(value, gast.Name):
+            return value.id in self._containers
+        return isinstance(value, (gast.Dict, gast.List, gast.ListComp))
 
     def _range_names(self):
         """Local names every assignment of which is a range(...) or rt.backwards(...) call."""
@@ -1268,6 +1285,8 @@ class _FunctionDesugarer:
         return node
 
     def _prim_rhs(self, prim, args, kwargs, stmt, call_node):
+        if prim.writes and call_node is not None:
+            self._refuse_writes(prim, call_node, receiver=len(args) > len(call_node.args))
         prim, (bound, missing, extra) = prim.binding(args, kwargs)
         where = call_node if call_node is not None else stmt
         if extra or missing:
@@ -1287,6 +1306,38 @@ class _FunctionDesugarer:
         positional = list(args) if prim.varargs else [bound[p] for p in prim.params[: len(args)]]
         node = gast.Call(func=_path_expr(path), args=positional, keywords=keywords)
         return self._tag(node, prim, bound)
+
+    def _refuse_writes(self, prim, call_node, receiver):
+        """A call that passes an argument the function writes into in place (`out=c`, np.copyto's `dst`) is an
+        error: transpile follows writes written as `a[index] = value`, not those made inside a function."""
+        args = ([call_node.func.value] if receiver else []) + list(call_node.args)  # a method's receiver first
+        keywords = {k.arg: k.value for k in call_node.keywords}
+        _, (bound, _, _) = prim.binding(args, keywords)
+        bound = {**keywords, **bound}  # `out=` given to a function whose entry has no such parameter, too
+        for param, hint in prim.writes.items():
+            value = bound.get(param)
+            if value is not None and not (isinstance(value, gast.Constant) and value.value is None):
+                source = _SourceOf({p: _source(e) for p, e in bound.items() if p is not None})
+                self.error(
+                    call_node,
+                    f"`{prim.path}` writes into its argument `{source[param]}` in place, and transpile does not "
+                    "follow writes made inside a function (the value or the gradient would miss it)",
+                    hint.format_map(source),
+                )
+
+
+def _source(expr):
+    """An argument as the user wrote it (several for `*args`)."""
+    if isinstance(expr, tuple):
+        return ", ".join(map(_source, expr))
+    return ast.unparse(gast.gast_to_ast(expr))
+
+
+class _SourceOf(dict):
+    """A call's arguments as the user wrote them, by parameter name (`...` for those left out): for hints."""
+
+    def __missing__(self, key):
+        return "..."
 
 
 def _names_read(node):

@@ -24,7 +24,8 @@ import os
 import gast
 
 from .. import naming
-from ..analyses.aliasing import Aliasing, Vague, component_kinds, summaries
+from ..analyses.aliasing import Aliasing, Vague, component_kinds, itself, summaries
+from ..analyses.containers import Containers
 from ..codegen.emit import is_generated
 from ..errors import TranspileError
 from ..primitives import registry
@@ -40,14 +41,15 @@ def resolve_views(program):
     found = program.views = summaries(program, lambda fn: is_generated(fn.filename))
     for fn in program.functions.values():
         if fn is not None and not is_generated(fn.filename):
-            _Rewriter(fn, Aliasing(fn, found), found).run()
+            _Rewriter(fn, Aliasing(fn, found), found, Containers(fn, found)).run()
 
 
 class _Rewriter:
-    def __init__(self, fn, aliasing, found):
+    def __init__(self, fn, aliasing, found, containers):
         self.fn = fn
         self.alias = aliasing
         self.summaries = found
+        self.containers = containers
         self.taken = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         self.counter = 0
 
@@ -60,6 +62,8 @@ class _Rewriter:
             for field in ("body", "orelse"):
                 if isinstance(stmt, (gast.If, gast.For, gast.While)):
                     setattr(stmt, field, self._block(getattr(stmt, field)))
+            if isinstance(stmt, gast.Assign):
+                self._check_container_change(stmt)
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
                 out.extend(self._write(stmt, stmt.targets[0].value.id))
             elif isinstance(stmt, gast.Assign) and getattr(stmt, "in_place", False):
@@ -82,6 +86,31 @@ class _Rewriter:
             for m in self.alias.live_after[id(stmt)]
             if m not in exclude and objects & {obj for obj, _ in state.get(m, ())}
         )
+
+    def _check_container_change(self, stmt):
+        """A list or dict changed in place (`xs.append(x)`, `d[k] = v`, `xs += ys`) is a new one in the normal form,
+        which is NumPy's semantics only if no other name sees the old one."""
+        changed = self.containers.changed(stmt)
+        if changed is None:
+            return
+        name, containers = changed
+        hint = f"build `{name}` completely before another name refers to it, or give that name a copy: `{name}.copy()`"
+        if not containers:
+            self.error(
+                stmt,
+                f"`{name}` is changed in place, but it was not built here (a function's argument, an item of "
+                "another container), and transpile cannot tell which other names see it",
+                f"build a new list or dict here (e.g. `{name} = {name} + [x]`, `{name} = {{**{name}, key: x}}`)",
+            )
+        others = self.alias.live_after[id(stmt)] - {name, stmt.targets[0].id}
+        seen = self.containers.sharing(stmt, containers, others)
+        if seen:
+            self.error(
+                stmt,
+                f"`{name}` is changed in place, and `{seen[0]}` refers to it too (or to a tuple, list or dict "
+                f"holding it); transpile changes a new copy of `{name}`, which `{seen[0]}` would not see",
+                hint,
+            )
 
     def _check_call(self, stmt):
         """A call of a function that writes into an argument in place (`a += 1.0` on an array) changes the caller's
@@ -115,7 +144,7 @@ class _Rewriter:
         """The statements for `stmt`, a write into the array `written` holds (`written[index] = v`, or
         `written op= v`, which desugar marked `in_place` after computing the new value)."""
         setitem = isinstance(stmt.targets[0], gast.Subscript)
-        refs = self.alias.refs(stmt, written)
+        refs = itself(self.alias.refs(stmt, written))
         objects = {obj for obj, _ in refs}
         seen = self._seen_by(stmt, objects, {written})
         outside = sorted(obj for obj in objects if obj[0] in ("param", "global"))
@@ -148,13 +177,19 @@ class _Rewriter:
         out = []
         self._write_level(holder, path, len(path), index, stmt.value, stmt, out, {len(path): name(written)})
         # `v op= u` writes into v when v is an array, but binds v to a new number when it is one (`row = out[i]`
-        # of a 1-D out, `s = np.sum(x)`): unless a view of it proves it an array, the write is under a test
+        # of a 1-D out, `s = np.sum(x)`): unless a view of it or what made it proves it an array, the write is
+        # under a test, which says where v may be a 0-d array (vmap cannot tell one from a number)
+        zero_d = self.alias.made(obj).zero_d if not path else ""
         number = not setitem and (self._maybe_number(path) or not path) and not self._proven_array(path, paths)
+        number = number and zero_d != "array"
         out.extend(self._bind_again(holder, paths, stmt, {written} if setitem or number else set()))
         if not number:
             return out
         test_block = []
-        test = self._flatten(instantiate("rt.is_array(v)", {"v": name(written)}), stmt, test_block)
+        where = self.fn.location(stmt)
+        at = const(f"{os.path.basename(where.filename)}:{where.lineno}: `{written}` may be a 0-d array")
+        template = "rt.is_array(v, at)" if zero_d == "either" else "rt.is_array(v)"
+        test = self._flatten(instantiate(template, {"v": name(written), "at": at}), stmt, test_block)
         return test_block + [gast.copy_location(gast.If(test=test, body=out, orelse=[stmt]), stmt)]
 
     def _write_outside(self, stmt, written, source, objects, seen, setitem):

@@ -19,6 +19,7 @@ for _name in [
     "example_size",
     "batched_len",
     "batched_like",
+    "batched_is_array",
     "batch_size_of_batched",
 ]:
     defhelper(getattr(rt, _name), params=[], varargs="args", nondiff=True)

@@ -24,7 +24,9 @@ _CONSTRUCTORS = [
 ]
 for _name, _params in _CONSTRUCTORS:
     as_index = "array" if _name == "arange" else ""
-    defprim(_name, getattr(np, _name), path=f"np.{_name}", params=_params, nondiff=True, as_index=as_index)
+    defprim(
+        _name, getattr(np, _name), path=f"np.{_name}", params=_params, nondiff=True, as_index=as_index, zero_d="array"
+    )
 
 # The fill value broadcast to the result's shape, cast to its dtype (integers pass no derivative).
 _FILL = {
@@ -36,6 +38,7 @@ defprim(
     np.full,
     path="np.full",
     params=["shape", "fill_value", "dtype=None"],
+    zero_d="array",
     structural=("shape", "dtype"),
     **_FILL,
     examples=[
@@ -49,6 +52,7 @@ defprim(
     np.full_like,
     path="np.full_like",
     params=["a", "fill_value", "dtype=None", "shape=None"],
+    zero_d="array",
     structural=("a", "dtype", "shape"),
     **_FILL,
     examples=[

@@ -35,7 +35,7 @@ for _n, _examples in [
         getattr(np, _name),
         path=f"np.{_name}",
         params=["ary"],
-        view=True,
+        view="maybe",
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
         examples=_examples,
@@ -46,6 +46,7 @@ for _n, _examples in [
         path=f"np.{_name}",
         params=["*arys"],
         container=True,
+        view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
         examples=[
@@ -60,6 +61,7 @@ defprim(
     path="np.broadcast_arrays",
     params=["*args", "subok=False"],
     container=True,
+    view="items",  # views of the arguments
     **_copy_rules("np.broadcast_arrays", "args"),
     examples=[
         Example("np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]", dict(a=(2, 1), b=V)),

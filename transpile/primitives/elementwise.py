@@ -202,6 +202,7 @@ defprim(
     np.where,
     path="np.where",
     params=["condition", "x", "y"],
+    zero_d="array",
     vjp={"x": "np.where(condition, g, 0.0)", "y": "np.where(condition, 0.0, g)"},
     unbroadcast=("x", "y"),
     structural=("condition",),

@@ -18,6 +18,7 @@ defprim(
     "add",
     operator.add,
     batch="elementwise",
+    view="shallow",  # xs + ys of lists holds their items
     as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Add"),
@@ -42,6 +43,7 @@ defprim(
     "mul",
     operator.mul,
     batch="elementwise",
+    view="shallow",  # [x] * 3 holds x three times
     as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Mult"),

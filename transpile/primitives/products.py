@@ -143,6 +143,7 @@ defprim(
     np.einsum,
     path="np.einsum",
     params=["optimize=False"],
+    view="maybe one",  # np.einsum('ii->i', a) is a view of a
     jit="jt.einsum(optimize, operands)",
     varargs="operands",
     vjp={"operands": "rt.einsum_slot(operands, i, g)"},
@@ -385,6 +386,7 @@ defprim(
     np.diag,
     path="np.diag",
     params=["v", "k=0"],
+    view="maybe",  # of a 2-D array, a read-only view of its diagonal; of a 1-D one, a new array
     vjp={"v": "rt.diag_vjp(g, v, k)"},
     jvp={"v": "np.diag(t, k)"},
     structural=("k",),

@@ -51,9 +51,19 @@ class Primitive:
     # of its first argument that writes go through (y[1:], y.T; a view that rearranges the entries writes a new
     # value back by its VJP, the inverse permutation); "readonly" a view of its first argument that NumPy refuses
     # writes into (np.broadcast_to); "maybe" its first argument, a view of it or a copy, as its type or memory
-    # layout decides (reshape, np.asarray); "items" its arguments themselves, held (tuples, lists); "shallow" a new
-    # value holding what its argument holds (x.copy() of a list)
+    # layout decides (reshape, np.asarray); "maybe one" its only array argument, a view of it or a copy (np.einsum
+    # with one operand; with several, a new value); "pick" one of its arguments itself (Python's max and min);
+    # "items" its arguments themselves, held (tuples, lists); "adds" its first argument (a list or dict) with its
+    # others added as items (xs.append(x), d[k] = x); "shallow" a new value holding what its arguments hold
+    # (x.copy() of a list, a list's `+` and `*`)
     view: str = ""
+    # what its result is where it has no axes: "" a number (NumPy's ufuncs and reductions return NumPy scalars);
+    # "array" a 0-d array (np.zeros(()), np.array(1.0)); "either", as its argument is (x.copy(), x.astype(...)).
+    # `v += u` writes into a 0-d array in place but binds a number anew, and under vmap the two look alike
+    zero_d: str = ""
+    # the parameters it writes into in place (ufuncs' `out`, np.copyto's `dst`) -> what to write instead: a call
+    # that passes one is refused (transpile follows the writes written as `a[index] = value`, not a function's)
+    writes: dict = field(default_factory=dict)
     # what its result is as an index (basic indexing makes views, advanced indexing copies): "int" an integer (len),
     # "ints" a tuple of them (np.shape), "closed" an integer when its operands are (+ - * // %), "array" an array
     # of indices or a mask (comparisons, np.array, np.nonzero)
@@ -162,6 +172,16 @@ def _signature_of(impl, params):
     return tuple(names), defaults, varargs, positional
 
 
+# What to write instead of a call that writes its result into its `out` argument (a hint of Primitive.writes).
+OUT_HINT = "assign the result instead (`{out} = ...` without `out=`), or write it into the array: `{out}[...] = ...`"
+
+
+def _writes(path, writes):
+    """Primitive.writes: those given, and NumPy's `out=` (np.sum(a, out=c), np.add(a, b, out=c) write into c)."""
+    found = {"out": OUT_HINT} if (path or "").startswith("np.") else {}
+    return {**found, **(writes or {})}
+
+
 def defprim(
     name,
     impl,
@@ -172,6 +192,8 @@ def defprim(
     unbroadcast=(),
     nondiff=False,
     view="",
+    zero_d="",
+    writes=None,
     as_index="",
     container=False,
     examples=(),
@@ -216,6 +238,8 @@ def defprim(
         unbroadcast=frozenset(unbroadcast),
         nondiff=nondiff,
         view=view,
+        zero_d=zero_d,
+        writes=_writes(path, writes),
         as_index=as_index,
         container=container,
         examples=list(examples),
@@ -254,6 +278,13 @@ def defprim(
 
 
 _OPAQUE: dict[int, Primitive] = {}
+_IN_PLACE: dict[int, dict] = {}  # id(NumPy function without rules) -> its Primitive.writes
+
+
+def in_place(fn, param: str, hint: str):
+    """`fn`, a NumPy function without rules, writes into its argument `param` in place (np.copyto's `dst`): a call
+    is refused, saying `hint` (its format fields are the parameters, as the call wrote them)."""
+    _IN_PLACE[id(fn)] = {param: hint}
 
 
 def opaque(obj, path: str) -> Primitive:
@@ -273,6 +304,7 @@ def opaque(obj, path: str) -> Primitive:
             defaults=defaults,
             varargs=varargs,
             positional=positional,
+            writes=_writes(path, _IN_PLACE.get(id(obj))),
         )
         _OPAQUE[id(obj)] = prim
     return prim

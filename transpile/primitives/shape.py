@@ -60,6 +60,7 @@ defprim(
     np.copy,
     path="np.copy",
     params=["a"],
+    zero_d="array",
     vjp={"a": "g"},
     jvp={"a": "t"},
     examples=[Example("np.copy(a)", X), Example("np.copy(a)", dict(a=()))],
@@ -75,17 +76,26 @@ defprim(
     jvp={"x": "t"},
     container=True,
     view="shallow",
+    zero_d="either",
     methods=["copy"],
     examples=[Example("a.copy()", V), Example("a[0].copy()", X)],
 )
-# Whether `x op= v` writes into x: true for an array, false for a number (per example under vmap).
-defhelper(rt.is_array, params=["x"], nondiff=True, batch="np.ndim(x) > 1", batch_same=True)
+# Whether `x op= v` writes into x: true for an array, false for a number (per example under vmap, where a 0-d
+# array and a number look alike: `zero_d_at` says where one may reach).
+defhelper(
+    rt.is_array,
+    params=["x", "zero_d_at=None"],
+    nondiff=True,
+    batch="rt.batched_is_array(x, zero_d_at)",
+    batch_same=True,
+)
 # x.astype(dtype): the gradient is cast back to x's dtype; a cast to integers passes no gradient.
 defprim(
     "astype",
     rt.astype,
     path="rt.astype",
     params=["x", "dtype"],
+    zero_d="either",
     jit="jt.astype(x, dtype)",
     vjp={"x": "rt.astype_vjp(g, x, dtype)"},
     jvp={"x": "rt.astype_jvp(t, dtype)"},
