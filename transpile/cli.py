@@ -846,7 +846,7 @@ def _add_subcommands(subparsers, show=False):
     example = "transpile jit model.py:simulate" + ("" if show else " -o simulate_jit.py")
     p = subparsers.add_parser(
         "jit",
-        help="write a function compiled by Numba (@jt.njit, Numba's njit with NumPy's promotion) as a standalone module",
+        help="write a function compiled by Numba (@jt.njit: njit with NumPy's promotion) as a standalone module",
         description="Write FUNCTION in normal form under @jt.njit, with what Numba lacks lowered to `runtime.jit`, "
         "as a standalone module (compile a transformed function with emit, e.g. 'jit(grad(loss))').",
         formatter_class=formatter,
