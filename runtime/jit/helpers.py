@@ -20,6 +20,7 @@ _like = importlib.import_module("runtime.like")  # (`runtime.like` itself is the
 _tree = importlib.import_module("runtime.tree")
 from . import lowered as _lowered  # noqa: E402
 from . import records as _records  # noqa: E402
+from .pynumbers import is_python  # noqa: E402
 from .zero import ZeroType, make_zero  # noqa: E402
 
 _ARRAY_OR_SCALAR = (types.Array, types.Number, types.Boolean)
@@ -480,6 +481,8 @@ def _leaf_types(ty, path=""):
 def _kind_and_name(ty):
     """The dtype kind (as NumPy spells it) and the name of a leaf type."""
     dtype = ty.dtype if isinstance(ty, types.Array) else ty
+    if is_python(dtype):  # a Python number or bool: NumPy's kind of its machine type
+        dtype = dtype.__unliteral__()
     if isinstance(dtype, (types.Float, types.Complex, types.Integer, types.Boolean)):
         return np.dtype(str(dtype)).kind, str(dtype)
     if isinstance(dtype, (types.UnicodeType, types.StringLiteral)):

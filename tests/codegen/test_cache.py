@@ -216,7 +216,7 @@ def test_compiled_code_runs_from_memory_without_numbas_disk_cache(tmp_path):
     result = in_a_fresh_process(directory, FULL_DISK, jit=True)
     assert_runs(result, warnings=1)
     assert result["jit"] == pytest.approx(0.5**3 + 1.5**3, rel=1e-12)
-    assert "@numba.njit\n" in result["jit_source"] and "cache=True" not in result["jit_source"]
+    assert "@jt.njit\n" in result["jit_source"] and "cache=True" not in result["jit_source"]
     assert no_temporary_files(directory) and not list(directory.rglob("*.nbi"))
 
 
