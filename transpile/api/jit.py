@@ -236,7 +236,7 @@ class Jitted:
 
         if not isinstance(exc, ShapesNotFused):
             name = user_function(self.fun).__name__
-            what = f"raised by Numba's code compiled from `{name}` (call it without jit to see the line); `{name}` is at"
+            what = f"raised by Numba's code compiled from `{name}` (without jit, the error names its line), at"
             exc.add_note(located_note(def_location(self.target), what))
 
     def _specialize(self, entry, signature):
