@@ -47,3 +47,22 @@ class TranspileError(Exception):
 
 class TranspileTypeError(TranspileError, TypeError):
     """A value of a type its transformation cannot take (an integer output for grad), where JAX raises TypeError."""
+
+
+def no_rule_hint(function: str, argument: str, rule: str) -> str:
+    """What to do where `function` has no derivative rule (`rule`: "vjp" or "jvp") for its `argument`: keep
+    derivatives from it, or put the call in a function with a rule of the user's own (tp.custom_vjp, tp.custom_jvp)."""
+    if function.startswith("rt."):
+        return (
+            f"`{function}` is part of the derivative code transpile generated: this derivative of a derivative has no "
+            f"rule yet; give the function you differentiate again a rule of your own (tp.custom_{rule}, README: API)"
+        )
+    mine = "my_" + function.rpartition(".")[2]
+    then = f"{mine}.defvjp(fwd, bwd)" if rule == "vjp" else f"@{mine}.defjvp on a function jvp(primals, tangents)"
+    return (
+        f"{argument} must not depend on the differentiated inputs here (wrap it in tp.stop_gradient(...) if no "
+        f"derivative should flow through it), or put the call in a function with a rule of your own (README: API), "
+        "e.g.\n"
+        f"    @tp.custom_{rule}  # then {then}\n"
+        f"    def {mine}(x, ...): return {function}(x, ...)"
+    )
