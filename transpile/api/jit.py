@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import os
 import re
 import warnings
 
@@ -401,10 +402,12 @@ def _quiet_numba_warnings():
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def _user_location(exc_text):
-    """The user's line behind the first line of a generated module that Numba's message names."""
+def _user_location(exc_text, jitted):
+    """The user's line behind the first line of a generated module that Numba's message names (by a path relative
+    to the working directory, or absolute)."""
+    files = {os.path.basename(c.module.__file__): c.module.__file__ for c in jitted._compiled.values()}
     for path, lineno in _FILE_LINE.findall(exc_text):
-        where = linemap.origin(path, int(lineno))
+        where = linemap.origin(files.get(os.path.basename(path), path), int(lineno))
         if where is not None:
             return where
     return None
@@ -443,7 +446,7 @@ def _summary(exc_text) -> str:
 def _translate(exc, jitted) -> TranspileError:
     """An error raised while Numba compiles, as a TranspileError at the user's line."""
     text = str(exc) or f"{type(exc).__name__} inside Numba"
-    where = _user_location(text) or def_location(jitted.target)
+    where = _user_location(text, jitted) or def_location(jitted.target)
     return TranspileError(
         f"Numba cannot compile this: {_summary(text)}",
         where,
