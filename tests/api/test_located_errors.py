@@ -184,3 +184,21 @@ def test_a_jit_error_at_run_time_keeps_its_type_and_names_the_function(monkeypat
     assert started.startswith("transpile: compiling jit(doubled_layer) for (array(float64, 2d, C)")
     assert ended.startswith(("transpile: compiled jit(doubled_layer)", "transpile: loaded from Numba's disk cache"))
     assert ended.endswith(" s")
+
+
+def test_a_jit_argument_error_of_a_transformed_function_names_the_users_def():
+    with pytest.raises(TranspileError, match="float16") as info:
+        tp.jit(tp.grad(layer))(W.astype(np.float16), np.ones(4))
+    assert (info.value.location.filename, info.value.location.lineno) == (__file__, line_of(layer, "def layer"))
+
+
+def checked(x):
+    if np.sum(x) < 0.0:
+        raise ValueError("x must sum to a positive number")
+    return np.sum(x**2)
+
+
+def test_an_error_the_users_code_raises_names_its_line():
+    with pytest.raises(ValueError, match="positive") as info:
+        tp.grad(checked)(-np.ones(3))
+    assert_names_the_line(info.value, checked, 'raise ValueError("x must sum to a positive number")')
