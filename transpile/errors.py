@@ -30,6 +30,11 @@ class TranspileError(Exception):
         self.hint = hint
         super().__init__(self._render())
 
+    def move_to(self, location: Location):
+        """Point this error at `location` instead (the user's line behind a line of generated code)."""
+        self.location = location
+        self.args = (self._render(),)
+
     def _render(self) -> str:
         parts = []
         if self.location is not None:

@@ -41,7 +41,7 @@ def for_the_user(exc: Exception) -> Exception:
         _note_generated_line(exc, frames)
     exc.__transpile_located__ = True
     ours = [tb for tb in frames if _in_compiler(tb) or _in_runtime(tb) or _is_generated(tb)]
-    raised_by_compiler = not isinstance(exc, TranspileError) and ours and _in_compiler(ours[-1])
+    raised_by_compiler = not isinstance(exc, TranspileError) and bool(ours) and _in_compiler(ours[-1])
     if os.environ.get(FILTERING_ENV_VAR, "").lower() != "off" and not raised_by_compiler:
         exc = exc.with_traceback(_chain([tb for tb in frames if not _in_compiler(tb)]))
     return exc
@@ -57,8 +57,7 @@ def _relocate(exc: TranspileError):
     """An error located in a generated module (a transformation of transformed code) moved to the user's line."""
     where = exc.location
     if where is not None and linemap.is_generated_module(where.filename):
-        exc.location = linemap.origin(where.filename, where.lineno) or linemap.entry_location(where.filename)
-        exc.args = (exc._render(),)
+        exc.move_to(linemap.origin(where.filename, where.lineno) or linemap.entry_location(where.filename))
 
 
 def _note_generated_line(exc, frames):
