@@ -62,12 +62,14 @@ def no_rule_hint(function: str, argument: str, rule: str) -> str:
             f"`{function}` is part of the derivative code transpile generated: this derivative of a derivative has no "
             f"rule yet; give the function you differentiate again a rule of your own (tp.custom_{rule}, README: API)"
         )
-    mine = "my_" + function.rpartition(".")[2]
+    named = "." in function  # np.partition, math.gamma; not an operator or a builtin
+    mine = "my_" + function.rpartition(".")[2] if named else "my_function"
+    body = f"{function}(x, ...)" if named else "...  # what this line computes"
     then = f"{mine}.defvjp(fwd, bwd)" if rule == "vjp" else f"@{mine}.defjvp on a function jvp(primals, tangents)"
     return (
         f"{argument} must not depend on the differentiated inputs here (wrap it in tp.stop_gradient(...) if no "
         f"derivative should flow through it), or put the call in a function with a rule of your own (README: API), "
         "e.g.\n"
         f"    @tp.custom_{rule}  # then {then}\n"
-        f"    def {mine}(x, ...): return {function}(x, ...)"
+        f"    def {mine}(x, ...): return {body}"
     )

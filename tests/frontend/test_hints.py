@@ -52,6 +52,11 @@ def test_no_forward_rule_points_to_custom_jvp():
     assert "reverse mode" not in hint  # np.partition has no reverse-mode rule either
 
 
+def test_an_operator_without_a_rule_gets_an_example_that_names_no_function():
+    hint = no_rule_hint("getitem", "`index`", "vjp")
+    assert "def my_function(x, ...): return ...  # what this line computes" in hint and "getitem(" not in hint
+
+
 def test_a_rule_missing_in_generated_derivative_code_says_so():
     hint = no_rule_hint("rt.prod_others_vjp", "`a`", "vjp")
     assert "derivative of a derivative" in hint and "tp.custom_vjp" in hint and "my_" not in hint

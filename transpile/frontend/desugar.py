@@ -1386,7 +1386,7 @@ _IN_PLACE_METHODS = {
     "fill": "x[...] = value",
     "put": "x[indices] = values",
     "itemset": "x[index] = value",
-    "resize": "x = np.resize(x, shape)",
+    "resize": "y = np.zeros(n); y[: len(x)] = x",
 }
 
 
