@@ -36,7 +36,7 @@ def for_the_user(exc: Exception) -> Exception:
     traceback leaves out the compiler's frames, unless the compiler itself failed (a bug to report whole)."""
     frames = list(_frames(exc.__traceback__))
     if isinstance(exc, TranspileError):
-        _relocate(exc)
+        at_users_line(exc)
     elif not getattr(exc, "__transpile_located__", False):
         _note_generated_line(exc, frames)
     exc.__transpile_located__ = True
@@ -53,7 +53,7 @@ def located_note(where: Location, what: str) -> str:
     return f"transpile: {what} {where.filename}:{where.lineno}" + (f"\n    {line}" if line else "")
 
 
-def _relocate(exc: TranspileError):
+def at_users_line(exc: TranspileError):
     """An error located in a generated module (a transformation of transformed code) moved to the user's line."""
     where = exc.location
     if where is not None and linemap.is_generated_module(where.filename):
