@@ -52,6 +52,13 @@ class _Notice:
                 _say(f"transpile: {self.outcome} {self.what} in {time.perf_counter() - self.start:.1f} s")
 
 
+def _seconds_before_notice() -> float:
+    try:
+        return max(0.0, float(os.environ.get(AFTER_ENV_VAR, "1")))
+    except ValueError:  # not a number: the default
+        return 1.0
+
+
 def _say(line):
     print(line, file=sys.stderr, flush=True)
 
@@ -61,7 +68,7 @@ def compile_notice(what: str, verbose: bool = True):
     """Around a compile of `what`: a line on stderr once it has run a second (TRANSPILE_COMPILE_NOTICE_AFTER), and
     one when it ends, with the time; nothing with verbose=False or TRANSPILE_QUIET=1.  The caller may set the
     notice's `outcome` ("loaded from Numba's disk cache")."""
-    after = None if not verbose or quiet() else max(0.0, float(os.environ.get(AFTER_ENV_VAR, "1")))
+    after = None if not verbose or quiet() else _seconds_before_notice()
     notice = _Notice(what, after)
     try:
         yield notice
