@@ -31,6 +31,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from . import __version__, naming
+from .api.boundary import at_users_line
 from .codegen import escape
 from .codegen.cache import write_atomically
 from .errors import TranspileError
@@ -958,6 +959,8 @@ def main(argv=None):
     except (CLIError, TranspileError, SyntaxError) as exc:
         if debug:
             traceback.print_exc()
+        if isinstance(exc, TranspileError):
+            at_users_line(exc)
         sys.stderr.write(f"transpile: error: {_message(exc)}\n")
         return 2
     except Exception as exc:  # noqa: BLE001 - any failure while importing the user's file or generating

@@ -30,6 +30,11 @@ class TranspileError(Exception):
         self.hint = hint
         super().__init__(self._render())
 
+    def move_to(self, location: Location):
+        """Point this error at `location` instead (the user's line behind a line of generated code)."""
+        self.location = location
+        self.args = (self._render(),)
+
     def _render(self) -> str:
         parts = []
         if self.location is not None:
@@ -47,3 +52,24 @@ class TranspileError(Exception):
 
 class TranspileTypeError(TranspileError, TypeError):
     """A value of a type its transformation cannot take (an integer output for grad), where JAX raises TypeError."""
+
+
+def no_rule_hint(function: str, argument: str, rule: str) -> str:
+    """What to do where `function` has no derivative rule (`rule`: "vjp" or "jvp") for its `argument`: keep
+    derivatives from it, or put the call in a function with a rule of the user's own (tp.custom_vjp, tp.custom_jvp)."""
+    if function.startswith("rt."):
+        return (
+            f"`{function}` is part of the derivative code transpile generated: this derivative of a derivative has no "
+            f"rule yet; give the function you differentiate again a rule of your own (tp.custom_{rule}, README: API)"
+        )
+    named = "." in function  # np.partition, math.gamma; not an operator or a builtin
+    mine = "my_" + function.rpartition(".")[2] if named else "my_function"
+    body = f"{function}(x, ...)" if named else "...  # what this line computes"
+    then = f"{mine}.defvjp(fwd, bwd)" if rule == "vjp" else f"@{mine}.defjvp on a function jvp(primals, tangents)"
+    return (
+        f"{argument} must not depend on the differentiated inputs here (wrap it in tp.stop_gradient(...) if no "
+        f"derivative should flow through it), or put the call in a function with a rule of your own (README: API), "
+        "e.g.\n"
+        f"    @tp.custom_{rule}  # then {then}\n"
+        f"    def {mine}(x, ...): return {body}"
+    )

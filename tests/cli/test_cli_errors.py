@@ -180,3 +180,19 @@ def test_debug_shows_the_traceback(tmp_path):
     code, out, err = run_cli(["grad", "uses_try_debug.py:f", "--debug"], cwd=tmp_path)
     assert code == 2
     assert "Traceback" in err and "transpile: error: " in err
+
+
+def test_an_error_found_in_generated_code_names_the_users_line(tmp_path):
+    write(
+        tmp_path,
+        "third.py",
+        """\
+        import numpy as np
+
+        def prod(x):
+            return np.prod(x)
+    """,
+    )
+    code, out, err = run_cli(["emit", "third.py", "jacfwd(hessian(prod))"], cwd=tmp_path)
+    assert_error(code, err, "third.py:4:5: no forward-mode (JVP) rule", "return np.prod(x)")
+    assert ".cache" not in err and "jacfwd_" not in err

@@ -12,10 +12,12 @@ import numpy as np
 
 import runtime as rt
 
+from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
 from ..errors import Location, TranspileError, TranspileTypeError
 from ..frontend.desugar import desugar_program
 from ..frontend.parse import parse_function
+from .boundary import api_boundary
 
 
 class Generated:
@@ -30,6 +32,7 @@ class Generated:
         self.module = _own_module(module, text, program.captures) if program.captures else module
         self.text = text
         self.program = program
+        linemap.register(module.__file__, text, program)
 
     def bind_captures(self):
         """The current value of each captured name, in this instance's module (before each call)."""
@@ -62,14 +65,18 @@ def _signature(fun):
 
 
 def def_location(fun):
+    """Where `fun` is defined; for a generated function, the user's function it was made from."""
     code = getattr(inspect.unwrap(fun), "__code__", None)
     if code is None:
         return None
-    return Location(code.co_filename, code.co_firstlineno, 0)
+    return linemap.entry_location(code.co_filename) or Location(code.co_filename, code.co_firstlineno, 0)
 
 
 def _param_location(fun, index):
-    """Where parameter `index` of `fun` is written."""
+    """Where parameter `index` of `fun` is written (for a generated function, the user's function's `def`)."""
+    code = getattr(inspect.unwrap(fun), "__code__", None)
+    if code is not None and linemap.is_generated_module(code.co_filename):
+        return def_location(fun)
     try:
         parsed = parse_function(inspect.unwrap(fun))
         return parsed.location(parsed.node.args.args[index])
@@ -266,6 +273,7 @@ def make_transformed(fun, transform_class, argnums, has_aux):
     transform.user_fun = user_function(fun)
 
     @functools.wraps(fun)
+    @api_boundary
     def transformed(*args, **kwargs):
         return transform(*args, **kwargs)
 
@@ -274,6 +282,7 @@ def make_transformed(fun, transform_class, argnums, has_aux):
     return transformed
 
 
+@api_boundary
 def source(transformed) -> str:
     """The generated module behind a transformed function, as text."""
     jitted = getattr(transformed, "__transpile_jit__", None)

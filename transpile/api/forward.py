@@ -13,6 +13,7 @@ from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..transforms.forward import ForwardMode
+from .boundary import api_boundary
 from .common import (
     Generated,
     Names,
@@ -84,6 +85,7 @@ def _module(fun, mask, has_aux):
     return gen, getattr(gen.module, var.name)
 
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), J @ tangents): the Jacobian-vector product, by forward mode."""
     fun = generated_function(fun)
@@ -100,6 +102,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     return out, rt.materialize(out_dot, out)
 
 
+@api_boundary
 def linearize(fun, *primals):
     """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
     fun = generated_function(fun)
@@ -109,6 +112,7 @@ def linearize(fun, *primals):
     gen.bind_captures()
     out = fun(*values)
 
+    @api_boundary
     def jvp_fn(*tangents):
         _check_tangents(fun, primals, tangents)
         gen.bind_captures()

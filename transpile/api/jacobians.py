@@ -6,6 +6,7 @@ from .. import naming
 from ..codegen import escape
 from ..transforms.forward import ForwardMode
 from ..transforms.reverse import ReverseMode
+from .boundary import api_boundary
 from .common import Names, Transform, make_transformed
 
 
@@ -97,16 +98,19 @@ class ReverseJacobian(Transform):
         return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
 
 
+@api_boundary
 def jacfwd(fun, argnums=0, has_aux=False):
     """The Jacobian of `fun` by forward mode: output shape first, then input shape (JAX's convention)."""
     return make_transformed(fun, ForwardJacobian, argnums, has_aux)
 
 
+@api_boundary
 def jacrev(fun, argnums=0, has_aux=False):
     """The Jacobian of `fun` by reverse mode, in the same layout as jacfwd."""
     return make_transformed(fun, ReverseJacobian, argnums, has_aux)
 
 
+@api_boundary
 def hessian(fun, argnums=0, has_aux=False):
     """Forward-over-reverse: jacfwd(jacrev(fun))."""
     return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)

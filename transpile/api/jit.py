@@ -13,13 +13,14 @@ import numpy as np
 
 import runtime as rt
 
-from ..codegen import escape
+from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
-from ..codegen.emit import _COMMENT
-from ..errors import Location, TranspileError
+from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
-from .common import _signature, def_location, generated_function, located_output_error, source_texts
+from .boundary import api_boundary, located_note
+from .common import _signature, def_location, generated_function, located_output_error, source_texts, user_function
 from .fingerprint import NoFingerprint, fingerprint, static_key
+from .notices import compile_notice, performance_warnings
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
 
@@ -69,6 +70,7 @@ class Compiled:
         self.module = module
         self.text = text
         self.written = module.__transpile_written__
+        linemap.register(module.__file__, text, program)
         for cap_name, value in zip(program.captures, values):
             module.__dict__.setdefault(cap_name, _as_numba_value(copy.deepcopy(value)))
         self.entry = getattr(module, program.entry)
@@ -89,7 +91,7 @@ def _as_numba_value(value):
 class Jitted:
     """The machinery behind `jit(fun)`: one generated module per set of static argument values."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), fallback=None):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), fallback=None, verbose=True):
         if fallback not in (None, "numpy"):
             raise TranspileError(f"fallback must be None or 'numpy', got {fallback!r}", def_location(fun))
         self.fun = fun
@@ -124,6 +126,7 @@ class Jitted:
             statics.add(n)
         self.statics = [p.name for p in params if p.name in statics]
         self.fallback = fallback
+        self.verbose = verbose
         # what fallback="numpy" runs: a transformed function binds its own captured values
         self.numpy_code = fun if transform is not None else self.target
         self._compiled: dict = {}
@@ -220,14 +223,36 @@ class Jitted:
             raise located_output_error(exc, self.fun, self.compiled(statics, fuse).program) from None
         except Exception as exc:  # anything Numba raises while typing or compiling: a compile failure
             return self._fail(_translate(exc, self), everything)
+        try:
+            result = entry(*dynamic)
+        except Exception as exc:
+            self._note_run_error(exc)
+            raise
         as_numpy = self._boxing[id(entry), signature]
-        return as_numpy(entry(*dynamic)) if as_numpy else entry(*dynamic)
+        return as_numpy(result) if as_numpy else result
+
+    def _note_run_error(self, exc):
+        """Compiled code does not say at which line it raised: a note names the function, and how to see the line."""
+        from runtime.jit.fused import ShapesNotFused
+
+        if not isinstance(exc, ShapesNotFused):
+            name = user_function(self.fun).__name__
+            what = f"raised by Numba's code compiled from `{name}` (without jit, the error names its line), at"
+            exc.add_note(located_note(def_location(self.target), what))
 
     def _specialize(self, entry, signature):
         """Compile (or load from disk) the entry for these argument types, and count which it was."""
         hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
         known = signature in entry.overloads
-        entry.compile(signature)
+        what = f"jit({self.target.__name__}) for ({', '.join(map(str, signature))})"
+        names = [n for n in self.sig.parameters if n not in self.statics]
+        with (
+            compile_notice(what, self.verbose and not known) as notice,
+            performance_warnings(f"jit({self.target.__name__})", dict(zip(names, signature))),
+        ):
+            entry.compile(signature)
+            if sum(entry.stats.cache_misses.values()) == misses:
+                notice.outcome = "loaded from Numba's disk cache:"
         self._boxing[id(entry), signature] = _boxing(entry.overloads[signature].signature.return_type)
         self._counts["specializations"] += 1
         if not known:
@@ -377,36 +402,14 @@ def _quiet_numba_warnings():
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def _user_files(jitted) -> list:
-    """Files of the user's functions behind a jitted function, through any transformations."""
-    files = [fn.filename for fn in jitted.program().functions.values()]
-    fun = jitted.fun
-    while getattr(fun, "__transpile__", None) is not None:
-        transform = fun.__transpile__
-        files += [fn.filename for fn in transform.generated().program.functions.values()]
-        fun = transform.fun
-    return files
-
-
-def _user_location(exc_text, compiled_files, user_files):
-    """The user's line behind the first generated line Numba's message names."""
-    import linecache
-
+def _user_location(exc_text, jitted):
+    """The user's line behind the first line of a generated module that Numba's message names (by a path relative
+    to the working directory, or absolute)."""
+    files = {os.path.basename(c.module.__file__): c.module.__file__ for c in jitted._compiled.values()}
     for path, lineno in _FILE_LINE.findall(exc_text):
-        if os.path.basename(path) not in compiled_files:
-            continue
-        for n in range(int(lineno), 0, -1):
-            line = linecache.getline(compiled_files[os.path.basename(path)], n)
-            match = _COMMENT.match(line)
-            if match:
-                where = match.group(1).split(": ", 1)[0]
-                base, _, user_line = where.rpartition(":")
-                for filename in user_files:
-                    if escape.line(os.path.basename(filename)) == base:  # comments spell names escaped
-                        return Location(filename, int(user_line), 0)
-                return None
-            if line.startswith("def "):
-                break
+        where = linemap.origin(files.get(os.path.basename(path), path), int(lineno))
+        if where is not None:
+            return where
     return None
 
 
@@ -442,11 +445,8 @@ def _summary(exc_text) -> str:
 
 def _translate(exc, jitted) -> TranspileError:
     """An error raised while Numba compiles, as a TranspileError at the user's line."""
-    files = {}
-    for c in jitted._compiled.values():
-        files[os.path.basename(c.module.__file__)] = c.module.__file__
     text = str(exc) or f"{type(exc).__name__} inside Numba"
-    where = _user_location(text, files, _user_files(jitted)) or def_location(jitted.target)
+    where = _user_location(text, jitted) or def_location(jitted.target)
     return TranspileError(
         f"Numba cannot compile this: {_summary(text)}",
         where,
@@ -454,13 +454,18 @@ def _translate(exc, jitted) -> TranspileError:
     )
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None):
-    """Compile `fun` with Numba; usable as `jit(f)`, `@jit` and `@jit(static_argnums=...)`."""
+@api_boundary
+def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbose=True):
+    """Compile `fun` with Numba; usable as `jit(f)`, `@jit` and `@jit(static_argnums=...)`.  verbose=False (or
+    TRANSPILE_QUIET=1) keeps a compile that runs over a second from saying so on stderr."""
     if fun is None:
-        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames, fallback=fallback)
-    jitted = Jitted(fun, static_argnums, static_argnames, fallback)
+        return functools.partial(
+            jit, static_argnums=static_argnums, static_argnames=static_argnames, fallback=fallback, verbose=verbose
+        )
+    jitted = Jitted(fun, static_argnums, static_argnames, fallback, verbose)
 
     @functools.wraps(fun)
+    @api_boundary
     def compiled(*args, **kwargs):
         return jitted(*args, **kwargs)
 

@@ -10,6 +10,7 @@ from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
 from ..transforms.reverse import ReverseMode
+from .boundary import api_boundary
 from .common import (
     Generated,
     Names,
@@ -74,16 +75,19 @@ class ValueAndGradient(Gradient):
         return f"({value}, {aux}), {grad}" if self.has_aux else f"{value}, {grad}"
 
 
+@api_boundary
 def grad(fun, argnums=0, has_aux=False):
     """The gradient of scalar-valued `fun` with respect to argument(s) `argnums`."""
     return make_transformed(fun, Gradient, argnums, has_aux)
 
 
+@api_boundary
 def value_and_grad(fun, argnums=0, has_aux=False):
     """Like grad, but returns (value, gradient)."""
     return make_transformed(fun, ValueAndGradient, argnums, has_aux)
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives one adjoint per primal."""
     user, fun = user_function(fun), generated_function(fun)
@@ -110,6 +114,7 @@ def vjp(fun, *primals, has_aux=False):
         out, aux = out
     fresh = [residuals]
 
+    @api_boundary
     def vjp_fn(cotangent):
         run_generated(rt.check_cotangent, (out, cotangent, program.functions[program.entry].qualname), user, program)
         seed = (cotangent, 0.0) if has_aux else cotangent

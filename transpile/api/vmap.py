@@ -10,6 +10,7 @@ from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..transforms.batching import BATCH, BatchMode
+from .boundary import api_boundary
 from .common import (
     Generated,
     Names,
@@ -148,6 +149,7 @@ class Vectorized:
             raise TranspileError(f"vmap({self.fun.__name__}): {exc}", def_location(self.fun)) from None
 
 
+@api_boundary
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     """`fun` mapped over an axis of its arguments, by rewriting it to work on whole batches."""
     import functools
@@ -156,6 +158,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     transform.user_fun = user_function(fun)
 
     @functools.wraps(fun)
+    @api_boundary
     def vectorized(*args, **kwargs):
         return transform(*args, **kwargs)
 

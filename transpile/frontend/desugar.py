@@ -1109,11 +1109,7 @@ class _FunctionDesugarer:
         if isinstance(func, gast.Attribute) and not self._is_free_chain(func.value):
             m = registry.method(func.attr)
             if m is None:
-                self.error(
-                    func,
-                    f"method `.{func.attr}()` is not supported",
-                    "call the NumPy function instead, e.g. `np.sum(x)` for `x.sum()`",
-                )
+                self.error(func, f"method `.{func.attr}()` is not supported", _method_hint(func.attr))
             receiver = self.atom(func.value, stmt)
             args = [self.atom(a, stmt) for a in expr.args]
             if m.pack_varargs and (len(args) > 1 or (args and not expr.keywords and len(args) == 1 and False)):
@@ -1381,6 +1377,33 @@ def _fake_args(fn):
         kwarg=None,
         defaults=[],
     )
+
+
+# array methods that change the array in place, and what to write instead
+_IN_PLACE_METHODS = {
+    "sort": "x = np.sort(x)",
+    "partition": "x = np.partition(x, kth)",
+    "fill": "x[...] = value",
+    "put": "x[indices] = values",
+    "itemset": "x[index] = value",
+    "resize": "y = np.zeros(n); y[: len(x)] = x",
+}
+
+
+def _method_hint(attr) -> str:
+    """What to write instead of a method call transpile does not support, by what kind of method it is."""
+    if attr in _IN_PLACE_METHODS:
+        return f"`.{attr}()` changes the array in place; write `{_IN_PLACE_METHODS[attr]}` instead"
+    if attr == "item":
+        return "index the array instead (`x[i]`, or `x[()]` for a 0-d array); `float(x)` converts a 0-d array"
+    if hasattr(np.ndarray, attr) and callable(getattr(np, attr, None)):
+        return f"call the NumPy function instead: `np.{attr}(x, ...)` for `x.{attr}(...)`"
+    if hasattr(str, attr) and not hasattr(np.ndarray, attr):
+        return (
+            "transformed code computes with numbers and arrays: work with strings outside it (before the call), "
+            "or pass the result in as an argument"
+        )
+    return "write it with the NumPy functions and operators transpile supports (README: Supported)"
 
 
 def _is_library(fn):

@@ -19,7 +19,7 @@ from .. import naming
 from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
-from ..errors import TranspileError
+from ..errors import TranspileError, no_rule_hint
 from ..frontend.program import NFunction, const, name
 from ..primitives import registry
 from .common import Mode
@@ -200,13 +200,13 @@ class _ForwardBuilder:
                 continue
             rule = prim.jvp.get(p)
             if rule is None or not isinstance(value, gast.Name):
-                self._missing(stmt, prim, f"argument `{p}`")
+                self._missing(stmt, prim, f"argument `{p}`", p)
             terms.append(instantiate(rule, {**mapping, "t": name(self.tan[value.id])}))
         items = bound[prim.varargs] if prim.varargs else ()
         for i, item in enumerate(items):
             rule = prim.jvp.get(prim.varargs)
             if self._depends(item) and (rule is None or not isinstance(item, gast.Name)):
-                self._missing(stmt, prim, f"argument {i + 1} (in `*{prim.varargs}`)")
+                self._missing(stmt, prim, f"argument {i + 1} (in `*{prim.varargs}`)", prim.varargs)
         if any(self._live(item) for item in items):
             mapping["ts"] = _tuple([self._tangent_of(item) for item in items])
             terms.append(instantiate(prim.jvp[prim.varargs], mapping))
@@ -235,13 +235,12 @@ class _ForwardBuilder:
             return None
         return instantiate(rule, {**mapping, **{f"t_{p}": name(self.tan[bound[p].id]) for p in differentiable}})
 
-    def _missing(self, stmt, prim, which):
+    def _missing(self, stmt, prim, which, param):
         what = prim.path or prim.name
-        self.error(
-            stmt,
-            f"no forward-mode (JVP) rule for {which} of `{what}`",
-            f"{which} must not depend on the differentiated inputs here, or use reverse mode (grad/vjp)",
-        )
+        hint = no_rule_hint(what, which, "jvp")
+        if prim.vjp.get(param) is not None:
+            hint += "\nor use reverse mode (grad, vjp, jacrev), which has a rule for it"
+        self.error(stmt, f"no forward-mode (JVP) rule for {which} of `{what}`", hint)
 
     def _unpack(self, stmt):
         targets = [t.id for t in stmt.targets[0].elts]

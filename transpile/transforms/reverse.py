@@ -30,7 +30,7 @@ from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..analyses.shapes import SameShapes
 from ..codegen.dce import eliminate_dead_code
-from ..errors import TranspileError
+from ..errors import TranspileError, no_rule_hint
 from ..frontend.program import NFunction, const, name
 from ..primitives import registry
 from .common import Mode, dotted
@@ -574,12 +574,8 @@ class _VariantBuilder:
         return value is not None and any(n in self.active for n in names_in(value))
 
     def _no_rule(self, stmt, prim, which, short):
-        self.error(
-            stmt,
-            f"no derivative rule for {which} of `{prim.path or prim.name}`",
-            f"{short} must not depend on the differentiated inputs here; "
-            "wrap it in a non-differentiable expression or file an issue for the rule",
-        )
+        what = prim.path or prim.name
+        self.error(stmt, f"no derivative rule for {which} of `{what}`", no_rule_hint(what, short, "vjp"))
 
     def _same_shape(self, stmt, operand):
         """Whether the statement's result provably has the shape of `operand` (its adjoint needs no unbroadcast)."""

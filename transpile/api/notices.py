@@ -1,0 +1,106 @@
+"""What a jit compile tells the user: a line on stderr when it is long; Numba's performance warnings, to act on."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import time
+import warnings
+
+QUIET_ENV_VAR = "TRANSPILE_QUIET"
+AFTER_ENV_VAR = "TRANSPILE_COMPILE_NOTICE_AFTER"  # seconds a compile runs before it is announced (default 1)
+
+
+class JitPerformanceWarning(RuntimeWarning):
+    """Compiled code would run faster if the arguments were passed otherwise (contiguous arrays)."""
+
+
+def quiet() -> bool:
+    return os.environ.get(QUIET_ENV_VAR, "") not in ("", "0")
+
+
+class _Notice:
+    """The lines of one compile: the first once it has run `after` seconds (None: never), the last when it ends if
+    the first was printed (a timer thread prints the first, a lock keeps the two in order)."""
+
+    def __init__(self, what, after):
+        self.what, self.outcome = what, "compiled"
+        self.start = time.perf_counter()
+        self.lock = threading.Lock()
+        self.said = self.done = False
+        self.timer = threading.Timer(after, self.begin) if after else None
+        if self.timer is not None:
+            self.timer.daemon = True
+            self.timer.start()
+        elif after is not None:
+            self.begin()
+
+    def begin(self):
+        with self.lock:
+            if not self.done:
+                self.said = True
+                _say(f"transpile: compiling {self.what} with Numba...")
+
+    def end(self):
+        if self.timer is not None:
+            self.timer.cancel()
+        with self.lock:
+            self.done = True
+            if self.said:
+                _say(f"transpile: {self.outcome} {self.what} in {time.perf_counter() - self.start:.1f} s")
+
+
+def _seconds_before_notice() -> float:
+    try:
+        return max(0.0, float(os.environ.get(AFTER_ENV_VAR, "1")))
+    except ValueError:  # not a number: the default
+        return 1.0
+
+
+def _say(line):
+    print(line, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def compile_notice(what: str, verbose: bool = True):
+    """Around a compile of `what`: a line on stderr once it has run a second (TRANSPILE_COMPILE_NOTICE_AFTER), and
+    one when it ends, with the time; nothing with verbose=False or TRANSPILE_QUIET=1.  The caller may set the
+    notice's `outcome` ("loaded from Numba's disk cache")."""
+    after = None if not verbose or quiet() else _seconds_before_notice()
+    notice = _Notice(what, after)
+    try:
+        yield notice
+    except BaseException:
+        notice.outcome = "failed to compile"
+        raise
+    finally:
+        notice.end()
+
+
+@contextlib.contextmanager
+def performance_warnings(what: str, argument_types: dict):
+    """Numba's performance warnings while compiling `what`: where an argument is a non-contiguous array, one
+    JitPerformanceWarning that says which and what to pass; otherwise they are about how transpile's generated
+    code lays out its own arrays, which the user cannot change, and are dropped.  Other warnings pass through."""
+    from numba.core.errors import NumbaPerformanceWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NumbaPerformanceWarning)
+        yield
+    slow = False
+    for w in caught:
+        if issubclass(w.category, NumbaPerformanceWarning):
+            slow = True
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    strided = [name for name, ty in argument_types.items() if getattr(ty, "layout", "C") == "A"]
+    if slow and strided:
+        names = ", ".join(f"`{n}`" for n in strided)
+        warnings.warn(
+            f"{what} runs slower on the non-contiguous arrays passed as {names}: "
+            "pass np.ascontiguousarray(...) of them (Numba warned about operations on them)",
+            JitPerformanceWarning,
+            stacklevel=5,
+        )
