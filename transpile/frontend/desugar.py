@@ -503,10 +503,12 @@ class _FunctionDesugarer:
         index = self.index(target.slice, stmt)
         value = atom if is_atom(atom) else name(self.expr_to(atom, None, stmt))
         if arr in self._container_names():
-            # d[key] = v on a dict or list built here: a new container with that item (functional update)
+            # d[key] = v on a dict or list built here: a new container with that item (functional update);
+            # xs[a:b] = values: a new list with those items in place of the slice's
             key = index if is_atom(index) else name(self.expr_to(index_value(index), None, stmt))
             updated = self.fresh()
-            rhs = self._prim_rhs(registry.by_name("rt.with_item"), [name(arr), key, value], {}, stmt, call_node=None)
+            helper = "rt.list_setslice" if isinstance(target.slice, gast.Slice) else "rt.with_item"
+            rhs = self._prim_rhs(registry.by_name(helper), [name(arr), key, value], {}, stmt, call_node=None)
             self.assign(updated, rhs, stmt)
             self.assign(arr, name(updated), stmt)
             return
