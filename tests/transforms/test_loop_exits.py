@@ -37,6 +37,7 @@ def break_in_nested_ifs(x):
     while i < 4:
         s = s + x[i] * x[i]
         if s > 0.5:
+            s = s * x[i]
             if x[i] > 0.0:
                 break
         i = i + 1
