@@ -5,9 +5,9 @@ import inspect
 
 import numpy as np
 import pytest
+from support import assert_tree_close, numeric_grad
 
 import transpile as tp
-from tests.support import assert_tree_close, numeric_grad
 
 
 def loss(w, X, scale=1.0):

@@ -3,9 +3,9 @@ change the list's length) under every transform, against central differences and
 
 import numpy as np
 import pytest
+from support import assert_tree_close, numeric_grad
 
 import transpile as tp
-from tests.support import assert_tree_close, numeric_grad
 
 
 def head(x):

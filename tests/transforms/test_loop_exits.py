@@ -4,9 +4,9 @@ returns early, each against central differences or a Python loop over the exampl
 
 import numpy as np
 import pytest
+from support import assert_tree_close, numeric_grad
 
 import transpile as tp
-from tests.support import assert_tree_close, numeric_grad
 
 
 def break_after_update(x):
