@@ -128,3 +128,14 @@ def test_transformed_functions_called_inside_take_their_defaults():
     x = np.array([0.5, -1.2])
     assert_tree_close(tp.grad(grad_of_scaled_inside)(x), numeric_grad(grad_of_scaled_inside, (x,)), rtol=1e-6)
     assert_tree_close(tp.grad(vmap_inside)(W, X), numeric_grad(vmap_inside, (W, X)), rtol=1e-6, atol=1e-8)
+
+
+def keyword_only_required(x, y=2.0, *, z):
+    return np.sum(np.sin(x) * y * z)
+
+
+def test_vmap_maps_a_required_keyword_only_argument():
+    rows, zs = np.stack([V, 2.0 * V]), np.array([0.5, 3.0])
+    got = tp.vmap(tp.grad(keyword_only_required))(rows, z=zs)
+    assert_tree_close(got, np.stack([np.cos(r) * 2.0 * z for r, z in zip(rows, zs)]), rtol=1e-12, atol=1e-12)
+    assert tp.vmap(keyword_only_required).__transpile__.in_axes == (0, None, 0)  # what jit and the CLI write

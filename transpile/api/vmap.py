@@ -76,8 +76,14 @@ class Vectorized:
                 "give one entry per argument (None for arguments that are not mapped)",
             )
         self.spec = in_axes
-        # generated_function, jit and the CLI take every argument that has no default by position
-        self.in_axes = self.axes_for(len(in_axes) if isinstance(in_axes, tuple) else required, ())
+        # generated_function, jit and the CLI: a call passing every argument without a default (keyword-only ones
+        # by name), and those in_axes names by position
+        leading = next(
+            (i for i, p in enumerate(self.params) if p.default is not p.empty or p.kind == p.KEYWORD_ONLY),
+            len(self.params),
+        )
+        named = [p.name for p in self.params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+        self.in_axes = self.axes_for(len(in_axes) if isinstance(in_axes, tuple) else leading, named)
         self.out_axes = out_axes
         self.axis_name = axis_name
         self.axis_size = axis_size
