@@ -14,6 +14,10 @@ def loss(w, X, scale=1.0):
     return scale * np.sum(np.tanh(X @ w) ** 2)
 
 
+def mixed(w, X, scale=1.0, *, shift=0.5):
+    return scale * np.sum(np.tanh(X * w + shift) ** 2)
+
+
 def weighted(w, X, scale=1.0):
     return scale * np.sum(np.tanh(X * w) ** 2)
 
@@ -41,12 +45,11 @@ TRANSFORMS = {
 }
 
 
-@pytest.mark.parametrize("fun", [weighted, keyword_only])
 @pytest.mark.parametrize("outer", sorted(TRANSFORMS))
-@pytest.mark.parametrize("inner", [None, *sorted(TRANSFORMS)])
-def test_signature_is_the_functions(fun, outer, inner):
-    transformed = fun if inner is None else TRANSFORMS[inner](fun)
-    assert inspect.signature(TRANSFORMS[outer](transformed)) == inspect.signature(fun)
+@pytest.mark.parametrize("inner", [None, "grad", "vmap", "jit"])
+def test_signature_is_the_functions(outer, inner):
+    transformed = mixed if inner is None else TRANSFORMS[inner](mixed)
+    assert inspect.signature(TRANSFORMS[outer](transformed)) == inspect.signature(mixed)
 
 
 def per_example_grad(w, X, scale=1.0):
