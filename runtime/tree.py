@@ -313,3 +313,43 @@ def with_item_tangent(container_t, result, key, value_t):
 
 
 __all__ += ["with_item", "without_item", "with_item_tangent"]
+
+
+def list_setslice(items, key, values):
+    """A copy of the list `items` with `items[key] = values` (`key` a slice: the list may change length)."""
+    if not isinstance(items, list) or not isinstance(values, (list, tuple)):
+        raise TypeError(
+            f"transpile assigns a list or tuple to a slice of a list, not a {type(values).__name__} to a slice "
+            f"of a {type(items).__name__}: convert it with list(...)"
+        )
+    out = list(items)
+    out[key] = values
+    return out
+
+
+def _setslice_sources(items, key, values):
+    """Where each item of `list_setslice(items, key, values)` comes from: its index in `items`, or None (new)."""
+    sources = list(range(len(items)))
+    sources[key] = [None] * len(values)
+    return sources
+
+
+def list_setslice_items_vjp(g, items, key, values):
+    """The adjoint of `items` in list_setslice: the result's adjoint where items were kept, zero where replaced."""
+    if is_zero(g):
+        return 0.0
+    out = [0.0] * len(items)
+    for j, i in enumerate(_setslice_sources(items, key, values)):
+        if i is not None:
+            out[i] = g[j]
+    return out
+
+
+def list_setslice_values_vjp(g, items, key, values):
+    """The adjoint of `values` in list_setslice: the result's adjoint where they were put."""
+    if is_zero(g):
+        return 0.0
+    return pack_like(values, [g[j] for j, i in enumerate(_setslice_sources(items, key, values)) if i is None])
+
+
+__all__ += ["list_setslice", "list_setslice_items_vjp", "list_setslice_values_vjp"]

@@ -505,6 +505,7 @@ def _describe_vmap(spec, transform, entry_name, params, inner_text):
             + (", ".join(f"`{p}`" for p in mapped) or "none")
             + ")"
         ),
+        annotations={p: p for p, axes in zip(params, transform.in_axes) if axes is None},  # unmapped: as given
     )
 
 

@@ -93,6 +93,44 @@ def test_vmap_subcommand_and_its_canonical_command(tmp_path):
     assert run_cli([*args, "--check"], cwd=tmp_path)[0] == 0
 
 
+DEFAULTS_MODEL = """
+import numpy as np
+
+
+def loss(w: np.ndarray, X: np.ndarray, y: np.ndarray, scale: float = 1.0):
+    return scale * np.sum((np.tanh(X @ w) - y) ** 2)
+"""
+
+
+@pytest.mark.parametrize(
+    "args, entry",
+    [
+        (["emit", "model.py", "vmap(grad(loss), in_axes=(None, 0, 0))"], "vmap_grad_loss"),
+        (["vmap", "model.py:loss", "--in-axes", "None,0,0"], "vmap_loss"),
+    ],
+)
+def test_vmap_of_a_function_with_defaults(tmp_path, args, entry):
+    from support import numeric_grad
+
+    (tmp_path / "model.py").write_text(DEFAULTS_MODEL)
+    code, out, err = run_cli([*args, "-o", "b.py"], cwd=tmp_path)
+    assert code == 0, err
+    text = (tmp_path / "b.py").read_text()
+    assert f"def {entry}(w: np.ndarray, X, y, scale: float = 1.0):" in text  # the unmapped keep theirs
+    namespace, model = {}, {}
+    exec(compile(text, "b.py", "exec"), namespace)
+    exec(DEFAULTS_MODEL, model)
+    rng = np.random.default_rng(3)
+    w, X, y = rng.standard_normal(3), rng.standard_normal((5, 4, 3)), rng.standard_normal((5, 4))
+    if entry == "vmap_loss":
+        per_example = lambda *args: model["loss"](*args)  # noqa: E731
+    else:
+        per_example = lambda *args: numeric_grad(model["loss"], args)  # noqa: E731
+    for scale in ((), (0.5,)):
+        want = np.stack([per_example(w, Xi, yi, *scale) for Xi, yi in zip(X, y)])
+        np.testing.assert_allclose(namespace[entry](w, X, y, *scale), want, rtol=1e-6, atol=1e-8)
+
+
 EXITS_MODEL = """
 def first_over(x, limit):
     s = 0.0

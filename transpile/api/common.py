@@ -66,7 +66,7 @@ def _signature(fun):
 
 def def_location(fun):
     """Where `fun` is defined; for a generated function, the user's function it was made from."""
-    code = getattr(inspect.unwrap(fun), "__code__", None)
+    code = getattr(inspect.unwrap(user_function(fun)), "__code__", None)
     if code is None:
         return None
     return linemap.entry_location(code.co_filename) or Location(code.co_filename, code.co_firstlineno, 0)
@@ -150,10 +150,10 @@ class Transform:
 
     kind = ""
 
-    def __init__(self, fun, argnums, has_aux):
+    def __init__(self, fun, argnums, has_aux, sig=None):
         self.fun = fun
         self.user_fun = fun  # the user's function behind `fun` (make_transformed knows it)
-        self.sig = _signature(fun)
+        self.sig = sig or _signature(fun)  # what callers pass: the user function's parameters and defaults
         self.params = list(self.sig.parameters.values())
         for p in self.params:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -186,6 +186,14 @@ class Transform:
     def entry_name(self, entry_key):
         return f"{self.kind}_{entry_key}"
 
+    def entry_function(self, call=None):
+        """The generated entry (one for every call: `call`, the arguments' pattern, matters to vmap only)."""
+        gen = self.generated()
+        return getattr(gen.module, self.entry_name(gen.program.entry))
+
+    def check_static_call(self, args, kwargs):
+        """Every call runs the one entry (vmap's entry depends on how arguments are passed)."""
+
     def arguments_text(self, entry):
         """How the entry refers to its differentiated arguments: `x`, or `(x, y)` for a tuple of argnums."""
         names = [entry.params[i] for i in self.argnums]
@@ -199,7 +207,7 @@ class Transform:
             bound = self.sig.bind(*args, **kwargs)
         except TypeError as exc:
             raise TranspileError(
-                f"bad call of {self.kind}({self.fun.__name__}): {exc}", def_location(self.fun)
+                f"bad call of {self.kind}({self.fun.__name__}): {exc}", def_location(self.user_fun)
             ) from None
         bound.apply_defaults()
         values = list(bound.arguments.values())
@@ -255,22 +263,28 @@ class Names:
         return candidate
 
 
-def generated_function(fun):
-    """The plain function behind `fun`: for a transformed function, its generated entry point."""
+def generated_function(fun, call=None):
+    """The plain function behind `fun`: for a transformed function, its generated entry point (for a call
+    passing `call` = (positional count, keyword names), which vmap's in_axes depend on; None: the default)."""
     jitted = getattr(fun, "__transpile_jit__", None)
     if jitted is not None:
         return jitted.target
     transform = getattr(fun, "__transpile__", None)
     if transform is None:
         return fun
-    gen = transform.generated()
-    return getattr(gen.module, transform.entry_name(gen.program.entry))
+    return transform.entry_function(call)
 
 
 def make_transformed(fun, transform_class, argnums, has_aux):
     """A function that runs `transform_class` of `fun` and carries it as `__transpile__`."""
-    transform = transform_class(generated_function(fun), argnums, has_aux)
+    transform = transform_class(generated_function(fun), argnums, has_aux, _signature(fun))
     transform.user_fun = user_function(fun)
+    return wrapped(fun, transform)
+
+
+def wrapped(fun, transform):
+    """A function named like `fun`, with its signature (as JAX's transformations keep it), that calls
+    `transform` and carries it as `__transpile__`."""
 
     @functools.wraps(fun)
     @api_boundary
@@ -278,6 +292,7 @@ def make_transformed(fun, transform_class, argnums, has_aux):
         return transform(*args, **kwargs)
 
     transformed.__transpile__ = transform
+    transformed.__signature__ = transform.sig
     del transformed.__wrapped__
     return transformed
 
@@ -295,12 +310,13 @@ def source(transformed) -> str:
 
 
 def bind_arguments(fun, primals, what):
-    """All of `fun`'s arguments, defaults filled in, for an API function that takes primals directly."""
+    """All of `fun`'s arguments, defaults filled in, for an API function that takes primals directly (`fun`: the
+    function the user gave, whose signature a transformed function keeps)."""
     sig = _signature(fun)
     try:
         bound = sig.bind(*primals)
     except TypeError as exc:
-        raise TranspileError(f"bad call of {what}({fun.__name__}): {exc}", def_location(fun)) from None
+        raise TranspileError(f"bad call of {what}({fun.__name__}): {exc}", def_location(user_function(fun))) from None
     bound.apply_defaults()
     return list(bound.arguments.values())
 

@@ -88,9 +88,9 @@ def _module(fun, mask, has_aux):
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), J @ tangents): the Jacobian-vector product, by forward mode."""
-    fun = generated_function(fun)
     _check_tangents(fun, primals, tangents)
     values = bind_arguments(fun, tuple(primals), "jvp")
+    fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     gen, tangent_fn = _module(fun, mask, has_aux)
     gen.bind_captures()
@@ -105,8 +105,8 @@ def jvp(fun, primals, tangents, has_aux=False):
 @api_boundary
 def linearize(fun, *primals):
     """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
-    fun = generated_function(fun)
     values = bind_arguments(fun, primals, "linearize")
+    fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     gen, tangent_fn = _module(fun, mask, False)
     gen.bind_captures()

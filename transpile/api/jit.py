@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
 import os
 import re
 import warnings
@@ -98,7 +97,7 @@ class Jitted:
         self.target = generated_function(fun)
         transform = getattr(fun, "__transpile__", None)
         # a transformed function is called with its user function's parameters (defaults included)
-        self.sig = getattr(transform, "sig", None) or _signature(self.target)
+        self.sig = _signature(fun)
         params = list(self.sig.parameters.values())
         for p in params:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -129,6 +128,7 @@ class Jitted:
         self.verbose = verbose
         # what fallback="numpy" runs: a transformed function binds its own captured values
         self.numpy_code = fun if transform is not None else self.target
+        self.transform = transform
         self._compiled: dict = {}
         self._program = None
         self._captured = None  # (the captured values last read, their fingerprint)
@@ -179,6 +179,8 @@ class Jitted:
         except TypeError as exc:
             raise TranspileError(f"bad call of jit({self.target.__name__}): {exc}", def_location(self.target)) from None
         bound.apply_defaults()
+        if self.transform is not None:
+            self.transform.check_static_call(args, kwargs)
         statics, dynamic = {}, []
         for pname, value in bound.arguments.items():
             if pname in self.statics:
@@ -470,7 +472,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
         return jitted(*args, **kwargs)
 
     compiled.__transpile_jit__ = jitted
-    compiled.__signature__ = inspect.signature(jitted.target)
+    compiled.__signature__ = jitted.sig
     compiled.stats = jitted.stats
     del compiled.__wrapped__
     return compiled

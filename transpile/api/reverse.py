@@ -90,8 +90,8 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 @api_boundary
 def vjp(fun, *primals, has_aux=False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives one adjoint per primal."""
-    user, fun = user_function(fun), generated_function(fun)
-    values = bind_arguments(fun, primals, "vjp")
+    user, values = user_function(fun), bind_arguments(fun, primals, "vjp")
+    fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     program = desugar_program(fun)
     mode = ReverseMode(program)

@@ -20,6 +20,7 @@ from .common import (
     run_generated,
     source_texts,
     user_function,
+    wrapped,
 )
 
 
@@ -57,10 +58,10 @@ class Vectorized:
 
     kind = "vmap"
 
-    def __init__(self, fun, in_axes, out_axes, axis_name, axis_size):
+    def __init__(self, fun, in_axes, out_axes, axis_name, axis_size, sig=None):
         self.fun = fun
         self.user_fun = fun  # the user's function behind `fun` (vmap knows it)
-        self.sig = _signature(fun)
+        self.sig = sig or _signature(fun)
         self.params = list(self.sig.parameters.values())
         _check_spec(in_axes, fun, "in_axes")
         _check_spec(out_axes, fun, "out_axes")
@@ -75,51 +76,90 @@ class Vectorized:
                 def_location(fun),
                 "give one entry per argument (None for arguments that are not mapped)",
             )
-        if isinstance(in_axes, tuple):  # arguments left to their defaults are not mapped
-            self.in_axes = in_axes + (None,) * (len(self.params) - len(in_axes))
-        else:  # an int maps every argument without a default
-            self.in_axes = tuple(in_axes if p.default is p.empty else None for p in self.params)
+        self.spec = in_axes
+        # generated_function, jit and the CLI: a call passing every argument without a default (keyword-only ones
+        # by name), and those in_axes names by position
+        leading = next(
+            (i for i, p in enumerate(self.params) if p.default is not p.empty or p.kind == p.KEYWORD_ONLY),
+            len(self.params),
+        )
+        named = [p.name for p in self.params if p.kind == p.KEYWORD_ONLY and p.default is p.empty]
+        self.in_axes = self.axes_for(len(in_axes) if isinstance(in_axes, tuple) else leading, named)
         self.out_axes = out_axes
         self.axis_name = axis_name
         self.axis_size = axis_size
-        self._generated = None
+        self._generated = {}
+
+    def axes_for(self, positional, keywords):
+        """Each parameter's axis for a call passing `positional` arguments by position and `keywords` by name,
+        as JAX maps them: in_axes gives those passed by position (an int, every one of them), the others passed
+        by name are mapped along axis 0, and parameters left to their defaults are not mapped."""
+        spec = self.spec
+        if isinstance(spec, tuple) and positional > len(spec):
+            raise TranspileError(
+                f"in_axes has {len(spec)} entries but {positional} arguments were passed by position to "
+                f"vmap({self.fun.__name__})",
+                def_location(self.user_fun),
+                "give one in_axes entry per argument passed by position (None for arguments that are not mapped)",
+            )
+        axes = []
+        for i, p in enumerate(self.params):
+            if isinstance(spec, tuple) and i < len(spec):
+                axes.append(spec[i])
+            elif i < positional:
+                axes.append(spec)
+            else:
+                axes.append(0 if p.name in keywords else None)
+        return tuple(axes)
+
+    def check_static_call(self, args, kwargs):
+        """A caller that runs the entry written for `self.in_axes` (jit) refuses a call that JAX maps otherwise."""
+        axes = self.axes_for(len(args), kwargs)
+        if axes != self.in_axes:
+            names = ", ".join(f"`{p.name}`" for p, a, b in zip(self.params, axes, self.in_axes) if a != b)
+            raise TranspileError(
+                f"this call of vmap({self.fun.__name__}) maps {names} differently from the compiled entry "
+                f"(in_axes={axes!r}, compiled for {self.in_axes!r}): JAX maps every argument passed by position "
+                "with an int in_axes, and arguments passed by name along axis 0",
+                def_location(self.user_fun),
+                f"give vmap in_axes={axes!r} and pass every argument by position",
+            )
 
     def entry_name(self, entry_key):
         return f"vmap_{entry_key}"
 
-    def generated(self) -> Generated:
-        if self._generated is None:
+    def generated(self, in_axes=None) -> Generated:
+        """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`)."""
+        in_axes = self.in_axes if in_axes is None else in_axes
+        if repr(in_axes) not in self._generated:  # (axes may be dicts)
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
-            mask = tuple(_mapped(s) for s in self.in_axes)
+            mask = tuple(_mapped(s) for s in in_axes)
             key = cache_key(
-                [
-                    "vmap",
-                    self.in_axes,
-                    self.out_axes,
-                    self.axis_name,
-                    self.axis_size,
-                    program.entry,
-                    *source_texts(program),
-                ]
+                ["vmap", in_axes, self.out_axes, self.axis_name, self.axis_size, program.entry, *source_texts(program)]
             )
 
             def generate():
                 mode = BatchMode(program, self.axis_name)
                 var = mode.variant(program.entry, mask)
                 bindings = "".join(line + "\n" for line in mode.bindings)
-                entry_text = (bindings + "\n\n" if bindings else "") + self._entry_text(entry, var)
+                entry_text = (bindings + "\n\n" if bindings else "") + self._entry_text(entry, var, in_axes)
                 return module_text(program, "Batched (vmap)", mode.functions, mode.primal_keys, entry_text)
 
             module, text = load_or_write(f"vmap_{program.entry}", key, generate)
-            self._generated = Generated(module, text, program)
-        return self._generated
+            self._generated[repr(in_axes)] = Generated(module, text, program)
+        return self._generated[repr(in_axes)]
 
-    def _entry_text(self, entry, var):
+    def entry_function(self, call=None):
+        """The generated entry for a call passing (positional count, keyword names); None: `self.in_axes`."""
+        gen = self.generated(None if call is None else self.axes_for(*call))
+        return getattr(gen.module, self.entry_name(gen.program.entry))
+
+    def _entry_text(self, entry, var, in_axes):
         params = list(entry.params)
         fresh = Names(params)
         ans, batch = fresh("ans"), fresh(BATCH)
-        specs, out_axes = escape.literal(tuple(self.in_axes)), escape.literal(self.out_axes)
+        specs, out_axes = escape.literal(in_axes), escape.literal(self.out_axes)
         args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
         names = escape.literal(tuple(params))
         lines = [
@@ -127,7 +167,7 @@ class Vectorized:
             escape.docstring(f"`{entry.qualname}` over a batch: in_axes={specs}, out_axes={out_axes}.", "    "),
             f"    {batch} = rt.batch_size_of({args}, {specs}, {names}, {escape.literal(self.axis_size)})",
         ]
-        for p, spec in zip(params, self.in_axes):
+        for p, spec in zip(params, in_axes):
             if _mapped(spec):
                 lines.append(f"    {p} = rt.prepare_batched({p}, {escape.literal(spec)}, {batch})")
         lines.append(f"    {ans} = {var.name}({', '.join(params + [batch])})")
@@ -138,30 +178,21 @@ class Vectorized:
         try:
             bound = self.sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise TranspileError(f"bad call of vmap({self.fun.__name__}): {exc}", def_location(self.fun)) from None
+            raise TranspileError(f"bad call of vmap({self.fun.__name__}): {exc}", def_location(self.user_fun)) from None
         bound.apply_defaults()
-        gen = self.generated()
+        gen = self.generated(self.axes_for(len(args), kwargs))
         gen.bind_captures()
         entry = getattr(gen.module, self.entry_name(gen.program.entry))
         try:
             return run_generated(entry, list(bound.arguments.values()), self.user_fun, gen.program)
         except rt.BatchError as exc:
-            raise TranspileError(f"vmap({self.fun.__name__}): {exc}", def_location(self.fun)) from None
+            hint = "JAX maps arguments passed by name along axis 0: pass unmapped ones by position" if kwargs else None
+            raise TranspileError(f"vmap({self.fun.__name__}): {exc}", def_location(self.user_fun), hint) from None
 
 
 @api_boundary
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     """`fun` mapped over an axis of its arguments, by rewriting it to work on whole batches."""
-    import functools
-
-    transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size)
+    transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size, _signature(fun))
     transform.user_fun = user_function(fun)
-
-    @functools.wraps(fun)
-    @api_boundary
-    def vectorized(*args, **kwargs):
-        return transform(*args, **kwargs)
-
-    vectorized.__transpile__ = transform
-    del vectorized.__wrapped__
-    return vectorized
+    return wrapped(fun, transform)

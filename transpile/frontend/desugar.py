@@ -503,10 +503,12 @@ class _FunctionDesugarer:
         index = self.index(target.slice, stmt)
         value = atom if is_atom(atom) else name(self.expr_to(atom, None, stmt))
         if arr in self._container_names():
-            # d[key] = v on a dict or list built here: a new container with that item (functional update)
+            # d[key] = v on a dict or list built here: a new container with that item (functional update);
+            # xs[a:b] = values: a new list with those items in place of the slice's
             key = index if is_atom(index) else name(self.expr_to(index_value(index), None, stmt))
             updated = self.fresh()
-            rhs = self._prim_rhs(registry.by_name("rt.with_item"), [name(arr), key, value], {}, stmt, call_node=None)
+            helper = "rt.list_setslice" if isinstance(target.slice, gast.Slice) else "rt.with_item"
+            rhs = self._prim_rhs(registry.by_name(helper), [name(arr), key, value], {}, stmt, call_node=None)
             self.assign(updated, rhs, stmt)
             self.assign(arr, name(updated), stmt)
             return
@@ -1155,16 +1157,17 @@ class _FunctionDesugarer:
         if hasattr(obj, "rule_functions"):  # custom_jvp, custom_vjp, checkpoint
             key = self.builder.function_key(obj)
             return self._user_call(key, _fake_args(obj.fun), [], expr, stmt, defaults_obj=obj.fun)
-        if getattr(obj, "__transpile__", None) is not None:
+        transformed = getattr(obj, "__transpile__", None) is not None
+        if transformed:
             from ..api.common import generated_function
 
-            target = generated_function(obj)
+            target = generated_function(obj, (len(expr.args), [k.arg for k in expr.keywords]))
         else:
             target = inspect.unwrap(obj) if callable(obj) else obj
         if isinstance(target, types.FunctionType) and not _is_library(target):
             key = self.builder.function_key(target)
             fdef_args = _fake_args(target)
-            return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=target)
+            return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj if transformed else target)
         dotted = ".".join(path)
         numpy_path = _numpy_path(obj)
         if numpy_path is not None:
@@ -1250,11 +1253,11 @@ class _FunctionDesugarer:
                 self.error(k.value, f"argument `{k.arg}` given twice")
             bound[k.arg] = self.atom(k.value, stmt)
         defaults = {}
-        if defaults_obj is not None:
-            positional = params[: defaults_obj.__code__.co_argcount]
-            given = defaults_obj.__defaults__ or ()
-            defaults.update(zip(positional[len(positional) - len(given) :], given))
-            defaults.update(defaults_obj.__kwdefaults__ or {})
+        if defaults_obj is not None:  # a function object, or a transformed function keeping its signature
+            signature = inspect.signature(defaults_obj).parameters.values()
+            if len(expr.args) > sum(1 for p in signature if p.kind is not p.KEYWORD_ONLY):
+                self.error(expr, "too many arguments passed by position: some parameters are keyword-only")
+            defaults.update({p.name: p.default for p in signature if p.default is not p.empty})
         elif defaults_obj is None and args_node.defaults:
             for pname, dnode in zip(params[len(params) - len(args_node.defaults) :], args_node.defaults):
                 defaults[pname] = dnode

@@ -124,6 +124,41 @@ defhelper(
         "value_t": "rt.with_item_tangent(0.0, like, key, t)",
     },
 )
+# `xs[a:b] = values` on a list made here: a new list (of another length, maybe) in the name of the old one
+defhelper(
+    runtime.list_setslice,
+    params=["items", "key", "values"],
+    container=True,
+    view="adds",
+    structural=("key",),
+    vjp={
+        "items": "rt.list_setslice_items_vjp(g, items, key, values)",
+        "values": "rt.list_setslice_values_vjp(g, items, key, values)",
+    },
+    jvp={
+        "items": "rt.list_setslice(t, key, rt.zero_tangents(values))",
+        "values": "rt.list_setslice(rt.zero_tangents(items), key, t)",
+        "*": "rt.list_setslice(t_items, key, t_values)",
+    },
+    batch="rt.list_setslice(items, key, values)",
+    batch_needs_same=("key",),
+    batch_broadcast=("items", "values"),
+)
+for _vjp, _into in [
+    (runtime.list_setslice_items_vjp, "rt.list_setslice(g, key, rt.zero_tangents(values))"),
+    (runtime.list_setslice_values_vjp, "rt.list_setslice(rt.zero_tangents(items), key, g)"),
+]:
+    defhelper(
+        _vjp,
+        params=["v", "items", "key", "values"],
+        container=True,
+        structural=("items", "key", "values"),
+        vjp={"v": _into},
+        jvp={"v": f"rt.{_vjp.__name__}(t, items, key, values)"},
+        batch=f"rt.{_vjp.__name__}(v, items, key, values)",
+        batch_needs_same=("key",),
+        batch_broadcast=("v",),
+    )
 
 # Iterating over a dict: `d.keys()`, `d.values()`, `d.items()` are lists (runtime/dicts.py) whose adjoints come
 # back as dicts with d's keys; a key has no derivative.  (Compiled by Numba for dicts whose values share a type.)

@@ -76,6 +76,7 @@ class Primitive:
     batch: str | None = None  # batching rule: "elementwise", "axis", a template, or None (loop over examples)
     batch_same: bool = False  # batched inputs give a result that is the same for every example
     batch_needs_same: tuple = ()  # parameters its batching rule needs the same for every example (else per example)
+    batch_broadcast: tuple = ()  # parameters its batching rule needs batched: one that is not is broadcast first
     collective: bool = False  # reduces over the vmap axis named by its `axis_name` argument
     # set for a loop's range (range, rt.backwards): the parameters that, batched, make its trip count differ per
     # example (vmap then runs the loop masked, each example with its own loop variable); with these the same
@@ -206,6 +207,7 @@ def defprim(
     batch=None,
     batch_same=False,
     batch_needs_same=(),
+    batch_broadcast=(),
     collective=False,
     jit=None,
     variant_of=None,
@@ -249,6 +251,7 @@ def defprim(
         batch=batch,
         batch_same=batch_same,
         batch_needs_same=tuple(batch_needs_same),
+        batch_broadcast=tuple(batch_broadcast),
         collective=collective,
         jit=jit,
         fuse=fuse or None,
