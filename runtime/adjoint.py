@@ -125,6 +125,8 @@ def _places_of_arrays(shape, parts):
 
 def dot_vjp_a(g, a, b):
     """Adjoint of `a` in np.dot(a, b)."""
+    if is_zero(g) or is_zero(b):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 0 or b_nd == 0:
         return unbroadcast(g * b, a)
@@ -139,6 +141,8 @@ def dot_vjp_a(g, a, b):
 
 def dot_vjp_b(g, a, b):
     """Adjoint of `b` in np.dot(a, b)."""
+    if is_zero(g) or is_zero(a):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 0 or b_nd == 0:
         return unbroadcast(g * a, b)
@@ -154,6 +158,8 @@ def dot_vjp_b(g, a, b):
 
 def matmul_vjp_a(g, a, b):
     """Adjoint of `a` in a @ b (with NumPy's 1-D promotion and batch broadcasting)."""
+    if is_zero(g) or is_zero(b):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 1 and b_nd == 1:
         return g * b
@@ -166,6 +172,8 @@ def matmul_vjp_a(g, a, b):
 
 def matmul_vjp_b(g, a, b):
     """Adjoint of `b` in a @ b."""
+    if is_zero(g) or is_zero(a):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 1 and b_nd == 1:
         return g * a
