@@ -49,6 +49,8 @@ def broadcast_like(g, target):
 
 def expand_reduced(g, x, axis=None, keepdims=False):
     """Broadcast the adjoint of a reduction over `axis` back to x's shape."""
+    if is_zero(g):
+        return g
     shape = np.shape(x)
     if not keepdims and axis is not None:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)

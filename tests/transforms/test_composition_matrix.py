@@ -301,3 +301,43 @@ OPERANDS = [0, 1, (0, 1)]
 def test_second_derivative_matches_differences_of_grad(f, composition, argnums):
     got, want = composition(f, CASES[f][1], argnums)
     _assert_close(got, want)
+
+
+# ---------------------------------------------------------------------------- a zero adjoint at run time
+
+
+def unused_unless(a, b, flag):
+    """Every product of (a, b), whose adjoints are the symbolic zero at run time when flag <= 0."""
+    m = a * b
+    v = b[0]
+    products = [
+        np.dot(m, v),
+        m @ v,
+        np.matmul(v, m),
+        np.outer(v, v),
+        np.inner(m, v),
+        np.einsum("ij,j->i", m, v),
+        np.linalg.norm(m, axis=1),
+        np.linalg.norm(m),
+        np.linalg.inv(m),
+        np.linalg.solve(m, v),
+        np.linalg.solve(m, b),
+        np.linalg.det(m),
+        np.linalg.slogdet(m)[1],
+        np.trace(m),
+        np.diagonal(m),
+        np.diag(v),
+    ]
+    total = 0.0
+    if flag > 0:
+        for p in products:
+            total = total + np.sum(np.tanh(p))
+    return total + np.sum(np.sin(m))
+
+
+@pytest.mark.parametrize("flag", [-1, 1])
+def test_a_zero_adjoint_at_run_time_passes_through_every_product_rule(flag):
+    args = (_spd(3), _near_one(3, 3), flag)
+    got = tp.grad(unused_unless, argnums=(0, 1))(*args)
+    for i in (0, 1):
+        np.testing.assert_allclose(got[i], numeric_grad(unused_unless, args, i), rtol=1e-6, atol=1e-8)

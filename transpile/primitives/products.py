@@ -261,7 +261,6 @@ defhelper(
     structural=("ord", "axis"),
 )  # no rule for `x`: third order
 
-_MT = "rt.matrix_transpose({})"  # batched, and zero where its argument is
 SQ = dict(a=(3, 3))
 defprim(
     "linalg.inv",
@@ -269,7 +268,7 @@ defprim(
     path="np.linalg.inv",
     params=["a"],
     jit="jt.inv(a)",
-    vjp={"a": f"-{_MT.format('ans')} @ g @ {_MT.format('ans')}"},
+    vjp={"a": "-rt.matmul_or_zero(rt.matrix_transpose(ans), rt.matmul_or_zero(g, rt.matrix_transpose(ans)))"},
     jvp={"a": "-ans @ t @ ans"},
     examples=[
         Example("np.linalg.inv(a + 3.0 * np.eye(3))", SQ),
@@ -323,12 +322,19 @@ defhelper(
     jvp={"v": "rt.from_column(t, like)"},
     structural=("like",),
 )
-defhelper(rt.matrix_transpose, params=["x"], vjp={"x": "rt.matrix_transpose(g)"}, jvp={"x": "rt.matrix_transpose(t)"})
+defhelper(
+    rt.matrix_transpose,
+    params=["x"],
+    vjp={"x": "rt.matrix_transpose(g)"},
+    jvp={"x": "rt.matrix_transpose(t)"},
+    batch="rt.matrix_transpose(x)",  # the batch axis leads, a matrix's two axes trail
+)
 defhelper(
     rt.matmul_or_zero,
     params=["x", "y"],
     vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
     jvp={"x": "rt.matmul_or_zero(t, y)", "y": "rt.matmul_or_zero(x, t)"},
+    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
 )
 defprim(
     "linalg.det",
@@ -336,7 +342,7 @@ defprim(
     path="np.linalg.det",
     params=["a"],
     jit="jt.det(a)",
-    vjp={"a": f"np.expand_dims(g * ans, (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
+    vjp={"a": "np.expand_dims(g * ans, (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
     jvp={"a": f"ans * {_TR_SOLVE}"},
     examples=[
         Example("np.linalg.det(a)", SQ),
@@ -353,7 +359,7 @@ defprim(
     params=["a"],
     jit="jt.slogdet(a)",
     container=True,
-    vjp={"a": f"np.expand_dims(rt.get(g, 1), (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
+    vjp={"a": "np.expand_dims(rt.get(g, 1), (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
     jvp={"a": f"(0.0, {_TR_SOLVE})"},
     examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))],
 )
