@@ -574,14 +574,18 @@ def _inner_vjp_b(g, a, b_like):
 def _outer_vjp_a(g, a_like, b):
     if isinstance(g, ZeroType) or isinstance(b, ZeroType):
         return lambda g, a_like, b: make_zero()
-    return lambda g, a_like, b: np.dot(np.ascontiguousarray(g), np.ascontiguousarray(b).ravel()).reshape(a_like.shape)
+    if _ndim(a_like) == 0:
+        return lambda g, a_like, b: np.dot(_flat(g), _flat(b))
+    return lambda g, a_like, b: np.dot(np.ascontiguousarray(g), _flat(b)).reshape(a_like.shape)
 
 
 @overload(_linalg.outer_vjp_b)
 def _outer_vjp_b(g, a, b_like):
     if isinstance(g, ZeroType) or isinstance(a, ZeroType):
         return lambda g, a, b_like: make_zero()
-    return lambda g, a, b_like: np.dot(np.ascontiguousarray(a).ravel(), np.ascontiguousarray(g)).reshape(b_like.shape)
+    if _ndim(b_like) == 0:
+        return lambda g, a, b_like: np.dot(_flat(a), _flat(g))
+    return lambda g, a, b_like: np.dot(_flat(a), np.ascontiguousarray(g)).reshape(b_like.shape)
 
 
 # ------------------------------------------------------------------ diagonals

@@ -269,7 +269,7 @@ defprim(
     params=["a"],
     jit="jt.inv(a)",
     vjp={"a": "-rt.matmul_or_zero(rt.matrix_transpose(ans), rt.matmul_or_zero(g, rt.matrix_transpose(ans)))"},
-    jvp={"a": "-ans @ t @ ans"},
+    jvp={"a": "-rt.matmul_or_zero(ans, rt.matmul_or_zero(t, ans))"},
     examples=[
         Example("np.linalg.inv(a + 3.0 * np.eye(3))", SQ),
         Example("np.linalg.inv(a + 3.0 * np.eye(2))", dict(a=(2, 2, 2))),
@@ -282,7 +282,7 @@ _SOLVE_A = "-rt.matmul_or_zero(rt.as_column(" + _SOLVE_B + ", {b}), rt.matrix_tr
 # Tangents: dx = solve(a, db) - solve(a, da x), with x = ans as a column.
 _SOLVE_DB = "rt.solve_like(a, t, {b})"
 _SOLVE_DA = "-rt.solve_like(a, rt.from_column(rt.matmul_or_zero(t, rt.as_column(ans, {b})), {b}), {b})"
-_TR_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"  # d log|det a| = tr(a^-1 da)
+_TR_SOLVE = "np.sum(rt.matrix_transpose(np.linalg.inv(a)) * t, axis=(-2, -1))"  # d log|det a| = tr(a^-1 da)
 defprim(
     "linalg.solve",
     np.linalg.solve,
