@@ -49,6 +49,8 @@ def broadcast_like(g, target):
 
 def expand_reduced(g, x, axis=None, keepdims=False):
     """Broadcast the adjoint of a reduction over `axis` back to x's shape."""
+    if is_zero(g):
+        return g
     shape = np.shape(x)
     if not keepdims and axis is not None:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -125,6 +127,8 @@ def _places_of_arrays(shape, parts):
 
 def dot_vjp_a(g, a, b):
     """Adjoint of `a` in np.dot(a, b)."""
+    if is_zero(g) or is_zero(b):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 0 or b_nd == 0:
         return unbroadcast(g * b, a)
@@ -139,6 +143,8 @@ def dot_vjp_a(g, a, b):
 
 def dot_vjp_b(g, a, b):
     """Adjoint of `b` in np.dot(a, b)."""
+    if is_zero(g) or is_zero(a):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 0 or b_nd == 0:
         return unbroadcast(g * a, b)
@@ -154,6 +160,8 @@ def dot_vjp_b(g, a, b):
 
 def matmul_vjp_a(g, a, b):
     """Adjoint of `a` in a @ b (with NumPy's 1-D promotion and batch broadcasting)."""
+    if is_zero(g) or is_zero(b):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 1 and b_nd == 1:
         return g * b
@@ -166,6 +174,8 @@ def matmul_vjp_a(g, a, b):
 
 def matmul_vjp_b(g, a, b):
     """Adjoint of `b` in a @ b."""
+    if is_zero(g) or is_zero(a):
+        return 0.0
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 1 and b_nd == 1:
         return g * a

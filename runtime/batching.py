@@ -508,6 +508,10 @@ def _lift_vector(x, batched):
 
 def batched_matmul(a, b, a_batched, b_batched):
     """a @ b for every example, batch first."""
+    from .tree import is_zero
+
+    if is_zero(a) or is_zero(b):
+        return 0.0
     a_nd = np.ndim(a) - (1 if a_batched else 0)
     b_nd = np.ndim(b) - (1 if b_batched else 0)
     if a_nd >= 2 and b_nd >= 2:  # stacks of matrices: line up the batch with the stack axes

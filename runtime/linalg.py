@@ -18,6 +18,8 @@ __all__ = [
     "einsum_slot_jvp",
     "inner_vjp_a",
     "inner_vjp_b",
+    "outer_vjp_a",
+    "outer_vjp_b",
     "trace_vjp",
     "diagonal_vjp",
     "diag_vjp",
@@ -25,6 +27,9 @@ __all__ = [
     "norm_hvp",
     "solve_like",
     "as_column",
+    "from_column",
+    "matrix_transpose",
+    "matmul_or_zero",
     "slogdet",
 ]
 
@@ -176,6 +181,8 @@ def einsum_slot_jvp(operands, k, out, tangents):
 
 def inner_vjp_a(g, a_like, b):
     """The adjoint of `a` in np.inner(a, b)."""
+    if is_zero(g) or is_zero(b):
+        return 0.0
     if np.ndim(a_like) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a_like)
     nb = np.ndim(b) - 1
@@ -185,10 +192,26 @@ def inner_vjp_a(g, a_like, b):
 
 def inner_vjp_b(g, a, b_like):
     """The adjoint of `b` in np.inner(a, b)."""
+    if is_zero(g) or is_zero(a):
+        return 0.0
     if np.ndim(a) == 0 or np.ndim(b_like) == 0:
         return unbroadcast(g * a, b_like)
     na = np.ndim(a) - 1
     return np.tensordot(g, a, axes=(list(range(na)), list(range(na))))
+
+
+def outer_vjp_a(g, a_like, b):
+    """The adjoint of `a` in np.outer(a, b) (which flattens both)."""
+    if is_zero(g) or is_zero(b):
+        return 0.0
+    return np.reshape(np.dot(g, np.ravel(b)), np.shape(a_like))
+
+
+def outer_vjp_b(g, a, b_like):
+    """The adjoint of `b` in np.outer(a, b)."""
+    if is_zero(g) or is_zero(a):
+        return 0.0
+    return np.reshape(np.dot(np.ravel(a), g), np.shape(b_like))
 
 
 def _diagonal_index(shape, offset, axis1, axis2):
@@ -334,6 +357,27 @@ def as_column(v, like):
     if is_zero(v):
         return 0.0
     return np.asarray(v)[..., None] if np.ndim(like) == 1 else v
+
+
+def from_column(v, like):
+    """v without the trailing length-1 axis that as_column gave it when `like` is 1-D, else v."""
+    if is_zero(v):
+        return 0.0
+    return np.asarray(v)[..., 0] if np.ndim(like) == 1 else v
+
+
+def matrix_transpose(x):
+    """x with its last two axes swapped (each matrix of a stack transposed); the symbolic zero stays zero."""
+    if is_zero(x):
+        return 0.0
+    return np.swapaxes(x, -1, -2)
+
+
+def matmul_or_zero(x, y):
+    """x @ y, or the symbolic zero when either is zero (a product with a tangent that may be zero)."""
+    if is_zero(x) or is_zero(y):
+        return 0.0
+    return x @ y
 
 
 def slogdet(a):

@@ -635,8 +635,8 @@ def _matrix(a, rows):
 
 @overload(_adjoint.dot_vjp_a)
 def _dot_vjp_a(g, a, b):
-    if isinstance(g, ZeroType):
-        return lambda g, a, b: g
+    if isinstance(g, ZeroType) or isinstance(b, ZeroType):
+        return lambda g, a, b: make_zero()
     a_nd = a.ndim if isinstance(a, types.Array) else 0
     b_nd = b.ndim if isinstance(b, types.Array) else 0
     if a_nd == 0 or b_nd == 0:
@@ -677,8 +677,8 @@ def _product_dtype(x, y):
 
 @overload(_adjoint.dot_vjp_b)
 def _dot_vjp_b(g, a, b):
-    if isinstance(g, ZeroType):
-        return lambda g, a, b: g
+    if isinstance(g, ZeroType) or isinstance(a, ZeroType):
+        return lambda g, a, b: make_zero()
     a_nd = a.ndim if isinstance(a, types.Array) else 0
     b_nd = b.ndim if isinstance(b, types.Array) else 0
     if a_nd == 0 or b_nd == 0:

@@ -14,6 +14,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .helpers import _broadcast_copy, _generated, _is_list, _is_tuple, _reduced_mask, _sum_to, advance, broadcast_to
 from .lowered import dot as _jt_dot
+from .lowered import matmul as _jt_matmul
 from .lowered import solve as _jt_solve
 from .lowered import sum as _jt_sum
 from .zero import ZeroType, make_zero
@@ -419,8 +420,8 @@ def _min_int(*values):
 
 @overload(_adjoint.matmul_vjp_a)
 def _matmul_vjp_a(g, a, b):
-    if isinstance(g, ZeroType):
-        return lambda g, a, b: g
+    if isinstance(g, ZeroType) or isinstance(b, ZeroType):
+        return lambda g, a, b: make_zero()
     a_nd, b_nd = _ndim(a), _ndim(b)
     if a_nd == 0 or b_nd == 0:
         raise TypingError("matmul of a scalar is not defined")
@@ -462,8 +463,8 @@ def _matmul_vjp_a(g, a, b):
 
 @overload(_adjoint.matmul_vjp_b)
 def _matmul_vjp_b(g, a, b):
-    if isinstance(g, ZeroType):
-        return lambda g, a, b: g
+    if isinstance(g, ZeroType) or isinstance(a, ZeroType):
+        return lambda g, a, b: make_zero()
     a_nd, b_nd = _ndim(a), _ndim(b)
     if a_nd == 0 or b_nd == 0:
         raise TypingError("matmul of a scalar is not defined")
@@ -535,8 +536,8 @@ def _batched_vjp(for_a, dtype):
 
 @overload(_linalg.inner_vjp_a)
 def _inner_vjp_a(g, a_like, b):
-    if isinstance(g, ZeroType):
-        return lambda g, a_like, b: g
+    if isinstance(g, ZeroType) or isinstance(b, ZeroType):
+        return lambda g, a_like, b: make_zero()
     if _ndim(a_like) == 0 or _ndim(b) == 0:
         return lambda g, a_like, b: _adjoint.unbroadcast(g * b, a_like)
 
@@ -553,8 +554,8 @@ def _inner_vjp_a(g, a_like, b):
 
 @overload(_linalg.inner_vjp_b)
 def _inner_vjp_b(g, a, b_like):
-    if isinstance(g, ZeroType):
-        return lambda g, a, b_like: g
+    if isinstance(g, ZeroType) or isinstance(a, ZeroType):
+        return lambda g, a, b_like: make_zero()
     if _ndim(a) == 0 or _ndim(b_like) == 0:
         return lambda g, a, b_like: _adjoint.unbroadcast(g * a, b_like)
 
@@ -567,6 +568,24 @@ def _inner_vjp_b(g, a, b_like):
         return _jt_dot(gs.T, a2).reshape(b_like.shape)
 
     return impl
+
+
+@overload(_linalg.outer_vjp_a)
+def _outer_vjp_a(g, a_like, b):
+    if isinstance(g, ZeroType) or isinstance(b, ZeroType):
+        return lambda g, a_like, b: make_zero()
+    if _ndim(a_like) == 0:
+        return lambda g, a_like, b: np.dot(_flat(g), _flat(b))
+    return lambda g, a_like, b: np.dot(np.ascontiguousarray(g), _flat(b)).reshape(a_like.shape)
+
+
+@overload(_linalg.outer_vjp_b)
+def _outer_vjp_b(g, a, b_like):
+    if isinstance(g, ZeroType) or isinstance(a, ZeroType):
+        return lambda g, a, b_like: make_zero()
+    if _ndim(b_like) == 0:
+        return lambda g, a, b_like: np.dot(_flat(a), _flat(g))
+    return lambda g, a, b_like: np.dot(_flat(a), np.ascontiguousarray(g)).reshape(b_like.shape)
 
 
 # ------------------------------------------------------------------ diagonals
@@ -1031,6 +1050,29 @@ def _as_column(v, like):
     if _ndim(like) == 1:
         return lambda v, like: np.ascontiguousarray(v).reshape(v.shape + (1,))
     return lambda v, like: v
+
+
+@overload(_linalg.from_column)
+def _from_column(v, like):
+    if isinstance(v, ZeroType):
+        return lambda v, like: v
+    if _ndim(like) == 1:
+        return lambda v, like: np.ascontiguousarray(v).reshape(v.shape[:-1])
+    return lambda v, like: v
+
+
+@overload(_linalg.matrix_transpose)
+def _matrix_transpose(x):
+    if isinstance(x, ZeroType):
+        return lambda x: x
+    return lambda x: np.swapaxes(x, -1, -2)
+
+
+@overload(_linalg.matmul_or_zero)
+def _matmul_or_zero(x, y):
+    if isinstance(x, ZeroType) or isinstance(y, ZeroType):
+        return lambda x, y: make_zero()
+    return lambda x, y: _jt_matmul(x, y)
 
 
 @overload(_linalg.slogdet)

@@ -56,16 +56,27 @@ defprim(
     np.outer,
     path="np.outer",
     params=["a", "b"],
-    vjp={
-        "a": "np.reshape(np.dot(g, np.ravel(b)), np.shape(a))",
-        "b": "np.reshape(np.dot(np.ravel(a), g), np.shape(b))",
-    },
+    vjp={"a": "rt.outer_vjp_a(g, a, b)", "b": "rt.outer_vjp_b(g, a, b)"},
     jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"},
     examples=[
         Example("np.outer(a, b)", dict(a=(3,), b=(4,))),
         Example("np.outer(a, b)", dict(a=(2, 2), b=(3,))),
         Example("np.outer(a, b)", dict(a=(), b=(3,))),
     ],
+)
+defhelper(
+    rt.outer_vjp_a,
+    params=["v", "a_like", "b"],
+    vjp={"v": "np.outer(g, b)", "b": "rt.outer_vjp_b(v, g, b)"},
+    jvp={"v": "rt.outer_vjp_a(t, a_like, b)", "b": "rt.outer_vjp_a(v, a_like, t)"},
+    structural=("a_like",),
+)
+defhelper(
+    rt.outer_vjp_b,
+    params=["v", "a", "b_like"],
+    vjp={"v": "np.outer(a, g)", "a": "rt.outer_vjp_a(v, a, g)"},
+    jvp={"v": "rt.outer_vjp_b(t, a, b_like)", "a": "rt.outer_vjp_b(v, t, b_like)"},
+    structural=("b_like",),
 )
 defprim(
     "inner",
@@ -250,7 +261,6 @@ defhelper(
     structural=("ord", "axis"),
 )  # no rule for `x`: third order
 
-_MT = "np.swapaxes({}, -1, -2)"  # matrix transpose, batched
 SQ = dict(a=(3, 3))
 defprim(
     "linalg.inv",
@@ -258,20 +268,21 @@ defprim(
     path="np.linalg.inv",
     params=["a"],
     jit="jt.inv(a)",
-    vjp={"a": f"-{_MT.format('ans')} @ g @ {_MT.format('ans')}"},
-    jvp={"a": "-ans @ t @ ans"},
+    vjp={"a": "-rt.matmul_or_zero(rt.matrix_transpose(ans), rt.matmul_or_zero(g, rt.matrix_transpose(ans)))"},
+    jvp={"a": "-rt.matmul_or_zero(ans, rt.matmul_or_zero(t, ans))"},
     examples=[
         Example("np.linalg.inv(a + 3.0 * np.eye(3))", SQ),
         Example("np.linalg.inv(a + 3.0 * np.eye(2))", dict(a=(2, 2, 2))),
     ],
 )
 # b_bar = solve(a^T, g); a_bar = -b_bar x^T, with vectors b and x = ans as columns.  `{b}` says whether b is 1-D.
-_SOLVE_B = "rt.solve_like(np.swapaxes(a, -1, -2), g, {b})"
-_SOLVE_A = "-rt.as_column(" + _SOLVE_B + ", {b}) @ np.swapaxes(rt.as_column(ans, {b}), -1, -2)"
+# Written with helpers that keep the symbolic zero, so that their own tangents hold where an operand's tangent is zero.
+_SOLVE_B = "rt.solve_like(rt.matrix_transpose(a), g, {b})"
+_SOLVE_A = "-rt.matmul_or_zero(rt.as_column(" + _SOLVE_B + ", {b}), rt.matrix_transpose(rt.as_column(ans, {b})))"
 # Tangents: dx = solve(a, db) - solve(a, da x), with x = ans as a column.
 _SOLVE_DB = "rt.solve_like(a, t, {b})"
-_SOLVE_DA = "-np.reshape(np.linalg.solve(a, t @ rt.as_column(ans, {b})), np.shape(ans))"
-_TR_SOLVE = "np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)"  # d log|det a| = tr(a^-1 da)
+_SOLVE_DA = "-rt.solve_like(a, rt.from_column(rt.matmul_or_zero(t, rt.as_column(ans, {b})), {b}), {b})"
+_TR_SOLVE = "np.sum(rt.matrix_transpose(np.linalg.inv(a)) * t, axis=(-2, -1))"  # d log|det a| = tr(a^-1 da)
 defprim(
     "linalg.solve",
     np.linalg.solve,
@@ -300,9 +311,30 @@ defhelper(
 defhelper(
     rt.as_column,
     params=["v", "like"],
-    vjp={"v": "np.reshape(g, np.shape(v))"},
+    vjp={"v": "rt.from_column(g, like)"},
     jvp={"v": "rt.as_column(t, like)"},
     structural=("like",),
+)
+defhelper(
+    rt.from_column,
+    params=["v", "like"],
+    vjp={"v": "rt.as_column(g, like)"},
+    jvp={"v": "rt.from_column(t, like)"},
+    structural=("like",),
+)
+defhelper(
+    rt.matrix_transpose,
+    params=["x"],
+    vjp={"x": "rt.matrix_transpose(g)"},
+    jvp={"x": "rt.matrix_transpose(t)"},
+    batch="rt.matrix_transpose(x)",  # the batch axis leads, a matrix's two axes trail
+)
+defhelper(
+    rt.matmul_or_zero,
+    params=["x", "y"],
+    vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
+    jvp={"x": "rt.matmul_or_zero(t, y)", "y": "rt.matmul_or_zero(x, t)"},
+    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
 )
 defprim(
     "linalg.det",
@@ -310,7 +342,7 @@ defprim(
     path="np.linalg.det",
     params=["a"],
     jit="jt.det(a)",
-    vjp={"a": f"np.expand_dims(g * ans, (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
+    vjp={"a": "np.expand_dims(g * ans, (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
     jvp={"a": f"ans * {_TR_SOLVE}"},
     examples=[
         Example("np.linalg.det(a)", SQ),
@@ -327,7 +359,7 @@ defprim(
     params=["a"],
     jit="jt.slogdet(a)",
     container=True,
-    vjp={"a": f"np.expand_dims(rt.get(g, 1), (-2, -1)) * {_MT.format('np.linalg.inv(a)')}"},
+    vjp={"a": "np.expand_dims(rt.get(g, 1), (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
     jvp={"a": f"(0.0, {_TR_SOLVE})"},
     examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))],
 )
