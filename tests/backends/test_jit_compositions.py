@@ -89,7 +89,6 @@ def test_names_bound_again_with_another_rank_take_a_name_per_binding():
 
 def test_names_bound_again_with_another_rank():
     X, W = rng.standard_normal((4, 3)), rng.standard_normal((3, 2))
-    assert_tree_close(tp.jit(rebound)(X, W), rebound(X, W), rtol=1e-12, atol=1e-12)
     got = tp.jit(tp.grad(rebound))(X, W)
     assert_tree_close(got, tp.grad(rebound)(X, W), rtol=1e-12, atol=1e-12)
     assert_tree_close(got, numeric_grad(rebound, (X, W)), rtol=1e-6, atol=1e-7)

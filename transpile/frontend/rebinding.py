@@ -82,8 +82,7 @@ def _bound_in_loops(body, inside=False):
     found = set()
     for stmt in body:
         if isinstance(stmt, gast.Assign) and inside:
-            found |= {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)}
-            found -= {t.value.id for t in stmt.targets if isinstance(t, gast.Subscript)}
+            found |= {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name) and _bound(n)}
         for field in ("body", "orelse"):
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 found |= _bound_in_loops(getattr(stmt, field), inside or isinstance(stmt, (gast.For, gast.While)))
@@ -92,7 +91,7 @@ def _bound_in_loops(body, inside=False):
 
 
 def _webs(defs):
-    """The bindings joined where a read may see either, in the order of their first binding."""
+    """The bindings joined where a read may see either, in the order of their first binding (a parameter's first)."""
     parent = {id(d): id(d) for d in defs}
 
     def find(k):
@@ -108,7 +107,7 @@ def _webs(defs):
     webs = {}
     for d in defs:
         webs.setdefault(find(id(d)), []).append(d)
-    return list(webs.values())
+    return sorted(webs.values(), key=lambda web: not any(isinstance(d.node.ctx, gast.Param) for d in web))
 
 
 def _fresh(ident, k, taken):
@@ -140,3 +139,7 @@ def _apply(body, renamed):
 
 def _read(node) -> bool:
     return isinstance(node.ctx, gast.Load)
+
+
+def _bound(node) -> bool:
+    return isinstance(node.ctx, gast.Store)
