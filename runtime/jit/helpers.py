@@ -265,8 +265,9 @@ def _get(adjoint, index):
         return lambda adjoint, index: adjoint
     if isinstance(adjoint, types.Tuple) and not isinstance(index, types.IntegerLiteral):
         raise TypingError(
-            "the derivative of a list whose items differ in type or rank (which jit keeps as a tuple) is taken apart "
-            "by an index known only at run time; keep arrays of different ranks in separate lists or names"
+            "the derivative of a tuple whose items differ in type or rank (or of such a list, which jit keeps as a "
+            "tuple) is taken apart by an index known only at run time; index it by constants, and keep arrays of "
+            "different ranks in separate lists or names"
         )
     return lambda adjoint, index: adjoint[index]
 
