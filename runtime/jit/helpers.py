@@ -264,6 +264,12 @@ def _tree_add(a, b):
 def _get(adjoint, index):
     if isinstance(adjoint, ZeroType):
         return lambda adjoint, index: adjoint
+    if isinstance(adjoint, types.Tuple) and not isinstance(index, types.IntegerLiteral):
+        raise TypingError(
+            "the derivative of a tuple whose items differ in type or rank (or of such a list, which jit keeps as a "
+            "tuple) is taken apart by an index known only at run time; index it by constants, and keep arrays of "
+            "different ranks in separate lists or names"
+        )
     return lambda adjoint, index: adjoint[index]
 
 
@@ -331,6 +337,11 @@ def _add_at(acc, x, index, g):
             body += [f"if index == {i} or index == {i - n}:", "    return " + _packed(x, items)]
         body.append("raise IndexError('tuple index out of range')")
         return _generated("add_at_tuple", "acc, x, index, g", body, {"_tree": _tree})
+    if isinstance(x, types.Tuple) and isinstance(index, types.IntegerLiteral):  # items of mixed types
+        i = index.literal_value % len(x)
+        items = [f"_tree.tree_add(out[{j}], g)" if j == i else f"out[{j}]" for j in range(len(x))]
+        body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
+        return _generated("add_at_item", "acc, x, index, g", body, {"_tree": _tree})
     if _is_list(x):
         if isinstance(acc, ZeroType):
 

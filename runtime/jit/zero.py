@@ -104,9 +104,9 @@ def _zero_to_array(context, builder, fromty, toty, val):
     def stub():
         return np.zeros(shape, dtype)
 
-    made = types.Array(dtype, toty.ndim, "C")
-    out = context.compile_internal(builder, stub, made(), ())
-    return context.cast(builder, out, made, toty)
+    # a ones-sized array is C- and F-contiguous alike: the same value is one of any layout (a sum of
+    # transposes is F), readonly or not
+    return context.compile_internal(builder, stub, types.Array(dtype, toty.ndim, "C")(), ())
 
 
 @lower_cast(ZeroType, types.BaseTuple)

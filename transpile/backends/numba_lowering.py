@@ -234,6 +234,59 @@ def build_lists_in_place(body):
     return body
 
 
+def lists_of_known_length(body):
+    """`outs = []` then `outs.append(a)`, `outs.append(b)` one after another (no loop or branch between, nothing
+    else reading `outs`): `outs = jt.make_list(a, b)` where the last append was, a list where the items share a
+    type and a tuple where they do not (`x` and `np.outer(x, x)`), which a Numba list cannot hold."""
+    module = gast.Module(body=body, type_ignores=[])
+    appended = {}  # name -> how many rt.list_append calls append to it
+    for n in gast.walk(module):
+        if _is_call_of(n, "rt.list_append") and isinstance(n.args[0], gast.Name):
+            appended[n.args[0].id] = appended.get(n.args[0].id, 0) + 1
+
+    def rewrite(stmts):
+        out = list(stmts)
+        for stmt in stmts:
+            target = stmt.targets[0] if isinstance(stmt, gast.Assign) else None
+            if isinstance(target, gast.Name) and isinstance(stmt.value, gast.List) and not stmt.value.elts:
+                _gather_appends(out, out.index(stmt), target.id, appended.get(target.id, 0))
+        return out
+
+    return map_blocks(body, rewrite)
+
+
+def _gather_appends(stmts, start, target, count):
+    """Rewrite the appends that follow `target = []` at stmts[start] into one jt.make_list, when they are all
+    `count` appends to `target` and nothing else reads it or binds an appended value again in between."""
+    items, pairs = [], []
+    j = start + 1
+    while j + 1 < len(stmts) and len(items) < count:
+        stmt, then = stmts[j], stmts[j + 1]
+        bound = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        if (
+            isinstance(stmt, gast.Assign)
+            and isinstance(stmt.targets[0], gast.Name)
+            and _is_call_of(stmt.value, "rt.list_append")
+            and _names(stmt.value.args[0], target)
+            and isinstance(then, gast.Assign)
+            and _names(then.targets[0], target)
+            and _names(then.value, stmt.targets[0].id)
+        ):
+            items.append(stmt.value.args[1])
+            pairs.append((stmt, then))
+            j += 2
+            continue
+        if target in _loads(stmt) or bound & set(_loads(gast.List(elts=items, ctx=gast.Load()))):
+            break
+        j += 1
+    if not items or len(items) != count:
+        return
+    made = assign(target, call("jt.make_list", items), pairs[-1][1])
+    stmts[stmts.index(pairs[-1][1])] = made
+    for stmt in [stmts[start]] + [s for pair in pairs for s in pair if s is not pairs[-1][1]]:
+        stmts.remove(stmt)
+
+
 def _empty_tangent_lists(body):
     """`rows = []; rows_dot = rt.zeros_like_tree(rows)` -> `rows_dot = []`, a list the loop then appends to."""
     empty = set()
@@ -267,7 +320,7 @@ def _append_in_place(body, target, appends):
             out.append(stmt)
         return out
 
-    map_blocks(body, rewrite)
+    body[:] = map_blocks(body, rewrite)
 
 
 # ------------------------------------------------------------------ loops over sequences
@@ -564,6 +617,7 @@ def lower_function(fn, generated: bool, where, fuse: bool = True):
     if generated:
         body = drop_placeholders(body, fn.params)
     body = lower_tapes(body)
+    body = lists_of_known_length(body)
     body = build_lists_in_place(body)
     body = loop_items(body)
     body = lower_primitives(body, where)

@@ -41,6 +41,7 @@ from ..primitives import registry
 from .controlflow import structure_loops, structure_returns
 from .parse import ParsedFunction, parse_function
 from .program import NFunction, Program, const, index_value, is_atom, name
+from .rebinding import rename_rebindings
 from .views import resolve_views
 
 _BINOPS = {
@@ -98,6 +99,7 @@ def desugar_program(fn, key_hint=None) -> Program:
     program.entry = builder.function_key(fn, key_hint)
     builder.run()
     resolve_views(program)
+    rename_rebindings(program)
     return program
 
 

@@ -117,9 +117,9 @@ def final_kinetic_energy_fwd(x0, k, rest, dt, steps):
     """Forward sweep of `final_kinetic_energy`: returns
     its value and what the adjoint sweep needs.
     """
-    _tape_v = None
     _tape_x = None
     _tape_f = None
+    _tape_v = None
     _tape_ = None
     # physics.py:61: x = np.zeros_like(x0)
     x = np.zeros_like(x0)
@@ -136,10 +136,9 @@ def final_kinetic_energy_fwd(x0, k, rest, dt, steps):
         _t3 = 0.5 * dt
         _t2 = _t3 * f
         _t4 = v + _t2
-        _tape_v = (v, _tape_v)
-        v = _t4
+        v_2 = _t4
         # physics.py:67: x += dt * v
-        _t5 = dt * v
+        _t5 = dt * v_2
         _t6 = x + _t5
         _tape_x = (rt.like(x), _tape_x)
         x = _t6
@@ -149,11 +148,19 @@ def final_kinetic_energy_fwd(x0, k, rest, dt, steps):
         # physics.py:69: v += 0.5 * dt * f
         _t8 = 0.5 * dt
         _t7 = _t8 * f
-        _t9 = v + _t7
+        _t9 = v_2 + _t7
         _tape_v = (v, _tape_v)
         v = _t9
         _tape_ = (
-            (_t3, rt.like(_t2), rt.like(_t5), _res_spring_forces_2, _t8, rt.like(_t7)),
+            (
+                _t3,
+                rt.like(_t2),
+                rt.like(v_2),
+                rt.like(_t5),
+                _res_spring_forces_2,
+                _t8,
+                rt.like(_t7),
+            ),
             _tape_,
         )
     # physics.py:70: return 0.5 * np.sum(v * v)
@@ -171,9 +178,9 @@ def final_kinetic_energy_fwd(x0, k, rest, dt, steps):
             _res_spring_forces_1,
             _range1,
             rt.like(_t12),
-            _tape_v,
             _tape_x,
             _tape_f,
+            _tape_v,
             _tape_,
         ),
     )
@@ -192,9 +199,9 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
         _res_spring_forces_1,
         _range1,
         _t12,
-        _tape_v,
         _tape_x,
         _tape_f,
+        _tape_v,
         _tape_,
     ) = residuals
     # physics.py:70: return 0.5 * np.sum(v * v)
@@ -206,11 +213,11 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
     f_bar = 0.0
     x_bar = 0.0
     for _ in rt.backwards(_range1):
-        (_t3, _t2, _t5, _res_spring_forces_2, _t8, _t7), _tape_ = _tape_
+        (_t3, _t2, v_2, _t5, _res_spring_forces_2, _t8, _t7), _tape_ = _tape_
         # physics.py:69: v += 0.5 * dt * f
         _t9_bar = v_bar
         v, _tape_v = _tape_v
-        v_bar = rt.unbroadcast(_t9_bar, v)
+        v_2_bar = rt.unbroadcast(_t9_bar, v_2)
         _t7_bar = rt.unbroadcast(_t9_bar, _t7)
         f_bar = f_bar + rt.unbroadcast(_t7_bar * _t8, f)
         # physics.py:68: f = spring_forces(x, k, rest)
@@ -222,11 +229,10 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
         x, _tape_x = _tape_x
         x_bar = rt.unbroadcast(_t6_bar, x)
         _t5_bar = rt.unbroadcast(_t6_bar, _t5)
-        v_bar = v_bar + rt.unbroadcast(_t5_bar * dt, v)
+        v_2_bar = v_2_bar + rt.unbroadcast(_t5_bar * dt, v_2)
         # physics.py:66: v += 0.5 * dt * f
-        _t4_bar = v_bar
+        _t4_bar = v_2_bar
         if _ != rt.first(_range1):
-            v, _tape_v = _tape_v
             v_bar = rt.unbroadcast(_t4_bar, v)
         # physics.py:66: v += 0.5 * dt * f
         _t2_bar = rt.unbroadcast(_t4_bar, _t2)
