@@ -57,9 +57,18 @@ class _Fold(gast.NodeTransformer):
         return node
 
     def visit_Compare(self, node):
-        """1 == 0 -> 0: a comparison of two numbers folds to 0 or 1 (rules use comparisons as factors)."""
+        """1 == 0 -> 0: a comparison of two numbers folds to 0 or 1 (rules use comparisons as factors); so does
+        0 > (a comparison)."""
         self.generic_visit(node)
         operands = [node.left, *node.comparators]
+        if (
+            len(node.ops) == 1
+            and isinstance(node.ops[0], gast.Gt)
+            and isinstance(node.left, gast.Constant)
+            and node.left.value == 0
+            and isinstance(node.comparators[0], gast.Compare)
+        ):
+            return gast.Constant(value=0, kind=None)  # a comparison is 0 or 1, never above 1
         if len(node.ops) != 1 or not all(
             isinstance(o, gast.Constant) and type(o.value) in (int, float) for o in operands
         ):
