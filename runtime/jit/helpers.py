@@ -320,9 +320,16 @@ def _add_at(acc, x, index, g):
             body += [f"if index == {key!r}:", "    return " + _packed(x, items)]
         body.append("raise KeyError('the dict has no such key')")
         return _generated("add_at_record_key", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
-    if isinstance(x, types.UniTuple):
+    if _is_tuple(x) and isinstance(index, types.IntegerLiteral):  # a place known when compiling: any tuple
         # a new tuple, item by item: tuple_setitem would overwrite an array without releasing it (or keeping
         # the new one alive), which corrupts the heap when the tuple holds arrays
+        n, at = len(x), index.literal_value
+        if not -n <= at < n:
+            raise TypingError(f"tuple index {at} is out of range for {x}")
+        items = [f"_tree.tree_add(out[{j}], g)" if j == at % n else f"out[{j}]" for j in range(n)]
+        body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
+        return _generated("add_at_tuple_item", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
+    if isinstance(x, types.UniTuple):  # a place known only at run time: every item has the same type
         n = len(x)
         body = ["out = _tree.materialize(acc, x)"]
         for i in range(n):
