@@ -332,7 +332,9 @@ def _finish_batched_batched(value, spec, batched, size):
         return _generated("finish_nested_zip", "value, spec, batched, size", body, _classes(value))
     if container and isinstance(spec, types.Integer):
         if _is_list(value):
-            return lambda value, spec, batched, size: [_bt.finish_batched_batched(v, spec, batched, size) for v in value]
+            return lambda value, spec, batched, size: [
+                _bt.finish_batched_batched(v, spec, batched, size) for v in value
+            ]
         items = [f"_bt.finish_batched_batched(value[{i}], spec, batched, size)" for i in range(len(value))]
         body = ["return " + _packed(value, items)]
         return _generated("finish_nested_tuple", "value, spec, batched, size", body, _classes(value))
