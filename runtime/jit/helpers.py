@@ -268,6 +268,8 @@ def _get(adjoint, index):
 
 @overload(_tree.zeros_like_tree)
 def _zeros_like_tree(x):
+    if isinstance(x, ZeroType):  # the tangent of a zero adjoint: zero too
+        return lambda x: x
     if isinstance(x, types.Array):
         dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
         return lambda x: np.zeros(x.shape, dtype)
