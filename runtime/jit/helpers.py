@@ -88,11 +88,10 @@ def _sum_to(g, target_shape):
     size = 1
     for n in target_shape:
         size *= n
-    out = np.zeros(size, g.dtype)
     values = np.ascontiguousarray(g).ravel()
     if values.size == size:
-        out[:] = values
-        return out.reshape(target_shape)
+        return values.copy().reshape(target_shape)
+    out = np.zeros(size, g.dtype)
     kept = np.zeros(nd, np.bool_)
     out_stride = np.zeros(nd, np.intp)
     step = 1
@@ -146,9 +145,7 @@ def _broadcast_to_impl(g, shape):
 @register_jitable
 def _broadcast_copy(g, shape):
     """A C-contiguous copy of g broadcast to `shape`."""
-    out = np.empty(shape, g.dtype)
-    out[...] = broadcast_to(g, shape)
-    return out
+    return broadcast_to(g, shape).copy()
 
 
 @overload(_adjoint.unbroadcast)
@@ -302,6 +299,18 @@ def _positions_repeat(index) -> bool:
     return isinstance(index, types.BaseTuple) and any(_is_positions(t) for t in index.types)
 
 
+_BASIC_INDEX = (types.Integer, types.SliceType, types.EllipsisType, types.NoneType)
+
+
+def _is_view_index(index, ndim) -> bool:
+    """An index of basic parts that leaves axes: `a[index]` is a view to add into (adding through `a[index] += g`
+    would make Numba compile a formatted shape-mismatch message, seconds of compile time for each caller)."""
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if not all(isinstance(p, _BASIC_INDEX) for p in parts):
+        return False
+    return sum(isinstance(p, types.Integer) for p in parts) < ndim or any(isinstance(p, types.NoneType) for p in parts)
+
+
 @overload(_tree.add_at)
 def _add_at(acc, x, index, g):
     if isinstance(g, ZeroType):
@@ -400,6 +409,15 @@ def _add_at(acc, x, index, g):
             out[index] += g
             return out
 
+        if _is_view_index(index, x.ndim) and isinstance(g, types.Array):
+
+            def impl_view(acc, x, index, g):
+                out = _tree.materialize(acc, x)
+                view = out[index]
+                np.add(view, g, view)
+                return out
+
+            return impl_view
         return impl_array
     raise TypingError(f"add_at into {x} is not supported under jit")
 
@@ -458,9 +476,7 @@ def _materialize(adjoint, x):
             def impl(adjoint, x):
                 if adjoint.shape == x.shape:
                     return adjoint.astype(dtype)
-                out = np.empty(x.shape, dtype)
-                out[...] = broadcast_to(adjoint, x.shape)
-                return out
+                return broadcast_to(adjoint, x.shape).astype(dtype)
 
             return impl
         return lambda adjoint, x: np.full(x.shape, adjoint, dtype)
