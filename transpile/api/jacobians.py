@@ -29,26 +29,26 @@ class ForwardJacobian(Transform):
         by_position = dict(zip(sorted(self.argnums), dots))
         in_order = [by_position[i] for i in self.argnums]
         zeros = [f"rt.zeros_like_tree({params[i]})" for i in sorted(self.argnums)]
-        # the value comes from the forward passes (no separate call of the function, which jit would compile too)
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
             escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
-            f"    {columns} = []",
-            f"    for {k} in range(rt.tangent_count({wrt})):",
-            f"        {self._unpack(in_order)} = rt.basis({wrt}, {k})",
-            f"        {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
-        ]
-        if self.has_aux:
-            lines.append(f"        {ans_dot}, _ = rt.split_tangent({ans_dot}, 2)")
-        lines += [
-            f"        {columns}.append({ans_dot})",
-            f"    if len({columns}) == 0:  # no input direction: the value alone",
-            f"        {ans}, _ = {var.name}({', '.join(params + zeros)})",
+            "    # the value from a forward pass along no direction, not from a call of",
+            "    # the function (under jit, a second chain of functions to compile)",
+            f"    {ans}, _ = {var.name}({', '.join(params + zeros)})",
         ]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
         lines.append(f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacfwd", True)')
+        lines += [
+            f"    {columns} = []",
+            f"    for {k} in range(rt.tangent_count({wrt})):",
+            f"        {self._unpack(in_order)} = rt.basis({wrt}, {k})",
+            f"        _, {ans_dot} = {var.name}({', '.join(params + dots)})",
+        ]
+        if self.has_aux:
+            lines.append(f"        {ans_dot}, _ = rt.split_tangent({ans_dot}, 2)")
+        lines.append(f"        {columns}.append({ans_dot})")
         jac = f"rt.jacobian_from_columns({columns}, {value}, {wrt})"
         lines.append(f"    return {jac}, {aux}" if self.has_aux else f"    return {jac}")
         return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"

@@ -181,13 +181,13 @@ def jacfwd_jacrev_chain_energy(x, k, rest):
     """Jacobian with respect to `x` (argument 0), column
     by column in forward mode of `jacrev_chain_energy`.
     """
+    # the value from a forward pass along no direction, not from a call of
+    # the function (under jit, a second chain of functions to compile)
+    ans, _ = jacrev_chain_energy_jvp(x, k, rest, rt.zeros_like_tree(x))
+    ans = rt.check_real_output(ans, "jacrev_chain_energy", "jacfwd", True)
     columns = []
     for k_ in range(rt.tangent_count(x)):
         x_dot = rt.basis(x, k_)
-        ans, ans_dot = jacrev_chain_energy_jvp(x, k, rest, x_dot)
+        _, ans_dot = jacrev_chain_energy_jvp(x, k, rest, x_dot)
         columns.append(ans_dot)
-    if len(columns) == 0:
-        # no input direction: the value alone
-        ans, _ = jacrev_chain_energy_jvp(x, k, rest, rt.zeros_like_tree(x))
-    ans = rt.check_real_output(ans, "jacrev_chain_energy", "jacfwd", True)
     return rt.jacobian_from_columns(columns, ans, x)
