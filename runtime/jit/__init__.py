@@ -7,6 +7,7 @@ Importing this package registers the Numba implementations; generated code refer
 from . import batching, helpers, helpers_forward, helpers_reverse, memory, promotion, records  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .fused import kernel  # noqa: F401
+from .helpers_forward import copy_tangent, pop_tangent  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403
 from .promotion import njit  # noqa: F401

@@ -123,12 +123,22 @@ def _axis_len(x, axis):
 
 @overload(_bt.batch_size_of, prefer_literal=True)
 def _batch_size_of(args, specs, names, axis_size=None):
+    return _batch_size_impl(args, specs, axis_size, "")
+
+
+@overload(_bt.batch_size_of_batched, prefer_literal=True)
+def _batch_size_of_batched(args, specs, names, axis_size=None):
+    return _batch_size_impl(args, specs, axis_size, "_shift")
+
+
+def _batch_size_impl(args, specs, axis_size, shift):
+    """batch_size_of's body for these argument types; `shift` ("_shift") reads each axis past an outer batch's."""
     lines = ["size = -1"]
 
     def leaf(expr, spec_expr, ty, depth):
         pad = "    " * depth
         if isinstance(ty, types.Array):
-            lines.append(f"{pad}n = _axis_len({expr}, {spec_expr})")
+            lines.append(f"{pad}n = _axis_len({expr}, {shift}({spec_expr}))")
             lines.append(f"{pad}if size >= 0 and n != size:")
             lines.append(f"{pad}    raise ValueError('vmap: inconsistent sizes for the mapped axis')")
             lines.append(f"{pad}size = n")
@@ -165,7 +175,8 @@ def _batch_size_of(args, specs, names, axis_size=None):
         "    raise ValueError('vmap needs at least one mapped argument (an in_axes entry that is not None)')",
         "return size",
     ]
-    return _generated("batch_size_of", "args, specs, names, axis_size=None", lines, {"_axis_len": _axis_len})
+    namespace = {"_axis_len": _axis_len, "_shift": _shift_axis}
+    return _generated("batch_size_of", "args, specs, names, axis_size=None", lines, namespace)
 
 
 @intrinsic
@@ -277,6 +288,67 @@ def _finish_batched(value, spec, batched, size):
     if move:
         return lambda value, spec, batched, size: np.moveaxis(value, 0, spec)
     return lambda value, spec, batched, size: value
+
+
+# ------------------------------------------------------------------ a vmap inside a vmap: axis 0 is the outer batch
+
+
+@register_jitable
+def _insert_batch_axis(value, size):
+    """The same for every inner example: a broadcast view with the inner batch as axis 1."""
+    return np.broadcast_to(value[:, None], (value.shape[0], size) + value.shape[1:])
+
+
+@overload(_bt.prepare_batched_batched, prefer_literal=True)
+def _prepare_batched_batched(value, spec, size):
+    if _is_tuple(value) and (_is_none(spec) or isinstance(spec, types.Integer)):
+        items = [f"_bt.prepare_batched_batched(value[{i}], spec, size)" for i in range(len(value))]
+        body = ["return " + _packed(value, items)]
+        return _generated("prepare_nested_tuple", "value, spec, size", body, _classes(value))
+    if _is_list(value) and (_is_none(spec) or isinstance(spec, types.Integer)):
+        return lambda value, spec, size: [_bt.prepare_batched_batched(v, spec, size) for v in value]
+    if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
+        items = [f"_bt.prepare_batched_batched(value[{i}], spec[{i}], size)" for i in range(len(spec))]
+        body = ["return " + _packed(value, items)]
+        return _generated("prepare_nested_zip", "value, spec, size", body, _classes(value))
+    if _is_static(value) and _is_none(spec):
+        return lambda value, spec, size: value
+    if not isinstance(value, types.Array):
+        raise TypingError(f"vmap of vmap: cannot batch a value of type {value} under jit")
+    if _is_none(spec):
+        return lambda value, spec, size: _insert_batch_axis(value, size)
+    if isinstance(spec, types.Integer):
+        return lambda value, spec, size: np.moveaxis(value, _shift_axis(spec), 1)
+    raise TypingError(f"vmap: the axis specification {spec} does not match the argument's structure {value}")
+
+
+@overload(_bt.finish_batched_batched, prefer_literal=True)
+def _finish_batched_batched(value, spec, batched, size):
+    flag = _flag(batched)
+    container = _is_tuple(value) or _is_list(value)
+    if _is_tuple(spec) and container:
+        items = [f"_bt.finish_batched_batched(value[{i}], spec[{i}], batched, size)" for i in range(len(spec))]
+        body = ["return " + _packed(value, items)]
+        return _generated("finish_nested_zip", "value, spec, batched, size", body, _classes(value))
+    if container and isinstance(spec, types.Integer):
+        if _is_list(value):
+            return lambda value, spec, batched, size: [
+                _bt.finish_batched_batched(v, spec, batched, size) for v in value
+            ]
+        items = [f"_bt.finish_batched_batched(value[{i}], spec, batched, size)" for i in range(len(value))]
+        body = ["return " + _packed(value, items)]
+        return _generated("finish_nested_tuple", "value, spec, batched, size", body, _classes(value))
+    if not isinstance(value, types.Array):
+        raise TypingError(f"vmap of vmap: cannot return a value of type {value} under jit")
+    if _is_none(spec):
+        if flag:
+            return lambda value, spec, batched, size: _first_example(np.moveaxis(value, 1, 0))
+        return lambda value, spec, batched, size: value
+    if not isinstance(spec, types.Integer):
+        raise TypingError(f"out_axes must be None, an int or a tuple matching the output, not {spec}")
+    if flag:
+        return lambda value, spec, batched, size: np.moveaxis(value, 1, _shift_axis(spec))
+    return lambda value, spec, batched, size: np.moveaxis(_insert_batch_axis(value, size), 1, _shift_axis(spec))
 
 
 # ------------------------------------------------------------------ elementwise operations and reductions
@@ -460,6 +532,18 @@ def _batched_like(x):
 @overload(_bt.example_shape)
 def _example_shape(x):
     return lambda x: x.shape[1:]
+
+
+@overload(_bt.example_like)
+def _example_like(x):
+    if isinstance(x, types.Array) and x.ndim > 0:
+        return lambda x: np.broadcast_to(np.zeros(1, x.dtype), x.shape[1:])
+    if _is_tuple(x) and len(x):
+        body = ["return " + _packed(x, [f"_bt.example_like(x[{i}])" for i in range(len(x))])]
+        return _generated("example_like_tuple", "x", body, _classes(x))
+    if _is_list(x):
+        return lambda x: [_bt.example_like(v) for v in x]
+    return lambda x: x
 
 
 @overload(_bt.example_size)

@@ -89,11 +89,10 @@ def _sum_to(g, target_shape):
     size = 1
     for n in target_shape:
         size *= n
-    out = np.zeros(size, g.dtype)
     values = np.ascontiguousarray(g).ravel()
     if values.size == size:
-        out[:] = values
-        return out.reshape(target_shape)
+        return values.copy().reshape(target_shape)
+    out = np.zeros(size, g.dtype)
     kept = np.zeros(nd, np.bool_)
     out_stride = np.zeros(nd, np.intp)
     step = 1
@@ -147,9 +146,7 @@ def _broadcast_to_impl(g, shape):
 @register_jitable
 def _broadcast_copy(g, shape):
     """A C-contiguous copy of g broadcast to `shape`."""
-    out = np.empty(shape, g.dtype)
-    out[...] = broadcast_to(g, shape)
-    return out
+    return broadcast_to(g, shape).copy()
 
 
 @overload(_adjoint.unbroadcast)
@@ -275,6 +272,8 @@ def _get(adjoint, index):
 
 @overload(_tree.zeros_like_tree)
 def _zeros_like_tree(x):
+    if isinstance(x, ZeroType):  # the tangent of a zero adjoint: zero too
+        return lambda x: x
     if isinstance(x, types.Array):
         dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
         return lambda x: np.zeros(x.shape, dtype)
@@ -307,6 +306,18 @@ def _positions_repeat(index) -> bool:
     return isinstance(index, types.BaseTuple) and any(_is_positions(t) for t in index.types)
 
 
+_BASIC_INDEX = (types.Integer, types.SliceType, types.EllipsisType, types.NoneType)
+
+
+def _is_view_index(index, ndim) -> bool:
+    """An index of basic parts that leaves axes: `a[index]` is a view to add into (adding through `a[index] += g`
+    would make Numba compile a formatted shape-mismatch message, seconds of compile time for each caller)."""
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if not all(isinstance(p, _BASIC_INDEX) for p in parts):
+        return False
+    return sum(isinstance(p, types.Integer) for p in parts) < ndim or any(isinstance(p, types.NoneType) for p in parts)
+
+
 @overload(_tree.add_at)
 def _add_at(acc, x, index, g):
     if isinstance(g, ZeroType):
@@ -327,9 +338,16 @@ def _add_at(acc, x, index, g):
             body += [f"if index == {key!r}:", "    return " + _packed(x, items)]
         body.append("raise KeyError('the dict has no such key')")
         return _generated("add_at_record_key", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
-    if isinstance(x, types.UniTuple):
+    if _is_tuple(x) and isinstance(index, types.IntegerLiteral):  # a place known when compiling: any tuple
         # a new tuple, item by item: tuple_setitem would overwrite an array without releasing it (or keeping
         # the new one alive), which corrupts the heap when the tuple holds arrays
+        n, at = len(x), index.literal_value
+        if not -n <= at < n:
+            raise TypingError(f"tuple index {at} is out of range for {x}")
+        items = [f"_tree.tree_add(out[{j}], g)" if j == at % n else f"out[{j}]" for j in range(n)]
+        body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
+        return _generated("add_at_tuple_item", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
+    if isinstance(x, types.UniTuple):  # a place known only at run time: every item has the same type
         n = len(x)
         body = ["out = _tree.materialize(acc, x)"]
         for i in range(n):
@@ -403,6 +421,15 @@ def _add_at(acc, x, index, g):
             out[index] += g
             return out
 
+        if _is_view_index(index, x.ndim) and isinstance(g, types.Array):
+
+            def impl_view(acc, x, index, g):
+                out = _tree.materialize(acc, x)
+                view = out[index]
+                np.add(view, g, view)
+                return out
+
+            return impl_view
         return impl_array
     raise TypingError(f"add_at into {x} is not supported under jit")
 
@@ -461,9 +488,7 @@ def _materialize(adjoint, x):
             def impl(adjoint, x):
                 if adjoint.shape == x.shape:
                     return adjoint.astype(dtype)
-                out = np.empty(x.shape, dtype)
-                out[...] = broadcast_to(adjoint, x.shape)
-                return out
+                return broadcast_to(adjoint, x.shape).astype(dtype)
 
             return impl
         return lambda adjoint, x: np.full(x.shape, adjoint, dtype)

@@ -341,3 +341,30 @@ def _write_impl(out, index, value):
         out[index] = value
 
     return impl_scalar
+
+
+# ------------------------------------------------------------------ tangents of tapes (forward over reverse)
+
+
+def pop_tangent(tape):
+    """The tangent of a tape pop: the last tangent pushed, or the symbolic zero of a tape whose tangent is zero."""
+    return tape if isinstance(tape, float) else tape.pop()
+
+
+def copy_tangent(tape):
+    """A received tangent tape, copied to pop from (the caller's list stays whole for the next sweep)."""
+    return tape if isinstance(tape, float) else list(tape)
+
+
+@overload(pop_tangent)
+def _pop_tangent(tape):
+    if isinstance(tape, ZeroType):
+        return lambda tape: tape
+    return lambda tape: tape.pop()
+
+
+@overload(copy_tangent)
+def _copy_tangent(tape):
+    if isinstance(tape, ZeroType):
+        return lambda tape: tape
+    return lambda tape: tape.copy()

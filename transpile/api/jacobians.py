@@ -21,24 +21,26 @@ class ForwardJacobian(Transform):
     def build(self, program, entry, mask):
         mode = ForwardMode(program)
         var = mode.variant(program.entry, mask)
-        mode.primal(program.entry)
         params = list(entry.params)
         fresh = Names(params)
         ans, columns, k, ans_dot = fresh(naming.OUTPUT), fresh("columns"), fresh("k"), fresh(naming.tangent("ans"))
         wrt = self.arguments_text(entry)
         dots = [fresh(naming.tangent(params[i])) for i in sorted(self.argnums)]
         value, aux = ans, None
+        by_position = dict(zip(sorted(self.argnums), dots))
+        in_order = [by_position[i] for i in self.argnums]
+        zeros = [f"rt.zeros_like_tree({params[i]})" for i in sorted(self.argnums)]
         lines = [
             f"def {self.entry_name(entry.key)}({', '.join(params)}):",
             escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
-            f"    {ans} = {entry.key}({', '.join(params)})",
+            "    # the value from a forward pass along no direction, not from a call of",
+            "    # the function (under jit, a second chain of functions to compile)",
+            f"    {ans}, _ = {var.name}({', '.join(params + zeros)})",
         ]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
         lines.append(f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacfwd", True)')
-        by_position = dict(zip(sorted(self.argnums), dots))
-        in_order = [by_position[i] for i in self.argnums]
         lines += [
             f"    {columns} = []",
             f"    for {k} in range(rt.tangent_count({wrt})):",

@@ -441,7 +441,9 @@ def _summary(exc_text) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(keep))
     helper = re.match(r"Unknown attribute '(\w+)' of type Module\(<module 'runtime'", text)
     if helper:
-        return f"the runtime helper rt.{helper.group(1)} has no Numba implementation yet"
+        from runtime.jit.pending import missing_message
+
+        return missing_message(helper.group(1))
     return text[:400]
 
 

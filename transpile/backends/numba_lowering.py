@@ -136,7 +136,7 @@ def lower_tapes(body):
         and isinstance(s.value, gast.Constant)
         and s.value.value is None
     }
-    popped = set()
+    popped, tangents = set(), set()
 
     def rewrite(stmts):
         defs, aliases, out = {}, {}, []
@@ -168,13 +168,22 @@ def lower_tapes(body):
                 defs.pop(stmt.targets[0].id, None)
                 out.append(stmt)
                 continue
+            split = _tangent_split(stmt, aliases)
+            if split is not None:  # `_t = rt.split_tangent(_tape_x_dot, 2)`: the tangent of a pop, next
+                aliases[stmt.targets[0].id] = (split, stmt)
+                out.append(stmt)
+                continue
             pop = _tape_pop(stmt, aliases)
             if pop is not None:
                 tape, item, alias = pop
                 if alias is not None and alias in out:
                     out.remove(alias)
                 popped.add(tape)
-                out.append(assign(item, call(f"{tape}.pop", []), stmt))
+                if alias is not None and _is_call_of(alias.value, "rt.split_tangent"):
+                    tangents.add(tape)
+                    out.append(assign(item, call("jt.pop_tangent", [name(tape)]), stmt))
+                else:
+                    out.append(assign(item, call(f"{tape}.pop", []), stmt))
                 continue
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
                 defs[stmt.targets[0].id] = stmt
@@ -184,12 +193,26 @@ def lower_tapes(body):
     body = map_blocks(body, rewrite)
     received = sorted(popped - initialized)
     if received:
-        body = _copy_after_binding(body, received)
+        body = _copy_after_binding(body, received, tangents)
     return body
 
 
-def _copy_after_binding(body, tapes):
-    """Right after a statement binds a received tape, pop from a copy of it instead of the caller's list."""
+def _tangent_split(stmt, aliases):
+    """`_t = rt.split_tangent(tape, 2)`, the tape held directly or through an alias: returns the tape."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+        return None
+    value = stmt.value
+    if not (_is_call_of(value, "rt.split_tangent") and len(value.args) == 2 and isinstance(value.args[0], gast.Name)):
+        return None
+    if not (isinstance(value.args[1], gast.Constant) and value.args[1].value == 2):
+        return None
+    tape = aliases.get(value.args[0].id, (value.args[0].id, None))[0]
+    return tape if _is_tape(name(tape)) else None
+
+
+def _copy_after_binding(body, tapes, tangents):
+    """Right after a statement binds a received tape, pop from a copy of it instead of the caller's list (a
+    tangent tape may be the symbolic zero: jt.copy_tangent copies only a list)."""
     out = []
     pending = set(tapes)
     for stmt in body:
@@ -197,7 +220,8 @@ def _copy_after_binding(body, tapes):
         if isinstance(stmt, gast.Assign):
             bound = {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)}
             for tape in sorted(bound & pending):
-                out.append(assign(tape, call(f"{tape}.copy", []), stmt))
+                copied = call("jt.copy_tangent", [name(tape)]) if tape in tangents else call(f"{tape}.copy", [])
+                out.append(assign(tape, copied, stmt))
                 pending.discard(tape)
     return out
 

@@ -18,109 +18,6 @@ imports transpile itself.
 import runtime as rt
 
 
-def jacrev_chain_energy(x, k, rest):
-    """`jacrev_chain_energy` as transpile runs it (normal form)."""
-    _t1 = chain_energy_fwd(x, k, rest)
-    ans, residuals = _t1
-    _t2 = rt.check_real_output(ans, "chain_energy", "jacrev")
-    ans = _t2
-    rows = []
-    _t3 = rt.tangent_count(ans)
-    _range4 = range(_t3)
-    for k_ in _range4:
-        _t6 = rt.basis(ans, k_)
-        _t5 = chain_energy_bwd(residuals, _t6)
-        (x_bar,) = _t5
-        _t7 = rt.materialize(x_bar, x)
-        _t8 = rt.list_append(rows, _t7)
-        rows = _t8
-    _t9 = rt.jacobian_from_rows(rows, ans, x)
-    return _t9
-
-
-def chain_energy_fwd(x, k, rest):
-    """`chain_energy_fwd` as transpile runs it (normal form)."""
-    _tape_energy = None
-    _tape_i = None
-    # physics.py:51: n = x.shape[0]
-    _t1 = x.shape
-    n = _t1[0]
-    # physics.py:52: energy = 0.0
-    energy = 0.0
-    # physics.py:53: for i in range(n - 1):
-    _t2 = n - 1
-    _range3 = range(_t2)
-    for i in _range3:
-        # physics.py:54: stretch = x[i + 1] - x[i] - rest
-        _t6 = i + 1
-        _t5 = x[_t6]
-        _t7 = x[i]
-        _t4 = _t5 - _t7
-        stretch = _t4 - rest
-        # physics.py:55: energy = energy + 0.5 * k * stretch**2
-        _t9 = 0.5 * k
-        _t10 = stretch**2
-        _t8 = _t9 * _t10
-        _t11 = energy + _t8
-        _t3 = rt.like(energy)
-        _t12 = (_t3, _tape_energy)
-        _tape_energy = _t12
-        energy = _t11
-        _t14 = rt.like(_t5)
-        _t15 = rt.like(_t7)
-        _t16 = rt.like(_t4)
-        _t17 = rt.like(_t10)
-        _t18 = rt.like(_t8)
-        _t13 = (_t6, _t14, _t15, _t16, stretch, _t9, _t17, _t18)
-        _t19 = (_t13, _tape_i)
-        _tape_i = _t19
-    # physics.py:55: energy = energy + 0.5 * k * stretch**2
-    _t22 = rt.like(x)
-    _t23 = rt.like(energy)
-    _t21 = (_t22, _t23, _range3, _tape_energy, _tape_i)
-    _t20 = (energy, _t21)
-    return _t20
-
-
-def chain_energy_bwd(residuals, energy_bar):
-    """`chain_energy_bwd` as transpile runs it (normal form)."""
-    x, energy, _range3, _tape_energy, _tape_i = residuals
-    # physics.py:53: for i in range(n - 1):
-    x_bar = 0.0
-    _range1 = rt.backwards(_range3)
-    for i in _range1:
-        _t2 = _tape_i
-        _t3, _tape_i = _t2
-        _t6, _t5, _t7, _t4, stretch, _t9, _t10, _t8 = _t3
-        # physics.py:55: energy = energy + 0.5 * k * stretch**2
-        _t11_bar = energy_bar
-        _t12 = rt.first(_range3)
-        _t11 = i != _t12
-        if _t11:
-            _t13 = _tape_energy
-            energy, _tape_energy = _t13
-            energy_bar = rt.unbroadcast(_t11_bar, energy)
-        # physics.py:55: energy = energy + 0.5 * k * stretch**2
-        _t8_bar = rt.unbroadcast(_t11_bar, _t8)
-        _t14 = _t8_bar * _t9
-        _t10_bar = rt.unbroadcast(_t14, _t10)
-        _t16 = _t10_bar * 2
-        _t15 = _t16 * stretch
-        stretch_bar = rt.unbroadcast(_t15, stretch)
-        # physics.py:54: stretch = x[i + 1] - x[i] - rest
-        _t4_bar = rt.unbroadcast(stretch_bar, _t4)
-        _t5_bar = rt.unbroadcast(_t4_bar, _t5)
-        _t17 = -_t4_bar
-        _t7_bar = rt.unbroadcast(_t17, _t7)
-        _t18 = rt.add_at(x_bar, x, i, _t7_bar)
-        x_bar = _t18
-        _t19 = rt.add_at(x_bar, x, _t6, _t5_bar)
-        x_bar = _t19
-    # physics.py:54: stretch = x[i + 1] - x[i] - rest
-    _t20 = (x_bar,)
-    return _t20
-
-
 def chain_energy_fwd_jvp(x, k, rest, x_dot):
     """`chain_energy_fwd` with tangents: returns its value and the tangent of its value."""
     _tape_energy = None
@@ -284,7 +181,9 @@ def jacfwd_jacrev_chain_energy(x, k, rest):
     """Jacobian with respect to `x` (argument 0), column
     by column in forward mode of `jacrev_chain_energy`.
     """
-    ans = jacrev_chain_energy(x, k, rest)
+    # the value from a forward pass along no direction, not from a call of
+    # the function (under jit, a second chain of functions to compile)
+    ans, _ = jacrev_chain_energy_jvp(x, k, rest, rt.zeros_like_tree(x))
     ans = rt.check_real_output(ans, "jacrev_chain_energy", "jacfwd", True)
     columns = []
     for k_ in range(rt.tangent_count(x)):

@@ -1,0 +1,69 @@
+"""The public runtime helpers (`rt.*`) that have no Numba implementation yet, each with why.
+
+Every other public function of `runtime` has one (an `overload` in this package), which
+tests/backends/test_jit_runtime_helpers.py checks; jit names a helper listed here when compiled code
+calls it, and calls any other helper that Numba cannot type an internal error.
+"""
+
+from __future__ import annotations
+
+_COLLECTIVES = "collectives over a named vmap axis are not compiled yet"
+_PER_EXAMPLE_RANGES = "vmap of a `for` loop whose range differs per example is not compiled yet"
+_GRAD_OF_VMAP = "the adjoints of vmap's own helpers (grad of a vmapped function) are not compiled yet"
+_CONTAINER_WRITES = "writing into a tuple, list or dict item (and its derivatives) is not compiled yet"
+_PYTHON_SIDE = "run by the API around compiled code, or by other helpers, never by generated code"
+
+NO_NUMBA_VERSION = {
+    **dict.fromkeys(
+        [
+            "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "psum_batched",
+            "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
+            "ppermute_batched", "spread_batched", "extreme_batched_vjp", "gathered_vjp", "inverse_perm",
+        ],
+        _COLLECTIVES,
+    ),
+    **dict.fromkeys(
+        ["batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"],
+        _PER_EXAMPLE_RANGES,
+    ),
+    "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
+    "bound_condition": "the derivative of vmap's select over a value bound on one branch is not compiled yet",
+    **dict.fromkeys(
+        ["unprepare_batched", "unfinish_batched", "sum_batch", "unalign", "batched_getitem_vjp", "batch_of"],
+        _GRAD_OF_VMAP,
+    ),
+    **dict.fromkeys(["with_item", "with_item_tangent", "without_item", "as_dict", "dict_values"], _CONTAINER_WRITES),
+    "r_": "Numba has no np.r_",
+    "c_": "Numba has no np.c_",
+    **dict.fromkeys(["copies_of", "copied_parts", "batched_copies"], "np.broadcast_arrays' helpers are not compiled"),
+    **dict.fromkeys(["gradient_of", "gradient_vjp", "batched_gradient"], "Numba has no np.gradient"),
+    "linspace_jvp": "np.linspace's derivatives are not compiled yet",
+    "linspace_vjp": "np.linspace's derivatives are not compiled yet",
+    **dict.fromkeys(
+        ["columns_from_jacobian", "rows_from_jacobian"],
+        "derivatives of a Jacobian (differentiating a function that calls jacfwd or jacrev) are not compiled yet",
+    ),
+    **dict.fromkeys(
+        ["py_max", "py_min"], "generated code calls Python's max and min, which Numba compiles; these are aliases"
+    ),
+    **dict.fromkeys(
+        ["py_select_tangent", "py_select_tangent_vjp", "sum_parts"],
+        "the derivatives of Python's max, min and sum over mixed items are not compiled yet",
+    ),
+    "check_cotangents": "tp.custom_vjp rules are not compiled yet",
+    "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
+    **dict.fromkeys(
+        ["check_cotangent", "float_leaves", "is_zero", "dtype_like", "batch_size", "reduced_axes", "output_type_error"],
+        _PYTHON_SIDE,
+    ),
+}  # fmt: skip
+
+
+def missing_message(helper: str) -> str:
+    """What jit says when compiled code calls rt.<helper>, which Numba cannot type."""
+    if helper in NO_NUMBA_VERSION:
+        return f"the runtime helper rt.{helper} has no Numba implementation yet ({NO_NUMBA_VERSION[helper]})"
+    return (
+        f"Numba cannot type the runtime helper rt.{helper}, which runtime/jit/pending.py does not list as lacking "
+        "a Numba implementation (an internal error: please report it)"
+    )

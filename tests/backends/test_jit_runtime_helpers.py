@@ -1,0 +1,67 @@
+"""Every public runtime helper has a Numba implementation or is listed as not compiling yet (runtime/jit/pending.py),
+so that jit's "has no Numba implementation" can only name a listed helper."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+from numba.core.typing.templates import builtin_registry
+
+import runtime as rt
+import runtime.jit  # noqa: F401  (registers the Numba implementations)
+from runtime.jit.pending import NO_NUMBA_VERSION
+from transpile.api.jit import _summary
+from transpile.primitives import registry
+
+_IMPLEMENTED = {id(fn) for fn, _ in builtin_registry.globals}
+
+
+def _helpers():
+    return sorted(n for n in dir(rt) if not n.startswith("_") and inspect.isfunction(getattr(rt, n)))
+
+
+def _named_by_the_registry():
+    """`rt.<name>` in the registry's paths and rule templates: what generated code calls (an attribute such as
+    `a.T` has a path for its name only)."""
+    texts = []
+    for prim in registry.all_primitives():
+        texts.append("" if registry.attribute(prim.name) is prim else prim.path or "")
+        for rule in (prim.vjp, prim.jvp, prim.batch, prim.jit):
+            texts.extend(rule.values() if isinstance(rule, dict) else [rule or ""])
+    return {m for text in texts if isinstance(text, str) for m in re.findall(r"\brt\.(\w+)", text)}
+
+
+@pytest.mark.parametrize("helper", _helpers())
+def test_each_helper_compiles_or_is_listed(helper):
+    implemented = id(getattr(rt, helper)) in _IMPLEMENTED
+    assert implemented != (helper in NO_NUMBA_VERSION), (
+        f"rt.{helper} has a Numba implementation and is listed in runtime/jit/pending.py: drop it from the list"
+        if implemented
+        else f"rt.{helper} has no Numba implementation: write one in runtime/jit/ or list it in pending.py"
+    )
+
+
+def test_the_list_names_only_helpers():
+    assert set(NO_NUMBA_VERSION) <= set(_helpers())
+
+
+def test_the_registry_names_only_public_helpers():
+    assert _named_by_the_registry() - set(_helpers()) == set()
+
+
+def _numba_text(helper):
+    return f"Unknown attribute '{helper}' of type Module(<module 'runtime' from '/x/runtime/__init__.py'>)"
+
+
+def test_a_listed_helper_is_named_with_the_reason():
+    message = _summary(_numba_text("linspace_vjp"))
+    assert message.startswith("the runtime helper rt.linspace_vjp has no Numba implementation yet")
+    assert NO_NUMBA_VERSION["linspace_vjp"] in message
+
+
+def test_an_unlisted_helper_is_an_internal_error():
+    message = _summary(_numba_text("unbroadcast"))
+    assert "has no Numba implementation" not in message
+    assert "internal error" in message
