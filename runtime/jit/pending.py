@@ -32,7 +32,13 @@ NO_NUMBA_VERSION = {
         ["unprepare_batched", "unfinish_batched", "sum_batch", "unalign", "batched_getitem_vjp", "batch_of"],
         _GRAD_OF_VMAP,
     ),
-    **dict.fromkeys(["with_item", "with_item_tangent", "without_item", "as_dict", "dict_values"], _CONTAINER_WRITES),
+    **dict.fromkeys(
+        [
+            "with_item", "with_item_tangent", "without_item", "as_dict", "dict_values", "list_setslice",
+            "list_setslice_items_vjp", "list_setslice_values_vjp",
+        ],
+        _CONTAINER_WRITES,
+    ),
     "r_": "Numba has no np.r_",
     "c_": "Numba has no np.c_",
     **dict.fromkeys(["copies_of", "copied_parts", "batched_copies"], "np.broadcast_arrays' helpers are not compiled"),
