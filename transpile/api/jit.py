@@ -246,7 +246,7 @@ class Jitted:
         """Compile (or load from disk) the entry for these argument types, and count which it was."""
         hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
         known = signature in entry.overloads
-        what = f"jit({self.target.__name__}) for ({', '.join(map(str, signature))})"
+        what = f"jit({self.target.__name__}) for ({', '.join(map(_type_name, signature))})"
         names = [n for n in self.sig.parameters if n not in self.statics]
         with (
             compile_notice(what, self.verbose and not known) as notice,
@@ -478,3 +478,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     compiled.stats = jitted.stats
     del compiled.__wrapped__
     return compiled
+
+
+def _type_name(numba_type) -> str:
+    """A Numba argument type as the user knows it: `float` for a Python float, `array(float32, 1d, C)` as is."""
+    python = getattr(numba_type, "python", None)
+    return python.__name__ if python is not None else "bool" if str(numba_type) == "pybool" else str(numba_type)
