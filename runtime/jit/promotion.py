@@ -181,7 +181,8 @@ def _operand(ty):
 @functools.cache
 def _numpy_loop(ufunc, operands):
     """The dtypes of the loop NumPy runs for these operands, inputs then outputs; NumPy's message if it refuses."""
-    if ufunc in _COMPARISONS and int in operands and any(getattr(o, "kind", "") in "iu" for o in operands):
+    python_int = any(o is int for o in operands)  # (`int in operands` holds for dtype('int64') too: it equals int)
+    if ufunc in _COMPARISONS and python_int and any(getattr(o, "kind", None) in ("i", "u") for o in operands):
         # NumPy compares a Python int with an integer of any range exactly; int64 does too, uint64 aside
         if any(o == np.uint64 for o in operands):
             return "jit does not compare a uint64 with a Python int: convert the int with np.uint64(...)"

@@ -362,3 +362,18 @@ def test_module_written_by_transpile_jit(tmp_path):
     assert got[0].dtype == np.int8 and got[1].dtype == np.float64
     np.testing.assert_array_equal(got[0], [-56, 120])
     assert module.f(x32, 2.5)[1].dtype == np.float32  # a Python float passed to the module is weak too
+
+
+def _float_int_comparisons(f, c, x64, a, n):
+    t = f**3 - c  # a float64 from Python floats, next to the Python int 0 (the case of a bisection)
+    return t > 0, f > 0, 0 < f, f < n, x64 > n, x64 == n, n < x64, a > 0, a == 2, a < n
+
+
+def test_floats_compared_with_integers_keep_their_fractions():
+    """0.65 > 0 holds under jit: a float meeting a Python int (or an int64) is compared as a float, not
+    truncated to an integer, whatever side and kind (Python float, float64 scalar, array) it is."""
+    args = (1.78125, 5.0, np.float64(0.65), np.array([0.5, 2.0, -0.25]), 0)
+    got, want = tp.jit(_float_int_comparisons)(*args), _float_int_comparisons(*args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
