@@ -366,7 +366,7 @@ def test_module_written_by_transpile_jit(tmp_path):
 
 def _float_int_comparisons(f, c, x64, a, n):
     t = f**3 - c  # a float64 from Python floats, next to the Python int 0 (the case of a bisection)
-    return t > 0, f > 0, 0 < f, f < n, x64 > n, x64 == n, n < x64, a > 0, a == 2, a < n
+    return t > 0, f > 0, f >= 1, f < n, x64 > n, x64 == n, n < x64, a > 0, a == 2, a < n
 
 
 def test_floats_compared_with_integers_keep_their_fractions():
