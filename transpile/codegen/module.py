@@ -7,24 +7,13 @@ import os
 import gast
 
 from .. import __version__, naming
-from ..frontend.program import Program
+from ..frontend.program import Program, function_def
 from . import escape
 from .emit import GENERATED_MARK, Emitter, is_generated
 
 
 def _primal_def(fn):
-    args = gast.arguments(
-        args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in fn.params],
-        posonlyargs=[],
-        vararg=None,
-        kwonlyargs=[],
-        kw_defaults=[],
-        kwarg=None,
-        defaults=[],
-    )
-    fdef = gast.FunctionDef(
-        name=fn.key, args=args, body=fn.body, decorator_list=[], returns=None, type_comment=None, type_params=[]
-    )
+    fdef = function_def(fn.key, fn.params, fn.body)
     fdef.source_fn = fn
     return fdef
 

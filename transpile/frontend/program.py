@@ -118,6 +118,17 @@ def name(id_, store=False):
     return gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(), annotation=None, type_comment=None)
 
 
+def function_def(fname, params, body):
+    """`def fname(*params): body`, positional parameters only (generated code passes all by position)."""
+    args = [gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in params]
+    arguments = gast.arguments(
+        args=args, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+    )
+    return gast.FunctionDef(
+        name=fname, args=arguments, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
+    )
+
+
 def const(value):
     return gast.Constant(value=value, kind=None)
 

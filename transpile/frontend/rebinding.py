@@ -20,6 +20,7 @@ import gast
 from beniget.beniget import DefUseChains
 
 from ..codegen.emit import is_generated
+from .program import function_def
 
 
 class _Chains(DefUseChains):
@@ -38,23 +39,7 @@ def _rename(fn):
     in_loops = _bound_in_loops(fn.body)
     if not in_loops:
         return
-    fdef = gast.FunctionDef(
-        name="f",
-        args=gast.arguments(
-            args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in fn.params],
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        ),
-        body=fn.body,
-        decorator_list=[],
-        returns=None,
-        type_comment=None,
-        type_params=[],
-    )
+    fdef = function_def("f", fn.params, fn.body)
     chains = _Chains()
     chains.visit(gast.Module(body=[fdef], type_ignores=[]))
     bindings = {}  # name -> its binding nodes, in order

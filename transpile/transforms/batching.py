@@ -24,7 +24,7 @@ from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..errors import TranspileError
-from ..frontend.program import NFunction, Program, const, name
+from ..frontend.program import NFunction, Program, const, function_def, name
 from .common import Mode
 from .common import assign as _assign
 from .common import call as _call
@@ -335,20 +335,7 @@ class _BatchBuilder:
         body += self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
         params = list(fn.params) + [self.batch]
-        args = gast.arguments(
-            args=[name(p) for p in params],
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        )
-        for a in args.args:
-            a.ctx = gast.Param()
-        fdef = gast.FunctionDef(
-            name=self.var.name, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
-        )
+        fdef = function_def(self.var.name, params, body)
         fdef.lineno = fn.lineno
         fdef.kind = "batched"
         fdef.source_fn = fn

@@ -20,7 +20,7 @@ from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..errors import TranspileError, no_rule_hint
-from ..frontend.program import NFunction, const, name
+from ..frontend.program import NFunction, const, function_def, name
 from ..primitives import registry
 from .common import Mode
 from .common import assign as _assign
@@ -97,20 +97,7 @@ class _ForwardBuilder:
         out_tangent = self._tangent_of(ret) if isinstance(ret, gast.Name) else const(ZERO)
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
         params = list(fn.params) + [self.tan[p] for p in active_params]
-        args = gast.arguments(
-            args=[name(p) for p in params],
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        )
-        for a in args.args:
-            a.ctx = gast.Param()
-        fdef = gast.FunctionDef(
-            name=self.var.name, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
-        )
+        fdef = function_def(self.var.name, params, body)
         fdef.lineno = fn.lineno
         fdef.kind = "tangent"
         fdef.source_fn = fn

@@ -31,7 +31,7 @@ from ..analyses.locality import iteration_locals
 from ..analyses.shapes import SameShapes
 from ..codegen.dce import eliminate_dead_code
 from ..errors import TranspileError, no_rule_hint
-from ..frontend.program import NFunction, const, name
+from ..frontend.program import NFunction, const, function_def, name
 from ..primitives import registry
 from .common import Mode, dotted
 from .common import assign as _assign
@@ -400,20 +400,7 @@ class _VariantBuilder:
         return {self.adj[p] for p, m in zip(self.fn.params, self.var.mask) if m and p in self.adj}
 
     def _def(self, fname, params, body, kind):
-        args = gast.arguments(
-            args=[name(p, False) for p in params],
-            posonlyargs=[],
-            vararg=None,
-            kwonlyargs=[],
-            kw_defaults=[],
-            kwarg=None,
-            defaults=[],
-        )
-        for a in args.args:
-            a.ctx = gast.Param()
-        fdef = gast.FunctionDef(
-            name=fname, args=args, body=body, decorator_list=[], returns=None, type_comment=None, type_params=[]
-        )
+        fdef = function_def(fname, params, body)
         gast.copy_location(fdef, self.fn.body[0] if self.fn.body else body[0])
         fdef.lineno = self.fn.lineno
         fdef.kind = kind
