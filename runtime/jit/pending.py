@@ -9,7 +9,6 @@ from __future__ import annotations
 
 _COLLECTIVES = "collectives over a named vmap axis are not compiled yet"
 _PER_EXAMPLE_RANGES = "vmap of a `for` loop whose range differs per example is not compiled yet"
-_GRAD_OF_VMAP = "the adjoints of vmap's own helpers (grad of a vmapped function) are not compiled yet"
 _CONTAINER_WRITES = "writing into a tuple, list or dict item (and its derivatives) is not compiled yet"
 _PYTHON_SIDE = "run by the API around compiled code, or by other helpers, never by generated code"
 
@@ -28,10 +27,6 @@ NO_NUMBA_VERSION = {
     ),
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     "bound_condition": "the derivative of vmap's select over a value bound on one branch is not compiled yet",
-    **dict.fromkeys(
-        ["unprepare_batched", "unfinish_batched", "sum_batch", "unalign", "batched_getitem_vjp", "batch_of"],
-        _GRAD_OF_VMAP,
-    ),
     **dict.fromkeys(
         [
             "with_item", "with_item_tangent", "without_item", "as_dict", "dict_values", "list_setslice",

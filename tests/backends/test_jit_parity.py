@@ -158,8 +158,6 @@ KNOWN_GAPS = {
     "jvp(grad)": "the tangent of the adjoint sweep's write-back of an in-place write (`out[i] = ...`) does not "
     "type under Numba yet",
     "vmap(jacrev)": "under vmap, the rows jacrev appends to are batched values: Numba cannot type the empty list",
-    "jacrev(vmap)": "rt.unfinish_batched and the other adjoints of vmap's helpers have no Numba version yet",
-    "grad(vmap)": "rt.unfinish_batched and the other adjoints of vmap's helpers have no Numba version yet",
 }
 
 
