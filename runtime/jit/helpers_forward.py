@@ -227,6 +227,82 @@ def _jacobian_from_columns(columns, ans, x):
     return _jacobian(columns, ans, x, False, "columns")
 
 
+def _block(g, out_size, in_size, dtype):
+    """A Jacobian block (out leaf, in leaf) as a C-contiguous (out_size, in_size) matrix; the zero gives zeros."""
+
+
+@overload(_block)
+def _block_impl(g, out_size, in_size, dtype):
+    if isinstance(g, ZeroType):
+        return lambda g, out_size, in_size, dtype: np.zeros((out_size, in_size), dtype)
+    if isinstance(g, types.Array):
+        return lambda g, out_size, in_size, dtype: np.ascontiguousarray(g).reshape((out_size, in_size))
+    return lambda g, out_size, in_size, dtype: np.full((1, 1), g, dtype)
+
+
+def _row_like(block, j, like):
+    """Row j of a block, in the shape of `like` (a number for a number)."""
+
+
+@overload(_row_like)
+def _row_like_impl(block, j, like):
+    if isinstance(like, types.Array):
+        return lambda block, j, like: np.ascontiguousarray(block[j, :]).reshape(like.shape)
+    return lambda block, j, like: block[j, 0]
+
+
+def _column_like(block, j, like):
+    """Column j of a block, in the shape of `like` (a number for a number)."""
+
+
+@overload(_column_like)
+def _column_like_impl(block, j, like):
+    if isinstance(like, types.Array):
+        return lambda block, j, like: np.ascontiguousarray(block[:, j]).reshape(like.shape)
+    return lambda block, j, like: block[0, j]
+
+
+def _from_jacobian(g, ans, x, rows, param):
+    """Generated code for rows_from_jacobian / columns_from_jacobian: the adjoints of jacobian_from_rows and
+    jacobian_from_columns, one x-shaped tree per output entry (rows) or one ans-shaped tree per input entry."""
+    out_paths, in_paths = _paths(ans), _paths(x)
+    body = []
+    scope = {"np": np, "_tree": _tree, "_leaf_size": _leaf_size, "_block": _block}
+    scope.update({"_row": _row_like, "_column": _column_like})
+    for o, (opath, oty) in enumerate(out_paths):
+        for i, (ipath, ity) in enumerate(in_paths):
+            scope[f"dt{o}_{i}"] = _leaf_dtype(oty if not rows else ity)
+            sizes = f"_leaf_size({_at('ans', opath)}), _leaf_size({_at('x', ipath)})"
+            body.append(f"blk{o}_{i} = _block({_at(_at('g', opath), ipath)}, {sizes}, dt{o}_{i})")
+    body.append("out = []")
+    outer, inner, like, tree = (out_paths, in_paths, "x", x) if rows else (in_paths, out_paths, "ans", ans)
+    for a, (apath, _) in enumerate(outer):
+        body.append(f"for j in range(_leaf_size({_at('ans' if rows else 'x', apath)})):")
+        leaves = {
+            bpath: (
+                f"_row(blk{a}_{b}, j, {_at(like, bpath)})" if rows else f"_column(blk{b}_{a}, j, {_at(like, bpath)})"
+            )
+            for b, (bpath, _) in enumerate(inner)
+        }
+        body.append(f"    out.append({_rebuild(tree, leaves)})")
+    body.append("return out")
+    return _generated("from_jacobian", f"g, {param}, ans, x", body, scope)
+
+
+@overload(_forward.rows_from_jacobian)
+def _rows_from_jacobian(g, rows, ans, x):
+    if isinstance(g, ZeroType):
+        return lambda g, rows, ans, x: g
+    return _from_jacobian(g, ans, x, True, "rows")
+
+
+@overload(_forward.columns_from_jacobian)
+def _columns_from_jacobian(g, columns, ans, x):
+    if isinstance(g, ZeroType):
+        return lambda g, columns, ans, x: g
+    return _from_jacobian(g, ans, x, False, "columns")
+
+
 # ------------------------------------------------------------------ tangents of unpacking and containers
 
 

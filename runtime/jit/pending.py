@@ -41,10 +41,6 @@ NO_NUMBA_VERSION = {
     "linspace_jvp": "np.linspace's derivatives are not compiled yet",
     "linspace_vjp": "np.linspace's derivatives are not compiled yet",
     **dict.fromkeys(
-        ["columns_from_jacobian", "rows_from_jacobian"],
-        "derivatives of a Jacobian (differentiating a function that calls jacfwd or jacrev) are not compiled yet",
-    ),
-    **dict.fromkeys(
         ["py_max", "py_min"], "generated code calls Python's max and min, which Numba compiles; these are aliases"
     ),
     **dict.fromkeys(
