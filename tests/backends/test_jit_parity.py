@@ -156,7 +156,6 @@ KNOWN_GAPS = {
     "(the error names transpile's own line, not the user's)",
     "jvp(grad)": "the tangent of the adjoint sweep's write-back of an in-place write (`out[i] = ...`) does not "
     "type under Numba yet",
-    "vmap(jacrev)": "under vmap, the rows jacrev appends to are batched values: Numba cannot type the empty list",
 }
 
 

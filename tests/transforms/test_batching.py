@@ -127,6 +127,27 @@ def test_vmap_of_jvp_and_jacobians():
     np.testing.assert_allclose(got, [np.dot(tp.grad(sq_norm)(x, np.ones(3)), v) for x, v in zip(xs, vs)])
 
 
+def rows_of(x, w):
+    """A list built by appends (with x batched: an unbatched item, batched ones, an unbatched one), read back."""
+    rows = []
+    rows.append(w)
+    for k in range(1, 3):
+        rows.append(np.sin(x * k) + w)
+    rows.append(w)
+    return rows[0] * rows[3] + rows[2]
+
+
+def test_appends_to_a_list_batch_without_a_loop_over_examples():
+    xs, w = rng.normal(size=(4, 3)), rng.normal(size=3)
+    vmapped = tp.vmap(rows_of, in_axes=(0, None))
+    assert "rt.per_example" not in tp.source(vmapped)
+    np.testing.assert_allclose(vmapped(xs, w), stacked(rows_of, (xs, w), (0, None), 4), rtol=1e-12)
+    ws = rng.normal(size=(4, 3))  # every item batched
+    np.testing.assert_allclose(
+        tp.vmap(rows_of, in_axes=(None, 0))(xs[0], ws), stacked(rows_of, (xs[0], ws), (None, 0), 4), rtol=1e-12
+    )
+
+
 def test_nested_vmap_both_orders():
     def outer(a, b):
         return np.sum(a * b) + a[0]

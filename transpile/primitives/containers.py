@@ -83,6 +83,8 @@ defprim(
         "value": "rt.list_append(rt.zero_tangents(items), t)",
         "*": "rt.list_append(t_items, t_value)",
     },
+    batch="rt.list_append(items, value)",  # a batched list is a list of batched items
+    batch_broadcast=("items", "value"),
 )
 defprim("isinstance", builtins.isinstance, path="isinstance", params=["obj", "cls"], nondiff=True)
 defprim("int", builtins.int, path="int", params=["x"], nondiff=True, as_index="int", python_number=True)

@@ -125,6 +125,11 @@ def _operands(stmt):
     )
 
 
+def _is_empty_container(rhs):
+    """`[]`, `()` or `{}`: the same for every example, and already batched (rt.to_batched would return it)."""
+    return isinstance(rhs, (gast.List, gast.Tuple)) and not rhs.elts or isinstance(rhs, gast.Dict) and not rhs.keys
+
+
 class _BatchBuilder:
     def __init__(self, mode: BatchMode, fn: NFunction, var: BatchVariant):
         self.mode = mode
@@ -406,6 +411,8 @@ class _BatchBuilder:
             return out
         if not reads & self.batched:
             out = [self._rewrite_unbatched(stmt)]
+            if _is_empty_container(rhs):  # a batched container holds batched items: an empty one is batched as is
+                return out
             for x in targets:
                 if x in self.batched:  # same for every example here, batched elsewhere
                     out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
