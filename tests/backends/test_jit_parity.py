@@ -142,6 +142,7 @@ CASES = {
         lambda: _stack(lambda x, w: _fd_jacobian(lambda v: field(v, w), x), XS, [W] * B),
     ),
     "jacrev(vmap)": (tp.jacrev(tp.vmap(wave)), (X,), lambda: _fd_jacobian(lambda x: _stack(wave, x), X)),
+    "jacfwd(vmap)": (tp.jacfwd(tp.vmap(wave)), (X,), lambda: _fd_jacobian(lambda x: _stack(wave, x), X)),
     "vmap(jvp)": (
         tp.vmap(field_jvp, in_axes=(0, 0, None)),
         (XS, TS, W),
