@@ -155,8 +155,6 @@ KNOWN_GAPS = {
     "vjp": "the function vjp returns closes over NumPy residuals; jit compiles functions from their source "
     "(the error names transpile's own line, not the user's)",
     "jacrev(jacfwd)": "rt.columns_from_jacobian, the adjoint of jacfwd's assembly, has no Numba version yet",
-    "jvp(grad)": "the tangent of the adjoint sweep's write-back of an in-place write (`out[i] = ...`) does not "
-    "type under Numba yet",
     "vmap(jacrev)": "under vmap, the rows jacrev appends to are batched values: Numba cannot type the empty list",
     "jacrev(vmap)": "rt.unfinish_batched and the other adjoints of vmap's helpers have no Numba version yet",
     "grad(vmap)": "rt.unfinish_batched and the other adjoints of vmap's helpers have no Numba version yet",
