@@ -109,6 +109,27 @@ def test_a_cotangent_of_another_shape_is_refused_at_the_return_line():
             vjp_fn(cotangent)
 
 
+def pulled_back(cotangent):
+    return PULLBACK(cotangent)[0]
+
+
+_, PULLBACK = tp.vjp(tanh_scaled, np.ones(3))
+_PULLBACK_LINE = sys._getframe().f_lineno - 1
+
+
+def test_the_function_vjp_returns_is_not_transformed_again_but_named_at_the_users_line():
+    """(tp.jit compiles it: tests/api/test_jit.py.)"""
+    _, tangent_fn = tp.linearize(tanh_scaled, np.ones(3))
+    linearize_line = sys._getframe().f_lineno - 1
+    for make, line in ((lambda: tp.vmap(PULLBACK), _PULLBACK_LINE), (lambda: tp.grad(tangent_fn), linearize_line)):
+        with pytest.raises(TranspileError, match="tp.jit, but not transformed again") as info:
+            make()
+        assert (info.value.location.filename, info.value.location.lineno) == (__file__, line)
+    with pytest.raises(TranspileError, match="nor called inside a transformed or jitted function") as info:
+        tp.grad(pulled_back)(np.ones(3))
+    assert info.value.location.lineno == line_of(pulled_back, "return PULLBACK(cotangent)[0]")
+
+
 def test_the_traceback_keeps_the_generated_frames_for_pdb():
     with pytest.raises(ValueError) as info:
         tp.grad(layer)(W, X_BAD)

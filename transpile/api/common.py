@@ -17,7 +17,7 @@ from ..codegen.cache import cache_key, load_or_write
 from ..errors import Location, TranspileError, TranspileTypeError
 from ..frontend.desugar import desugar_program
 from ..frontend.parse import parse_function
-from .boundary import api_boundary
+from .boundary import api_boundary, caller_location
 
 
 class Generated:
@@ -263,7 +263,8 @@ class Bound:
     arguments, so that their types, not their contents, key the compiled code."""
 
     def __init__(self, user_fun, values, entry, check):
-        self.user_fun = user_fun  # the user's function behind it, where errors point
+        self.user_fun = user_fun  # the user's function behind it
+        self.where = caller_location() or def_location(user_fun)  # the user's call of vjp or linearize
         self.values = tuple(values)
         self._entry = entry  # () -> the generated entry (generated on first use)
         self.check = check  # (the caller's arguments) -> None, or a located error, before compiled code runs
@@ -292,10 +293,24 @@ def generated_function(fun, call=None):
     jitted = getattr(fun, "__transpile_jit__", None)
     if jitted is not None:
         return jitted.target
+    bound = getattr(fun, "__transpile_bound__", None)
+    if bound is not None:
+        raise TranspileError(RETURNED_NOT_TRANSFORMED, bound.where, RETURNED_HINT)
     transform = getattr(fun, "__transpile__", None)
     if transform is None:
         return fun
     return transform.entry_function(call)
+
+
+# a function vjp or linearize returned (a Bound): jit compiles it, no transformation takes it
+RETURNED_NOT_TRANSFORMED = (
+    "a function that tp.vjp or tp.linearize returned can be compiled by tp.jit, but not transformed again nor "
+    "called inside a transformed or jitted function"
+)
+RETURNED_HINT = (
+    "transform the function itself (tp.jacrev(f) gives every row a vmap of its pullback would, tp.jvp and "
+    "tp.jacfwd the tangents), or call tp.jit(pullback) and use its results outside"
+)
 
 
 def make_transformed(fun, transform_class, argnums, has_aux):
