@@ -224,8 +224,8 @@ _FLOAT0 = np.dtype([("float0", np.void, 0)])
 
 
 def check_cotangent(out, cotangent, what):
-    """A vjp cotangent for `what`'s output `out`: None (or a JAX float0 array) where `out` is not a number of
-    floating-point or complex dtype; a zero (0.0) may stand for any part."""
+    """A vjp cotangent for `what`'s output `out`: of each part's shape (as JAX checks), None (or a JAX float0
+    array) where `out` is not a number of floating-point or complex dtype; a zero (0.0) may stand for any part."""
     if is_zero(cotangent):
         return cotangent
     if isinstance(out, (tuple, list, dict)):
@@ -248,6 +248,12 @@ def check_cotangent(out, cotangent, what):
         raise OutputError(
             f"{what} returned {_type_name(out, dtype)}, which has no derivative, so the vjp takes no cotangent "
             "for it; pass None for it (or a float0 array, as in JAX)"
+        )
+    if cotangent is not None and (_is_container(cotangent) or np.shape(cotangent) != np.shape(out)):
+        got = f"a {type(cotangent).__name__}" if _is_container(cotangent) else f"shape {np.shape(cotangent)}"
+        raise OutputError(
+            f"the cotangent given to the vjp of {what} has {got} where {what} returned shape {np.shape(out)}; "
+            "pass a cotangent of the output's shape"
         )
     return cotangent
 

@@ -406,6 +406,12 @@ def _write_impl(out, index, value):
             out[index] = 0
 
         return impl_zero
+    if isinstance(value, types.Array) and value.ndim == 0:  # (a saved scalar region, e.g. a tape of `out[i]`)
+
+        def impl_0d(out, index, value):
+            out[index] = value[()]
+
+        return impl_0d
     if isinstance(value, types.Array):
 
         def impl(out, index, value):  # (an integer array's region is a copy: write it back)

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from support import assert_tree_close, runs_in_new_processes
+from support import assert_tree_close, numeric_grad, runs_in_new_processes
 
 import transpile as tp
 from transpile.api.jit import JitFallbackWarning
@@ -425,6 +425,50 @@ def scalar_field(x):
 def test_hessian_under_jit():
     x = rng.standard_normal(5)
     assert_tree_close(tp.jit(tp.hessian(scalar_field))(x), tp.hessian(scalar_field)(x), rtol=1e-12, atol=1e-12)
+
+
+def stretched(x, n, w):
+    """An in-place write (its adjoint sweep restores `out`), an integer argument and an auxiliary output."""
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sin(x[i]) * w[i, i] ** n
+    return np.tanh(w @ out) * x, np.sum(out)
+
+
+def test_the_function_vjp_returns_under_jit():
+    x, w = rng.standard_normal(3), rng.standard_normal((3, 3))
+    _, pullback, _ = tp.vjp(stretched, x, 2, w, has_aux=True)
+    jitted = tp.jit(pullback)
+    for cotangent in (rng.standard_normal(3), rng.standard_normal(3)):  # a second call finds `out` restored too
+        got = jitted(cotangent)
+        assert_tree_close(got, pullback(cotangent), rtol=1e-12, atol=1e-12)
+        for k in (0, 2):
+            want = numeric_grad(lambda x, n, w, c=cotangent: c @ stretched(x, n, w)[0], (x, 2, w), argnum=k)
+            assert_tree_close(got[k], want, rtol=1e-6, atol=1e-7)
+        assert got[1] == 0.0 and type(got[1]) is type(pullback(cotangent)[1])
+    with pytest.raises(tp.TranspileError, match=r"test_jit\.py:\d+(.|\n)*cotangent"):
+        jitted((cotangent,))
+    # the primals are arguments of the compiled code, not constants: another size runs the same machine code
+    x5, w5 = rng.standard_normal(5), rng.standard_normal((5, 5))
+    _, other, _ = tp.vjp(stretched, x5, 2, w5, has_aux=True)
+    again = tp.jit(other)
+    assert_tree_close(again(np.ones(5)), other(np.ones(5)), rtol=1e-12, atol=1e-12)
+    assert again.stats()["compiled"] == again.stats()["loaded"] == 0
+
+
+def test_the_function_linearize_returns_under_jit():
+    x, w = rng.standard_normal(3), rng.standard_normal((3, 3))
+    _, tangent_fn = tp.linearize(stretched, x, 2, w)
+    jitted = tp.jit(tangent_fn)
+    x_dot, w_dot = rng.standard_normal(3), rng.standard_normal((3, 3))
+    got = jitted(x_dot, 0, w_dot)
+    assert_tree_close(got, tangent_fn(x_dot, 0, w_dot), rtol=1e-12, atol=1e-12)
+    eps = 1e-6
+    want = [(a - b) / (2 * eps) for a, b in zip(stretched(x + eps * x_dot, 2, w + eps * w_dot),
+                                              stretched(x - eps * x_dot, 2, w - eps * w_dot))]  # fmt: skip
+    assert_tree_close(got, tuple(want), rtol=1e-6, atol=1e-7)
+    with pytest.raises(tp.TranspileError, match=r"test_jit\.py:\d+(.|\n)*shape"):
+        jitted(x_dot, 0, w_dot[:2])
 
 
 def squeezed_norm(x):

@@ -91,10 +91,43 @@ def tanh_scaled(x):
 
 def test_an_error_in_the_adjoint_sweep_names_the_users_line():
     _, vjp_fn = tp.vjp(tanh_scaled, np.ones(3))
-    with pytest.raises(ValueError, match="broadcast") as info:
-        vjp_fn(np.ones(4))  # a cotangent of another shape than the output
+    with pytest.raises(TypeError, match="ufunc") as info:
+        vjp_fn(np.array(["a", "b", "c"]))  # a cotangent of the output's shape that NumPy cannot multiply
     assert_names_the_line(info.value, tanh_scaled, "return np.tanh(x) * np.ones(3)")
     assert len(transpile_frames(info.value)) == 1
+
+
+def test_a_cotangent_of_another_shape_is_refused_at_the_return_line():
+    """As in JAX: broadcasting it would give the adjoint of another function."""
+    _, vjp_fn = tp.vjp(tanh_scaled, np.ones(3))
+    for cotangent, what in (
+        (np.ones(4), r"shape \(4,\)"),
+        (1.0 + np.zeros((1, 3)), r"shape \(1, 3\)"),
+        ((1.0,), "tuple"),
+    ):
+        with pytest.raises(tp.TranspileError, match=rf"test_located_errors\.py:\d+(.|\n)*has (a )?{what} where"):
+            vjp_fn(cotangent)
+
+
+def pulled_back(cotangent):
+    return PULLBACK(cotangent)[0]
+
+
+_, PULLBACK = tp.vjp(tanh_scaled, np.ones(3))
+_PULLBACK_LINE = sys._getframe().f_lineno - 1
+
+
+def test_the_function_vjp_returns_is_not_transformed_again_but_named_at_the_users_line():
+    """(tp.jit compiles it: tests/api/test_jit.py.)"""
+    _, tangent_fn = tp.linearize(tanh_scaled, np.ones(3))
+    linearize_line = sys._getframe().f_lineno - 1
+    for make, line in ((lambda: tp.vmap(PULLBACK), _PULLBACK_LINE), (lambda: tp.grad(tangent_fn), linearize_line)):
+        with pytest.raises(TranspileError, match="tp.jit, but not transformed again") as info:
+            make()
+        assert (info.value.location.filename, info.value.location.lineno) == (__file__, line)
+    with pytest.raises(TranspileError, match="nor called inside a transformed or jitted function") as info:
+        tp.grad(pulled_back)(np.ones(3))
+    assert info.value.location.lineno == line_of(pulled_back, "return PULLBACK(cotangent)[0]")
 
 
 def test_the_traceback_keeps_the_generated_frames_for_pdb():

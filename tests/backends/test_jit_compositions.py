@@ -135,3 +135,44 @@ def test_gradient_through_a_tuple_of_arrays_of_different_ranks():
     got = tp.jit(tp.grad(pair_loss))(x)
     assert_tree_close(got, tp.grad(pair_loss)(x), rtol=1e-12, atol=1e-12)
     assert_tree_close(got, numeric_grad(pair_loss, (x,)), rtol=1e-6, atol=1e-7)
+
+
+# ------------------------------------------------------------------ second derivatives of a loop writing in place
+
+
+def filled(x):
+    out = np.zeros(x.shape[0])
+    rows = np.ones((x.shape[0], 2))
+    for i in range(1, x.shape[0]):
+        out[i] = np.sin(x[i]) * x[i - 1]
+        out[i] = out[i] * np.tanh(x[i])
+        rows[i] = rows[i - 1] * np.cos(x[i]) + out[i]
+    return np.sum(out * out) + np.sum(rows * rows)
+
+
+def test_hessian_of_a_loop_writing_elements_and_rows_in_place():
+    """Forward over reverse: the adjoint sweep writes back each overwritten element (a 0-d saved region) and row,
+    and the forward transform takes the tangent of those writes."""
+    x = rng.standard_normal(4)
+    hessian = tp.hessian(filled)
+    got = tp.jit(hessian)(x)
+    assert_tree_close(got, hessian(x), rtol=1e-12, atol=1e-12)
+    grad, eps = tp.grad(filled), 1e-6
+    columns = [(grad(x + eps * step) - grad(x - eps * step)) / (2 * eps) for step in np.eye(x.size)]
+    assert_tree_close(got, np.stack(columns, axis=1), rtol=1e-6, atol=1e-7)
+
+
+def mixed_regions(x):
+    out = np.zeros((x.shape[0], 2))
+    for i in range(x.shape[0]):
+        out[i, 0] = np.sin(x[i])
+        out[i] = out[i] * x[i]
+    return np.sum(out * out)
+
+
+def test_gradient_of_writes_of_elements_and_rows_of_one_array_is_refused_at_the_users_line():
+    """A gap: one array's tape of overwritten regions holds an element (0-d) and a row (1-d), which a Numba list
+    cannot hold together."""
+    line = mixed_regions.__code__.co_firstlineno + 4
+    with pytest.raises(tp.TranspileError, match=rf"test_jit_compositions\.py:{line}:"):
+        tp.jit(tp.grad(mixed_regions))(rng.standard_normal(3))

@@ -82,6 +82,7 @@ def waves(xs):
 
 
 _, field_pullback = tp.vjp(field, X, W)
+_, field_linearized = tp.linearize(field, X, W)
 
 
 def _fd_jacobian(f, x):
@@ -112,6 +113,7 @@ CASES = {
         (T,),
         lambda: (T @ _fd_jacobian(lambda x: field(x, W), X), np.einsum("i,ijk->jk", T, _fd_w_jacobian())),
     ),
+    "linearize": (field_linearized, (T, np.zeros_like(W)), lambda: _fd_jacobian(lambda x: field(x, W), X) @ T),
     "jvp": (field_jvp, (X, T, W), lambda: (field(X, W), _fd_jacobian(lambda x: field(x, W), X) @ T)),
     "jacfwd": (tp.jacfwd(field), (X, W), lambda: _fd_jacobian(lambda x: field(x, W), X)),
     "jacrev": (tp.jacrev(field), (X, W), lambda: _fd_jacobian(lambda x: field(x, W), X)),
@@ -153,10 +155,6 @@ CASES = {
 
 # compositions that do not compile yet: each raises a located TranspileError (name -> why)
 KNOWN_GAPS = {
-    "vjp": "the function vjp returns closes over NumPy residuals; jit compiles functions from their source "
-    "(the error names transpile's own line, not the user's)",
-    "jvp(grad)": "the tangent of the adjoint sweep's write-back of an in-place write (`out[i] = ...`) does not "
-    "type under Numba yet",
 }
 
 

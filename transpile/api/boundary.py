@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import types
 
 import runtime as rt
@@ -45,6 +46,14 @@ def for_the_user(exc: Exception) -> Exception:
     if os.environ.get(FILTERING_ENV_VAR, "").lower() != "off" and not raised_by_compiler:
         exc = exc.with_traceback(_chain([tb for tb in frames if not _in_compiler(tb)]))
     return exc
+
+
+def caller_location() -> Location | None:
+    """The user's line that called into the API (the innermost frame outside transpile)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_COMPILER):
+        frame = frame.f_back
+    return None if frame is None else Location(frame.f_code.co_filename, frame.f_lineno, 0)
 
 
 def located_note(where: Location, what: str) -> str:

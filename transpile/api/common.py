@@ -17,7 +17,7 @@ from ..codegen.cache import cache_key, load_or_write
 from ..errors import Location, TranspileError, TranspileTypeError
 from ..frontend.desugar import desugar_program
 from ..frontend.parse import parse_function
-from .boundary import api_boundary
+from .boundary import api_boundary, caller_location
 
 
 class Generated:
@@ -171,7 +171,7 @@ class Transform:
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
             mask = tuple(i in self.argnums for i in range(len(entry.params)))
-            key = cache_key([self.kind, self.argnums, self.single, self.has_aux, program.entry, *source_texts(program)])
+            key = cache_key([self.kind, *self.key_parts(), program.entry, *source_texts(program)])
 
             def generate():
                 from ..codegen.module import module_text
@@ -182,6 +182,10 @@ class Transform:
             module, text = load_or_write(f"{self.kind}_{program.entry}", key, generate)
             self._generated = Generated(module, text, program)
         return self._generated
+
+    def key_parts(self) -> list:
+        """What, besides the kind and the sources, decides the generated module."""
+        return [self.argnums, self.single, self.has_aux]
 
     def entry_name(self, entry_key):
         return f"{self.kind}_{entry_key}"
@@ -237,16 +241,36 @@ def located_output_error(exc, user_fun, program):
 
 
 def user_function(fun):
-    """The user's own function behind `fun`, through transformations and jit."""
+    """The user's own function behind `fun`, through transformations, jit and the functions vjp and linearize
+    return."""
     while True:
         jitted = getattr(fun, "__transpile_jit__", None)
         transform = getattr(fun, "__transpile__", None)
+        bound = getattr(fun, "__transpile_bound__", None)
         if jitted is not None:
             fun = jitted.fun
         elif transform is not None:
             fun = transform.user_fun
+        elif bound is not None:
+            fun = bound.user_fun
         else:
             return fun
+
+
+class Bound:
+    """What jit compiles for a function an API call returns with values bound in (vjp's pullback, linearize's
+    jvp_fn): a generated entry that takes those values, then the caller's arguments.  jit passes the values as
+    arguments, so that their types, not their contents, key the compiled code."""
+
+    def __init__(self, user_fun, values, entry, check):
+        self.user_fun = user_fun  # the user's function behind it
+        self.where = caller_location() or def_location(user_fun)  # the user's call of vjp or linearize
+        self.values = tuple(values)
+        self._entry = entry  # () -> the generated entry (generated on first use)
+        self.check = check  # (the caller's arguments) -> None, or a located error, before compiled code runs
+
+    def entry(self):
+        return self._entry()
 
 
 class Names:
@@ -269,10 +293,24 @@ def generated_function(fun, call=None):
     jitted = getattr(fun, "__transpile_jit__", None)
     if jitted is not None:
         return jitted.target
+    bound = getattr(fun, "__transpile_bound__", None)
+    if bound is not None:
+        raise TranspileError(RETURNED_NOT_TRANSFORMED, bound.where, RETURNED_HINT)
     transform = getattr(fun, "__transpile__", None)
     if transform is None:
         return fun
     return transform.entry_function(call)
+
+
+# a function vjp or linearize returned (a Bound): jit compiles it, no transformation takes it
+RETURNED_NOT_TRANSFORMED = (
+    "a function that tp.vjp or tp.linearize returned can be compiled by tp.jit, but not transformed again nor "
+    "called inside a transformed or jitted function"
+)
+RETURNED_HINT = (
+    "transform the function itself (tp.jacrev(f) gives every row a vmap of its pullback would, tp.jvp and "
+    "tp.jacfwd the tangents), or call tp.jit(pullback) and use its results outside"
+)
 
 
 def make_transformed(fun, transform_class, argnums, has_aux):

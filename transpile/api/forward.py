@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 import runtime as rt
@@ -15,6 +17,7 @@ from ..frontend.desugar import desugar_program
 from ..transforms.forward import ForwardMode
 from .boundary import api_boundary
 from .common import (
+    Bound,
     Generated,
     Names,
     Transform,
@@ -24,6 +27,7 @@ from .common import (
     generated_function,
     is_float_tree,
     source_texts,
+    user_function,
 )
 
 
@@ -105,22 +109,67 @@ def jvp(fun, primals, tangents, has_aux=False):
 @api_boundary
 def linearize(fun, *primals):
     """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
-    values = bind_arguments(fun, primals, "linearize")
+    user, values = user_function(fun), bind_arguments(fun, primals, "linearize")
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     gen, tangent_fn = _module(fun, mask, False)
     gen.bind_captures()
     out = fun(*values)
 
+    def check(*tangents):
+        _check_tangents(fun, primals, tangents)
+
     @api_boundary
     def jvp_fn(*tangents):
-        _check_tangents(fun, primals, tangents)
+        check(*tangents)
         gen.bind_captures()
         _, out_dot = tangent_fn(*values, *[t for t, m in zip(tangents, mask) if m])
         return rt.materialize(out_dot, out)
 
     jvp_fn.__name__ = naming.tangent_function(getattr(fun, "__name__", "f"))
+    # one tangent per primal, named after its parameter (jit binds calls by this signature)
+    params = list(_signature(fun).parameters)
+    fresh = Names(params)
+    names = [fresh(naming.tangent(p)) for p in params[: len(primals)]]
+    jvp_fn.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
+    linearized = LinearizedEntry(fun, mask, len(primals))
+    jvp_fn.__transpile_bound__ = Bound(user, values, linearized.entry_function, check)
     return out, jvp_fn
+
+
+class LinearizedEntry(Transform):
+    """What jit compiles for the function linearize returns: the tangent of the output, from the primals and one
+    tangent per primal (those of primals without a derivative are not read)."""
+
+    kind = "linearized"
+
+    def __init__(self, fun, mask, count):  # (never called like `fun`: no signature to check calls by)
+        self.fun = self.user_fun = fun
+        self.argnums, self.single, self.has_aux = tuple(i for i, active in enumerate(mask) if active), False, False
+        self.count = count  # the primals linearize was given: one tangent each
+        self._generated = None
+
+    def key_parts(self):
+        return [*super().key_parts(), self.count]
+
+    def summary(self, entry):
+        return f"The Jacobian-vector product of `{entry.qualname}` (the function linearize returns)"
+
+    def build(self, program, entry, mask):
+        mode = ForwardMode(program)
+        var = mode.variant(program.entry, mask)
+        params = list(entry.params)
+        fresh = Names(params)
+        dots = [fresh(naming.tangent(p)) for p in params[: self.count]]
+        ans, ans_dot = fresh(naming.OUTPUT), fresh(naming.tangent(naming.OUTPUT))
+        active = [dots[i] for i in self.argnums]
+        lines = [
+            f"def {self.entry_name(entry.key)}({', '.join(params + dots)}):",
+            escape.docstring(f"{self.summary(entry)} at ({', '.join(params)}).", "    "),
+            f"    {ans}, {ans_dot} = {var.name}({', '.join(params + active)})",
+            f"    return rt.materialize({ans_dot}, {ans})",
+        ]
+        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
 
 
 class TangentEntry(Transform):

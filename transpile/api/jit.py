@@ -94,7 +94,9 @@ class Jitted:
         if fallback not in (None, "numpy"):
             raise TranspileError(f"fallback must be None or 'numpy', got {fallback!r}", def_location(fun))
         self.fun = fun
-        self.target = generated_function(fun)
+        # a function vjp or linearize returned: its entry takes the values bound in it, then the caller's arguments
+        self.bound = getattr(fun, "__transpile_bound__", None)
+        self.target = self.bound.entry() if self.bound is not None else generated_function(fun)
         transform = getattr(fun, "__transpile__", None)
         # a transformed function is called with its user function's parameters (defaults included)
         self.sig = _signature(fun)
@@ -124,10 +126,13 @@ class Jitted:
                 )
             statics.add(n)
         self.statics = [p.name for p in params if p.name in statics]
+        leading = list(_signature(self.target).parameters)[: len(self.bound.values)] if self.bound is not None else []
+        # the names of the compiled entry's arguments: the bound values', then the caller's non-static arguments
+        self.dynamic_names = leading + [p.name for p in params if p.name not in statics]
         self.fallback = fallback
         self.verbose = verbose
-        # what fallback="numpy" runs: a transformed function binds its own captured values
-        self.numpy_code = fun if transform is not None else self.target
+        # what fallback="numpy" runs: a transformed (or returned) function binds its own captured (or bound) values
+        self.numpy_code = fun if transform is not None or self.bound is not None else self.target
         self.transform = transform
         self._compiled: dict = {}
         self._program = None
@@ -182,6 +187,9 @@ class Jitted:
         if self.transform is not None:
             self.transform.check_static_call(args, kwargs)
         statics, dynamic = {}, []
+        if self.bound is not None:
+            self.bound.check(*bound.args, **bound.kwargs)
+            dynamic = [_as_records(self.target, n, v) for n, v in zip(self.dynamic_names, self.bound.values)]
         for pname, value in bound.arguments.items():
             if pname in self.statics:
                 if not _is_static_value(value):
@@ -212,7 +220,7 @@ class Jitted:
 
     def _call(self, statics, dynamic, everything, fuse):
         try:
-            _refuse_dtypes(self.target, [n for n in self.sig.parameters if n not in self.statics], dynamic)
+            _refuse_dtypes(self.target, self.dynamic_names, dynamic)
             entry = self.compiled(statics, fuse).entry
             with warnings.catch_warnings():
                 _quiet_numba_warnings()
@@ -247,10 +255,9 @@ class Jitted:
         hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
         known = signature in entry.overloads
         what = f"jit({self.target.__name__}) for ({', '.join(map(_type_name, signature))})"
-        names = [n for n in self.sig.parameters if n not in self.statics]
         with (
             compile_notice(what, self.verbose and not known) as notice,
-            performance_warnings(f"jit({self.target.__name__})", dict(zip(names, signature))),
+            performance_warnings(f"jit({self.target.__name__})", dict(zip(self.dynamic_names, signature))),
         ):
             entry.compile(signature)
             if sum(entry.stats.cache_misses.values()) == misses:

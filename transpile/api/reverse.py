@@ -12,6 +12,7 @@ from ..frontend.desugar import desugar_program
 from ..transforms.reverse import ReverseMode
 from .boundary import api_boundary
 from .common import (
+    Bound,
     Generated,
     Names,
     Transform,
@@ -75,6 +76,47 @@ class ValueAndGradient(Gradient):
         return f"({value}, {aux}), {grad}" if self.has_aux else f"{value}, {grad}"
 
 
+class PullbackEntry(Transform):
+    """What jit compiles for the function vjp returns: the forward sweep then the adjoint sweep, from the primals
+    and the cotangent.  (The residuals vjp keeps cannot be passed instead: NumPy's tapes are cons cells, compiled
+    sweeps' are lists.)"""
+
+    kind = "pullback"
+
+    def __init__(self, fun, mask, count, has_aux):  # (never called like `fun`: no signature to check calls by)
+        self.fun = self.user_fun = fun
+        self.argnums, self.single = tuple(i for i, active in enumerate(mask) if active), False
+        self.count = count  # the primals vjp was given: one adjoint each
+        self.has_aux = has_aux
+        self._generated = None
+
+    def key_parts(self):
+        return [*super().key_parts(), self.count]
+
+    def summary(self, entry):
+        return f"The vector-Jacobian product of `{entry.qualname}` (the function vjp returns)"
+
+    def build(self, program, entry, mask):
+        mode = ReverseMode(program)
+        var = mode.variant(program.entry, mask)
+        params = list(entry.params)
+        fresh = Names(params)
+        cotangent = fresh("cotangent")
+        lines = [
+            f"def {self.entry_name(entry.key)}({', '.join(params + [cotangent])}):",
+            escape.docstring(f"{self.summary(entry)} at ({', '.join(params)}).", "    "),
+        ]
+        bars = {params[i]: fresh(naming.adjoint(params[i])) for i in self.argnums}
+        if bars:
+            residuals = fresh(naming.RESIDUALS)
+            seed = f"({cotangent}, 0.0)" if self.has_aux else cotangent
+            lines.append(f"    {residuals} = {var.fwd}({', '.join(params)})[1]")
+            lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
+        adjoints = [f"rt.materialize({bars.get(p, '0.0')}, {p})" for p in params[: self.count]]
+        lines.append(f"    return ({', '.join(adjoints)},)")
+        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
+
+
 @api_boundary
 def grad(fun, argnums=0, has_aux=False):
     """The gradient of scalar-valued `fun` with respect to argument(s) `argnums`."""
@@ -114,9 +156,12 @@ def vjp(fun, *primals, has_aux=False):
         out, aux = out
     fresh = [residuals]
 
+    def check(cotangent):
+        run_generated(rt.check_cotangent, (out, cotangent, program.functions[program.entry].qualname), user, program)
+
     @api_boundary
     def vjp_fn(cotangent):
-        run_generated(rt.check_cotangent, (out, cotangent, program.functions[program.entry].qualname), user, program)
+        check(cotangent)
         seed = (cotangent, 0.0) if has_aux else cotangent
         gen.bind_captures()
         saved = fresh.pop() if fresh else fwd(*values)[1]
@@ -127,4 +172,6 @@ def vjp(fun, *primals, has_aux=False):
             rt.materialize(next(bars) if mask[i] else 0.0, value) for i, value in enumerate(values[: len(primals)])
         )
 
+    pullback = PullbackEntry(fun, mask, len(primals), has_aux)
+    vjp_fn.__transpile_bound__ = Bound(user, values, pullback.entry_function, check)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)

@@ -1159,6 +1159,10 @@ class _FunctionDesugarer:
         if hasattr(obj, "rule_functions"):  # custom_jvp, custom_vjp, checkpoint
             key = self.builder.function_key(obj)
             return self._user_call(key, _fake_args(obj.fun), [], expr, stmt, defaults_obj=obj.fun)
+        if getattr(obj, "__transpile_bound__", None) is not None:
+            from ..api.common import RETURNED_HINT, RETURNED_NOT_TRANSFORMED
+
+            self.error(func, RETURNED_NOT_TRANSFORMED, RETURNED_HINT)
         transformed = getattr(obj, "__transpile__", None) is not None
         if transformed:
             from ..api.common import generated_function
