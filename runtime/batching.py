@@ -543,7 +543,103 @@ def batched_dot(a, b, a_batched, b_batched):
     return per_example(np.dot, (a, b), (a_batched, b_batched), size)
 
 
-__all__ += ["example_size", "batched_len", "batched_matmul", "batched_dot"]
+def _as_matmul(a, b, a_batched, b_batched):
+    """(A, B, lift): batched_matmul(a, b) is np.matmul(A, B) with the axes that lift(g) adds to its result
+    taken off; A and B are a and b reshaped (axes of length 1 added), unless one is a vector of each example
+    and the other too (no such form)."""
+    a_nd = np.ndim(a) - (1 if a_batched else 0)
+    b_nd = np.ndim(b) - (1 if b_batched else 0)
+    if a_nd >= 2 and b_nd >= 2:
+        a, b = align((a, b), (a_batched, b_batched))
+        return a, b, lambda g: g
+    if a_nd == 1 and a_batched:  # each example's vector as a row
+        a = np.reshape(a, np.shape(a)[:1] + (1,) * (b_nd - 2) + (1,) + np.shape(a)[1:])
+        return a, b, lambda g: np.expand_dims(g, -2)
+    if b_nd == 1 and b_batched:  # each example's vector as a column
+        b = np.reshape(b, np.shape(b)[:1] + (1,) * (a_nd - 2) + np.shape(b)[1:] + (1,))
+        return a, b, lambda g: np.expand_dims(g, -1)
+    return a, b, lambda g: g
+
+
+def _vector_products_vjp(g, other, batched):
+    """The adjoint of one vector in a per-example vector . vector product (g has one value per example)."""
+    out = np.expand_dims(g, -1) * other
+    return out if batched else np.sum(out, axis=0)
+
+
+def batched_matmul_vjp_a(g, a, b, a_batched, b_batched):
+    """The adjoint of a in batched_matmul(a, b): each example's, or their sum if a is the same for all."""
+    from .adjoint import matmul_vjp_a
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(b):
+        return 0.0
+    if np.ndim(a) - a_batched == 1 and np.ndim(b) - b_batched == 1:
+        return _vector_products_vjp(g, b, a_batched)
+    big_a, big_b, lift = _as_matmul(a, b, a_batched, b_batched)
+    return np.reshape(matmul_vjp_a(lift(g), big_a, big_b), np.shape(a))
+
+
+def batched_matmul_vjp_b(g, a, b, a_batched, b_batched):
+    """The adjoint of b in batched_matmul(a, b): each example's, or their sum if b is the same for all."""
+    from .adjoint import matmul_vjp_b
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(a):
+        return 0.0
+    if np.ndim(a) - a_batched == 1 and np.ndim(b) - b_batched == 1:
+        return _vector_products_vjp(g, a, b_batched)
+    big_a, big_b, lift = _as_matmul(a, b, a_batched, b_batched)
+    return np.reshape(matmul_vjp_b(lift(g), big_a, big_b), np.shape(b))
+
+
+def _matmul_like(a, b, a_batched, b_batched):
+    """Whether np.dot of each example's a and b is their matmul (vectors and matrices)."""
+    a_nd = np.ndim(a) - (1 if a_batched else 0)
+    b_nd = np.ndim(b) - (1 if b_batched else 0)
+    return 0 < a_nd <= 2 and 0 < b_nd <= 2
+
+
+def _dot_vjp_per_example(vjp, g, a, b, a_batched, b_batched, batched):
+    """A dot adjoint example by example; summed over the examples for an operand the same for all."""
+    out = per_example(vjp, (g, a, b), (True, a_batched, b_batched), np.shape(g)[0])
+    return out if batched else np.sum(out, axis=0)
+
+
+def batched_dot_vjp_a(g, a, b, a_batched, b_batched):
+    """The adjoint of a in batched_dot(a, b)."""
+    from .adjoint import dot_vjp_a
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(b):
+        return 0.0
+    if _matmul_like(a, b, a_batched, b_batched):
+        return batched_matmul_vjp_a(g, a, b, a_batched, b_batched)
+    return _dot_vjp_per_example(dot_vjp_a, g, a, b, a_batched, b_batched, a_batched)
+
+
+def batched_dot_vjp_b(g, a, b, a_batched, b_batched):
+    """The adjoint of b in batched_dot(a, b)."""
+    from .adjoint import dot_vjp_b
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(a):
+        return 0.0
+    if _matmul_like(a, b, a_batched, b_batched):
+        return batched_matmul_vjp_b(g, a, b, a_batched, b_batched)
+    return _dot_vjp_per_example(dot_vjp_b, g, a, b, a_batched, b_batched, b_batched)
+
+
+__all__ += [
+    "example_size",
+    "batched_len",
+    "batched_matmul",
+    "batched_dot",
+    "batched_matmul_vjp_a",
+    "batched_matmul_vjp_b",
+    "batched_dot_vjp_a",
+    "batched_dot_vjp_b",
+]
 
 
 def common_range(steps):

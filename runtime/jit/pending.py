@@ -29,7 +29,10 @@ NO_NUMBA_VERSION = {
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     "bound_condition": "the derivative of vmap's select over a value bound on one branch is not compiled yet",
     **dict.fromkeys(
-        ["unprepare_batched", "unfinish_batched", "sum_batch", "unalign", "batched_getitem_vjp", "batch_of"],
+        [
+            "unprepare_batched", "unfinish_batched", "sum_batch", "unalign", "batched_getitem_vjp", "batch_of",
+            "batched_matmul_vjp_a", "batched_matmul_vjp_b", "batched_dot_vjp_a", "batched_dot_vjp_b",
+        ],
         _GRAD_OF_VMAP,
     ),
     **dict.fromkeys(
