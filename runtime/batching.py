@@ -106,6 +106,8 @@ def align(values, batched):
 def select(condition, then, otherwise):
     """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
     zero_then, zero_otherwise = type(then) is float and then == 0.0, type(otherwise) is float and otherwise == 0.0
+    if zero_then and zero_otherwise:  # the symbolic zero on both sides (an adjoint no example has added to)
+        return 0.0
     if (then is None) != (otherwise is None) or (
         isinstance(then, (tuple, list)) and isinstance(otherwise, (tuple, list)) and len(then) != len(otherwise)
     ):
@@ -962,6 +964,9 @@ def batched_add_at(base, like, index, v, like_batched, index_batched=False, v_ba
     from .tree import add_at, is_zero, tree_add
 
     if isinstance(like, (tuple, list, dict)):
+        index, index_batched = shared_index(index, index_batched)
+        if index_batched and not is_zero(v):
+            return _add_at_items(base, like, index, v, v_batched)
         return add_at(base, like, index, v)
     if is_zero(v):
         return base
@@ -977,6 +982,27 @@ def batched_add_at(base, like, index, v, like_batched, index_batched=False, v_ba
         size = np.shape(v)[0]
         like = _Shape((size,) + np.shape(like))
     return add_at(base, like, batch_index(index), v)
+
+
+def _add_at_items(base, like, index, v, v_batched):
+    """add_at into a tuple or list at an integer index that differs per example: each item gets, per example,
+    the adjoint of the examples that read it, and zero for the others."""
+    from .tree import add_at
+
+    index = np.asarray(index)
+    if isinstance(like, dict) or index.ndim != 1 or index.dtype.kind not in "iu":
+        raise BatchError(
+            "vmap(grad): a container item read at a position that differs per example is supported for an "
+            "integer position into a tuple or list only"
+        )
+    if not v_batched:
+        v = to_batched(v, index.shape[0])
+    out = base
+    for k in range(len(like)):
+        read = (index == k) | (index == k - len(like))
+        if np.any(read):
+            out = add_at(out, like, k, select(read, v, 0.0))
+    return out
 
 
 def batched_materialize(v, like, v_batched, like_batched):

@@ -261,7 +261,7 @@ class _BatchBuilder:
                 not isinstance(stmt, gast.Assign)
                 or isinstance(rhs, gast.Name)
                 or getattr(rhs, "callee", None) is not None
-                or any(isinstance(n, gast.Constant) and n.value is None for n in gast.walk(rhs))
+                or _compares_with_none(rhs)
             ):  # returned, tested, copied, passed to a function, or compared with None
                 strict.update(_reads(stmt))
         return (none - strict - self.stacks) | unset
@@ -780,6 +780,13 @@ def _temporaries(body):
         for x, sites in binds.items()
         if len(sites) == 1 and all(any(b == sites[0][0] and i > sites[0][1] for b, i in at) for at in reads.get(x, []))
     }
+
+
+def _compares_with_none(rhs):
+    """Whether a right-hand side compares something with None (`x is None`), not merely passes None along."""
+    return isinstance(rhs, gast.Compare) and any(
+        isinstance(v, gast.Constant) and v.value is None for v in [rhs.left, *rhs.comparators]
+    )
 
 
 def _exit_flag(loop):
