@@ -1107,6 +1107,11 @@ def batched_backwards(steps, trips=None, mask=None):
     return BatchedRange(start + (total - 1) * step, -step, total - ran, ran)
 
 
+def first_of_each(steps):
+    """The loop variable of every example at its own first trip."""
+    return np.broadcast_to(steps.base + steps.first * steps.stride, np.shape(steps.trips))
+
+
 def longest(steps, mask=None):
     """How many trips the batched loop runs: the most any example (under the mask) runs."""
     ends = steps.first + steps.trips
