@@ -126,8 +126,18 @@ def select(condition, then, otherwise):
     if then is otherwise:
         return then
     rank = max(np.ndim(then), np.ndim(otherwise))
+    then, otherwise = (_lift_rank(v, rank) for v in (then, otherwise))
     condition = np.reshape(condition, np.shape(condition) + (1,) * (rank - np.ndim(condition)))
     return np.where(condition, then, otherwise)
+
+
+def _lift_rank(v, rank):
+    """A batched value with axes of length 1 after its batch axis, up to `rank` axes (an example's scalar, such
+    as an adjoint of the symbolic zero, meeting another example's array)."""
+    shape = np.shape(v)
+    if not shape or len(shape) >= rank:
+        return v
+    return np.reshape(v, shape[:1] + (1,) * (rank - len(shape)) + shape[1:])
 
 
 def unset():
@@ -302,9 +312,12 @@ def batched_unpack(x, count):
 
 
 def batched_getitem(x, index):
-    """x[index] for every example: index a tuple, list or dict directly, an array behind its batch axis."""
+    """x[index] for every example: index a tuple, list or dict directly, an array behind its batch axis; an item
+    of the symbolic zero (an adjoint nothing was added to) is the symbolic zero."""
     if isinstance(x, (tuple, list, dict)):
         return x[index]
+    if type(x) is float and x == 0.0:
+        return 0.0
     out = _batch_axis_first(x[batch_index(index)], index)
     parts = index if isinstance(index, tuple) else (index,)
     if len(parts) == np.ndim(x) - 1 and all(isinstance(p, (int, np.integer)) for p in parts):
@@ -668,8 +681,8 @@ def batched_like(x):
     from .like import like
 
     out = like(x)
-    if hasattr(out, "shape") and not isinstance(out, (tuple, list, dict)):
-        out.batched = True
+    if hasattr(out, "shape") and not isinstance(out, (tuple, list, dict)) and not _is_static(x):
+        out.batched = True  # (the symbolic zero is the same for every example)
     return out
 
 
@@ -1092,19 +1105,22 @@ def batched_range(bounds):
 
 def batched_backwards(steps, trips=None, mask=None):
     """rt.backwards(steps, trips) when the trip counts differ per example: the values each example ran,
-    last first, ending together at the last trip (as the loop they undo began together at trip 0).
+    last first.  Trip t of the loop that undoes a loop of L trips undoes its trip L - 1 - t: a range run
+    from trip 0 is undone ending together at the last trip, and the adjoint of such an adjoint begins
+    together at trip 0 again.
 
     Examples outside the mask ran no trips; the others ran `trips` (all of `steps` if None).
     """
     if isinstance(steps, BatchedRange):
-        start, step, ran = steps.base, steps.stride, steps.trips
+        base, step, first, ran = steps.base, steps.stride, steps.first, steps.trips
     else:
-        start, step, ran = steps.start, steps.step, len(steps)
+        base, step, first, ran = steps.start, steps.step, 0, len(steps)
     ran = np.minimum(ran, trips) if trips is not None else np.asarray(ran)
     if mask is not None:
         ran = np.where(mask, ran, 0)
-    total = int(np.max(ran)) if np.size(ran) else 0
-    return BatchedRange(start + (total - 1) * step, -step, total - ran, ran)
+    ends = np.where(ran > 0, first + ran, 0)
+    total = int(np.max(ends)) if np.size(ends) else 0
+    return BatchedRange(base + (total - 1) * step, -step, total - first - ran, ran)
 
 
 def first_of_each(steps):

@@ -135,3 +135,46 @@ def test_a_range_that_differs_per_example():
     assert_tree_close(total, want, rtol=1e-12, atol=1e-12)
     shared = stacked(lambda x: tp.grad(per_example_range)(x, 3), ROWS)
     assert_tree_close(tp.vmap(tp.grad(per_example_range), in_axes=(0, None))(ROWS, 3), shared, rtol=1e-12)
+
+
+def while_sum(x):
+    s = 0.0
+    k = 0
+    while np.sum(x) * k < 3.0:
+        s = s + np.sum(np.tanh(x) * k)
+        k = k + 1
+    return s
+
+
+def range_in_while(x, n):
+    s = 0.0
+    k = 0
+    while np.sum(x) * k < 3.0:
+        for i in range(n + k):
+            s = s + np.sum(np.tanh(x) * x * i)
+        k = k + 1
+    return s
+
+
+# 3, 2, 1 and 10 trips of the while loops above, away from their thresholds
+SPREAD = np.array([[0.5, 0.7], [1.6, 0.3], [2.1, 1.0], [0.2, 0.11]])
+COUNTS = np.array([1, 4, 3, 0])
+
+
+@pytest.mark.parametrize("f", [while_sum, range_in_while], ids=lambda f: f.__name__)
+def test_second_derivatives_per_example(f):
+    # the tapes of a sweep's tangents are taken apart by every example in step (not only by those still in
+    # the loop), and the adjoint of an adjoint loop begins together at trip 0
+    args = (SPREAD,) if f is while_sum else (SPREAD, COUNTS)
+    want = stacked(tp.hessian(f), *args)
+    grad = tp.grad(f)
+    for (x, *rest), h in zip(zip(*args), want):
+        numeric = np.stack([numeric_grad(lambda v, i=i, rest=rest: grad(v, *rest)[i], (x,)) for i in range(2)])
+        assert_tree_close(h, numeric, rtol=1e-6, atol=1e-7)
+    for second in (tp.hessian(f), tp.jacrev(tp.grad(f)), tp.jacfwd(tp.grad(f))):
+        assert_tree_close(tp.vmap(second)(*args), want, rtol=1e-10, atol=1e-12)
+
+
+def test_vmap_of_vmap_of_grad_through_a_per_example_range_refuses():
+    with pytest.raises(tp.TranspileError, match="trip count differs per example"):
+        tp.vmap(tp.vmap(tp.grad(per_example_range)))(np.stack([ROWS, ROWS]), np.array([[1, 2, 3, 0], [2, 0, 1, 1]]))

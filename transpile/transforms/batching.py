@@ -67,10 +67,19 @@ class BatchMode(Mode):
         self.axis_name = axis_name
         self.bindings: list = []  # module-level lines after the functions (batched custom rules)
 
-    def variant(self, key, mask, ranges=()) -> BatchVariant:
+    @staticmethod
+    def _index(key, mask, ranges):
+        """(the variants' key, mask, ranges): ranges are part of the key only where some argument holds one."""
         mask = tuple(bool(m) for m in mask)
         ranges = tuple(frozenset(r) for r in ranges) if any(ranges) else ()
-        index = (key, (mask, ranges)) if ranges else (key, mask)
+        return ((key, (mask, ranges)) if ranges else (key, mask)), mask, ranges
+
+    def existing_variant(self, key, mask, ranges=()) -> BatchVariant | None:
+        """The variant for (key, mask, ranges) if it has been made."""
+        return self.variants.get(self._index(key, mask, ranges)[0])
+
+    def variant(self, key, mask, ranges=()) -> BatchVariant:
+        index, mask, ranges = self._index(key, mask, ranges)
         if index in self.variants:
             return self.variants[index]
         var = BatchVariant(key, mask, self.program.unique(f"{key}_vmap{self.suffix(key)}"), ranges_in=ranges)
@@ -199,10 +208,13 @@ class _BatchBuilder:
 
     def _callee(self, rhs, batched, paths=None):
         """The batched variant a call of another user function takes: its batched arguments, and where they hold
-        per-example ranges (`paths`, what is known of them so far, while they are being found)."""
-        paths = self._range_paths(batched) if paths is None else paths
+        per-example ranges.  While those are being found (`paths`, what is known so far), only a variant already
+        made is looked up: one made from what is not known yet would be left unused."""
+        known = self._range_paths(batched) if paths is None else paths
         mask = tuple(isinstance(a, gast.Name) and a.id in batched for a in rhs.args)
-        ranges = tuple(frozenset(paths.get(a.id, ())) if isinstance(a, gast.Name) else frozenset() for a in rhs.args)
+        ranges = tuple(frozenset(known.get(a.id, ())) if isinstance(a, gast.Name) else frozenset() for a in rhs.args)
+        if paths is not None:
+            return self.mode.existing_variant(rhs.callee, mask, ranges)
         return self.mode.variant(rhs.callee, mask, ranges)
 
     def _per_example_ranges(self, batched):
@@ -214,7 +226,7 @@ class _BatchBuilder:
         """name -> where it holds ranges whose trip count differs per example: () for a range itself, (i, ...)
         inside a tuple's item i, (TAPE_ENTRY, ...) inside each entry of a tape.  They travel from a forward
         sweep's loops through its residuals into the adjoint sweep, which runs those loops backwards."""
-        key = frozenset(batched)
+        key = (frozenset(batched), len(self.mode.variants))  # (a variant made since may tell more)
         if self._paths_cache[0] == key:
             return self._paths_cache[1]
         paths = {p: set(r) for p, r in zip(self.fn.params, self.var.ranges_in)}
@@ -254,7 +266,8 @@ class _BatchBuilder:
                         else:
                             add(target.id, {(TAPE_ENTRY if pushed else i,) + p for p in of(v)})
                 elif getattr(rhs, "callee", None) is not None and set(_names(rhs)) & batched:
-                    add(target.id, self._callee(rhs, batched, paths).ranges_out)
+                    var = self._callee(rhs, batched, paths)
+                    add(target.id, var.ranges_out if var is not None else set())
                 elif getattr(rhs, "prim", None) is not None and rhs.prim.loop_trips is not None:  # a loop's range
                     differs = _trips_differ(rhs, batched) or any(() in of(a) for a in _atoms_of(rhs))
                     add(target.id, {()} if differs else set())
@@ -603,7 +616,9 @@ class _BatchBuilder:
     def _per_example(self, stmt, path, args, kwargs):
         values = list(args) + list(kwargs.values())
         flags = [bool(set(_names(a)) & self.batched) for a in values]
-        extra = [_tuple([const(k) for k in kwargs])] if kwargs or self.masks else []
+        # a tape (or its tangent) is taken apart by every example in step, running here or not: no mask
+        masks = [] if (set(_names(_tuple(values))) | set(defined_targets(stmt))) & self.stacks else self._mask_args()
+        extra = [_tuple([const(k) for k in kwargs])] if kwargs or masks else []
         call = _call(
             "rt.per_example",
             [
@@ -613,7 +628,7 @@ class _BatchBuilder:
                 name(self.batch),
             ]
             + extra
-            + self._mask_args(),
+            + masks,
         )
         return [
             _comment(f"no batching rule for {path}: loops over the examples", stmt),
