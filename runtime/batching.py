@@ -61,6 +61,13 @@ PER_EXAMPLE_TRIPS = (
 )
 
 
+SHAPES_DIFFER = (
+    "under vmap, examples that took different paths (an `if`, or the trips of a loop) hold values of different "
+    "shapes here ({} and {}), which one batch cannot hold; this is not supported yet (second derivatives through "
+    "a loop whose trips differ per example can meet it): give every example a value of the same shape"
+)
+
+
 def batch_size(*values_and_axes):
     """The common size of the batch axes (axis 0) of the given batched values."""
     sizes = {}
@@ -126,18 +133,11 @@ def select(condition, then, otherwise):
     if then is otherwise:
         return then
     rank = max(np.ndim(then), np.ndim(otherwise))
-    then, otherwise = (_lift_rank(v, rank) for v in (then, otherwise))
     condition = np.reshape(condition, np.shape(condition) + (1,) * (rank - np.ndim(condition)))
-    return np.where(condition, then, otherwise)
-
-
-def _lift_rank(v, rank):
-    """A batched value with axes of length 1 after its batch axis, up to `rank` axes (an example's scalar, such
-    as an adjoint of the symbolic zero, meeting another example's array)."""
-    shape = np.shape(v)
-    if not shape or len(shape) >= rank:
-        return v
-    return np.reshape(v, shape[:1] + (1,) * (rank - len(shape)) + shape[1:])
+    try:
+        return np.where(condition, then, otherwise)
+    except ValueError:
+        raise BatchError(SHAPES_DIFFER.format(np.shape(then)[1:], np.shape(otherwise)[1:])) from None
 
 
 def unset():
