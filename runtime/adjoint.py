@@ -244,11 +244,14 @@ __all__.append("backwards")
 
 
 def first(steps):
-    """The first value of a non-empty range: the last trip of the adjoint loop over rt.backwards(steps)."""
+    """The first value of a non-empty range: the last trip of the adjoint loop over rt.backwards(steps).  Of
+    the ranges of a loop whose trips differ per example (under vmap), each example's."""
     if not isinstance(steps, range):
-        from .batching import PER_EXAMPLE_TRIPS, BatchError
+        from .batching import PER_EXAMPLE_TRIPS, BatchedRange, BatchError, first_of_each
 
-        raise BatchError(PER_EXAMPLE_TRIPS)
+        if isinstance(steps, BatchedRange):
+            return first_of_each(steps)
+        raise BatchError(PER_EXAMPLE_TRIPS)  # e.g. per-example ranges of an outer vmap, example by example
     return steps[0]
 
 

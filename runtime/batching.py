@@ -61,6 +61,13 @@ PER_EXAMPLE_TRIPS = (
 )
 
 
+SHAPES_DIFFER = (
+    "under vmap, examples that took different paths (an `if`, or the trips of a loop) hold values of different "
+    "shapes here ({} and {}), which one batch cannot hold; this is not supported yet (second derivatives through "
+    "a loop whose trips differ per example can meet it): give every example a value of the same shape"
+)
+
+
 def batch_size(*values_and_axes):
     """The common size of the batch axes (axis 0) of the given batched values."""
     sizes = {}
@@ -106,6 +113,8 @@ def align(values, batched):
 def select(condition, then, otherwise):
     """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
     zero_then, zero_otherwise = type(then) is float and then == 0.0, type(otherwise) is float and otherwise == 0.0
+    if zero_then and zero_otherwise:  # the symbolic zero on both sides (an adjoint no example has added to)
+        return 0.0
     if (then is None) != (otherwise is None) or (
         isinstance(then, (tuple, list)) and isinstance(otherwise, (tuple, list)) and len(then) != len(otherwise)
     ):
@@ -125,7 +134,10 @@ def select(condition, then, otherwise):
         return then
     rank = max(np.ndim(then), np.ndim(otherwise))
     condition = np.reshape(condition, np.shape(condition) + (1,) * (rank - np.ndim(condition)))
-    return np.where(condition, then, otherwise)
+    try:
+        return np.where(condition, then, otherwise)
+    except ValueError:
+        raise BatchError(SHAPES_DIFFER.format(np.shape(then)[1:], np.shape(otherwise)[1:])) from None
 
 
 def unset():
@@ -300,9 +312,12 @@ def batched_unpack(x, count):
 
 
 def batched_getitem(x, index):
-    """x[index] for every example: index a tuple, list or dict directly, an array behind its batch axis."""
+    """x[index] for every example: index a tuple, list or dict directly, an array behind its batch axis; an item
+    of the symbolic zero (an adjoint nothing was added to) is the symbolic zero."""
     if isinstance(x, (tuple, list, dict)):
         return x[index]
+    if type(x) is float and x == 0.0:
+        return 0.0
     out = _batch_axis_first(x[batch_index(index)], index)
     parts = index if isinstance(index, tuple) else (index,)
     if len(parts) == np.ndim(x) - 1 and all(isinstance(p, (int, np.integer)) for p in parts):
@@ -543,7 +558,103 @@ def batched_dot(a, b, a_batched, b_batched):
     return per_example(np.dot, (a, b), (a_batched, b_batched), size)
 
 
-__all__ += ["example_size", "batched_len", "batched_matmul", "batched_dot"]
+def _as_matmul(a, b, a_batched, b_batched):
+    """(A, B, lift): batched_matmul(a, b) is np.matmul(A, B) with the axes that lift(g) adds to its result
+    taken off; A and B are a and b reshaped (axes of length 1 added), unless one is a vector of each example
+    and the other too (no such form)."""
+    a_nd = np.ndim(a) - (1 if a_batched else 0)
+    b_nd = np.ndim(b) - (1 if b_batched else 0)
+    if a_nd >= 2 and b_nd >= 2:
+        a, b = align((a, b), (a_batched, b_batched))
+        return a, b, lambda g: g
+    if a_nd == 1 and a_batched:  # each example's vector as a row
+        a = np.reshape(a, np.shape(a)[:1] + (1,) * (b_nd - 2) + (1,) + np.shape(a)[1:])
+        return a, b, lambda g: np.expand_dims(g, -2)
+    if b_nd == 1 and b_batched:  # each example's vector as a column
+        b = np.reshape(b, np.shape(b)[:1] + (1,) * (a_nd - 2) + np.shape(b)[1:] + (1,))
+        return a, b, lambda g: np.expand_dims(g, -1)
+    return a, b, lambda g: g
+
+
+def _vector_products_vjp(g, other, batched):
+    """The adjoint of one vector in a per-example vector . vector product (g has one value per example)."""
+    out = np.expand_dims(g, -1) * other
+    return out if batched else np.sum(out, axis=0)
+
+
+def batched_matmul_vjp_a(g, a, b, a_batched, b_batched):
+    """The adjoint of a in batched_matmul(a, b): each example's, or their sum if a is the same for all."""
+    from .adjoint import matmul_vjp_a
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(b):
+        return 0.0
+    if np.ndim(a) - a_batched == 1 and np.ndim(b) - b_batched == 1:
+        return _vector_products_vjp(g, b, a_batched)
+    big_a, big_b, lift = _as_matmul(a, b, a_batched, b_batched)
+    return np.reshape(matmul_vjp_a(lift(g), big_a, big_b), np.shape(a))
+
+
+def batched_matmul_vjp_b(g, a, b, a_batched, b_batched):
+    """The adjoint of b in batched_matmul(a, b): each example's, or their sum if b is the same for all."""
+    from .adjoint import matmul_vjp_b
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(a):
+        return 0.0
+    if np.ndim(a) - a_batched == 1 and np.ndim(b) - b_batched == 1:
+        return _vector_products_vjp(g, a, b_batched)
+    big_a, big_b, lift = _as_matmul(a, b, a_batched, b_batched)
+    return np.reshape(matmul_vjp_b(lift(g), big_a, big_b), np.shape(b))
+
+
+def _matmul_like(a, b, a_batched, b_batched):
+    """Whether np.dot of each example's a and b is their matmul (vectors and matrices)."""
+    a_nd = np.ndim(a) - (1 if a_batched else 0)
+    b_nd = np.ndim(b) - (1 if b_batched else 0)
+    return 0 < a_nd <= 2 and 0 < b_nd <= 2
+
+
+def _dot_vjp_per_example(vjp, g, a, b, a_batched, b_batched, batched):
+    """A dot adjoint example by example; summed over the examples for an operand the same for all."""
+    out = per_example(vjp, (g, a, b), (True, a_batched, b_batched), np.shape(g)[0])
+    return out if batched else np.sum(out, axis=0)
+
+
+def batched_dot_vjp_a(g, a, b, a_batched, b_batched):
+    """The adjoint of a in batched_dot(a, b)."""
+    from .adjoint import dot_vjp_a
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(b):
+        return 0.0
+    if _matmul_like(a, b, a_batched, b_batched):
+        return batched_matmul_vjp_a(g, a, b, a_batched, b_batched)
+    return _dot_vjp_per_example(dot_vjp_a, g, a, b, a_batched, b_batched, a_batched)
+
+
+def batched_dot_vjp_b(g, a, b, a_batched, b_batched):
+    """The adjoint of b in batched_dot(a, b)."""
+    from .adjoint import dot_vjp_b
+    from .tree import is_zero
+
+    if is_zero(g) or is_zero(a):
+        return 0.0
+    if _matmul_like(a, b, a_batched, b_batched):
+        return batched_matmul_vjp_b(g, a, b, a_batched, b_batched)
+    return _dot_vjp_per_example(dot_vjp_b, g, a, b, a_batched, b_batched, b_batched)
+
+
+__all__ += [
+    "example_size",
+    "batched_len",
+    "batched_matmul",
+    "batched_dot",
+    "batched_matmul_vjp_a",
+    "batched_matmul_vjp_b",
+    "batched_dot_vjp_a",
+    "batched_dot_vjp_b",
+]
 
 
 def common_range(steps):
@@ -570,8 +681,8 @@ def batched_like(x):
     from .like import like
 
     out = like(x)
-    if hasattr(out, "shape") and not isinstance(out, (tuple, list, dict)):
-        out.batched = True
+    if hasattr(out, "shape") and not isinstance(out, (tuple, list, dict)) and not _is_static(x):
+        out.batched = True  # (the symbolic zero is the same for every example)
     return out
 
 
@@ -866,6 +977,9 @@ def batched_add_at(base, like, index, v, like_batched, index_batched=False, v_ba
     from .tree import add_at, is_zero, tree_add
 
     if isinstance(like, (tuple, list, dict)):
+        index, index_batched = shared_index(index, index_batched)
+        if index_batched and not is_zero(v):
+            return _add_at_items(base, like, index, v, v_batched)
         return add_at(base, like, index, v)
     if is_zero(v):
         return base
@@ -881,6 +995,27 @@ def batched_add_at(base, like, index, v, like_batched, index_batched=False, v_ba
         size = np.shape(v)[0]
         like = _Shape((size,) + np.shape(like))
     return add_at(base, like, batch_index(index), v)
+
+
+def _add_at_items(base, like, index, v, v_batched):
+    """add_at into a tuple or list at an integer index that differs per example: each item gets, per example,
+    the adjoint of the examples that read it, and zero for the others."""
+    from .tree import add_at
+
+    index = np.asarray(index)
+    if isinstance(like, dict) or index.ndim != 1 or index.dtype.kind not in "iu":
+        raise BatchError(
+            "vmap(grad): a container item read at a position that differs per example is supported for an "
+            "integer position into a tuple or list only"
+        )
+    if not v_batched:
+        v = to_batched(v, index.shape[0])
+    out = base
+    for k in range(len(like)):
+        read = (index == k) | (index == k - len(like))
+        if np.any(read):
+            out = add_at(out, like, k, select(read, v, 0.0))
+    return out
 
 
 def batched_materialize(v, like, v_batched, like_batched):
@@ -970,19 +1105,27 @@ def batched_range(bounds):
 
 def batched_backwards(steps, trips=None, mask=None):
     """rt.backwards(steps, trips) when the trip counts differ per example: the values each example ran,
-    last first, ending together at the last trip (as the loop they undo began together at trip 0).
+    last first.  Trip t of the loop that undoes a loop of L trips undoes its trip L - 1 - t: a range run
+    from trip 0 is undone ending together at the last trip, and the adjoint of such an adjoint begins
+    together at trip 0 again.
 
     Examples outside the mask ran no trips; the others ran `trips` (all of `steps` if None).
     """
     if isinstance(steps, BatchedRange):
-        start, step, ran = steps.base, steps.stride, steps.trips
+        base, step, first, ran = steps.base, steps.stride, steps.first, steps.trips
     else:
-        start, step, ran = steps.start, steps.step, len(steps)
+        base, step, first, ran = steps.start, steps.step, 0, len(steps)
     ran = np.minimum(ran, trips) if trips is not None else np.asarray(ran)
     if mask is not None:
         ran = np.where(mask, ran, 0)
-    total = int(np.max(ran)) if np.size(ran) else 0
-    return BatchedRange(start + (total - 1) * step, -step, total - ran, ran)
+    ends = np.where(ran > 0, first + ran, 0)
+    total = int(np.max(ends)) if np.size(ends) else 0
+    return BatchedRange(base + (total - 1) * step, -step, total - first - ran, ran)
+
+
+def first_of_each(steps):
+    """The loop variable of every example at its own first trip."""
+    return np.broadcast_to(steps.base + steps.first * steps.stride, np.shape(steps.trips))
 
 
 def longest(steps, mask=None):

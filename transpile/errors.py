@@ -57,6 +57,12 @@ class TranspileTypeError(TranspileError, TypeError):
 def no_rule_hint(function: str, argument: str, rule: str) -> str:
     """What to do where `function` has no derivative rule (`rule`: "vjp" or "jvp") for its `argument`: keep
     derivatives from it, or put the call in a function with a rule of the user's own (tp.custom_vjp, tp.custom_jvp)."""
+    if function == "rt.per_example":
+        return (
+            "vmap runs this line example by example (no batching rule, or an index that differs per example), and "
+            "that loop has no derivative rule yet: differentiate each example and vmap that (vmap(grad(f)), summed "
+            "over the examples for the gradient of a sum), or index with a value the same for every example"
+        )
     if function.startswith("rt."):
         return (
             f"`{function}` is part of the derivative code transpile generated: this derivative of a derivative has no "

@@ -28,6 +28,10 @@ NO_NUMBA_VERSION = {
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     "bound_condition": "the derivative of vmap's select over a value bound on one branch is not compiled yet",
     **dict.fromkeys(
+        ["batched_matmul_vjp_a", "batched_matmul_vjp_b", "batched_dot_vjp_a", "batched_dot_vjp_b"],
+        "the adjoints of vmap's batched products (grad of a vmapped matrix product) are not compiled yet",
+    ),
+    **dict.fromkeys(
         [
             "with_item", "with_item_tangent", "without_item", "as_dict", "dict_values", "list_setslice",
             "list_setslice_items_vjp", "list_setslice_values_vjp",

@@ -8,14 +8,16 @@ WHOLE_STATEMENT_JVP = {"setitem"}
 # Helpers inside einsum's own rules: differentiating through them (third order, or forward over
 # forward of einsum) raises "no derivative rule", which is the honest answer until they get rules.
 FIRST_ORDER_ONLY = {"rt.einsum_jvp", "rt.einsum_slot_jvp", "rt.einsum_slot_vjp_out", "rt.einsum_slot_vjp_operands"}
-# Helpers of batched (vmapped) code that have no derivative rules yet: differentiating vmapped code that
-# reaches them (a per-example loop, a batched matmul, nested vmap's axis moves) raises "no derivative rule".
+# Helpers of batched (vmapped) code that have no derivative rules yet: differentiating vmapped code that reaches
+# them (a per-example loop, the adjoint of a batched matmul, nested vmap's axis moves) raises "no derivative rule".
 NOT_YET_DIFFERENTIABLE = {
     "rt.batched_setitem",
     "rt.per_example_setitem",
     "rt.per_example",
-    "rt.batched_matmul",
-    "rt.batched_dot",
+    "rt.batched_matmul_vjp_a",
+    "rt.batched_matmul_vjp_b",
+    "rt.batched_dot_vjp_a",
+    "rt.batched_dot_vjp_b",
     "rt.prepare_batched_batched",
     "rt.finish_batched_batched",
     "rt.unbroadcast_batched",

@@ -131,12 +131,17 @@ defhelper(
     params=["fn", "args", "flags", "size", "keywords=()", "mask=None"],
     structural=("fn", "flags", "size", "keywords", "mask"),
 )
-defhelper(
-    rt.batched_matmul,
-    params=["a", "b", "a_b", "b_b"],
-    structural=("a_b", "b_b"),
-)
-defhelper(rt.batched_dot, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
+for _product in ["matmul", "dot"]:  # bilinear: the tangent of a product is the product with one tangent
+    defhelper(
+        getattr(rt, f"batched_{_product}"),
+        params=["a", "b", "a_b", "b_b"],
+        structural=("a_b", "b_b"),
+        vjp={
+            "a": f"rt.batched_{_product}_vjp_a(g, a, b, a_b, b_b)",
+            "b": f"rt.batched_{_product}_vjp_b(g, a, b, a_b, b_b)",
+        },
+        jvp={"a": f"rt.batched_{_product}(t, b, a_b, b_b)", "b": f"rt.batched_{_product}(a, t, a_b, b_b)"},
+    )
 defhelper(
     rt.prepare_batched_batched,
     params=["value", "spec", "size"],
@@ -179,6 +184,10 @@ for _name in [
     "batched_get_kept",
     "batched_materialize",
     "batched_pack_like",
+    "batched_matmul_vjp_a",
+    "batched_matmul_vjp_b",
+    "batched_dot_vjp_a",
+    "batched_dot_vjp_b",
 ]:
     defhelper(getattr(rt, _name), params=[], varargs="args")
 defhelper(

@@ -10,7 +10,10 @@ computes both branches (skipping one that no example takes) and selects per exam
 leave at different trips (`break`, `return`) or whose range differs per example.  Examples
 that are not running a block compute nothing there that could fault (calls made example by
 example skip them), and the tapes of a forward sweep are pushed and popped by all examples
-in step, so that vmap(grad(f)) replays each example's own trips.
+in step, so that vmap(grad(f)) replays each example's own trips.  The ranges of a forward
+sweep's loops whose trips differ per example travel in its residuals (a variant knows where
+its arguments and result hold them), so that the adjoint sweep runs those loops backwards,
+masked per example, too.
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ class BatchVariant:
     mask: tuple
     name: str
     result_batched: bool = True
+    # where per-example ranges sit in each argument and in the result (paths of tuple positions, TAPE_ENTRY for
+    # every entry of a tape): a forward sweep's residuals hold the ranges of loops whose trips differ per example
+    ranges_in: tuple = ()
+    ranges_out: frozenset = frozenset()
+
+
+TAPE_ENTRY = "entry"
 
 
 def _comment(text, origin):
@@ -57,12 +67,23 @@ class BatchMode(Mode):
         self.axis_name = axis_name
         self.bindings: list = []  # module-level lines after the functions (batched custom rules)
 
-    def variant(self, key, mask) -> BatchVariant:
+    @staticmethod
+    def _index(key, mask, ranges):
+        """(the variants' key, mask, ranges): ranges are part of the key only where some argument holds one."""
         mask = tuple(bool(m) for m in mask)
-        if (key, mask) in self.variants:
-            return self.variants[(key, mask)]
-        var = BatchVariant(key, mask, self.program.unique(f"{key}_vmap{self.suffix(key)}"))
-        self.variants[(key, mask)] = var
+        ranges = tuple(frozenset(r) for r in ranges) if any(ranges) else ()
+        return ((key, (mask, ranges)) if ranges else (key, mask)), mask, ranges
+
+    def existing_variant(self, key, mask, ranges=()) -> BatchVariant | None:
+        """The variant for (key, mask, ranges) if it has been made."""
+        return self.variants.get(self._index(key, mask, ranges)[0])
+
+    def variant(self, key, mask, ranges=()) -> BatchVariant:
+        index, mask, ranges = self._index(key, mask, ranges)
+        if index in self.variants:
+            return self.variants[index]
+        var = BatchVariant(key, mask, self.program.unique(f"{key}_vmap{self.suffix(key)}"), ranges_in=ranges)
+        self.variants[index] = var
         fn = self.program.functions[key]
         if fn.custom in ("vjp", "jvp"):
             self._batched_rule(fn, var, mask)
@@ -179,33 +200,92 @@ class _BatchBuilder:
         if prim is not None and self._same_for_all(rhs, batched) and not self._under_batched_control(stmt, batched):
             return []
         callee = getattr(rhs, "callee", None)
-        if callee is not None and reads & batched:
-            mask = tuple(isinstance(a, gast.Name) and a.id in batched for a in rhs.args)
-            if not self.mode.variant(callee, mask).result_batched and not self._under_batched_control(stmt, batched):
-                return []
+        if (
+            callee is not None
+            and reads & batched
+            and not self._callee(rhs, batched).result_batched
+            and not self._under_batched_control(stmt, batched)
+        ):
+            return []
         if not reads & batched:  # bound under per-example control: per example, unless read only right here
             return [x for x in targets if x not in self.temporaries]
         return targets
 
+    def _callee(self, rhs, batched, paths=None):
+        """The batched variant a call of another user function takes: its batched arguments, and where they hold
+        per-example ranges.  While those are being found (`paths`, what is known so far), only a variant already
+        made is looked up: one made from what is not known yet would be left unused."""
+        known = self._range_paths(batched) if paths is None else paths
+        mask = tuple(isinstance(a, gast.Name) and a.id in batched for a in rhs.args)
+        ranges = tuple(frozenset(known.get(a.id, ())) if isinstance(a, gast.Name) else frozenset() for a in rhs.args)
+        if paths is not None:
+            return self.mode.existing_variant(rhs.callee, mask, ranges)
+        return self.mode.variant(rhs.callee, mask, ranges)
+
     def _per_example_ranges(self, batched):
         """Names bound to a loop's range (range(...), rt.backwards(...)) whose trip count differs per example:
-        built from per-example bounds, or from such a range."""
-        out = set()
-        while True:
-            more = {
-                stmt.targets[0].id
-                for stmt in walk_statements(self.fn.body)
-                if getattr(getattr(stmt, "value", None), "prim", None) is not None
-                and (_trips_differ(stmt.value, batched) or (stmt.value.prim.loop_trips and _operands(stmt) & out))
-            }
-            if more <= out:
-                return out
-            out |= more
+        built from per-example bounds, from such a range, or taken out of the residuals that hold one."""
+        return {x for x, paths in self._range_paths(batched).items() if () in paths}
+
+    def _range_paths(self, batched):
+        """name -> where it holds ranges whose trip count differs per example: () for a range itself, (i, ...)
+        inside a tuple's item i, (TAPE_ENTRY, ...) inside each entry of a tape.  They travel from a forward
+        sweep's loops through its residuals into the adjoint sweep, which runs those loops backwards."""
+        key = (frozenset(batched), len(self.mode.variants))  # (a variant made since may tell more)
+        if self._paths_cache[0] == key:
+            return self._paths_cache[1]
+        paths = {p: set(r) for p, r in zip(self.fn.params, self.var.ranges_in)}
+        changed = True
+
+        def add(x, more):
+            nonlocal changed
+            have = paths.setdefault(x, set())
+            if not set(more) <= have:
+                have |= set(more)
+                changed = True
+
+        def of(atom):
+            return paths.get(atom.id, set()) if isinstance(atom, gast.Name) else set()
+
+        while changed:
+            changed = False
+            for stmt in walk_statements(self.fn.body):
+                if not isinstance(stmt, gast.Assign) or isinstance(stmt.targets[0], gast.Subscript):
+                    continue
+                target, rhs = stmt.targets[0], stmt.value
+                if isinstance(target, gast.Tuple):  # unpacked: a tape popped, or a tuple taken apart
+                    names = [t.id for t in target.elts]
+                    popped = len(names) == 2 and names[1].startswith(naming.TAPE_PREFIX)
+                    for i, x in enumerate(names):
+                        head = TAPE_ENTRY if popped and i == 0 else i
+                        add(x, of(rhs) if popped and i == 1 else {p[1:] for p in of(rhs) if p[:1] == (head,)})
+                elif isinstance(rhs, gast.Name):
+                    add(target.id, of(rhs))
+                elif isinstance(rhs, (gast.Tuple, gast.List)):
+                    elts = rhs.elts  # a pair whose second item is a tape pushes onto it (as popping takes it apart)
+                    pushed = len(elts) == 2 and isinstance(elts[1], gast.Name)
+                    pushed = pushed and elts[1].id.startswith(naming.TAPE_PREFIX)
+                    for i, v in enumerate(elts):
+                        if pushed and i == 1:
+                            add(target.id, of(v))
+                        else:
+                            add(target.id, {(TAPE_ENTRY if pushed else i,) + p for p in of(v)})
+                elif getattr(rhs, "callee", None) is not None and set(_names(rhs)) & batched:
+                    var = self._callee(rhs, batched, paths)
+                    add(target.id, var.ranges_out if var is not None else set())
+                elif getattr(rhs, "prim", None) is not None and rhs.prim.loop_trips is not None:  # a loop's range
+                    differs = _trips_differ(rhs, batched) or any(() in of(a) for a in _atoms_of(rhs))
+                    add(target.id, {()} if differs else set())
+        result = {x: frozenset(r) for x, r in paths.items() if r}
+        self._paths_cache = (key, result)
+        return result
 
     def _same_for_all(self, rhs, batched):
         """Whether a primitive's result is the same for every example, batched operands or not."""
         if rhs.prim.loop_trips is not None:
             return not (_trips_differ(rhs, batched) or set(_names(rhs)) & self._per_example_ranges(batched))
+        if rhs.prim.batch_same and set(_names(rhs)) & self._per_example_ranges(batched):
+            return False  # e.g. the first value of a range that differs per example (rt.first)
         return rhs.prim.batch_same
 
     def _stacks(self):
@@ -266,7 +346,7 @@ class _BatchBuilder:
                 not isinstance(stmt, gast.Assign)
                 or isinstance(rhs, gast.Name)
                 or getattr(rhs, "callee", None) is not None
-                or any(isinstance(n, gast.Constant) and n.value is None for n in gast.walk(rhs))
+                or _compares_with_none(rhs)
             ):  # returned, tested, copied, passed to a function, or compared with None
                 strict.update(_reads(stmt))
         return (none - strict - self.stacks) | unset
@@ -326,9 +406,12 @@ class _BatchBuilder:
         self.names.add(self.batch)
         self.controls = self._control_map()
         self.temporaries = _temporaries(fn.body)
+        self._paths_cache = (None, None)
         self.batched = self._batched_names()
         ret = fn.body[-1].value
         self.var.result_batched = isinstance(ret, gast.Name) and ret.id in self.batched
+        if isinstance(ret, gast.Name):
+            self.var.ranges_out = self._range_paths(self.batched).get(ret.id, frozenset())
         self.states, _ = analyze(fn.body, fn.params)
         self.stacks = self._stacks()
         self.unbound = self._bound_on_some_paths()
@@ -540,7 +623,9 @@ class _BatchBuilder:
     def _per_example(self, stmt, path, args, kwargs):
         values = list(args) + list(kwargs.values())
         flags = [bool(set(_names(a)) & self.batched) for a in values]
-        extra = [_tuple([const(k) for k in kwargs])] if kwargs or self.masks else []
+        # a tape (or its tangent) is taken apart by every example in step, running here or not: no mask
+        masks = [] if (set(_names(_tuple(values))) | set(defined_targets(stmt))) & self.stacks else self._mask_args()
+        extra = [_tuple([const(k) for k in kwargs])] if kwargs or masks else []
         call = _call(
             "rt.per_example",
             [
@@ -550,7 +635,7 @@ class _BatchBuilder:
                 name(self.batch),
             ]
             + extra
-            + self._mask_args(),
+            + masks,
         )
         return [
             _comment(f"no batching rule for {path}: loops over the examples", stmt),
@@ -588,8 +673,7 @@ class _BatchBuilder:
     def _call(self, stmt):
         rhs = stmt.value
         x = stmt.targets[0].id
-        mask = tuple(self._is_batched(a) for a in rhs.args)
-        var = self.mode.variant(rhs.callee, mask)
+        var = self._callee(rhs, self.batched)
         call = gast.Call(func=name(var.name), args=copy.deepcopy(rhs.args) + [name(self.batch)], keywords=[])
         out = [_assign(x, call, stmt)]
         if x in self.batched and not var.result_batched:
@@ -762,6 +846,11 @@ def _trips_differ(rhs, batched):
     return any(set(_names(v)) & batched for p in trips for v in _atoms(rhs.bound.get(p)))
 
 
+def _atoms_of(rhs):
+    """The atoms a primitive's call is given."""
+    return [a for v in rhs.bound.values() for a in _atoms(v)]
+
+
 def _atoms(value):
     """A bound argument's atoms: the atom, those of a tuple (varargs), or none (not given)."""
     return value if isinstance(value, tuple) else (value,) if value is not None else ()
@@ -787,6 +876,13 @@ def _temporaries(body):
         for x, sites in binds.items()
         if len(sites) == 1 and all(any(b == sites[0][0] and i > sites[0][1] for b, i in at) for at in reads.get(x, []))
     }
+
+
+def _compares_with_none(rhs):
+    """Whether a right-hand side compares something with None (`x is None`), not merely passes None along."""
+    return isinstance(rhs, gast.Compare) and any(
+        isinstance(v, gast.Constant) and v.value is None for v in [rhs.left, *rhs.comparators]
+    )
 
 
 def _exit_flag(loop):
