@@ -1,4 +1,4 @@
-"""Products: dot, matmul, outer, inner, einsum, and linear algebra."""
+"""Products: dot, matmul, outer, inner, tensordot, vdot, kron, einsum, and linear algebra."""
 
 import string
 
@@ -108,6 +108,98 @@ defhelper(
     jvp={"v": "rt.inner_vjp_b(t, a, b_like)", "a": "rt.inner_vjp_b(v, t, b_like)"},
     structural=("b_like",),
 )
+
+defprim(
+    "tensordot",
+    np.tensordot,
+    path="np.tensordot",
+    params=["a", "b", "axes=2"],
+    jit="jt.tensordot(a, b, axes)",
+    vjp={"a": "rt.tensordot_vjp_a(g, a, b, axes)", "b": "rt.tensordot_vjp_b(g, a, b, axes)"},
+    jvp={"a": "np.tensordot(t, b, axes)", "b": "np.tensordot(a, t, axes)"},
+    structural=("axes",),
+    batch="rt.batched_tensordot(a, b, axes, a_batched, b_batched)",
+    batch_needs_same=("axes",),
+    examples=[
+        Example("np.tensordot(a, b)", dict(a=(2, 3, 4), b=(3, 4, 2))),
+        Example("np.tensordot(a, b, 1)", dict(a=M34, b=M42)),
+        Example("np.tensordot(a, b, axes=0)", dict(a=(3,), b=(2, 2))),
+        Example("np.tensordot(a, b, axes=([1, 0], [0, 2]))", dict(a=(3, 4, 2), b=(4, 2, 3))),
+        Example("np.tensordot(a, b, axes=(2, 0))", dict(a=(2, 3, 4), b=(4,))),
+        Example("np.tensordot(a, b, ((0,), (1,)))", dict(a=M34, b=(2, 3))),
+    ],
+)
+defhelper(
+    rt.tensordot_vjp_a,
+    params=["v", "a_like", "b", "axes"],
+    vjp={"v": "np.tensordot(g, b, axes)", "b": "rt.tensordot_vjp_b(v, g, b, axes)"},
+    jvp={"v": "rt.tensordot_vjp_a(t, a_like, b, axes)", "b": "rt.tensordot_vjp_a(v, a_like, t, axes)"},
+    structural=("a_like", "axes"),
+)
+defhelper(
+    rt.tensordot_vjp_b,
+    params=["v", "a", "b_like", "axes"],
+    vjp={"v": "np.tensordot(a, g, axes)", "a": "rt.tensordot_vjp_a(v, a, g, axes)"},
+    jvp={"v": "rt.tensordot_vjp_b(t, a, b_like, axes)", "a": "rt.tensordot_vjp_b(v, t, b_like, axes)"},
+    structural=("b_like", "axes"),
+)
+defhelper(rt.batched_tensordot, params=["a", "b", "axes", "a_b", "b_b"], structural=("axes", "a_b", "b_b"))
+# np.vdot flattens both arguments and conjugates the first: its adjoints refuse complex arrays (rt.vdot_vjp).
+defprim(
+    "vdot",
+    np.vdot,
+    path="np.vdot",
+    params=["a", "b"],
+    jit="jt.vdot(a, b)",
+    vjp={"a": "rt.vdot_vjp(g, b, a)", "b": "rt.vdot_vjp(g, a, b)"},
+    jvp={"a": "np.vdot(t, b)", "b": "np.vdot(a, t)"},
+    batch="rt.batched_vdot(a, b, a_batched, b_batched)",
+    examples=[
+        Example("np.vdot(a, b)", dict(a=(4,), b=(4,))),
+        Example("np.vdot(a, b)", dict(a=M34, b=(4, 3))),
+        Example("np.vdot(a, a)", dict(a=(2, 3))),
+    ],
+)
+defhelper(
+    rt.vdot_vjp,
+    params=["v", "other", "like"],
+    vjp={"v": "np.vdot(g, other)", "other": "rt.vdot_vjp(v, g, other)"},
+    jvp={"v": "rt.vdot_vjp(t, other, like)", "other": "rt.vdot_vjp(v, t, like)"},
+    structural=("like",),
+)
+defhelper(rt.batched_vdot, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
+defprim(
+    "kron",
+    np.kron,
+    path="np.kron",
+    params=["a", "b"],
+    jit="jt.kron(a, b)",
+    vjp={"a": "rt.kron_vjp_a(g, a, b)", "b": "rt.kron_vjp_b(g, a, b)"},
+    jvp={"a": "np.kron(t, b)", "b": "np.kron(a, t)"},
+    batch="rt.batched_kron(a, b, a_batched, b_batched)",
+    examples=[
+        Example("np.kron(a, b)", dict(a=(2, 3), b=(3, 2))),
+        Example("np.kron(a, b)", dict(a=(3,), b=(2,))),
+        Example("np.kron(a, b)", dict(a=(2,), b=(2, 3))),
+        Example("np.kron(a, b)", dict(a=(2, 1, 2), b=(2, 3))),
+        Example("np.kron(a, b)", dict(a=(), b=(3,))),
+    ],
+)
+defhelper(
+    rt.kron_vjp_a,
+    params=["v", "a_like", "b"],
+    vjp={"v": "np.kron(g, b)", "b": "rt.kron_vjp_b(v, g, b)"},
+    jvp={"v": "rt.kron_vjp_a(t, a_like, b)", "b": "rt.kron_vjp_a(v, a_like, t)"},
+    structural=("a_like",),
+)
+defhelper(
+    rt.kron_vjp_b,
+    params=["v", "a", "b_like"],
+    vjp={"v": "np.kron(a, g)", "a": "rt.kron_vjp_a(v, a, g)"},
+    jvp={"v": "rt.kron_vjp_b(t, a, b_like)", "a": "rt.kron_vjp_b(v, t, b_like)"},
+    structural=("b_like",),
+)
+defhelper(rt.batched_kron, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
 
 # Axis labels of einsum's sublist form, as NumPy spells them: 0-25 are A-Z, 26-51 are a-z.
 _LABELS = string.ascii_uppercase + string.ascii_lowercase
@@ -362,6 +454,40 @@ defprim(
     vjp={"a": "np.expand_dims(rt.get(g, 1), (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
     jvp={"a": f"(0.0, {_TR_SOLVE})"},
     examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))],
+)
+
+# L = cholesky(A), read as cholesky of sym(A) = (A + A^T) / 2 (NumPy reads A's lower triangle; A is meant symmetric):
+# dL = L tril_half(L^-1 sym(dA) L^-T), and A_bar = sym(L^-T tril_half(L^T L_bar) L^-1), with solves for the inverses.
+# Written with helpers that have rules of their own, so that every order of derivative has rules.
+_L_T = "rt.matrix_transpose(ans)"
+_CHOLESKY_VJP = (
+    f"rt.symmetrize(rt.solve_like({_L_T}, rt.matrix_transpose(rt.solve_like({_L_T}, "
+    f"rt.tril_half(rt.matmul_or_zero({_L_T}, g)), ans)), ans))"
+)  # sym(L^-T (L^-T P)^T) = sym(L^-T P^T L^-1) = sym(L^-T P L^-1)
+_CHOLESKY_JVP = (
+    "rt.matmul_or_zero(ans, rt.tril_half(rt.solve_like(ans, rt.matrix_transpose(rt.solve_like(ans, "
+    "rt.symmetrize(t), ans)), ans)))"
+)  # L^-1 (L^-1 S)^T = L^-1 S L^-T for a symmetric S
+defprim(
+    "linalg.cholesky",
+    np.linalg.cholesky,
+    path="np.linalg.cholesky",
+    params=["a"],
+    jit="jt.cholesky(a)",
+    vjp={"a": _CHOLESKY_VJP},
+    jvp={"a": _CHOLESKY_JVP},
+    batch="np.linalg.cholesky(a)",  # the batch axis leads, a matrix's two axes trail
+    examples=[
+        Example("np.linalg.cholesky(a @ a.T + np.eye(3))", SQ),
+        Example("np.linalg.cholesky(a @ np.swapaxes(a, -1, -2) + np.eye(2))", dict(a=(2, 2, 2))),
+        Example("np.linalg.cholesky(a + a.T + 6.0 * np.eye(3))", SQ, domain="unit"),
+    ],
+)
+defhelper(
+    rt.tril_half, params=["x"], vjp={"x": "rt.tril_half(g)"}, jvp={"x": "rt.tril_half(t)"}, batch="rt.tril_half(x)"
+)
+defhelper(
+    rt.symmetrize, params=["x"], vjp={"x": "rt.symmetrize(g)"}, jvp={"x": "rt.symmetrize(t)"}, batch="rt.symmetrize(x)"
 )
 
 defprim(
