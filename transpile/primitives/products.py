@@ -345,13 +345,51 @@ defhelper(
     jvp={"x": "rt.norm_hvp(t, x, ord, axis)"},
     structural=("ord", "axis"),
 )
+# The derivatives of the norm past the first are symmetric multilinear forms: H(v) = norm_hvp(v, x) and
+# T(v, u) = norm_third(v, u, x), whose own derivative in x is written with H, T, norm_grad and the norm, so that every
+# order has rules (rt.norm_third says which orders `ord` it has).  A form's VJP in x is its JVP in x along g.
 defhelper(
     rt.norm_hvp,
     params=["v", "x", "ord=None", "axis=None"],
-    vjp={"v": "rt.norm_hvp(g, x, ord, axis)"},
-    jvp={"v": "rt.norm_hvp(t, x, ord, axis)"},
+    vjp={"v": "rt.norm_hvp(g, x, ord, axis)", "x": "rt.norm_third(g, v, x, ord, axis)"},
+    jvp={"v": "rt.norm_hvp(t, x, ord, axis)", "x": "rt.norm_third(v, t, x, ord, axis)"},
     structural=("ord", "axis"),
-)  # no rule for `x`: third order
+)
+
+
+def _norm_fourth(w):
+    """d/dx norm_third(v, u, x) along w, for the 2-norm and the Frobenius norm (where norm_third is smooth)."""
+    d, n = "rt.norm_grad(x, ord, axis)", "np.linalg.norm(x, ord, axis, True)"
+
+    def h(a):
+        return f"rt.norm_hvp({a}, x, ord, axis)"
+
+    def third(a, b):
+        return f"rt.norm_third({a}, {b}, x, ord, axis)"
+
+    def total(a):
+        return f"np.sum({a}, axis=axis, keepdims=True)"
+
+    hu, hw, hv, tuw, tvw, tvu = h("u"), h(w), h("v"), third("u", w), third("v", w), third("v", "u")
+    terms = [
+        f"{tuw} * {total('v * ' + d)}",
+        f"{hu} * {total('v * ' + hw)}",
+        f"{hw} * {total('v * ' + hu)}",
+        f"{d} * {total('v * ' + tuw)}",
+        f"{tvw} * {total('u * ' + d)}",
+        f"{hv} * {total('u * ' + hw)}",
+        f"{tvu} * {total(w + ' * ' + d)}",
+    ]
+    return f"-({' + '.join(terms)}) / {n}"
+
+
+defhelper(
+    rt.norm_third,
+    params=["v", "u", "x", "ord=None", "axis=None"],
+    vjp={"v": "rt.norm_third(g, u, x, ord, axis)", "u": "rt.norm_third(v, g, x, ord, axis)", "x": _norm_fourth("g")},
+    jvp={"v": "rt.norm_third(t, u, x, ord, axis)", "u": "rt.norm_third(v, t, x, ord, axis)", "x": _norm_fourth("t")},
+    structural=("ord", "axis"),
+)
 
 SQ = dict(a=(3, 3))
 defprim(
