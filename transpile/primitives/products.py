@@ -286,25 +286,169 @@ defhelper(
     jvp={"operands": "rt.einsum_slot_jvp(operands, k, out, t)", "out": "rt.einsum_slot(operands, k, t)"},
     structural=("k",),
 )
-# The rules of the helpers below are derivatives of einsum of an order that has no rule yet: reverse or
-# forward mode over einsum's forward mode, and third derivatives.  The transforms say so if they are needed.
-defhelper(rt.einsum_jvp, params=["operands", "tangents"])
+# The helpers below are derivatives of einsum past the first, each an rt.einsum_part (runtime/einsum_parts.py): their
+# rules are written with einsum_part, its adjoints and einsum_extend, whose own rules close over the same functions,
+# so that every order of derivative has rules.  `_PART.format(...)` is einsum_part with its arguments filled in.
+_SPEC = "rt.einsum_spec(operands)"
+_EXTENDED = "rt.einsum_extended_layout(layout)"
+_ONE_SET = "rt.einsum_extend(operands, tangents, (0,))"  # operands with one tangent set
+
+
+def _part(layout, out, tensors, k, spec=_SPEC):
+    return f"rt.einsum_part({spec}, {layout}, {out}, {tensors}, {k})"
+
+
+def _part_vjp(layout, out, tensors, k, c, spec=_SPEC):
+    return f"rt.einsum_part_vjp({spec}, {layout}, {out}, {tensors}, {k}, {c})"
+
+
+def _part_vjp_out(layout, out, tensors, k, c, spec=_SPEC):
+    return f"rt.einsum_part_vjp_out({spec}, {layout}, {out}, {tensors}, {k}, {c})"
+
+
+def _back(value, layout, which):
+    """The adjoint of einsum_extend's argument `which` (0: the tensors, 1: the tangents), from that of its result."""
+    return f"rt.einsum_extend_vjp({value}, {layout}, {which})"
+
+
+def _one_more(tensors, layout, t):
+    """`tensors` (laid out as `layout`) with one more tangent set, whose tangents are `t`'s: derivative's tensors."""
+    return f"rt.einsum_extend({tensors}, {t}, {layout})"
+
+
+# einsum_jvp(operands, tangents) and einsum_slot_jvp(operands, k, out, tangents): one tangent set.
+_TWO_SETS = _one_more(_ONE_SET, "(1,)", "rt.einsum_extend_one(t, (0,), 0)")
+defhelper(
+    rt.einsum_jvp,
+    params=["operands", "tangents"],
+    container=True,
+    vjp={
+        "operands": _back(_part_vjp("(1,)", "0.0", _ONE_SET, 0, "g"), "(0,)", 0),
+        "tangents": _back(_part_vjp("(1,)", "0.0", _ONE_SET, 0, "g"), "(0,)", 1),
+    },
+    jvp={"operands": _part("(2, 1)", "0.0", _TWO_SETS, 0), "tangents": "rt.einsum_jvp(operands, t)"},
+)
 defhelper(
     rt.einsum_slot_jvp,
     params=["operands", "k", "out", "tangents"],
+    container=True,
+    vjp={
+        "operands": _back(_part_vjp("(1,)", "out", _ONE_SET, "k", "g"), "(0,)", 0),
+        "tangents": _back(_part_vjp("(1,)", "out", _ONE_SET, "k", "g"), "(0,)", 1),
+        "out": _part_vjp_out("(1,)", "out", _ONE_SET, "k", "g"),
+    },
+    jvp={
+        "operands": _part("(2, 1)", "out", _TWO_SETS, "k"),
+        "tangents": "rt.einsum_slot_jvp(operands, k, out, t)",
+        "out": "rt.einsum_slot_jvp(operands, k, t, tangents)",
+    },
     structural=("k",),
 )
+# einsum_slot_vjp_out(operands, k, out_like, v) and einsum_slot_vjp_operands(operands, k, out, v): no tangent set.
 defhelper(
     rt.einsum_slot_vjp_out,
-    params=["operands", "k", "out", "v"],
-    structural=("k",),
+    params=["operands", "k", "out_like", "v"],
+    vjp={"operands": _part_vjp("(0,)", "g", "operands", "k", "v"), "v": "rt.einsum_slot(operands, k, g)"},
+    jvp={
+        "operands": _part_vjp_out("(1,)", "out_like", _one_more("operands", "(0,)", "t"), "k", "v"),
+        "v": "rt.einsum_slot_vjp_out(operands, k, out_like, t)",
+    },
+    structural=("k", "out_like"),
 )
 defhelper(
     rt.einsum_slot_vjp_operands,
     params=["operands", "k", "out", "v"],
     container=True,
+    vjp={
+        "operands": _back(_part_vjp("(1,)", "out", _one_more("operands", "(0,)", "g"), "k", "v"), "(0,)", 0),
+        "out": _part_vjp_out("(1,)", "out", _one_more("operands", "(0,)", "g"), "k", "v"),
+        "v": "rt.einsum_slot_jvp(operands, k, out, g)",
+    },
+    jvp={
+        "operands": _back(_part_vjp("(1,)", "out", _one_more("operands", "(0,)", "t"), "k", "v"), "(0,)", 0),
+        "out": "rt.einsum_slot_vjp_operands(operands, k, t, v)",
+        "v": "rt.einsum_slot_vjp_operands(operands, k, out, t)",
+    },
     structural=("k",),
 )
+# The sums of einsums themselves.  A VJP in `tensors` of an adjoint (a gradient in `tensors`) is its JVP there along
+# the cotangent: second derivatives are symmetric.
+defhelper(
+    rt.einsum_part,
+    params=["spec", "layout", "out", "tensors", "k"],
+    container=True,
+    vjp={
+        "tensors": _part_vjp("layout", "out", "tensors", "k", "g", spec="spec"),
+        "out": _part_vjp_out("layout", "out", "tensors", "k", "g", spec="spec"),
+    },
+    jvp={
+        "tensors": _part(_EXTENDED, "out", _one_more("tensors", "layout", "t"), "k", spec="spec"),
+        "out": _part("layout", "t", "tensors", "k", spec="spec"),
+    },
+    structural=("spec", "layout", "k"),
+)
+defhelper(
+    rt.einsum_part_vjp,
+    params=["spec", "layout", "out", "tensors", "k", "c"],
+    container=True,
+    vjp={
+        "tensors": _back(
+            _part_vjp(_EXTENDED, "out", _one_more("tensors", "layout", "g"), "k", "c", spec="spec"), "layout", 0
+        ),
+        "out": _part_vjp_out(_EXTENDED, "out", _one_more("tensors", "layout", "g"), "k", "c", spec="spec"),
+        "c": _part(_EXTENDED, "out", _one_more("tensors", "layout", "g"), "k", spec="spec"),
+    },
+    jvp={
+        "tensors": _back(
+            _part_vjp(_EXTENDED, "out", _one_more("tensors", "layout", "t"), "k", "c", spec="spec"), "layout", 0
+        ),
+        "out": _part_vjp("layout", "t", "tensors", "k", "c", spec="spec"),
+        "c": _part_vjp("layout", "out", "tensors", "k", "t", spec="spec"),
+    },
+    structural=("spec", "layout", "k"),
+)
+defhelper(
+    rt.einsum_part_vjp_out,
+    params=["spec", "layout", "out_like", "tensors", "k", "c"],
+    container=True,
+    vjp={
+        "tensors": _part_vjp("layout", "g", "tensors", "k", "c", spec="spec"),
+        "c": _part("layout", "g", "tensors", "k", spec="spec"),
+    },
+    jvp={
+        "tensors": _part_vjp_out(_EXTENDED, "out_like", _one_more("tensors", "layout", "t"), "k", "c", spec="spec"),
+        "c": _part_vjp_out("layout", "out_like", "tensors", "k", "t", spec="spec"),
+    },
+    structural=("spec", "layout", "out_like", "k"),
+)
+# einsum_extend(x, t, layout) copies entries of x and t; einsum_extend_one and einsum_extend_vjp are its two halves
+# and their adjoints.
+defhelper(
+    rt.einsum_extend,
+    params=["x", "t", "layout"],
+    container=True,
+    vjp={"x": _back("g", "layout", 0), "t": _back("g", "layout", 1)},
+    jvp={"x": "rt.einsum_extend_one(t, layout, 0)", "t": "rt.einsum_extend_one(t, layout, 1)"},
+    structural=("layout",),
+)
+defhelper(
+    rt.einsum_extend_one,
+    params=["v", "layout", "which"],
+    container=True,
+    vjp={"v": _back("g", "layout", "which")},
+    jvp={"v": "rt.einsum_extend_one(t, layout, which)"},
+    structural=("layout", "which"),
+)
+defhelper(
+    rt.einsum_extend_vjp,
+    params=["v", "layout", "which"],
+    container=True,
+    vjp={"v": "rt.einsum_extend_one(g, layout, which)"},
+    jvp={"v": _back("t", "layout", "which")},
+    structural=("layout", "which"),
+)
+defhelper(rt.einsum_extended_layout, params=["layout"], nondiff=True)
+defhelper(rt.einsum_spec, params=["operands"], nondiff=True)
 
 # ---------------------------------------------------------------------------- linear algebra
 
