@@ -65,10 +65,9 @@ NO_NUMBA_VERSION = {
     ),
     **dict.fromkeys(
         [
-            "tensordot_vjp_a", "tensordot_vjp_b", "batched_tensordot", "vdot_vjp", "batched_vdot", "kron_vjp_a",
-            "kron_vjp_b", "batched_kron", "tril_half", "symmetrize",
+            "batched_tensordot", "batched_vdot", "batched_kron",
         ],
-        "the derivatives and batching of np.tensordot, np.vdot, np.kron and np.linalg.cholesky are not compiled yet",
+        "vmap of np.tensordot, np.vdot and np.kron is not compiled yet",
     ),
     "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
