@@ -146,3 +146,9 @@ def test_an_item_whose_tangent_is_zero_is_given_its_shape_only_where_a_rule_read
     assert "t_dot = (x_dot, 0.0)" in text
     assert "rt.materialize(" in text
     assert "rt.materialize(x_dot" not in text  # a parameter's tangent is never the symbolic zero
+
+
+def test_under_jit_the_zero_item_is_given_its_shape_too():
+    """jt.ZERO in a tuple's tangent, taken out through a helper's result and `t[1]`: rt.materialize under Numba."""
+    f = tp.jacfwd(indexed_from_a_helper)
+    np.testing.assert_allclose(tp.jit(f)(X), f(X), rtol=1e-12, atol=1e-12)
