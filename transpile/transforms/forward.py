@@ -37,7 +37,7 @@ from .custom_rules import custom_rule_tangent
 from .templates import instantiate
 
 ZERO = 0.0
-MATERIALIZE = "rt.materialize"  # gives a tangent its primal's shape, structure and dtype: no symbolic zero is left
+MATERIALIZE = "rt.materialize"  # gives a tangent its primal's shape, structure and dtype (tangent_zeros "none")
 
 
 @dataclass
@@ -228,13 +228,13 @@ class _ForwardBuilder:
         return [stmt] + self._set(x, tangent, stmt)
 
     def _container_zeros(self, prim, bound):
-        """Where the tangent of a container primitive's result may hold the symbolic zero: item by item for a tuple or
-        list made of its arguments (whose tangent is theirs, `ts`), else anywhere if any argument's may, or if a rule
-        writes one."""
+        """Where the tangent of a container primitive's result may hold the symbolic zero (the registry's
+        `tangent_zeros`): item by item for a tuple or list of its arguments, nowhere for one that gives tangents their
+        primal's shape, else anywhere if any argument's may, or if a rule it uses writes one."""
         items = bound[prim.varargs] if prim.varargs else ()
-        if prim.path == MATERIALIZE:
+        if prim.tangent_zeros == "none":
             return False
-        if prim.jvp.get(prim.varargs) in ("ts", "rt.as_list(ts)"):
+        if prim.tangent_zeros == "items":
             return tuple(self._zeros_of(item) for item in items)
         atoms = [bound.get(p) for p in prim.jvp if p in prim.params] + list(items)
         differentiable = [p for p in prim.params if p not in prim.structural]
