@@ -441,3 +441,20 @@ def test_a_third_derivative_without_a_rule_says_so():
     tp.hessian(p_norm)(*args)
     with pytest.raises(NotImplementedError, match="third derivatives of np.linalg.norm with ord=3"):
         tp.jacfwd(tp.hessian(p_norm))(*args)
+
+
+def outer_of_tangents(s):
+    v = np.arange(3.0) - 1.0
+    return np.sum(np.sin(np.outer(s * v, np.sin(s * v))))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="known gap, not in the product rules: in reverse over forward over forward (grad of jacfwd of hessian), "
+    "a helper whose result is the symbolic zero at run time (its tangent operand, s * v's second tangent, is zero) "
+    "gets the cotangent unbroadcast to a number (rt.unbroadcast(g, 0.0)) and its VJP rule a scalar; np.outer, "
+    "@, np.linalg.solve, np.tensordot and np.kron raise there (np.dot, einsum, norm, cholesky and vdot do not)",
+)
+def test_fourth_derivative_reverse_over_forward_of_a_product():
+    tp.grad(tp.jacfwd(tp.hessian(outer_of_tangents)))(0.7)
