@@ -25,6 +25,7 @@ __all__ = [
     "diag_vjp",
     "norm_grad",
     "norm_hvp",
+    "norm_third",
     "solve_like",
     "as_column",
     "from_column",
@@ -337,6 +338,31 @@ def norm_hvp(g, x, ord=None, axis=None):
         return np.zeros_like(x)
     raise NotImplementedError(
         f"second derivatives of np.linalg.norm with ord={ord!r} (a spectral norm) are not implemented"
+    )
+
+
+def norm_third(v, u, x, ord=None, axis=None):
+    """The derivative of norm_hvp(v, x, ord, axis) in x along u: the norm's third derivative applied to v and u."""
+    if is_zero(v) or is_zero(u):
+        return 0.0
+    x = np.asarray(x, dtype=np.result_type(x, np.float64))
+    kind, axes = _norm_kind(x, ord, axis)
+    if kind == "fro" or kind == "vector" and ord in (None, 2):
+        n = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
+        d = x / n
+
+        def hvp(w):
+            return (w - d * np.sum(w * d, axis=axes, keepdims=True)) / n
+
+        def total(w):
+            return np.sum(w, axis=axes, keepdims=True)
+
+        return -(hvp(u) * total(v * d) + d * total(v * hvp(u)) + hvp(v) * total(u * d)) / n
+    if kind == "vector" and ord in (np.inf, -np.inf, 0, 1) or kind == "matrix" and ord in (1, -1, np.inf, -np.inf):
+        return np.zeros_like(x)  # piecewise linear (or constant): no curvature
+    raise NotImplementedError(
+        f"third derivatives of np.linalg.norm with ord={ord!r} are not implemented (those of the 2-norm, the "
+        "Frobenius norm and the piecewise linear norms are)"
     )
 
 

@@ -84,8 +84,8 @@ def add_at(acc, x, index, g):
 
 
 def pack_like(x, parts):
-    """The adjoint of `a, b, ... = x`: parts gathered back into x's kind."""
-    if all(is_zero(p) for p in parts):
+    """The adjoint of `a, b, ... = x`: parts gathered back into x's kind (parts may be the symbolic zero)."""
+    if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
     if isinstance(x, tuple):
         return tuple(parts)

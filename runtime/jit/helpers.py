@@ -436,7 +436,7 @@ def _add_at(acc, x, index, g):
 
 @overload(_tree.pack_like)
 def _pack_like(x, parts):
-    if all(isinstance(p, ZeroType) for p in parts):
+    if isinstance(parts, ZeroType) or all(isinstance(p, ZeroType) for p in parts):
         return lambda x, parts: make_zero()
     if _is_tuple(x):
         return lambda x, parts: parts

@@ -51,6 +51,20 @@ NO_NUMBA_VERSION = {
         ["py_select_tangent", "py_select_tangent_vjp", "sum_parts"],
         "the derivatives of Python's max, min and sum over mixed items are not compiled yet",
     ),
+    **dict.fromkeys(
+        [
+            "einsum_part", "einsum_part_vjp", "einsum_part_vjp_out", "einsum_extend", "einsum_extend_one",
+            "einsum_extend_vjp", "einsum_extended_layout", "einsum_spec",
+        ],
+        "derivatives of np.einsum past the second are not compiled yet",
+    ),
+    **dict.fromkeys(
+        [
+            "batched_tensordot", "batched_vdot", "batched_kron",
+        ],
+        "vmap of np.tensordot, np.vdot and np.kron is not compiled yet",
+    ),
+    "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
     **dict.fromkeys(

@@ -65,6 +65,7 @@ NOT_UNDER_JIT = {
     **{ex.expr: "Numba has no np.r_" for ex in registry.by_name("r_").examples},
     **{ex.expr: "Numba has no np.c_" for ex in registry.by_name("c_").examples},
     **{ex.expr: "Numba has no np.ix_" for ex in registry.by_name("ix_").examples},
+    "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
 }
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT = {

@@ -670,3 +670,22 @@ def test_power_hessian(expr, x, y, tmp_path):
         rows.append(np.subtract(_power_grad(x, y + EPS), _power_grad(x, y - EPS)) / (2 * EPS))
         want = np.array(rows)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_vdot_refuses_complex_adjoints_and_names_the_line(tmp_path):
+    """np.vdot conjugates its first argument: its adjoint refuses complex arrays rather than guess a convention; its
+    tangent is the real-linear one, np.vdot(t, b) + np.vdot(a, t), which holds for complex arrays too."""
+    module = load_module(
+        tmp_path,
+        "import numpy as np\n\n\ndef f(a, b):\n    return np.abs(np.vdot(a, b))\n\n\ndef g(a, b):\n"
+        "    return np.vdot(a, b)\n",
+    )
+    a, b = np.array([1 + 1j, 2 - 1j, 0.5j]), np.array([1.0, -2.0, 3.0])
+    with pytest.raises(TypeError, match="np.vdot conjugates its first argument") as caught:
+        tp.grad(module.f)(a, b)
+    assert any("line 5" in note or ".py:5" in note for note in getattr(caught.value, "__notes__", []))
+    t, u = np.array([0.5j, 1.0, -1.0]), np.array([0.3, 0.1, -0.2])
+    _, tangent = tp.jvp(module.g, (a, b), (t, u))
+    np.testing.assert_allclose(
+        tangent, (module.g(a + EPS * t, b + EPS * u) - module.g(a - EPS * t, b - EPS * u)) / (2 * EPS)
+    )

@@ -5,7 +5,8 @@ b.  For each case, each set of differentiated operands (a alone, b alone, both) 
 jvp(grad), jacrev(jacrev), and grad(grad) of f along a direction, a function of a scalar), and for jacfwd(jacrev) and
 jacrev(jacrev) that differentiate one operand inside and the other outside, the result is checked against float64
 central differences of tp.grad.  An operand that is not differentiated is a symbolic zero or an inactive value in
-the generated code, which is what this matrix is about.  NumPy path only.
+the generated code, which is what this matrix is about.  Third derivatives of einsum, norm and cholesky (issue 13,
+item 2) are checked against central differences of tp.hessian at the end.  NumPy path only.
 """
 
 from __future__ import annotations
@@ -119,6 +120,27 @@ def diag(a, b):
     return np.sum(np.tanh(np.diag(a * b)))
 
 
+def tensordot(a, b):
+    return np.sum(np.tanh(np.tensordot(a, b, axes=([0], [1]))))
+
+
+def tensordot_int(a, b):
+    return np.sum(np.tanh(np.tensordot(a, b, 2)))
+
+
+def vdot(a, b):
+    return np.tanh(np.vdot(a, b))
+
+
+def kron(a, b):
+    return np.sum(np.tanh(np.kron(a, b)))
+
+
+def cholesky(a, b):
+    m = a * b
+    return np.sum(np.tanh(np.linalg.cholesky(m + m.T)))
+
+
 def log_gaussian(x, cov):
     """The log-density of N(0, cov) at x, with slogdet and solve (the issue's example)."""
     sign, logabsdet = np.linalg.slogdet(cov)
@@ -148,6 +170,11 @@ CASES = {
     diagonal: ({"diagonal"}, (_normal(3, 3), _normal(3, 3))),
     diag: ({"diag"}, (_normal(3), _normal(3))),
     log_gaussian: ({"linalg.slogdet", "linalg.solve", "dot"}, (_normal(3), _spd(3))),
+    tensordot: ({"tensordot"}, (_normal(3, 2), _normal(2, 3))),
+    tensordot_int: ({"tensordot"}, (_normal(2, 2, 2), _normal(2, 2))),
+    vdot: ({"vdot"}, (_normal(2, 3), _normal(3, 2))),
+    kron: ({"kron"}, (_normal(2), _normal(2, 2))),
+    cholesky: ({"linalg.cholesky"}, (_spd(3), _near_one(3, 3))),
 }
 
 
@@ -331,6 +358,10 @@ def unused_unless(a, b, flag):
         np.linalg.solve(m, b),
         np.linalg.det(m),
         np.linalg.slogdet(m)[1],
+        np.tensordot(m, v, 1),
+        np.vdot(m, b),
+        np.kron(v, m),
+        np.linalg.cholesky(m + m.T),
         np.trace(m),
         np.diagonal(m),
         np.diag(v),
@@ -348,3 +379,82 @@ def test_a_zero_adjoint_at_run_time_passes_through_every_product_rule(flag):
     got = tp.grad(unused_unless, argnums=(0, 1))(*args)
     for i in (0, 1):
         np.testing.assert_allclose(got[i], numeric_grad(unused_unless, args, i), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------- third derivatives
+
+# case -> its operands: a second derivative's own derivative, in the first operand (issue 13, item 2).
+THIRD_ORDER = {einsum: CASES[einsum][1], norm_vector: CASES[norm_vector][1], norm_axis: CASES[norm_axis][1]}
+THIRD_ORDER[cholesky] = CASES[cholesky][1]
+
+
+def _third_reference(f):
+    """d^3 f / d a^3, shaped a.shape * 3, by central differences of tp.hessian (checked above against tp.grad)."""
+    a, b = THIRD_ORDER[f]
+    hessian = tp.hessian(f, argnums=0)
+    eps = 1e-5
+    slices = []
+    for idx in np.ndindex(np.shape(a)):
+        step = np.zeros(np.shape(a))
+        step[idx] = eps
+        slices.append((hessian(a + step, b) - hessian(a - step, b)) / (2 * eps))
+    third = np.stack(slices, axis=-1)
+    return np.reshape(third, np.shape(a) * 3)
+
+
+def _third_by_grad_grad_grad(f):
+    """grad(grad(grad)) of f along a direction u of a: sum T u u u."""
+    a, b = THIRD_ORDER[f]
+    u = _directions((a,))[0]
+    got = tp.grad(tp.grad(tp.grad(_along(f, 0))))(0.0, a, b, u, np.zeros_like(b))
+    return got, lambda third: np.sum(_times(_times(third, u), u) * u)
+
+
+THIRD_COMPOSITIONS = {
+    "jacfwd(hessian)": lambda f: tp.jacfwd(tp.hessian(f, argnums=0), argnums=0),
+    "jacrev(hessian)": lambda f: tp.jacrev(tp.hessian(f, argnums=0), argnums=0),
+    "jacfwd(jacfwd(jacfwd))": lambda f: tp.jacfwd(tp.jacfwd(tp.jacfwd(f))),
+    "jacrev(jacrev(jacrev))": lambda f: tp.jacrev(tp.jacrev(tp.jacrev(f))),
+}
+
+
+@pytest.mark.parametrize("composition", list(THIRD_COMPOSITIONS), ids=str)
+@pytest.mark.parametrize("f", list(THIRD_ORDER), ids=lambda f: f.__name__)
+def test_third_derivative_matches_differences_of_the_hessian(f, composition):
+    got = THIRD_COMPOSITIONS[composition](f)(*THIRD_ORDER[f])
+    np.testing.assert_allclose(got, _third_reference(f), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", list(THIRD_ORDER), ids=lambda f: f.__name__)
+def test_third_derivative_along_a_direction(f):
+    got, along = _third_by_grad_grad_grad(f)
+    np.testing.assert_allclose(got, along(_third_reference(f)), rtol=1e-5, atol=1e-6)
+
+
+def p_norm(a, b):
+    return np.tanh(np.linalg.norm(a * b, ord=3))
+
+
+def test_a_third_derivative_without_a_rule_says_so():
+    """np.linalg.norm with ord=3 has second derivatives, and its third raises rather than guessing."""
+    args = (_normal(4), _near_one(4))
+    tp.hessian(p_norm)(*args)
+    with pytest.raises(NotImplementedError, match="third derivatives of np.linalg.norm with ord=3"):
+        tp.jacfwd(tp.hessian(p_norm))(*args)
+
+
+def outer_of_tangents(s):
+    v = np.arange(3.0) - 1.0
+    return np.sum(np.sin(np.outer(s * v, np.sin(s * v))))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="known gap, not in the product rules: in reverse over forward over forward (grad of jacfwd of hessian), "
+    "a helper whose result is the symbolic zero at run time (its tangent operand, s * v's second tangent, is zero) "
+    "gets the cotangent unbroadcast to a number (rt.unbroadcast(g, 0.0)) and its VJP rule a scalar; np.outer, "
+    "@, np.linalg.solve, np.tensordot and np.kron raise there (np.dot, einsum, norm, cholesky and vdot do not)",
+)
+def test_fourth_derivative_reverse_over_forward_of_a_product():
+    tp.grad(tp.jacfwd(tp.hessian(outer_of_tangents)))(0.7)

@@ -135,6 +135,7 @@ defhelper(
     rt.materialize,
     params=["v", "like"],
     container=True,
+    tangent_zeros="none",
     vjp={"v": "rt.unbroadcast(g, v)"},
     structural=("like",),
     jvp={"v": "rt.materialize(t, like)"},

@@ -1,4 +1,4 @@
-"""Products: dot, matmul, outer, inner, einsum, and linear algebra."""
+"""Products: dot, matmul, outer, inner, tensordot, vdot, kron, einsum, and linear algebra."""
 
 import string
 
@@ -109,6 +109,98 @@ defhelper(
     structural=("b_like",),
 )
 
+defprim(
+    "tensordot",
+    np.tensordot,
+    path="np.tensordot",
+    params=["a", "b", "axes=2"],
+    jit="jt.tensordot(a, b, axes)",
+    vjp={"a": "rt.tensordot_vjp_a(g, a, b, axes)", "b": "rt.tensordot_vjp_b(g, a, b, axes)"},
+    jvp={"a": "np.tensordot(t, b, axes)", "b": "np.tensordot(a, t, axes)"},
+    structural=("axes",),
+    batch="rt.batched_tensordot(a, b, axes, a_batched, b_batched)",
+    batch_needs_same=("axes",),
+    examples=[
+        Example("np.tensordot(a, b)", dict(a=(2, 3, 4), b=(3, 4, 2))),
+        Example("np.tensordot(a, b, 1)", dict(a=M34, b=M42)),
+        Example("np.tensordot(a, b, axes=0)", dict(a=(3,), b=(2, 2))),
+        Example("np.tensordot(a, b, axes=([1, 0], [0, 2]))", dict(a=(3, 4, 2), b=(4, 2, 3))),
+        Example("np.tensordot(a, b, axes=(2, 0))", dict(a=(2, 3, 4), b=(4,))),
+        Example("np.tensordot(a, b, ((0,), (1,)))", dict(a=M34, b=(2, 3))),
+    ],
+)
+defhelper(
+    rt.tensordot_vjp_a,
+    params=["v", "a_like", "b", "axes"],
+    vjp={"v": "np.tensordot(g, b, axes)", "b": "rt.tensordot_vjp_b(v, g, b, axes)"},
+    jvp={"v": "rt.tensordot_vjp_a(t, a_like, b, axes)", "b": "rt.tensordot_vjp_a(v, a_like, t, axes)"},
+    structural=("a_like", "axes"),
+)
+defhelper(
+    rt.tensordot_vjp_b,
+    params=["v", "a", "b_like", "axes"],
+    vjp={"v": "np.tensordot(a, g, axes)", "a": "rt.tensordot_vjp_a(v, a, g, axes)"},
+    jvp={"v": "rt.tensordot_vjp_b(t, a, b_like, axes)", "a": "rt.tensordot_vjp_b(v, t, b_like, axes)"},
+    structural=("b_like", "axes"),
+)
+defhelper(rt.batched_tensordot, params=["a", "b", "axes", "a_b", "b_b"], structural=("axes", "a_b", "b_b"))
+# np.vdot flattens both arguments and conjugates the first: its adjoints refuse complex arrays (rt.vdot_vjp).
+defprim(
+    "vdot",
+    np.vdot,
+    path="np.vdot",
+    params=["a", "b"],
+    jit="jt.vdot(a, b)",
+    vjp={"a": "rt.vdot_vjp(g, b, a)", "b": "rt.vdot_vjp(g, a, b)"},
+    jvp={"a": "np.vdot(t, b)", "b": "np.vdot(a, t)"},
+    batch="rt.batched_vdot(a, b, a_batched, b_batched)",
+    examples=[
+        Example("np.vdot(a, b)", dict(a=(4,), b=(4,))),
+        Example("np.vdot(a, b)", dict(a=M34, b=(4, 3))),
+        Example("np.vdot(a, a)", dict(a=(2, 3))),
+    ],
+)
+defhelper(
+    rt.vdot_vjp,
+    params=["v", "other", "like"],
+    vjp={"v": "np.vdot(g, other)", "other": "rt.vdot_vjp(v, g, other)"},
+    jvp={"v": "rt.vdot_vjp(t, other, like)", "other": "rt.vdot_vjp(v, t, like)"},
+    structural=("like",),
+)
+defhelper(rt.batched_vdot, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
+defprim(
+    "kron",
+    np.kron,
+    path="np.kron",
+    params=["a", "b"],
+    jit="jt.kron(a, b)",
+    vjp={"a": "rt.kron_vjp_a(g, a, b)", "b": "rt.kron_vjp_b(g, a, b)"},
+    jvp={"a": "np.kron(t, b)", "b": "np.kron(a, t)"},
+    batch="rt.batched_kron(a, b, a_batched, b_batched)",
+    examples=[
+        Example("np.kron(a, b)", dict(a=(2, 3), b=(3, 2))),
+        Example("np.kron(a, b)", dict(a=(3,), b=(2,))),
+        Example("np.kron(a, b)", dict(a=(2,), b=(2, 3))),
+        Example("np.kron(a, b)", dict(a=(2, 1, 2), b=(2, 3))),
+        Example("np.kron(a, b)", dict(a=(), b=(3,))),
+    ],
+)
+defhelper(
+    rt.kron_vjp_a,
+    params=["v", "a_like", "b"],
+    vjp={"v": "np.kron(g, b)", "b": "rt.kron_vjp_b(v, g, b)"},
+    jvp={"v": "rt.kron_vjp_a(t, a_like, b)", "b": "rt.kron_vjp_a(v, a_like, t)"},
+    structural=("a_like",),
+)
+defhelper(
+    rt.kron_vjp_b,
+    params=["v", "a", "b_like"],
+    vjp={"v": "np.kron(a, g)", "a": "rt.kron_vjp_a(v, a, g)"},
+    jvp={"v": "rt.kron_vjp_b(t, a, b_like)", "a": "rt.kron_vjp_b(v, t, b_like)"},
+    structural=("b_like",),
+)
+defhelper(rt.batched_kron, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
+
 # Axis labels of einsum's sublist form, as NumPy spells them: 0-25 are A-Z, 26-51 are a-z.
 _LABELS = string.ascii_uppercase + string.ascii_lowercase
 
@@ -194,25 +286,169 @@ defhelper(
     jvp={"operands": "rt.einsum_slot_jvp(operands, k, out, t)", "out": "rt.einsum_slot(operands, k, t)"},
     structural=("k",),
 )
-# The rules of the helpers below are derivatives of einsum of an order that has no rule yet: reverse or
-# forward mode over einsum's forward mode, and third derivatives.  The transforms say so if they are needed.
-defhelper(rt.einsum_jvp, params=["operands", "tangents"])
+# The helpers below are derivatives of einsum past the first, each an rt.einsum_part (runtime/einsum_parts.py): their
+# rules are written with einsum_part, its adjoints and einsum_extend, whose own rules close over the same functions,
+# so that every order of derivative has rules.  `_PART.format(...)` is einsum_part with its arguments filled in.
+_SPEC = "rt.einsum_spec(operands)"
+_EXTENDED = "rt.einsum_extended_layout(layout)"
+_ONE_SET = "rt.einsum_extend(operands, tangents, (0,))"  # operands with one tangent set
+
+
+def _part(layout, out, tensors, k, spec=_SPEC):
+    return f"rt.einsum_part({spec}, {layout}, {out}, {tensors}, {k})"
+
+
+def _part_vjp(layout, out, tensors, k, c, spec=_SPEC):
+    return f"rt.einsum_part_vjp({spec}, {layout}, {out}, {tensors}, {k}, {c})"
+
+
+def _part_vjp_out(layout, out, tensors, k, c, spec=_SPEC):
+    return f"rt.einsum_part_vjp_out({spec}, {layout}, {out}, {tensors}, {k}, {c})"
+
+
+def _back(value, layout, which):
+    """The adjoint of einsum_extend's argument `which` (0: the tensors, 1: the tangents), from that of its result."""
+    return f"rt.einsum_extend_vjp({value}, {layout}, {which})"
+
+
+def _one_more(tensors, layout, t):
+    """`tensors` (laid out as `layout`) with one more tangent set, whose tangents are `t`'s: derivative's tensors."""
+    return f"rt.einsum_extend({tensors}, {t}, {layout})"
+
+
+# einsum_jvp(operands, tangents) and einsum_slot_jvp(operands, k, out, tangents): one tangent set.
+_TWO_SETS = _one_more(_ONE_SET, "(1,)", "rt.einsum_extend_one(t, (0,), 0)")
+defhelper(
+    rt.einsum_jvp,
+    params=["operands", "tangents"],
+    container=True,
+    vjp={
+        "operands": _back(_part_vjp("(1,)", "0.0", _ONE_SET, 0, "g"), "(0,)", 0),
+        "tangents": _back(_part_vjp("(1,)", "0.0", _ONE_SET, 0, "g"), "(0,)", 1),
+    },
+    jvp={"operands": _part("(2, 1)", "0.0", _TWO_SETS, 0), "tangents": "rt.einsum_jvp(operands, t)"},
+)
 defhelper(
     rt.einsum_slot_jvp,
     params=["operands", "k", "out", "tangents"],
+    container=True,
+    vjp={
+        "operands": _back(_part_vjp("(1,)", "out", _ONE_SET, "k", "g"), "(0,)", 0),
+        "tangents": _back(_part_vjp("(1,)", "out", _ONE_SET, "k", "g"), "(0,)", 1),
+        "out": _part_vjp_out("(1,)", "out", _ONE_SET, "k", "g"),
+    },
+    jvp={
+        "operands": _part("(2, 1)", "out", _TWO_SETS, "k"),
+        "tangents": "rt.einsum_slot_jvp(operands, k, out, t)",
+        "out": "rt.einsum_slot_jvp(operands, k, t, tangents)",
+    },
     structural=("k",),
 )
+# einsum_slot_vjp_out(operands, k, out_like, v) and einsum_slot_vjp_operands(operands, k, out, v): no tangent set.
 defhelper(
     rt.einsum_slot_vjp_out,
-    params=["operands", "k", "out", "v"],
-    structural=("k",),
+    params=["operands", "k", "out_like", "v"],
+    vjp={"operands": _part_vjp("(0,)", "g", "operands", "k", "v"), "v": "rt.einsum_slot(operands, k, g)"},
+    jvp={
+        "operands": _part_vjp_out("(1,)", "out_like", _one_more("operands", "(0,)", "t"), "k", "v"),
+        "v": "rt.einsum_slot_vjp_out(operands, k, out_like, t)",
+    },
+    structural=("k", "out_like"),
 )
 defhelper(
     rt.einsum_slot_vjp_operands,
     params=["operands", "k", "out", "v"],
     container=True,
+    vjp={
+        "operands": _back(_part_vjp("(1,)", "out", _one_more("operands", "(0,)", "g"), "k", "v"), "(0,)", 0),
+        "out": _part_vjp_out("(1,)", "out", _one_more("operands", "(0,)", "g"), "k", "v"),
+        "v": "rt.einsum_slot_jvp(operands, k, out, g)",
+    },
+    jvp={
+        "operands": _back(_part_vjp("(1,)", "out", _one_more("operands", "(0,)", "t"), "k", "v"), "(0,)", 0),
+        "out": "rt.einsum_slot_vjp_operands(operands, k, t, v)",
+        "v": "rt.einsum_slot_vjp_operands(operands, k, out, t)",
+    },
     structural=("k",),
 )
+# The sums of einsums themselves.  A VJP in `tensors` of an adjoint (a gradient in `tensors`) is its JVP there along
+# the cotangent: second derivatives are symmetric.
+defhelper(
+    rt.einsum_part,
+    params=["spec", "layout", "out", "tensors", "k"],
+    container=True,
+    vjp={
+        "tensors": _part_vjp("layout", "out", "tensors", "k", "g", spec="spec"),
+        "out": _part_vjp_out("layout", "out", "tensors", "k", "g", spec="spec"),
+    },
+    jvp={
+        "tensors": _part(_EXTENDED, "out", _one_more("tensors", "layout", "t"), "k", spec="spec"),
+        "out": _part("layout", "t", "tensors", "k", spec="spec"),
+    },
+    structural=("spec", "layout", "k"),
+)
+defhelper(
+    rt.einsum_part_vjp,
+    params=["spec", "layout", "out", "tensors", "k", "c"],
+    container=True,
+    vjp={
+        "tensors": _back(
+            _part_vjp(_EXTENDED, "out", _one_more("tensors", "layout", "g"), "k", "c", spec="spec"), "layout", 0
+        ),
+        "out": _part_vjp_out(_EXTENDED, "out", _one_more("tensors", "layout", "g"), "k", "c", spec="spec"),
+        "c": _part(_EXTENDED, "out", _one_more("tensors", "layout", "g"), "k", spec="spec"),
+    },
+    jvp={
+        "tensors": _back(
+            _part_vjp(_EXTENDED, "out", _one_more("tensors", "layout", "t"), "k", "c", spec="spec"), "layout", 0
+        ),
+        "out": _part_vjp("layout", "t", "tensors", "k", "c", spec="spec"),
+        "c": _part_vjp("layout", "out", "tensors", "k", "t", spec="spec"),
+    },
+    structural=("spec", "layout", "k"),
+)
+defhelper(
+    rt.einsum_part_vjp_out,
+    params=["spec", "layout", "out_like", "tensors", "k", "c"],
+    container=True,
+    vjp={
+        "tensors": _part_vjp("layout", "g", "tensors", "k", "c", spec="spec"),
+        "c": _part("layout", "g", "tensors", "k", spec="spec"),
+    },
+    jvp={
+        "tensors": _part_vjp_out(_EXTENDED, "out_like", _one_more("tensors", "layout", "t"), "k", "c", spec="spec"),
+        "c": _part_vjp_out("layout", "out_like", "tensors", "k", "t", spec="spec"),
+    },
+    structural=("spec", "layout", "out_like", "k"),
+)
+# einsum_extend(x, t, layout) copies entries of x and t; einsum_extend_one and einsum_extend_vjp are its two halves
+# and their adjoints.
+defhelper(
+    rt.einsum_extend,
+    params=["x", "t", "layout"],
+    container=True,
+    vjp={"x": _back("g", "layout", 0), "t": _back("g", "layout", 1)},
+    jvp={"x": "rt.einsum_extend_one(t, layout, 0)", "t": "rt.einsum_extend_one(t, layout, 1)"},
+    structural=("layout",),
+)
+defhelper(
+    rt.einsum_extend_one,
+    params=["v", "layout", "which"],
+    container=True,
+    vjp={"v": _back("g", "layout", "which")},
+    jvp={"v": "rt.einsum_extend_one(t, layout, which)"},
+    structural=("layout", "which"),
+)
+defhelper(
+    rt.einsum_extend_vjp,
+    params=["v", "layout", "which"],
+    container=True,
+    vjp={"v": "rt.einsum_extend_one(g, layout, which)"},
+    jvp={"v": _back("t", "layout", "which")},
+    structural=("layout", "which"),
+)
+defhelper(rt.einsum_extended_layout, params=["layout"], nondiff=True)
+defhelper(rt.einsum_spec, params=["operands"], nondiff=True)
 
 # ---------------------------------------------------------------------------- linear algebra
 
@@ -253,13 +489,51 @@ defhelper(
     jvp={"x": "rt.norm_hvp(t, x, ord, axis)"},
     structural=("ord", "axis"),
 )
+# The derivatives of the norm past the first are symmetric multilinear forms: H(v) = norm_hvp(v, x) and
+# T(v, u) = norm_third(v, u, x), whose own derivative in x is written with H, T, norm_grad and the norm, so that every
+# order has rules (rt.norm_third says which orders `ord` it has).  A form's VJP in x is its JVP in x along g.
 defhelper(
     rt.norm_hvp,
     params=["v", "x", "ord=None", "axis=None"],
-    vjp={"v": "rt.norm_hvp(g, x, ord, axis)"},
-    jvp={"v": "rt.norm_hvp(t, x, ord, axis)"},
+    vjp={"v": "rt.norm_hvp(g, x, ord, axis)", "x": "rt.norm_third(g, v, x, ord, axis)"},
+    jvp={"v": "rt.norm_hvp(t, x, ord, axis)", "x": "rt.norm_third(v, t, x, ord, axis)"},
     structural=("ord", "axis"),
-)  # no rule for `x`: third order
+)
+
+
+def _norm_fourth(w):
+    """d/dx norm_third(v, u, x) along w, for the 2-norm and the Frobenius norm (where norm_third is smooth)."""
+    d, n = "rt.norm_grad(x, ord, axis)", "np.linalg.norm(x, ord, axis, True)"
+
+    def h(a):
+        return f"rt.norm_hvp({a}, x, ord, axis)"
+
+    def third(a, b):
+        return f"rt.norm_third({a}, {b}, x, ord, axis)"
+
+    def total(a):
+        return f"np.sum({a}, axis=axis, keepdims=True)"
+
+    hu, hw, hv, tuw, tvw, tvu = h("u"), h(w), h("v"), third("u", w), third("v", w), third("v", "u")
+    terms = [
+        f"{tuw} * {total('v * ' + d)}",
+        f"{hu} * {total('v * ' + hw)}",
+        f"{hw} * {total('v * ' + hu)}",
+        f"{d} * {total('v * ' + tuw)}",
+        f"{tvw} * {total('u * ' + d)}",
+        f"{hv} * {total('u * ' + hw)}",
+        f"{tvu} * {total(w + ' * ' + d)}",
+    ]
+    return f"-({' + '.join(terms)}) / {n}"
+
+
+defhelper(
+    rt.norm_third,
+    params=["v", "u", "x", "ord=None", "axis=None"],
+    vjp={"v": "rt.norm_third(g, u, x, ord, axis)", "u": "rt.norm_third(v, g, x, ord, axis)", "x": _norm_fourth("g")},
+    jvp={"v": "rt.norm_third(t, u, x, ord, axis)", "u": "rt.norm_third(v, t, x, ord, axis)", "x": _norm_fourth("t")},
+    structural=("ord", "axis"),
+)
 
 SQ = dict(a=(3, 3))
 defprim(
@@ -362,6 +636,40 @@ defprim(
     vjp={"a": "np.expand_dims(rt.get(g, 1), (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
     jvp={"a": f"(0.0, {_TR_SOLVE})"},
     examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))],
+)
+
+# L = cholesky(A), read as cholesky of sym(A) = (A + A^T) / 2 (NumPy reads A's lower triangle; A is meant symmetric):
+# dL = L tril_half(L^-1 sym(dA) L^-T), and A_bar = sym(L^-T tril_half(L^T L_bar) L^-1), with solves for the inverses.
+# Written with helpers that have rules of their own, so that every order of derivative has rules.
+_L_T = "rt.matrix_transpose(ans)"
+_CHOLESKY_VJP = (
+    f"rt.symmetrize(rt.solve_like({_L_T}, rt.matrix_transpose(rt.solve_like({_L_T}, "
+    f"rt.tril_half(rt.matmul_or_zero({_L_T}, g)), ans)), ans))"
+)  # sym(L^-T (L^-T P)^T) = sym(L^-T P^T L^-1) = sym(L^-T P L^-1)
+_CHOLESKY_JVP = (
+    "rt.matmul_or_zero(ans, rt.tril_half(rt.solve_like(ans, rt.matrix_transpose(rt.solve_like(ans, "
+    "rt.symmetrize(t), ans)), ans)))"
+)  # L^-1 (L^-1 S)^T = L^-1 S L^-T for a symmetric S
+defprim(
+    "linalg.cholesky",
+    np.linalg.cholesky,
+    path="np.linalg.cholesky",
+    params=["a"],
+    jit="jt.cholesky(a)",
+    vjp={"a": _CHOLESKY_VJP},
+    jvp={"a": _CHOLESKY_JVP},
+    batch="np.linalg.cholesky(a)",  # the batch axis leads, a matrix's two axes trail
+    examples=[
+        Example("np.linalg.cholesky(a @ a.T + np.eye(3))", SQ),
+        Example("np.linalg.cholesky(a @ np.swapaxes(a, -1, -2) + np.eye(2))", dict(a=(2, 2, 2))),
+        Example("np.linalg.cholesky(a + a.T + 6.0 * np.eye(3))", SQ, domain="unit"),
+    ],
+)
+defhelper(
+    rt.tril_half, params=["x"], vjp={"x": "rt.tril_half(g)"}, jvp={"x": "rt.tril_half(t)"}, batch="rt.tril_half(x)"
+)
+defhelper(
+    rt.symmetrize, params=["x"], vjp={"x": "rt.symmetrize(g)"}, jvp={"x": "rt.symmetrize(t)"}, batch="rt.symmetrize(x)"
 )
 
 defprim(

@@ -69,6 +69,10 @@ class Primitive:
     # of indices or a mask (comparisons, np.array, np.nonzero)
     as_index: str = ""
     container: bool = False  # its adjoint contributions are pytrees, accumulated with rt.tree_add
+    # what its tangent holds of the symbolic zero (transforms/forward.py): "items" a tuple or list of its `*args`
+    # whose tangent is theirs, item by item; "none" no symbolic zero, whatever its arguments' tangents hold (it gives
+    # them their primal's shape); "" as its rules and arguments say
+    tangent_zeros: str = ""
     examples: list = field(default_factory=list)
     varargs: str | None = None  # the name of its `*args` (a tuple in `bound`), after the first `positional` params
     positional: int | None = None  # how many params a call can give by position (None: all of them)
@@ -197,6 +201,7 @@ def defprim(
     writes=None,
     as_index="",
     container=False,
+    tangent_zeros="",
     examples=(),
     varargs=None,
     operator=None,
@@ -244,6 +249,7 @@ def defprim(
         writes=_writes(path, writes),
         as_index=as_index,
         container=container,
+        tangent_zeros=tangent_zeros,
         examples=list(examples),
         varargs=star,
         positional=positional,

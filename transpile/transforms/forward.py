@@ -6,6 +6,13 @@ output's tangent from the registry's JVP rule: ``y = np.tanh(x)`` is followed by
 ``y_dot = x_dot * (1.0 - y * y)``.  It returns ``(ans, ans_dot)``.  Tangents known to
 be zero are tracked statically (no code), and materialized as ``0.0`` where control
 flow joins.  It is its own transformation, not reverse mode run backwards.
+
+A container's tangent holds ``0.0`` for its items without one (``t = (x, C)`` has the tangent
+``(x_dot, 0.0)``), so an item taken out of it (``a, B = t``, ``t[1]``, a function's result) may
+have the symbolic zero for a tangent at run time although it is live here: such tangents are
+given their primal's shape (``rt.materialize``) before a rule that is not a container's reads
+them.  Which ones they are is worked out item by item, over the whole function (a loop's later
+statements reach its earlier ones), by building it again until that no longer changes.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from .custom_rules import custom_rule_tangent
 from .templates import instantiate
 
 ZERO = 0.0
+MATERIALIZE = "rt.materialize"  # gives a tangent its primal's shape, structure and dtype (tangent_zeros "none")
 
 
 @dataclass
@@ -40,6 +48,36 @@ class ForwardVariant:
     mask: tuple
     name: str
     result_active: bool = True
+    result_zeros: object = True  # where its result's tangent may hold the symbolic zero (`_merge`); True: anywhere
+
+
+def _merge(a, b):
+    """Where a tangent may hold the symbolic zero at run time, after either of two assignments: False nowhere, True
+    anywhere (it may be the symbolic zero itself), or a tuple saying it for each item of a tuple or list."""
+    if a is False or a == b:
+        return b
+    if b is False:
+        return a
+    if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
+        return tuple(_merge(x, y) for x, y in zip(a, b))
+    return True
+
+
+def _bounded(zeros, depth=4):
+    """`zeros` told only to a depth of 4 (a tape, `_tape_x = (x, _tape_x)`, would nest deeper on each pass)."""
+    if not isinstance(zeros, tuple):
+        return zeros
+    if depth == 0:
+        return _anywhere(zeros)
+    return tuple(_bounded(z, depth - 1) for z in zeros)
+
+
+def _anywhere(zeros):
+    return zeros is True or isinstance(zeros, tuple) and any(_anywhere(z) for z in zeros)
+
+
+def _item(zeros, i):
+    return zeros[i] if isinstance(zeros, tuple) and len(zeros) > i else _anywhere(zeros)
 
 
 def _top_targets(stmts):
@@ -90,11 +128,17 @@ class _ForwardBuilder:
             names.add(candidate)
         ret = fn.body[-1].value
         self.var.result_active = isinstance(ret, gast.Name) and ret.id in self.active
-        self.zero = set(self.active) - set(active_params)
         self.locality = iteration_locals(fn.body, defined_targets)
         self.states, _ = analyze(fn.body, fn.params)
-        body = self._block(fn.body[:-1])
+        self.zeros = {}  # name -> where its tangent may hold the symbolic zero at run time (`_merge`)
+        while True:  # until no pass finds more of them
+            found = dict(self.zeros)
+            self.zero = set(self.active) - set(active_params)
+            body = self._block(fn.body[:-1])
+            if self.zeros == found:
+                break
         out_tangent = self._tangent_of(ret) if isinstance(ret, gast.Name) else const(ZERO)
+        self.var.result_zeros = self._zeros_of(ret)
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
         params = list(fn.params) + [self.tan[p] for p in active_params]
         fdef = function_def(self.var.name, params, body)
@@ -112,6 +156,15 @@ class _ForwardBuilder:
 
     def _live(self, atom):
         return isinstance(atom, gast.Name) and atom.id in self.active and atom.id not in self.zero
+
+    def _zeros_of(self, atom):
+        """Where the tangent of `atom` may hold the symbolic zero at run time although it is live here."""
+        if not self._live(atom):
+            return True  # the symbolic zero itself, as an item of a container
+        return self.zeros.get(atom.id, False)
+
+    def _found(self, x, zeros):
+        self.zeros[x] = _bounded(_merge(self.zeros.get(x, False), zeros))
 
     def _set(self, x, value, origin):
         self.zero.discard(x)
@@ -158,6 +211,7 @@ class _ForwardBuilder:
             return [stmt]
         if isinstance(rhs, gast.Name):
             if self._live(rhs):
+                self._found(x, self._zeros_of(rhs))
                 return [stmt] + self._set(x, name(self.tan[rhs.id]), stmt)
             self.zero.add(x)
             return [stmt]
@@ -169,7 +223,28 @@ class _ForwardBuilder:
         if tangent is None:
             self.zero.add(x)
             return [stmt]
+        if prim.container:  # a tuple, list or dict (or an item of one): its tangent may hold the symbolic zero
+            self._found(x, self._container_zeros(prim, rhs.bound))
         return [stmt] + self._set(x, tangent, stmt)
+
+    def _container_zeros(self, prim, bound):
+        """Where the tangent of a container primitive's result may hold the symbolic zero (the registry's
+        `tangent_zeros`): item by item for a tuple or list of its arguments, nowhere for one that gives tangents their
+        primal's shape, else anywhere if any argument's may, or if a rule it uses writes one."""
+        items = bound[prim.varargs] if prim.varargs else ()
+        if prim.tangent_zeros == "none":
+            return False
+        if prim.tangent_zeros == "items":
+            return tuple(self._zeros_of(item) for item in items)
+        atoms = [bound.get(p) for p in prim.jvp if p in prim.params] + list(items)
+        differentiable = [p for p in prim.params if p not in prim.structural]
+        if "*" in prim.jvp and all(self._live(bound.get(p)) for p in differentiable):
+            used = [prim.jvp["*"]]  # the rule of `_joint_tangent`
+        else:
+            used = [rule for p, rule in prim.jvp.items() if p in prim.params and self._live(bound.get(p))]
+            used += [prim.jvp[prim.varargs]] if any(self._live(item) for item in items) else []
+        written = any(str(ZERO) in rule for rule in used)  # a rule that writes the symbolic zero into its result
+        return written or any(_anywhere(self._zeros_of(a)) for a in atoms if a is not None)
 
     def _prim_tangent(self, stmt, prim, bound, x):
         mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
@@ -188,14 +263,14 @@ class _ForwardBuilder:
             rule = prim.jvp.get(p)
             if rule is None or not isinstance(value, gast.Name):
                 self._missing(stmt, prim, f"argument `{p}`", p)
-            terms.append(instantiate(rule, {**mapping, "t": name(self.tan[value.id])}))
+            terms.append(instantiate(rule, {**mapping, "t": self._read_tangent(prim, value)}))
         items = bound[prim.varargs] if prim.varargs else ()
         for i, item in enumerate(items):
             rule = prim.jvp.get(prim.varargs)
             if self._depends(item) and (rule is None or not isinstance(item, gast.Name)):
                 self._missing(stmt, prim, f"argument {i + 1} (in `*{prim.varargs}`)", prim.varargs)
         if any(self._live(item) for item in items):
-            mapping["ts"] = _tuple([self._tangent_of(item) for item in items])
+            mapping["ts"] = _tuple([self._read_tangent(prim, item) for item in items])
             terms.append(instantiate(prim.jvp[prim.varargs], mapping))
         if not terms:
             return None
@@ -220,7 +295,15 @@ class _ForwardBuilder:
         differentiable = [p for p in prim.params if p not in prim.structural]
         if rule is None or not all(self._live(bound.get(p)) for p in differentiable):
             return None
-        return instantiate(rule, {**mapping, **{f"t_{p}": name(self.tan[bound[p].id]) for p in differentiable}})
+        return instantiate(rule, {**mapping, **{f"t_{p}": self._read_tangent(prim, bound[p]) for p in differentiable}})
+
+    def _read_tangent(self, prim, atom):
+        """The tangent of `atom` as `prim`'s rule reads it: given its primal's shape where it may be the symbolic zero
+        at run time (a container's rules take the symbolic zero as it is)."""
+        tangent = self._tangent_of(atom)
+        if prim.container or not self._live(atom) or not _anywhere(self._zeros_of(atom)):
+            return tangent
+        return _call(MATERIALIZE, [tangent, name(atom.id)])
 
     def _missing(self, stmt, prim, which, param):
         what = prim.path or prim.name
@@ -241,8 +324,11 @@ class _ForwardBuilder:
         pattern = _tuple(
             [name(self.tan[t], True) if t in self.active else name("_", True) for t in targets], store=True
         )
-        for t in live:
-            self.zero.discard(t)
+        zeros = self._zeros_of(source)
+        for i, t in enumerate(targets):
+            if t in live:
+                self.zero.discard(t)
+                self._found(t, _item(zeros, i))
         return [_assign(pattern, value, stmt)]
 
     def _setitem(self, stmt):
@@ -252,7 +338,11 @@ class _ForwardBuilder:
         bound = stmt.bound
         if not self._live(bound["v"]) and x in self.zero:
             return []
-        mapping = {**bound, "x_t": self._tangent_of(name(x)), "v_t": self._tangent_of(bound["v"])}
+        mapping = {
+            **bound,
+            "x_t": self._read_tangent(stmt.prim, name(x)),
+            "v_t": self._read_tangent(stmt.prim, bound["v"]),
+        }
         return self._set(x, instantiate(stmt.prim.jvp["x"], mapping), stmt)
 
     def _call(self, stmt):
@@ -272,6 +362,7 @@ class _ForwardBuilder:
             self.zero.add(x)
             return [_assign(_tuple([name(x, True), name("_", True)], store=True), call, stmt)]
         self.zero.discard(x)
+        self._found(x, var.result_zeros)
         return [_assign(_tuple([name(x, True), name(self.tan[x], True)], store=True), call, stmt)]
 
     def _if(self, stmt):
