@@ -154,8 +154,7 @@ CASES = {
 }
 
 # compositions that do not compile yet: each raises a located TranspileError (name -> why)
-KNOWN_GAPS = {
-}
+KNOWN_GAPS = {}
 
 
 def _case(name):
