@@ -120,6 +120,7 @@ defprim(
     structural=("axes",),
     batch="rt.batched_tensordot(a, b, axes, a_batched, b_batched)",
     batch_needs_same=("axes",),
+    zero_d="array",
     examples=[
         Example("np.tensordot(a, b)", dict(a=(2, 3, 4), b=(3, 4, 2))),
         Example("np.tensordot(a, b, 1)", dict(a=M34, b=M42)),
