@@ -132,6 +132,8 @@ def materialize(adjoint, x):
         return type(x)(parts)
     if isinstance(x, dict):
         return {k: materialize(adjoint.get(k, 0.0) if isinstance(adjoint, dict) else 0.0, v) for k, v in x.items()}
+    if np.iscomplexobj(adjoint) and not np.iscomplexobj(x):
+        adjoint = np.real(adjoint)  # a real input's cotangent is the real part (JAX's convention)
     if isinstance(x, float) or (isinstance(x, int) and not isinstance(x, bool)):
         return np.float64(adjoint) if np.ndim(adjoint) == 0 else np.float64(np.sum(adjoint))
     dtype = _float_dtype(x)

@@ -64,7 +64,15 @@ unary("arctan", np.arctan, "g / (1.0 + x * x)")
 unary("sinh", np.sinh, "g * np.cosh(x)")
 unary("cosh", np.cosh, "g * np.sinh(x)")
 unary("tanh", np.tanh, "g * (1.0 - ans * ans)")
-unary("abs", np.abs, "g * np.sign(x)", domain="away", aliases=(np.absolute, builtins.abs))
+# For a complex x the derivative of |x| is Re(conj(x) t) / |x|: conj(sign(x)) is sign(x) on real values.
+unary(
+    "abs",
+    np.abs,
+    "g * np.conj(np.sign(x))",
+    jvp={"x": "np.real(np.conj(np.sign(x)) * t)"},
+    domain="away",
+    aliases=(np.absolute, builtins.abs),
+)
 unary("negative", np.negative, "-g")
 unary("exp2", np.exp2, "g * ans * np.log(2.0)")
 unary("log2", np.log2, "g / (x * np.log(2.0))", domain="positive")
