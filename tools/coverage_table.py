@@ -150,7 +150,7 @@ def _row(path, obj, registry, numba, same_as):
     notes = [f"same as `{same_as}`"] if same_as else []
     prim = registry.lookup(obj)
     if prim is None:
-        written = {k: v for k, v in registry.opaque(obj, path).writes.items() if k != "out"}
+        written = registry.writes_in_place(obj)
         if written:
             notes.append(f"writes into its argument `{', '.join(sorted(written))}`")
             return Row(path, REFUSED, REFUSED, REFUSED, REFUSED, "; ".join(notes))

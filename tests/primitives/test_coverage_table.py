@@ -64,6 +64,12 @@ def test_the_committed_table_and_summary_are_current(tool):
     )
 
 
+def test_the_rows_are_read_back_whole(tool, table):
+    """What the comparison across versions above reads: every row of the table, with its cells."""
+    rows = _rows(tool.render_table(table))
+    assert rows == {r.function: (r.reverse, r.forward, r.batching) for rs in table.values() for r in rs}
+
+
 def test_check_names_the_command_when_out_of_date(tool, tmp_path, monkeypatch, capsys):
     stale = tmp_path / "coverage.md"
     stale.write_text("# an old table\n")
