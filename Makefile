@@ -46,7 +46,7 @@ $(BENCH_STAMP):
 	touch $@
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check transpile runtime tests samples bench
+	$(VENV)/bin/ruff check transpile runtime tests samples bench tools
 
 # Leaves .venv/ alone: `rm -rf .venv` to start from scratch.
 clean:

@@ -296,6 +296,11 @@ def in_place(fn, param: str, hint: str):
     _IN_PLACE[id(fn)] = {param: hint}
 
 
+def writes_in_place(fn) -> dict:
+    """What `in_place` says of `fn`: {the parameter it writes into: what to write instead}, empty if nothing."""
+    return dict(_IN_PLACE.get(id(fn), {}))
+
+
 def opaque(obj, path: str) -> Primitive:
     """A NumPy function without rules, called as it is: plain code, vmap (example by example) and jit
     run it; differentiating through it raises "no derivative rule" at the call. Not in the registry."""
