@@ -462,6 +462,12 @@ def _unpack_like(adjoint, parts):
     return _generated("unpack_like_tuple", "adjoint, parts", body, {})
 
 
+def _complex_to_real(adjoint, dtype):
+    """Whether `adjoint` (a Numba type) is complex where the primal's `dtype` is real."""
+    kind = adjoint.dtype if isinstance(adjoint, types.Array) else adjoint
+    return isinstance(kind, types.Complex) and not isinstance(dtype, types.Complex)
+
+
 @overload(_tree.materialize)
 def _materialize(adjoint, x):
     if _is_tuple(x):
@@ -483,6 +489,8 @@ def _materialize(adjoint, x):
         dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
         if isinstance(adjoint, ZeroType):
             return lambda adjoint, x: np.zeros(x.shape, dtype)
+        if _complex_to_real(adjoint, dtype):  # a real value's gradient: the real part of its adjoint
+            return lambda adjoint, x: _tree.materialize(np.real(adjoint), x)
         if isinstance(adjoint, types.Array):
 
             def impl(adjoint, x):
@@ -495,6 +503,12 @@ def _materialize(adjoint, x):
     if isinstance(x, types.Number):
         if isinstance(adjoint, ZeroType):
             return lambda adjoint, x: 0.0
+        if isinstance(x, types.Complex):
+            if isinstance(adjoint, types.Array):
+                return lambda adjoint, x: np.complex128(adjoint.sum())
+            return lambda adjoint, x: np.complex128(adjoint)
+        if _complex_to_real(adjoint, types.float64):
+            return lambda adjoint, x: _tree.materialize(np.real(adjoint), x)
         if isinstance(adjoint, types.Array):
             return lambda adjoint, x: np.float64(adjoint.sum())
         return lambda adjoint, x: np.float64(adjoint)
