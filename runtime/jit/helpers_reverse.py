@@ -1395,3 +1395,12 @@ def _array_from_parts(parts, like):
         return out
 
     return impl
+
+
+@overload(_adjoint.real_only, prefer_literal=True)
+def _real_only(v, like, what):
+    kind = like.dtype if isinstance(like, types.Array) else like
+    if isinstance(kind, types.Complex):
+        name = getattr(what, "literal_value", "this function")
+        raise TypingError(f"the derivative of {name} with complex values is not supported yet")
+    return lambda v, like, what: v
