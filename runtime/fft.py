@@ -6,13 +6,28 @@ import numpy as np
 
 from .tree import is_zero
 
-__all__ = ["fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"]
+__all__ = ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"]
 
 
-def fft_axes(a, s=None, axes=None, batched=False):
+def fft_static(v):
+    """An `n`, `s`, `axis` or `axes` argument as ints: under vmap, the adjoint sweep reads them from residuals,
+    where each int is an array with one entry per example (the same for every example, as shapes are)."""
+    if v is None or isinstance(v, (int, np.integer)):
+        return v
+    if isinstance(v, (tuple, list)):
+        return tuple(fft_static(item) for item in v)
+    v = np.asarray(v)
+    if v.ndim and np.any(v != v.flat[0]):
+        raise ValueError("an np.fft length or axis that differs per example cannot be batched")
+    return int(v.flat[0]) if v.size else v
+
+
+def fft_axes(a, s=None, axes=None, batched=0):
     """The axes an np.fft function transforms, as NumPy picks them (all, the last len(s), or those given), each
-    as a negative number, so that they name the same axes of a batched array; `batched`: a's first axis is vmap's."""
-    ndim = np.ndim(a) - bool(batched)
+    as a negative number, so that they name the same axes of a batched array; `batched`: how many of a's first
+    axes are vmap's."""
+    ndim = np.ndim(a) - int(batched)
+    s, axes = fft_static(s), fft_static(axes)
     if axes is None:
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
     elif isinstance(axes, (int, np.integer)):
@@ -26,7 +41,7 @@ def fft_axes(a, s=None, axes=None, batched=False):
 def fft_sizes(x, axes):
     """The lengths of x along `axes`."""
     shape = np.shape(x)
-    return tuple(shape[ax] for ax in axes)
+    return tuple(shape[ax] for ax in fft_static(axes))
 
 
 def fft_fit(v, sizes, axes):
@@ -35,7 +50,7 @@ def fft_fit(v, sizes, axes):
     if is_zero(v):
         return v
     v = np.asarray(v)
-    for ax, size in zip(axes, sizes):
+    for ax, size in zip(fft_static(axes), fft_static(sizes)):
         have = v.shape[ax]
         if have > size:
             v = np.take(v, np.arange(size), axis=ax)
@@ -48,12 +63,14 @@ def fft_fit(v, sizes, axes):
 
 def fft_length(a, n, axis):
     """The length np.fft.fft(a, n, axis) and np.fft.rfft transform along `axis`: n, else a's."""
-    return int(n) if n is not None else np.shape(a)[axis]
+    n, axis = fft_static(n), fft_static(axis)
+    return n if n is not None else np.shape(a)[axis]
 
 
 def irfft_length(a, n, axis):
     """The length of np.fft.irfft(a, n, axis) along `axis`."""
-    return int(n) if n is not None else 2 * (np.shape(a)[axis] - 1)
+    n, axis = fft_static(n), fft_static(axis)
+    return n if n is not None else 2 * (np.shape(a)[axis] - 1)
 
 
 def irfft_vjp(v, a, n, axis, norm):
@@ -62,6 +79,7 @@ def irfft_vjp(v, a, n, axis, norm):
     `norm` says and conjugated (the bilinear pairing Re(ct * t) of JAX's convention); then cut or padded to a."""
     if is_zero(v):
         return v
+    n, axis = fft_static(n), fft_static(axis)
     length = irfft_length(a, n, axis)
     spectrum = np.fft.rfft(np.real(v), axis=axis)
     m = spectrum.shape[axis]

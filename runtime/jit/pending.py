@@ -65,7 +65,7 @@ NO_NUMBA_VERSION = {
         "vmap of np.tensordot, np.vdot and np.kron is not compiled yet",
     ),
     **dict.fromkeys(
-        ["fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
+        ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
         "Numba has no FFT: np.fft and its derivatives are not compiled",
     ),
     "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",

@@ -40,7 +40,7 @@ for _name in ("fft", "ifft"):
         vjp={"a": _fit(f"np.fft.{_name}(g, None, {ONE}[0], norm)", ONE)},
         jvp={"a": f"np.fft.{_name}(t, n, axis, norm)"},
         structural=HOW,
-        batch=f"np.fft.{_name}(a, n, rt.batch_axis(axis, a), norm)",
+        batch=f"np.fft.{_name}(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
         examples=[
             Example(_parts(f"np.fft.{_name}(a)"), V),
             Example(_parts(f"np.fft.{_name}(a * (1.0 + 0.5j), axis=0)"), X),
@@ -58,7 +58,7 @@ defprim(
     vjp={"a": _fit(f"np.real(np.fft.fft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE)},
     jvp={"a": "np.fft.rfft(t, n, axis, norm)"},
     structural=HOW,
-    batch="np.fft.rfft(a, n, rt.batch_axis(axis, a), norm)",
+    batch="np.fft.rfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
     examples=[
         Example(_parts("np.fft.rfft(a)"), V),
         Example(_parts("np.fft.rfft(a, axis=0, norm='ortho')"), X),
@@ -74,7 +74,7 @@ defprim(
     vjp={"a": f"rt.irfft_vjp(g, a, n, {ONE}[0], norm)"},
     jvp={"a": "np.fft.irfft(t, n, axis, norm)"},
     structural=HOW,
-    batch="np.fft.irfft(a, n, rt.batch_axis(axis, a), norm)",
+    batch="np.fft.irfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
     examples=[
         Example("np.fft.irfft(a * (1.0 - 0.5j) + b * 1j)", dict(a=(5,), b=(5,))),
         Example("np.fft.irfft(a * 1j + 0.3, n=7, axis=0)", X),
@@ -92,7 +92,7 @@ for _name, _two in (("fftn", False), ("ifftn", False), ("fft2", True), ("ifft2",
         vjp={"a": _fit(f"np.fft.{_name}(g, None, {MANY}, norm)", MANY)},
         jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
         structural=HOW_N,
-        batch=f"np.fft.{_name}(a, s, rt.fft_axes(a, s, axes, True), norm)",
+        batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
         examples=[
             Example(_parts(f"np.fft.{_name}(a)"), X),
             Example(_parts(f"np.fft.{_name}(a * (1.0 + 2.0j), s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
@@ -109,7 +109,7 @@ for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
         vjp={"x": f"np.fft.{_back}(g, axes)"},
         jvp={"x": f"np.fft.{_name}(t, axes)"},
         structural=("axes",),
-        batch=f"np.fft.{_name}(x, rt.fft_axes(x, None, axes, True))",
+        batch=f"np.fft.{_name}(x, rt.fft_axes(x, None, axes, 1))",
         examples=[
             Example(f"np.fft.{_name}(a)", X),
             Example(f"np.fft.{_name}(a, axes=0) * a", dict(a=(5,))),
@@ -119,14 +119,13 @@ for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
     )
 
 # Helpers of the rules above (rt.*): shapes and axes read from arrays, and the linear maps of the adjoints.
-defhelper(
-    rt.fft_axes, params=["a", "s=None", "axes=None", "batched=False"], nondiff=True, batch="shape", batch_same=True
-)
-defhelper(rt.fft_sizes, params=["x", "axes"], nondiff=True, batch="rt.fft_sizes(x, axes)", batch_same=True)
-defhelper(rt.fft_length, params=["a", "n", "axis"], nondiff=True, batch="rt.fft_length(a, n, axis)", batch_same=True)
-defhelper(
-    rt.irfft_length, params=["a", "n", "axis"], nondiff=True, batch="rt.irfft_length(a, n, axis)", batch_same=True
-)
+_AXES_BATCHED = "rt.fft_axes(a, s, axes, batched + a_batched)"  # vmap's axes lead: `batched` of them
+_SHAPES = dict(nondiff=True, batch_same=True)  # read only shapes; negative axes name the same axes when batched
+defhelper(rt.fft_static, params=["v"], batch="rt.fft_static(v)", **_SHAPES)
+defhelper(rt.fft_axes, params=["a", "s=None", "axes=None", "batched=0"], batch=_AXES_BATCHED, **_SHAPES)
+defhelper(rt.fft_sizes, params=["x", "axes"], batch="rt.fft_sizes(x, axes)", **_SHAPES)
+defhelper(rt.fft_length, params=["a", "n", "axis"], batch="rt.fft_length(a, n, axis)", **_SHAPES)
+defhelper(rt.irfft_length, params=["a", "n", "axis"], batch="rt.irfft_length(a, n, axis)", **_SHAPES)
 defhelper(
     rt.fft_fit,
     params=["v", "sizes", "axes"],
