@@ -193,3 +193,15 @@ def test_non_holomorphic_rules_refuse_complex_values(fn):
     with pytest.raises(TypeError, match="with complex values is not supported"):
         tp.jvp(fn, (Z,), (Z,))
     assert tp.grad(fn)(X) is not None  # real values: the rules stay
+
+
+def complex_sign(z):
+    return np.sum(np.real(np.sign(z) * C))
+
+
+def test_sign_is_a_true_zero_for_real_values_only():
+    np.testing.assert_array_equal(tp.grad(complex_sign)(X), np.zeros_like(X))  # piecewise constant
+    with pytest.raises(TypeError, match="np.sign with complex values is not supported"):
+        tp.grad(complex_sign)(Z)
+    with pytest.raises(TypeError, match="np.sign with complex values is not supported"):
+        tp.jvp(complex_sign, (Z,), (Z,))
