@@ -350,6 +350,9 @@ def _astype_vjp(g, like, dtype):
         or not isinstance(source, (types.Float, types.Complex))
     ):
         return lambda g, like, dtype: make_zero()
+    g_kind = g.dtype if isinstance(g, types.Array) else g
+    if isinstance(target, types.Float) and isinstance(g_kind, types.Complex):  # a real result's adjoint: its real part
+        return lambda g, like, dtype: _shapes.astype_vjp(np.real(g), like, dtype)
     if isinstance(g, types.Array):
         return lambda g, like, dtype: g.astype(source)
     return lambda g, like, dtype: source(g)

@@ -205,3 +205,17 @@ def test_sign_is_a_true_zero_for_real_values_only():
         tp.grad(complex_sign)(Z)
     with pytest.raises(TypeError, match="np.sign with complex values is not supported"):
         tp.jvp(complex_sign, (Z,), (Z,))
+
+
+def cast_to_real(x):
+    z = x * (1.0 + 1.0j)
+    y = z.astype(np.float64) * 2.0j  # y is real: the imaginary part of its adjoint must not leak into z's
+    return np.sum(np.real(y) + np.imag(y) * x)
+
+
+def test_cast_of_complex_to_real_passes_the_real_part_of_the_adjoint():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # NumPy's own cast warns
+        got = tp.grad(cast_to_real)(X)
+        want = numeric_real_grad(cast_to_real, X)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
