@@ -104,6 +104,39 @@ def test_value_and_grad_and_vjp_of_complex_scalar_input():
     np.testing.assert_allclose(g, numeric_complex_grad(parts, np.array([z]))[0], rtol=1e-6)
 
 
+B = np.array([[1.0, 2.0 - 1.0j], [0.5j, -1.0]])
+A = rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2)) + 2.0 * np.eye(2)
+
+
+def linear_algebra(a):
+    det = np.real(np.linalg.det(a) * (1.0 + 1.0j))
+    return det + np.imag(np.sum(np.linalg.inv(a) @ B)) + np.real(np.sum(np.linalg.solve(a, B[0])))
+
+
+def reductions(z):
+    total = np.prod(z) + np.mean(z * z) + np.sum(np.cumsum(z) * 1j)
+    return np.real(total) + np.imag(np.einsum("ij,jk->", z, z)) + np.real(np.max(z))
+
+
+def elementwise(z):
+    y = np.sqrt(z + 3.0) + np.log(z + 4.0) + np.tanh(z) + np.sin(z) / (z + 3.0) + z**2.5 + 1.0 / np.cos(z)
+    y = y + np.arcsin(z * 0.2) + np.square(z) + np.exp2(z) + np.where(np.real(z) > 0, z, 2.0 * z)
+    return np.sum(np.real(y))
+
+
+@pytest.mark.parametrize("fn", [linear_algebra, reductions, elementwise])
+def test_paths_of_complex_intermediates(fn):
+    """Holomorphic rules (g * f'(z), transposes without conjugation) through linear algebra, reductions and
+    elementwise functions: grad, jvp along a complex direction, and vmap(grad) against stacking."""
+    g = tp.grad(fn)(A)
+    np.testing.assert_allclose(g, numeric_complex_grad(fn, A), rtol=1e-6, atol=1e-7)
+    u = rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2))
+    _, t = tp.jvp(fn, (A,), (u,))
+    assert t == pytest.approx((fn(A + EPS * u) - fn(A - EPS * u)) / (2 * EPS), rel=1e-6, abs=1e-7)
+    batched = tp.vmap(tp.grad(fn))(np.stack([A, A * 0.9]))
+    np.testing.assert_allclose(batched, np.stack([g, tp.grad(fn)(A * 0.9)]), rtol=1e-12)
+
+
 # ---------------------------------------------------------------- complex outputs: jvp, vjp, holomorphic
 def holo(z, m):
     return np.exp(z) * (m @ z) / (z * z + 2.0) + np.sum(np.sin(z)) ** 2
