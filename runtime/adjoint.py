@@ -256,3 +256,17 @@ def first(steps):
 
 
 __all__.append("first")
+
+
+def real_only(v, like, what):
+    """v, after checking that `like` is real: the rules of `what` (a NumPy function whose derivative is not
+    holomorphic: np.var, np.linalg.norm, ...) hold for real values only, and refuse complex ones."""
+    if np.iscomplexobj(like):
+        raise TypeError(
+            f"the derivative of {what} with complex values is not supported yet (its rule holds for real values): "
+            "differentiate with respect to the real and imaginary parts (np.real, np.imag), or stop the gradient"
+        )
+    return v
+
+
+__all__.append("real_only")

@@ -132,8 +132,10 @@ def materialize(adjoint, x):
         return type(x)(parts)
     if isinstance(x, dict):
         return {k: materialize(adjoint.get(k, 0.0) if isinstance(adjoint, dict) else 0.0, v) for k, v in x.items()}
+    if isinstance(x, complex):
+        return np.complex128(adjoint) if np.ndim(adjoint) == 0 else np.complex128(np.sum(adjoint))
     if np.iscomplexobj(adjoint) and not np.iscomplexobj(x):
-        adjoint = np.real(adjoint)  # a real input's cotangent is the real part (JAX's convention)
+        adjoint = np.real(adjoint)  # a real value's gradient: the real part of its adjoint (JAX's convention)
     if isinstance(x, float) or (isinstance(x, int) and not isinstance(x, bool)):
         return np.float64(adjoint) if np.ndim(adjoint) == 0 else np.float64(np.sum(adjoint))
     dtype = _float_dtype(x)
@@ -177,7 +179,10 @@ def output_type_error(transform, what, got, kind):
             "floating-point value it is computed from (e.g. the scores, not their np.argmax)"
         )
     elif kind == "c":
-        hint = "complex outputs are not differentiated in reverse mode: take np.real or np.abs of it, or use jacfwd"
+        hint = (
+            "complex outputs are not differentiated in reverse mode: take np.real or np.abs of it, use jacfwd, or "
+            "pass holomorphic=True for a holomorphic function of complex inputs"
+        )
     else:
         hint = "return floating-point numbers or arrays (or tuples, lists and dicts of them)"
     return OutputError(

@@ -462,10 +462,10 @@ def _unpack_like(adjoint, parts):
     return _generated("unpack_like_tuple", "adjoint, parts", body, {})
 
 
-def _drops_imaginary(adjoint, dtype):
-    """A real input's cotangent is the real part of a complex one (JAX's convention)."""
-    adjoint_dtype = getattr(adjoint, "dtype", adjoint)
-    return isinstance(adjoint_dtype, types.Complex) and not isinstance(dtype, types.Complex)
+def _complex_to_real(adjoint, dtype):
+    """Whether `adjoint` (a Numba type) is complex where the primal's `dtype` is real."""
+    kind = adjoint.dtype if isinstance(adjoint, types.Array) else adjoint
+    return isinstance(kind, types.Complex) and not isinstance(dtype, types.Complex)
 
 
 @overload(_tree.materialize)
@@ -489,28 +489,28 @@ def _materialize(adjoint, x):
         dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
         if isinstance(adjoint, ZeroType):
             return lambda adjoint, x: np.zeros(x.shape, dtype)
-        real_part = _drops_imaginary(adjoint, dtype)
+        if _complex_to_real(adjoint, dtype):  # a real value's gradient: the real part of its adjoint
+            return lambda adjoint, x: _tree.materialize(np.real(adjoint), x)
         if isinstance(adjoint, types.Array):
 
             def impl(adjoint, x):
-                a = adjoint.real if real_part else adjoint
-                if a.shape == x.shape:
-                    return a.astype(dtype)
-                return broadcast_to(a, x.shape).astype(dtype)
+                if adjoint.shape == x.shape:
+                    return adjoint.astype(dtype)
+                return broadcast_to(adjoint, x.shape).astype(dtype)
 
             return impl
-        if real_part:
-            return lambda adjoint, x: np.full(x.shape, adjoint.real, dtype)
         return lambda adjoint, x: np.full(x.shape, adjoint, dtype)
     if isinstance(x, types.Number):
         if isinstance(adjoint, ZeroType):
             return lambda adjoint, x: 0.0
+        if isinstance(x, types.Complex):
+            if isinstance(adjoint, types.Array):
+                return lambda adjoint, x: np.complex128(adjoint.sum())
+            return lambda adjoint, x: np.complex128(adjoint)
+        if _complex_to_real(adjoint, types.float64):
+            return lambda adjoint, x: _tree.materialize(np.real(adjoint), x)
         if isinstance(adjoint, types.Array):
-            if _drops_imaginary(adjoint, types.float64):
-                return lambda adjoint, x: np.float64(adjoint.real.sum())
             return lambda adjoint, x: np.float64(adjoint.sum())
-        if _drops_imaginary(adjoint, types.float64):
-            return lambda adjoint, x: np.float64(adjoint.real)
         return lambda adjoint, x: np.float64(adjoint)
     if isinstance(x, (types.UnicodeType, types.StringLiteral)):  # a dict's key (in d.items()): no derivative
         return lambda adjoint, x: make_zero()

@@ -350,6 +350,9 @@ def _astype_vjp(g, like, dtype):
         or not isinstance(source, (types.Float, types.Complex))
     ):
         return lambda g, like, dtype: make_zero()
+    g_kind = g.dtype if isinstance(g, types.Array) else g
+    if isinstance(target, types.Float) and isinstance(g_kind, types.Complex):  # a real result's adjoint: its real part
+        return lambda g, like, dtype: _shapes.astype_vjp(np.real(g), like, dtype)
     if isinstance(g, types.Array):
         return lambda g, like, dtype: g.astype(source)
     return lambda g, like, dtype: source(g)
@@ -1395,3 +1398,12 @@ def _array_from_parts(parts, like):
         return out
 
     return impl
+
+
+@overload(_adjoint.real_only, prefer_literal=True)
+def _real_only(v, like, what):
+    kind = like.dtype if isinstance(like, types.Array) else like
+    if isinstance(kind, types.Complex):
+        name = getattr(what, "literal_value", "this function")
+        raise TypingError(f"the derivative of {name} with complex values is not supported yet")
+    return lambda v, like, what: v

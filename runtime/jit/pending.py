@@ -64,6 +64,10 @@ NO_NUMBA_VERSION = {
         ],
         "vmap of np.tensordot, np.vdot and np.kron is not compiled yet",
     ),
+    **dict.fromkeys(
+        ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
+        "Numba has no FFT: np.fft and its derivatives are not compiled",
+    ),
     "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
@@ -72,6 +76,18 @@ NO_NUMBA_VERSION = {
         _PYTHON_SIDE,
     ),
 }  # fmt: skip
+
+
+# NumPy modules whose functions Numba has no version of: jit names the function called (np.fft.fft) and why.
+NOT_LOWERED_MODULES = {
+    "numpy.fft": "Numba has no FFT",
+}
+
+
+def missing_numpy_message(module: str, name: str) -> str:
+    """What jit says when compiled code calls `name` of NumPy's `module`, listed in NOT_LOWERED_MODULES."""
+    short = "np." + module.removeprefix("numpy.")
+    return f"{short}.{name} is not lowered yet ({NOT_LOWERED_MODULES[module]})"
 
 
 def missing_message(helper: str) -> str:

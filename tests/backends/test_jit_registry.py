@@ -66,6 +66,11 @@ NOT_UNDER_JIT = {
     **{ex.expr: "Numba has no np.c_" for ex in registry.by_name("c_").examples},
     **{ex.expr: "Numba has no np.ix_" for ex in registry.by_name("ix_").examples},
     "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
+    **{
+        ex.expr: "Numba has no np.fft"
+        for name in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "fft2", "ifft2", "fftshift", "ifftshift")
+        for ex in registry.by_name(name).examples
+    },
 }
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT = {
@@ -81,10 +86,10 @@ DEFAULT = {
     "add", "mul", "sub", "truediv", "pow", "neg", "tanh", "exp", "log", "sqrt", "maximum", "where", "abs",
     "sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "dot", "matmul", "np_matmul", "einsum",
     "inner", "outer", "getitem", "reshape", "transpose", "concatenate", "stack", "expand_dims", "squeeze",
-    "linalg.norm", "linalg.det", "trace", "tile", "np.float16",
+    "linalg.norm", "linalg.det", "trace", "tile", "np.float16", "real", "imag", "conj", "angle", "fft",
 }  # fmt: skip
 # ... and whose gradient is compiled too by default (a compiled gradient takes tens of seconds).
-DEFAULT_GRADIENTS = {"tanh", "sum", "max", "mean", "var", "dot", "matmul", "getitem", "concatenate", "einsum"}
+DEFAULT_GRADIENTS = {"tanh", "sum", "max", "mean", "var", "dot", "matmul", "getitem", "concatenate", "einsum", "angle"}
 
 
 def _is_checked(prim) -> bool:

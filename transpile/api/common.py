@@ -130,6 +130,30 @@ def _float_leaves_check(fun, value, position, pname):
             )
 
 
+def _complex_leaves_check(transform, fun, value, position, pname):
+    """With holomorphic=True the differentiated arguments must be complex (JAX's rule); without it, jacfwd takes
+    real ones only (its columns are derivatives along real directions)."""
+    holomorphic = transform.holomorphic
+    if not holomorphic and transform.kind != "jacfwd":
+        return
+    for leaf in leaves(value):
+        dtype = np.asarray(leaf).dtype if not isinstance(leaf, float) else np.dtype(float)
+        if (dtype.kind == "c") != holomorphic:
+            hint = (
+                "pass complex values (e.g. x.astype(complex)), or leave out holomorphic=True"
+                if holomorphic
+                else "for a holomorphic function pass holomorphic=True; otherwise differentiate with respect to the "
+                "real and imaginary parts as real arguments, or use jacrev"
+            )
+            what = "with holomorphic=True requires complex" if holomorphic else "requires real-valued"
+            raise TranspileTypeError(
+                f"{transform.kind} {what} inputs, but argument {position} (`{pname}`) of `{fun.__name__}` holds "
+                f"{dtype} values",
+                _param_location(fun, position),
+                hint,
+            )
+
+
 def leaves(value):
     if isinstance(value, (tuple, list)):
         for v in value:
@@ -149,6 +173,7 @@ class Transform:
     """
 
     kind = ""
+    holomorphic = False  # grad, jacfwd and jacrev with holomorphic=True: complex inputs, complex outputs allowed
 
     def __init__(self, fun, argnums, has_aux, sig=None):
         self.fun = fun
@@ -185,7 +210,7 @@ class Transform:
 
     def key_parts(self) -> list:
         """What, besides the kind and the sources, decides the generated module."""
-        return [self.argnums, self.single, self.has_aux]
+        return [self.argnums, self.single, self.has_aux] + (["holomorphic"] if self.holomorphic else [])
 
     def entry_name(self, entry_key):
         return f"{self.kind}_{entry_key}"
@@ -217,6 +242,7 @@ class Transform:
         values = list(bound.arguments.values())
         for i in self.argnums:
             _float_leaves_check(self.fun, values[i], i, self.params[i].name)
+            _complex_leaves_check(self, self.fun, values[i], i, self.params[i].name)
         gen = self.generated()
         gen.bind_captures()
         entry = getattr(gen.module, self.entry_name(gen.program.entry))
@@ -313,10 +339,11 @@ RETURNED_HINT = (
 )
 
 
-def make_transformed(fun, transform_class, argnums, has_aux):
+def make_transformed(fun, transform_class, argnums, has_aux, holomorphic=False):
     """A function that runs `transform_class` of `fun` and carries it as `__transpile__`."""
     transform = transform_class(generated_function(fun), argnums, has_aux, _signature(fun))
     transform.user_fun = user_function(fun)
+    transform.holomorphic = bool(holomorphic)
     return wrapped(fun, transform)
 
 

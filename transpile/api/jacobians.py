@@ -84,7 +84,10 @@ class ReverseJacobian(Transform):
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
-        lines.append(f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacrev")')
+        complex_ok = ", True" if self.holomorphic else ""
+        lines.append(
+            f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacrev"{complex_ok})'
+        )
         lines += [f"    {rows} = []", f"    for {k} in range(rt.tangent_count({value})):"]
         if any(v.restores_in_place for v in mode.variants.values()):
             lines.append(f"        _, {residuals} = {var.fwd}({', '.join(params)})  # the last sweep used them up")
@@ -101,18 +104,20 @@ class ReverseJacobian(Transform):
 
 
 @api_boundary
-def jacfwd(fun, argnums=0, has_aux=False):
-    """The Jacobian of `fun` by forward mode: output shape first, then input shape (JAX's convention)."""
-    return make_transformed(fun, ForwardJacobian, argnums, has_aux)
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of `fun` by forward mode: output shape first, then input shape (JAX's convention); real
+    inputs, or complex ones with holomorphic=True."""
+    return make_transformed(fun, ForwardJacobian, argnums, has_aux, holomorphic)
 
 
 @api_boundary
-def jacrev(fun, argnums=0, has_aux=False):
-    """The Jacobian of `fun` by reverse mode, in the same layout as jacfwd."""
-    return make_transformed(fun, ReverseJacobian, argnums, has_aux)
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of `fun` by reverse mode, in the same layout as jacfwd; real outputs, or complex ones (of
+    complex inputs) with holomorphic=True."""
+    return make_transformed(fun, ReverseJacobian, argnums, has_aux, holomorphic)
 
 
 @api_boundary
-def hessian(fun, argnums=0, has_aux=False):
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Forward-over-reverse: jacfwd(jacrev(fun))."""
-    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

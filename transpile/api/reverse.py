@@ -55,7 +55,9 @@ class Gradient(Transform):
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
             lines.append(f"    {value}, {aux} = {ans}")
-        seed = f"rt.scalar_seed({value}, {escape.literal(entry.qualname)})"
+        # holomorphic=True: a complex output is seeded with 1.0 (its real part checked instead), giving f'(z)
+        checked = f"np.real({value})" if self.holomorphic else value
+        seed = f"rt.scalar_seed({checked}, {escape.literal(entry.qualname)})"
         if self.has_aux:
             seed = f"({seed}, 0.0)"
         lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
@@ -118,15 +120,16 @@ class PullbackEntry(Transform):
 
 
 @api_boundary
-def grad(fun, argnums=0, has_aux=False):
-    """The gradient of scalar-valued `fun` with respect to argument(s) `argnums`."""
-    return make_transformed(fun, Gradient, argnums, has_aux)
+def grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The gradient of scalar-valued `fun` with respect to argument(s) `argnums`; with holomorphic=True, of a
+    complex-valued `fun` of complex arguments: its complex derivative f'(z)."""
+    return make_transformed(fun, Gradient, argnums, has_aux, holomorphic)
 
 
 @api_boundary
-def value_and_grad(fun, argnums=0, has_aux=False):
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
     """Like grad, but returns (value, gradient)."""
-    return make_transformed(fun, ValueAndGradient, argnums, has_aux)
+    return make_transformed(fun, ValueAndGradient, argnums, has_aux, holomorphic)
 
 
 @api_boundary

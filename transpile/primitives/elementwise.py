@@ -79,7 +79,18 @@ unary("log2", np.log2, "g / (x * np.log(2.0))", domain="positive")
 unary("log10", np.log10, "g / (x * np.log(10.0))", domain="positive")
 unary("cbrt", np.cbrt, "g / (3.0 * ans * ans)", domain="away")
 
-for _name in ["sign", "floor", "ceil", "round", "rint", "trunc", "isnan", "isfinite", "isinf", "logical_not"]:
+# np.sign of real values is piecewise constant (a true zero derivative); of complex ones it is z / |z|, whose
+# derivative is not zero: it is refused (rt.real_only) rather than given as zero.
+defprim(
+    "sign",
+    np.sign,
+    path="np.sign",
+    params=["x"],
+    vjp={"x": "rt.real_only(0.0, x, 'np.sign')"},
+    jvp={"x": "rt.real_only(0.0, x, 'np.sign')"},
+    examples=[Example("np.sign(a) * a", X, domain="away"), Example("np.sign(a - b) * b", XY, domain="away")],
+)
+for _name in ["floor", "ceil", "round", "rint", "trunc", "isnan", "isfinite", "isinf", "logical_not"]:
     defprim(
         _name,
         getattr(np, _name),

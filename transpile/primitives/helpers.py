@@ -169,6 +169,14 @@ defhelper(
     nondiff=True,
     batch="rt.batched_scalar_seed(value, what)",
 )
+defhelper(
+    rt.real_only,
+    params=["v", "like", "what"],
+    vjp={"v": "rt.real_only(g, like, what)"},
+    jvp={"v": "rt.real_only(t, like, what)"},
+    structural=("like", "what"),
+    batch="rt.real_only(v, like, what)",
+)
 defhelper(rt.clip_mask, params=["a", "lo", "hi"], nondiff=True)
 defhelper(rt.inverse_axes, params=["axes", "ndim"], nondiff=True)
 defhelper(rt.shape_of, params=["x"], nondiff=True)

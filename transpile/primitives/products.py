@@ -453,14 +453,16 @@ defhelper(rt.einsum_spec, params=["operands"], nondiff=True)
 
 # ---------------------------------------------------------------------------- linear algebra
 
+# the norm of complex values is real: its derivative conjugates, which norm_grad does not
+_NORM_GRAD = "rt.real_only(rt.norm_grad(x, ord, axis), x, 'np.linalg.norm')"
 defprim(
     "linalg.norm",
     np.linalg.norm,
     path="np.linalg.norm",
     params=["x", "ord=None", "axis=None", "keepdims=False"],
     jit="jt.norm(x, ord, axis, keepdims)",
-    vjp={"x": "rt.expand_reduced(g, x, axis, keepdims) * rt.norm_grad(x, ord, axis)"},
-    jvp={"x": "np.sum(t * rt.norm_grad(x, ord, axis), axis=axis, keepdims=keepdims)"},
+    vjp={"x": f"rt.expand_reduced(g, x, axis, keepdims) * {_NORM_GRAD}"},
+    jvp={"x": f"np.sum(t * {_NORM_GRAD}, axis=axis, keepdims=keepdims)"},
     structural=("axis", "keepdims"),  # no rule for `ord` (JAX asks for a concrete one too)
     examples=[
         Example("np.linalg.norm(a)", dict(a=(4,))),
@@ -626,6 +628,7 @@ defprim(
     ],
 )
 # Printed as rt.slogdet, which returns a plain (sign, logabsdet) tuple rather than NumPy's named tuple.
+_LOGDET_G = "np.expand_dims(rt.get(g, 1), (-2, -1))"  # the adjoint of log|det a|, one per matrix
 defprim(
     "linalg.slogdet",
     np.linalg.slogdet,
@@ -634,8 +637,9 @@ defprim(
     params=["a"],
     jit="jt.slogdet(a)",
     container=True,
-    vjp={"a": "np.expand_dims(rt.get(g, 1), (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
-    jvp={"a": f"(0.0, {_TR_SOLVE})"},
+    # complex matrices refused: their sign is not piecewise constant, and log|det| is not holomorphic
+    vjp={"a": f"rt.real_only({_LOGDET_G}, a, 'np.linalg.slogdet') * rt.matrix_transpose(np.linalg.inv(a))"},
+    jvp={"a": f"(0.0, rt.real_only({_TR_SOLVE}, a, 'np.linalg.slogdet'))"},
     examples=[Example("np.linalg.slogdet(a)[1]", SQ), Example("np.linalg.slogdet(a)[1]", dict(a=(2, 2, 2)))],
 )
 
@@ -657,8 +661,9 @@ defprim(
     path="np.linalg.cholesky",
     params=["a"],
     jit="jt.cholesky(a)",
-    vjp={"a": _CHOLESKY_VJP},
-    jvp={"a": _CHOLESKY_JVP},
+    # Hermitian complex matrices refused: their rules conjugate, which these do not
+    vjp={"a": f"rt.real_only({_CHOLESKY_VJP}, a, 'np.linalg.cholesky')"},
+    jvp={"a": f"rt.real_only({_CHOLESKY_JVP}, a, 'np.linalg.cholesky')"},
     batch="np.linalg.cholesky(a)",  # the batch axis leads, a matrix's two axes trail
     examples=[
         Example("np.linalg.cholesky(a @ a.T + np.eye(3))", SQ),

@@ -129,7 +129,8 @@ defhelper(
     nondiff=True,
 )
 
-_MOMENT = "(a - np.mean(a, axis=axis, keepdims=True))"
+# (np.var of complex values is real: its derivative conjugates, which this rule does not)
+_MOMENT = "rt.real_only(a - np.mean(a, axis=axis, keepdims=True), a, 'np.var and np.std')"
 _COUNT = "(np.size(a) / np.size(ans) - ddof)"  # entries per reduction group, less ddof
 MOMENT_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "ddof=0", "keepdims=False"]  # ddof has a rule
 defprim(

@@ -1,0 +1,145 @@
+"""np.fft: the discrete Fourier transforms and their shifts, with the rules of linear maps.
+
+Each transform is linear: its JVP is itself applied to the tangent, its VJP its transpose under JAX's
+bilinear pairing Re(ct * t).  The matrices of fft and ifft are symmetric, so their transposes are the same
+transforms of g, cut or padded back (fft_fit) where `n` or `s` padded or cut the input.  rfft takes a real
+input: its adjoint is the real part of fft's.  irfft reads a half spectrum, its adjoint is rt.irfft_vjp.
+Numba has no FFT: under jit they raise a located error (runtime/jit/pending.py).
+"""
+
+import numpy as np
+
+import runtime as rt
+
+from .registry import Example, defhelper, defprim
+
+V = dict(a=(8,))
+X = dict(a=(3, 4))
+R3 = dict(a=(2, 3, 4))
+ONE = "rt.fft_axes(a, None, axis)"  # a single axis, as a one-tuple of a negative number
+MANY = "rt.fft_axes(a, s, axes)"
+HOW = ("n", "axis", "norm")
+HOW_N = ("s", "axes", "norm")
+
+
+def _parts(expr):
+    """A real expression of a complex result (the registry's examples differentiate real outputs)."""
+    return f"np.real({expr}) * 0.7 - np.imag({expr}) * 1.3"
+
+
+def _fit(value, axes):
+    return f"rt.fft_fit({value}, rt.fft_sizes(a, {axes}), {axes})"
+
+
+for _name in ("fft", "ifft"):
+    defprim(
+        _name,
+        getattr(np.fft, _name),
+        path=f"np.fft.{_name}",
+        params=["a", "n=None", "axis=-1", "norm=None"],
+        vjp={"a": _fit(f"np.fft.{_name}(g, None, {ONE}[0], norm)", ONE)},
+        jvp={"a": f"np.fft.{_name}(t, n, axis, norm)"},
+        structural=HOW,
+        batch=f"np.fft.{_name}(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
+        examples=[
+            Example(_parts(f"np.fft.{_name}(a)"), V),
+            Example(_parts(f"np.fft.{_name}(a * (1.0 + 0.5j), axis=0)"), X),
+            Example(_parts(f"np.fft.{_name}(a, n=6, norm='ortho')"), X),
+            Example(_parts(f"np.fft.{_name}(a, 3, -2, 'forward')"), R3),
+        ],
+    )
+
+defprim(
+    "rfft",
+    np.fft.rfft,
+    path="np.fft.rfft",
+    params=["a", "n=None", "axis=-1", "norm=None"],
+    # g padded with zeros to the full length, transformed, its real part
+    vjp={"a": _fit(f"np.real(np.fft.fft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE)},
+    jvp={"a": "np.fft.rfft(t, n, axis, norm)"},
+    structural=HOW,
+    batch="np.fft.rfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
+    examples=[
+        Example(_parts("np.fft.rfft(a)"), V),
+        Example(_parts("np.fft.rfft(a, axis=0, norm='ortho')"), X),
+        Example(_parts("np.fft.rfft(a, n=7)"), X),
+        Example(_parts("np.fft.rfft(a, 2, 1, 'forward')"), R3),
+    ],
+)
+defprim(
+    "irfft",
+    np.fft.irfft,
+    path="np.fft.irfft",
+    params=["a", "n=None", "axis=-1", "norm=None"],
+    vjp={"a": f"rt.irfft_vjp(g, a, n, {ONE}[0], norm)"},
+    jvp={"a": "np.fft.irfft(t, n, axis, norm)"},
+    structural=HOW,
+    batch="np.fft.irfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
+    examples=[
+        Example("np.fft.irfft(a * (1.0 - 0.5j) + b * 1j)", dict(a=(5,), b=(5,))),
+        Example("np.fft.irfft(a * 1j + 0.3, n=7, axis=0)", X),
+        Example("np.fft.irfft(a * (0.5 + 1j), 4, 1, 'ortho')", X),
+        Example("np.fft.irfft(a + 1j * a * a, n=9, norm='forward')", R3),
+    ],
+)
+for _name, _two in (("fftn", False), ("ifftn", False), ("fft2", True), ("ifft2", True)):
+    _AXES = "(-2, -1)" if _two else "(1, 2)"  # NumPy 2 deprecates s= without axes= in fftn
+    defprim(
+        _name,
+        getattr(np.fft, _name),
+        path=f"np.fft.{_name}",
+        params=["a", "s=None", "axes=(-2, -1)" if _two else "axes=None", "norm=None"],
+        vjp={"a": _fit(f"np.fft.{_name}(g, None, {MANY}, norm)", MANY)},
+        jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
+        structural=HOW_N,
+        batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
+        examples=[
+            Example(_parts(f"np.fft.{_name}(a)"), X),
+            Example(_parts(f"np.fft.{_name}(a * (1.0 + 2.0j), s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
+            Example(_parts(f"np.fft.{_name}(a, axes=(0, 2), norm='forward')"), R3),
+            Example(_parts(f"np.fft.{_name}(a, (4, 3), (-1, 0))"), R3),
+        ],
+    )
+for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
+    defprim(
+        _name,
+        getattr(np.fft, _name),
+        path=f"np.fft.{_name}",
+        params=["x", "axes=None"],
+        vjp={"x": f"np.fft.{_back}(g, axes)"},
+        jvp={"x": f"np.fft.{_name}(t, axes)"},
+        structural=("axes",),
+        batch=f"np.fft.{_name}(x, rt.fft_axes(x, None, axes, 1))",
+        examples=[
+            Example(f"np.fft.{_name}(a)", X),
+            Example(f"np.fft.{_name}(a, axes=0) * a", dict(a=(5,))),
+            Example(f"np.fft.{_name}(a, axes=(-1,))", R3),
+            Example(_parts(f"np.fft.{_name}(np.fft.fft(a))"), dict(a=(7,))),
+        ],
+    )
+
+# Helpers of the rules above (rt.*): shapes and axes read from arrays, and the linear maps of the adjoints.
+_AXES_BATCHED = "rt.fft_axes(a, s, axes, batched + a_batched)"  # vmap's axes lead: `batched` of them
+_SHAPES = dict(nondiff=True, batch_same=True)  # read only shapes; negative axes name the same axes when batched
+defhelper(rt.fft_static, params=["v"], batch="rt.fft_static(v)", **_SHAPES)
+defhelper(rt.fft_axes, params=["a", "s=None", "axes=None", "batched=0"], batch=_AXES_BATCHED, **_SHAPES)
+defhelper(rt.fft_sizes, params=["x", "axes"], batch="rt.fft_sizes(x, axes)", **_SHAPES)
+defhelper(rt.fft_length, params=["a", "n", "axis"], batch="rt.fft_length(a, n, axis)", **_SHAPES)
+defhelper(rt.irfft_length, params=["a", "n", "axis"], batch="rt.irfft_length(a, n, axis)", **_SHAPES)
+defhelper(
+    rt.fft_fit,
+    params=["v", "sizes", "axes"],
+    vjp={"v": "rt.fft_fit(g, rt.fft_sizes(v, axes), axes)"},
+    jvp={"v": "rt.fft_fit(t, sizes, axes)"},
+    structural=("sizes", "axes"),
+    batch="rt.fft_fit(v, sizes, axes)",
+)
+defhelper(
+    rt.irfft_vjp,
+    params=["v", "a", "n", "axis", "norm"],
+    # irfft_vjp is the transpose of irfft (a's length cut or padded to what irfft reads): its transpose is irfft
+    vjp={"v": "np.fft.irfft(g, rt.irfft_length(a, n, axis), axis, norm)"},
+    jvp={"v": "rt.irfft_vjp(t, a, n, axis, norm)"},
+    structural=("a", "n", "axis", "norm"),
+    batch="rt.irfft_vjp(v, a, n, axis, norm)",
+)
