@@ -224,8 +224,8 @@ defprim(
     jvp={"a": f"np.reshape(rt.scan(t * {_BEFORE}, a, axis), np.shape(ans))"},
     structural=HOW,
     examples=[
-        Example("np.cumprod(a)", X),
         Example("np.cumprod(a, axis=0)", X),
+        Example("np.cumprod(a)", X),
         Example("a.cumprod(axis=-1)", R3),
         Example("np.cumprod(a, 1)", X),
         Example("a.cumprod()", V),
