@@ -13,11 +13,13 @@ from .copies import *  # noqa: F401,F403
 from .dicts import *  # noqa: F401,F403
 from .differences import *  # noqa: F401,F403
 from .einsum_parts import *  # noqa: F401,F403
+from .elementwise import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
+from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .tensor_products import *  # noqa: F401,F403
 from .tree import *  # noqa: F401,F403

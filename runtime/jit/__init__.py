@@ -6,6 +6,7 @@ Importing this package registers the Numba implementations; generated code refer
 # importing these registers the Numba implementations of the runtime helpers generated code calls
 from . import batching, batching_adjoints, helpers, helpers_forward, helpers_reverse, memory, promotion, records  # noqa: F401
 from .einsum import einsum  # noqa: F401
+from .elementwise import heaviside  # noqa: F401
 from .fused import kernel  # noqa: F401
 from .helpers_forward import copy_tangent, pop_tangent  # noqa: F401
 from .lowered import *  # noqa: F401,F403
@@ -13,6 +14,7 @@ from .numpy_loops import *  # noqa: F401,F403
 from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
+from .scans import cumprod  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 

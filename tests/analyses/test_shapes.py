@@ -57,3 +57,18 @@ def test_gradients_drop_only_the_unbroadcasts_that_are_identities():
         np.testing.assert_allclose(gx[i], numeric, rtol=1e-6)
     numeric = (chain(x, y + eps) - chain(x, y - eps)) / (2 * eps)
     np.testing.assert_allclose(gy[0], numeric, rtol=1e-6)
+
+
+def chosen(c, x):
+    y = np.where(c > 0.0, x, 2.0 * x)
+    return np.sum(y * y)
+
+
+def test_a_condition_broadcasts_too():
+    """np.where's condition may be larger than both values: the result then has the condition's shape."""
+    shapes, _ = _shapes(chosen)
+    assert not shapes.same("y", "x")
+    c, x = np.array([[1.0, -1.0, 2.0], [-0.5, 0.3, -2.0]]), np.array([0.4, -1.1, 0.7])
+    eps = 1e-6
+    numeric = [(chosen(c, x + eps * e) - chosen(c, x - eps * e)) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(tp.grad(chosen, argnums=1)(c, x), numeric, rtol=1e-6)

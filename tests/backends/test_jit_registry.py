@@ -87,6 +87,7 @@ DEFAULT = {
     "sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "dot", "matmul", "np_matmul", "einsum",
     "inner", "outer", "getitem", "reshape", "transpose", "concatenate", "stack", "expand_dims", "squeeze",
     "linalg.norm", "linalg.det", "trace", "tile", "np.float16", "real", "imag", "conj", "angle", "fft",
+    "linalg.norm", "linalg.det", "trace", "tile", "np.float16", "cumprod", "heaviside",
 }  # fmt: skip
 # ... and whose gradient is compiled too by default (a compiled gradient takes tens of seconds).
 DEFAULT_GRADIENTS = {"tanh", "sum", "max", "mean", "var", "dot", "matmul", "getitem", "concatenate", "einsum", "angle"}

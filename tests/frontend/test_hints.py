@@ -22,8 +22,8 @@ def shouted(x, label="loss"):
     return np.sum(x) * len(label.upper())
 
 
-def cumulative_product(x):
-    return np.sum(x.cumprod())
+def compressed(x):
+    return np.sum(x.compress([True, False, True]))
 
 
 def sorted_in_place(x):
@@ -97,7 +97,7 @@ def test_the_hints_example_works():
     [
         (item_of, (np.ones(1),), "x[i]"),
         (shouted, (np.ones(2),), "strings outside"),
-        (cumulative_product, (np.ones(3),), "`np.cumprod(x, ...)` for `x.cumprod(...)`"),
+        (compressed, (np.ones(3),), "`np.compress(x, ...)` for `x.compress(...)`"),
         (sorted_in_place, (np.ones(3),), "write `x = np.sort(x)` instead"),
     ],
     ids=lambda v: getattr(v, "__name__", ""),

@@ -130,6 +130,8 @@ TRUE_ZERO_PARAMETERS = {
     "axis", "axes", "axis1", "axis2", "source", "destination", "keepdims", "dtype", "out", "shape", "reps",
     "repeats", "k", "offset", "condition", "num", "endpoint", "retstep", "edge_order", "a", "axis_name", "perm",
     "idx", "deg", "n", "s", "norm",
+    "copy",
+    "x1",  # np.heaviside's: a step, as a condition is
 }  # fmt: skip
 
 

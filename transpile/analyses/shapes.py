@@ -47,7 +47,7 @@ class SameShapes:
             prim, bound = getattr(value, "prim", None), getattr(value, "bound", None)
             if prim is None or bound is None or prim.batch != "elementwise":
                 return
-            operands = [v for p, v in bound.items() if p not in prim.structural]
+            operands = list(bound.values())  # np.where's condition broadcasts too
         names = []
         for operand in operands:
             if isinstance(operand, gast.Name) and operand.id in self._once:

@@ -3,10 +3,13 @@
 import builtins
 import re
 
+import gast
 import numpy as np
 
+import runtime as rt
+
 from .operators import POWER_DX, POWER_DY
-from .registry import Example
+from .registry import Example, defhelper
 from .registry import defprim as _defprim
 
 X = dict(a=(3, 4))
@@ -32,7 +35,7 @@ NUMPY_LOOPS = frozenset(
 SCALAR_FORMS = frozenset(["sqrt", "square", "abs", "negative"])
 
 
-def unary(name, fn, rule, domain="real", **kw):
+def unary(name, fn, rule, domain="real", examples=None, **kw):
     if name in NUMPY_LOOPS:
         kw.setdefault("jit", f"jt.{name}(x)")
     if name in SCALAR_FORMS:
@@ -43,7 +46,8 @@ def unary(name, fn, rule, domain="real", **kw):
         path=f"np.{name}",
         params=["x"],
         vjp={"x": rule},
-        examples=[Example(f"np.{name}(a)", X, domain=domain), Example(f"np.{name}(a)", dict(a=()), domain=domain)],
+        examples=examples
+        or [Example(f"np.{name}(a)", X, domain=domain), Example(f"np.{name}(a)", dict(a=()), domain=domain)],
         **kw,
     )
 
@@ -78,6 +82,42 @@ unary("exp2", np.exp2, "g * ans * np.log(2.0)")
 unary("log2", np.log2, "g / (x * np.log(2.0))", domain="positive")
 unary("log10", np.log10, "g / (x * np.log(10.0))", domain="positive")
 unary("cbrt", np.cbrt, "g / (3.0 * ans * ans)", domain="away")
+unary("fabs", np.fabs, "g * np.sign(x)", domain="away")
+unary("arcsinh", np.arcsinh, "g / np.sqrt(x * x + 1.0)")
+unary("arctanh", np.arctanh, "g / (1.0 - x * x)", domain="unit")
+unary(
+    "arccosh",
+    np.arccosh,
+    "g / np.sqrt(x * x - 1.0)",
+    examples=[
+        Example("np.arccosh(a + 1.0)", X, domain="positive"),
+        Example("np.arccosh(1.5 + a)", dict(a=()), domain="positive"),
+    ],
+)
+# sin(pi x) / (pi x), 1 at 0: its derivatives of every order are rt.sinc_derivative's, exact at 0
+unary(
+    "sinc",
+    np.sinc,
+    "g * rt.sinc_derivative(x, 1)",
+    examples=[Example("np.sinc(a)", X), Example("np.sinc(a)", dict(a=())), Example("np.sinc(0.1 * a)", X)],
+)
+defhelper(
+    rt.sinc_derivative,
+    params=["x", "order"],
+    vjp={"x": "g * rt.sinc_derivative(x, order + 1)"},
+    jvp={"x": "t * rt.sinc_derivative(x, order + 1)"},
+    structural=("order",),
+    batch="elementwise",
+)
+# constant factors, written as the float64 numbers NumPy multiplies by
+for _name, _alias, _factor in [("rad2deg", "degrees", 180.0 / np.pi), ("deg2rad", "radians", np.pi / 180.0)]:
+    unary(
+        _name,
+        getattr(np, _name),
+        f"g * {_factor!r}",
+        aliases=(getattr(np, _alias),),
+        examples=[Example(f"np.{_name}(a)", X), Example(f"np.{_alias}(a)", dict(a=()))],
+    )
 
 # np.sign of real values is piecewise constant (a true zero derivative); of complex ones it is z / |z|, whose
 # derivative is not zero: it is refused (rt.real_only) rather than given as zero.
@@ -205,6 +245,105 @@ binary(
     [Example("np.logaddexp(a, b)", XY)],
 )
 binary("hypot", np.hypot, {"x": "g * x / ans", "y": "g * y / ans"}, [Example("np.hypot(a, b)", XY, domain="away")])
+binary(
+    "logaddexp2",
+    np.logaddexp2,
+    {"x": "g * np.exp2(x - ans)", "y": "g * np.exp2(y - ans)"},
+    [Example("np.logaddexp2(a, b)", XY), Example("np.logaddexp2(a, 3.0)", dict(a=()))],
+)
+# x - floor(x / y) * y (the sign of y, np.mod is np.remainder, as `%`) and x - trunc(x / y) * y (the sign of x)
+binary(
+    "remainder",
+    np.remainder,
+    {"x": "g", "y": "-g * np.floor_divide(x, y)"},
+    [
+        Example("np.remainder(a, b)", XY, domain="away"),
+        Example("np.mod(a, 0.7)", X),
+        Example("np.mod(2.5, a)", X, domain="away"),
+    ],
+    aliases=(np.mod,),
+)
+binary(
+    "fmod",
+    np.fmod,
+    {"x": "g", "y": "-g * np.trunc(x / y)"},
+    [
+        Example("np.fmod(a, b)", XY, domain="away"),
+        Example("np.fmod(a, 0.7)", X),
+        Example("np.fmod(-2.5, a)", X, domain="away"),
+    ],
+)
+# np.fmax and np.fmin take the number where the other is NaN (NaN where both are, the first one); ties share
+# the gradient equally, as np.maximum's.  `>` of two tests: the first holds and the second does not
+_NAN_PICK = {
+    "x": "g * ((x {op} y) + 0.5 * (x == y) + np.isnan(y))",
+    "y": "g * ((y {op} x) + 0.5 * (x == y) + (np.isnan(x) > np.isnan(y)))",
+}
+for _name, _op in [("fmax", ">"), ("fmin", "<")]:
+    binary(
+        _name,
+        getattr(np, _name),
+        {p: rule.format(op=_op) for p, rule in _NAN_PICK.items()},
+        [
+            Example(f"np.{_name}(a, b)", XY),
+            Example(f"np.{_name}(a, np.where(b > 0.0, b, np.nan))", XY),
+            Example(f"np.{_name}(np.where(a > 0.0, a, np.nan), b)", XY),
+        ],
+    )
+
+
+def _copied(args, keywords, error):
+    """np.nan_to_num(x, copy=False) may write into x in place: refused, as calls with `out=` are."""
+    for value in args[1:2] + [k.value for k in keywords if k.arg == "copy"]:
+        if not (isinstance(value, gast.Constant) and value.value is True):
+            error(
+                value,
+                "`np.nan_to_num` with `copy=False` writes into its argument in place, and transpile does not follow "
+                "writes made inside a function (the value or the gradient would miss it)",
+                "leave out `copy=` and assign the result instead: `x = np.nan_to_num(x)`",
+            )
+    return args, keywords
+
+
+defprim(
+    "nan_to_num",
+    np.nan_to_num,
+    path="np.nan_to_num",
+    params=["x", "copy=True", "nan=0.0", "posinf=None", "neginf=None"],
+    vjp={
+        "x": "g * np.isfinite(x)",
+        "nan": "g * np.isnan(x)",
+        "posinf": "g * (x == np.inf)",
+        "neginf": "g * (x == -np.inf)",
+    },
+    unbroadcast=("x", "nan", "posinf", "neginf"),
+    structural=("copy",),
+    canonical=_copied,
+    batch_needs_same=("nan", "posinf", "neginf"),  # NumPy fills with them, never broadcasting x to their shape
+    examples=[
+        Example("np.nan_to_num(a)", X),
+        Example("np.nan_to_num(np.where(a > 0.0, a, np.nan))", X),
+        Example("np.nan_to_num(np.where(a > 0.0, a, np.nan), nan=b)", dict(a=(3, 4), b=())),
+        Example("np.nan_to_num(np.where(a > 0.5, np.inf, -a), posinf=b)", dict(a=(3, 4), b=())),
+        Example("np.nan_to_num(np.where(a > 0.5, -np.inf, a), neginf=b)", dict(a=(3, 4), b=())),
+    ],
+)
+# 0, x2 or 1 as x1 is below, at or above 0: no derivative in x1 (a step, as np.sign), x2's where x1 == 0
+defprim(
+    "heaviside",
+    np.heaviside,
+    path="np.heaviside",
+    params=["x1", "x2"],
+    jit="jt.heaviside(x1, x2)",
+    vjp={"x2": "g * (x1 == 0.0)"},
+    unbroadcast=("x2",),
+    structural=("x1",),
+    examples=[
+        Example("np.heaviside(a, 0.5) * a", X),
+        Example("np.heaviside(a - a, b) * b", XY),
+        Example("np.heaviside(a, b) * b", XY),
+    ],
+)
 
 defprim(
     "clip",

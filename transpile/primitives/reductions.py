@@ -208,3 +208,51 @@ defhelper(
     jvp={"v": "rt.cumsum_vjp(t, like, axis)"},
     structural=("like", "axis"),
 )
+
+# np.cumprod: y[i] = a[i] * y[i - 1].  With p[i] = y[i - 1] (1 first), the product of the entries before i, the
+# tangent is the scan s[i] = p[i] t[i] + a[i] s[i - 1], and the adjoint of a[j] is p[j] times r[j] = g[j] +
+# a[j + 1] r[j + 1].  Neither divides by an entry, so zeros in `a` get the exact derivative.  Rules are written in
+# the shape of `a` (axis=None flattens: np.reshape), and runtime/scans.py's helpers have rules of every order.
+_BEFORE = "rt.shift(np.reshape(ans, np.shape(a)), axis, 1, 1.0)"
+defprim(
+    "cumprod",
+    np.cumprod,
+    path="np.cumprod",
+    params=["a", "axis=None", "dtype=None", "out=None"],
+    jit="jt.cumprod(a, axis)",
+    vjp={"a": f"{_BEFORE} * rt.scan_back(np.reshape(g, np.shape(a)), a, axis)"},
+    methods=["cumprod"],
+    jvp={"a": f"np.reshape(rt.scan(t * {_BEFORE}, a, axis), np.shape(ans))"},
+    structural=HOW,
+    examples=[
+        Example("np.cumprod(a, axis=0)", X),
+        Example("np.cumprod(a)", X),
+        Example("a.cumprod(axis=-1)", R3),
+        Example("np.cumprod(a, 1)", X),
+        Example("a.cumprod()", V),
+        Example("np.cumprod(a)", S),
+        Example("np.cumprod(a * (np.arange(5) % 2), 0)", V),
+    ],
+)
+_SCAN = ("axis",)
+defhelper(
+    rt.shift,
+    params=["x", "axis=None", "step=1", "fill=0.0"],
+    vjp={"x": "rt.shift(g, axis, -step)"},
+    jvp={"x": "rt.shift(t, axis, step)"},
+    structural=("axis", "step", "fill"),
+)
+defhelper(
+    rt.scan,
+    params=["b", "c", "axis=None"],
+    vjp={"b": "rt.scan_back(g, c, axis)", "c": "rt.shift(ans, axis, 1) * rt.scan_back(g, c, axis)"},
+    jvp={"b": "rt.scan(t, c, axis)", "c": "rt.scan(t * rt.shift(ans, axis, 1), c, axis)"},
+    structural=_SCAN,
+)
+defhelper(
+    rt.scan_back,
+    params=["v", "c", "axis=None"],
+    vjp={"v": "rt.scan(g, c, axis)", "c": "rt.shift(rt.scan(g, c, axis), axis, 1) * ans"},
+    jvp={"v": "rt.scan_back(t, c, axis)", "c": "rt.scan_back(rt.shift(t * ans, axis, -1), c, axis)"},
+    structural=_SCAN,
+)
