@@ -129,7 +129,8 @@ NOT_PROBED = {
 TRUE_ZERO_PARAMETERS = {
     "axis", "axes", "axis1", "axis2", "source", "destination", "keepdims", "dtype", "out", "shape", "reps",
     "repeats", "k", "offset", "condition", "num", "endpoint", "retstep", "edge_order", "a", "axis_name", "perm",
-    "idx",
+    "idx", "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "n", "reflect_type", "pad_width",
+    "indices_or_sections", "condlist",
 }  # fmt: skip
 
 
