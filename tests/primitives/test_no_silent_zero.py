@@ -130,7 +130,7 @@ TRUE_ZERO_PARAMETERS = {
     "axis", "axes", "axis1", "axis2", "source", "destination", "keepdims", "dtype", "out", "shape", "reps",
     "repeats", "k", "offset", "condition", "num", "endpoint", "retstep", "edge_order", "a", "axis_name", "perm",
     "idx", "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "n", "reflect_type", "pad_width",
-    "indices_or_sections", "condlist",
+    "indices_or_sections", "condlist", "axisa", "axisb", "axisc",
 }  # fmt: skip
 
 
