@@ -120,3 +120,89 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return 0.0
     _real(w, a)
     return _cross_vjp(w, b, np.asarray(a), axisa, axisb, axisc, axis, 1)
+
+
+# ---------------------------------------------------------------------------- np.interp
+
+
+def _no_period(period):
+    if period is not None:
+        raise NotImplementedError("np.interp with period= has no derivative rule yet")
+
+
+def _segments(x, xp):
+    """For each x: the segment i of xp it falls in (xp[i] <= x <= xp[i + 1]), its place w in it (0 to 1), and
+    whether it is inside [xp[0], xp[-1]]."""
+    x = np.asarray(x, dtype=np.float64)
+    xp = np.asarray(xp, dtype=np.float64)
+    n = xp.shape[0]
+    inside = (x >= xp[0]) & (x <= xp[-1])
+    if n < 2:
+        return np.zeros(x.shape, dtype=np.intp), np.zeros(x.shape), inside, np.ones(x.shape)
+    i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+    width = xp[i + 1] - xp[i]
+    return i, (x - xp[i]) / width, inside & (n >= 2), width
+
+
+def interp_slope(x, xp, fp, left=None, right=None, period=None):
+    """The derivative of np.interp(x, xp, fp) in x: the slope of the segment each x falls in, 0 outside xp's range."""
+    if is_zero(fp):
+        return 0.0
+    _no_period(period)
+    fp = np.asarray(fp)
+    if fp.shape[0] < 2:
+        return np.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
+    i, _, inside, width = _segments(x, xp)
+    return np.where(inside, (fp[i + 1] - fp[i]) / width, 0.0)
+
+
+def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
+    """The adjoint of fp in interp_slope(x, xp, fp), fp shaped like `like`."""
+    if is_zero(v):
+        return 0.0
+    _no_period(period)
+    n = np.shape(like)[0]
+    v = np.asarray(v)
+    out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))
+    if n < 2:
+        return out
+    i, _, inside, width = _segments(x, xp)
+    share = np.where(inside, v / width, 0.0)
+    np.add.at(out, i + 1, share)
+    np.add.at(out, i, -share)
+    return out
+
+
+def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
+    """The tangent of np.interp(x, xp, fp, left, right) for a tangent v of fp (linear in fp; left and right, when
+    given, stay)."""
+    if is_zero(v):
+        return 0.0
+    _no_period(period)
+    return np.interp(x, xp, v, None if left is None else 0.0, None if right is None else 0.0)
+
+
+def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
+    """The adjoint of fp in np.interp(x, xp, fp, left, right), fp shaped like `like`."""
+    if is_zero(v):
+        return 0.0
+    _no_period(period)
+    n = np.shape(like)[0]
+    v = np.broadcast_to(np.asarray(v), np.shape(x))
+    out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))
+    xs = np.asarray(x, dtype=np.float64)
+    xp_ = np.asarray(xp, dtype=np.float64)
+    i, w, inside, _ = _segments(xs, xp_)
+    if n >= 2:
+        np.add.at(out, i[inside], (1.0 - w[inside]) * v[inside])
+        np.add.at(out, i[inside] + 1, w[inside] * v[inside])
+    else:
+        out[0] += np.sum(v[inside])
+    if left is None:
+        out[0] += np.sum(v[xs < xp_[0]])
+    if right is None:
+        out[n - 1] += np.sum(v[xs > xp_[-1]])
+    return out
+
+
+__all__ += ["interp_slope", "interp_slope_vjp", "interp_fp_tangent", "interp_fp_vjp"]

@@ -51,8 +51,11 @@ NO_NUMBA_VERSION = {
         "the derivatives of np.sort, np.take, np.roll, np.diff, np.pad, np.select and their kin are not compiled yet",
     ),
     **dict.fromkeys(
-        ["signal", "signal_vjp_a", "signal_vjp_v", "cross_vjp_a", "cross_vjp_b"],
-        "the derivatives of np.convolve, np.correlate and np.cross are not compiled yet",
+        [
+            "signal", "signal_vjp_a", "signal_vjp_v", "cross_vjp_a", "cross_vjp_b", "interp_slope", "interp_slope_vjp",
+            "interp_fp_tangent", "interp_fp_vjp",
+        ],
+        "the derivatives of np.convolve, np.correlate, np.cross and np.interp are not compiled yet",
     ),
     "linspace_jvp": "np.linspace's derivatives are not compiled yet",
     "linspace_vjp": "np.linspace's derivatives are not compiled yet",

@@ -88,6 +88,7 @@ defprim(
     params=["a", "indices", "axis=None", "out=None", "mode='raise'"],
     structural=("indices", "axis", "mode"),
     methods=["take"],
+    jit="jt.take(a, indices, axis, mode)",
     vjp={"a": "rt.take_vjp(g, indices, a, axis, mode)"},
     jvp={"a": "np.take(t, indices, axis, mode=mode)"},
     examples=[
