@@ -137,6 +137,7 @@ defprim(
     "roll",
     np.roll,
     path="np.roll",
+    zero_d="array",
     params=["a", "shift", "axis=None"],
     structural=("shift", "axis"),
     vjp={"a": "rt.unroll(g, shift, axis)"},
@@ -198,6 +199,8 @@ defprim(
     "diff",
     np.diff,
     path="np.diff",
+    view="maybe",  # with n=0, a itself
+    zero_d="either",
     # NumPy's defaults for prepend and append are a private sentinel: None here (no call passes None itself)
     params=["a", "n=1", "axis=-1", "prepend=None", "append=None"],
     structural=("n", "axis"),
@@ -276,6 +279,7 @@ defprim(
     "pad",
     np.pad,
     path="np.pad",
+    zero_d="array",
     params=["array", "pad_width", "mode='constant'", "constant_values=0", "reflect_type='even'"],
     structural=("pad_width", "mode", "reflect_type"),
     **_copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS),
@@ -333,6 +337,7 @@ for _name, _params, _call, _examples in [
         path=f"np.{_name}",
         params=_params,
         container=True,
+        view="maybe",  # views of ary
         structural=tuple(p.split("=")[0] for p in _params[1:]),
         vjp=_rules["vjp"],
         jvp={"ary": f"np.{_name}(t, {', '.join(p.split('=')[0] for p in _params[1:])})"},
@@ -392,6 +397,7 @@ defprim(
     "select",
     np.select,
     path="np.select",
+    zero_d="array",
     params=["condlist", "choicelist", "default=0"],
     container=True,
     structural=("condlist",),
