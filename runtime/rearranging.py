@@ -24,6 +24,7 @@ __all__ = [
     "select_tangent",
     "select_vjp",
     "trapezoid_vjp",
+    "trapezoid_x_vjp",
 ]
 
 
@@ -332,3 +333,19 @@ def trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
     if np.ndim(weights) == 1:
         weights = np.reshape(weights, (n,) + (1,) * (len(shape) - ax - 1))
     return _sum_to(np.expand_dims(np.asarray(v), ax) * weights, shape)
+
+
+def trapezoid_x_vjp(v, y, like, axis=-1):
+    """The adjoint of the sample points x in np.trapezoid(y, x, axis=axis) (x shaped like `like`): each point moves
+    the step before it and the step after it, weighted by the mean of y over each."""
+    if is_zero(v) or is_zero(y):
+        return 0.0
+    y = np.asarray(y)
+    ax = axis % y.ndim
+    n = y.shape[ax]
+    means = (np.take(y, np.arange(1, n), axis=ax) + np.take(y, np.arange(n - 1), axis=ax)) / 2.0
+    moves = -np.diff(means, axis=ax, prepend=0.0, append=0.0)
+    total = np.expand_dims(np.asarray(v), ax) * moves
+    if np.ndim(like) == 1:
+        return np.sum(np.reshape(np.moveaxis(total, ax, -1), (-1, n)), axis=0)
+    return _sum_to(total, np.shape(like))

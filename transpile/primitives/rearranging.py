@@ -232,16 +232,18 @@ for _helper, _other in [(rt.diff_tangent, "diff_vjp"), (rt.diff_vjp, "diff_tange
         jvp={"v": f"rt.{_helper.__name__}(t, which, {_DIFF})"},
     )
 
-# np.trapezoid is linear in y (the sample points x and the step dx have no rule yet).
+# np.trapezoid(y, x) is bilinear in y and the sample points x (the step dx has no rule yet).
 defprim(
     "trapezoid",
     np.trapezoid,
     path="np.trapezoid",
     params=["y", "x=None", "dx=1.0", "axis=-1"],
     structural=("axis",),
-    vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)"},
-    jvp={"y": "np.trapezoid(t, x, dx, axis)"},
+    vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)", "x": "rt.trapezoid_x_vjp(g, y, x, axis)"},
+    jvp={"y": "np.trapezoid(t, x, dx, axis)", "x": "np.trapezoid(y, t, axis=axis)"},
     examples=[
+        Example("np.trapezoid(a, b)", dict(a=(3, 4), b=(4,))),
+        Example("np.trapezoid(a, b, axis=0)", dict(a=(3, 2), b=(3, 2))),
         Example("np.trapezoid(a)", X),
         Example("np.trapezoid(a, dx=0.5, axis=0)", X),
         Example("np.trapezoid(a, np.array([0.0, 0.5, 2.0, 2.5]))", X),
@@ -249,12 +251,20 @@ defprim(
         Example("np.trapezoid(a, axis=1)", R3),
     ],
 )
+# Their derivatives in x: the y-adjoint is linear in x, the x-adjoint linear in y.
 defhelper(
     rt.trapezoid_vjp,
     params=["v", "like", "x=None", "dx=1.0", "axis=-1"],
     structural=("like", "axis"),
-    vjp={"v": "np.trapezoid(g, x, dx, axis)"},
-    jvp={"v": "rt.trapezoid_vjp(t, like, x, dx, axis)"},
+    vjp={"v": "np.trapezoid(g, x, dx, axis)", "x": "rt.trapezoid_x_vjp(v, g, x, axis)"},
+    jvp={"v": "rt.trapezoid_vjp(t, like, x, dx, axis)", "x": "rt.trapezoid_vjp(v, like, t, dx, axis)"},
+)
+defhelper(
+    rt.trapezoid_x_vjp,
+    params=["v", "y", "like", "axis=-1"],
+    structural=("like", "axis"),
+    vjp={"v": "np.trapezoid(y, g, axis=axis)", "y": "rt.trapezoid_vjp(v, y, g, 1.0, axis)"},
+    jvp={"v": "rt.trapezoid_x_vjp(t, y, like, axis)", "y": "rt.trapezoid_x_vjp(v, t, like, axis)"},
 )
 
 # ---------------------------------------------------------------------------- copies of entries
