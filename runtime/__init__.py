@@ -19,7 +19,9 @@ from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
+from .rearranging import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
+from .signal import *  # noqa: F401,F403
 from .tensor_products import *  # noqa: F401,F403
 from .tree import *  # noqa: F401,F403

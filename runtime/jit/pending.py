@@ -42,6 +42,21 @@ NO_NUMBA_VERSION = {
     "c_": "Numba has no np.c_",
     **dict.fromkeys(["copies_of", "copied_parts", "batched_copies"], "np.broadcast_arrays' helpers are not compiled"),
     **dict.fromkeys(["gradient_of", "gradient_vjp", "batched_gradient"], "Numba has no np.gradient"),
+    **dict.fromkeys(
+        [
+            "permutation_of", "permute", "unpermute", "take_vjp", "take_along_vjp", "unroll", "rollaxis_axes",
+            "diff_tangent", "diff_vjp", "pad_copy", "column_stack_items", "dstack_items", "sequence_parts",
+            "sequence_copies", "select_tangent", "select_vjp", "trapezoid_vjp", "trapezoid_x_vjp",
+        ],
+        "the derivatives of np.sort, np.take, np.roll, np.diff, np.pad, np.select and their kin are not compiled yet",
+    ),
+    **dict.fromkeys(
+        [
+            "signal", "signal_vjp_a", "signal_vjp_v", "cross_vjp_a", "cross_vjp_b", "interp_slope", "interp_slope_vjp",
+            "interp_fp_tangent", "interp_fp_vjp",
+        ],
+        "the derivatives of np.convolve, np.correlate, np.cross and np.interp are not compiled yet",
+    ),
     "linspace_jvp": "np.linspace's derivatives are not compiled yet",
     "linspace_vjp": "np.linspace's derivatives are not compiled yet",
     **dict.fromkeys(

@@ -71,7 +71,46 @@ NOT_UNDER_JIT = {
         for name in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "fft2", "ifft2", "fftshift", "ifftshift")
         for ex in registry.by_name(name).examples
     },
-}
+    **dict.fromkeys(
+        [
+            "np.sort(a, axis=0)", "np.sort(a, axis=None)", "np.sort(a, kind='stable')[..., -1]",
+            "np.partition(a, 1, axis=0)[1]", "np.partition(a, (0, 3), axis=None)",
+            "np.roll(a, -1, axis=1)", "np.roll(a, (1, -2), axis=(0, 2))",
+            "np.diff(a, n=2, axis=0)", "np.diff(a, axis=1, prepend=b, append=0.5)", "np.diff(a, 3, prepend=b)",
+            "np.diff(a, append=b)",
+            "np.trapezoid(a, dx=0.5, axis=0)", "np.trapezoid(a, axis=1)", "np.trapezoid(a, b, axis=0)",
+            "np.trapezoid(a, np.array([[0.0, 1.0, 3.0]]).T * np.ones((3, 4)), axis=0)",
+            "np.cross(a, b, axisa=0, axisb=1, axisc=0)", "np.cross(a, b, axis=0)",
+        ],
+        "Numba's np.sort, np.partition, np.roll, np.diff, np.trapezoid and np.cross take no axis= (nor kind=, "
+        "prepend=, append=)",
+    ),
+    **dict.fromkeys(
+        [
+            "np.logspace(a, 1.0, 4, endpoint=False, base=2.0)", "np.logspace(a, b, 3, base=c, axis=-1)",
+            "np.logspace(0.5, a, num=3, base=b)", "np.geomspace(a, 3.0, 4, endpoint=False)",
+            "np.geomspace(-a, -b, 3, axis=-1)",
+        ],
+        "Numba's np.logspace and np.geomspace take no endpoint=, base= or axis=",
+    ),
+    **dict.fromkeys(
+        [
+            "np.interp(a, np.cumsum(b * b) - 0.5, c, left=-2.0, right=3.0)",
+            "np.interp(a, np.array([-0.5, 0.5]), b, left=-2.0, right=3.0)",
+        ],
+        "Numba's np.interp takes no left= or right=",
+    ),
+    **{ex.expr: "Numba has no np.rollaxis" for ex in registry.by_name("rollaxis").examples},
+    **{ex.expr: "Numba has no np.pad" for ex in registry.by_name("pad").examples},
+    **dict.fromkeys(
+        ["np.column_stack([a, b])", "np.dstack([a, b])", "np.dstack((a, b))"],
+        "Numba's np.column_stack and np.dstack take a tuple (np.dstack: of arrays of as many dimensions)",
+    ),
+    **dict.fromkeys(
+        ["np.select([a > 0, b > 0], [a * b, b], default=a)", "np.select((a > 0,), (b,), b)"],
+        "Numba's np.select takes lists of arrays of one shape",
+    ),
+}  # fmt: skip
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT = {
     "np.linspace(a, b, 5)": "rt.linspace_vjp (np.linspace's adjoint) has no Numba version yet",
@@ -79,7 +118,16 @@ GRADIENT_NOT_UNDER_JIT = {
         ex.expr: "rt.copied_parts (the adjoint of np.broadcast_arrays) has no Numba version yet"
         for ex in registry.by_name("broadcast_arrays").examples
     },
-}
+    **{
+        ex.expr: "the derivatives of the rearranging and signal functions have no Numba version yet"
+        for name in [
+            "sort", "partition", "take", "take_along_axis", "roll", "diff", "trapezoid", "append", "split",
+            "array_split", "hsplit", "vsplit", "column_stack", "select", "convolve", "correlate", "cross", "interp",
+            "logspace", "geomspace",
+        ]
+        for ex in registry.by_name(name).examples
+    },
+}  # fmt: skip
 
 # The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
 DEFAULT = {
@@ -87,7 +135,7 @@ DEFAULT = {
     "sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "dot", "matmul", "np_matmul", "einsum",
     "inner", "outer", "getitem", "reshape", "transpose", "concatenate", "stack", "expand_dims", "squeeze",
     "linalg.norm", "linalg.det", "trace", "tile", "np.float16", "real", "imag", "conj", "angle", "fft",
-    "linalg.norm", "linalg.det", "trace", "tile", "np.float16", "cumprod", "heaviside",
+    "cumprod", "heaviside",
 }  # fmt: skip
 # ... and whose gradient is compiled too by default (a compiled gradient takes tens of seconds).
 DEFAULT_GRADIENTS = {"tanh", "sum", "max", "mean", "var", "dot", "matmul", "getitem", "concatenate", "einsum", "angle"}

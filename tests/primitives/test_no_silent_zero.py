@@ -132,6 +132,8 @@ TRUE_ZERO_PARAMETERS = {
     "idx", "deg", "n", "s", "norm",
     "copy",
     "x1",  # np.heaviside's: a step, as a condition is
+    "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "reflect_type", "pad_width",
+    "indices_or_sections", "condlist", "axisa", "axisb", "axisc",
 }  # fmt: skip
 
 

@@ -111,6 +111,55 @@ defhelper(
     vjp={"v": f"rt.linspace_jvp(g * (1 - which), g * which, {_LIKE_SPACING})"},
     jvp={"v": f"rt.linspace_vjp(t, {_LIKE_SPACING}, which)"},
 )
+# np.logspace is base ** np.linspace(start, stop) and np.geomspace exp(np.linspace(log start, log stop)) (signs
+# kept): both differentiable in their endpoints, as in JAX, through np.linspace's rules; logspace in its base too.
+_LOG_SPACING = "start, stop, num, endpoint, False, dtype, axis"
+_LOG_BASE = "np.log(np.expand_dims(base, axis))"
+_POWERS = "np.linspace(start, stop, num, endpoint, axis=axis)"
+defprim(
+    "logspace",
+    np.logspace,
+    path="np.logspace",
+    params=["start", "stop", "num=50", "endpoint=True", "base=10.0", "dtype=None", "axis=0"],
+    structural=("num", "endpoint", "dtype", "axis"),
+    vjp={
+        "start": f"rt.linspace_vjp(g * ans * {_LOG_BASE}, {_LOG_SPACING}, 0)",
+        "stop": f"rt.linspace_vjp(g * ans * {_LOG_BASE}, {_LOG_SPACING}, 1)",
+        "base": f"np.reshape(rt.unbroadcast(g * ans * {_POWERS} / np.expand_dims(base, axis), "
+        "np.expand_dims(base, axis)), np.shape(base))",
+    },
+    jvp={
+        "start": f"ans * {_LOG_BASE} * rt.linspace_jvp(t, 0.0, {_LOG_SPACING})",
+        "stop": f"ans * {_LOG_BASE} * rt.linspace_jvp(0.0, t, {_LOG_SPACING})",
+        "base": f"ans * {_POWERS} * np.expand_dims(t, axis) / np.expand_dims(base, axis)",
+    },
+    examples=[
+        Example("np.logspace(a, b, 5)", dict(a=(), b=())),
+        Example("np.logspace(a, 1.0, 4, endpoint=False, base=2.0)", dict(a=(2,))),
+        Example("np.logspace(a, b, 3, base=c, axis=-1)", dict(a=(2,), b=(), c=()), domain="positive"),
+        Example("np.logspace(0.5, a, num=3, base=b)", dict(a=(2,), b=(2,)), domain="positive"),
+    ],
+)
+defprim(
+    "geomspace",
+    np.geomspace,
+    path="np.geomspace",
+    params=["start", "stop", "num=50", "endpoint=True", "dtype=None", "axis=0"],
+    structural=("num", "endpoint", "dtype", "axis"),
+    vjp={
+        "start": f"rt.linspace_vjp(g * ans, {_LOG_SPACING}, 0) / start",
+        "stop": f"rt.linspace_vjp(g * ans, {_LOG_SPACING}, 1) / stop",
+    },
+    jvp={
+        "start": f"ans * rt.linspace_jvp(t / start, 0.0, {_LOG_SPACING})",
+        "stop": f"ans * rt.linspace_jvp(0.0, t / stop, {_LOG_SPACING})",
+    },
+    examples=[
+        Example("np.geomspace(a, b, 5)", dict(a=(), b=()), domain="positive"),
+        Example("np.geomspace(a, 3.0, 4, endpoint=False)", dict(a=(2,)), domain="positive"),
+        Example("np.geomspace(-a, -b, 3, axis=-1)", dict(a=(2,), b=(2, 1)), domain="positive"),
+    ],
+)
 # The bounds of np.arange set its length as well as its values: no rule (JAX asks for concrete bounds).
 defprim(
     "arange",

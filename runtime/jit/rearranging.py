@@ -1,0 +1,77 @@
+"""np.take under jit: Numba's own np.take mishandles axis= with indices of several dimensions, and has no mode=."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload
+
+from .lowered import _compiled, _literal_axes
+
+__all__ = ["take"]
+
+
+def take(a, indices, axis=None, mode="raise"):
+    return np.take(a, indices, axis, mode=mode)
+
+
+def _literal_mode(mode):
+    if isinstance(mode, (types.Omitted,)):
+        return mode.value
+    if isinstance(mode, str):
+        return mode
+    if isinstance(mode, types.StringLiteral):
+        return mode.literal_value
+    raise TypingError(f"np.take needs a constant mode under jit, not {mode}")
+
+
+@overload(take, prefer_literal=True)
+def _take(a, indices, axis=None, mode="raise"):
+    if not isinstance(a, types.Array):
+        raise TypingError("np.take under jit takes an array")
+    how = _literal_mode(mode)
+    if how not in ("raise", "wrap", "clip"):
+        raise TypingError(f"np.take: mode must be 'raise', 'wrap' or 'clip', not {how!r}")
+    axes = _literal_axes(axis, "np.take")
+    scalar = isinstance(indices, types.Integer)
+    ind_nd = 0 if scalar else indices.ndim
+    nd = a.ndim
+    ax = None if axes is None else axes[0] % nd
+    fix = {
+        "raise": [
+            "        if k < 0:",
+            "            k += n",
+            "        if k < 0 or k >= n:",
+            "            raise IndexError('index out of bounds in np.take')",
+        ],
+        "wrap": ["        k = k % n"],
+        "clip": ["        k = min(max(k, 0), n - 1)"],
+    }[how]
+    if ax is None:
+        head = ["    source = np.ascontiguousarray(a).reshape((1, a.size, 1))"]
+        head += ["    pre_shape = ()", "    post_shape = ()"]
+    else:
+        head = [
+            "    pre = " + " * ".join(["1"] + [f"a.shape[{d}]" for d in range(ax)]),
+            "    post = " + " * ".join(["1"] + [f"a.shape[{d}]" for d in range(ax + 1, nd)]),
+            f"    source = np.ascontiguousarray(a).reshape((pre, a.shape[{ax}], post))",
+            f"    pre_shape = a.shape[:{ax}]",
+            f"    post_shape = a.shape[{ax + 1}:]",
+        ]
+    flat = "np.array([indices])" if scalar else "np.ascontiguousarray(indices).ravel()"
+    ind_shape = "()" if scalar else "indices.shape"
+    lines = [
+        "def impl(a, indices, axis=None, mode='raise'):",
+        *head,
+        f"    flat = {flat}",
+        "    n = source.shape[1]",
+        "    out = np.empty((source.shape[0], flat.size, source.shape[2]), dtype=a.dtype)",
+        "    for i in range(flat.size):",
+        "        k = flat[i]",
+        *fix,
+        "        out[:, i, :] = source[:, k, :]",
+        f"    return out.reshape(pre_shape + {ind_shape} + post_shape)",
+    ]
+    del ind_nd
+    return _compiled("\n".join(lines) + "\n", {})

@@ -1,0 +1,351 @@
+"""Adjoint helpers of functions that rearrange, select or difference entries: sort, take, roll, diff, pad, select."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .copies import copied_parts, copies_of
+from .tree import is_zero
+
+__all__ = [
+    "permutation_of",
+    "permute",
+    "unpermute",
+    "take_vjp",
+    "take_along_vjp",
+    "unroll",
+    "rollaxis_axes",
+    "diff_tangent",
+    "diff_vjp",
+    "pad_copy",
+    "column_stack_items",
+    "dstack_items",
+    "sequence_parts",
+    "select_tangent",
+    "select_vjp",
+    "trapezoid_vjp",
+    "trapezoid_x_vjp",
+]
+
+
+def _float_zeros(shape, *dtypes):
+    return np.zeros(shape, dtype=np.result_type(np.float64, *dtypes))
+
+
+def _sum_to(v, shape):
+    """v summed down to `shape` (undoing broadcasting)."""
+    shape = tuple(shape)
+    lead = np.ndim(v) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and np.shape(v)[lead + i] != 1)
+    return np.reshape(np.sum(v, axis=axes) if axes else v, shape)
+
+
+# ---------------------------------------------------------------------------- permutations (np.sort, np.partition)
+
+
+def permutation_of(out, a, axis=-1):
+    """Indices `p` with np.take_along_axis(a, p, axis) == out, for `out` a rearrangement of `a` along `axis` (its
+    sorted or partitioned entries; with axis=None, of a's flattened entries): equal entries are matched by rank."""
+    a = np.asarray(a)
+    if axis is None:
+        a, axis = a.ravel(), -1
+    order_a = np.argsort(a, axis=axis, kind="stable")
+    order_out = np.argsort(np.asarray(out), axis=axis, kind="stable")
+    perm = np.empty_like(order_a)
+    np.put_along_axis(perm, order_out, order_a, axis)
+    return perm
+
+
+def permute(v, perm, axis=-1):
+    """v's entries taken along `axis` in the order `perm` (the tangent of a sort); axis=None: of v flattened."""
+    if is_zero(v):
+        return 0.0
+    v = np.asarray(v)
+    if axis is None:
+        v, axis = v.ravel(), -1
+    return np.take_along_axis(v, perm, axis)
+
+
+def unpermute(v, perm, like, axis=-1):
+    """The adjoint of permute: v's entries put back where `perm` took them from, shaped like `like`."""
+    if is_zero(v):
+        return 0.0
+    v = np.asarray(v)
+    out = np.zeros(np.shape(perm), dtype=np.result_type(v.dtype, np.float64))
+    np.put_along_axis(out, perm, v, -1 if axis is None else axis)
+    return np.reshape(out, np.shape(like))
+
+
+# ---------------------------------------------------------------------------- np.take, np.take_along_axis
+
+
+def _wrapped(indices, n, mode):
+    indices = np.asarray(indices)
+    if mode == "wrap":
+        return np.mod(indices, n)
+    if mode == "clip":
+        return np.clip(indices, 0, n - 1)
+    return indices
+
+
+def take_vjp(v, indices, like, axis=None, mode="raise"):
+    """The adjoint of np.take(a, indices, axis, mode=mode): v added back at the indices (repeats accumulate)."""
+    if is_zero(v):
+        return 0.0
+    v = np.asarray(v)
+    shape = np.shape(like)
+    out = _float_zeros(int(np.prod(shape)) if axis is None else shape, v.dtype)
+    if axis is None:
+        np.add.at(out, _wrapped(indices, out.size, mode), v)
+        return np.reshape(out, shape)
+    ax = axis % len(shape)
+    np.add.at(out, (slice(None),) * ax + (_wrapped(indices, shape[ax], mode),), v)
+    return out
+
+
+def take_along_vjp(v, indices, like, axis=-1):
+    """The adjoint of np.take_along_axis(a, indices, axis): v added back at the indices (repeats accumulate)."""
+    if is_zero(v):
+        return 0.0
+    v = np.asarray(v)
+    shape = np.shape(like)
+    if axis is None:
+        out = _float_zeros(int(np.prod(shape)), v.dtype)
+        np.add.at(out, np.asarray(indices), v)
+        return np.reshape(out, shape)
+    ndim = len(shape)
+    ax = axis % ndim
+    index = []
+    for d in range(ndim):
+        if d == ax:
+            index.append(np.asarray(indices))
+        else:
+            index.append(np.arange(shape[d]).reshape((-1,) + (1,) * (ndim - d - 1)))
+    out = _float_zeros(shape, v.dtype)
+    np.add.at(out, tuple(index), v)
+    return out
+
+
+# ---------------------------------------------------------------------------- np.roll, np.rollaxis
+
+
+def unroll(v, shift, axis=None):
+    """The adjoint of np.roll(a, shift, axis): v rolled back."""
+    if is_zero(v):
+        return 0.0
+    return np.roll(v, np.negative(shift), axis)
+
+
+def rollaxis_axes(ndim, axis, start=0):
+    """The axes np.transpose takes to do np.rollaxis(a, axis, start) on an array of `ndim` dimensions."""
+    axis = axis % ndim
+    start = start + ndim if start < 0 else start
+    axes = list(range(ndim))
+    if axis < start:
+        start -= 1
+    if axis != start:
+        axes.remove(axis)
+        axes.insert(start, axis)
+    return tuple(axes)
+
+
+# ---------------------------------------------------------------------------- np.diff
+
+
+def _diff_parts(a, prepend, append, axis):
+    """The pieces np.diff joins before differencing: (prepend or None, a, append or None), broadcast as NumPy
+    does (a number becomes a slab of length 1 along `axis`)."""
+    a = np.asarray(a)
+    axis = axis % a.ndim
+
+    def grown(x):
+        if x is None:
+            return None
+        x = np.asarray(x)
+        if x.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            return np.broadcast_to(x, tuple(shape))
+        return x
+
+    return grown(prepend), a, grown(append), axis
+
+
+_SLOT = {0: 1, 1: 0, 2: 2}  # argument (0: a, 1: prepend, 2: append) -> its place among the joined pieces
+
+
+def diff_tangent(v, which, a, n=1, axis=-1, prepend=None, append=None):
+    """np.diff's tangent when only argument `which` (0: a, 1: prepend, 2: append) moves, by v: the difference of
+    the joined pieces with v in its place and zeros elsewhere."""
+    if is_zero(v):
+        return 0.0
+    pieces = _diff_parts(a, prepend, append, axis)
+    axis = pieces[3]
+    dtype = np.result_type(np.asarray(v).dtype, np.float64)
+    joined = []
+    slot = _SLOT[which]
+    for k, piece in enumerate(pieces[:3]):
+        if piece is None:
+            continue
+        if k == slot:
+            joined.append(np.broadcast_to(np.asarray(v, dtype=dtype), piece.shape))
+        else:
+            joined.append(np.zeros(piece.shape, dtype=dtype))
+    return np.diff(np.concatenate(joined, axis=axis), n=n, axis=axis)
+
+
+def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
+    """The adjoint of argument `which` (0: a, 1: prepend, 2: append) of np.diff(a, n, axis, prepend, append)."""
+    if is_zero(v):
+        return 0.0
+    pieces = _diff_parts(a, prepend, append, axis)
+    axis = pieces[3]
+    total = np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    for _ in range(n):  # the adjoint of one difference x[1:] - x[:-1]
+        total = -np.diff(total, axis=axis, prepend=0.0, append=0.0)
+    start, slot = 0, _SLOT[which]
+    for k, piece in enumerate(pieces[:3]):
+        if piece is None:
+            continue
+        stop = start + piece.shape[axis]
+        if k == slot:
+            part = np.take(total, np.arange(start, stop), axis=axis)
+            original = (prepend, a, append)[k]
+            return _sum_to(part, np.shape(original))
+        start = stop
+    raise ValueError(f"internal error: np.diff has no argument {which} to differentiate")
+
+
+# ---------------------------------------------------------------------------- np.pad
+
+# Modes whose every entry is a copy of an entry of the array or of constant_values.
+_COPYING_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def pad_copy(array, constant_values, pad_width, mode="constant", reflect_type="even"):
+    """np.pad(array, pad_width, mode, ...) for the modes that copy entries (their derivative rules ask it where
+    each entry went); other modes and reflect_type='odd' have no derivative rule yet."""
+    if not isinstance(mode, str) or mode not in _COPYING_MODES:
+        raise NotImplementedError(
+            f"np.pad with mode={mode!r} has no derivative rule yet (modes {', '.join(_COPYING_MODES)} have one)"
+        )
+    if mode == "constant":
+        return np.pad(array, pad_width, mode, constant_values=constant_values)
+    if mode in ("reflect", "symmetric"):
+        if reflect_type != "even":
+            raise NotImplementedError(f"np.pad with reflect_type={reflect_type!r} has no derivative rule yet")
+        return np.pad(array, pad_width, mode)
+    return np.pad(array, pad_width, mode)
+
+
+# ---------------------------------------------------------------------------- np.column_stack, np.dstack
+
+
+def column_stack_items(*arrays):
+    """np.column_stack(arrays), its arrays as arguments (how runtime/copies.py calls a function)."""
+    return np.column_stack(arrays)
+
+
+def dstack_items(*arrays):
+    """np.dstack(arrays), its arrays as arguments."""
+    return np.dstack(arrays)
+
+
+def sequence_parts(v, fn, arrays):
+    """The adjoint of fn(*arrays) for each of `arrays`, as a tuple or list as `arrays` is."""
+    parts = copied_parts(v, fn, tuple(arrays), {})
+    if is_zero(parts):
+        return 0.0
+    return list(parts) if isinstance(arrays, list) else parts
+
+
+def sequence_copies(parts, fn, arrays):
+    """The tangent of fn(*arrays) for the tangents `parts` of the arrays (zeros allowed)."""
+    return copies_of(parts, fn, tuple(arrays), {})
+
+
+__all__ += ["sequence_copies"]
+
+
+# ---------------------------------------------------------------------------- np.select
+
+
+def _select_shape(condlist, choicelist, default):
+    return np.broadcast_shapes(*[np.shape(x) for x in (*condlist, *choicelist, default)])
+
+
+def select_tangent(v, which, condlist, choicelist, default=0):
+    """The tangent of np.select(condlist, choicelist, default) when only the choices (which="choices": v a sequence
+    of their tangents, zeros allowed) or only the default (which="default") move."""
+    if is_zero(v) or (which == "choices" and all(is_zero(t) for t in v)):
+        return 0.0
+    shape = _select_shape(condlist, choicelist, default)
+    if which == "choices":
+        t_choices, t_default = v, 0.0
+    else:
+        t_choices, t_default = [0.0] * len(choicelist), v
+    dtypes = [np.asarray(t).dtype for t in (*t_choices, t_default) if not is_zero(t)]
+    dtype = np.result_type(np.float64, *dtypes)
+    choices = [np.broadcast_to(np.asarray(t, dtype=dtype), shape) for t in t_choices]
+    base = np.broadcast_to(np.asarray(t_default, dtype=dtype), shape)
+    return np.select(condlist, choices, base) if choices else np.array(base)
+
+
+def select_vjp(v, which, condlist, choicelist, default=0):
+    """The adjoint of np.select(condlist, choicelist, default): for which="choices", one part per choice (where
+    its condition is the first that holds), as a list or tuple as choicelist is; for which="default", the part
+    where no condition holds."""
+    if is_zero(v):
+        return 0.0
+    v = np.asarray(v)
+    shape = _select_shape(condlist, choicelist, default)
+    taken = np.zeros(shape, dtype=bool)
+    parts = []
+    for cond, choice in zip(condlist, choicelist):
+        here = np.broadcast_to(np.asarray(cond, dtype=bool), shape) & ~taken
+        taken |= here
+        parts.append(_sum_to(np.where(here, v, 0.0), np.shape(choice)))
+    if which == "default":
+        return _sum_to(np.where(taken, 0.0, v), np.shape(default))
+    return list(parts) if isinstance(choicelist, list) else tuple(parts)
+
+
+# ---------------------------------------------------------------------------- np.trapezoid
+
+
+def trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
+    """The adjoint of y in np.trapezoid(y, x, dx, axis) (linear in y): v spread over the samples, each weighted
+    by half the steps on either side of it."""
+    if is_zero(v):
+        return 0.0
+    shape = np.shape(like)
+    ax = axis % len(shape)
+    n = shape[ax]
+    if n <= 1:
+        return np.zeros(shape, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    if x is None:
+        steps = np.full(max(n - 1, 0), dx, dtype=np.result_type(dx, np.float64))
+    else:
+        steps = np.diff(np.asarray(x, dtype=np.result_type(x, np.float64)), axis=-1 if np.ndim(x) == 1 else ax)
+    x_ax = -1 if np.ndim(steps) == 1 else ax
+    zero = np.zeros_like(np.take(steps, [0], axis=x_ax))
+    weights = (np.concatenate([zero, steps], axis=x_ax) + np.concatenate([steps, zero], axis=x_ax)) / 2.0
+    if np.ndim(weights) == 1:
+        weights = np.reshape(weights, (n,) + (1,) * (len(shape) - ax - 1))
+    return _sum_to(np.expand_dims(np.asarray(v), ax) * weights, shape)
+
+
+def trapezoid_x_vjp(v, y, like, axis=-1):
+    """The adjoint of the sample points x in np.trapezoid(y, x, axis=axis) (x shaped like `like`): each point moves
+    the step before it and the step after it, weighted by the mean of y over each."""
+    if is_zero(v) or is_zero(y):
+        return 0.0
+    y = np.asarray(y)
+    ax = axis % y.ndim
+    n = y.shape[ax]
+    means = (np.take(y, np.arange(1, n), axis=ax) + np.take(y, np.arange(n - 1), axis=ax)) / 2.0
+    moves = -np.diff(means, axis=ax, prepend=0.0, append=0.0)
+    total = np.expand_dims(np.asarray(v), ax) * moves
+    if np.ndim(like) == 1:
+        return np.sum(np.reshape(np.moveaxis(total, ax, -1), (-1, n)), axis=0)
+    return _sum_to(total, np.shape(like))

@@ -1,0 +1,433 @@
+"""Rearranging, selecting and differencing entries: sort, partition, take, roll, triu/tril, diff, pad, split, append,
+column_stack, dstack, select, trapezoid.
+
+Functions that copy entries (np.append, np.pad, np.split, ...) take their adjoints from runtime/copies.py, which
+asks the function itself where each entry went; sorts follow the permutation that matches their result.
+"""
+
+import numpy as np
+
+import runtime as rt
+
+from .registry import Example, defhelper, defprim
+
+X = dict(a=(3, 4))
+R3 = dict(a=(2, 3, 4))
+V = dict(a=(5,))
+
+
+def _copies(fn, items, options="{}"):
+    """The rules of a function that copies the entries of the parameters `items` into its result:
+    fn(*items, **options) is the call the runtime helpers make."""
+    tuple_ = "(" + "".join(f"{p}, " for p in items) + ")"
+    vjp, jvp = {}, {}
+    for k, p in enumerate(items):
+        vjp[p] = f"rt.get(rt.copied_parts(g, {fn}, {tuple_}, {options}), {k})"
+        tangents = "(" + "".join("t, " if j == k else "0.0, " for j in range(len(items))) + ")"
+        jvp[p] = f"rt.copies_of({tangents}, {fn}, {tuple_}, {options})"
+    return {"vjp": vjp, "jvp": jvp}
+
+
+# ---------------------------------------------------------------------------- sorting
+
+# The derivative follows the permutation that takes a's entries to the result's (ties matched by rank).
+_PERM = "rt.permutation_of(ans, a, axis)"
+defprim(
+    "sort",
+    np.sort,
+    path="np.sort",
+    params=["a", "axis=-1", "kind=None", "order=None", "stable=None"],
+    structural=("axis", "kind", "order", "stable"),
+    vjp={"a": f"rt.unpermute(g, {_PERM}, a, axis)"},
+    jvp={"a": f"rt.permute(t, {_PERM}, axis)"},
+    examples=[
+        Example("np.sort(a)", X),
+        Example("np.sort(a, axis=0)", X),
+        Example("np.sort(a, axis=None)", X),
+        Example("np.sort(a, kind='stable')[..., -1]", R3),
+        Example("np.sort(a)", dict(a=(4,))),
+    ],
+)
+defprim(
+    "partition",
+    np.partition,
+    path="np.partition",
+    params=["a", "kth", "axis=-1", "kind='introselect'", "order=None"],
+    structural=("kth", "axis", "kind", "order"),
+    vjp={"a": f"rt.unpermute(g, {_PERM}, a, axis)"},
+    jvp={"a": f"rt.permute(t, {_PERM}, axis)"},
+    examples=[
+        Example("np.partition(a, 2)", X),
+        Example("np.partition(a, 1, axis=0)[1]", X),
+        Example("np.partition(a, (0, 3), axis=None)", X),
+    ],
+)
+defhelper(rt.permutation_of, params=["out", "a", "axis=-1"], nondiff=True)
+defhelper(
+    rt.permute,
+    params=["v", "perm", "axis=-1"],
+    structural=("perm", "axis"),
+    vjp={"v": "rt.unpermute(g, perm, v, axis)"},
+    jvp={"v": "rt.permute(t, perm, axis)"},
+)
+defhelper(
+    rt.unpermute,
+    params=["v", "perm", "like", "axis=-1"],
+    structural=("perm", "like", "axis"),
+    vjp={"v": "rt.permute(g, perm, axis)"},
+    jvp={"v": "rt.unpermute(t, perm, like, axis)"},
+)
+
+# ---------------------------------------------------------------------------- taking
+
+# Repeated indices read an entry several times: the adjoint adds them all up (np.add.at).
+defprim(
+    "take",
+    np.take,
+    path="np.take",
+    params=["a", "indices", "axis=None", "out=None", "mode='raise'"],
+    structural=("indices", "axis", "mode"),
+    methods=["take"],
+    jit="jt.take(a, indices, axis, mode)",
+    vjp={"a": "rt.take_vjp(g, indices, a, axis, mode)"},
+    jvp={"a": "np.take(t, indices, axis, mode=mode)"},
+    examples=[
+        Example("np.take(a, np.array([0, 2, 0, 5]))", X),
+        Example("np.take(a, np.array([[1, 1], [0, -1]]), axis=1)", X),
+        Example("a.take(np.array([3, 0, 3]), axis=-1)", R3),
+        Example("np.take(a, 1, axis=0)", X),
+        Example("np.take(a, np.array([4, -1, 7]), axis=1, mode='wrap')", X),
+        Example("np.take(a, np.array([9, -3]), mode='clip')", V),
+    ],
+)
+defhelper(
+    rt.take_vjp,
+    params=["v", "indices", "like", "axis=None", "mode='raise'"],
+    structural=("indices", "like", "axis", "mode"),
+    vjp={"v": "np.take(g, indices, axis, mode=mode)"},
+    jvp={"v": "rt.take_vjp(t, indices, like, axis, mode)"},
+)
+defprim(
+    "take_along_axis",
+    np.take_along_axis,
+    path="np.take_along_axis",
+    params=["arr", "indices", "axis=-1"],
+    structural=("indices", "axis"),
+    vjp={"arr": "rt.take_along_vjp(g, indices, arr, axis)"},
+    jvp={"arr": "np.take_along_axis(t, indices, axis)"},
+    examples=[
+        Example("np.take_along_axis(a, np.argsort(a, axis=1), axis=1)", X),
+        Example("np.take_along_axis(a, np.array([[0, 0, 3], [1, 1, 1], [2, 0, -1]]), 1)", X),
+        Example("np.take_along_axis(a, np.array([[2, 2, 0, 1]]), axis=0)", X),
+        Example("np.take_along_axis(a, np.array([4, 4, 0]), axis=None)", V),
+        Example("np.take_along_axis(a, np.argmax(a, axis=-1)[..., None], axis=-1)", R3),
+    ],
+)
+defhelper(
+    rt.take_along_vjp,
+    params=["v", "indices", "like", "axis=-1"],
+    structural=("indices", "like", "axis"),
+    vjp={"v": "np.take_along_axis(g, indices, axis)"},
+    jvp={"v": "rt.take_along_vjp(t, indices, like, axis)"},
+)
+
+# ---------------------------------------------------------------------------- rolling and triangles
+
+defprim(
+    "roll",
+    np.roll,
+    path="np.roll",
+    zero_d="array",
+    params=["a", "shift", "axis=None"],
+    structural=("shift", "axis"),
+    vjp={"a": "rt.unroll(g, shift, axis)"},
+    jvp={"a": "np.roll(t, shift, axis)"},
+    examples=[
+        Example("np.roll(a, 2)", X),
+        Example("np.roll(a, -1, axis=1)", X),
+        Example("np.roll(a, (1, -2), axis=(0, 2))", R3),
+        Example("np.roll(a, 7)", V),
+    ],
+)
+defhelper(
+    rt.unroll,
+    params=["v", "shift", "axis=None"],
+    structural=("shift", "axis"),
+    vjp={"v": "np.roll(g, shift, axis)"},
+    jvp={"v": "rt.unroll(t, shift, axis)"},
+)
+defhelper(rt.rollaxis_axes, params=["ndim", "axis", "start=0"], nondiff=True)
+defprim(
+    "rollaxis",
+    np.rollaxis,
+    path="np.rollaxis",
+    params=["a", "axis", "start=0"],
+    view="view",
+    structural=("axis", "start"),
+    vjp={"a": "np.transpose(g, rt.inverse_axes(rt.rollaxis_axes(np.ndim(a), axis, start), np.ndim(a)))"},
+    jvp={"a": "np.rollaxis(t, axis, start)"},
+    examples=[
+        Example("np.rollaxis(a, 2)", R3),
+        Example("np.rollaxis(a, 0, 3)", R3),
+        Example("np.rollaxis(a, -1, 1)", R3),
+        Example("np.rollaxis(a, 1, -1)", X),
+    ],
+)
+# Entries below (above) the k-th diagonal are zeros: the adjoint keeps the same triangle of g; a 1-D argument is
+# a row broadcast over the rows first.
+for _name in ["triu", "tril"]:
+    defprim(
+        _name,
+        getattr(np, _name),
+        path=f"np.{_name}",
+        params=["m", "k=0"],
+        structural=("k",),
+        vjp={"m": f"rt.unbroadcast(np.{_name}(g, k), m)"},
+        jvp={"m": f"np.{_name}(t, k)"},
+        examples=[
+            Example(f"np.{_name}(a)", X),
+            Example(f"np.{_name}(a, k=1)", X),
+            Example(f"np.{_name}(a, -2)", R3),
+            Example(f"np.{_name}(a, 1)", dict(a=(3,))),
+        ],
+    )
+
+# ---------------------------------------------------------------------------- differences
+
+_DIFF = "a, n, axis, prepend, append"
+defprim(
+    "diff",
+    np.diff,
+    path="np.diff",
+    view="maybe",  # with n=0, a itself
+    zero_d="either",
+    # NumPy's defaults for prepend and append are a private sentinel: None here (no call passes None itself)
+    params=["a", "n=1", "axis=-1", "prepend=None", "append=None"],
+    structural=("n", "axis"),
+    vjp={
+        "a": f"rt.diff_vjp(g, 0, {_DIFF})",
+        "prepend": f"rt.diff_vjp(g, 1, {_DIFF})",
+        "append": f"rt.diff_vjp(g, 2, {_DIFF})",
+    },
+    jvp={
+        "a": f"rt.diff_tangent(t, 0, {_DIFF})",
+        "prepend": f"rt.diff_tangent(t, 1, {_DIFF})",
+        "append": f"rt.diff_tangent(t, 2, {_DIFF})",
+    },
+    examples=[
+        Example("np.diff(a)", X),
+        Example("np.diff(a, n=2, axis=0)", dict(a=(4, 3))),
+        Example("np.diff(a, axis=1, prepend=b, append=0.5)", dict(a=(3, 4), b=(3, 1))),
+        Example("np.diff(a, 3, prepend=b)", dict(a=(5,), b=())),
+        Example("np.diff(a, append=b)", dict(a=(2, 3), b=(2, 2))),
+        Example("np.diff(a, n=0)", V),
+    ],
+)
+for _helper, _other in [(rt.diff_tangent, "diff_vjp"), (rt.diff_vjp, "diff_tangent")]:
+    defhelper(
+        _helper,
+        params=["v", "which", "a", "n=1", "axis=-1", "prepend=None", "append=None"],
+        structural=("which", "a", "n", "axis", "prepend", "append"),
+        vjp={"v": f"rt.{_other}(g, which, {_DIFF})"},
+        jvp={"v": f"rt.{_helper.__name__}(t, which, {_DIFF})"},
+    )
+
+# np.trapezoid(y, x) is bilinear in y and the sample points x (the step dx has no rule yet).
+defprim(
+    "trapezoid",
+    np.trapezoid,
+    path="np.trapezoid",
+    params=["y", "x=None", "dx=1.0", "axis=-1"],
+    structural=("axis",),
+    vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)", "x": "rt.trapezoid_x_vjp(g, y, x, axis)"},
+    jvp={"y": "np.trapezoid(t, x, dx, axis)", "x": "np.trapezoid(y, t, axis=axis)"},
+    examples=[
+        Example("np.trapezoid(a, b)", dict(a=(3, 4), b=(4,))),
+        Example("np.trapezoid(a, b, axis=0)", dict(a=(3, 2), b=(3, 2))),
+        Example("np.trapezoid(a)", X),
+        Example("np.trapezoid(a, dx=0.5, axis=0)", X),
+        Example("np.trapezoid(a, np.array([0.0, 0.5, 2.0, 2.5]))", X),
+        Example("np.trapezoid(a, np.array([[0.0, 1.0, 3.0]]).T * np.ones((3, 4)), axis=0)", X),
+        Example("np.trapezoid(a, axis=1)", R3),
+    ],
+)
+# Their derivatives in x: the y-adjoint is linear in x, the x-adjoint linear in y.
+defhelper(
+    rt.trapezoid_vjp,
+    params=["v", "like", "x=None", "dx=1.0", "axis=-1"],
+    structural=("like", "axis"),
+    vjp={"v": "np.trapezoid(g, x, dx, axis)", "x": "rt.trapezoid_x_vjp(v, g, x, axis)"},
+    jvp={"v": "rt.trapezoid_vjp(t, like, x, dx, axis)", "x": "rt.trapezoid_vjp(v, like, t, dx, axis)"},
+)
+defhelper(
+    rt.trapezoid_x_vjp,
+    params=["v", "y", "like", "axis=-1"],
+    structural=("like", "axis"),
+    vjp={"v": "np.trapezoid(y, g, axis=axis)", "y": "rt.trapezoid_vjp(v, y, g, 1.0, axis)"},
+    jvp={"v": "rt.trapezoid_x_vjp(t, y, like, axis)", "y": "rt.trapezoid_x_vjp(v, t, like, axis)"},
+)
+
+# ---------------------------------------------------------------------------- copies of entries
+
+defprim(
+    "append",
+    np.append,
+    path="np.append",
+    params=["arr", "values", "axis=None"],
+    structural=("axis",),
+    **_copies("np.append", ["arr", "values"], "{'axis': axis}"),
+    examples=[
+        Example("np.append(a, b)", dict(a=(2, 3), b=(2,))),
+        Example("np.append(a, b, axis=0)", dict(a=(2, 3), b=(1, 3))),
+        Example("np.append(a, b, axis=1)", dict(a=(2, 3), b=(2, 2))),
+        Example("np.append(a, 1.5)", dict(a=(3,))),
+    ],
+)
+# Modes that copy entries: constant (constant_values too), edge, reflect and symmetric (reflect_type="even"), wrap.
+_PAD_OPTIONS = "{'pad_width': pad_width, 'mode': mode, 'reflect_type': reflect_type}"
+defprim(
+    "pad",
+    np.pad,
+    path="np.pad",
+    zero_d="array",
+    params=["array", "pad_width", "mode='constant'", "constant_values=0", "reflect_type='even'"],
+    structural=("pad_width", "mode", "reflect_type"),
+    **_copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS),
+    examples=[
+        Example("np.pad(a, 1)", X),
+        Example("np.pad(a, ((1, 0), (2, 3)), constant_values=b)", dict(a=(3, 4), b=())),
+        Example("np.pad(a, 2, mode='edge')", dict(a=(3, 2))),
+        Example("np.pad(a, (3, 2), mode='reflect')", dict(a=(4,))),
+        Example("np.pad(a, ((0, 1), (2, 2)), mode='symmetric')", X),
+        Example("np.pad(a, (4, 1), mode='wrap')", dict(a=(3,))),
+        Example("np.pad(a, 1, constant_values=((b, 2.0), (0.5, b)))", dict(a=(2, 3), b=())),
+    ],
+)
+defhelper(
+    rt.pad_copy,
+    params=["array", "constant_values", "pad_width", "mode='constant'", "reflect_type='even'"],
+    nondiff=True,
+)
+
+# Splits return a list of arrays; the adjoint joins their cotangents back (zeros where a piece was not used).
+for _name, _params, _call, _examples in [
+    (
+        "split",
+        ["ary", "indices_or_sections", "axis=0"],
+        "{'indices_or_sections': indices_or_sections, 'axis': axis}",
+        [
+            Example("np.split(a, 3)[1]", dict(a=(6,))),
+            Example("np.split(a, [1, 3], axis=1)[2] * np.split(a, [1, 3], axis=1)[0]", X),
+            Example("np.split(a, 2, axis=-1)[0]", R3),
+        ],
+    ),
+    (
+        "array_split",
+        ["ary", "indices_or_sections", "axis=0"],
+        "{'indices_or_sections': indices_or_sections, 'axis': axis}",
+        [Example("np.array_split(a, 3)[2] * 2.0", V), Example("np.array_split(a, [2], axis=1)[1]", X)],
+    ),
+    (
+        "hsplit",
+        ["ary", "indices_or_sections"],
+        "{'indices_or_sections': indices_or_sections}",
+        [Example("np.hsplit(a, 2)[1]", X), Example("np.hsplit(a, [1])[0]", dict(a=(4,)))],
+    ),
+    (
+        "vsplit",
+        ["ary", "indices_or_sections"],
+        "{'indices_or_sections': indices_or_sections}",
+        [Example("np.vsplit(a, [1])[1]", X), Example("np.vsplit(a, 2)[0]", R3)],
+    ),
+]:
+    _rules = _copies(f"np.{_name}", ["ary"], _call)
+    defprim(
+        _name,
+        getattr(np, _name),
+        path=f"np.{_name}",
+        params=_params,
+        container=True,
+        view="maybe",  # views of ary
+        structural=tuple(p.split("=")[0] for p in _params[1:]),
+        vjp=_rules["vjp"],
+        jvp={"ary": f"np.{_name}(t, {', '.join(p.split('=')[0] for p in _params[1:])})"},
+        examples=_examples,
+    )
+
+# Joining sequences: the sequence's adjoint is a tuple or list (as it is) of per-array adjoints.
+for _name, _examples in [
+    (
+        "column_stack",
+        [
+            Example("np.column_stack([a, b])", dict(a=(3,), b=(3,))),
+            Example("np.column_stack((a, b, a))", dict(a=(3, 2), b=(3, 1))),
+        ],
+    ),
+    (
+        "dstack",
+        [
+            Example("np.dstack([a, b])", dict(a=(2, 3), b=(2, 3))),
+            Example("np.dstack((a, b))", dict(a=(3,), b=(1, 3, 2))),
+        ],
+    ),
+]:
+    _items = f"rt.{_name}_items"
+    defprim(
+        _name,
+        getattr(np, _name),
+        path=f"np.{_name}",
+        params=["tup"],
+        container=True,
+        vjp={"tup": f"rt.sequence_parts(g, {_items}, tup)"},
+        jvp={"tup": f"rt.sequence_copies(t, {_items}, tup)"},
+        examples=_examples,
+    )
+defhelper(rt.column_stack_items, params=["*arrays"], nondiff=True)
+defhelper(rt.dstack_items, params=["*arrays"], nondiff=True)
+defhelper(
+    rt.sequence_parts,
+    params=["v", "fn", "arrays"],
+    container=True,
+    structural=("fn", "arrays"),
+    vjp={"v": "rt.sequence_copies(g, fn, arrays)"},
+    jvp={"v": "rt.sequence_parts(t, fn, arrays)"},
+)
+defhelper(
+    rt.sequence_copies,
+    params=["parts", "fn", "arrays"],
+    container=True,
+    structural=("fn", "arrays"),
+    vjp={"parts": "rt.sequence_parts(g, fn, arrays)"},
+    jvp={"parts": "rt.sequence_copies(t, fn, arrays)"},
+)
+
+# np.select: each entry comes from the choice of the first condition that holds there, else from the default.
+_SELECT = "condlist, choicelist, default"
+defprim(
+    "select",
+    np.select,
+    path="np.select",
+    zero_d="array",
+    params=["condlist", "choicelist", "default=0"],
+    container=True,
+    structural=("condlist",),
+    vjp={"choicelist": f"rt.select_vjp(g, 'choices', {_SELECT})", "default": f"rt.select_vjp(g, 'default', {_SELECT})"},
+    jvp={
+        "choicelist": f"rt.select_tangent(t, 'choices', {_SELECT})",
+        "default": f"rt.select_tangent(t, 'default', {_SELECT})",
+    },
+    examples=[
+        Example("np.select([a > 0.5, a < -0.5], [a, 2.0 * a])", X),
+        Example("np.select([a > 0, b > 0], [a * b, b], default=a)", dict(a=(3, 4), b=(4,))),
+        Example("np.select((a > 0,), (b,), b)", dict(a=(2, 3), b=())),
+    ],
+)
+for _helper, _other in [(rt.select_tangent, "select_vjp"), (rt.select_vjp, "select_tangent")]:
+    defhelper(
+        _helper,
+        params=["v", "which", "condlist", "choicelist", "default=0"],
+        container=True,
+        structural=("which", "condlist", "choicelist", "default"),
+        vjp={"v": f"rt.{_other}(g, which, {_SELECT})"},
+        jvp={"v": f"rt.{_helper.__name__}(t, which, {_SELECT})"},
+    )

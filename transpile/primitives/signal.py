@@ -1,0 +1,170 @@
+"""Bilinear products of signals and vectors: np.convolve, np.correlate, np.cross (real arrays)."""
+
+import numpy as np
+
+import runtime as rt
+
+from .registry import Example, defhelper, defprim
+
+_SIGNAL_EXAMPLES = {
+    "convolve": [
+        Example("np.convolve(a, b)", dict(a=(5,), b=(3,))),
+        Example("np.convolve(a, b, mode='same')", dict(a=(4,), b=(5,))),
+        Example("np.convolve(a, b, 'valid')", dict(a=(6,), b=(3,))),
+        Example("np.convolve(a, b, mode='same')", dict(a=(2,), b=(3,))),
+    ],
+    "correlate": [
+        Example("np.correlate(a, b)", dict(a=(5,), b=(3,))),
+        Example("np.correlate(a, b, mode='same')", dict(a=(4,), b=(5,))),
+        Example("np.correlate(a, b, 'full')", dict(a=(3,), b=(4,))),
+        Example("np.correlate(a, b, mode='same')", dict(a=(2,), b=(3,))),
+    ],
+}
+for _kind, _mode in [("convolve", "'full'"), ("correlate", "'valid'")]:
+    defprim(
+        _kind,
+        getattr(np, _kind),
+        path=f"np.{_kind}",
+        params=["a", "v", f"mode={_mode}"],
+        structural=("mode",),
+        vjp={
+            "a": f"rt.signal_vjp_a(g, a, v, mode, '{_kind}')",
+            "v": f"rt.signal_vjp_v(g, a, v, mode, '{_kind}')",
+        },
+        jvp={"a": f"np.{_kind}(t, v, mode)", "v": f"np.{_kind}(a, t, mode)"},
+        examples=_SIGNAL_EXAMPLES[_kind],
+    )
+# signal(a, v, mode, kind) is np.convolve or np.correlate: bilinear, like its two adjoints (each reads the argument
+# it is the adjoint of for its shape only).
+_HOW = "mode, kind"
+defhelper(
+    rt.signal,
+    params=["a", "v", "mode", "kind"],
+    structural=("mode", "kind"),
+    vjp={"a": f"rt.signal_vjp_a(g, a, v, {_HOW})", "v": f"rt.signal_vjp_v(g, a, v, {_HOW})"},
+    jvp={"a": f"rt.signal(t, v, {_HOW})", "v": f"rt.signal(a, t, {_HOW})"},
+)
+defhelper(
+    rt.signal_vjp_a,
+    params=["w", "a", "v", "mode", "kind"],
+    structural=("a", "mode", "kind"),
+    vjp={"w": f"rt.signal(g, v, {_HOW})", "v": f"rt.signal_vjp_v(w, g, v, {_HOW})"},
+    jvp={"w": f"rt.signal_vjp_a(t, a, v, {_HOW})", "v": f"rt.signal_vjp_a(w, a, t, {_HOW})"},
+)
+defhelper(
+    rt.signal_vjp_v,
+    params=["w", "a", "v", "mode", "kind"],
+    structural=("v", "mode", "kind"),
+    vjp={"w": f"rt.signal(a, g, {_HOW})", "a": f"rt.signal_vjp_a(w, a, g, {_HOW})"},
+    jvp={"w": f"rt.signal_vjp_v(t, a, v, {_HOW})", "a": f"rt.signal_vjp_v(w, t, v, {_HOW})"},
+)
+
+_AXES = "axisa, axisb, axisc, axis"
+_AXES_PARAMS = ["axisa=-1", "axisb=-1", "axisc=-1", "axis=None"]
+defprim(
+    "cross",
+    np.cross,
+    path="np.cross",
+    params=["a", "b", *_AXES_PARAMS],
+    structural=("axisa", "axisb", "axisc", "axis"),
+    vjp={"a": f"rt.cross_vjp_a(g, a, b, {_AXES})", "b": f"rt.cross_vjp_b(g, a, b, {_AXES})"},
+    jvp={"a": f"np.cross(t, b, {_AXES})", "b": f"np.cross(a, t, {_AXES})"},
+    examples=[
+        Example("np.cross(a, b)", dict(a=(3,), b=(3,))),
+        Example("np.cross(a, b)", dict(a=(4, 3), b=(3,))),
+        Example("np.cross(a, b, axisa=0, axisb=1, axisc=0)", dict(a=(3, 2), b=(2, 3))),
+        Example("np.cross(a, b, axis=0)", dict(a=(3, 2), b=(3, 1))),
+    ],
+)
+defhelper(
+    rt.cross_vjp_a,
+    params=["w", "a", "b", *_AXES_PARAMS],
+    structural=("a", "axisa", "axisb", "axisc", "axis"),
+    vjp={"w": f"np.cross(g, b, {_AXES})", "b": f"rt.cross_vjp_b(w, g, b, {_AXES})"},
+    jvp={"w": f"rt.cross_vjp_a(t, a, b, {_AXES})", "b": f"rt.cross_vjp_a(w, a, t, {_AXES})"},
+)
+defhelper(
+    rt.cross_vjp_b,
+    params=["w", "a", "b", *_AXES_PARAMS],
+    structural=("b", "axisa", "axisb", "axisc", "axis"),
+    vjp={"w": f"np.cross(a, g, {_AXES})", "a": f"rt.cross_vjp_a(w, a, g, {_AXES})"},
+    jvp={"w": f"rt.cross_vjp_b(t, a, b, {_AXES})", "a": f"rt.cross_vjp_b(w, t, b, {_AXES})"},
+)
+
+# np.interp(x, xp, fp) and the helpers of its derivatives, each a function of (x, xp) and linear in one more argument:
+#   S(c) = rt.interp_slope(x, xp, c), the slope of the segment x falls in (0 outside xp's range), constant in x;
+#   T(v) = rt.interp_fp_tangent(v, x, xp), np.interp with v for fp (and 0 for given left and right);
+#   and their transposes S'(v) = rt.interp_slope_vjp, T'(v) = rt.interp_fp_vjp.
+# A move u of the points xp moves them by -S(.) * T(u) (np.interp, T), -S(c) * S(u) (S), -S'(v * T(u)) (T') and
+# -S'(v * S(u)) (S'); a move of x by t moves T(v) by S(v) * t and T'(v) by S'(v * t).  left, right and period (and
+# the period's derivatives) have no rule yet.
+_I = "left, right, period"
+_S = "rt.interp_slope(x, xp, {}, " + _I + ")"
+_ST = "rt.interp_slope_vjp({}, x, xp, {}, " + _I + ")"
+_T = "rt.interp_fp_tangent({}, x, xp, " + _I + ")"
+_TT = "rt.interp_fp_vjp({}, x, xp, {}, " + _I + ")"
+defprim(
+    "interp",
+    np.interp,
+    path="np.interp",
+    params=["x", "xp", "fp", "left=None", "right=None", "period=None"],
+    vjp={
+        "x": "g * " + _S.format("fp"),
+        "xp": "-" + _TT.format("g * " + _S.format("fp"), "xp"),
+        "fp": _TT.format("g", "fp"),
+    },
+    jvp={
+        "x": "t * " + _S.format("fp"),
+        "xp": f"-({_S.format('fp')} * {_T.format('t')})",
+        "fp": _T.format("t"),
+    },
+    examples=[
+        # the points xp move with b: every rule of every helper has a move to follow (second order included)
+        Example("np.interp(a, np.cumsum(b * b) - 1.0, c)", dict(a=(6,), b=(4,), c=(4,))),
+        Example("np.interp(a, np.cumsum(b * b) - 0.5, c, left=-2.0, right=3.0)", dict(a=(2, 3), b=(3,), c=(3,))),
+        Example("np.interp(a, np.array([-1.0, 0.0, 0.5, 2.0]), b)", dict(a=(5,), b=(4,))),
+        Example("np.interp(a, np.array([-0.5, 0.5]), b, left=-2.0, right=3.0)", dict(a=(2, 3), b=(2,))),
+        Example("np.interp(a, np.array([0.0, 1.0, 3.0]), b * b)", dict(a=(), b=(3,))),
+        Example("np.interp(a, np.linspace(-1.0, 1.0, 6), np.sin(np.linspace(-1.0, 1.0, 6)))", dict(a=(4,))),
+    ],
+)
+defhelper(
+    rt.interp_slope,
+    params=["x", "xp", "fp", "left=None", "right=None", "period=None"],
+    structural=("x", "left", "right", "period"),  # the slope is constant in x between the points xp
+    vjp={"fp": _ST.format("g", "fp"), "xp": "-" + _ST.format("g * " + _S.format("fp"), "xp")},
+    jvp={"fp": _S.format("t"), "xp": f"-({_S.format('fp')} * {_S.format('t')})"},
+)
+defhelper(
+    rt.interp_slope_vjp,
+    params=["v", "x", "xp", "like", "left=None", "right=None", "period=None"],
+    structural=("x", "like", "left", "right", "period"),
+    vjp={"v": _S.format("g"), "xp": "-" + _ST.format("v * " + _S.format("g"), "xp")},
+    jvp={"v": _ST.format("t", "like"), "xp": "-" + _ST.format(f"v * {_S.format('t')}", "like")},
+)
+defhelper(
+    rt.interp_fp_tangent,
+    params=["v", "x", "xp", "left=None", "right=None", "period=None"],
+    structural=("left", "right", "period"),
+    vjp={
+        "v": _TT.format("g", "v"),
+        "x": "g * " + _S.format("v"),
+        "xp": "-" + _TT.format("g * " + _S.format("v"), "xp"),
+    },
+    jvp={"v": _T.format("t"), "x": "t * " + _S.format("v"), "xp": f"-({_S.format('v')} * {_T.format('t')})"},
+)
+defhelper(
+    rt.interp_fp_vjp,
+    params=["v", "x", "xp", "like", "left=None", "right=None", "period=None"],
+    structural=("like", "left", "right", "period"),
+    vjp={
+        "v": _T.format("g"),
+        "x": "v * " + _S.format("g"),
+        "xp": "-" + _TT.format("v * " + _S.format("g"), "xp"),
+    },
+    jvp={
+        "v": _TT.format("t", "like"),
+        "x": _ST.format("v * t", "like"),
+        "xp": "-" + _ST.format(f"v * {_T.format('t')}", "like"),
+    },
+)
