@@ -15,6 +15,7 @@ from .differences import *  # noqa: F401,F403
 from .einsum_parts import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
+from .decompositions import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
