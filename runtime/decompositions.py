@@ -8,11 +8,13 @@ from .tree import is_zero as _is_symbolic_zero
 
 
 def is_zero(x):
-    """The symbolic zero, or the 0-d zero forward mode gives it where a shape is asked of it (these helpers take
-    arrays of at least one dimension)."""
-    if isinstance(x, (tuple, list)):
+    """Whether x stands for the symbolic zero where these helpers take a vector or a matrix: 0.0 itself, the 0-d zero
+    that forward mode makes of it, or a 0-d adjoint that reverse mode summed into it (the adjoint of a value that
+    is zero whatever it is computed from, which nothing depends on)."""
+    if isinstance(x, (tuple, list, dict)):
         return False
-    return _is_symbolic_zero(x) or (np.ndim(x) == 0 and x == 0)
+    return _is_symbolic_zero(x) or np.ndim(x) == 0
+
 
 __all__ = [
     "eigh",
@@ -24,6 +26,9 @@ __all__ = [
     "gap_scaled",
     "gaps",
     "gaps_vjp",
+    "scale_columns",
+    "column_dots",
+    "diag_part",
     "diag_embed",
     "block_upper",
     "block_corner",
@@ -36,8 +41,8 @@ __all__ = [
     "svd_part",
     "svd_unpart",
     "svd_result",
-    "as_row",
-    "from_row",
+    "as_weights",
+    "from_weights",
     "skew_lower",
     "skew_lower_vjp",
 ]
@@ -148,6 +153,27 @@ def gaps_vjp(g):
         return 0.0
     g = np.asarray(g)
     return np.sum(g, axis=-2) - np.sum(g, axis=-1)
+
+
+def scale_columns(x, d):
+    """The matrices of x with column j multiplied by d[..., j]: x @ diag(d) (linear in x and in d)."""
+    if is_zero(x) or is_zero(d):
+        return 0.0
+    return np.asarray(x) * np.expand_dims(d, -2)
+
+
+def column_dots(x, y):
+    """The dot products of the columns of x and y: np.sum(x * y, axis=-2) (the adjoint of scale_columns in d)."""
+    if is_zero(x) or is_zero(y):
+        return 0.0
+    return np.sum(np.asarray(x) * np.asarray(y), axis=-2)
+
+
+def diag_part(x):
+    """The diagonals of the matrices of x (np.diagonal(x, 0, -2, -1)); the symbolic zero stays zero."""
+    if is_zero(x):
+        return 0.0
+    return np.diagonal(np.asarray(x), 0, -2, -1)
 
 
 def diag_embed(v):
@@ -270,16 +296,17 @@ def svd_result(u, s, vh, compute_uv):
 # ---------------------------------------------------------------------------- lstsq's residuals
 
 
-def as_row(v, like):
-    """A cotangent of lstsq's residuals (shaped like `like`) as a row that broadcasts over the columns of b; zero
-    where there are no residuals."""
+def as_weights(v, like):
+    """A cotangent of lstsq's residuals (shaped like `like`) as one weight per column of b (b a matrix, or b a
+    vector as one column); zero where there are no residuals."""
     if is_zero(v) or np.size(like) == 0:
         return 0.0
-    return np.reshape(v, (1, -1))
+    return np.reshape(v, (-1,))
 
 
-def from_row(v, like):
-    """The adjoint of as_row: a row back in the shape of lstsq's residuals `like` (zeros where there are none)."""
+def from_weights(v, like):
+    """The adjoint of as_weights: weights back in the shape of lstsq's residuals `like` (zeros where there are
+    none)."""
     if np.size(like) == 0:
         return np.zeros(np.shape(like))
     if is_zero(v):

@@ -131,6 +131,8 @@ TRUE_ZERO_PARAMETERS = {
     "repeats", "k", "offset", "condition", "num", "endpoint", "retstep", "edge_order", "a", "axis_name", "perm",
     "idx",
 }  # fmt: skip
+# np.linalg's flags, modes and integer powers; rcond and rtol, thresholds that do not move a full rank
+TRUE_ZERO_PARAMETERS |= {"UPLO", "hermitian", "full_matrices", "compute_uv", "mode", "n", "rcond", "rtol"}
 
 
 def _is_internal(prim):

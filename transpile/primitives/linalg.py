@@ -20,7 +20,7 @@ def _t(x):
 
 
 def _diagonal(x):
-    return f"np.diagonal({x}, 0, -2, -1)"
+    return f"rt.diag_part({x})"
 
 
 def _get(x, i):
@@ -150,6 +150,29 @@ defhelper(
 defhelper(rt.gaps, params=["t"], vjp={"t": "rt.gaps_vjp(g)"}, jvp={"t": "rt.gaps(t)"}, batch="rt.gaps(t)")
 defhelper(rt.gaps_vjp, params=["g"], vjp={"g": "rt.gaps(g)"}, jvp={"g": "rt.gaps_vjp(t)"}, batch="rt.gaps_vjp(g)")
 defhelper(
+    rt.scale_columns,
+    params=["x", "d"],
+    vjp={"x": "rt.scale_columns(g, d)", "d": "rt.column_dots(g, x)"},
+    jvp={"x": "rt.scale_columns(t, d)", "d": "rt.scale_columns(x, t)"},
+    batch="rt.scale_columns(x, d)",
+    batch_broadcast=("x", "d"),
+)
+defhelper(
+    rt.column_dots,
+    params=["x", "y"],
+    vjp={"x": "rt.scale_columns(y, g)", "y": "rt.scale_columns(x, g)"},
+    jvp={"x": "rt.column_dots(t, y)", "y": "rt.column_dots(x, t)"},
+    batch="rt.column_dots(x, y)",
+    batch_broadcast=("x", "y"),
+)
+defhelper(
+    rt.diag_part,
+    params=["x"],
+    vjp={"x": "rt.diag_embed(g)"},
+    jvp={"x": "rt.diag_part(t)"},
+    batch="rt.diag_part(x)",
+)
+defhelper(
     rt.diag_embed,
     params=["v"],
     vjp={"v": _diagonal("g")},
@@ -168,33 +191,43 @@ defhelper(
 # With compute_uv=False the rules compute the factors themselves (rt.svd_factors).
 
 
+def _cols(x, d):
+    return f"rt.scale_columns({x}, {d})"
+
+
+def _rows(x, d):
+    return _t(_cols(_t(x), d))
+
+
 def _svd_jvp(fac, t):
     u, s, vh = _get(fac, 0), _get(fac, 1), _get(fac, 2)
     v = _t(vh)
-    s2 = f"{s} * {s}"
+    s2, inv = f"{s} * {s}", f"1.0 / {s}"
     dp = _mm(_t(u), _mm(t, v))
-    row, col = f"np.expand_dims({s}, -2)", f"np.expand_dims({s}, -1)"
-    du = _mm(u, f"rt.gap_scaled({dp} * {row} + {col} * {_t(dp)}, {s2})")
+    du = _mm(u, f"rt.gap_scaled({_cols(dp, s)} + {_rows(_t(dp), s)}, {s2})")
     z = _mm(t, v)
-    du += f" + ({z} - {_mm(u, _mm(_t(u), z))}) / {row}"
-    dv = _mm(v, f"rt.gap_scaled({col} * {dp} + {_t(dp)} * {row}, {s2})")
+    du += " + " + _cols(f"({z} - {_mm(u, _mm(_t(u), z))})", inv)
+    dv = _mm(v, f"rt.gap_scaled({_rows(dp, s)} + {_cols(_t(dp), s)}, {s2})")
     y = _mm(_t(t), u)
-    dv += f" + ({y} - {_mm(v, _mm(vh, y))}) / {row}"
+    dv += " + " + _cols(f"({y} - {_mm(v, _mm(vh, y))})", inv)
     return du, _diagonal(dp), _t(dv)
 
 
 def _svd_vjp(fac, ub, sb, vhb):
     u, s, vh = _get(fac, 0), _get(fac, 1), _get(fac, 2)
     v = _t(vh)
-    s2 = f"{s} * {s}"
-    row, col = f"np.expand_dims({s}, -2)", f"np.expand_dims({s}, -1)"
+    s2, inv = f"{s} * {s}", f"1.0 / {s}"
     j = f"rt.gap_scaled({_mm(_t(u), ub)}, {s2})"
     k = f"rt.gap_scaled({_mm(vh, _t(vhb))}, {s2})"
-    inner = f"rt.diag_embed({sb}) + ({j} + {_t(j)}) * {row} + {col} * ({k} + {_t(k)})"
+    inner = f"rt.diag_embed({sb}) + {_cols(f'({j} + {_t(j)})', s)} + {_rows(f'({k} + {_t(k)})', s)}"
     main = _mm(u, _mm(inner, vh))
-    left = _mm(f"({ub} - {_mm(u, _mm(_t(u), ub))})", f"{vh} / {col}")
-    right = _mm(f"{u} / {row}", f"({vhb} - {_mm(_mm(vhb, v), vh)})")
+    left = _mm(f"({ub} - {_mm(u, _mm(_t(u), ub))})", _rows(vh, inv))
+    right = _mm(_cols(u, inv), f"({vhb} - {_mm(_mm(vhb, v), vh)})")
     return f"{main} + {left} + {right}"
+
+
+def _svd_check(x):
+    return f"rt.svd_checked({x}, a, full_matrices, compute_uv)"
 
 
 _FAC = "rt.svd_factors(a, ans, full_matrices, compute_uv, hermitian)"
@@ -207,10 +240,8 @@ defprim(
     aliases=(rt.svd,),
     params=["a", "full_matrices=True", "compute_uv=True", "hermitian=False"],
     container=True,
-    vjp={
-        "a": f"rt.hermitian_part_vjp(rt.svd_checked({_svd_vjp(_FAC, *_SVD_PARTS)}, a, full_matrices, compute_uv), 'L', hermitian)"
-    },
-    jvp={"a": f"rt.svd_checked(rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv), a, full_matrices, compute_uv)"},
+    vjp={"a": f"rt.hermitian_part_vjp({_svd_check(_svd_vjp(_FAC, *_SVD_PARTS))}, 'L', hermitian)"},
+    jvp={"a": _svd_check(f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)")},
     structural=("full_matrices", "compute_uv", "hermitian"),
     batch="rt.svd(a, full_matrices, compute_uv, hermitian)",
     batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
@@ -239,9 +270,7 @@ defhelper(
     },
     jvp={
         "a": (
-            "rt.keep_if(("
-            + ", ".join(_svd_jvp("rt.svd(a, False, True, hermitian)", _SVD_T))
-            + "), compute_uv, False)"
+            "rt.keep_if((" + ", ".join(_svd_jvp("rt.svd(a, False, True, hermitian)", _SVD_T)) + "), compute_uv, False)"
         ),
         "computed": "rt.keep_if(t, compute_uv, True)",
     },
@@ -365,18 +394,18 @@ _BC, _XC = "rt.as_column(b, b)", f"rt.as_column({_X}, b)"
 _RES = f"({_BC} - {_mm('a', _XC)})"
 _SVD_A = "rt.svd(a, False)"
 _LSTSQ_SB = f"rt.diag_embed({_get('g', 3)})"
-_RW = f"rt.as_row({_get('g', 1)}, {_get('ans', 1)})"  # the residuals' cotangent as a row
+_RW = f"rt.as_weights({_get('g', 1)}, {_get('ans', 1)})"  # the residuals' cotangent, one weight per column
 _XB = f"rt.as_column({_get('g', 0)}, b)"
 _LSTSQ_A = (
     _pinv_vjp(_P, "a", _mm(_XB, _t(_BC)))
-    + f" - 2.0 * {_mm(f'{_RES} * {_RW}', _t(_XC))}"
+    + f" - 2.0 * {_mm(_cols(_RES, _RW), _t(_XC))}"
     + f" + {_mm(_get(_SVD_A, 0), _mm(_LSTSQ_SB, _get(_SVD_A, 2)))}"
 )
-_LSTSQ_B = f"rt.from_column({_mm(_t(_P), _XB)} + 2.0 * {_RES} * {_RW}, b)"
+_LSTSQ_B = f"rt.from_column({_mm(_t(_P), _XB)} + 2.0 * {_cols(_RES, _RW)}, b)"
 
 
 def _lstsq_tangent(dx, dr, ds):
-    return f"rt.lstsq_checked(({dx}, rt.from_row({dr}, {_get('ans', 1)}), 0.0, {ds}), ans, a)"
+    return f"rt.lstsq_checked(({dx}, rt.from_weights({dr}, {_get('ans', 1)}), 0.0, {ds}), ans, a)"
 
 
 defprim(
@@ -390,12 +419,12 @@ defprim(
     jvp={
         "a": _lstsq_tangent(
             f"rt.from_column({_mm(_pinv_jvp(_P, 'a', 't'), _BC)}, b)",
-            f"-2.0 * np.sum({_RES} * {_mm('t', _XC)}, axis=-2, keepdims=True)",
+            f"-2.0 * rt.column_dots({_RES}, {_mm('t', _XC)})",
             _diagonal(_mm(_t(_get(_SVD_A, 0)), _mm("t", _t(_get(_SVD_A, 2))))),
         ),
         "b": _lstsq_tangent(
             f"rt.from_column({_mm(_P, 'rt.as_column(t, b)')}, b)",
-            f"2.0 * np.sum({_RES} * rt.as_column(t, b), axis=-2, keepdims=True)",
+            f"2.0 * rt.column_dots({_RES}, rt.as_column(t, b))",
             "0.0",
         ),
     },
@@ -418,17 +447,17 @@ defhelper(
     structural=("result", "like"),
 )
 defhelper(
-    rt.as_row,
+    rt.as_weights,
     params=["v", "like"],
-    vjp={"v": "rt.from_row(g, like)"},
-    jvp={"v": "rt.as_row(t, like)"},
+    vjp={"v": "rt.from_weights(g, like)"},
+    jvp={"v": "rt.as_weights(t, like)"},
     structural=("like",),
 )
 defhelper(
-    rt.from_row,
+    rt.from_weights,
     params=["v", "like"],
-    vjp={"v": "rt.as_row(g, like)"},
-    jvp={"v": "rt.from_row(t, like)"},
+    vjp={"v": "rt.as_weights(g, like)"},
+    jvp={"v": "rt.from_weights(t, like)"},
     structural=("like",),
 )
 
