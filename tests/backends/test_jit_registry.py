@@ -66,6 +66,7 @@ NOT_UNDER_JIT = {
     **{ex.expr: "Numba has no np.c_" for ex in registry.by_name("c_").examples},
     **{ex.expr: "Numba has no np.ix_" for ex in registry.by_name("ix_").examples},
     "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
+    "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
 }
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT = {
@@ -73,6 +74,11 @@ GRADIENT_NOT_UNDER_JIT = {
     **{
         ex.expr: "rt.copied_parts (the adjoint of np.broadcast_arrays) has no Numba version yet"
         for ex in registry.by_name("broadcast_arrays").examples
+    },
+    **{
+        ex.expr: "the adjoint helpers of np.linalg's decompositions have no Numba version yet"
+        for name in ("pinv", "eigh", "eigvalsh", "svd", "qr", "lstsq", "matrix_power")
+        for ex in registry.by_name(f"linalg.{name}").examples
     },
 }
 

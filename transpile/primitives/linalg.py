@@ -55,6 +55,7 @@ defprim(
     "linalg.pinv",
     np.linalg.pinv,
     path="np.linalg.pinv",
+    jit="jt.pinv(a, rcond, hermitian, rtol)",
     params=["a", "rcond=None", "hermitian=False", "rtol=None"],
     vjp={"a": f"rt.hermitian_part_vjp({_pinv_vjp('ans', _PINV_A, 'g')}, 'L', hermitian)"},
     jvp={"a": _pinv_jvp("ans", _PINV_A, "rt.hermitian_part(t, 'L', hermitian)")},
@@ -107,6 +108,7 @@ defprim(
     "linalg.eigvalsh",
     np.linalg.eigvalsh,
     path="np.linalg.eigvalsh",
+    jit="jt.eigvalsh(a, UPLO)",
     params=["a", "UPLO='L'"],
     vjp={"a": f"rt.hermitian_part_vjp({_mm(_EIGVALSH_V, _mm('rt.diag_embed(g)', _t(_EIGVALSH_V)))}, UPLO)"},
     jvp={"a": _diagonal(_mm(_t(_EIGVALSH_V), _mm("rt.hermitian_part(t, UPLO)", _EIGVALSH_V)))},
@@ -226,11 +228,7 @@ def _svd_vjp(fac, ub, sb, vhb):
     return f"{main} + {left} + {right}"
 
 
-def _svd_check(x):
-    return f"rt.svd_checked({x}, a, full_matrices, compute_uv)"
-
-
-_FAC = "rt.svd_factors(a, ans, full_matrices, compute_uv, hermitian)"
+_FAC = "rt.svd_checked(rt.svd_factors(a, ans, full_matrices, compute_uv, hermitian), a, full_matrices, compute_uv)"
 _SVD_T = "rt.hermitian_part(t, 'L', hermitian)"
 _SVD_PARTS = [f"rt.svd_part(g, compute_uv, {i})" for i in range(3)]
 defprim(
@@ -240,8 +238,8 @@ defprim(
     aliases=(rt.svd,),
     params=["a", "full_matrices=True", "compute_uv=True", "hermitian=False"],
     container=True,
-    vjp={"a": f"rt.hermitian_part_vjp({_svd_check(_svd_vjp(_FAC, *_SVD_PARTS))}, 'L', hermitian)"},
-    jvp={"a": _svd_check(f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)")},
+    vjp={"a": f"rt.hermitian_part_vjp({_svd_vjp(_FAC, *_SVD_PARTS)}, 'L', hermitian)"},
+    jvp={"a": f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)"},
     structural=("full_matrices", "compute_uv", "hermitian"),
     batch="rt.svd(a, full_matrices, compute_uv, hermitian)",
     batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
@@ -339,7 +337,8 @@ defhelper(
 # (Q^T dQ is antisymmetric, dR R^-1 upper triangular): dQ = Q O + (I - Q Q^T) dA R^-1 and dR = (X - O) R.  For
 # cotangents Q_bar, R_bar: Y = R_bar R^T + tril(W - W^T, -1) with W = Q^T Q_bar - R_bar R^T, and
 # A_bar = (Q (Y - Q^T Q_bar) + Q_bar) R^-T.
-_Q, _R = _get("ans", 0), _get("ans", 1)
+_QR = "rt.qr_checked(ans, a, mode)"  # raises first for the modes and shapes without rules
+_Q, _R = _get(_QR, 0), _get(_QR, 1)
 _QR_Z = _t(f"rt.solve_like({_t(_R)}, {_t('t')}, {_R})")  # dA R^-1
 _QR_X = _mm(_t(_Q), _QR_Z)
 _QR_O = f"rt.skew_lower({_QR_X})"
@@ -356,8 +355,8 @@ defprim(
     aliases=(rt.qr,),
     params=["a", "mode='reduced'"],
     container=True,
-    vjp={"a": f"rt.qr_checked({_t(f'rt.solve_like({_R}, {_t(_QR_INNER)}, {_R})')}, a, mode)"},
-    jvp={"a": f"rt.qr_checked(({_QR_DQ}, {_QR_DR}), a, mode)"},
+    vjp={"a": _t(f"rt.solve_like({_R}, {_t(_QR_INNER)}, {_R})")},
+    jvp={"a": f"({_QR_DQ}, {_QR_DR})"},
     structural=("mode",),
     batch="rt.qr(a, mode)",
     batch_needs_same=("mode",),
@@ -469,6 +468,7 @@ defprim(
     "linalg.matrix_power",
     np.linalg.matrix_power,
     path="np.linalg.matrix_power",
+    jit="jt.matrix_power(a, n)",
     params=["a", "n"],
     vjp={"a": "rt.block_corner(np.linalg.matrix_power(rt.block_upper(rt.matrix_transpose(a), g), n))"},
     jvp={"a": "rt.block_corner(np.linalg.matrix_power(rt.block_upper(a, t), n))"},
