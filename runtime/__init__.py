@@ -10,6 +10,7 @@ from .batching import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
 from .constructors import *  # noqa: F401,F403
 from .copies import *  # noqa: F401,F403
+from .decompositions import *  # noqa: F401,F403
 from .dicts import *  # noqa: F401,F403
 from .differences import *  # noqa: F401,F403
 from .einsum_parts import *  # noqa: F401,F403

@@ -31,6 +31,7 @@ __all__ = [
     "from_column",
     "matrix_transpose",
     "matmul_or_zero",
+    "gated",
     "slogdet",
 ]
 
@@ -371,7 +372,7 @@ def norm_third(v, u, x, ord=None, axis=None):
 
 def solve_like(a, b, like):
     """np.linalg.solve(a, b), treating b as a stack of vectors when `like` (the original b) is 1-D."""
-    if is_zero(b):
+    if _no_matrix(b):
         return 0.0
     if np.ndim(like) == 1:
         return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
@@ -380,30 +381,43 @@ def solve_like(a, b, like):
 
 def as_column(v, like):
     """v with a trailing length-1 axis when `like` is 1-D (a vector right-hand side), else v."""
-    if is_zero(v):
+    if _no_matrix(v):
         return 0.0
     return np.asarray(v)[..., None] if np.ndim(like) == 1 else v
 
 
 def from_column(v, like):
     """v without the trailing length-1 axis that as_column gave it when `like` is 1-D, else v."""
-    if is_zero(v):
+    if _no_matrix(v):
         return 0.0
     return np.asarray(v)[..., 0] if np.ndim(like) == 1 else v
 
 
+def _no_matrix(x):
+    """Whether x stands for the symbolic zero where a matrix or vector is expected: 0.0 itself, the 0-d zero that
+    forward mode makes of it, or a 0-d adjoint that reverse mode summed into it (the adjoint of a value that is
+    zero whatever it is computed from, which nothing depends on)."""
+    return is_zero(x) or (not isinstance(x, (tuple, list, dict)) and np.ndim(x) == 0)
+
+
 def matrix_transpose(x):
     """x with its last two axes swapped (each matrix of a stack transposed); the symbolic zero stays zero."""
-    if is_zero(x):
+    if _no_matrix(x):
         return 0.0
     return np.swapaxes(x, -1, -2)
 
 
 def matmul_or_zero(x, y):
     """x @ y, or the symbolic zero when either is zero (a product with a tangent that may be zero)."""
-    if is_zero(x) or is_zero(y):
+    if _no_matrix(x) or _no_matrix(y):
         return 0.0
     return x @ y
+
+
+def gated(g, x):
+    """g, or the symbolic zero where x is zero (0.0, or the 0-d zero forward mode makes of it): the adjoint of an
+    operand that is the symbolic zero, which nothing it was computed from depends on."""
+    return 0.0 if _no_matrix(x) else g
 
 
 def slogdet(a):

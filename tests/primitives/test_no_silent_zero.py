@@ -135,6 +135,8 @@ TRUE_ZERO_PARAMETERS = {
     "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "reflect_type", "pad_width",
     "indices_or_sections", "condlist", "axisa", "axisb", "axisc",
 }  # fmt: skip
+# np.linalg's flags, modes and integer powers; rcond and rtol, thresholds that do not move a full rank
+TRUE_ZERO_PARAMETERS |= {"UPLO", "hermitian", "full_matrices", "compute_uv", "mode", "n", "rcond", "rtol"}
 
 
 def _is_internal(prim):

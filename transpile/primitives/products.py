@@ -606,12 +606,21 @@ defhelper(
     jvp={"x": "rt.matrix_transpose(t)"},
     batch="rt.matrix_transpose(x)",  # the batch axis leads, a matrix's two axes trail
 )
+# A factor that is the symbolic zero has a zero adjoint: the product is zero whatever it is computed from.
 defhelper(
     rt.matmul_or_zero,
     params=["x", "y"],
-    vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
+    vjp={"x": "rt.matmul_vjp_a(rt.gated(g, x), x, y)", "y": "rt.matmul_vjp_b(rt.gated(g, y), x, y)"},
     jvp={"x": "rt.matmul_or_zero(t, y)", "y": "rt.matmul_or_zero(x, t)"},
     batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+)
+defhelper(
+    rt.gated,
+    params=["g", "x"],
+    vjp={"g": "rt.gated(g, x)"},
+    jvp={"g": "rt.gated(t, x)"},
+    structural=("x",),
+    batch="rt.gated(g, x)",
 )
 defprim(
     "linalg.det",

@@ -1,0 +1,512 @@
+"""Linear algebra: pinv, eigh, eigvalsh, svd, qr, lstsq and matrix_power, with rules of every order."""
+
+import numpy as np
+
+import runtime as rt
+
+from .registry import Example, defhelper, defprim
+
+# Each rule below is an expression over registered functions and helpers with rules of their own (matmul_or_zero,
+# matrix_transpose, solve_like, np.diagonal, ...), so that its derivatives have rules too.  They take the symbolic
+# zero (0.0) for an operand that has no tangent or cotangent.
+
+
+def _mm(x, y):
+    return f"rt.matmul_or_zero({x}, {y})"
+
+
+def _t(x):
+    return f"rt.matrix_transpose({x})"
+
+
+def _diagonal(x):
+    return f"rt.diag_part({x})"
+
+
+def _get(x, i):
+    return f"rt.get({x}, {i})"
+
+
+SQ, STACK = dict(a=(3, 3)), dict(a=(2, 3, 3))
+
+# ---------------------------------------------------------------------------- pinv
+#
+# P = pinv(A), for A of constant rank (full rank here): dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
+# (Golub and Pereyra), and for a cotangent G, A_bar = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A).
+
+
+def _pinv_jvp(p, a, t):
+    first = "-" + _mm(p, _mm(t, p))
+    second = _mm(_mm(p, _t(p)), _t(t))
+    third = _mm(_t(t), _mm(_t(p), p))
+    return f"{first} + ({second} - {_mm(_mm(second, a), p)}) + ({third} - {_mm(p, _mm(a, third))})"
+
+
+def _pinv_vjp(p, a, g):
+    first = "-" + _mm(_t(p), _mm(g, _t(p)))
+    second = _mm(_t(g), _mm(p, _t(p)))
+    third = _mm(_mm(_t(p), p), _t(g))
+    return f"{first} + ({second} - {_mm(a, _mm(p, second))}) + ({third} - {_mm(_mm(third, p), a)})"
+
+
+# With hermitian=True, NumPy reads the lower triangle of A only, as np.linalg.eigh does.
+_PINV_A = "rt.hermitian_part(a, 'L', hermitian)"
+defprim(
+    "linalg.pinv",
+    np.linalg.pinv,
+    path="np.linalg.pinv",
+    jit="jt.pinv(a, rcond, hermitian, rtol)",
+    params=["a", "rcond=None", "hermitian=False", "rtol=None"],
+    vjp={"a": f"rt.hermitian_part_vjp({_pinv_vjp('ans', _PINV_A, 'g')}, 'L', hermitian)"},
+    jvp={"a": _pinv_jvp("ans", _PINV_A, "rt.hermitian_part(t, 'L', hermitian)")},
+    structural=("rcond", "hermitian", "rtol"),
+    batch="np.linalg.pinv(a, rcond, hermitian)",
+    batch_needs_same=("rcond", "hermitian", "rtol"),
+    examples=[
+        Example("np.linalg.pinv(a)", dict(a=(4, 3))),
+        Example("np.linalg.pinv(a)", dict(a=(2, 4))),
+        Example("np.linalg.pinv(a + 3.0 * np.eye(3))", SQ),
+        Example("np.linalg.pinv(a)", dict(a=(2, 3, 2))),
+        Example("np.linalg.pinv(a @ a.T + np.eye(3), hermitian=True)", SQ),
+        Example("np.linalg.pinv(a + 4.0 * np.eye(3), hermitian=True)", SQ),
+        Example("np.linalg.pinv(a, rcond=1e-10)", dict(a=(3, 2))),
+    ],
+)
+
+# ---------------------------------------------------------------------------- eigh, eigvalsh
+#
+# A = V diag(w) V^T with the triangle UPLO names mirrored (what NumPy reads); with X = V^T sym(dA) V,
+# dw = diag(X) and dV = V (F o X), F[i, j] = 1 / (w[j] - w[i]) off the diagonal (rt.gap_scaled): distinct
+# eigenvalues.  The adjoint of the mirrored matrix is V (diag(w_bar) + F o (V^T V_bar)) V^T, folded back onto the
+# triangle NumPy reads (rt.hermitian_part_vjp).
+_W, _V = _get("ans", 0), _get("ans", 1)
+_EIGH_X = _mm(_t(_V), _mm("rt.hermitian_part(t, UPLO)", _V))
+_EIGH_INNER = f"rt.diag_embed({_get('g', 0)}) + rt.gap_scaled({_mm(_t(_V), _get('g', 1))}, {_W})"
+defprim(
+    "linalg.eigh",
+    np.linalg.eigh,
+    path="rt.eigh",
+    aliases=(rt.eigh,),
+    params=["a", "UPLO='L'"],
+    container=True,
+    vjp={"a": f"rt.hermitian_part_vjp({_mm(_V, _mm(_EIGH_INNER, _t(_V)))}, UPLO)"},
+    jvp={"a": f"({_diagonal(_EIGH_X)}, {_mm(_V, f'rt.gap_scaled({_EIGH_X}, {_W})')})"},
+    structural=("UPLO",),
+    batch="rt.eigh(a, UPLO)",
+    batch_needs_same=("UPLO",),
+    examples=[
+        Example("np.linalg.eigh(a)[0]", SQ),
+        Example("np.linalg.eigh(a + a.T)[1] ** 2", SQ),
+        Example("np.linalg.eigh(a, 'U')[0] * np.sum(np.linalg.eigh(a, 'U')[1] ** 2, axis=0)", SQ),
+        Example("np.linalg.eigh(a)[1] @ np.diag(np.arange(3.0)) @ np.linalg.eigh(a)[1].T", SQ),
+        Example("np.linalg.eigh(a)[0] + np.linalg.eigh(a)[1][..., 0, :] ** 2", STACK),
+        Example("np.outer(np.linalg.eigh(a, UPLO='U')[1][:, 0], np.linalg.eigh(a, UPLO='U')[1][:, 0])", dict(a=(4, 4))),
+    ],
+)
+_EIGVALSH_V = _get("rt.eigh(a, UPLO)", 1)
+defprim(
+    "linalg.eigvalsh",
+    np.linalg.eigvalsh,
+    path="np.linalg.eigvalsh",
+    jit="jt.eigvalsh(a, UPLO)",
+    params=["a", "UPLO='L'"],
+    vjp={"a": f"rt.hermitian_part_vjp({_mm(_EIGVALSH_V, _mm('rt.diag_embed(g)', _t(_EIGVALSH_V)))}, UPLO)"},
+    jvp={"a": _diagonal(_mm(_t(_EIGVALSH_V), _mm("rt.hermitian_part(t, UPLO)", _EIGVALSH_V)))},
+    structural=("UPLO",),
+    batch="np.linalg.eigvalsh(a, UPLO)",
+    batch_needs_same=("UPLO",),
+    examples=[
+        Example("np.linalg.eigvalsh(a)", SQ),
+        Example("np.linalg.eigvalsh(a, 'U')", dict(a=(4, 4))),
+        Example("np.linalg.eigvalsh(a)", STACK),
+    ],
+)
+defhelper(
+    rt.hermitian_part,
+    params=["x", "UPLO='L'", "on=True"],
+    vjp={"x": "rt.hermitian_part_vjp(g, UPLO, on)"},
+    jvp={"x": "rt.hermitian_part(t, UPLO, on)"},
+    structural=("UPLO", "on"),
+    batch="rt.hermitian_part(x, UPLO, on)",
+    batch_needs_same=("UPLO", "on"),
+)
+defhelper(
+    rt.hermitian_part_vjp,
+    params=["g", "UPLO='L'", "on=True"],
+    vjp={"g": "rt.hermitian_part(g, UPLO, on)"},
+    jvp={"g": "rt.hermitian_part_vjp(t, UPLO, on)"},
+    structural=("UPLO", "on"),
+    batch="rt.hermitian_part_vjp(g, UPLO, on)",
+    batch_needs_same=("UPLO", "on"),
+)
+# gap_scaled(x, w) = x / (w_j - w_i) off the diagonal: linear in x (its own adjoint); in w, its derivative along dw
+# is -gap_scaled(gap_scaled(x, w), w) o gaps(dw), gaps(dw)[i, j] = dw[j] - dw[i].
+defhelper(
+    rt.gap_scaled,
+    params=["x", "w"],
+    vjp={"x": "rt.gap_scaled(g, w)", "w": "rt.gaps_vjp(-g * rt.gap_scaled(rt.gap_scaled(x, w), w))"},
+    jvp={"x": "rt.gap_scaled(t, w)", "w": "-rt.gap_scaled(rt.gap_scaled(x, w), w) * rt.gaps(t)"},
+    batch="rt.gap_scaled(x, w)",
+    batch_broadcast=("x", "w"),
+)
+defhelper(rt.gaps, params=["t"], vjp={"t": "rt.gaps_vjp(g)"}, jvp={"t": "rt.gaps(t)"}, batch="rt.gaps(t)")
+defhelper(rt.gaps_vjp, params=["g"], vjp={"g": "rt.gaps(g)"}, jvp={"g": "rt.gaps_vjp(t)"}, batch="rt.gaps_vjp(g)")
+defhelper(
+    rt.scale_columns,
+    params=["x", "d"],
+    vjp={"x": "rt.scale_columns(g, d)", "d": "rt.column_dots(g, x)"},
+    jvp={"x": "rt.scale_columns(t, d)", "d": "rt.scale_columns(x, t)"},
+    batch="rt.scale_columns(x, d)",
+    batch_broadcast=("x", "d"),
+)
+defhelper(
+    rt.column_dots,
+    params=["x", "y"],
+    vjp={"x": "rt.scale_columns(y, g)", "y": "rt.scale_columns(x, g)"},
+    jvp={"x": "rt.column_dots(t, y)", "y": "rt.column_dots(x, t)"},
+    batch="rt.column_dots(x, y)",
+    batch_broadcast=("x", "y"),
+)
+defhelper(
+    rt.diag_part,
+    params=["x"],
+    vjp={"x": "rt.diag_embed(g)"},
+    jvp={"x": "rt.diag_part(t)"},
+    batch="rt.diag_part(x)",
+)
+defhelper(
+    rt.diag_embed,
+    params=["v"],
+    vjp={"v": _diagonal("g")},
+    jvp={"v": "rt.diag_embed(t)"},
+    batch="rt.diag_embed(v)",
+)
+
+# ---------------------------------------------------------------------------- svd
+#
+# A = U diag(s) V^T (reduced, distinct nonzero singular values), k = min(m, n), dP = U^T dA V, F[i, j] =
+# 1 / (s[j]^2 - s[i]^2) off the diagonal:
+#   ds = diag(dP), dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1,
+#   dV = V (F o (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1;
+# and for cotangents U_bar, s_bar, V_bar, with J = F o (U^T U_bar) and K = F o (V^T V_bar):
+#   A_bar = U (diag(s_bar) + (J + J^T) S + S (K + K^T)) V^T + (I - U U^T) U_bar S^-1 V^T + U S^-1 V_bar^T (I - V V^T).
+# With compute_uv=False the rules compute the factors themselves (rt.svd_factors).
+
+
+def _cols(x, d):
+    return f"rt.scale_columns({x}, {d})"
+
+
+def _rows(x, d):
+    return _t(_cols(_t(x), d))
+
+
+def _svd_jvp(fac, t):
+    u, s, vh = _get(fac, 0), _get(fac, 1), _get(fac, 2)
+    v = _t(vh)
+    s2, inv = f"{s} * {s}", f"1.0 / {s}"
+    dp = _mm(_t(u), _mm(t, v))
+    du = _mm(u, f"rt.gap_scaled({_cols(dp, s)} + {_rows(_t(dp), s)}, {s2})")
+    z = _mm(t, v)
+    du += " + " + _cols(f"({z} - {_mm(u, _mm(_t(u), z))})", inv)
+    dv = _mm(v, f"rt.gap_scaled({_rows(dp, s)} + {_cols(_t(dp), s)}, {s2})")
+    y = _mm(_t(t), u)
+    dv += " + " + _cols(f"({y} - {_mm(v, _mm(vh, y))})", inv)
+    return du, _diagonal(dp), _t(dv)
+
+
+def _svd_vjp(fac, ub, sb, vhb):
+    u, s, vh = _get(fac, 0), _get(fac, 1), _get(fac, 2)
+    v = _t(vh)
+    s2, inv = f"{s} * {s}", f"1.0 / {s}"
+    j = f"rt.gap_scaled({_mm(_t(u), ub)}, {s2})"
+    k = f"rt.gap_scaled({_mm(vh, _t(vhb))}, {s2})"
+    inner = f"rt.diag_embed({sb}) + {_cols(f'({j} + {_t(j)})', s)} + {_rows(f'({k} + {_t(k)})', s)}"
+    main = _mm(u, _mm(inner, vh))
+    left = _mm(f"({ub} - {_mm(u, _mm(_t(u), ub))})", _rows(vh, inv))
+    right = _mm(_cols(u, inv), f"({vhb} - {_mm(_mm(vhb, v), vh)})")
+    return f"{main} + {left} + {right}"
+
+
+_FAC = "rt.svd_checked(rt.svd_factors(a, ans, full_matrices, compute_uv, hermitian), a, full_matrices, compute_uv)"
+_SVD_T = "rt.hermitian_part(t, 'L', hermitian)"
+_SVD_PARTS = [f"rt.svd_part(g, compute_uv, {i})" for i in range(3)]
+defprim(
+    "linalg.svd",
+    np.linalg.svd,
+    path="rt.svd",
+    aliases=(rt.svd,),
+    params=["a", "full_matrices=True", "compute_uv=True", "hermitian=False"],
+    container=True,
+    vjp={"a": f"rt.hermitian_part_vjp({_svd_vjp(_FAC, *_SVD_PARTS)}, 'L', hermitian)"},
+    jvp={"a": f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)"},
+    structural=("full_matrices", "compute_uv", "hermitian"),
+    batch="rt.svd(a, full_matrices, compute_uv, hermitian)",
+    batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
+    examples=[
+        Example("np.linalg.svd(a, compute_uv=False)", dict(a=(4, 3))),
+        Example("np.linalg.svd(a, full_matrices=False)[0] ** 2", dict(a=(4, 3))),
+        Example("np.linalg.svd(a, full_matrices=False)[2] ** 2", dict(a=(2, 4))),
+        Example("np.linalg.svd(a)[1] + np.linalg.svd(a)[0][0] * np.linalg.svd(a)[2][:, 1]", SQ),
+        Example("np.linalg.svd(a, False)[0] @ np.diag([3.0, 2.0]) @ np.linalg.svd(a, False)[0].T", dict(a=(3, 2))),
+        Example("np.linalg.svd(a, compute_uv=False)", dict(a=(2, 3, 2))),
+        Example("np.linalg.svd(a, full_matrices=False)[2] ** 2", dict(a=(2, 2, 3))),
+        Example("np.linalg.svd(a @ a.T + np.eye(3), hermitian=True)[0] ** 2", SQ),
+    ],
+)
+defhelper(
+    rt.svd_factors,
+    params=["a", "computed", "full_matrices=True", "compute_uv=True", "hermitian=False"],
+    container=True,
+    vjp={
+        "a": (
+            "rt.keep_if(rt.hermitian_part_vjp("
+            + _svd_vjp("rt.svd(a, False, True, hermitian)", *[_get("g", i) for i in range(3)])
+            + ", 'L', hermitian), compute_uv, False)"
+        ),
+        "computed": "rt.keep_if(g, compute_uv, True)",
+    },
+    jvp={
+        "a": (
+            "rt.keep_if((" + ", ".join(_svd_jvp("rt.svd(a, False, True, hermitian)", _SVD_T)) + "), compute_uv, False)"
+        ),
+        "computed": "rt.keep_if(t, compute_uv, True)",
+    },
+    structural=("full_matrices", "compute_uv", "hermitian"),
+)
+defhelper(
+    rt.keep_if,
+    params=["x", "flag", "keep=True"],
+    container=True,
+    vjp={"x": "rt.keep_if(g, flag, keep)"},
+    jvp={"x": "rt.keep_if(t, flag, keep)"},
+    structural=("flag", "keep"),
+)
+defhelper(
+    rt.svd_part,
+    params=["g", "compute_uv", "i"],
+    container=True,
+    vjp={"g": "rt.svd_unpart(g, compute_uv, i)"},
+    jvp={"g": "rt.svd_part(t, compute_uv, i)"},
+    structural=("compute_uv", "i"),
+)
+defhelper(
+    rt.svd_unpart,
+    params=["v", "compute_uv", "i"],
+    container=True,
+    vjp={"v": "rt.svd_part(g, compute_uv, i)"},
+    jvp={"v": "rt.svd_unpart(t, compute_uv, i)"},
+    structural=("compute_uv", "i"),
+)
+defhelper(
+    rt.svd_result,
+    params=["u", "s", "vh", "compute_uv"],
+    container=True,
+    vjp={
+        "u": "rt.svd_part(g, compute_uv, 0)",
+        "s": "rt.svd_part(g, compute_uv, 1)",
+        "vh": "rt.svd_part(g, compute_uv, 2)",
+    },
+    jvp={
+        "u": "rt.svd_result(t, 0.0, 0.0, compute_uv)",
+        "s": "rt.svd_result(0.0, t, 0.0, compute_uv)",
+        "vh": "rt.svd_result(0.0, 0.0, t, compute_uv)",
+    },
+    structural=("compute_uv",),
+)
+defhelper(
+    rt.svd_checked,
+    params=["x", "like", "full_matrices", "compute_uv"],
+    container=True,
+    vjp={"x": "rt.svd_checked(g, like, full_matrices, compute_uv)"},
+    jvp={"x": "rt.svd_checked(t, like, full_matrices, compute_uv)"},
+    structural=("like", "full_matrices", "compute_uv"),
+)
+defhelper(
+    rt.qr_checked,
+    params=["x", "like", "mode"],
+    container=True,
+    vjp={"x": "rt.qr_checked(g, like, mode)"},
+    jvp={"x": "rt.qr_checked(t, like, mode)"},
+    structural=("like", "mode"),
+)
+
+# ---------------------------------------------------------------------------- qr
+#
+# A = Q R (reduced, A square or tall, R invertible).  With X = Q^T dA R^-1 and O = tril(X, -1) - tril(X, -1)^T
+# (Q^T dQ is antisymmetric, dR R^-1 upper triangular): dQ = Q O + (I - Q Q^T) dA R^-1 and dR = (X - O) R.  For
+# cotangents Q_bar, R_bar: Y = R_bar R^T + tril(W - W^T, -1) with W = Q^T Q_bar - R_bar R^T, and
+# A_bar = (Q (Y - Q^T Q_bar) + Q_bar) R^-T.
+_QR = "rt.qr_checked(ans, a, mode)"  # raises first for the modes and shapes without rules
+_Q, _R = _get(_QR, 0), _get(_QR, 1)
+_QR_Z = _t(f"rt.solve_like({_t(_R)}, {_t('t')}, {_R})")  # dA R^-1
+_QR_X = _mm(_t(_Q), _QR_Z)
+_QR_O = f"rt.skew_lower({_QR_X})"
+_QR_DQ = f"{_mm(_Q, _QR_O)} + ({_QR_Z} - {_mm(_Q, _mm(_t(_Q), _QR_Z))})"
+_QR_DR = _mm(f"({_QR_X} - {_QR_O})", _R)
+_QB, _RB = _get("g", 0), _get("g", 1)
+_RB_RT = _mm(_RB, _t(_R))
+_QR_Y = f"{_RB_RT} + rt.skew_lower_vjp({_mm(_t(_Q), _QB)} - {_RB_RT})"
+_QR_INNER = f"{_mm(_Q, f'({_QR_Y} - {_mm(_t(_Q), _QB)})')} + {_QB}"
+defprim(
+    "linalg.qr",
+    np.linalg.qr,
+    path="rt.qr",
+    aliases=(rt.qr,),
+    params=["a", "mode='reduced'"],
+    container=True,
+    vjp={"a": _t(f"rt.solve_like({_R}, {_t(_QR_INNER)}, {_R})")},
+    jvp={"a": f"({_QR_DQ}, {_QR_DR})"},
+    structural=("mode",),
+    batch="rt.qr(a, mode)",
+    batch_needs_same=("mode",),
+    examples=[
+        Example("np.linalg.qr(a)[0] * np.linalg.qr(a)[1][0]", SQ),
+        Example("np.linalg.qr(a)[1] + np.sum(np.linalg.qr(a)[0])", dict(a=(4, 3))),
+        Example("np.linalg.qr(a, 'reduced')[0]", dict(a=(2, 4, 3))),
+        Example("np.linalg.qr(a, mode='complete')[1]", STACK),
+    ],
+)
+defhelper(
+    rt.skew_lower,
+    params=["x"],
+    vjp={"x": "rt.skew_lower_vjp(g)"},
+    jvp={"x": "rt.skew_lower(t)"},
+    batch="rt.skew_lower(x)",
+)
+defhelper(
+    rt.skew_lower_vjp,
+    params=["g"],
+    vjp={"g": "rt.skew_lower(g)"},
+    jvp={"g": "rt.skew_lower_vjp(t)"},
+    batch="rt.skew_lower_vjp(g)",
+)
+
+# ---------------------------------------------------------------------------- lstsq
+#
+# For A of full rank the solution is x = pinv(A) b, and the residuals r = sum((b - A x)^2, axis=0) (m > n) have
+# dr = 2 sum(res o (db - dA x), axis=0), res = b - A x (A^T res = 0 at the solution); the singular values are
+# those of np.linalg.svd(A, compute_uv=False).  The rank has no derivative.
+_P = "np.linalg.pinv(a)"
+_X = _get("ans", 0)
+_BC, _XC = "rt.as_column(b, b)", f"rt.as_column({_X}, b)"
+_RES = f"({_BC} - {_mm('a', _XC)})"
+_SVD_A = "rt.svd(a, False)"
+_LSTSQ_SB = f"rt.diag_embed({_get('g', 3)})"
+_RW = f"rt.as_weights({_get('g', 1)}, {_get('ans', 1)})"  # the residuals' cotangent, one weight per column
+_XB = f"rt.as_column({_get('g', 0)}, b)"
+_LSTSQ_A = (
+    _pinv_vjp(_P, "a", _mm(_XB, _t(_BC)))
+    + f" - 2.0 * {_mm(_cols(_RES, _RW), _t(_XC))}"
+    + f" + {_mm(_get(_SVD_A, 0), _mm(_LSTSQ_SB, _get(_SVD_A, 2)))}"
+)
+_LSTSQ_B = f"rt.from_column({_mm(_t(_P), _XB)} + 2.0 * {_cols(_RES, _RW)}, b)"
+
+
+def _lstsq_tangent(dx, dr, ds):
+    return f"rt.lstsq_checked(({dx}, rt.from_weights({dr}, {_get('ans', 1)}), 0.0, {ds}), ans, a)"
+
+
+defprim(
+    "linalg.lstsq",
+    np.linalg.lstsq,
+    path="rt.lstsq",
+    aliases=(rt.lstsq,),
+    params=["a", "b", "rcond=None"],
+    container=True,
+    vjp={"a": f"rt.lstsq_checked({_LSTSQ_A}, ans, a)", "b": f"rt.lstsq_checked({_LSTSQ_B}, ans, a)"},
+    jvp={
+        "a": _lstsq_tangent(
+            f"rt.from_column({_mm(_pinv_jvp(_P, 'a', 't'), _BC)}, b)",
+            f"-2.0 * rt.column_dots({_RES}, {_mm('t', _XC)})",
+            _diagonal(_mm(_t(_get(_SVD_A, 0)), _mm("t", _t(_get(_SVD_A, 2))))),
+        ),
+        "b": _lstsq_tangent(
+            f"rt.from_column({_mm(_P, 'rt.as_column(t, b)')}, b)",
+            f"2.0 * rt.column_dots({_RES}, rt.as_column(t, b))",
+            "0.0",
+        ),
+    },
+    structural=("rcond",),
+    examples=[
+        Example("np.linalg.lstsq(a, b)[0]", dict(a=(5, 3), b=(5,))),
+        Example("np.linalg.lstsq(a, b, rcond=None)[0]", dict(a=(4, 2), b=(4, 3))),
+        Example("np.linalg.lstsq(a, b)[1] + np.linalg.lstsq(a, b)[3][0]", dict(a=(5, 2), b=(5,))),
+        Example("np.linalg.lstsq(a, b, None)[1] * np.linalg.lstsq(a, b, None)[0][0]", dict(a=(4, 2), b=(4, 3))),
+        Example("np.linalg.lstsq(a, b)[0]", dict(a=(2, 4), b=(2,))),
+        Example("np.linalg.lstsq(a, b)[3]", dict(a=(4, 3), b=(4,))),
+    ],
+)
+defhelper(
+    rt.lstsq_checked,
+    params=["x", "result", "like"],
+    container=True,
+    vjp={"x": "rt.lstsq_checked(g, result, like)"},
+    jvp={"x": "rt.lstsq_checked(t, result, like)"},
+    structural=("result", "like"),
+)
+defhelper(
+    rt.as_weights,
+    params=["v", "like"],
+    vjp={"v": "rt.from_weights(g, like)"},
+    jvp={"v": "rt.as_weights(t, like)"},
+    structural=("like",),
+)
+defhelper(
+    rt.from_weights,
+    params=["v", "like"],
+    vjp={"v": "rt.as_weights(g, like)"},
+    jvp={"v": "rt.from_weights(t, like)"},
+    structural=("like",),
+)
+
+# ---------------------------------------------------------------------------- matrix_power
+#
+# d(A^n) along dA is the top-right block of [[A, dA], [0, A]]^n, for every integer n (0 and negative ones too), and
+# its adjoint for G the top-right block of [[A^T, G], [0, A^T]]^n: matrix powers, whose rules are these again.
+defprim(
+    "linalg.matrix_power",
+    np.linalg.matrix_power,
+    path="np.linalg.matrix_power",
+    jit="jt.matrix_power(a, n)",
+    params=["a", "n"],
+    vjp={"a": "rt.block_corner(np.linalg.matrix_power(rt.block_upper(rt.matrix_transpose(a), g), n))"},
+    jvp={"a": "rt.block_corner(np.linalg.matrix_power(rt.block_upper(a, t), n))"},
+    structural=("n",),
+    batch="np.linalg.matrix_power(a, n)",
+    batch_needs_same=("n",),
+    examples=[
+        Example("np.linalg.matrix_power(a, 3)", SQ),
+        Example("np.linalg.matrix_power(a, 0)", SQ),
+        Example("np.linalg.matrix_power(a, 1)", dict(a=(2, 2))),
+        Example("np.linalg.matrix_power(a + 3.0 * np.eye(3), -2)", SQ),
+        Example("np.linalg.matrix_power(a, 2)", STACK),
+        Example("np.linalg.matrix_power(a + 3.0 * np.eye(2), -1)", dict(a=(2, 2, 2))),
+    ],
+)
+defhelper(
+    rt.block_upper,
+    params=["x", "y"],
+    vjp={"x": "rt.block_corner(g, 0)", "y": "rt.block_corner(g, 1)"},
+    jvp={"x": "rt.block_upper(t, 0.0)", "y": "rt.block_upper(0.0, t)"},
+    batch="rt.block_upper(x, y)",
+    batch_broadcast=("x", "y"),
+)
+defhelper(
+    rt.block_corner,
+    params=["m", "which=1"],
+    vjp={"m": "rt.block_corner_vjp(g, which)"},
+    jvp={"m": "rt.block_corner(t, which)"},
+    structural=("which",),
+    batch="rt.block_corner(m, which)",
+    batch_needs_same=("which",),
+)
+defhelper(
+    rt.block_corner_vjp,
+    params=["v", "which=1"],
+    vjp={"v": "rt.block_corner(g, which)"},
+    jvp={"v": "rt.block_corner_vjp(t, which)"},
+    structural=("which",),
+    batch="rt.block_corner_vjp(v, which)",
+    batch_needs_same=("which",),
+)
