@@ -16,6 +16,7 @@ from .einsum_parts import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .tensor_products import *  # noqa: F401,F403

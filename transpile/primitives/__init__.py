@@ -7,5 +7,5 @@ Order matters: later modules reuse the rules of earlier ones (math.exp shares np
 from . import registry  # noqa: F401
 from . import operators, containers, elementwise, reductions, products, shape, indexing, constructors  # noqa: F401
 from . import copies, differences, in_place  # noqa: F401
-from . import helpers, builtins_math, batching_helpers, collectives  # noqa: F401
+from . import helpers, builtins_math, batching_helpers, collectives, pyforms  # noqa: F401
 # isort: on
