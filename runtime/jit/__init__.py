@@ -4,7 +4,7 @@ Importing this package registers the Numba implementations; generated code refer
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
-from . import (
+from . import (  # noqa: F401  # noqa: F401
     batching,
     batching_adjoints,
     helpers,
@@ -14,7 +14,7 @@ from . import (
     promotion,
     pyforms,
     records,
-)  # noqa: F401
+)
 from .einsum import einsum  # noqa: F401
 from .fused import kernel  # noqa: F401
 from .helpers_forward import copy_tangent, pop_tangent  # noqa: F401

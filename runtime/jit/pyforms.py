@@ -5,9 +5,8 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.core.errors import TypingError
-from numba import njit
 from numba.extending import overload
 
 from .records import _fields_of, _generated, is_record_type, record_class
