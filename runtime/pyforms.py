@@ -25,6 +25,7 @@ __all__ = [
     "item_vjp",
     "item_tangent",
     "format_text",
+    "formatted_exception",
 ]
 
 
@@ -136,6 +137,22 @@ def item_tangent(t, x, index):
     if is_zero(t):
         return 0.0
     return np.asarray(t).reshape(-1)[_flat_position(np.shape(x), index)]
+
+
+# what compiled code raises in place of a formatted message, before its template and values (Numba cannot format
+# text); tp.jit formats it when the exception reaches it
+FORMAT_LATER = "transpile: format this message: "
+
+
+def formatted_exception(exc):
+    """`exc` with its message formatted, if compiled code raised it unformatted (see FORMAT_LATER)."""
+    if not (exc.args and exc.args[0] == FORMAT_LATER):
+        return exc
+    try:
+        new = type(exc)(format_text(*exc.args[1:]))
+    except Exception:  # an exception class that takes other arguments: its template and values as they are
+        return exc
+    return new.with_traceback(exc.__traceback__)
 
 
 def format_text(template, *values):

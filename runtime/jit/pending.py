@@ -75,7 +75,8 @@ NO_NUMBA_VERSION = {
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
     **dict.fromkeys(
-        ["check_cotangent", "float_leaves", "is_zero", "dtype_like", "batch_size", "reduced_axes", "output_type_error"],
+        ["check_cotangent", "formatted_exception", "float_leaves", "is_zero", "dtype_like", "batch_size"]
+        + ["reduced_axes", "output_type_error"],
         _PYTHON_SIDE,
     ),
 }  # fmt: skip

@@ -404,8 +404,13 @@ class _FunctionDesugarer:
         """An `assert` or `raise` message: a formatted one (an f-string, `"...".format(...)`) stays a call, which
         Python runs only when the check fails; its operands are atoms computed before it."""
         formatted = isinstance(expr, gast.JoinedStr) or (
-            isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and expr.func.attr == "format"
-        )
+            isinstance(expr, gast.Call)
+            and isinstance(expr.func, gast.Attribute)
+            and (
+                expr.func.attr == "format"
+                or registry.lookup(self._resolve_callable(expr.func)) is registry.by_name("rt.format_text")
+            )
+        )  # (generated code, transformed again, writes rt.format_text)
         return self.rhs(expr, stmt) if formatted else self.atom(expr, stmt)
 
     def stmt_Raise(self, stmt):
