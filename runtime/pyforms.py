@@ -15,7 +15,8 @@ __all__ = [
     "to_tuple_batched",
     "sequence_vjp",
     "converted_tangent",
-    "dict_copy_tangent",
+    "to_dict_vjp",
+    "to_dict_tangent",
     "dict_get",
     "dict_get_vjp",
     "dict_get_tangent",
@@ -76,9 +77,26 @@ def converted_tangent(t, x, ans):
     return tuple(t) if isinstance(ans, tuple) else list(t)
 
 
-def dict_copy_tangent(t):
-    """The tangent (or adjoint) of dict(d) from d's: a copy of it."""
-    return 0.0 if is_zero(t) else dict(t)
+def to_dict_vjp(bar, d):
+    """The adjoint of d in dict(d), from the result's: a dict's copy, or (key, value) pairs in d's kind, the zero
+    for a key (and for a pair a later one with its key replaced)."""
+    if is_zero(bar):
+        return 0.0
+    if isinstance(d, dict):
+        return dict(bar)
+    keys = [pair[0] for pair in d]
+    last = {k: i for i, k in enumerate(keys)}
+    parts = [(0.0, get(bar, k) if last[k] == i else 0.0) for i, k in enumerate(keys)]
+    return tuple(parts) if isinstance(d, tuple) else parts
+
+
+def to_dict_tangent(t, d):
+    """The tangent of dict(d) from d's: a dict's copy, or the pairs' value tangents by key."""
+    if is_zero(t):
+        return 0.0
+    if isinstance(d, dict):
+        return dict(t)
+    return {pair[0]: get(get(t, i), 1) for i, pair in enumerate(d)}
 
 
 def dict_get(d, key, default=None):

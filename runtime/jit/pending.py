@@ -39,8 +39,8 @@ NO_NUMBA_VERSION = {
         _CONTAINER_WRITES,
     ),
     **dict.fromkeys(
-        ["sequence_vjp", "converted_tangent", "to_list_batched", "to_tuple_batched", "to_dict", "dict_copy_tangent",
-         "item_batched"],
+        ["sequence_vjp", "converted_tangent", "to_list_batched", "to_tuple_batched", "to_dict", "to_dict_vjp",
+         "to_dict_tangent", "item_batched"],
         "list(x), tuple(x) and dict(d) of values not written out, their derivatives and vmap, and vmap of x.item(), "
         "are not compiled yet",
     ),

@@ -58,7 +58,7 @@ def _item(x, *index):
 
 @overload(_pf.item_vjp)
 def _item_vjp(bar, x, index):
-    if isinstance(bar, ZeroType):
+    if isinstance(bar, ZeroType) or not isinstance(x, types.Array):  # a number's item is itself
         return lambda bar, x, index: bar
 
     flat = _flat(index)
@@ -73,7 +73,7 @@ def _item_vjp(bar, x, index):
 
 @overload(_pf.item_tangent)
 def _item_tangent(t, x, index):
-    if isinstance(t, ZeroType):
+    if isinstance(t, ZeroType) or not isinstance(x, types.Array):
         return lambda t, x, index: t
     flat = _flat(index)
     return lambda t, x, index: np.ravel(t)[flat(x.shape, index)]

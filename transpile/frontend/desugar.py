@@ -1476,8 +1476,6 @@ def _method_hint(attr) -> str:
     """What to write instead of a method call transpile does not support, by what kind of method it is."""
     if attr in _IN_PLACE_METHODS:
         return f"`.{attr}()` changes the array in place; write `{_IN_PLACE_METHODS[attr]}` instead"
-    if attr == "item":
-        return "index the array instead (`x[i]`, or `x[()]` for a 0-d array); `float(x)` converts a 0-d array"
     if hasattr(np.ndarray, attr) and callable(getattr(np, attr, None)):
         return f"call the NumPy function instead: `np.{attr}(x, ...)` for `x.{attr}(...)`"
     if hasattr(str, attr) and not hasattr(np.ndarray, attr):

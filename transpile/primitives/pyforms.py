@@ -55,17 +55,27 @@ defhelper(
     params=["d"],
     container=True,
     view="shallow",
-    vjp={"d": "rt.dict_copy_tangent(g)"},
-    jvp={"d": "rt.dict_copy_tangent(t)"},
+    vjp={"d": "rt.to_dict_vjp(g, d)"},
+    jvp={"d": "rt.to_dict_tangent(t, d)"},
     batch="rt.to_dict(d)",
 )
 defhelper(
-    runtime.dict_copy_tangent,
-    params=["t"],
+    runtime.to_dict_vjp,
+    params=["bar", "d"],
     container=True,
-    vjp={"t": "rt.dict_copy_tangent(g)"},
-    jvp={"t": "rt.dict_copy_tangent(t)"},
-    batch="rt.dict_copy_tangent(t)",
+    structural=("d",),
+    vjp={"bar": "rt.to_dict_tangent(g, d)"},
+    jvp={"bar": "rt.to_dict_vjp(t, d)"},
+    batch="rt.to_dict_vjp(bar, d)",
+)
+defhelper(
+    runtime.to_dict_tangent,
+    params=["t", "d"],
+    container=True,
+    structural=("d",),
+    vjp={"t": "rt.to_dict_vjp(g, d)"},
+    jvp={"t": "rt.to_dict_tangent(t, d)"},
+    batch="rt.to_dict_tangent(t, d)",
 )
 
 # d.get(key, default): d's item at key, or the default where d has no such key (a key is the same for every
