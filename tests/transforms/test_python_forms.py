@@ -211,3 +211,24 @@ def test_item_is_a_python_number():
     assert type(tp.jit(first_item)(X)) is float and tp.jit(first_item)(X) == X[0]
     assert type(tp.vmap(first_item)(XS)) is np.ndarray
     np.testing.assert_array_equal(tp.grad(first_item)(X), [1.0, 0.0, 0.0])
+
+
+def empty_and_computed_keys(x):
+    k = "a"
+    d = dict([(k, x), ("b", 2.0 * x)])  # a key not written out: dict() of the pairs as they are
+    e = dict([], c=x)
+    return np.sum(d["a"] * d["b"] + e["c"]) + len(dict()) + len(list()) + len(tuple())
+
+
+def dict_and_keywords(x):
+    return np.sum(dict({"a": x}, b=x)["b"])
+
+
+def test_dict_with_computed_keys_and_empty_constructors():
+    check_grad(tp, empty_and_computed_keys, X)
+    np.testing.assert_allclose(tp.vmap(empty_and_computed_keys)(XS), [empty_and_computed_keys(x) for x in XS])
+
+
+def test_dict_of_a_dict_and_keywords_raises_located():
+    with pytest.raises(TranspileError, match=r"test_python_forms.py:\d+:\d+: `dict\(d, key=value\)` is not supported"):
+        tp.grad(dict_and_keywords)(X)

@@ -38,34 +38,22 @@ def _sequence_call(kind, helper):
 
 
 def _dict_call(args, keywords, error):
-    """`dict(a=x, b=y)` and `dict([("a", x), ("b", y)])` (pairs written out, string or number keys) are the
-    literal `{"a": x, "b": y}`; `dict(d)` (a copy of a dict) is rt.to_dict(d)."""
+    """`dict(a=x, b=y)` and `dict([("a", x), ("b", y)])` (pairs written out, constant keys) are the literal
+    `{"a": x, "b": y}`; `dict(d)` of anything else (a dict, pairs not written out) is rt.to_dict(d)."""
     if len(args) > 1:
         error(args[1], "`dict()` takes at most one argument besides keyword arguments")
-    keys, values = [], []
-    if args:
-        pairs = _literal_items(args[0])
-        if pairs is None:
-            if keywords:
-                error(
-                    keywords[0].value,
-                    "`dict(d, key=value)` is not supported",
-                    "write `{**d}`-free code: copy with `dict(d)`, then set `e[key] = value`",
-                )
-            return by_name("rt.to_dict"), args, {}
-        for pair in pairs:
-            kv = _literal_items(pair)
-            if kv is None or len(kv) != 2 or not isinstance(kv[0], gast.Constant):
-                error(
-                    pair,
-                    "`dict([...])` needs its (key, value) pairs written out, each key a constant",
-                    'write a dict literal instead: `{"a": x, "b": y}`',
-                )
-            keys.append(kv[0])
-            values.append(kv[1])
-    for k in keywords:
-        keys.append(gast.Constant(value=k.arg, kind=None))
-        values.append(k.value)
+    written = _literal_items(args[0]) if args else []
+    pairs = [None] if written is None else [_literal_items(pair) for pair in written]
+    if not all(kv is not None and len(kv) == 2 and isinstance(kv[0], gast.Constant) for kv in pairs):
+        if keywords:
+            error(
+                keywords[0].value,
+                "`dict(d, key=value)` is not supported",
+                "copy with `e = dict(d)`, then set `e[key] = value`",
+            )
+        return by_name("rt.to_dict"), args, {}
+    keys = [kv[0] for kv in pairs] + [gast.Constant(value=k.arg, kind=None) for k in keywords]
+    values = [kv[1] for kv in pairs] + [k.value for k in keywords]
     return gast.Dict(keys=keys, values=values)
 
 
