@@ -1474,11 +1474,13 @@ _IN_PLACE_METHODS = {
 
 def _method_hint(attr) -> str:
     """What to write instead of a method call transpile does not support, by what kind of method it is."""
+    # a string's method of an array's name (`s.partition(",")`): both hints, the receiver's type being unknown here
+    on_a_string = "; on a string, do the string work outside the transformed function" if hasattr(str, attr) else ""
     if attr in _IN_PLACE_METHODS:
-        return f"`.{attr}()` changes the array in place; write `{_IN_PLACE_METHODS[attr]}` instead"
+        return f"`.{attr}()` changes the array in place; write `{_IN_PLACE_METHODS[attr]}` instead{on_a_string}"
     if hasattr(np.ndarray, attr) and callable(getattr(np, attr, None)):
-        return f"call the NumPy function instead: `np.{attr}(x, ...)` for `x.{attr}(...)`"
-    if hasattr(str, attr) and not hasattr(np.ndarray, attr):
+        return f"call the NumPy function instead: `np.{attr}(x, ...)` for `x.{attr}(...)`{on_a_string}"
+    if hasattr(str, attr):
         return (
             "transformed code computes with numbers and arrays: work with strings outside it (before the call), "
             "or pass the result in as an argument"
