@@ -4,7 +4,17 @@ Importing this package registers the Numba implementations; generated code refer
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
-from . import batching, batching_adjoints, helpers, helpers_forward, helpers_reverse, memory, promotion, records  # noqa: F401
+from . import (  # noqa: F401
+    batching,
+    batching_adjoints,
+    helpers,
+    helpers_forward,
+    helpers_reverse,
+    memory,
+    promotion,
+    pyforms,
+    records,
+)
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401

@@ -38,6 +38,13 @@ NO_NUMBA_VERSION = {
         ],
         _CONTAINER_WRITES,
     ),
+    **dict.fromkeys(
+        ["sequence_vjp", "converted_tangent", "to_list_batched", "to_tuple_batched", "to_dict", "to_dict_vjp",
+         "to_dict_tangent", "item_batched"],
+        "list(x), tuple(x) and dict(d) of values not written out, their derivatives and vmap, and vmap of x.item(), "
+        "are not compiled yet",
+    ),
+    "format_text": "a formatted message is formatted by tp.jit after the compiled code raised it",
     "r_": "Numba has no np.r_",
     "c_": "Numba has no np.c_",
     **dict.fromkeys(["copies_of", "copied_parts", "batched_copies"], "np.broadcast_arrays' helpers are not compiled"),
@@ -96,7 +103,8 @@ NO_NUMBA_VERSION = {
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
     **dict.fromkeys(
-        ["check_cotangent", "float_leaves", "is_zero", "dtype_like", "batch_size", "reduced_axes", "output_type_error"],
+        ["check_cotangent", "formatted_exception", "float_leaves", "is_zero", "dtype_like", "batch_size"]
+        + ["reduced_axes", "output_type_error"],
         _PYTHON_SIDE,
     ),
 }  # fmt: skip

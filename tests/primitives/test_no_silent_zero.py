@@ -96,6 +96,7 @@ PROBES = [
     ),
     ("float(a) + np.float64(b) + (a, b)[1] + [a, b][0] + {'k': a}['k'] + sum([a, b], start=a)", dict(a=S, b=S), "real"),
     ("max(a, b, 0.5) + min([a, b]) + sum(reversed([a, 2.0 * b]))", dict(a=S, b=S), "real"),
+    ("sorted([a, b])[0] * 2.0 + a", dict(a=S, b=S), "real"),
     ("tp.stop_gradient(a) * 0.0 + a", dict(a=V), "real"),
 ]
 

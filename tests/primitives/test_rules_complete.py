@@ -30,12 +30,16 @@ NOT_YET_DIFFERENTIABLE = {
     "rt.batched_pack_like",
     "rt.batched_copies",
     "rt.batched_gradient",
+    "rt.to_list_batched",
+    "rt.to_tuple_batched",
+    "rt.item_batched",
 }
 
 
 # No rule at all: differentiating through their arguments raises (tests/primitives/test_no_silent_zero.py).
 REFUSED = {
     "arange",  # its bounds set its length: JAX asks for concrete ones too
+    "sorted",  # a permutation the values choose (np.sort has rules, for arrays)
     "reversed",  # an iterator (`for x in reversed(xs)` is a loop run backwards, which is differentiated)
 }
 

@@ -236,8 +236,11 @@ class Jitted:
         try:
             result = entry(*dynamic)
         except Exception as exc:
-            self._note_run_error(exc)
-            raise
+            formatted = rt.formatted_exception(exc)
+            self._note_run_error(formatted)
+            if formatted is exc:
+                raise
+            raise formatted from None
         as_numpy = self._boxing[id(entry), signature]
         return as_numpy(result) if as_numpy else result
 

@@ -22,6 +22,8 @@ import re
 
 import gast
 
+from runtime.pyforms import FORMAT_LATER
+
 from .. import naming
 from ..errors import TranspileError
 from ..frontend.program import const, name
@@ -635,12 +637,41 @@ def _is_zero(node) -> bool:
     return isinstance(node, gast.Constant) and type(node.value) is float and node.value == 0.0
 
 
+def formatted_messages(body):
+    """Numba cannot format text: an `assert` or `raise` whose message is formatted (rt.format_text) raises the
+    template and the values instead, after a marker, and tp.jit formats them when the exception reaches it."""
+
+    def marked(message):
+        return [const(FORMAT_LATER)] + copy.deepcopy(message.args)
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.Assert) and _is_call_of(stmt.msg, "rt.format_text"):
+                error = gast.Raise(exc=call("AssertionError", marked(stmt.msg)), cause=None)
+                check = gast.If(test=gast.UnaryOp(op=gast.Not(), operand=stmt.test), body=[error], orelse=[])
+                stmt = gast.copy_location(check, stmt)
+                gast.copy_location(error, stmt)
+            elif (
+                isinstance(stmt, gast.Raise)
+                and isinstance(stmt.exc, gast.Call)
+                and len(stmt.exc.args) == 1
+                and _is_call_of(stmt.exc.args[0], "rt.format_text")
+            ):
+                stmt.exc.args = marked(stmt.exc.args[0])
+            out.append(stmt)
+        return out
+
+    return map_blocks(body, rewrite)
+
+
 def lower_function(fn, generated: bool, where, fuse: bool = True):
     """The body of one normal-form function, ready for Numba (with `fuse`, its runs in jt.kernel loop nests)."""
     body = copy.deepcopy(fn.body)
     if generated:
         body = drop_placeholders(body, fn.params)
     body = lower_tapes(body)
+    body = formatted_messages(body)
     body = lists_of_known_length(body)
     body = build_lists_in_place(body)
     body = loop_items(body)

@@ -397,24 +397,40 @@ class _FunctionDesugarer:
     def stmt_Assert(self, stmt):
         """Assertions check the primal program: they run in the forward sweep only."""
         test = self.atom(stmt.test, stmt)
-        msg = self.atom(stmt.msg, stmt) if stmt.msg is not None else None
+        msg = self.message(stmt.msg, stmt) if stmt.msg is not None else None
         self.emit(gast.Assert(test=test, msg=msg), stmt)
 
+    def message(self, expr, stmt):
+        """An `assert` or `raise` message: a formatted one (an f-string, `"...".format(...)`) stays a call, which
+        Python runs only when the check fails; its operands are atoms computed before it."""
+        formatted = isinstance(expr, gast.JoinedStr) or (
+            isinstance(expr, gast.Call)
+            and isinstance(expr.func, gast.Attribute)
+            and (
+                expr.func.attr == "format"
+                or registry.lookup(self._resolve_callable(expr.func)) is registry.by_name("rt.format_text")
+            )
+        )  # (generated code, transformed again, writes rt.format_text)
+        return self.rhs(expr, stmt) if formatted else self.atom(expr, stmt)
+
     def stmt_Raise(self, stmt):
-        """`raise Error("constant message")` runs in the forward sweep only."""
+        """`raise Error(message, ...)` runs in the forward sweep only."""
         exc = stmt.exc
         call = exc if isinstance(exc, gast.Call) else None
         cls = self._resolve_callable(call.func if call is not None else exc) if exc is not None else None
         if (
             not (isinstance(cls, type) and issubclass(cls, BaseException))
             or stmt.cause is not None
-            or (call is not None and (call.keywords or not all(isinstance(a, gast.Constant) for a in call.args)))
+            or (call and call.keywords)
         ):
             self.error(
                 stmt,
-                'only `raise SomeError("constant message")` is supported in transformed functions',
-                "validate inputs before calling the function, or use a constant message",
+                "only `raise SomeError(message, ...)` is supported in transformed functions",
+                "raise an exception class with its arguments by position, without `from`",
             )
+        if call is not None:
+            args = [self.message(a, stmt) for a in call.args]
+            exc = gast.Call(func=copy.deepcopy(call.func), args=args, keywords=[])
         self.emit(gast.Raise(exc=copy.deepcopy(exc), cause=None), stmt)
 
     def stmt_Return(self, stmt):
@@ -932,6 +948,8 @@ class _FunctionDesugarer:
             return self._tag(node, registry.by_name("make_dict"), {"items": tuple(values), "keys": tuple(keys)})
         if isinstance(expr, gast.Name):
             return self.free_value(expr)
+        if isinstance(expr, gast.JoinedStr):
+            return self._fstring(expr, stmt)
         if isinstance(expr, gast.Lambda):
             self.error(
                 expr, "a lambda can only be assigned to a name and called", "give it a name: `f = lambda x: ...`"
@@ -940,7 +958,6 @@ class _FunctionDesugarer:
             gast.Yield: "`yield`",
             gast.YieldFrom: "`yield from`",
             gast.Await: "`await`",
-            gast.JoinedStr: "an f-string",
             gast.SetComp: "a set comprehension",
             gast.DictComp: "a dict comprehension",
             gast.GeneratorExp: "a generator expression",
@@ -953,7 +970,6 @@ class _FunctionDesugarer:
             gast.Yield: "return a list instead of yielding values",
             gast.YieldFrom: "return a list instead",
             gast.Await: "call the function outside the async code",
-            gast.JoinedStr: "format strings outside",
             gast.GeneratorExp: "use a list comprehension",
             gast.NamedExpr: "assign on its own line",
         }
@@ -962,6 +978,23 @@ class _FunctionDesugarer:
             f"{what} is not supported in transformed functions",
             hints.get(type(expr), "rewrite it with supported constructs (see README: Supported)"),
         )
+
+    def _fstring(self, expr, stmt):
+        """f"a {x:.3f} {y!r}" is "a {:.3f} {!r}".format(x, y): the registry's rt.format_text of atoms."""
+        template, values = [], []
+        for part in expr.values:
+            if isinstance(part, gast.Constant):
+                template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+                continue
+            spec = part.format_spec
+            if spec is not None and not all(isinstance(p, gast.Constant) for p in spec.values):
+                self.error(spec, "a format spec with `{...}` inside is not supported", "write the spec out")
+            field = "{" + ("" if part.conversion in (-1, None) else "!" + chr(part.conversion))
+            field += "" if spec is None else ":" + "".join(str(p.value) for p in spec.values)
+            template.append(field + "}")
+            values.append(self.atom(part.value, stmt))
+        args = [const("".join(template))] + values
+        return self._prim_rhs(registry.by_name("rt.format_text"), args, {}, stmt, call_node=None)
 
     def _tag(self, node, prim, bound):
         node.prim = prim
@@ -998,6 +1031,9 @@ class _FunctionDesugarer:
         return self.atom(node, stmt)
 
     def attribute(self, expr, stmt):
+        folded = self._folded_attribute(expr)
+        if folded is not None:
+            return folded
         root = expr
         while isinstance(root, gast.Attribute):
             root = root.value
@@ -1025,6 +1061,38 @@ class _FunctionDesugarer:
             node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
             return self._tag(node, prim, {prim.params[0]: base})
         return self.free_value(expr)
+
+    def _folded_attribute(self, expr):
+        """`np.finfo(float).eps`: a constant, read now, where the registry says the call runs at transform time."""
+        call = expr.value
+        if not isinstance(call, gast.Call) or not self._is_free_chain(call.func):
+            return None
+        ok, fn, _, path = self._resolve_chain(call.func)
+        if not ok or not registry.folds(fn):
+            return None
+        values = []
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            if isinstance(arg, gast.Constant):
+                values.append(arg.value)
+            elif isinstance(arg, (gast.Name, gast.Attribute)) and self._is_free_chain(arg):
+                values.append(self._resolve_chain(arg)[1])
+            else:
+                self.error(
+                    arg,
+                    f"`{'.'.join(path)}(...)` is read when the function is transformed: its argument must be a "
+                    "type written out",
+                    f"write the type, e.g. `{'.'.join(path)}(np.float64).{expr.attr}`, or pass the number in",
+                )
+        try:
+            keywords = {k.arg: v for k, v in zip(call.keywords, values[len(call.args) :])}
+            value = getattr(fn(*values[: len(call.args)], **keywords), expr.attr)
+        except (TypeError, ValueError, AttributeError) as exc:
+            self.error(expr, f"`{'.'.join(path)}(...).{expr.attr}` fails: {exc}")
+        if isinstance(value, np.generic):
+            value = value.item()
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            self.error(expr, f"`{'.'.join(path)}(...).{expr.attr}` is not a number", "read a number from it")
+        return const(value)
 
     def _index_object(self, expr):
         """The registry entry of an object indexed like np.r_ (a call written as an index), if `expr` names one."""
@@ -1152,7 +1220,12 @@ class _FunctionDesugarer:
         if prim is not None:
             args, keywords = expr.args, expr.keywords
             if prim.canonical is not None:
-                args, keywords = prim.canonical(list(args), list(keywords), self.error)
+                canonical = prim.canonical(list(args), list(keywords), self.error)
+                if isinstance(canonical, gast.AST):  # `dict(a=x)` is `{"a": x}`: desugared as if written so
+                    return self.rhs(gast.copy_location(canonical, expr), stmt)
+                if len(canonical) == 3:  # another entry's call (`list(xs)` converts: rt.to_list)
+                    prim, *canonical = canonical
+                args, keywords = canonical
             args = [self.atom(a, stmt) for a in args]
             kwargs = {k.arg: self.atom(k.value, stmt) for k in keywords}
             return self._prim_rhs(prim, args, kwargs, stmt, call_node=expr)
@@ -1401,13 +1474,13 @@ _IN_PLACE_METHODS = {
 
 def _method_hint(attr) -> str:
     """What to write instead of a method call transpile does not support, by what kind of method it is."""
+    # a string's method of an array's name (`s.partition(",")`): both hints, the receiver's type being unknown here
+    on_a_string = "; on a string, do the string work outside the transformed function" if hasattr(str, attr) else ""
     if attr in _IN_PLACE_METHODS:
-        return f"`.{attr}()` changes the array in place; write `{_IN_PLACE_METHODS[attr]}` instead"
-    if attr == "item":
-        return "index the array instead (`x[i]`, or `x[()]` for a 0-d array); `float(x)` converts a 0-d array"
+        return f"`.{attr}()` changes the array in place; write `{_IN_PLACE_METHODS[attr]}` instead{on_a_string}"
     if hasattr(np.ndarray, attr) and callable(getattr(np, attr, None)):
-        return f"call the NumPy function instead: `np.{attr}(x, ...)` for `x.{attr}(...)`"
-    if hasattr(str, attr) and not hasattr(np.ndarray, attr):
+        return f"call the NumPy function instead: `np.{attr}(x, ...)` for `x.{attr}(...)`{on_a_string}"
+    if hasattr(str, attr):
         return (
             "transformed code computes with numbers and arrays: work with strings outside it (before the call), "
             "or pass the result in as an argument"

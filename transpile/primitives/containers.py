@@ -2,9 +2,60 @@
 
 import builtins
 
+import gast
+
 import runtime
 
-from .registry import defhelper, defprim
+from .registry import by_name, defhelper, defprim
+
+
+def _literal_items(node):
+    """The items of a tuple or list written out (`(x, y)`, `[x, y]`), or None for anything else."""
+    if isinstance(node, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in node.elts):
+        return list(node.elts)
+    return None
+
+
+def _built(node, like):
+    """`node`, a new expression standing for the call `like`, located at it (its operands keep their places)."""
+    return gast.copy_location(node, like)
+
+
+def _sequence_call(kind, helper):
+    """`tuple(...)` / `list(...)` calls: of a sequence written out, the literal (`list((x, y))` is `[x, y]`); of
+    any other value, a conversion (`helper`, whose rules follow the value: a tuple's, a list's or an array's)."""
+
+    def canonical(args, keywords, error):
+        if keywords or len(args) > 1:
+            error((keywords[0].value if keywords else args[1]), f"`{kind.__name__}()` takes at most one argument")
+        items = _literal_items(args[0]) if args else []
+        if items is not None:
+            node = gast.Tuple(elts=items, ctx=gast.Load()) if kind is tuple else gast.List(elts=items, ctx=gast.Load())
+            return _built(node, args[0]) if args else node
+        return by_name(helper), args, {}
+
+    return canonical
+
+
+def _dict_call(args, keywords, error):
+    """`dict(a=x, b=y)` and `dict([("a", x), ("b", y)])` (pairs written out, constant keys) are the literal
+    `{"a": x, "b": y}`; `dict(d)` of anything else (a dict, pairs not written out) is rt.to_dict(d)."""
+    if len(args) > 1:
+        error(args[1], "`dict()` takes at most one argument besides keyword arguments")
+    written = _literal_items(args[0]) if args else []
+    pairs = [None] if written is None else [_literal_items(pair) for pair in written]
+    if not all(kv is not None and len(kv) == 2 and isinstance(kv[0], gast.Constant) for kv in pairs):
+        if keywords:
+            error(
+                keywords[0].value,
+                "`dict(d, key=value)` is not supported",
+                "copy with `e = dict(d)`, then set `e[key] = value`",
+            )
+        return by_name("rt.to_dict"), args, {}
+    keys = [kv[0] for kv in pairs] + [gast.Constant(value=k.arg, kind=None) for k in keywords]
+    values = [kv[1] for kv in pairs] + [k.value for k in keywords]
+    return gast.Dict(keys=keys, values=values)
+
 
 defprim(
     "make_tuple",
@@ -16,6 +67,7 @@ defprim(
     view="items",
     vjp={"items": "rt.get(g, i)"},
     jvp={"items": "ts"},
+    canonical=_sequence_call(tuple, "rt.to_tuple"),
 )
 defprim(
     "make_list",
@@ -28,6 +80,7 @@ defprim(
     as_index="array",
     vjp={"items": "rt.get(g, i)"},
     jvp={"items": "rt.as_list(ts)"},
+    canonical=_sequence_call(list, "rt.to_list"),
 )
 defprim(
     "make_dict",
@@ -39,6 +92,7 @@ defprim(
     jit="jt.make_record(keys, items)",
     vjp={"items": "rt.get(g, i)"},
     jvp={"items": "rt.as_dict(keys, ts)"},
+    canonical=_dict_call,
 )
 defprim(
     "unpack",

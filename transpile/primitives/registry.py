@@ -97,7 +97,8 @@ class Primitive:
     # a call that does not bind to this entry's parameters is bound to the first of these it binds to
     variants: list = field(default_factory=list)
     # how a call's arguments (AST) are rewritten before binding, e.g. einsum's sublist form to subscripts:
-    # canonical(args, kwargs, error) -> (args, kwargs), `error(node, message, hint)` raising a located error
+    # canonical(args, kwargs, error) -> (args, kwargs), `error(node, message, hint)` raising a located error; or
+    # (entry, args, kwargs), a call of another entry; or an expression (AST) the call stands for, desugared as written
     canonical: object = None
     subscript: bool = False  # written `obj[items]` (np.r_, np.c_): the items are its `*args`
 
@@ -347,6 +348,20 @@ def alias(prim: Primitive, *impls, **changes):
     its argument itself)."""
     for impl in impls:
         _BY_IMPL[id(impl)] = dataclasses.replace(prim, **changes)
+
+
+_FOLDED: set[int] = set()
+
+
+def fold_at_transform(*fns):
+    """Calls of `fns` whose arguments are constants (types, numbers) are run when the function is transformed, and
+    an attribute read of their result (`np.finfo(float).eps`) is a constant of the generated code."""
+    _FOLDED.update(id(fn) for fn in fns)
+
+
+def folds(obj) -> bool:
+    """Whether calls of `obj` are run at transform time (see fold_at_transform)."""
+    return id(obj) in _FOLDED
 
 
 def lookup(obj) -> Primitive | None:
