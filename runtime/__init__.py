@@ -17,6 +17,7 @@ from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
+from .pytree import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .tensor_products import *  # noqa: F401,F403
 from .tree import *  # noqa: F401,F403

@@ -25,6 +25,7 @@ from .common import (
     bind_arguments,
     def_location,
     generated_function,
+    internal_arguments,
     is_float_tree,
     source_texts,
     user_function,
@@ -92,6 +93,9 @@ def _module(fun, mask, has_aux):
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), J @ tangents): the Jacobian-vector product, by forward mode."""
+    if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
+        primals = internal_arguments(user_function(fun), primals, range(len(primals)))
+        tangents = internal_arguments(user_function(fun), tangents)
     _check_tangents(fun, primals, tangents)
     values = bind_arguments(fun, tuple(primals), "jvp")
     fun = generated_function(fun, (len(primals), ()))
@@ -109,7 +113,9 @@ def jvp(fun, primals, tangents, has_aux=False):
 @api_boundary
 def linearize(fun, *primals):
     """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
-    user, values = user_function(fun), bind_arguments(fun, primals, "linearize")
+    user = user_function(fun)
+    primals = tuple(internal_arguments(user, primals, range(len(primals))))
+    values = bind_arguments(fun, primals, "linearize")
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     gen, tangent_fn = _module(fun, mask, False)
@@ -121,6 +127,7 @@ def linearize(fun, *primals):
 
     @api_boundary
     def jvp_fn(*tangents):
+        tangents = internal_arguments(user, tangents)
         check(*tangents)
         gen.bind_captures()
         _, out_dot = tangent_fn(*values, *[t for t, m in zip(tangents, mask) if m])
