@@ -483,7 +483,7 @@ def finish_batched(value, spec, batched, size):
     if isinstance(value, (tuple, list)) and not isinstance(spec, int) and spec is not None:
         return same_kind(value, [finish_batched(v, s, batched, size) for v, s in zip(value, spec)])
     if isinstance(value, dict) and isinstance(spec, dict):
-        return {k: finish_batched(value[k], spec[k], batched, size) for k in value}
+        return same_kind(value, {k: finish_batched(value[k], spec[k], batched, size) for k in value})
     if spec is None:
         if batched and not _same_for_all(value):
             raise BatchError("out_axes is None for an output that differs per example; give it an axis")
@@ -491,7 +491,7 @@ def finish_batched(value, spec, batched, size):
     if isinstance(value, (tuple, list)):
         return same_kind(value, [finish_batched(v, spec, batched, size) for v in value])
     if isinstance(value, dict):
-        return {k: finish_batched(v, spec, batched, size) for k, v in value.items()}
+        return same_kind(value, {k: finish_batched(v, spec, batched, size) for k, v in value.items()})
     if not batched or _is_static(value):  # the same for every example: broadcast along the batch
         value = np.broadcast_to(np.asarray(value), (size,) + np.shape(value))
     value = np.asarray(value)
@@ -747,10 +747,10 @@ def unprepare_batched(g, value, spec):
         if isinstance(value, (tuple, list)):
             return same_kind(value, [unprepare_batched(_part(g, i), v, spec) for i, v in enumerate(value)])
         if isinstance(value, dict):
-            return {k: unprepare_batched(_part(g, k), v, spec) for k, v in value.items()}
+            return same_kind(value, {k: unprepare_batched(_part(g, k), v, spec) for k, v in value.items()})
         return g if type(g) is float and g == 0.0 else np.moveaxis(np.asarray(g), 0, spec)
     if isinstance(value, dict):
-        return {k: unprepare_batched(_part(g, k), value[k], spec[k]) for k in value}
+        return same_kind(value, {k: unprepare_batched(_part(g, k), value[k], spec[k]) for k in value})
     return same_kind(value, [unprepare_batched(_part(g, i), v, s) for i, (v, s) in enumerate(zip(value, spec))])
 
 
