@@ -1016,8 +1016,8 @@ class _FunctionDesugarer:
         if not isinstance(root, gast.Name):
             base = self.atom(expr.value, stmt)
             prim = registry.attribute(expr.attr)
-            if prim is None:
-                self.error(expr, f"attribute `.{expr.attr}` is not supported")
+            if prim is None:  # a field of a NamedTuple or a registered pytree (see tp.tree_util)
+                return self._prim_rhs(registry.by_name("rt.field"), [base, const(expr.attr)], {}, stmt, None)
             node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
             return self._tag(node, prim, {prim.params[0]: base})
         return self.free_value(expr)
