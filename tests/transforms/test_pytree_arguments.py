@@ -189,14 +189,14 @@ def test_namedtuples_still_unpack_and_index():
 
 
 def test_jit_of_namedtuples_and_plain_dataclasses():
-    def two(p, q, x):  # one compilation for both kinds (Numba compiles slowly)
-        return np.sum(np.tanh(x @ p.W + q.b) ** 2) + np.sum(q.W * p.b[0])
+    def two(p, q):  # one small compilation for both kinds (Numba compiles slowly)
+        return np.sum(p.W * q.W * q.W) + np.sum(p.b * q.b)
 
     p, q = Params(W0, B0), Plain(2 * W0, -B0)
-    gp, gq = tp.jit(tp.grad(two, argnums=(0, 1)))(p, q, X)
+    gp, gq = tp.jit(tp.grad(two, argnums=(0, 1)))(p, q)
     assert type(gp) is Params and type(gq) is Plain
-    assert_tree_close(gp, numeric_grad(lambda a, b, x: two(a, b, x), p, q, X))
-    assert_tree_close(gq, numeric_grad(lambda b, a, x: two(a, b, x), q, p, X))
+    assert_tree_close(gp, numeric_grad(two, p, q))
+    assert_tree_close(gq, numeric_grad(lambda b, a: two(a, b), q, p))
 
 
 @pytest.mark.parametrize("kind", ["dataclass", "node"])
