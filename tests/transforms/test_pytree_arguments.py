@@ -135,7 +135,7 @@ def test_jacobians_have_the_argument_type_inside(jac, kind):
     assert type(J) is type(p)
     assert J.W.shape == (4, 2, 3, 2) and J.b.shape == (4, 2, 2)
     for i, j in [(0, 0), (3, 1), (2, 0)]:
-        want = numeric_grad(lambda q, x: model(q, x)[i, j], p, X)
+        want = numeric_grad(lambda q, x, i=i, j=j: model(q, x)[i, j], p, X)
         np.testing.assert_allclose(J.W[i, j], want.W, atol=1e-6)
         np.testing.assert_allclose(J.b[i, j], want.b, atol=1e-6)
 
