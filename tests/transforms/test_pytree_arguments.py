@@ -140,6 +140,23 @@ def test_jacobians_have_the_argument_type_inside(jac, kind):
         np.testing.assert_allclose(J.b[i, j], want.b, atol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["namedtuple", "dataclass"])
+def test_second_order(kind):
+    p = KINDS[kind]
+    H = tp.hessian(loss)(p, X)
+    assert type(H) is type(p) and type(H.W) is type(p)
+    v = tu.tree_map(lambda a: RNG.standard_normal(np.shape(a)), p)
+    hvp = tp.jvp(lambda q: tp.grad(loss)(q, X), (p,), (v,))[1]
+    assert type(hvp) is type(p)
+    eps = 1e-6
+    plus = tp.grad(loss)(tu.tree_map(lambda a, d: a + eps * d, p, v), X)
+    minus = tp.grad(loss)(tu.tree_map(lambda a, d: a - eps * d, p, v), X)
+    assert_tree_close(hvp, tu.tree_map(lambda u, w: (u - w) / (2 * eps), plus, minus), 1e-5)
+    # the Hessian's blocks against the Hessian-vector product
+    hv_W = np.tensordot(H.W.W, v.W, axes=2) + np.tensordot(H.W.b, v.b, axes=1)
+    np.testing.assert_allclose(hv_W, hvp.W, atol=1e-8)
+
+
 @pytest.mark.parametrize("kind", ["namedtuple", "dataclass", "node"])
 def test_vmap_over_examples_and_over_parameters(kind):
     p = KINDS[kind]

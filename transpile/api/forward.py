@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 
 import runtime as rt
+from runtime import pytree
 
 from .. import naming
 from ..codegen import escape
@@ -106,8 +107,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     out, out_dot = tangent_fn(*values, *active)
     if has_aux:
         (out, aux), (out_dot, _) = out, rt.split_tangent(out_dot, 2)
-        return out, rt.materialize(out_dot, out), aux
-    return out, rt.materialize(out_dot, out)
+        return pytree.from_internal((out, rt.materialize(out_dot, out), aux))
+    return pytree.from_internal((out, rt.materialize(out_dot, out)))
 
 
 @api_boundary
@@ -121,6 +122,7 @@ def linearize(fun, *primals):
     gen, tangent_fn = _module(fun, mask, False)
     gen.bind_captures()
     out = fun(*values)
+    primal_out = pytree.from_internal(out)
 
     def check(*tangents):
         _check_tangents(fun, primals, tangents)
@@ -131,7 +133,7 @@ def linearize(fun, *primals):
         check(*tangents)
         gen.bind_captures()
         _, out_dot = tangent_fn(*values, *[t for t, m in zip(tangents, mask) if m])
-        return rt.materialize(out_dot, out)
+        return pytree.from_internal(rt.materialize(out_dot, out))
 
     jvp_fn.__name__ = naming.tangent_function(getattr(fun, "__name__", "f"))
     # one tangent per primal, named after its parameter (jit binds calls by this signature)
@@ -141,7 +143,7 @@ def linearize(fun, *primals):
     jvp_fn.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
     linearized = LinearizedEntry(fun, mask, len(primals))
     jvp_fn.__transpile_bound__ = Bound(user, values, linearized.entry_function, check)
-    return out, jvp_fn
+    return primal_out, jvp_fn
 
 
 class LinearizedEntry(Transform):

@@ -179,4 +179,5 @@ def vjp(fun, *primals, has_aux=False):
 
     pullback = PullbackEntry(fun, mask, len(primals), has_aux)
     vjp_fn.__transpile_bound__ = Bound(user, values, pullback.entry_function, check)
+    out, aux = pytree.from_internal(out), pytree.from_internal(aux)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
