@@ -156,6 +156,12 @@ def test_second_order(kind):
     hv_W = np.tensordot(H.W.W, v.W, axes=2) + np.tensordot(H.W.b, v.b, axes=1)
     np.testing.assert_allclose(hv_W, hvp.W, atol=1e-8)
 
+    def gradient_size(q):  # reverse over reverse: field reads inside a gradient that is differentiated
+        g = tp.grad(loss)(q, X)
+        return np.sum(g.W**2) + np.sum(g.b)
+
+    assert_tree_close(tp.grad(gradient_size)(p), numeric_grad(gradient_size, p), 1e-5)
+
 
 @pytest.mark.parametrize("kind", ["namedtuple", "dataclass", "node"])
 def test_vmap_over_examples_and_over_parameters(kind):
