@@ -271,3 +271,16 @@ def test_a_node_whose_children_attributes_are_unclear_is_a_located_error():
     with pytest.raises(tp.TranspileError, match="register_dataclass") as info:
         tp.grad(f)(Packed(np.ones((2, 3))))
     assert "test_pytree_arguments.py" in str(info.value)
+
+
+def test_an_unregistered_class_is_a_located_error_with_a_hint():
+    @dataclasses.dataclass
+    class Unregistered:
+        W: np.ndarray
+
+    def f(p):
+        return np.sum(p.W)
+
+    with pytest.raises(tp.TranspileError, match="register_dataclass") as info:
+        tp.grad(f)(Unregistered(W0))
+    assert "holds a Unregistered" in str(info.value) and "test_pytree_arguments.py" in str(info.value)

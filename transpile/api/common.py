@@ -123,11 +123,14 @@ def _float_leaves_check(fun, value, position, pname):
     for leaf in leaves(value):
         dtype = np.asarray(leaf).dtype if not isinstance(leaf, float) else np.dtype(float)
         if dtype.kind not in "fc":
+            what = f"{dtype} values" if dtype.kind != "O" else f"a {type(leaf).__name__}, not a pytree of arrays"
+            hint = "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums"
+            if dtype.kind == "O" and hasattr(leaf, "__dict__"):
+                hint = "register its class with tp.tree_util.register_dataclass or register_pytree_node"
             raise TranspileError(
-                f"argument {position} (`{pname}`) of `{fun.__name__}` holds {dtype} values, which cannot be "
-                "differentiated",
+                f"argument {position} (`{pname}`) of `{fun.__name__}` holds {what}, which cannot be differentiated",
                 _param_location(fun, position),
-                "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums",
+                hint,
             )
 
 
