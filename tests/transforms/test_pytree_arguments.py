@@ -284,3 +284,12 @@ def test_an_unregistered_class_is_a_located_error_with_a_hint():
     with pytest.raises(tp.TranspileError, match="register_dataclass") as info:
         tp.grad(f)(Unregistered(W0))
     assert "holds a Unregistered" in str(info.value) and "test_pytree_arguments.py" in str(info.value)
+
+
+def test_an_attribute_an_array_lacks_is_an_error_naming_the_line():
+    def f(x):
+        return np.sum(x.sahpe)
+
+    with pytest.raises(AttributeError, match="`sahpe`") as info:
+        tp.grad(f)(W0)
+    assert any("test_pytree_arguments.py" in note for note in getattr(info.value, "__notes__", []))
