@@ -21,6 +21,7 @@ from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
+from .pytree import *  # noqa: F401,F403
 from .rearranging import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .pytree import same_kind
+
 __all__ = [
     "all_examples",
     "batched_unpack",
@@ -194,9 +196,9 @@ def to_batched(value, size):
     if _is_static(value):
         return value
     if isinstance(value, (tuple, list)):
-        return type(value)(to_batched(v, size) for v in value)
+        return same_kind(value, [to_batched(v, size) for v in value])
     if isinstance(value, dict):
-        return {k: to_batched(v, size) for k, v in value.items()}
+        return same_kind(value, {k: to_batched(v, size) for k, v in value.items()})
     value = np.asarray(value)
     return np.broadcast_to(value, (size,) + value.shape)
 
@@ -244,9 +246,9 @@ def _slice(tree, i):
     if _is_static(tree) and not _is_batched_like(tree):
         return tree
     if isinstance(tree, (tuple, list)):
-        return type(tree)(_slice(v, i) for v in tree)
+        return same_kind(tree, [_slice(v, i) for v in tree])
     if isinstance(tree, dict):
-        return {k: _slice(v, i) for k, v in tree.items()}
+        return same_kind(tree, {k: _slice(v, i) for k, v in tree.items()})
     return tree[i]
 
 
@@ -255,9 +257,9 @@ def _stack(results):
     if _is_static(first) and all(r is first or (type(r) is float and r == 0.0) for r in results):
         return first
     if isinstance(first, (tuple, list)):
-        return type(first)(_stack([r[i] for r in results]) for i in range(len(first)))
+        return same_kind(first, [_stack([r[i] for r in results]) for i in range(len(first))])
     if isinstance(first, dict):
-        return {k: _stack([r[k] for r in results]) for k in first}
+        return same_kind(first, {k: _stack([r[k] for r in results]) for k in first})
     shapes = {np.shape(r) for r in results}
     if len(shapes) > 1:
         raise BatchError(
@@ -414,9 +416,9 @@ def per_example_setitem(x, index, value, batched, mask=None):
 def batched_copy(x):
     """A copy of a batched value's arrays (so that in-place writes in one branch do not leak)."""
     if isinstance(x, (tuple, list)):
-        return type(x)(batched_copy(v) for v in x)
+        return same_kind(x, [batched_copy(v) for v in x])
     if isinstance(x, dict):
-        return {k: batched_copy(v) for k, v in x.items()}
+        return same_kind(x, {k: batched_copy(v) for k, v in x.items()})
     return np.array(x) if isinstance(x, np.ndarray) else x
 
 
@@ -467,29 +469,29 @@ def prepare_batched(value, spec, size):
         return to_batched(value, size)
     if isinstance(spec, int):
         if isinstance(value, (tuple, list)):
-            return type(value)(prepare_batched(v, spec, size) for v in value)
+            return same_kind(value, [prepare_batched(v, spec, size) for v in value])
         if isinstance(value, dict):
-            return {k: prepare_batched(v, spec, size) for k, v in value.items()}
+            return same_kind(value, {k: prepare_batched(v, spec, size) for k, v in value.items()})
         return np.moveaxis(np.asarray(value), spec, 0)
     if isinstance(value, dict):
-        return {k: prepare_batched(value[k], spec[k], size) for k in value}
-    return type(value)(prepare_batched(v, s, size) for v, s in zip(value, spec))
+        return same_kind(value, {k: prepare_batched(value[k], spec[k], size) for k in value})
+    return same_kind(value, [prepare_batched(v, s, size) for v, s in zip(value, spec)])
 
 
 def finish_batched(value, spec, batched, size):
     """The batched result with its batch axis moved to out_axes (broadcast first if it was the same for all)."""
     if isinstance(value, (tuple, list)) and not isinstance(spec, int) and spec is not None:
-        return type(value)(finish_batched(v, s, batched, size) for v, s in zip(value, spec))
+        return same_kind(value, [finish_batched(v, s, batched, size) for v, s in zip(value, spec)])
     if isinstance(value, dict) and isinstance(spec, dict):
-        return {k: finish_batched(value[k], spec[k], batched, size) for k in value}
+        return same_kind(value, {k: finish_batched(value[k], spec[k], batched, size) for k in value})
     if spec is None:
         if batched and not _same_for_all(value):
             raise BatchError("out_axes is None for an output that differs per example; give it an axis")
         return value[0] if batched and not _is_static(value) else value
     if isinstance(value, (tuple, list)):
-        return type(value)(finish_batched(v, spec, batched, size) for v in value)
+        return same_kind(value, [finish_batched(v, spec, batched, size) for v in value])
     if isinstance(value, dict):
-        return {k: finish_batched(v, spec, batched, size) for k, v in value.items()}
+        return same_kind(value, {k: finish_batched(v, spec, batched, size) for k, v in value.items()})
     if not batched or _is_static(value):  # the same for every example: broadcast along the batch
         value = np.broadcast_to(np.asarray(value), (size,) + np.shape(value))
     value = np.asarray(value)
@@ -696,7 +698,7 @@ def _shift_spec(spec):
         return spec + 1 if spec >= 0 else spec
     if isinstance(spec, dict):
         return {k: _shift_spec(v) for k, v in spec.items()}
-    return type(spec)(_shift_spec(s) for s in spec)
+    return same_kind(spec, [_shift_spec(s) for s in spec])
 
 
 def batch_size_of_batched(args, specs, names, axis_size=None):
@@ -710,20 +712,20 @@ def prepare_batched_batched(value, spec, size):
         return _insert_axis(value, size)
     if isinstance(spec, int):
         if isinstance(value, (tuple, list)):
-            return type(value)(prepare_batched_batched(v, spec, size) for v in value)
+            return same_kind(value, [prepare_batched_batched(v, spec, size) for v in value])
         if isinstance(value, dict):
-            return {k: prepare_batched_batched(v, spec, size) for k, v in value.items()}
+            return same_kind(value, {k: prepare_batched_batched(v, spec, size) for k, v in value.items()})
         return np.moveaxis(np.asarray(value), _shift_spec(spec), 1)
     if isinstance(value, dict):
-        return {k: prepare_batched_batched(value[k], spec[k], size) for k in value}
-    return type(value)(prepare_batched_batched(v, s, size) for v, s in zip(value, spec))
+        return same_kind(value, {k: prepare_batched_batched(value[k], spec[k], size) for k in value})
+    return same_kind(value, [prepare_batched_batched(v, s, size) for v, s in zip(value, spec)])
 
 
 def _insert_axis(value, size):
     if isinstance(value, (tuple, list)):
-        return type(value)(_insert_axis(v, size) for v in value)
+        return same_kind(value, [_insert_axis(v, size) for v in value])
     if isinstance(value, dict):
-        return {k: _insert_axis(v, size) for k, v in value.items()}
+        return same_kind(value, {k: _insert_axis(v, size) for k, v in value.items()})
     if _is_static(value):
         return value
     value = np.asarray(value)
@@ -743,13 +745,13 @@ def unprepare_batched(g, value, spec):
         return _sum_leading(g)
     if isinstance(spec, int):
         if isinstance(value, (tuple, list)):
-            return type(value)(unprepare_batched(_part(g, i), v, spec) for i, v in enumerate(value))
+            return same_kind(value, [unprepare_batched(_part(g, i), v, spec) for i, v in enumerate(value)])
         if isinstance(value, dict):
-            return {k: unprepare_batched(_part(g, k), v, spec) for k, v in value.items()}
+            return same_kind(value, {k: unprepare_batched(_part(g, k), v, spec) for k, v in value.items()})
         return g if type(g) is float and g == 0.0 else np.moveaxis(np.asarray(g), 0, spec)
     if isinstance(value, dict):
-        return {k: unprepare_batched(_part(g, k), value[k], spec[k]) for k in value}
-    return type(value)(unprepare_batched(_part(g, i), v, s) for i, (v, s) in enumerate(zip(value, spec)))
+        return same_kind(value, {k: unprepare_batched(_part(g, k), value[k], spec[k]) for k in value})
+    return same_kind(value, [unprepare_batched(_part(g, i), v, s) for i, (v, s) in enumerate(zip(value, spec))])
 
 
 def _part(g, key):
@@ -758,7 +760,7 @@ def _part(g, key):
 
 def _sum_leading(g):
     if isinstance(g, (tuple, list)):
-        return type(g)(_sum_leading(v) for v in g)
+        return same_kind(g, [_sum_leading(v) for v in g])
     if isinstance(g, dict):
         return {k: _sum_leading(v) for k, v in g.items()}
     return g if type(g) is float and g == 0.0 else np.sum(g, axis=0)
@@ -767,13 +769,13 @@ def _sum_leading(g):
 def unfinish_batched(g, spec, batched, size):
     """The adjoint of finish_batched: the out_axes axis back to the front (summed if it was a broadcast)."""
     if isinstance(g, (tuple, list)) and not isinstance(spec, int) and spec is not None:
-        return type(g)(unfinish_batched(v, s, batched, size) for v, s in zip(g, spec))
+        return same_kind(g, [unfinish_batched(v, s, batched, size) for v, s in zip(g, spec)])
     if isinstance(g, dict) and isinstance(spec, dict):
         return {k: unfinish_batched(g[k], spec[k], batched, size) for k in g}
     if spec is None or (type(g) is float and g == 0.0):
         return g
     if isinstance(g, (tuple, list)):
-        return type(g)(unfinish_batched(v, spec, batched, size) for v in g)
+        return same_kind(g, [unfinish_batched(v, spec, batched, size) for v in g])
     if isinstance(g, dict):
         return {k: unfinish_batched(v, spec, batched, size) for k, v in g.items()}
     moved = np.moveaxis(np.asarray(g), spec, 0)
@@ -800,7 +802,7 @@ __all__.append("batch_of")
 def sum_batch(g):
     """The adjoint of to_batched: the examples' adjoints added up."""
     if isinstance(g, (tuple, list)):
-        return type(g)(sum_batch(v) for v in g)
+        return same_kind(g, [sum_batch(v) for v in g])
     if isinstance(g, dict):
         return {k: sum_batch(v) for k, v in g.items()}
     return g if _is_static(g) else np.sum(g, axis=0)
@@ -852,9 +854,9 @@ def example_like(x):
     from .like import Like, dtype_like
 
     if isinstance(x, (tuple, list)):
-        return type(x)(example_like(v) for v in x)
+        return same_kind(x, [example_like(v) for v in x])
     if isinstance(x, dict):
-        return {k: example_like(v) for k, v in x.items()}
+        return same_kind(x, {k: example_like(v) for k, v in x.items()})
     if _is_static(x):
         return x
     return Like(np.shape(x)[1:], dtype_like(x))
@@ -1024,15 +1026,16 @@ def batched_materialize(v, like, v_batched, like_batched):
 
     if isinstance(like, (tuple, list, dict)):
         if isinstance(like, dict):
-            return {
+            parts = {
                 k: batched_materialize(v[k] if isinstance(v, dict) else 0.0, like[k], v_batched, like_batched)
                 for k in like
             }
+            return same_kind(like, parts)
         parts = [
             batched_materialize(v[i] if isinstance(v, (tuple, list)) else 0.0, p, v_batched, like_batched)
             for i, p in enumerate(like)
         ]
-        return type(like)(parts)
+        return same_kind(like, parts)
     if _really_batched(like, like_batched):
         return materialize(v, like)
     size = np.shape(v)[0] if v_batched and np.ndim(v) else None

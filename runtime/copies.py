@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .like import dtype_like
+from .pytree import same_kind
 from .tree import is_zero
 
 __all__ = ["r_", "c_", "copied_parts", "copies_of", "batched_copies"]
@@ -91,7 +92,7 @@ def copies_of(parts, fn, items, options):
         for tangent, where in zip(tangents, _placements(fn, items, options, i)):
             taken = where > 0
             tangent[taken] = entries[where[taken] - 1]
-    return type(out)(tangents) if isinstance(out, (tuple, list)) else tangents[0]
+    return same_kind(out, tangents) if isinstance(out, (tuple, list)) else tangents[0]
 
 
 def batched_copies(fn, items, batched, options):
@@ -107,4 +108,4 @@ def batched_copies(fn, items, batched, options):
             for result, where in zip(results, _placements(fn, stand_ins, options, i)):
                 taken = where > 0
                 result[:, taken] = entries[:, where[taken] - 1]
-    return type(out)(results) if isinstance(out, (tuple, list)) else results[0]
+    return same_kind(out, results) if isinstance(out, (tuple, list)) else results[0]

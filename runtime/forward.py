@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .pytree import same_kind
 from .tree import is_zero
 
 __all__ = [
@@ -98,12 +99,10 @@ def _rebuild(tree, leaves):
     it = iter(leaves)
 
     def build(node):
-        if isinstance(node, tuple):
-            return tuple(build(v) for v in node)
-        if isinstance(node, list):
-            return [build(v) for v in node]
+        if isinstance(node, (tuple, list)):
+            return same_kind(node, [build(v) for v in node])
         if isinstance(node, dict):
-            return {k: build(v) for k, v in node.items()}
+            return same_kind(node, {k: build(v) for k, v in node.items()})
         return next(it)
 
     return build(tree)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .pytree import same_kind
+
 __all__ = ["Like", "like", "dtype_like"]
 
 
@@ -42,10 +44,9 @@ MAX_DEPTH = 4  # tapes are long chains of pairs: only their first levels are eve
 def like(x, depth=MAX_DEPTH):
     """A Like for an array or scalar; for tuples, lists and dicts, the same structure with Like leaves."""
     if isinstance(x, (tuple, list)):
-        parts = [like(v, depth - 1) if depth else None for v in x]
-        return parts if isinstance(x, list) else tuple(parts)
+        return same_kind(x, [like(v, depth - 1) if depth else None for v in x])
     if isinstance(x, dict):
-        return {k: like(v, depth - 1) if depth else None for k, v in x.items()}
+        return same_kind(x, {k: like(v, depth - 1) if depth else None for k, v in x.items()})
     if not isinstance(x, (np.ndarray, np.generic, float, int, complex)) or isinstance(x, bool):
         return x  # types, dtypes, strings, slices, ranges, None and Likes: kept as they are
     return Like(np.shape(x), dtype_like(x))

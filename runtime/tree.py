@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .like import dtype_like
+from .pytree import same_kind
 
 __all__ = [
     "is_zero",
@@ -112,9 +113,9 @@ def min_int(*values):
 
 def zeros_like_tree(x):
     if isinstance(x, (tuple, list)):
-        return type(x)(zeros_like_tree(v) for v in x)
+        return same_kind(x, [zeros_like_tree(v) for v in x])
     if isinstance(x, dict):
-        return {k: zeros_like_tree(v) for k, v in x.items()}
+        return same_kind(x, {k: zeros_like_tree(v) for k, v in x.items()})
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return 0.0
     return np.zeros_like(x, dtype=_float_dtype(x))
@@ -129,9 +130,10 @@ def materialize(adjoint, x):
     """Give an adjoint the exact structure, shape and dtype of its primal x."""
     if isinstance(x, (tuple, list)):
         parts = [materialize(get(adjoint, i), v) for i, v in enumerate(x)]
-        return type(x)(parts)
+        return same_kind(x, parts)
     if isinstance(x, dict):
-        return {k: materialize(adjoint.get(k, 0.0) if isinstance(adjoint, dict) else 0.0, v) for k, v in x.items()}
+        parts = {k: materialize(adjoint.get(k, 0.0) if isinstance(adjoint, dict) else 0.0, v) for k, v in x.items()}
+        return same_kind(x, parts)
     if isinstance(x, complex):
         return np.complex128(adjoint) if np.ndim(adjoint) == 0 else np.complex128(np.sum(adjoint))
     if np.iscomplexobj(adjoint) and not np.iscomplexobj(x):

@@ -4,6 +4,7 @@ __version__ = "0.1.0"
 
 from runtime.collectives import all_gather, axis_index, pmax, pmean, pmin, ppermute, psum  # noqa: E402
 
+from . import tree_util  # noqa: E402
 from .api import grad, hessian, jacfwd, jacrev, jit, jvp, linearize, source, value_and_grad, vjp, vmap  # noqa: E402
 from .custom import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient  # noqa: E402
 from .errors import TranspileError  # noqa: E402
@@ -33,5 +34,6 @@ __all__ = [
     "hessian",
     "source",
     "TranspileError",
+    "tree_util",
     "__version__",
 ]

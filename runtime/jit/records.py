@@ -215,3 +215,36 @@ def _record_of(item):
 
 overload(_dicts.dict_value_list_vjp)(_record_of(lambda i: f"bar[{i}]"))
 overload(_dicts.dict_item_list_vjp)(_record_of(lambda i: f"bar[{i}][1]"))
+
+
+# ------------------------------------------------------------------ fields of NamedTuples and registered pytrees
+
+_pytree = importlib.import_module("runtime.pytree")
+_tree = importlib.import_module("runtime.tree")
+
+
+def _field_position(x, name):
+    if not (isinstance(x, types.BaseNamedTuple) and isinstance(name, types.StringLiteral)):
+        raise TypingError(f"x.{getattr(name, 'literal_value', name)} under jit needs a NamedTuple, not {x}")
+    fields = tuple(x.instance_class._fields)
+    if name.literal_value not in fields:
+        raise TypingError(f"{x.instance_class.__name__} has no field {name.literal_value!r} (its fields: {fields})")
+    return fields.index(name.literal_value)
+
+
+@overload(_pytree.field, prefer_literal=True)
+def _field(x, name):
+    return _generated("field", "x, name", [f"return x[{_field_position(x, name)}]"], {})
+
+
+@overload(_pytree.add_field, prefer_literal=True)
+def _add_field(acc, x, name, g):
+    at = _field_position(x, name)
+    return _generated("add_field", "acc, x, name, g", [f"return _tree.add_at(acc, x, {at}, g)"], {"_tree": _tree})
+
+
+@overload(_pytree.field_tangent, prefer_literal=True)
+def _field_tangent(t, x, name):
+    if isinstance(t, ZeroType):
+        return lambda t, x, name: t
+    return _generated("field_tangent", "t, x, name", [f"return t[{_field_position(x, name)}]"], {})

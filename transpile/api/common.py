@@ -11,6 +11,7 @@ import gast
 import numpy as np
 
 import runtime as rt
+from runtime import pytree
 
 from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
@@ -122,11 +123,14 @@ def _float_leaves_check(fun, value, position, pname):
     for leaf in leaves(value):
         dtype = np.asarray(leaf).dtype if not isinstance(leaf, float) else np.dtype(float)
         if dtype.kind not in "fc":
+            what = f"{dtype} values" if dtype.kind != "O" else f"a {type(leaf).__name__}, not a pytree of arrays"
+            hint = "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums"
+            if dtype.kind == "O" and hasattr(leaf, "__dict__"):
+                hint = "register its class with tp.tree_util.register_dataclass or register_pytree_node"
             raise TranspileError(
-                f"argument {position} (`{pname}`) of `{fun.__name__}` holds {dtype} values, which cannot be "
-                "differentiated",
+                f"argument {position} (`{pname}`) of `{fun.__name__}` holds {what}, which cannot be differentiated",
                 _param_location(fun, position),
-                "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums",
+                hint,
             )
 
 
@@ -239,14 +243,14 @@ class Transform:
                 f"bad call of {self.kind}({self.fun.__name__}): {exc}", def_location(self.user_fun)
             ) from None
         bound.apply_defaults()
-        values = list(bound.arguments.values())
+        values = internal_arguments(self.user_fun, list(bound.arguments.values()), self.argnums)
         for i in self.argnums:
             _float_leaves_check(self.fun, values[i], i, self.params[i].name)
             _complex_leaves_check(self, self.fun, values[i], i, self.params[i].name)
         gen = self.generated()
         gen.bind_captures()
         entry = getattr(gen.module, self.entry_name(gen.program.entry))
-        return run_generated(entry, values, self.user_fun, gen.program)
+        return pytree.from_internal(run_generated(entry, values, self.user_fun, gen.program))
 
 
 def run_generated(fn, args, user_fun, program):
@@ -388,3 +392,49 @@ def bind_arguments(fun, primals, what):
 
 def is_float_tree(value):
     return all(np.asarray(leaf).dtype.kind in "fc" for leaf in leaves(value))
+
+
+def internal_arguments(fun, values, checked=()):
+    """The arguments as transformed code takes them: each registered pytree object as runtime.pytree.Fields.  An
+    object transpile cannot take apart, or (in the arguments at positions `checked`, those differentiated or
+    batched) a NamedTuple or registered object with a field named like an array attribute (`params.T` would read
+    the transpose), is a located error."""
+    out = []
+    for i, value in enumerate(values):
+        try:
+            value = pytree.to_internal(value)
+        except pytree.PytreeError as exc:
+            pname = fun_param_name(fun, i)
+            raise TranspileError(
+                f"argument {i} (`{pname}`) of `{fun.__name__}`: {exc}", _param_location(fun, i)
+            ) from None
+        if i in checked:
+            _check_field_names(fun, value, i)
+        out.append(value)
+    return out
+
+
+def fun_param_name(fun, index):
+    params = list(_signature(fun).parameters)
+    return params[index] if index < len(params) else str(index)
+
+
+def _check_field_names(fun, value, index):
+    from ..primitives import registry
+
+    names = []
+    if isinstance(value, pytree.Fields):
+        names = [(value.cls.__name__, k) for k in value]
+    elif pytree.is_namedtuple(value):
+        names = [(type(value).__name__, k) for k in type(value)._fields]
+    for cls, name in names:
+        if registry.attribute(name) is not None:
+            raise TranspileError(
+                f"argument {index} (`{fun_param_name(fun, index)}`) of `{fun.__name__}` is a {cls} with a field "
+                f"`{name}`, the name of an array attribute: transpile reads `x.{name}` as the array's",
+                _param_location(fun, index),
+                f"rename the field (e.g. `{name}_`)",
+            )
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ()
+    for child in children:
+        _check_field_names(fun, child, index)

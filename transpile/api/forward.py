@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 
 import runtime as rt
+from runtime import pytree
 
 from .. import naming
 from ..codegen import escape
@@ -25,6 +26,7 @@ from .common import (
     bind_arguments,
     def_location,
     generated_function,
+    internal_arguments,
     is_float_tree,
     source_texts,
     user_function,
@@ -92,6 +94,9 @@ def _module(fun, mask, has_aux):
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), J @ tangents): the Jacobian-vector product, by forward mode."""
+    if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
+        primals = internal_arguments(user_function(fun), primals, range(len(primals)))
+        tangents = internal_arguments(user_function(fun), tangents)
     _check_tangents(fun, primals, tangents)
     values = bind_arguments(fun, tuple(primals), "jvp")
     fun = generated_function(fun, (len(primals), ()))
@@ -102,29 +107,33 @@ def jvp(fun, primals, tangents, has_aux=False):
     out, out_dot = tangent_fn(*values, *active)
     if has_aux:
         (out, aux), (out_dot, _) = out, rt.split_tangent(out_dot, 2)
-        return out, rt.materialize(out_dot, out), aux
-    return out, rt.materialize(out_dot, out)
+        return pytree.from_internal((out, rt.materialize(out_dot, out), aux))
+    return pytree.from_internal((out, rt.materialize(out_dot, out)))
 
 
 @api_boundary
 def linearize(fun, *primals):
     """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
-    user, values = user_function(fun), bind_arguments(fun, primals, "linearize")
+    user = user_function(fun)
+    primals = tuple(internal_arguments(user, primals, range(len(primals))))
+    values = bind_arguments(fun, primals, "linearize")
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     gen, tangent_fn = _module(fun, mask, False)
     gen.bind_captures()
     out = fun(*values)
+    primal_out = pytree.from_internal(out)
 
     def check(*tangents):
         _check_tangents(fun, primals, tangents)
 
     @api_boundary
     def jvp_fn(*tangents):
+        tangents = internal_arguments(user, tangents)
         check(*tangents)
         gen.bind_captures()
         _, out_dot = tangent_fn(*values, *[t for t, m in zip(tangents, mask) if m])
-        return rt.materialize(out_dot, out)
+        return pytree.from_internal(rt.materialize(out_dot, out))
 
     jvp_fn.__name__ = naming.tangent_function(getattr(fun, "__name__", "f"))
     # one tangent per primal, named after its parameter (jit binds calls by this signature)
@@ -134,7 +143,7 @@ def linearize(fun, *primals):
     jvp_fn.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
     linearized = LinearizedEntry(fun, mask, len(primals))
     jvp_fn.__transpile_bound__ = Bound(user, values, linearized.entry_function, check)
-    return out, jvp_fn
+    return primal_out, jvp_fn
 
 
 class LinearizedEntry(Transform):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import copy
 import functools
 import os
@@ -11,6 +12,7 @@ import warnings
 import numpy as np
 
 import runtime as rt
+from runtime import pytree
 
 from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
@@ -346,6 +348,8 @@ def _as_records(target, pname, value):
     from runtime.jit import records
     from runtime.jit.pynumbers import python_number
 
+    if type(value) in pytree._NODES:
+        return _object_record(target, pname, value)
     if isinstance(value, dict):
         if not records.can_be_record(value):
             raise TranspileError(
@@ -360,6 +364,39 @@ def _as_records(target, pname, value):
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(_as_records(target, pname, v) for v in value)
     return python_number(value)
+
+
+@functools.cache
+def _object_record_class(cls, keys):
+    """The namedtuple standing under jit for objects of the registered dataclass `cls` (its data fields `keys`)."""
+    record = collections.namedtuple(cls.__name__, keys)
+    _OBJECT_RECORDS[record] = cls
+    return record
+
+
+_OBJECT_RECORDS: dict = {}  # namedtuple class -> the registered dataclass it stands for
+
+
+def _object_record(target, pname, value):
+    """A registered dataclass argument under jit: a namedtuple of its data fields, rebuilt as one on the way out."""
+    node = pytree.node_of(value)
+    keys = tuple(node.data_fields or ())
+    if node.data_fields is None or node.meta_fields or not all(k.isidentifier() and k[:1] != "_" for k in keys):
+        what = (
+            "has meta fields"
+            if node.meta_fields
+            else "is registered with register_pytree_node"
+            if node.data_fields is None
+            else "has fields whose names start with `_`"
+        )
+        raise TranspileError(
+            f"argument `{pname}` of `{target.__name__}` is a {type(value).__name__}, which {what}: jit takes "
+            "NamedTuples and registered dataclasses whose fields are all data fields",
+            def_location(target),
+            "pass a NamedTuple (or a dict) of the arrays, pass the meta fields as separate static arguments "
+            "(static_argnums), or call the function without jit",
+        )
+    return _object_record_class(type(value), keys)(*(_as_records(target, pname, getattr(value, k)) for k in keys))
 
 
 # dtypes Numba has no type for on the CPU (not even to pass an array through), and the dtype to convert to;
@@ -398,6 +435,8 @@ def _as_dicts(value):
 
     if records.is_record(value):
         return {k: _as_dicts(v) for k, v in zip(value._fields, value)}
+    if type(value) in _OBJECT_RECORDS:
+        return _OBJECT_RECORDS[type(value)](**{k: _as_dicts(v) for k, v in zip(value._fields, value)})
     if isinstance(value, list):
         return [_as_dicts(v) for v in value]
     if isinstance(value, tuple):

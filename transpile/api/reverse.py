@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import runtime as rt
+from runtime import pytree
 
 from .. import naming
 from ..codegen import escape
@@ -18,6 +19,7 @@ from .common import (
     Transform,
     bind_arguments,
     generated_function,
+    internal_arguments,
     is_float_tree,
     make_transformed,
     run_generated,
@@ -136,6 +138,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
 def vjp(fun, *primals, has_aux=False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives one adjoint per primal."""
     user, values = user_function(fun), bind_arguments(fun, primals, "vjp")
+    values = internal_arguments(user, values, range(len(primals)))
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
     program = desugar_program(fun)
@@ -171,10 +174,13 @@ def vjp(fun, *primals, has_aux=False):
         if not single_use:
             fresh.append(saved)
         bars = iter(run_generated(bwd, (saved, seed), user, program))
-        return tuple(
-            rt.materialize(next(bars) if mask[i] else 0.0, value) for i, value in enumerate(values[: len(primals)])
+        return pytree.from_internal(
+            tuple(
+                rt.materialize(next(bars) if mask[i] else 0.0, value) for i, value in enumerate(values[: len(primals)])
+            )
         )
 
     pullback = PullbackEntry(fun, mask, len(primals), has_aux)
     vjp_fn.__transpile_bound__ = Bound(user, values, pullback.entry_function, check)
+    out, aux = pytree.from_internal(out), pytree.from_internal(aux)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import runtime as rt
+from runtime import pytree
 
 from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
@@ -17,6 +18,7 @@ from .common import (
     _signature,
     def_location,
     generated_function,
+    internal_arguments,
     run_generated,
     source_texts,
     user_function,
@@ -31,6 +33,20 @@ def _mapped(spec):
         return True
     values = spec.values() if isinstance(spec, dict) else spec
     return any(_mapped(s) for s in values)
+
+
+def _spec_entry(spec):
+    """An in_axes entry as vmap writes it: a NamedTuple as a tuple, a registered object as the dict of its data
+    fields (their axes), as transformed code takes such arguments."""
+    if type(spec) in pytree._NODES:
+        return {k: _spec_entry(v) for k, v in pytree.as_fields(spec).items()}
+    if isinstance(spec, (tuple, list)) and type(spec) not in (tuple, list):
+        return tuple(_spec_entry(s) for s in spec)
+    if type(spec) in (tuple, list):
+        return type(spec)(_spec_entry(s) for s in spec)
+    if type(spec) is dict:
+        return {k: _spec_entry(v) for k, v in spec.items()}
+    return spec
 
 
 def _check_spec(spec, fun, what):
@@ -63,6 +79,8 @@ class Vectorized:
         self.user_fun = fun  # the user's function behind `fun` (vmap knows it)
         self.sig = sig or _signature(fun)
         self.params = list(self.sig.parameters.values())
+        if type(in_axes) in (tuple, list):
+            in_axes = type(in_axes)(_spec_entry(s) for s in in_axes)
         _check_spec(in_axes, fun, "in_axes")
         _check_spec(out_axes, fun, "out_axes")
         if axis_size is not None and (type(axis_size) is not int or axis_size < 1):
@@ -180,11 +198,15 @@ class Vectorized:
         except TypeError as exc:
             raise TranspileError(f"bad call of vmap({self.fun.__name__}): {exc}", def_location(self.user_fun)) from None
         bound.apply_defaults()
-        gen = self.generated(self.axes_for(len(args), kwargs))
+        axes = self.axes_for(len(args), kwargs)
+        values = internal_arguments(
+            self.user_fun, list(bound.arguments.values()), [i for i, a in enumerate(axes) if _mapped(a)]
+        )
+        gen = self.generated(axes)
         gen.bind_captures()
         entry = getattr(gen.module, self.entry_name(gen.program.entry))
         try:
-            return run_generated(entry, list(bound.arguments.values()), self.user_fun, gen.program)
+            return pytree.from_internal(run_generated(entry, values, self.user_fun, gen.program))
         except rt.BatchError as exc:
             hint = "JAX maps arguments passed by name along axis 0: pass unmapped ones by position" if kwargs else None
             raise TranspileError(f"vmap({self.fun.__name__}): {exc}", def_location(self.user_fun), hint) from None

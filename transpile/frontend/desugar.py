@@ -1046,18 +1046,25 @@ class _FunctionDesugarer:
             base = self.atom(expr.value, stmt)
             prim = registry.attribute(expr.attr)
             if prim is None:
-                self.error(
-                    expr,
-                    f"attribute `.{expr.attr}` is not supported",
-                    "supported: " + ", ".join(sorted(registry._ATTRIBUTES)),
-                )
+                if hasattr(np.ndarray, expr.attr):  # an array attribute without rules: not read as a field
+                    self.error(
+                        expr,
+                        f"attribute `.{expr.attr}` is not supported",
+                        "supported: "
+                        + ", ".join(sorted(registry._ATTRIBUTES))
+                        + f" (a NamedTuple or pytree field named `{expr.attr}`, as NumPy names an array attribute, "
+                        "cannot be read: rename it)",
+                    )
+                return self._field(base, expr, stmt)
             node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
             return self._tag(node, prim, {prim.params[0]: base})
         if not isinstance(root, gast.Name):
             base = self.atom(expr.value, stmt)
             prim = registry.attribute(expr.attr)
             if prim is None:
-                self.error(expr, f"attribute `.{expr.attr}` is not supported")
+                if hasattr(np.ndarray, expr.attr):
+                    self.error(expr, f"attribute `.{expr.attr}` is not supported")
+                return self._field(base, expr, stmt)
             node = gast.Attribute(value=base, attr=expr.attr, ctx=gast.Load())
             return self._tag(node, prim, {prim.params[0]: base})
         return self.free_value(expr)
@@ -1093,6 +1100,10 @@ class _FunctionDesugarer:
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             self.error(expr, f"`{'.'.join(path)}(...).{expr.attr}` is not a number", "read a number from it")
         return const(value)
+
+    def _field(self, base, expr, stmt):
+        """`base.name`: a field of a NamedTuple or of a registered pytree (see tp.tree_util)."""
+        return self._prim_rhs(registry.by_name("rt.field"), [base, const(expr.attr)], {}, stmt, None)
 
     def _index_object(self, expr):
         """The registry entry of an object indexed like np.r_ (a call written as an index), if `expr` names one."""

@@ -277,3 +277,17 @@ defhelper(
     jvp={"items_bar": "rt.dict_item_list_vjp(t, d)"},
     batch="rt.dict_item_list_vjp(items_bar, d)",
 )
+# `x.name` on a local value that is not an array attribute: a field of a NamedTuple, or of a registered pytree
+# object (runtime/pytree.py: a Fields dict inside transformed code). Its adjoint goes back to that field.
+# (Checked through the transforms over pytree arguments: tests/transforms/test_pytree_arguments.py.)
+defhelper(
+    runtime.field,
+    params=["x", "name"],
+    container=True,
+    view="view",
+    structural=("name",),
+    vjp={"x": "rt.add_field(acc, x, name, g)"},
+    jvp={"x": "rt.field_tangent(t, x, name)"},
+    batch="rt.field(x, name)",
+    jit="jt.getitem(x, name)",
+)

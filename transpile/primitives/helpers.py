@@ -332,3 +332,22 @@ defhelper(
     jvp={"v": "rt.unfinish_batched(t, spec, batched, size)"},
 )
 defhelper(rt.batch_of, params=["value"], nondiff=True)
+# The adjoint and the tangent of a field read x.name (containers hold batched parts: batching is the same code)
+defhelper(
+    rt.add_field,
+    params=["base", "like", "name", "v"],
+    container=True,
+    vjp={"base": "g", "v": "rt.field_tangent(g, like, name)"},
+    structural=("like", "name"),
+    jvp={"base": "t", "v": "rt.add_field(0.0, like, name, t)"},
+    batch="rt.add_field(base, like, name, v)",
+)
+defhelper(
+    rt.field_tangent,
+    params=["t", "like", "name"],
+    container=True,
+    vjp={"t": "rt.add_field(acc, like, name, g)"},
+    structural=("like", "name"),
+    jvp={"t": "rt.field_tangent(t, like, name)"},
+    batch="rt.field_tangent(t, like, name)",
+)
