@@ -14,6 +14,7 @@ from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
+from ..frontend.methods import as_function
 from ..transforms.forward import ForwardMode
 from .boundary import api_boundary
 from .common import (
@@ -92,6 +93,7 @@ def _module(fun, mask, has_aux):
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), J @ tangents): the Jacobian-vector product, by forward mode."""
+    fun = as_function(fun)
     _check_tangents(fun, primals, tangents)
     values = bind_arguments(fun, tuple(primals), "jvp")
     fun = generated_function(fun, (len(primals), ()))
@@ -109,6 +111,7 @@ def jvp(fun, primals, tangents, has_aux=False):
 @api_boundary
 def linearize(fun, *primals):
     """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
+    fun = as_function(fun)
     user, values = user_function(fun), bind_arguments(fun, primals, "linearize")
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
