@@ -225,3 +225,56 @@ def test_writing_into_an_attribute_is_a_located_error(method):
         tp.grad(getattr(obj, method))(X)
     assert "return it" in str(info.value)
     assert obj.cache is None and obj.count == 0 and obj.seen == [] and obj.W[0] == 1.0
+
+
+# ------------------------------------------------------------------ Class.method called with its object first
+
+
+def test_a_method_taken_from_its_class_binds_the_object_passed_first():
+    model = make_model()
+    want = numeric_grad(lambda x: reference_loss(model, x, TARGET), [X])
+    assert_tree_close(tp.grad(SquaredLoss.loss, argnums=1)(model, X, TARGET), want, rtol=1e-6, atol=1e-8)
+    batched = tp.vmap(tp.grad(SquaredLoss.loss, argnums=1), in_axes=(None, 0, None))
+    stacked = np.stack([numeric_grad(lambda x: reference_loss(model, x, TARGET), [x]) for x in XS])
+    assert_tree_close(batched(model, XS, TARGET), stacked, rtol=1e-6, atol=1e-8)
+    other = make_model(ELU(0.4))  # another object: its own transform
+    want = numeric_grad(lambda x: reference_loss(other, x, TARGET), [X])
+    assert_tree_close(tp.grad(SquaredLoss.loss, argnums=1)(other, X, TARGET), want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: tp.grad(SquaredLoss.loss)(make_model(), X, TARGET), r"with respect to `self` \(argument 0\)"),
+        (lambda: tp.vmap(SquaredLoss.loss)(make_model(), XS, TARGET), "would map `self`"),
+        (lambda: tp.vjp(SquaredLoss.loss, make_model(), X, TARGET), "with respect to `self`"),
+        (lambda: tp.grad(SquaredLoss.loss, argnums=1)(X, X, TARGET), "takes an object of the class"),
+    ],
+)
+def test_a_method_taken_from_its_class_refuses_to_differentiate_or_map_self(make, match):
+    with pytest.raises(TranspileError, match=rf"test_methods\.py:\d+(.|\n)*{match}"):
+        make()
+
+
+class Base:
+    def __init__(self):
+        self.k = 2.0
+
+    def energy(self, x):
+        return self.k * np.sum(x**2)
+
+
+class Derived(Base):
+    def energy(self, x):
+        slope = tp.grad(Base.energy, argnums=1)(self, x)  # a transform of the base's method, on this object
+        return super().energy(x) + Base.energy(self, x) + slope[0]
+
+
+def test_super_and_base_class_methods_called_with_self():
+    obj = Derived()
+    obj.k = 1.5
+
+    def reference(x):
+        return 2 * obj.k * np.sum(x**2) + 2 * obj.k * x[0]
+
+    assert_tree_close(tp.grad(obj.energy)(X), numeric_grad(reference, [X]), rtol=1e-6, atol=1e-8)

@@ -196,8 +196,16 @@ class _ProgramBuilder:
 
     @staticmethod
     def global_alias(fn, obj):
-        """The module-level name of `fn`'s module that holds `obj`, if any (a standalone module imports it)."""
-        return next((k for k, v in fn.__globals__.items() if v is obj and not k.startswith("__")), None)
+        """How `fn`'s module spells `obj`, if it can (a standalone module imports it): a module-level name, or an
+        attribute of an object a module-level name holds (`model.activation`)."""
+        names = [(k, v) for k, v in fn.__globals__.items() if not k.startswith("__")]
+        found = next((k for k, v in names if v is obj), None)
+        for k, v in names if found is None else ():
+            if not isinstance(v, (types.ModuleType, type, types.FunctionType)):
+                found = next((f"{k}.{a}" for a, w in getattr(v, "__dict__", {}).items() if w is obj), None)
+                if found is not None:
+                    break
+        return found
 
     def inherit_guards(self, fn):
         """A generated function's program was built for attribute values: so is any program that calls it."""
@@ -1269,8 +1277,10 @@ class _FunctionDesugarer:
         """Code built for what a name or attribute holds (a method or callable object called, a None or bool
         tested) is stale once it holds something else: the program records it (API calls check it, and it keys
         the generated module, whose source text alone does not say what an object's attributes hold)."""
-        if not path or reader is None:
-            return
+        if not path or reader is None or isinstance(self.env.lookup(path[0])[1], types.ModuleType):
+            return  # (a module's functions, np.sum, are taken to stay what they are)
+        if path[0] not in self.env.globals and path[0] not in self.env.cells:
+            return  # a builtin (len, range)
         guard = Guard(".".join(path), reader, obj, self.loc(expr))
         if not any(g.path == guard.path and g.expected is obj for g in self.program.guards):
             self.program.guards.append(guard)

@@ -49,7 +49,7 @@ class Guard:
 
         try:
             return same_object(self.read(), self.expected)
-        except AttributeError:
+        except Exception:  # the name or attribute is gone
             return False
 
 
