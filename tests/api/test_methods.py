@@ -101,7 +101,11 @@ def test_class_based_model_through_grad_vmap_of_grad_and_jit_of_grad():
     assert_tree_close(g(X, TARGET), want, rtol=1e-6, atol=1e-8)
     stacked = np.stack([numeric_grad(lambda x: reference_loss(model, x, TARGET), [x]) for x in XS])
     assert_tree_close(tp.vmap(g, in_axes=(0, None))(XS, TARGET), stacked, rtol=1e-6, atol=1e-8)
-    assert_tree_close(tp.jit(g)(X, TARGET), want, rtol=1e-6, atol=1e-8)
+    jitted = tp.jit(g)
+    assert_tree_close(jitted(X, TARGET), want, rtol=1e-6, atol=1e-8)
+    model.weight, model.layer.params = -2.0, Params(2.0 * model.layer.params.W, model.layer.params.b)  # rebound
+    want = numeric_grad(lambda x: reference_loss(model, x, TARGET), [X])
+    assert_tree_close(jitted(X, TARGET), want, rtol=1e-6, atol=1e-8)
 
 
 def test_argnums_count_the_arguments_the_caller_passes():
@@ -278,3 +282,28 @@ def test_super_and_base_class_methods_called_with_self():
         return 2 * obj.k * np.sum(x**2) + 2 * obj.k * x[0]
 
     assert_tree_close(tp.grad(obj.energy)(X), numeric_grad(reference, [X]), rtol=1e-6, atol=1e-8)
+
+
+def test_an_integer_argument_of_a_method_is_located_at_its_parameter():
+    model = make_model()
+    with pytest.raises(TranspileError, match=r"argument 0 \(`x`\)") as info:
+        tp.grad(model.loss)(np.arange(4), TARGET)
+    assert "def loss(self, x, target):" in str(info.value)
+    assert str(info.value).splitlines()[2].index("^") == str(info.value).splitlines()[1].index("x,")
+
+
+MODEL = make_model()
+LOSS_GRAD = tp.grad(SquaredLoss.loss, argnums=1)
+
+
+def gradient_norm(x):
+    """Calls a transform of a class-body function with a module-level object first."""
+    return np.sum(LOSS_GRAD(MODEL, x, TARGET) ** 2)
+
+
+def test_a_transform_of_a_class_body_function_called_with_a_global_object_inside_a_transform():
+    def reference(x):
+        return np.sum(numeric_grad(lambda v: reference_loss(MODEL, v, TARGET), [x], eps=1e-5) ** 2)
+
+    assert_tree_close(tp.grad(gradient_norm)(X), numeric_grad(reference, [X], eps=1e-4), rtol=1e-4, atol=1e-6)
+    assert_tree_close(tp.vmap(gradient_norm)(XS), np.array([gradient_norm(x) for x in XS]), rtol=1e-12)

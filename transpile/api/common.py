@@ -100,6 +100,7 @@ def _param_location(fun, index):
         return def_location(fun)
     try:
         parsed = parse_function(inspect.unwrap(fun))
+        index += isinstance(fun, types.MethodType)  # a bound method's first parameter is not an argument
         return parsed.location(parsed.node.args.args[index])
     except (TranspileError, IndexError):
         return def_location(fun)

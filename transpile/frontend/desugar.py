@@ -1207,9 +1207,6 @@ class _FunctionDesugarer:
         if parts:
             self.builder.aliases[id(obj)] = ".".join(parts)
 
-    def _bound_object(self):
-        return self.env.cells[self.env.self_name].cell_contents
-
     def _super_method(self, func):
         """What `super().name` gives in a method bound to an object (None for any other call)."""
         if not (
@@ -1224,26 +1221,23 @@ class _FunctionDesugarer:
         if func.value.args or func.value.keywords or self.env.self_name is None or owner is None:
             self.error(func, "only `super().method(...)` in a method is supported", "call the base class's method")
         try:
-            return getattr(super(owner.cell_contents, self._bound_object()), func.attr)
+            return getattr(super(owner.cell_contents, self.env.cells[self.env.self_name].cell_contents), func.attr)
         except AttributeError:
             self.error(func, f"the base classes have no attribute `{func.attr}`")
 
-    def _passes_self(self, obj, expr):
-        """`Base.method(self, x)` or `tp.grad(Base.method, argnums=1)(self, x)` in a method: passes the object the
-        method is bound to as `self`."""
+    def _object_passed_first(self, obj, expr):
+        """The object `Base.method(self, x)` or `tp.grad(Base.method, argnums=1)(model, x)` passes as `self`: the
+        one a method is bound to, or one a global name holds (None where no object is passed so)."""
         from ..api.unbound import is_unbound
 
         first = expr.args[0] if expr.args else None
-        return (
-            is_unbound(obj)
-            and isinstance(first, gast.Name)
-            and first.id == self.env.self_name
-            and first.id not in self.locals
-        )
-
-    def _bind_self(self, obj):
-        unbound = getattr(obj, "__transpile_unbound__", None)
-        return unbound.bind(self._bound_object()) if unbound is not None else obj.__get__(self._bound_object())
+        if not is_unbound(obj) or first is None or not self._is_free_chain(first):
+            return None
+        ok, value, reader, path = self._resolve_chain(first)
+        if isinstance(value, (np.ndarray, np.generic, int, float, complex, tuple, list, dict, type(None))):
+            return None  # a value, not an object of the class: a plain call
+        self._guard(path, value, reader, first)
+        return value
 
     def _attribute_write_error(self, attribute, where):
         """`self.cache = x`, `self.W[i] = v`, `self.n += 1`: a write into an object, which no transform follows."""
@@ -1332,10 +1326,16 @@ class _FunctionDesugarer:
             ok, obj, reader, path = self._resolve_chain(func)
         if not ok:
             self.error(func, "unsupported call")
-        if self._passes_self(obj, expr):  # Base.method(self, x), or a transform of a class-body function
+        first = self._object_passed_first(obj, expr)  # Base.method(self, x), or a transform of a class-body function
+        if first is not None:
             self._guard(path, obj, reader, func)
-            obj, path, reader = self._bind_self(obj), None, None
+            unbound = getattr(obj, "__transpile_unbound__", None)
+            obj, path, reader = unbound.bind(first) if unbound is not None else obj.__get__(first), None, None
             expr = gast.copy_location(gast.Call(func=expr.func, args=expr.args[1:], keywords=expr.keywords), expr)
+        elif getattr(obj, "__transpile_unbound__", None) is not None:
+            from ..api.common import UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
+
+            self.error(func, UNBOUND_NOT_TRANSFORMED, UNBOUND_HINT)
         from ..api import forward as forward_api
 
         if obj is forward_api.jvp:  # jvp(f, (x, ...), (x_dot, ...)) inside a transformed function
@@ -1378,7 +1378,7 @@ class _FunctionDesugarer:
             key = self.builder.function_key(target)
             fdef_args = _fake_args(target)
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj if transformed else target)
-        dotted = ".".join(path)
+        dotted = ".".join(path) if path else _source(func)
         numpy_path = _numpy_path(obj)
         if numpy_path is not None:
             self._guard(path, obj, reader, func)
