@@ -3,6 +3,7 @@ constants, its methods and callable attributes called, writes into it refused wi
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -307,3 +308,24 @@ def test_a_transform_of_a_class_body_function_called_with_a_global_object_inside
 
     assert_tree_close(tp.grad(gradient_norm)(X), numeric_grad(reference, [X], eps=1e-4), rtol=1e-4, atol=1e-6)
     assert_tree_close(tp.vmap(gradient_norm)(XS), np.array([gradient_norm(x) for x in XS]), rtol=1e-12)
+
+
+class Decorated:
+    """A transform decorating a method, as `@jax.jit` or `@partial(jax.grad, argnums=1)` are written in classes."""
+
+    def __init__(self, a):
+        self.a = a
+
+    @functools.partial(tp.grad, argnums=1)
+    def slope(self, x):
+        return self.a * np.sum(x**3)
+
+    def __call__(self, x):
+        return np.sum(self.slope(x) * x)
+
+
+def test_a_transform_decorating_a_method():
+    obj = Decorated(0.5)
+    assert_tree_close(obj.slope(X), 1.5 * X**2, rtol=1e-12)
+    assert_tree_close(tp.vmap(obj.slope)(XS), 1.5 * XS**2, rtol=1e-12)
+    assert_tree_close(tp.grad(obj)(X), 4.5 * X**2, rtol=1e-12)  # d/dx sum(1.5 x^3)

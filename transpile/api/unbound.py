@@ -8,6 +8,7 @@ import inspect
 import types
 
 from ..errors import TranspileError
+from .boundary import api_boundary
 
 _KEEP = 16  # objects whose transforms a function keeps (the latest ones)
 
@@ -25,8 +26,8 @@ def is_unbound(fun) -> bool:
 
 def _holds(cls, fun) -> bool:
     """Whether `fun` is a method of `cls` (found in its class body or a base's, not as a staticmethod)."""
-    name = fun.__name__
-    return any(vars(c).get(name) is fun for c in cls.__mro__)
+    name = fun.__name__  # (a decorator's transform of it, too: `@functools.partial(tp.grad, argnums=1)`)
+    return any(_innermost(vars(c).get(name)) is fun for c in cls.__mro__)
 
 
 def _innermost(fun):
@@ -81,6 +82,7 @@ def unbound_transform(fun, what, make):
     unbound = Unbound(fun, what, make)
 
     @functools.wraps(_innermost(fun))
+    @api_boundary
     def transformed(*args, **kwargs):
         return unbound(*args, **kwargs)
 

@@ -1326,6 +1326,9 @@ class _FunctionDesugarer:
             ok, obj, reader, path = self._resolve_chain(func)
         if not ok:
             self.error(func, "unsupported call")
+        if isinstance(obj, types.MethodType) and getattr(obj.__func__, "__transpile_unbound__", None) is not None:
+            self._guard(path, obj, reader, func)  # self.g(x) where a transform decorates the method g
+            obj, path, reader = as_function(obj), None, None
         first = self._object_passed_first(obj, expr)  # Base.method(self, x), or a transform of a class-body function
         if first is not None:
             self._guard(path, obj, reader, func)

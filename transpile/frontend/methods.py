@@ -7,7 +7,10 @@ import types
 
 def as_function(fun):
     """`fun`, or for a callable instance of a user class (one whose class defines `__call__` in Python), its
-    bound `__call__` method: what transformations read the source of."""
+    bound `__call__` method: what transformations read the source of; for a transform decorating a method
+    (`@functools.partial(tp.grad, argnums=1)`), read through an object, that object's transform."""
+    if isinstance(fun, types.MethodType) and getattr(fun.__func__, "__transpile_unbound__", None) is not None:
+        return fun.__func__.__transpile_unbound__.bind(fun.__self__)  # a transform decorating a method
     if isinstance(fun, (types.FunctionType, types.MethodType, type)) or not callable(fun):
         return fun
     call = next((vars(c)["__call__"] for c in type(fun).__mro__ if "__call__" in vars(c)), None)
