@@ -567,7 +567,7 @@ class _FunctionDesugarer:
             )
 
     def setitem(self, target, atom, stmt):
-        if isinstance(target.value, gast.Attribute):
+        if self._writes_into_object(target.value):
             self._attribute_write_error(target.value, target)
         if not isinstance(target.value, gast.Name) or target.value.id not in self.locals:
             self.error(
@@ -612,7 +612,7 @@ class _FunctionDesugarer:
         elif isinstance(target, gast.Attribute):
             self._attribute_write_error(target, target)
         elif isinstance(target, gast.Subscript):
-            if isinstance(target.value, gast.Attribute):
+            if self._writes_into_object(target.value):
                 self._attribute_write_error(target.value, target)
             if not isinstance(target.value, gast.Name):
                 self.error(
@@ -1238,6 +1238,14 @@ class _FunctionDesugarer:
             return None  # a value, not an object of the class: a plain call
         self._guard(path, value, reader, first)
         return value
+
+    def _writes_into_object(self, target):
+        """Whether `target[...] = v` writes into an attribute of an object (`self.W[0] = v`), not through a
+        local array's view (`a.T[0] = v`, refused for its own reason)."""
+        root = target
+        while isinstance(root, (gast.Attribute, gast.Subscript)):
+            root = root.value
+        return isinstance(target, gast.Attribute) and not (isinstance(root, gast.Name) and root.id in self.locals)
 
     def _attribute_write_error(self, attribute, where):
         """`self.cache = x`, `self.W[i] = v`, `self.n += 1`: a write into an object, which no transform follows."""
