@@ -26,8 +26,8 @@ def is_unbound(fun) -> bool:
 
 def _holds(cls, fun) -> bool:
     """Whether `fun` is a method of `cls` (found in its class body or a base's, not as a staticmethod)."""
-    name = fun.__name__  # (a decorator's transform of it, too: `@functools.partial(tp.grad, argnums=1)`)
-    return any(_innermost(vars(c).get(name)) is fun for c in cls.__mro__)
+    # (under any name, as a lambda of the class body is; a decorator's transform of it, too)
+    return any(_innermost(v) is fun for c in cls.__mro__ for v in vars(c).values())
 
 
 def _innermost(fun):

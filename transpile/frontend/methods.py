@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import types
 
+_LIBRARIES = ("numpy", "scipy", "transpile", "runtime", "builtins", "functools")
+
 
 def as_function(fun):
     """`fun`, or for a callable instance of a user class (one whose class defines `__call__` in Python), its
@@ -13,6 +15,8 @@ def as_function(fun):
         return fun.__func__.__transpile_unbound__.bind(fun.__self__)  # a transform decorating a method
     if isinstance(fun, (types.FunctionType, types.MethodType, type)) or not callable(fun):
         return fun
+    if hasattr(fun, "rule_functions") or type(fun).__module__.split(".")[0] in _LIBRARIES:
+        return fun  # tp.custom_vjp and friends; a library's callable objects
     call = next((vars(c)["__call__"] for c in type(fun).__mro__ if "__call__" in vars(c)), None)
     if isinstance(call, types.FunctionType):
         return fun.__call__
