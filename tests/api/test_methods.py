@@ -329,3 +329,25 @@ def test_a_transform_decorating_a_method():
     assert_tree_close(obj.slope(X), 1.5 * X**2, rtol=1e-12)
     assert_tree_close(tp.vmap(obj.slope)(XS), 1.5 * XS**2, rtol=1e-12)
     assert_tree_close(tp.grad(obj)(X), 4.5 * X**2, rtol=1e-12)  # d/dx sum(1.5 x^3)
+
+
+SQUARES = True
+
+
+def squares_or_cubes(x):
+    if SQUARES:
+        return np.sum(x**2)
+    return np.sum(x**3)
+
+
+def test_a_global_bool_tested_is_built_in_and_built_again_when_rebound():
+    global SQUARES
+    g = tp.grad(squares_or_cubes)
+    try:
+        for flag in (True, False, True):
+            SQUARES = flag
+            want = 2 * X if flag else 3 * X**2
+            assert_tree_close(g(X), want, rtol=1e-12)  # the same transformed function
+            assert_tree_close(tp.grad(squares_or_cubes)(X), want, rtol=1e-12)  # a new one: not the cached module
+    finally:
+        SQUARES = True
