@@ -105,6 +105,7 @@ def test_class_based_model_through_grad_vmap_of_grad_and_jit_of_grad():
     jitted = tp.jit(g)
     assert_tree_close(jitted(X, TARGET), want, rtol=1e-6, atol=1e-8)
     model.weight, model.layer.params = -2.0, Params(2.0 * model.layer.params.W, model.layer.params.b)  # rebound
+    model.layer.activation = ELU(0.3)  # another class's __call__: compiled again, not the stale module
     want = numeric_grad(lambda x: reference_loss(model, x, TARGET), [X])
     assert_tree_close(jitted(X, TARGET), want, rtol=1e-6, atol=1e-8)
 

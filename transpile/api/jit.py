@@ -154,12 +154,15 @@ class Jitted:
     # ------------------------------------------------------------------ modules
     def program(self):
         if self._program is not None and self._program.stale():
-            # an attribute holds another method or object now: build for it (a program a transformed function's
-            # module was built for stays stale: the error says so)
+            # an attribute holds another method or object now: build for it
             self._program, self._compiled, self._captured = None, {}, None
         if self._program is None:
-            self._program = desugar_program(self.target)
-            check_fresh(self._program)
+            program = desugar_program(self.target)
+            if program.stale() and self.bound is None:  # a transformed function's entry, built for the old one
+                self.target = generated_function(self.fun)
+                program = desugar_program(self.target)
+            check_fresh(program)
+            self._program = program
         return self._program
 
     def captured(self):
