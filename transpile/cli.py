@@ -172,7 +172,18 @@ def parse_expression(expr_text, filename):
     return spec
 
 
+def _dotted(node):
+    """`Loss.value` written as attributes of a name, as text; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) and parts else None
+
+
 def _spec(node, where, filename, outermost=False):
+    if _dotted(node) is not None and not (isinstance(node.value, ast.Name) and node.value.id in ("tp", "transpile")):
+        return Spec(None, name=_dotted(node))  # a method, or a callable object's attribute
     if isinstance(node, ast.Name):
         if node.id in TRANSFORMS or node.id in NOT_IMPLEMENTED:
             raise CLIError(f"`{node.id}` is a transform, not a function of {filename} ({where}); write `{node.id}(f)`")
@@ -286,7 +297,22 @@ def load_module(path):
 
 
 def user_function(module, name, path):
-    fn = getattr(module, name, None)
+    """The function, method or callable object `name` (dotted: `Loss.value`, `model.loss`) names in `module`."""
+    from .api.unbound import is_unbound
+    from .frontend.methods import as_function, bound_method
+
+    fn = module
+    for part in name.split("."):
+        fn = getattr(fn, part, None)
+    if bound_method(fn) is not None:  # an object's method, a classmethod, a callable object
+        return as_function(fn)
+    if fn is not None and is_unbound(fn):
+        owner = name.rpartition(".")[0]
+        raise CLIError(
+            f"`{name}` is a method, which needs an object of `{owner}` to read its attributes from: name the method "
+            f"of a module-level object of {path} (e.g. `{owner.lower()}_ = {owner}(...)` there, then "
+            f"{path}:{owner.lower()}_.{name.rpartition('.')[2]}), or make it a @staticmethod"
+        )
     if fn is None or not inspect.isfunction(inspect.unwrap(fn) if callable(fn) else fn):
         defined = sorted(
             n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__
@@ -676,7 +702,7 @@ def _spec_from_args(args):
     if not sep or not path or not name:
         raise CLIError(f"expected FILE.py:FUNCTION, got {target!r} (for example model.py:loss)")
     args.file = path
-    if not name.isidentifier():
+    if not all(part.isidentifier() for part in name.split(".")):
         raise CLIError(f"{name!r} is not a function name (in {target!r})")
     if args.command == "jit":
         return Spec("jit", inner=Spec(None, name=name))

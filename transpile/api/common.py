@@ -17,8 +17,10 @@ from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
 from ..errors import Location, TranspileError, TranspileTypeError
 from ..frontend.desugar import desugar_program
+from ..frontend.methods import as_function
 from ..frontend.parse import parse_function
 from .boundary import api_boundary, caller_location
+from .unbound import is_unbound, unbound_transform, without_self
 
 
 class Generated:
@@ -30,13 +32,16 @@ class Generated:
     """
 
     def __init__(self, module, text, program):
-        self.module = _own_module(module, text, program.captures) if program.captures else module
+        own = program.captures or program.guards
+        self.module = _own_module(module, text, program.captures, program.guards) if own else module
         self.text = text
         self.program = program
         linemap.register(module.__file__, text, program)
 
     def bind_captures(self):
-        """The current value of each captured name, in this instance's module (before each call)."""
+        """The current value of each captured name, in this instance's module (before each call); a located error
+        where an attribute the code was built for now holds another object."""
+        check_fresh(self.program)
         namespace = self.module.__dict__
         for cap_name, cap in self.program.captures.items():
             namespace[cap_name] = cap.read()
@@ -47,13 +52,29 @@ def _module_code(text, filename):
     return compile(text, filename, "exec")
 
 
-def _own_module(shared, text, captures):
-    """A fresh module run from `shared`'s text, knowing its captures (see `_Env.lookup` in desugar.py)."""
+def _own_module(shared, text, captures, guards=()):
+    """A fresh module run from `shared`'s text, knowing its captures (see `_Env.lookup` in desugar.py) and the
+    attribute values it was built for (a program calling its functions inherits them)."""
     module = types.ModuleType(shared.__name__, shared.__doc__)
     module.__file__, module.__loader__, module.__spec__ = shared.__file__, shared.__loader__, shared.__spec__
     module.__transpile_captures__ = captures
+    module.__transpile_guards__ = guards
     exec(_module_code(text, shared.__file__), module.__dict__)
     return module
+
+
+def check_fresh(program):
+    """A located error where an attribute whose value decided the generated code (a method or callable object
+    called through it, a None or bool tested) now holds another one."""
+    guard = program.stale()
+    if guard is not None:
+        raise TranspileError(
+            f"`{guard.path}` holds another object than when this function was transformed, and the transformed "
+            "code was built for the old one",
+            guard.location,
+            "transform the function again after changing it (e.g. tp.grad(obj.method) once more); attributes "
+            "holding arrays and numbers may change freely",
+        )
 
 
 def _signature(fun):
@@ -80,6 +101,7 @@ def _param_location(fun, index):
         return def_location(fun)
     try:
         parsed = parse_function(inspect.unwrap(fun))
+        index += isinstance(fun, types.MethodType)  # a bound method's first parameter is not an argument
         return parsed.location(parsed.node.args.args[index])
     except (TranspileError, IndexError):
         return def_location(fun)
@@ -113,6 +135,7 @@ def _normalize_argnums(fun, argnums, nparams):
 def source_texts(program):
     """What a generated module depends on: where each function is (lambdas share lines) and its file's text."""
     texts = [f"{key}={fn.filename}:{fn.lineno}:{fn.col}" for key, fn in program.functions.items()]
+    texts += sorted({guard.key() for guard in program.guards})  # what names and attributes held, built in
     for filename in sorted({fn.filename for fn in program.functions.values()}):
         texts.append(filename + "\n" + "".join(linecache.getlines(filename)))
     return texts
@@ -196,6 +219,8 @@ class Transform:
         self._generated = None
 
     def generated(self) -> Generated:
+        if self._generated is not None and self._generated.program.stale():
+            self._generated = None  # an attribute holds another method or object now: build for it
         if self._generated is None:
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
@@ -273,6 +298,7 @@ def located_output_error(exc, user_fun, program):
 def user_function(fun):
     """The user's own function behind `fun`, through transformations, jit and the functions vjp and linearize
     return."""
+    fun = as_function(fun)
     while True:
         jitted = getattr(fun, "__transpile_jit__", None)
         transform = getattr(fun, "__transpile__", None)
@@ -320,6 +346,9 @@ class Names:
 def generated_function(fun, call=None):
     """The plain function behind `fun`: for a transformed function, its generated entry point (for a call
     passing `call` = (positional count, keyword names), which vmap's in_axes depend on; None: the default)."""
+    fun = as_function(fun)
+    if getattr(fun, "__transpile_unbound__", None) is not None:
+        raise TranspileError(UNBOUND_NOT_TRANSFORMED, def_location(user_function(fun)), UNBOUND_HINT)
     jitted = getattr(fun, "__transpile_jit__", None)
     if jitted is not None:
         return jitted.target
@@ -331,6 +360,13 @@ def generated_function(fun, call=None):
         return fun
     return transform.entry_function(call)
 
+
+# a transform of a class-body function (its object passed first) where the object is not known
+UNBOUND_NOT_TRANSFORMED = (
+    "a transform of a method taken from its class (`Class.method`) binds the object its caller passes first, "
+    "which is unknown here"
+)
+UNBOUND_HINT = "transform the method of the object instead (tp.grad(obj.method)), or call it with `self` in a method"
 
 # a function vjp or linearize returned (a Bound): jit compiles it, no transformation takes it
 RETURNED_NOT_TRANSFORMED = (
@@ -345,6 +381,11 @@ RETURNED_HINT = (
 
 def make_transformed(fun, transform_class, argnums, has_aux, holomorphic=False):
     """A function that runs `transform_class` of `fun` and carries it as `__transpile__`."""
+    fun = as_function(fun)
+    if is_unbound(fun):  # Layer.loss, called with its object first
+        what = f"{transform_class.kind}({fun.__qualname__})"
+        shifted = without_self(fun, argnums, what)
+        return unbound_transform(fun, what, lambda bound: make_transformed(bound, transform_class, shifted, has_aux))
     transform = transform_class(generated_function(fun), argnums, has_aux, _signature(fun))
     transform.user_fun = user_function(fun)
     transform.holomorphic = bool(holomorphic)
@@ -381,6 +422,13 @@ def source(transformed) -> str:
 def bind_arguments(fun, primals, what):
     """All of `fun`'s arguments, defaults filled in, for an API function that takes primals directly (`fun`: the
     function the user gave, whose signature a transformed function keeps)."""
+    fun = as_function(fun)
+    if is_unbound(fun) and primals:  # Layer.loss with its object first: the object would be a primal
+        raise TranspileError(
+            f"{what}({fun.__qualname__}) would differentiate with respect to `self`, the object passed first",
+            def_location(user_function(fun)),
+            f"call {what} on the method of the object instead: tp.{what}(obj.{fun.__name__}, ...)",
+        )
     sig = _signature(fun)
     try:
         bound = sig.bind(*primals)

@@ -15,6 +15,7 @@ from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
+from ..frontend.methods import as_function
 from ..transforms.forward import ForwardMode
 from .boundary import api_boundary
 from .common import (
@@ -94,6 +95,7 @@ def _module(fun, mask, has_aux):
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """(fun(*primals), J @ tangents): the Jacobian-vector product, by forward mode."""
+    fun = as_function(fun)
     if isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list)):
         primals = internal_arguments(user_function(fun), primals, range(len(primals)))
         tangents = internal_arguments(user_function(fun), tangents)
@@ -114,6 +116,7 @@ def jvp(fun, primals, tangents, has_aux=False):
 @api_boundary
 def linearize(fun, *primals):
     """(fun(*primals), jvp_fn) where jvp_fn(*tangents) is the Jacobian-vector product at primals."""
+    fun = as_function(fun)
     user = user_function(fun)
     primals = tuple(internal_arguments(user, primals, range(len(primals))))
     values = bind_arguments(fun, primals, "linearize")

@@ -18,10 +18,20 @@ from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
+from ..frontend.methods import as_function
 from .boundary import api_boundary, located_note
-from .common import _signature, def_location, generated_function, located_output_error, source_texts, user_function
+from .common import (
+    _signature,
+    check_fresh,
+    def_location,
+    generated_function,
+    located_output_error,
+    source_texts,
+    user_function,
+)
 from .fingerprint import NoFingerprint, fingerprint, static_key
 from .notices import compile_notice, performance_warnings
+from .unbound import is_unbound, unbound_transform
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
 
@@ -145,8 +155,16 @@ class Jitted:
 
     # ------------------------------------------------------------------ modules
     def program(self):
+        if self._program is not None and self._program.stale():
+            # an attribute holds another method or object now: build for it
+            self._program, self._compiled, self._captured = None, {}, None
         if self._program is None:
-            self._program = desugar_program(self.target)
+            program = desugar_program(self.target)
+            if program.stale() and self.bound is None:  # a transformed function's entry, built for the old one
+                self.target = generated_function(self.fun)
+                program = desugar_program(self.target)
+            check_fresh(program)
+            self._program = program
         return self._program
 
     def captured(self):
@@ -521,6 +539,17 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
         return functools.partial(
             jit, static_argnums=static_argnums, static_argnames=static_argnames, fallback=fallback, verbose=verbose
         )
+    fun = as_function(fun)
+    if is_unbound(fun):  # Layer.loss, called with its object first: compiled once per object
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        options = {
+            "static_argnums": tuple(n - 1 if isinstance(n, int) and n > 0 else n for n in nums if n != 0),
+            "static_argnames": tuple(n for n in names if n != "self"),
+            "fallback": fallback,
+            "verbose": verbose,
+        }
+        return unbound_transform(fun, f"jit({fun.__qualname__})", lambda bound: jit(bound, **options))
     jitted = Jitted(fun, static_argnums, static_argnames, fallback, verbose)
 
     @functools.wraps(fun)

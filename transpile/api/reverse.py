@@ -10,6 +10,7 @@ from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
+from ..frontend.methods import as_function
 from ..transforms.reverse import ReverseMode
 from .boundary import api_boundary
 from .common import (
@@ -137,6 +138,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
 @api_boundary
 def vjp(fun, *primals, has_aux=False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) gives one adjoint per primal."""
+    fun = as_function(fun)
     user, values = user_function(fun), bind_arguments(fun, primals, "vjp")
     values = internal_arguments(user, values, range(len(primals)))
     fun = generated_function(fun, (len(primals), ()))

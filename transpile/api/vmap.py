@@ -10,6 +10,7 @@ from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
+from ..frontend.methods import as_function
 from ..transforms.batching import BATCH, BatchMode
 from .boundary import api_boundary
 from .common import (
@@ -24,6 +25,7 @@ from .common import (
     user_function,
     wrapped,
 )
+from .unbound import is_unbound, unbound_transform
 
 
 def _mapped(spec):
@@ -149,6 +151,8 @@ class Vectorized:
     def generated(self, in_axes=None) -> Generated:
         """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`)."""
         in_axes = self.in_axes if in_axes is None else in_axes
+        if any(gen.program.stale() for gen in self._generated.values()):
+            self._generated.clear()  # an attribute holds another method or object now: build for it
         if repr(in_axes) not in self._generated:  # (axes may be dicts)
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
@@ -215,6 +219,20 @@ class Vectorized:
 @api_boundary
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     """`fun` mapped over an axis of its arguments, by rewriting it to work on whole batches."""
+    fun = as_function(fun)
+    if is_unbound(fun):  # Layer.loss, called with its object first: not mapped
+        what = f"vmap({fun.__qualname__})"
+        if not (isinstance(in_axes, (tuple, list)) and in_axes and in_axes[0] is None):
+            raise TranspileError(
+                f"{what} would map `self`, the object the method belongs to",
+                def_location(user_function(fun)),
+                "give in_axes=(None, ...) (one entry per argument, None for `self`), or vmap the object's method",
+            )
+
+        def make(bound):
+            return vmap(bound, tuple(in_axes[1:]), out_axes, axis_name, axis_size)
+
+        return unbound_transform(fun, what, make)
     transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size, _signature(fun))
     transform.user_fun = user_function(fun)
     return wrapped(fun, transform)

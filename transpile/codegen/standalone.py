@@ -227,8 +227,15 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
         )
     kind = identity[0]
     if kind == "name":
-        _, globals_id, cell_id, dotted = identity
+        globals_id, cell_id, dotted = identity[1:4]
         path = dotted.split(".")
+        if cell_id != id(None) and len(identity) > 4:  # an attribute of the object a method is bound to
+            raise _error(
+                f"`{dotted}` is an attribute of an object no module-level name holds, which a standalone module "
+                "cannot import",
+                user_fn,
+                "name the method of a module-level object (model.py:obj.method)",
+            )
         if cell_id != id(None):
             raise _error(
                 f"`{path[0]}` is a variable of an enclosing function (a closure), which a standalone module "

@@ -39,8 +39,9 @@ from ..codegen import escape
 from ..errors import Location, TranspileError
 from ..primitives import registry
 from .controlflow import structure_loops, structure_returns
+from .methods import as_function, bound_method, owner_name
 from .parse import ParsedFunction, parse_function
-from .program import NFunction, Program, const, index_value, is_atom, name
+from .program import Guard, NFunction, Program, const, index_value, is_atom, name
 from .rebinding import rename_rebindings
 from .views import resolve_views
 
@@ -106,8 +107,10 @@ def desugar_program(fn, key_hint=None) -> Program:
 class _ProgramBuilder:
     def __init__(self, program: Program):
         self.program = program
-        self.keys = {}  # id(fn) -> key
+        self.keys = {}  # id(fn), or (id(function), id(object)) for a bound method -> key
         self.pending = []
+        self.cells = {}  # id(object) -> (the cell `self` is read from, the object)
+        self.aliases = {}  # id(object) -> how its module spells it (`model.activation`), where known
 
     def _fresh_key(self, base):
         base = escape.identifier(base.replace("<lambda>", "lambda_").replace("<locals>.", "").replace(".", "_"))
@@ -120,13 +123,21 @@ class _ProgramBuilder:
         return key
 
     def function_key(self, fn, hint=None):
-        """The name of `fn` in the generated module (a plain function, or one wrapped with a custom rule)."""
-        if not hasattr(fn, "rule_functions"):
-            fn = inspect.unwrap(fn)
-        if id(fn) in self.keys:
-            return self.keys[id(fn)]
+        """The name of `fn` in the generated module (a plain function, one wrapped with a custom rule, or a method
+        bound to an object: one function per object)."""
+        method = bound_method(fn)
+        if method is not None:
+            fn = method
+            identity = (id(method[0]), id(method[1]))
+            hint = hint or f"{owner_name(method[1])}_{method[0].__name__.strip('_') or 'call'}"
+        else:
+            if not hasattr(fn, "rule_functions"):
+                fn = inspect.unwrap(fn)
+            identity = id(fn)
+        if identity in self.keys:
+            return self.keys[identity]
         key = self._fresh_key(hint or fn.__name__)
-        self.keys[id(fn)] = key
+        self.keys[identity] = key
         self.program.functions[key] = None
         self.pending.append((key, fn))
         return key
@@ -134,16 +145,73 @@ class _ProgramBuilder:
     def run(self):
         while self.pending:
             key, fn = self.pending.pop()
+            if isinstance(fn, tuple):  # a method bound to an object
+                self._run_method(key, *fn)
+                continue
             wrapper = fn if hasattr(fn, "rule_functions") else None
             if wrapper is not None:
                 fn = wrapper.fun
             parsed = parse_function(fn)
             env = _Env.of_function(fn)
+            self.inherit_guards(fn)
             _FunctionDesugarer(self, key, parsed, env, extra=()).run()
             if wrapper is not None:
                 nf = self.program.functions[key]
                 nf.custom = wrapper.kind
                 nf.rule_keys = {role: self.function_key(rule) for role, rule in wrapper.rule_functions().items()}
+
+    def _run_method(self, key, fn, obj):
+        """A method with its first parameter (`self`, `cls`) bound to `obj`: that parameter becomes a free name
+        whose attributes the method reads like globals (values captured, methods and callables called)."""
+        parsed = parse_function(fn)
+        node = copy.deepcopy(parsed.node)
+        if not node.args.args:
+            raise TranspileError(
+                f"`{fn.__qualname__}` is called as a method but takes no `self` parameter",
+                parsed.location(node),
+                "add `self` as its first parameter, or make it a @staticmethod",
+            )
+        first = node.args.args.pop(0)
+        if first.id in collect_locals(node):
+            rebound = next(
+                n
+                for n in gast.walk(node)
+                if isinstance(n, gast.Name) and n.id == first.id and isinstance(n.ctx, gast.Store)
+            )
+            raise TranspileError(
+                f"`{first.id}` is assigned in a method, where it names the object the method is bound to",
+                parsed.location(rebound),
+                f"use another name for the new value (transpile reads the attributes of `{first.id}` as constants)",
+            )
+        alias = self.aliases.get(id(obj)) or self.global_alias(fn, obj)
+        env = _Env.of_function(fn).binding(first.id, self.self_cell(obj), alias)
+        _FunctionDesugarer(self, key, parsed, env, extra=(), node=node).run()
+
+    def self_cell(self, obj):
+        """One cell per bound object, so that its attributes are one captured value each in the program."""
+        cell = self.cells.get(id(obj))
+        if cell is None:
+            cell = self.cells[id(obj)] = (types.CellType(obj), obj)
+        return cell[0]
+
+    @staticmethod
+    def global_alias(fn, obj):
+        """How `fn`'s module spells `obj`, if it can (a standalone module imports it): a module-level name, or an
+        attribute of an object a module-level name holds (`model.activation`)."""
+        names = [(k, v) for k, v in fn.__globals__.items() if not k.startswith("__")]
+        found = next((k for k, v in names if v is obj), None)
+        for k, v in names if found is None else ():
+            if not isinstance(v, (types.ModuleType, type, types.FunctionType)):
+                found = next((f"{k}.{a}" for a, w in getattr(v, "__dict__", {}).items() if w is obj), None)
+                if found is not None:
+                    break
+        return found
+
+    def inherit_guards(self, fn):
+        """A generated function's program was built for attribute values: so is any program that calls it."""
+        for guard in getattr(fn, "__globals__", {}).get("__transpile_guards__", ()):
+            if guard not in self.program.guards:
+                self.program.guards.append(guard)
 
 
 class _Env:
@@ -152,6 +220,14 @@ class _Env:
     def __init__(self, globals_, cells):
         self.globals = globals_
         self.cells = cells
+        self.self_name = None  # a method's first parameter, bound to an object (read from cells)
+        self.self_alias = None  # the module-level name that holds that object, if any
+
+    def binding(self, self_name, cell, alias):
+        """These names, with a method's first parameter bound to the object in `cell`."""
+        env = _Env(self.globals, {**self.cells, self_name: cell})
+        env.self_name, env.self_alias = self_name, alias
+        return env
 
     @classmethod
     def of_function(cls, fn):
@@ -497,6 +573,8 @@ class _FunctionDesugarer:
             self.setitem(target, atom, stmt)
         elif isinstance(target, gast.Starred):
             self.error(target, "starred assignment is not supported", "index the sequence explicitly")
+        elif isinstance(target, gast.Attribute):
+            self._attribute_write_error(target, target)
         else:
             self.error(
                 target,
@@ -505,6 +583,8 @@ class _FunctionDesugarer:
             )
 
     def setitem(self, target, atom, stmt):
+        if self._writes_into_object(target.value):
+            self._attribute_write_error(target.value, target)
         if not isinstance(target.value, gast.Name) or target.value.id not in self.locals:
             self.error(
                 target,
@@ -545,7 +625,11 @@ class _FunctionDesugarer:
             binop.left = name(target.id)
             self.expr_to(binop, target.id, stmt)
             self.blocks[-1][-1].in_place = True  # on an array, NumPy writes the result into it (see views.py)
+        elif isinstance(target, gast.Attribute):
+            self._attribute_write_error(target, target)
         elif isinstance(target, gast.Subscript):
+            if self._writes_into_object(target.value):
+                self._attribute_write_error(target.value, target)
             if not isinstance(target.value, gast.Name):
                 self.error(
                     target,
@@ -1150,6 +1234,7 @@ class _FunctionDesugarer:
         if not ok:
             self.error(expr, "unsupported expression")
         if obj is None or isinstance(obj, bool):
+            self._guard(path, obj, reader, expr)
             return const(obj)
         inner = self.env.captured(path[0]) if len(path) == 1 else None
         where = inner.location if inner is not None and inner.location else self.loc(expr)
@@ -1159,6 +1244,7 @@ class _FunctionDesugarer:
             or getattr(obj, "__module__", None) == "_operator"
         ):
             # a primitive passed as a value (generated code hands these to rt.per_example)
+            self._guard(path, obj, reader, expr)
             return name(self.program.add_capture("_".join(path), lambda o=obj: o, ("object", id(obj)), where))
         if (
             isinstance(obj, types.ModuleType)
@@ -1167,6 +1253,7 @@ class _FunctionDesugarer:
         ):
             self.error(expr, f"`{'.'.join(path)}` is a {type(obj).__name__} and can only be called here")
         if path[0] in ("np", "numpy") or (isinstance(obj, (type, np.dtype))):
+            self._guard(path, obj, reader, expr)
             identity = ("object", id(obj))
             cap = self.program.add_capture(
                 path[-1] if path[0] not in ("np", "numpy") else "np_" + path[-1], lambda o=obj: o, identity, where
@@ -1174,10 +1261,110 @@ class _FunctionDesugarer:
             return name(cap)
         if inner is not None:  # the generated module's value is the inner program's: one capture for both
             identity = inner.identity
+        elif path[0] == self.env.self_name:
+            # an attribute of the object a method is bound to: imported from the module-level name holding it, if
+            # any; never the same capture as a read of that name itself (which the module may bind again)
+            cell = self.env.cells[path[0]]
+            alias = self.env.self_alias
+            dotted = ".".join([alias or path[0], *path[1:]])
+            identity = ("name", id(self.env.globals), id(None) if alias else id(cell), dotted, ("self", id(cell)))
         else:
             identity = ("name", id(self.env.globals), id(self.env.cells.get(path[0])), ".".join(path))
         cap = self.program.add_capture("_".join(path), reader, identity, where)
         return name(cap)
+
+    def _note_alias(self, path, obj, is_method):
+        """How the module spells the object a called method is bound to: `model.activation` for
+        `self.activation(x)` in a method of module-level `model` (a standalone module imports it so)."""
+        if not path or id(obj) in self.builder.aliases:
+            return
+        parts = path[:-1] if is_method else path
+        if parts and parts[0] == self.env.self_name:
+            parts = [self.env.self_alias, *parts[1:]] if self.env.self_alias else []
+        elif parts and parts[0] in self.env.cells:  # a closure's variable: no module-level name
+            parts = []
+        if parts:
+            self.builder.aliases[id(obj)] = ".".join(parts)
+
+    def _super_method(self, func):
+        """What `super().name` gives in a method bound to an object (None for any other call)."""
+        if not (
+            isinstance(func, gast.Attribute)
+            and isinstance(func.value, gast.Call)
+            and isinstance(func.value.func, gast.Name)
+            and func.value.func.id == "super"
+            and "super" not in self.locals
+        ):
+            return None
+        owner = self.env.cells.get("__class__")
+        if func.value.args or func.value.keywords or self.env.self_name is None or owner is None:
+            self.error(func, "only `super().method(...)` in a method is supported", "call the base class's method")
+        try:
+            return getattr(super(owner.cell_contents, self.env.cells[self.env.self_name].cell_contents), func.attr)
+        except AttributeError:
+            self.error(func, f"the base classes have no attribute `{func.attr}`")
+
+    def _object_passed_first(self, obj, expr):
+        """The object `Base.method(self, x)` or `tp.grad(Base.method, argnums=1)(model, x)` passes as `self`: the
+        one a method is bound to, or one a global name holds (None where no object is passed so)."""
+        from ..api.unbound import is_unbound
+
+        first = expr.args[0] if expr.args else None
+        if not is_unbound(obj) or first is None or not self._is_free_chain(first):
+            return None
+        ok, value, reader, path = self._resolve_chain(first)
+        if isinstance(value, (np.ndarray, np.generic, int, float, complex, tuple, list, dict, type(None))):
+            return None  # a value, not an object of the class: a plain call
+        self._guard(path, value, reader, first)
+        return value
+
+    def _writes_into_object(self, target):
+        """Whether `target[...] = v` writes into an attribute of an object (`self.W[0] = v`), not through a
+        local array's view (`a.T[0] = v`, refused for its own reason)."""
+        root = target
+        while isinstance(root, (gast.Attribute, gast.Subscript)):
+            root = root.value
+        return isinstance(target, gast.Attribute) and not (isinstance(root, gast.Name) and root.id in self.locals)
+
+    def _attribute_write_error(self, attribute, where):
+        """`self.cache = x`, `self.W[i] = v`, `self.n += 1`: a write into an object, which no transform follows."""
+        root = attribute
+        while isinstance(root, (gast.Attribute, gast.Subscript, gast.Call)):
+            root = root.func if isinstance(root, gast.Call) else root.value
+        bound = getattr(root, "id", None) == self.env.self_name
+        written = f"`{_source(attribute)}`" if isinstance(attribute, gast.Attribute) else "an attribute"
+        owner = f" of `{root.id}`, the object the method is bound to" if bound else " of an object"
+        self.error(
+            where,
+            f"writing into {written}{owner} is not supported in a transformed function: transformed code reads "
+            "attributes as constants and computes with its arguments only, so a value stored on an object would "
+            "escape the transformation (no derivative flows through it, and under vmap or jit it would hold "
+            "batched or compiled-only values)",
+            "compute it into a local variable and return it (tp.grad(f, has_aux=True) returns it beside the "
+            "gradient), then store it on the object outside the transformed function, after the call",
+        )
+
+    def _refuse_attribute_writes(self, obj, path, func):
+        """`self.items.append(x)`, `setattr(self, "n", 1)`: calls that write into the object a method is bound to."""
+        if any(obj is f for f in (setattr, delattr)) or (
+            path
+            and path[0] == self.env.self_name
+            and isinstance(getattr(obj, "__self__", None), (list, dict, set, np.ndarray))
+            and getattr(obj, "__name__", "") in _MUTATORS
+        ):
+            self._attribute_write_error(func.value if isinstance(func, gast.Attribute) else func, func)
+
+    def _guard(self, path, obj, reader, expr):
+        """Code built for what a name or attribute holds (a method or callable object called, a None or bool
+        tested) is stale once it holds something else: the program records it (API calls check it, and it keys
+        the generated module, whose source text alone does not say what an object's attributes hold)."""
+        if not path or reader is None or isinstance(self.env.lookup(path[0])[1], types.ModuleType):
+            return  # (a module's functions, np.sum, are taken to stay what they are)
+        if path[0] not in self.env.globals and path[0] not in self.env.cells:
+            return  # a builtin (len, range)
+        guard = Guard(".".join(path), reader, obj, self.loc(expr))
+        if not any(g.path == guard.path and g.expected is obj for g in self.program.guards):
+            self.program.guards.append(guard)
 
     # ---------------------------------------------------------------- calls
     def call(self, expr, stmt):
@@ -1188,8 +1375,9 @@ class _FunctionDesugarer:
         for k in expr.keywords:
             if k.arg is None:
                 self.error(k.value, "`**kwargs` in calls is not supported", "pass keyword arguments by name")
+        resolved = self._super_method(func)  # super().method(x) in a method
         # method call on a local value: x.sum(axis=0)
-        if isinstance(func, gast.Attribute) and not self._is_free_chain(func.value):
+        if resolved is None and isinstance(func, gast.Attribute) and not self._is_free_chain(func.value):
             m = registry.method(func.attr)
             if m is None:
                 self.error(func, f"method `.{func.attr}()` is not supported", _method_hint(func.attr))
@@ -1217,18 +1405,35 @@ class _FunctionDesugarer:
                 f"`{func.id}` is a local value; calling it is not supported",
                 "call functions defined with `def` or assigned from `lambda`",
             )
-        if isinstance(func, gast.Call):  # tp.vmap(f, in_axes=...)(x): build the transform now
-            ok, obj, path = True, self._transform_of(func), ["transformed"]
+        if resolved is not None:
+            ok, obj, reader, path = True, resolved, None, None
+        elif isinstance(func, gast.Call):  # tp.vmap(f, in_axes=...)(x): build the transform now
+            ok, obj, path, reader = True, self._transform_of(func), ["transformed"], None
         else:
-            ok, obj, _, path = self._resolve_chain(func)
+            ok, obj, reader, path = self._resolve_chain(func)
         if not ok:
             self.error(func, "unsupported call")
+        if isinstance(obj, types.MethodType) and getattr(obj.__func__, "__transpile_unbound__", None) is not None:
+            self._guard(path, obj, reader, func)  # self.g(x) where a transform decorates the method g
+            obj, path, reader = as_function(obj), None, None
+        first = self._object_passed_first(obj, expr)  # Base.method(self, x), or a transform of a class-body function
+        if first is not None:
+            self._guard(path, obj, reader, func)
+            unbound = getattr(obj, "__transpile_unbound__", None)
+            obj, path, reader = unbound.bind(first) if unbound is not None else obj.__get__(first), None, None
+            expr = gast.copy_location(gast.Call(func=expr.func, args=expr.args[1:], keywords=expr.keywords), expr)
+        elif getattr(obj, "__transpile_unbound__", None) is not None:
+            from ..api.common import UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
+
+            self.error(func, UNBOUND_NOT_TRANSFORMED, UNBOUND_HINT)
         from ..api import forward as forward_api
 
         if obj is forward_api.jvp:  # jvp(f, (x, ...), (x_dot, ...)) inside a transformed function
             return self._inline_jvp(expr, stmt, forward_api)
         prim = registry.lookup(obj)
         if prim is not None:
+            if not isinstance(func, gast.Call):
+                self._guard(path, obj, reader, func)
             args, keywords = expr.args, expr.keywords
             if prim.canonical is not None:
                 canonical = prim.canonical(list(args), list(keywords), self.error)
@@ -1240,6 +1445,15 @@ class _FunctionDesugarer:
             args = [self.atom(a, stmt) for a in args]
             kwargs = {k.arg: self.atom(k.value, stmt) for k in keywords}
             return self._prim_rhs(prim, args, kwargs, stmt, call_node=expr)
+        if not isinstance(func, gast.Call):
+            self._refuse_attribute_writes(obj, path, func)
+        method = bound_method(obj) if getattr(obj, "__transpile__", None) is None else None
+        if method is not None and not _is_library(method[0]):  # obj.method(x), an object with __call__
+            self._guard(path, obj, reader, func)
+            target = as_function(obj)
+            self._note_alias(path, method[1], target is obj)
+            key = self.builder.function_key(obj)
+            return self._user_call(key, _fake_args(method[0], bound=True), [], expr, stmt, defaults_obj=target)
         if hasattr(obj, "rule_functions"):  # custom_jvp, custom_vjp, checkpoint
             key = self.builder.function_key(obj)
             return self._user_call(key, _fake_args(obj.fun), [], expr, stmt, defaults_obj=obj.fun)
@@ -1255,12 +1469,14 @@ class _FunctionDesugarer:
         else:
             target = inspect.unwrap(obj) if callable(obj) else obj
         if isinstance(target, types.FunctionType) and not _is_library(target):
+            self._guard(path, obj, reader, func)
             key = self.builder.function_key(target)
             fdef_args = _fake_args(target)
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj if transformed else target)
-        dotted = ".".join(path)
+        dotted = ".".join(path) if path else _source(func)
         numpy_path = _numpy_path(obj)
         if numpy_path is not None:
+            self._guard(path, obj, reader, func)
             args = [self.atom(a, stmt) for a in expr.args]
             kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
             return self._prim_rhs(registry.opaque(obj, numpy_path), args, kwargs, stmt, call_node=expr)
@@ -1457,10 +1673,11 @@ def _numpy_path(obj) -> str | None:
     return path if target is obj else None
 
 
-def _fake_args(fn):
-    """The parameters of a function object, keyword-only ones last (generated code passes all by position)."""
+def _fake_args(fn, bound=False):
+    """The parameters of a function object, keyword-only ones last (generated code passes all by position);
+    `bound`: but the first, which a method binds to its object."""
     code = fn.__code__
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    names = code.co_varnames[int(bound) : code.co_argcount + code.co_kwonlyargcount]
     return gast.arguments(
         args=[name(n) for n in names],
         posonlyargs=[],
@@ -1471,6 +1688,12 @@ def _fake_args(fn):
         defaults=[],
     )
 
+
+# methods of lists, dicts, sets and arrays that change them in place
+_MUTATORS = {
+    "append", "extend", "insert", "pop", "popitem", "remove", "clear", "update", "setdefault", "add", "discard",
+    "sort", "reverse", "fill", "put", "itemset", "resize", "partition", "setfield", "setflags",
+}  # fmt: skip
 
 # array methods that change the array in place, and what to write instead
 _IN_PLACE_METHODS = {

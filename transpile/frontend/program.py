@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass, field
 
 import gast
@@ -20,6 +21,36 @@ class Capture:
 
     def value(self):
         return self.read()
+
+
+@dataclass
+class Guard:
+    """What an attribute of a bound object held when the program was built, where that decided the code (a
+    method or callable called through it, a None or bool tested): the program is stale once it holds another."""
+
+    path: str  # `self.activation`, as the user wrote it
+    read: object  # () -> what it holds now
+    expected: object
+    location: Location | None = None
+
+    def key(self) -> str:
+        """What the code was built for, as text for the generated module's cache key."""
+        value = self.expected
+        if value is None or isinstance(value, bool):
+            return f"{self.path}={value!r}"
+        value = getattr(value, "__func__", value)
+        if not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)) and callable(value):
+            value = type(value)  # a callable object: its class's __call__ is the code
+        where = getattr(getattr(value, "__code__", None), "co_filename", "")
+        return f"{self.path}={getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}@{where}"
+
+    def holds(self) -> bool:
+        from .methods import same_object
+
+        try:
+            return same_object(self.read(), self.expected)
+        except Exception:  # the name or attribute is gone
+            return False
 
 
 @dataclass
@@ -49,6 +80,11 @@ class Program:
     functions: dict = field(default_factory=dict)
     captures: dict = field(default_factory=dict)
     views: dict = field(default_factory=dict)  # key -> what calls of it share with their arguments (views.py)
+    guards: list = field(default_factory=list)  # Guard: attributes whose values the program was built for
+
+    def stale(self):
+        """The first guard whose attribute now holds another value than the program was built for, or None."""
+        return next((g for g in self.guards if not g.holds()), None)
 
     def unique(self, preferred: str) -> str:
         """A module-level name for a generated function, unused by the program's own functions and values."""
