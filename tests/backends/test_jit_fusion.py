@@ -213,3 +213,16 @@ def test_float32_layer_gradient_fused_keeps_dtype():
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def masked_by_a_fused_condition(a, b):
+    d = a - b
+    m = d > 0.0
+    s = np.sum(d * d)
+    return np.where(m, a, b) * s
+
+
+def test_a_condition_computed_in_a_run_leaves_it_as_a_value():
+    """np.where reads its condition's entries: the run gives the mask itself, not a stand-in of its shape."""
+    a, b = np.linspace(-2.0, 2.0, 7), np.full(7, 0.25)
+    np.testing.assert_array_equal(tp.jit(masked_by_a_fused_condition)(a, b), masked_by_a_fused_condition(a, b))

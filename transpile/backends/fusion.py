@@ -103,7 +103,7 @@ def _shape_reads(node):
     found = set()
     for n in gast.walk(node):
         prim, bound = getattr(n, "prim", None), getattr(n, "bound", None)
-        if prim is None or not bound:
+        if prim is None or not bound or prim.batch == "elementwise":  # reads each operand's entries (a condition's)
             continue
         for param, value in bound.items():
             if param in prim.structural and isinstance(value, gast.Name):
