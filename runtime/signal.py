@@ -14,6 +14,10 @@ __all__ = [
     "signal_vjp_v",
     "cross_vjp_a",
     "cross_vjp_b",
+    "interp_slope",
+    "interp_slope_vjp",
+    "interp_fp_tangent",
+    "interp_fp_vjp",
 ]
 
 
@@ -203,6 +207,3 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     if right is None:
         out[n - 1] += np.sum(v[xs > xp_[-1]])
     return out
-
-
-__all__ += ["interp_slope", "interp_slope_vjp", "interp_fp_tangent", "interp_fp_vjp"]
