@@ -21,6 +21,7 @@ __all__ = [
     "column_stack_items",
     "dstack_items",
     "sequence_parts",
+    "sequence_copies",
     "select_tangent",
     "select_vjp",
     "trapezoid_vjp",
@@ -262,9 +263,6 @@ def sequence_parts(v, fn, arrays):
 def sequence_copies(parts, fn, arrays):
     """The tangent of fn(*arrays) for the tangents `parts` of the arrays (zeros allowed)."""
     return copies_of(parts, fn, tuple(arrays), {})
-
-
-__all__ += ["sequence_copies"]
 
 
 # ---------------------------------------------------------------------------- np.select

@@ -14,6 +14,12 @@ __all__ = [
     "signal_vjp_v",
     "cross_vjp_a",
     "cross_vjp_b",
+    "interp_slope",
+    "interp_slope_vjp",
+    "interp_fp_tangent",
+    "interp_fp_vjp",
+    "interp_outside",
+    "interp_outside_vjp",
 ]
 
 
@@ -205,4 +211,23 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     return out
 
 
-__all__ += ["interp_slope", "interp_slope_vjp", "interp_fp_tangent", "interp_fp_vjp"]
+def _outside(x, xp, side):
+    x = np.asarray(x)
+    return x < np.asarray(xp)[0] if side == "left" else x > np.asarray(xp)[-1]
+
+
+def interp_outside(v, x, xp, side):
+    """The tangent of np.interp(x, xp, fp, left, right) for a tangent v of `left` (side "left") or `right`: v
+    where x falls before the first point (after the last), 0 elsewhere."""
+    if is_zero(v):
+        return 0.0
+    return np.where(_outside(x, xp, side), v, np.zeros((), dtype=np.result_type(np.asarray(v).dtype, np.float64)))
+
+
+def interp_outside_vjp(v, x, xp, side):
+    """The adjoint of `left` (side "left") or `right` in np.interp(x, xp, fp, left, right): v summed where x falls
+    before the first point (after the last)."""
+    if is_zero(v):
+        return 0.0
+    taken = np.broadcast_to(_outside(x, xp, side), np.shape(v))
+    return np.sum(np.where(taken, v, 0.0))

@@ -35,7 +35,6 @@ def _take(a, indices, axis=None, mode="raise"):
         raise TypingError(f"np.take: mode must be 'raise', 'wrap' or 'clip', not {how!r}")
     axes = _literal_axes(axis, "np.take")
     scalar = isinstance(indices, types.Integer)
-    ind_nd = 0 if scalar else indices.ndim
     nd = a.ndim
     ax = None if axes is None else axes[0] % nd
     fix = {
@@ -73,5 +72,4 @@ def _take(a, indices, axis=None, mode="raise"):
         "        out[:, i, :] = source[:, k, :]",
         f"    return out.reshape(pre_shape + {ind_shape} + post_shape)",
     ]
-    del ind_nd
     return _compiled("\n".join(lines) + "\n", {})

@@ -97,6 +97,7 @@ NOT_UNDER_JIT = {
         [
             "np.interp(a, np.cumsum(b * b) - 0.5, c, left=-2.0, right=3.0)",
             "np.interp(a, np.array([-0.5, 0.5]), b, left=-2.0, right=3.0)",
+            "np.interp(a, np.array([-0.5, 0.0, 0.5]), b, left=c[0], right=2.0 * c[1])",
         ],
         "Numba's np.interp takes no left= or right=",
     ),

@@ -14,8 +14,8 @@ def padded_odd(x):
     return np.sum(np.pad(x, 2, mode="reflect", reflect_type="odd") ** 2)
 
 
-def interp_left(x, left):
-    return np.sum(np.interp(x, np.array([0.0, 1.0]), np.array([1.0, 2.0]), left=left))
+def interp_period(x, period):
+    return np.sum(np.interp(x, np.array([0.0, 1.0]), np.array([1.0, 2.0]), period=period))
 
 
 def trapezoid_dx(y, dx):
@@ -39,8 +39,8 @@ def test_pad_modes_that_do_not_copy_entries_raise_when_differentiated(fn):
 
 
 def test_arguments_without_rules_raise_at_their_line():
-    with pytest.raises(tp.TranspileError, match="no derivative rule for argument `left`"):
-        tp.grad(interp_left, argnums=1)(np.array([-1.0, 0.5]), 0.5)
+    with pytest.raises(tp.TranspileError, match="no derivative rule for argument `period`"):
+        tp.grad(interp_period, argnums=1)(np.array([-1.0, 0.5]), 2.0)
     with pytest.raises(tp.TranspileError, match="no derivative rule for argument `dx`"):
         tp.grad(trapezoid_dx, argnums=1)(np.ones(3), 0.5)
 

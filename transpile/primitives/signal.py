@@ -97,7 +97,7 @@ defhelper(
 #   and their transposes S'(v) = rt.interp_slope_vjp, T'(v) = rt.interp_fp_vjp.
 # A move u of the points xp moves them by -S(.) * T(u) (np.interp, T), -S(c) * S(u) (S), -S'(v * T(u)) (T') and
 # -S'(v * S(u)) (S'); a move of x by t moves T(v) by S(v) * t and T'(v) by S'(v * t).  left, right and period (and
-# the period's derivatives) have no rule yet.
+# the period's derivatives) have no rule yet.  left and right (numbers) count where x falls outside xp's range.
 _I = "left, right, period"
 _S = "rt.interp_slope(x, xp, {}, " + _I + ")"
 _ST = "rt.interp_slope_vjp({}, x, xp, {}, " + _I + ")"
@@ -112,8 +112,12 @@ defprim(
         "x": "g * " + _S.format("fp"),
         "xp": "-" + _TT.format("g * " + _S.format("fp"), "xp"),
         "fp": _TT.format("g", "fp"),
+        "left": "rt.interp_outside_vjp(g, x, xp, 'left')",
+        "right": "rt.interp_outside_vjp(g, x, xp, 'right')",
     },
     jvp={
+        "left": "rt.interp_outside(t, x, xp, 'left')",
+        "right": "rt.interp_outside(t, x, xp, 'right')",
         "x": "t * " + _S.format("fp"),
         "xp": f"-({_S.format('fp')} * {_T.format('t')})",
         "fp": _T.format("t"),
@@ -126,6 +130,9 @@ defprim(
         Example("np.interp(a, np.array([-0.5, 0.5]), b, left=-2.0, right=3.0)", dict(a=(2, 3), b=(2,))),
         Example("np.interp(a, np.array([0.0, 1.0, 3.0]), b * b)", dict(a=(), b=(3,))),
         Example("np.interp(a, np.linspace(-1.0, 1.0, 6), np.sin(np.linspace(-1.0, 1.0, 6)))", dict(a=(4,))),
+        Example(
+            "np.interp(a, np.array([-0.5, 0.0, 0.5]), b, left=c[0], right=2.0 * c[1])", dict(a=(6,), b=(3,), c=(2,))
+        ),
     ],
 )
 defhelper(
@@ -168,3 +175,12 @@ defhelper(
         "xp": "-" + _ST.format(f"v * {_T.format('t')}", "like"),
     },
 )
+# Constant in x and xp away from xp's ends (x exactly at an end is a kink of np.interp anyway).
+for _helper, _other in [(rt.interp_outside, "interp_outside_vjp"), (rt.interp_outside_vjp, "interp_outside")]:
+    defhelper(
+        _helper,
+        params=["v", "x", "xp", "side"],
+        structural=("x", "xp", "side"),
+        vjp={"v": f"rt.{_other}(g, x, xp, side)"},
+        jvp={"v": f"rt.{_helper.__name__}(t, x, xp, side)"},
+    )
