@@ -368,3 +368,22 @@ def list_setslice_values_vjp(g, items, key, values):
 
 
 __all__ += ["list_setslice", "list_setslice_items_vjp", "list_setslice_values_vjp"]
+
+
+def real_like(g, like):
+    """g with only the real part of each leaf where like's is real (the adjoint of materialize, which gives a
+    real value the real part of its adjoint: an imaginary part there means nothing and must not flow on)."""
+    if isinstance(like, (tuple, list)):
+        if is_zero(g) or not isinstance(g, (tuple, list)):
+            return g
+        return type(g)(real_like(item, like[i]) if i < len(like) else item for i, item in enumerate(g))
+    if isinstance(like, dict):
+        if not isinstance(g, dict):
+            return g
+        return {k: real_like(v, like[k]) if k in like else v for k, v in g.items()}
+    if is_zero(g) or not np.iscomplexobj(g) or isinstance(like, complex) or dtype_like(like).kind == "c":
+        return g
+    return np.real(g)
+
+
+__all__.append("real_like")

@@ -462,6 +462,23 @@ def _unpack_like(adjoint, parts):
     return _generated("unpack_like_tuple", "adjoint, parts", body, {})
 
 
+@overload(_tree.real_like)
+def _real_like(g, like):
+    if isinstance(g, ZeroType):
+        return lambda g, like: g
+    if _is_tuple(like) and isinstance(g, types.BaseTuple) and len(g) == len(like):
+        items = [f"_tree.real_like(g[{i}], like[{i}])" for i in range(len(like))]
+        return _generated(
+            "real_like_tuple", "g, like", ["return " + _packed(like, items)], {"_tree": _tree, **_classes(like)}
+        )
+    if _is_list(like) and isinstance(g, types.List):
+        return lambda g, like: [_tree.real_like(g[i], like[i]) for i in range(len(g))]
+    kind = like.dtype if isinstance(like, types.Array) else like
+    if _complex_to_real(g, kind if isinstance(kind, types.Number) else types.float64):
+        return lambda g, like: np.real(g)
+    return lambda g, like: g
+
+
 def _complex_to_real(adjoint, dtype):
     """Whether `adjoint` (a Numba type) is complex where the primal's `dtype` is real."""
     kind = adjoint.dtype if isinstance(adjoint, types.Array) else adjoint

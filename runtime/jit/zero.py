@@ -162,3 +162,17 @@ def _pos(a):
     if isinstance(a, ZeroType):
         return lambda a: a
     return None
+
+
+def _linear_unary(fn):
+    """`fn` (np.real, np.conj, ...), linear: of the zero, the zero (the adjoint code of second derivatives)."""
+
+    @overload(fn)
+    def _fold(a):
+        if isinstance(a, ZeroType):
+            return lambda a: a
+        return None
+
+
+for _fn in (np.real, np.imag, np.conj, np.conjugate):
+    _linear_unary(_fn)

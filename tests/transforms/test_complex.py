@@ -259,3 +259,20 @@ def test_cast_of_complex_to_real_passes_the_real_part_of_the_adjoint():
         got = tp.grad(cast_to_real)(X)
         want = numeric_real_grad(cast_to_real, X)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def rotated_loss(x):
+    z = x * C
+    return np.sum(np.real(z * z * C))
+
+
+rotated_grad = tp.grad(rotated_loss)
+
+
+def rotated_gradient(x):
+    return np.real(np.sum(rotated_grad(x) * (1.0 + 1.0j)))  # the gradient (real) times a complex number
+
+
+def test_second_order_keeps_only_the_real_part_of_a_real_gradients_adjoint():
+    got = tp.grad(rotated_gradient)(X)
+    np.testing.assert_allclose(got, numeric_real_grad(rotated_gradient, X), rtol=1e-6, atol=1e-6)

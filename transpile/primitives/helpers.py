@@ -136,10 +136,19 @@ defhelper(
     params=["v", "like"],
     container=True,
     tangent_zeros="none",
-    vjp={"v": "rt.unbroadcast(g, v)"},
+    vjp={"v": "rt.unbroadcast(rt.real_like(g, like), v)"},
     structural=("like",),
     jvp={"v": "rt.materialize(t, like)"},
     batch="rt.batched_materialize(v, like, v_batched, like_batched)",
+)
+defhelper(
+    rt.real_like,
+    params=["v", "like"],
+    container=True,
+    vjp={"v": "rt.real_like(g, like)"},
+    jvp={"v": "rt.real_like(t, like)"},
+    structural=("like",),
+    batch="rt.real_like(v, like)",
 )
 defhelper(
     rt.astype_like,

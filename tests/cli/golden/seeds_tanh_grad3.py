@@ -160,14 +160,16 @@ def grad_tanh_fwd_fwd(x):
     _t2, _res_tanh_bwd_2 = _t6
     (x_bar,) = _t2
     _t4 = rt.materialize(x_bar, x)
-    _t9 = rt.like(_t1)
-    _t10 = rt.like(_t2)
-    _t11 = rt.like(x_bar)
-    _t8 = (_t9, _res_tanh_fwd_1, _t10, _res_tanh_bwd_2, _t11)
+    _t9 = rt.like(x)
+    _t10 = rt.like(_t1)
+    _t11 = rt.like(_t2)
+    _t12 = rt.like(x_bar)
+    _t8 = (_t9, _t10, _res_tanh_fwd_1, _t11, _res_tanh_bwd_2, _t12)
     _t7 = (_t4, _t8)
     return (
         _t7,
         (
+            rt.like(x),
             rt.like(_t5),
             _res_tanh_fwd_fwd_1,
             rt.like(_t1),
@@ -183,12 +185,12 @@ def grad_tanh_fwd_bwd(residuals, _t7_bar):
     """Adjoint sweep of `grad_tanh_fwd`: returns
     the adjoints of its differentiated arguments.
     """
-    _t5, _res_tanh_fwd_fwd_1, _t1, _t6, _res_tanh_bwd_fwd_2, _t2, x_bar = residuals
+    x, _t5, _res_tanh_fwd_fwd_1, _t1, _t6, _res_tanh_bwd_fwd_2, _t2, x_bar = residuals
     _t4_bar = rt.get(_t7_bar, 0)
     _t8_bar = rt.get(_t7_bar, 1)
-    _res_tanh_fwd_1_bar = rt.get(_t8_bar, 1)
-    _res_tanh_bwd_2_bar = rt.get(_t8_bar, 3)
-    x_bar_bar = rt.unbroadcast(_t4_bar, x_bar)
+    _res_tanh_fwd_1_bar = rt.get(_t8_bar, 2)
+    _res_tanh_bwd_2_bar = rt.get(_t8_bar, 4)
+    x_bar_bar = rt.unbroadcast(rt.real_like(_t4_bar, x), x_bar)
     _t2_bar = rt.pack_like(_t2, (x_bar_bar,))
     _t6_bar = rt.pack_like(_t6, (_t2_bar, _res_tanh_bwd_2_bar))
     (residuals_bar,) = tanh_bwd_fwd_bwd(_res_tanh_bwd_fwd_2, _t6_bar)
@@ -531,44 +533,45 @@ def grad_tanh_bwd_fwd(residuals, _t4_bar):
     """Forward sweep of `grad_tanh_bwd`: returns
     its value and what the adjoint sweep needs.
     """
-    _t1, _res_tanh_fwd_1, _t2, _res_tanh_bwd_2, x_bar = residuals
-    x_bar_bar = rt.unbroadcast(_t4_bar, x_bar)
-    _t3 = (x_bar_bar,)
-    _t2_bar = rt.pack_like(_t2, _t3)
-    _t4, _res_tanh_bwd_bwd_1 = tanh_bwd_bwd_fwd(_res_tanh_bwd_2, _t2_bar)
-    (residuals_bar,) = _t4
-    _t5 = (0.0, residuals_bar)
-    _t1_bar = rt.pack_like(_t1, _t5)
-    _t6, _res_tanh_fwd_bwd_2 = tanh_fwd_bwd_fwd(_res_tanh_fwd_1, _t1_bar)
-    (x_bar_,) = _t6
-    _t7 = (x_bar_,)
+    x, _t1, _res_tanh_fwd_1, _t2, _res_tanh_bwd_2, x_bar = residuals
+    _t3 = rt.real_like(_t4_bar, x)
+    x_bar_bar = rt.unbroadcast(_t3, x_bar)
+    _t4 = (x_bar_bar,)
+    _t2_bar = rt.pack_like(_t2, _t4)
+    _t5, _res_tanh_bwd_bwd_1 = tanh_bwd_bwd_fwd(_res_tanh_bwd_2, _t2_bar)
+    (residuals_bar,) = _t5
+    _t6 = (0.0, residuals_bar)
+    _t1_bar = rt.pack_like(_t1, _t6)
+    _t7, _res_tanh_fwd_bwd_2 = tanh_fwd_bwd_fwd(_res_tanh_fwd_1, _t1_bar)
+    (x_bar_,) = _t7
+    _t8 = (x_bar_,)
     return (
-        _t7,
+        _t8,
         (
             rt.like(residuals),
-            rt.like(_t4),
-            _res_tanh_bwd_bwd_1,
             rt.like(_t5),
+            _res_tanh_bwd_bwd_1,
             rt.like(_t6),
+            rt.like(_t7),
             _res_tanh_fwd_bwd_2,
         ),
     )
 
 
-def grad_tanh_bwd_bwd(residuals, _t7_bar):
+def grad_tanh_bwd_bwd(residuals, _t8_bar):
     """Adjoint sweep of `grad_tanh_bwd`: returns
     the adjoints of its differentiated arguments.
     """
-    residuals, _t4, _res_tanh_bwd_bwd_1, _t5, _t6, _res_tanh_fwd_bwd_2 = residuals
-    x_bar__bar = rt.get(_t7_bar, 0)
-    _t6_bar = rt.pack_like(_t6, (x_bar__bar,))
-    _res_tanh_fwd_1_bar, _t1_bar_bar = tanh_fwd_bwd_bwd(_res_tanh_fwd_bwd_2, _t6_bar)
-    _t5_bar = rt.unpack_like(_t1_bar_bar, _t5)
-    residuals_bar_bar = rt.get(_t5_bar, 1)
-    _t4_bar_ = rt.pack_like(_t4, (residuals_bar_bar,))
-    _res_tanh_bwd_2_bar, _t2_bar_bar = tanh_bwd_bwd_bwd(_res_tanh_bwd_bwd_1, _t4_bar_)
+    residuals, _t5, _res_tanh_bwd_bwd_1, _t6, _t7, _res_tanh_fwd_bwd_2 = residuals
+    x_bar__bar = rt.get(_t8_bar, 0)
+    _t7_bar = rt.pack_like(_t7, (x_bar__bar,))
+    _res_tanh_fwd_1_bar, _t1_bar_bar = tanh_fwd_bwd_bwd(_res_tanh_fwd_bwd_2, _t7_bar)
+    _t6_bar = rt.unpack_like(_t1_bar_bar, _t6)
+    residuals_bar_bar = rt.get(_t6_bar, 1)
+    _t5_bar = rt.pack_like(_t5, (residuals_bar_bar,))
+    _res_tanh_bwd_2_bar, _t2_bar_bar = tanh_bwd_bwd_bwd(_res_tanh_bwd_bwd_1, _t5_bar)
     residuals_bar_ = rt.pack_like(
-        residuals, (0.0, _res_tanh_fwd_1_bar, 0.0, _res_tanh_bwd_2_bar, 0.0)
+        residuals, (0.0, 0.0, _res_tanh_fwd_1_bar, 0.0, _res_tanh_bwd_2_bar, 0.0)
     )
     return (residuals_bar_,)
 
@@ -586,6 +589,7 @@ def grad_grad_tanh_fwd(x):
     return (
         _t4,
         (
+            rt.like(x),
             rt.like(_t1),
             _res_grad_tanh_fwd_1,
             rt.like(_t2),
@@ -599,8 +603,8 @@ def grad_grad_tanh_bwd(residuals, _t4_bar):
     """Adjoint sweep of `grad_grad_tanh`: returns
     the adjoints of its differentiated arguments.
     """
-    _t1, _res_grad_tanh_fwd_1, _t2, _res_grad_tanh_bwd_2, x_bar = residuals
-    x_bar_bar = rt.unbroadcast(_t4_bar, x_bar)
+    x, _t1, _res_grad_tanh_fwd_1, _t2, _res_grad_tanh_bwd_2, x_bar = residuals
+    x_bar_bar = rt.unbroadcast(rt.real_like(_t4_bar, x), x_bar)
     _t2_bar = rt.pack_like(_t2, (x_bar_bar,))
     (residuals_bar,) = grad_tanh_bwd_bwd(_res_grad_tanh_bwd_2, _t2_bar)
     _t1_bar = rt.pack_like(_t1, (0.0, residuals_bar))
