@@ -13,7 +13,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from .lowered import _lead_shape, _stack_of_matrices
+from .lowered import _lead_shape
 from .zero import ZeroType, make_zero
 
 _dec = importlib.import_module("runtime.decompositions")
@@ -50,6 +50,14 @@ def _constant(ty, default, what):
 def _matrices(a, what):
     if not isinstance(a, types.Array) or a.ndim < 2:
         raise TypingError(f"{what} needs an array of at least 2 dimensions")
+
+
+@register_jitable
+def _stack_of_matrices(a):
+    """a as a 3-D stack of its (m, n) matrices (lowered._stack_of_matrices takes square ones)."""
+    m, n = a.shape[-2], a.shape[-1]
+    count = a.size // (m * n) if m * n else 0
+    return np.ascontiguousarray(a).reshape((count, m, n))
 
 
 @register_jitable
