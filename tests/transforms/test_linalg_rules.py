@@ -177,3 +177,61 @@ def test_per_example_gradients_of_stacked_inputs():
     stack = RNG.standard_normal((3, 5, 3))
     got = tp.vmap(tp.grad(svd_invariant))(stack)
     np.testing.assert_allclose(got, np.stack([tp.grad(svd_invariant)(x) for x in stack]), rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- complex matrices
+
+_B = np.array([[0.5, -0.2, 0.0], [0.1, 0.4, 0.3], [0.0, 0.2, -0.1]])
+
+
+def _hermitian(a):
+    z = a + 1j * _B
+    return z + z.conj().T
+
+
+def eigh_of_complex(a):
+    return np.sum(np.linalg.eigh(_hermitian(a))[0] * np.arange(3.0))
+
+
+def eigvalsh_of_complex(a):
+    return np.sum(np.linalg.eigvalsh(_hermitian(a)) ** 2)
+
+
+def svd_of_complex(a):
+    return np.sum(np.linalg.svd(a + 1j * _B, compute_uv=False))
+
+
+def pinv_of_complex(a):
+    return np.sum(np.abs(np.linalg.pinv(a + 1j * _B)))
+
+
+def qr_of_complex(a):
+    return np.sum(np.abs(np.linalg.qr(a + 1j * _B)[1]))
+
+
+def lstsq_of_complex(a):
+    return np.sum(np.abs(np.linalg.lstsq(a + 1j * _B, np.ones(3), rcond=None)[0]))
+
+
+def matrix_power_of_complex(a):
+    return np.sum(np.abs(np.linalg.matrix_power(a + 1j * _B, 2)))
+
+
+_A = np.array([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]])
+
+
+@pytest.mark.parametrize(
+    "f", [eigh_of_complex, eigvalsh_of_complex, svd_of_complex, pinv_of_complex, qr_of_complex, lstsq_of_complex]
+)
+def test_decompositions_refuse_complex_matrices_rather_than_guess(f):
+    """Their rules use transposes, right for real matrices only: a complex one raises, in both modes."""
+    with pytest.raises(TypeError, match="with complex values is not supported"):
+        tp.grad(f)(_A)
+    with pytest.raises(TypeError, match="with complex values is not supported"):
+        tp.jvp(f, (_A,), (np.ones((3, 3)),))
+
+
+def test_matrix_power_of_a_complex_matrix_is_a_product():
+    np.testing.assert_allclose(
+        tp.grad(matrix_power_of_complex)(_A), numeric_grad(matrix_power_of_complex, _A), rtol=1e-6, atol=1e-8
+    )

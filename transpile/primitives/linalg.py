@@ -27,6 +27,11 @@ def _get(x, i):
     return f"rt.get({x}, {i})"
 
 
+def _real(rule, what, like="a"):
+    """The rules below hold for real matrices (transposes, not conjugate transposes): complex ones are refused."""
+    return f"rt.real_only({rule}, {like}, {what!r})"
+
+
 SQ, STACK = dict(a=(3, 3)), dict(a=(2, 3, 3))
 
 # ---------------------------------------------------------------------------- pinv
@@ -57,8 +62,8 @@ defprim(
     path="np.linalg.pinv",
     jit="jt.pinv(a, rcond, hermitian, rtol)",
     params=["a", "rcond=None", "hermitian=False", "rtol=None"],
-    vjp={"a": f"rt.hermitian_part_vjp({_pinv_vjp('ans', _PINV_A, 'g')}, 'L', hermitian)"},
-    jvp={"a": _pinv_jvp("ans", _PINV_A, "rt.hermitian_part(t, 'L', hermitian)")},
+    vjp={"a": _real(f"rt.hermitian_part_vjp({_pinv_vjp('ans', _PINV_A, 'g')}, 'L', hermitian)", "np.linalg.pinv")},
+    jvp={"a": _real(_pinv_jvp("ans", _PINV_A, "rt.hermitian_part(t, 'L', hermitian)"), "np.linalg.pinv")},
     structural=("rcond", "hermitian", "rtol"),
     batch="np.linalg.pinv(a, rcond, hermitian)",
     batch_needs_same=("rcond", "hermitian", "rtol"),
@@ -89,8 +94,8 @@ defprim(
     aliases=(rt.eigh,),
     params=["a", "UPLO='L'"],
     container=True,
-    vjp={"a": f"rt.hermitian_part_vjp({_mm(_V, _mm(_EIGH_INNER, _t(_V)))}, UPLO)"},
-    jvp={"a": f"({_diagonal(_EIGH_X)}, {_mm(_V, f'rt.gap_scaled({_EIGH_X}, {_W})')})"},
+    vjp={"a": _real(f"rt.hermitian_part_vjp({_mm(_V, _mm(_EIGH_INNER, _t(_V)))}, UPLO)", "np.linalg.eigh")},
+    jvp={"a": _real(f"({_diagonal(_EIGH_X)}, {_mm(_V, f'rt.gap_scaled({_EIGH_X}, {_W})')})", "np.linalg.eigh")},
     structural=("UPLO",),
     batch="rt.eigh(a, UPLO)",
     batch_needs_same=("UPLO",),
@@ -110,8 +115,17 @@ defprim(
     path="np.linalg.eigvalsh",
     jit="jt.eigvalsh(a, UPLO)",
     params=["a", "UPLO='L'"],
-    vjp={"a": f"rt.hermitian_part_vjp({_mm(_EIGVALSH_V, _mm('rt.diag_embed(g)', _t(_EIGVALSH_V)))}, UPLO)"},
-    jvp={"a": _diagonal(_mm(_t(_EIGVALSH_V), _mm("rt.hermitian_part(t, UPLO)", _EIGVALSH_V)))},
+    vjp={
+        "a": _real(
+            f"rt.hermitian_part_vjp({_mm(_EIGVALSH_V, _mm('rt.diag_embed(g)', _t(_EIGVALSH_V)))}, UPLO)",
+            "np.linalg.eigvalsh",
+        )
+    },
+    jvp={
+        "a": _real(
+            _diagonal(_mm(_t(_EIGVALSH_V), _mm("rt.hermitian_part(t, UPLO)", _EIGVALSH_V))), "np.linalg.eigvalsh"
+        )
+    },
     structural=("UPLO",),
     batch="np.linalg.eigvalsh(a, UPLO)",
     batch_needs_same=("UPLO",),
@@ -238,8 +252,8 @@ defprim(
     aliases=(rt.svd,),
     params=["a", "full_matrices=True", "compute_uv=True", "hermitian=False"],
     container=True,
-    vjp={"a": f"rt.hermitian_part_vjp({_svd_vjp(_FAC, *_SVD_PARTS)}, 'L', hermitian)"},
-    jvp={"a": f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)"},
+    vjp={"a": _real(f"rt.hermitian_part_vjp({_svd_vjp(_FAC, *_SVD_PARTS)}, 'L', hermitian)", "np.linalg.svd")},
+    jvp={"a": _real(f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)", "np.linalg.svd")},
     structural=("full_matrices", "compute_uv", "hermitian"),
     batch="rt.svd(a, full_matrices, compute_uv, hermitian)",
     batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
@@ -355,8 +369,8 @@ defprim(
     aliases=(rt.qr,),
     params=["a", "mode='reduced'"],
     container=True,
-    vjp={"a": _t(f"rt.solve_like({_R}, {_t(_QR_INNER)}, {_R})")},
-    jvp={"a": f"({_QR_DQ}, {_QR_DR})"},
+    vjp={"a": _real(_t(f"rt.solve_like({_R}, {_t(_QR_INNER)}, {_R})"), "np.linalg.qr")},
+    jvp={"a": _real(f"({_QR_DQ}, {_QR_DR})", "np.linalg.qr")},
     structural=("mode",),
     batch="rt.qr(a, mode)",
     batch_needs_same=("mode",),
@@ -404,7 +418,8 @@ _LSTSQ_B = f"rt.from_column({_mm(_t(_P), _XB)} + 2.0 * {_cols(_RES, _RW)}, b)"
 
 
 def _lstsq_tangent(dx, dr, ds):
-    return f"rt.lstsq_checked(({dx}, rt.from_weights({dr}, {_get('ans', 1)}), 0.0, {ds}), ans, a)"
+    tangent = f"rt.lstsq_checked(({dx}, rt.from_weights({dr}, {_get('ans', 1)}), 0.0, {ds}), ans, a)"
+    return _real(_real(tangent, "np.linalg.lstsq"), "np.linalg.lstsq", "b")
 
 
 defprim(
@@ -414,7 +429,10 @@ defprim(
     aliases=(rt.lstsq,),
     params=["a", "b", "rcond=None"],
     container=True,
-    vjp={"a": f"rt.lstsq_checked({_LSTSQ_A}, ans, a)", "b": f"rt.lstsq_checked({_LSTSQ_B}, ans, a)"},
+    vjp={
+        "a": _real(_real(f"rt.lstsq_checked({_LSTSQ_A}, ans, a)", "np.linalg.lstsq"), "np.linalg.lstsq", "b"),
+        "b": _real(_real(f"rt.lstsq_checked({_LSTSQ_B}, ans, a)", "np.linalg.lstsq"), "np.linalg.lstsq", "b"),
+    },
     jvp={
         "a": _lstsq_tangent(
             f"rt.from_column({_mm(_pinv_jvp(_P, 'a', 't'), _BC)}, b)",
