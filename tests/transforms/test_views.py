@@ -552,7 +552,8 @@ def same_array_twice_to_a_writer(x):
 def real_part(x):
     y = x.copy()
     r = y.real
-    return np.sum(r)
+    r[0] = 5.0
+    return np.sum(y)
 
 
 def view_method(x):
@@ -719,7 +720,7 @@ REFUSED = [
     (view_made_in_a_loop_of_a_rebound_array, "v += 1.0", "may be a view of different arrays"),
     (view_of_a_module_array, "row[0] = x[0]", "a value of the function's module"),
     (same_array_twice_to_a_writer, "s = adds_into_first(y, y)", "passes the same array"),
-    (real_part, "y.real", "attribute `.real` is not supported"),
+    (real_part, "r[0] = 5.0", "returns its argument, a view of it or a copy"),
     (view_method, "y.view", "method `.view()` is not supported"),
     (copied_into_by_numpy, "np.copyto(y, x)", "`np.copyto` writes into its argument `y` in place"),
     (ufunc_out, "np.add(x, x, out=c)", "`np.add` writes into its argument `c` in place"),

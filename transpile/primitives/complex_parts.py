@@ -25,6 +25,8 @@ defprim(
     vjp={"val": "np.real(g)"},
     jvp={"val": "np.real(t)"},
     attribute="real",
+    view="maybe",  # the argument itself (a real array) or a view of part of its memory (a complex one)
+    zero_d="either",
     examples=[
         Example("np.real(a * (1.0 + 2.0j) * b)", XY),
         Example("(a * 1j + b).real", XY),
@@ -40,6 +42,8 @@ defprim(
     vjp={"val": "-1j * np.real(g)"},
     jvp={"val": "np.imag(t)"},
     attribute="imag",
+    view="maybe",
+    zero_d="either",
     examples=[
         Example("np.imag(a * (1.0 - 3.0j) * b)", XY),
         Example("(np.exp(1j * a) * a).imag", X),

@@ -486,6 +486,7 @@ defprim(
     "linalg.matrix_power",
     np.linalg.matrix_power,
     path="np.linalg.matrix_power",
+    view="maybe",  # n=1: NumPy returns the argument itself
     jit="jt.matrix_power(a, n)",
     params=["a", "n"],
     vjp={"a": "rt.block_corner(np.linalg.matrix_power(rt.block_upper(rt.matrix_transpose(a), g), n))"},
