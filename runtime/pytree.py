@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["field", "add_field", "field_tangent", "same_kind"]
+__all__ = ["field", "add_field", "field_tangent"]
 
 
 class _Node:
@@ -384,11 +384,12 @@ def same_kind(x, items):
 
 
 def _position(x, name):
-    """Where field `name` of x (Fields, a dict, or a NamedTuple) is: its key or index; None for a constant."""
-    if isinstance(x, dict):
+    """Where field `name` of x (Fields or a NamedTuple) is: its key or index; None for a constant.  A plain dict
+    has no fields: `d.W` raises, as in Python."""
+    if isinstance(x, Fields):
         if name in x:
             return name
-        if isinstance(x, Fields) and name in x.meta:
+        if name in x.meta:
             return None
     elif is_namedtuple(x) and name in type(x)._fields:
         return type(x)._fields.index(name)

@@ -226,6 +226,9 @@ _tree = importlib.import_module("runtime.tree")
 def _field_position(x, name):
     if not (isinstance(x, types.BaseNamedTuple) and isinstance(name, types.StringLiteral)):
         raise TypingError(f"x.{getattr(name, 'literal_value', name)} under jit needs a NamedTuple, not {x}")
+    if is_record_type(x):  # a dict argument: it has keys, not fields, as in Python
+        what = f"a dict has no attribute `{name.literal_value}`"
+        raise TypingError(f"{what} that transpile can read (only pytree fields)")
     fields = tuple(x.instance_class._fields)
     if name.literal_value not in fields:
         raise TypingError(f"{x.instance_class.__name__} has no field {name.literal_value!r} (its fields: {fields})")

@@ -246,6 +246,17 @@ def test_reading_a_property_is_an_error_not_a_zero_gradient():
         tp.grad(f)(WithProperty(W0))
 
 
+def test_a_dict_has_no_fields_as_in_python():
+    def f(d):
+        return np.sum(d.W**2)
+
+    for transform in (tp.grad, tp.vmap):
+        with pytest.raises(AttributeError, match="a dict has no attribute `W`"):
+            transform(f)({"W": np.ones((2, 3))})
+    with pytest.raises(tp.TranspileError, match="a dict has no attribute `W`"):
+        tp.jit(f)({"W": np.ones((2, 3))})
+
+
 def test_a_field_named_like_an_array_attribute_is_a_located_error():
     class Thermo(NamedTuple):
         T: np.ndarray

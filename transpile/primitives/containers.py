@@ -289,5 +289,4 @@ defhelper(
     vjp={"x": "rt.add_field(acc, x, name, g)"},
     jvp={"x": "rt.field_tangent(t, x, name)"},
     batch="rt.field(x, name)",
-    jit="jt.getitem(x, name)",
 )
