@@ -27,6 +27,20 @@ def _get(x, i):
     return f"rt.get({x}, {i})"
 
 
+def _adjoint_pair(fn, transpose, rest=(), batched=True, **kw):
+    """Two linear helpers, each the other's adjoint: the VJP of one applies the other to g, its JVP itself to t."""
+    names = tuple(p.split("=")[0] for p in rest)
+    for f, other, x in ((fn, transpose, "x"), (transpose, fn, "g")):
+
+        def call(h, v):
+            return f"rt.{h.__name__}({', '.join([v, *names])})"
+
+        batch = dict(batch=call(f, x), batch_needs_same=names) if batched else {}
+        defhelper(
+            f, params=[x, *rest], vjp={x: call(other, "g")}, jvp={x: call(f, "t")}, structural=names, **batch, **kw
+        )
+
+
 def _real(rule, what, like="a"):
     """The rules below hold for real matrices (transposes, not conjugate transposes): complex ones are refused."""
     return f"rt.real_only({rule}, {like}, {what!r})"
@@ -135,24 +149,7 @@ defprim(
         Example("np.linalg.eigvalsh(a)", STACK),
     ],
 )
-defhelper(
-    rt.hermitian_part,
-    params=["x", "UPLO='L'", "on=True"],
-    vjp={"x": "rt.hermitian_part_vjp(g, UPLO, on)"},
-    jvp={"x": "rt.hermitian_part(t, UPLO, on)"},
-    structural=("UPLO", "on"),
-    batch="rt.hermitian_part(x, UPLO, on)",
-    batch_needs_same=("UPLO", "on"),
-)
-defhelper(
-    rt.hermitian_part_vjp,
-    params=["g", "UPLO='L'", "on=True"],
-    vjp={"g": "rt.hermitian_part(g, UPLO, on)"},
-    jvp={"g": "rt.hermitian_part_vjp(t, UPLO, on)"},
-    structural=("UPLO", "on"),
-    batch="rt.hermitian_part_vjp(g, UPLO, on)",
-    batch_needs_same=("UPLO", "on"),
-)
+_adjoint_pair(rt.hermitian_part, rt.hermitian_part_vjp, rest=("UPLO='L'", "on=True"))
 # gap_scaled(x, w) = x / (w_j - w_i) off the diagonal: linear in x (its own adjoint); in w, its derivative along dw
 # is -gap_scaled(gap_scaled(x, w), w) o gaps(dw), gaps(dw)[i, j] = dw[j] - dw[i].
 defhelper(
@@ -163,8 +160,7 @@ defhelper(
     batch="rt.gap_scaled(x, w)",
     batch_broadcast=("x", "w"),
 )
-defhelper(rt.gaps, params=["t"], vjp={"t": "rt.gaps_vjp(g)"}, jvp={"t": "rt.gaps(t)"}, batch="rt.gaps(t)")
-defhelper(rt.gaps_vjp, params=["g"], vjp={"g": "rt.gaps(g)"}, jvp={"g": "rt.gaps_vjp(t)"}, batch="rt.gaps_vjp(g)")
+_adjoint_pair(rt.gaps, rt.gaps_vjp)
 defhelper(
     rt.scale_columns,
     params=["x", "d"],
@@ -181,20 +177,7 @@ defhelper(
     batch="rt.column_dots(x, y)",
     batch_broadcast=("x", "y"),
 )
-defhelper(
-    rt.diag_part,
-    params=["x"],
-    vjp={"x": "rt.diag_embed(g)"},
-    jvp={"x": "rt.diag_part(t)"},
-    batch="rt.diag_part(x)",
-)
-defhelper(
-    rt.diag_embed,
-    params=["v"],
-    vjp={"v": _diagonal("g")},
-    jvp={"v": "rt.diag_embed(t)"},
-    batch="rt.diag_embed(v)",
-)
+_adjoint_pair(rt.diag_part, rt.diag_embed)
 
 # ---------------------------------------------------------------------------- svd
 #
@@ -296,22 +279,7 @@ defhelper(
     jvp={"x": "rt.keep_if(t, flag, keep)"},
     structural=("flag", "keep"),
 )
-defhelper(
-    rt.svd_part,
-    params=["g", "compute_uv", "i"],
-    container=True,
-    vjp={"g": "rt.svd_unpart(g, compute_uv, i)"},
-    jvp={"g": "rt.svd_part(t, compute_uv, i)"},
-    structural=("compute_uv", "i"),
-)
-defhelper(
-    rt.svd_unpart,
-    params=["v", "compute_uv", "i"],
-    container=True,
-    vjp={"v": "rt.svd_part(g, compute_uv, i)"},
-    jvp={"v": "rt.svd_unpart(t, compute_uv, i)"},
-    structural=("compute_uv", "i"),
-)
+_adjoint_pair(rt.svd_part, rt.svd_unpart, rest=("compute_uv", "i"), batched=False, container=True)
 defhelper(
     rt.svd_result,
     params=["u", "s", "vh", "compute_uv"],
@@ -381,20 +349,7 @@ defprim(
         Example("np.linalg.qr(a, mode='complete')[1]", STACK),
     ],
 )
-defhelper(
-    rt.skew_lower,
-    params=["x"],
-    vjp={"x": "rt.skew_lower_vjp(g)"},
-    jvp={"x": "rt.skew_lower(t)"},
-    batch="rt.skew_lower(x)",
-)
-defhelper(
-    rt.skew_lower_vjp,
-    params=["g"],
-    vjp={"g": "rt.skew_lower(g)"},
-    jvp={"g": "rt.skew_lower_vjp(t)"},
-    batch="rt.skew_lower_vjp(g)",
-)
+_adjoint_pair(rt.skew_lower, rt.skew_lower_vjp)
 
 # ---------------------------------------------------------------------------- lstsq
 #
