@@ -222,10 +222,30 @@ def test_jit_of_namedtuples_and_plain_dataclasses():
     assert_tree_close(gq, numeric_grad(lambda b, a: two(a, b), q, p))
 
 
-@pytest.mark.parametrize("kind", ["dataclass", "node"])
-def test_jit_of_other_objects_is_a_located_error(kind):
-    with pytest.raises(tp.TranspileError, match="jit takes NamedTuples") as info:
-        tp.jit(tp.grad(loss))(KINDS[kind], X)
+def test_jit_of_objects_with_meta_fields_and_of_registered_nodes():
+    def two(p, n):  # meta fields (p.scale, n.label) are constants of the compiled code
+        sign = 1.0 if n.label == "node" else -1.0
+        return np.sum(p.W * n.W * n.W) * p.scale + sign * np.sum(p.b * n.b)
+
+    p, n = Dense(W0, B0, scale=2.5), Node(2 * W0, -B0)
+    gp, gn = tp.jit(tp.grad(two, argnums=(0, 1)))(p, n)
+    assert type(gp) is Dense and gp.scale == 2.5 and type(gn) is Node and gn.label == "node"
+    assert_tree_close(gp, numeric_grad(two, p, n))
+    assert_tree_close(gn, numeric_grad(lambda b, a: two(a, b), n, p))
+
+
+def test_jit_compiles_again_for_other_meta_values():
+    def scaled(p):
+        return p.W[0, 0] * p.scale
+
+    jitted = tp.jit(scaled)
+    for scale in (2.5, -1.0):
+        assert jitted(Dense(W0, B0, scale=scale)) == W0[0, 0] * scale
+
+
+def test_jit_of_a_meta_field_it_cannot_compile_in_is_a_located_error():
+    with pytest.raises(tp.TranspileError, match="meta field `label` holds a value of type object") as info:
+        tp.jit(loss)(Node(W0, B0, label=object()), X)
     assert "test_pytree_arguments.py" in str(info.value)
 
 

@@ -384,37 +384,62 @@ def _as_records(target, pname, value):
     return python_number(value)
 
 
-@functools.cache
-def _object_record_class(cls, keys):
-    """The namedtuple standing under jit for objects of the registered dataclass `cls` (its data fields `keys`)."""
-    record = collections.namedtuple(cls.__name__, keys)
-    _OBJECT_RECORDS[record] = cls
+_OBJECT_RECORDS: dict = {}  # namedtuple class -> how to rebuild the registered object it stands for
+_RECORD_CLASSES: dict = {}  # (class, data fields, meta fields' fingerprint) -> the namedtuple class
+_RECORD_NAMES: dict = {}  # a class name -> how many record classes are named after it
+
+
+def _object_record_class(fields, meta_key):
+    """The namedtuple standing under jit for registered objects of one class, data fields and meta values: its
+    fields are the data fields; the meta values (static) ride on the class, which compiled code reads them from."""
+    key = (fields.cls, tuple(fields), meta_key)
+    record = _RECORD_CLASSES.get(key)
+    if record is None:
+        # Numba names compiled functions by their argument types' names: two record classes of one name would
+        # share the code compiled for either (meta values compiled in, fields at other places)
+        taken = _RECORD_NAMES[fields.cls.__name__] = _RECORD_NAMES.get(fields.cls.__name__, 0) + 1
+        name = fields.cls.__name__ + (f"_{taken}" if taken > 1 else "")
+        record = collections.namedtuple(name, tuple(fields))
+        record.__transpile_meta__ = copy.deepcopy(dict(fields.meta))
+        _RECORD_CLASSES[key] = record
+        _OBJECT_RECORDS[record] = fields.rebuild
     return record
 
 
-_OBJECT_RECORDS: dict = {}  # namedtuple class -> the registered dataclass it stands for
-
-
 def _object_record(target, pname, value):
-    """A registered dataclass argument under jit: a namedtuple of its data fields, rebuilt as one on the way out."""
-    node = pytree.node_of(value)
-    keys = tuple(node.data_fields or ())
-    if node.data_fields is None or node.meta_fields or not all(k.isidentifier() and k[:1] != "_" for k in keys):
-        what = (
-            "has meta fields"
-            if node.meta_fields
-            else "is registered with register_pytree_node"
-            if node.data_fields is None
-            else "has fields whose names start with `_`"
-        )
+    """A registered pytree object under jit: a namedtuple of its data fields (its meta fields compiled in as
+    constants), rebuilt as an object of its class on the way out."""
+    name = type(value).__name__
+    try:
+        fields = pytree.as_fields(value)
+    except pytree.PytreeError as exc:
         raise TranspileError(
-            f"argument `{pname}` of `{target.__name__}` is a {type(value).__name__}, which {what}: jit takes "
-            "NamedTuples and registered dataclasses whose fields are all data fields",
+            f"argument `{pname}` of `{target.__name__}`: {exc}", def_location(target), "or call it without jit"
+        ) from None
+    odd = [k for k in fields if not (isinstance(k, str) and k.isidentifier() and k[:1] != "_")]
+    if odd:
+        raise TranspileError(
+            f"argument `{pname}` of `{target.__name__}` is a {name} whose data field `{odd[0]}` starts with `_`: "
+            "jit takes NamedTuples and registered objects whose data fields do not",
             def_location(target),
-            "pass a NamedTuple (or a dict) of the arrays, pass the meta fields as separate static arguments "
-            "(static_argnums), or call the function without jit",
+            "rename the field, pass a NamedTuple (or a dict) of the arrays, or call the function without jit",
         )
-    return _object_record_class(type(value), keys)(*(_as_records(target, pname, getattr(value, k)) for k in keys))
+    parts = []
+    for attr, meta in fields.meta.items():
+        try:
+            parts.append((attr, fingerprint(meta)))
+        except NoFingerprint as exc:
+            raise TranspileError(
+                f"argument `{pname}` of `{target.__name__}` is a {name} whose meta field `{attr}{exc.path}` holds "
+                f"a value of type {type(exc.value).__name__}: jit compiles meta fields in as constants, keyed by "
+                "their content",
+                def_location(target),
+                "meta fields under jit must be numbers, strings, NumPy arrays, or tuples, lists and dicts of them; "
+                "make that attribute a data field, or call the function without jit",
+            ) from None
+    meta_key = fingerprint(parts)
+    record = _object_record_class(fields, meta_key)
+    return record(*(_as_records(target, pname, v) for v in fields.values()))
 
 
 # dtypes Numba has no type for on the CPU (not even to pass an array through), and the dtype to convert to;
@@ -454,7 +479,7 @@ def _as_dicts(value):
     if records.is_record(value):
         return {k: _as_dicts(v) for k, v in zip(value._fields, value)}
     if type(value) in _OBJECT_RECORDS:
-        return _OBJECT_RECORDS[type(value)](**{k: _as_dicts(v) for k, v in zip(value._fields, value)})
+        return _OBJECT_RECORDS[type(value)]({k: _as_dicts(v) for k, v in zip(value._fields, value)})
     if isinstance(value, list):
         return [_as_dicts(v) for v in value]
     if isinstance(value, tuple):
