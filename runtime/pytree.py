@@ -6,9 +6,11 @@ dicts) that remembers how to rebuild the object; NamedTuples travel as themselve
 
 from __future__ import annotations
 
+import collections
+import copy
 import dataclasses
 
-__all__ = ["field", "add_field", "field_tangent"]
+__all__ = ["field", "add_field", "field_tangent", "make_namedtuple", "make_fields"]
 
 
 class _Node:
@@ -76,6 +78,11 @@ def register_pytree_node_class(cls):
 def node_of(x) -> _Node | None:
     """The registration of x's class, if it is a registered node."""
     return _NODES.get(type(x))
+
+
+def node_of_class(cls) -> _Node | None:
+    """The registration of class `cls`, if it is registered as a node."""
+    return _NODES.get(cls)
 
 
 def is_namedtuple(x) -> bool:
@@ -434,3 +441,53 @@ def field_tangent(t, x, name):
     if position is None or is_zero(t):
         return 0.0
     return t[position]
+
+
+# ------------------------------------------------------------------ objects built in transformed code
+
+
+def make_namedtuple(cls, *items):
+    """`cls(*items)`: a NamedTuple built in transformed code (its fields in order)."""
+    return cls(*items)
+
+
+def make_fields(cls, meta, *items):
+    """`cls(...)`, a registered dataclass built in transformed code, as Fields: its data fields `items` (in the
+    order of its data_fields), its meta fields `meta` (in the order of its meta_fields)."""
+    node = _NODES[cls]
+    data = dict(zip(node.data_fields, items))
+    constants = dict(zip(node.meta_fields, meta))
+    aux = tuple(meta)
+    return Fields(data, constants, lambda values: node.unflatten(aux, [values[n] for n in node.data_fields]), cls)
+
+
+# ------------------------------------------------------------------ registered objects under jit
+
+RECORD_CLASSES: dict = {}  # (class, data fields, meta values' fingerprint or None) -> its namedtuple class
+REBUILDS: dict = {}  # namedtuple class -> how to rebuild the registered object from {data field: value}
+_RECORD_NAMES: dict = {}  # a class name -> how many record classes are named after it
+
+
+def object_record_class(cls, keys, meta, meta_key, rebuild):
+    """The namedtuple standing under jit for registered objects of class `cls` with data fields `keys` and the
+    meta values `meta` (a dict, fingerprinted as `meta_key`; None when empty): its fields are the data fields,
+    the meta values (constants of compiled code) ride on the class."""
+    key = (cls, tuple(keys), meta_key)
+    record = RECORD_CLASSES.get(key)
+    if record is None:
+        # Numba names compiled functions by their argument types' names: two record classes of one name would
+        # share the code compiled for either (meta values compiled in, fields at other places)
+        taken = _RECORD_NAMES[cls.__name__] = _RECORD_NAMES.get(cls.__name__, 0) + 1
+        record = collections.namedtuple(cls.__name__ + (f"_{taken}" if taken > 1 else ""), tuple(keys))
+        record.__transpile_meta__ = copy.deepcopy(dict(meta))
+        RECORD_CLASSES[key] = record
+        REBUILDS[record] = rebuild
+    return record
+
+
+def dataclass_record_class(cls):
+    """The record class of a registered dataclass without meta fields (objects built in compiled code)."""
+    node = _NODES[cls]
+    return object_record_class(
+        cls, node.data_fields, {}, None, lambda values: node.unflatten((), [values[n] for n in node.data_fields])
+    )

@@ -63,6 +63,12 @@ def no_rule_hint(function: str, argument: str, rule: str) -> str:
             "that loop has no derivative rule yet: differentiate each example and vmap that (vmap(grad(f)), summed "
             "over the examples for the gradient of a sum), or index with a value the same for every example"
         )
+    if function == "rt.make_fields":
+        return (
+            "the meta fields of a registered dataclass are static, as in JAX: the value of one must not depend on "
+            "the differentiated inputs; wrap it in tp.stop_gradient(...) (`scale=tp.stop_gradient(p.scale)`), or "
+            "register that field as a data field"
+        )
     if function.startswith("rt."):
         return (
             f"`{function}` is part of the derivative code transpile generated: this derivative of a derivative has no "

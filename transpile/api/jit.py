@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections
 import copy
 import functools
 import os
@@ -96,6 +95,8 @@ def _as_numba_value(value):
     """A captured value as compiled code takes it: a Python number stays one (weakly typed, as NumPy types it)."""
     from runtime.jit.pynumbers import python_number
 
+    if isinstance(value, type) and getattr(pytree.node_of_class(value), "data_fields", None) is not None:
+        return pytree.dataclass_record_class(value)  # a registered dataclass, built in compiled code as its record
     return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else python_number(value)
 
 
@@ -384,28 +385,6 @@ def _as_records(target, pname, value):
     return python_number(value)
 
 
-_OBJECT_RECORDS: dict = {}  # namedtuple class -> how to rebuild the registered object it stands for
-_RECORD_CLASSES: dict = {}  # (class, data fields, meta fields' fingerprint) -> the namedtuple class
-_RECORD_NAMES: dict = {}  # a class name -> how many record classes are named after it
-
-
-def _object_record_class(fields, meta_key):
-    """The namedtuple standing under jit for registered objects of one class, data fields and meta values: its
-    fields are the data fields; the meta values (static) ride on the class, which compiled code reads them from."""
-    key = (fields.cls, tuple(fields), meta_key)
-    record = _RECORD_CLASSES.get(key)
-    if record is None:
-        # Numba names compiled functions by their argument types' names: two record classes of one name would
-        # share the code compiled for either (meta values compiled in, fields at other places)
-        taken = _RECORD_NAMES[fields.cls.__name__] = _RECORD_NAMES.get(fields.cls.__name__, 0) + 1
-        name = fields.cls.__name__ + (f"_{taken}" if taken > 1 else "")
-        record = collections.namedtuple(name, tuple(fields))
-        record.__transpile_meta__ = copy.deepcopy(dict(fields.meta))
-        _RECORD_CLASSES[key] = record
-        _OBJECT_RECORDS[record] = fields.rebuild
-    return record
-
-
 def _object_record(target, pname, value):
     """A registered pytree object under jit: a namedtuple of its data fields (its meta fields compiled in as
     constants), rebuilt as an object of its class on the way out."""
@@ -437,8 +416,8 @@ def _object_record(target, pname, value):
                 "meta fields under jit must be numbers, strings, NumPy arrays, or tuples, lists and dicts of them; "
                 "make that attribute a data field, or call the function without jit",
             ) from None
-    meta_key = fingerprint(parts)
-    record = _object_record_class(fields, meta_key)
+    meta_key = fingerprint(parts) if parts else None
+    record = pytree.object_record_class(fields.cls, tuple(fields), fields.meta, meta_key, fields.rebuild)
     return record(*(_as_records(target, pname, v) for v in fields.values()))
 
 
@@ -478,8 +457,8 @@ def _as_dicts(value):
 
     if records.is_record(value):
         return {k: _as_dicts(v) for k, v in zip(value._fields, value)}
-    if type(value) in _OBJECT_RECORDS:
-        return _OBJECT_RECORDS[type(value)]({k: _as_dicts(v) for k, v in zip(value._fields, value)})
+    if type(value) in pytree.REBUILDS:
+        return pytree.REBUILDS[type(value)]({k: _as_dicts(v) for k, v in zip(value._fields, value)})
     if isinstance(value, list):
         return [_as_dicts(v) for v in value]
     if isinstance(value, tuple):

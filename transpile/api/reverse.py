@@ -169,6 +169,7 @@ def vjp(fun, *primals, has_aux=False):
 
     @api_boundary
     def vjp_fn(cotangent):
+        cotangent = pytree.to_internal(cotangent)  # a registered object (one the function built) as its fields
         check(cotangent)
         seed = (cotangent, 0.0) if has_aux else cotangent
         gen.bind_captures()
@@ -184,5 +185,6 @@ def vjp(fun, *primals, has_aux=False):
 
     pullback = PullbackEntry(fun, mask, len(primals), has_aux)
     vjp_fn.__transpile_bound__ = Bound(user, values, pullback.entry_function, check)
-    out, aux = pytree.from_internal(out), pytree.from_internal(aux)
-    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+    # (new names: `check` reads the output as transformed code returned it, Fields and all)
+    user_out, user_aux = pytree.from_internal(out), pytree.from_internal(aux)
+    return (user_out, vjp_fn, user_aux) if has_aux else (user_out, vjp_fn)

@@ -1430,6 +1430,8 @@ class _FunctionDesugarer:
 
         if obj is forward_api.jvp:  # jvp(f, (x, ...), (x_dot, ...)) inside a transformed function
             return self._inline_jvp(expr, stmt, forward_api)
+        if isinstance(obj, type) and (runtime.pytree.is_namedtuple_type(obj) or obj in runtime.pytree._NODES):
+            return self._construct(obj, func, expr, stmt)
         prim = registry.lookup(obj)
         if prim is not None:
             if not isinstance(func, gast.Call):
@@ -1485,6 +1487,61 @@ class _FunctionDesugarer:
             f"`{dotted}` has no rule in transpile's primitive registry",
             "use a supported NumPy function (see README: Supported), or write the operation with them",
         )
+
+    def _construct(self, cls, func, expr, stmt):
+        """`Params(W=w, b=b)`: a NamedTuple or a registered dataclass built here, its fields bound in order (the
+        data fields of a dataclass as the items, its meta fields as a tuple of constants of the object)."""
+        node = runtime.pytree._NODES.get(cls)
+        what = f"`{cls.__name__}`"
+        if node is not None and node.data_fields is None:
+            self.error(
+                func,
+                f"{what} is registered with register_pytree_node: transpile cannot see which argument of its "
+                "constructor becomes which pytree child",
+                "register it with tp.tree_util.register_dataclass, use a NamedTuple, or build it outside",
+            )
+        if node is not None and hasattr(cls, "__post_init__"):
+            self.error(func, f"{what} has a __post_init__, which transformed code does not run", "build it outside")
+        args = [self.atom(a, stmt) for a in expr.args]
+        kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
+        try:
+            sig = inspect.signature(cls)
+            bound = sig.bind(*args, **kwargs).arguments
+        except (TypeError, ValueError) as exc:
+            self.error(expr, f"bad call of {cls.__name__}: {exc}")
+        values = {}
+        for pname, param in sig.parameters.items():
+            if pname in bound:
+                values[pname] = bound[pname]
+            elif param.default is not param.empty and type(param.default) in (bool, int, float, complex, str):
+                values[pname] = const(param.default)
+            elif param.default is None:
+                values[pname] = const(None)
+            else:
+                self.error(
+                    expr,
+                    f"field `{pname}` of {what} takes a default that transformed code does not write in "
+                    f"({type(param.default).__name__})",
+                    f"pass `{pname}=...` in the call",
+                )
+        cls_atom = self.free_value(func)
+        if node is None:
+            items = [values[n] for n in cls._fields]
+            return self._prim_rhs(registry.by_name("rt.make_namedtuple"), [cls_atom, *items], {}, stmt, expr)
+        dropped = sorted(n for n in bound if n not in node.data_fields and n not in node.meta_fields)
+        if dropped:
+            self.error(expr, f"`{dropped[0]}` is neither a data field nor a meta field of {what}", "leave it out")
+        meta = [values[n] for n in node.meta_fields]
+        meta_atom = self.fresh()
+        self.assign(
+            meta_atom,
+            self._tag(gast.Tuple(elts=meta, ctx=gast.Load()), registry.by_name("make_tuple"), {"items": tuple(meta)}),
+            stmt,
+        )
+        items = [values[n] for n in node.data_fields]
+        rhs = self._prim_rhs(registry.by_name("rt.make_fields"), [cls_atom, name(meta_atom), *items], {}, stmt, expr)
+        rhs.bound["keys"] = tuple(const(n) for n in node.data_fields)
+        return rhs
 
     def _inline_jvp(self, expr, stmt, forward_api):
         if (

@@ -543,6 +543,17 @@ class _BatchBuilder:
             else:
                 node.elts = items
             return node
+        if prim.batch == "items":  # an object built of its `*items` (a NamedTuple's fields): each one batched
+            if any(self._is_batched(bound[p]) for p in prim.params if p != prim.varargs):
+                self.error(
+                    stmt,
+                    "the meta fields of an object built under vmap must be the same for every example",
+                    "make the field a data field, or compute it from values that are not mapped",
+                )
+            node = copy.deepcopy(rhs)
+            lead = len(node.args) - len(bound[prim.varargs])
+            node.args[lead:] = [self._as_batched(v) for v in bound[prim.varargs]]
+            return node
         if prim.name == "getitem":
             if self._is_batched(bound["x"]) and not (set(_names(bound["idx"])) & self.batched):
                 return _call("rt.batched_getitem", [copy.deepcopy(bound["x"]), copy.deepcopy(bound["idx"])])
