@@ -188,6 +188,38 @@ def test_vmap_in_axes_as_a_pytree_prefix(kind):
     np.testing.assert_allclose(got, want)
 
 
+def test_vmap_in_axes_of_a_registered_node():
+    W = np.stack([W0, 2 * W0, -W0])
+    got = tp.vmap(model, in_axes=(Node(0, None), None))(Node(W, B0), X)
+    np.testing.assert_allclose(got, np.stack([model(Node(w, B0), X) for w in W]))
+
+
+BAD_NODE_AXES = {
+    "another class": (
+        (Params(W=0, b=None), None),
+        (Plain(W0[None], B0), X),
+        "as a Params, but the argument there is a Plain",
+    ),
+    "a dict for a node": (
+        (Plain(W=0, b=None), None),
+        ({"W": W0[None], "b": B0}, X),
+        "but the argument there is a dict",
+    ),
+    "other meta fields": ((Node(0, None, "other"), None), (Node(W0[None], B0), X), "meta field `label` is 'other'"),
+    "an axis out of range": ((Params(W=3, b=None), None), (Params(W0[None], B0), X), "out of range for `p.W`"),
+    "a node for all arguments": (Params(W=0, b=None), (Params(W0[None], B0), X), "give a tuple with one entry"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_NODE_AXES)
+def test_vmap_in_axes_nodes_that_do_not_fit_are_errors_at_the_users_call(case):
+    in_axes, args, message = BAD_NODE_AXES[case]
+    with pytest.raises(tp.TranspileError, match=message) as info:
+        tp.vmap(model, in_axes=in_axes)(*args)
+    line = info.value.location.text()
+    assert "test_pytree_arguments.py" in str(info.value) and "tp.vmap(model, in_axes=in_axes)(*args)" in line
+
+
 def test_nested_containers_of_objects():
     layers = [Params(W0, B0), Dense(np.eye(2), np.zeros(2))]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import runtime as rt
 from runtime import pytree
 
@@ -12,7 +14,7 @@ from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
 from ..transforms.batching import BATCH, BatchMode
-from .boundary import api_boundary
+from .boundary import api_boundary, caller_location
 from .common import (
     Generated,
     Names,
@@ -51,6 +53,60 @@ def _spec_entry(spec):
     return spec
 
 
+def _is_node_spec(spec) -> bool:
+    """An in_axes entry written as a pytree node: a NamedTuple or an object of a registered class."""
+    return type(spec) in pytree._NODES or pytree.is_namedtuple(spec)
+
+
+def _spec_text(spec) -> str:
+    return f"{type(spec).__name__}(...)" if _is_node_spec(spec) else repr(spec)
+
+
+def _same_meta(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # arrays: compared by content
+        return np.array_equal(a, b) if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) else a is b
+
+
+def _mismatch(value, spec, where, inside=False):
+    """What makes the in_axes entry `spec` (as the user wrote it) no prefix of the argument `value`'s structure,
+    or None: a node written in in_axes (`Params(W=0, b=None)`) needs an argument of its class, with the same
+    meta fields, and its fields' entries are checked in turn (an axis against its field's arrays)."""
+    if type(spec) is int and inside:
+        for leaf in pytree.tree_leaves(value):
+            if np.ndim(leaf) == 0 or not -np.ndim(leaf) <= spec < np.ndim(leaf):
+                return f"in_axes {spec} is out of range for `{where}`, which has {np.ndim(leaf)} dimension(s)"
+    if type(spec) in (tuple, list) and isinstance(value, (tuple, list)) and len(spec) == len(value):
+        return next(
+            filter(None, (_mismatch(v, e, f"{where}[{i}]", inside) for i, (v, e) in enumerate(zip(value, spec)))), None
+        )
+    if type(spec) is dict and isinstance(value, dict) and set(spec) == set(value):
+        return next(filter(None, (_mismatch(value[k], e, f"{where}[{k!r}]", inside) for k, e in spec.items())), None)
+    if spec is None or type(spec) is int or not _is_node_spec(spec):
+        return None
+    kind = type(spec).__name__
+    if type(value) is not type(spec):
+        got = value.cls.__name__ if isinstance(value, pytree.Fields) else type(value).__name__
+        return f"in_axes gives `{where}` as a {kind}, but the argument there is a {got}"
+    if pytree.is_namedtuple(spec):
+        pairs = [(name, getattr(value, name), getattr(spec, name)) for name in type(spec)._fields]
+    else:
+        specs, values = pytree.as_fields(spec), pytree.as_fields(value)
+        for name, meta in specs.meta.items():
+            if not _same_meta(meta, values.meta.get(name)):
+                return (
+                    f"in_axes gives `{where}` as a {kind} whose meta field `{name}` is {meta!r}, but the argument's "
+                    f"is {values.meta.get(name)!r} (a node in in_axes must have the argument's meta fields, as in JAX)"
+                )
+        pairs = [(name, values[name], specs[name]) for name in specs]
+    for name, item, entry in pairs:
+        found = _mismatch(item, entry, f"{where}.{name}", inside=True)
+        if found:
+            return found
+    return None
+
+
 def _check_spec(spec, fun, what):
     """Axes are plain ints and None, in tuples, lists and dicts keyed by plain values: they are written into
     the generated module as literals (escape.literal)."""
@@ -65,9 +121,9 @@ def _check_spec(spec, fun, what):
             _check_spec(s, fun, what)
         return
     raise TranspileError(
-        f"{what} entries must be ints, None, or tuples, lists and dicts (with string or number keys) of them; "
-        f"got {spec!r}",
-        def_location(fun),
+        f"{what} entries must be ints, None, or tuples, lists and dicts (with string or number keys) of them, or "
+        f"NamedTuples and registered objects holding them as fields; got {spec!r}",
+        caller_location() or def_location(fun),
     )
 
 
@@ -81,6 +137,13 @@ class Vectorized:
         self.user_fun = fun  # the user's function behind `fun` (vmap knows it)
         self.sig = sig or _signature(fun)
         self.params = list(self.sig.parameters.values())
+        if _is_node_spec(in_axes):  # a NamedTuple is a tuple, but in_axes=Params(...) is rarely one per argument
+            raise TranspileError(
+                f"in_axes is a {type(in_axes).__name__}: give a tuple with one entry per argument",
+                caller_location() or def_location(fun),
+                f"in_axes=({type(in_axes).__name__}(...), None) maps the fields of the first argument as written",
+            )
+        self.user_spec = in_axes  # as the user wrote it: nodes are checked against the arguments at each call
         if type(in_axes) in (tuple, list):
             in_axes = type(in_axes)(_spec_entry(s) for s in in_axes)
         _check_spec(in_axes, fun, "in_axes")
@@ -132,8 +195,25 @@ class Vectorized:
                 axes.append(0 if p.name in keywords else None)
         return tuple(axes)
 
+    def check_nodes(self, values):
+        """The arguments against the nodes the user wrote in in_axes (`Params(W=0, b=None)`): a located error at
+        the user's call where one is not of the node's class, meta fields or axes."""
+        if not isinstance(self.user_spec, (tuple, list)):
+            return
+        for param, entry, value in zip(self.params, self.user_spec, values):
+            found = _mismatch(value, entry, param.name)
+            if found:
+                raise TranspileError(
+                    f"vmap({self.fun.__name__}): {found}",
+                    caller_location() or def_location(self.user_fun),
+                    "pass an argument of the structure in_axes gives, or give in_axes the argument's",
+                )
+
     def check_static_call(self, args, kwargs):
         """A caller that runs the entry written for `self.in_axes` (jit) refuses a call that JAX maps otherwise."""
+        bound = self.sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        self.check_nodes(list(bound.arguments.values()))
         axes = self.axes_for(len(args), kwargs)
         if axes != self.in_axes:
             names = ", ".join(f"`{p.name}`" for p, a, b in zip(self.params, axes, self.in_axes) if a != b)
@@ -203,6 +283,7 @@ class Vectorized:
             raise TranspileError(f"bad call of vmap({self.fun.__name__}): {exc}", def_location(self.user_fun)) from None
         bound.apply_defaults()
         axes = self.axes_for(len(args), kwargs)
+        self.check_nodes(list(bound.arguments.values()))
         values = internal_arguments(
             self.user_fun, list(bound.arguments.values()), [i for i, a in enumerate(axes) if _mapped(a)]
         )
