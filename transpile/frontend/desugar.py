@@ -1590,7 +1590,7 @@ class _FunctionDesugarer:
                 and isinstance(node.operand, gast.Constant)
             ):
                 return -node.operand.value
-            ok, obj, _, _ = self._resolve_chain(node)
+            ok, obj, reader, path = self._resolve_chain(node)
             if not ok:
                 self.error(
                     node,
@@ -1598,6 +1598,7 @@ class _FunctionDesugarer:
                     "module-level functions and constants",
                     "define the function at module level",
                 )
+            self._guard(path, obj, reader, node)  # `tp.grad(self.f)`: built again once `self.f` holds another
             return obj
 
         return maker(*[value(a) for a in call.args], **{k.arg: value(k.value) for k in call.keywords})
