@@ -7,8 +7,10 @@ differentiating the body.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
+import types
 
 from runtime import stop_gradient  # noqa: F401  (re-exported: the identity, with no derivative)
 
@@ -31,11 +33,28 @@ class _Wrapped:
         """The functions the rule calls, by role."""
         return {}
 
+    def __get__(self, obj, objtype=None):
+        """Decorating a method: read through an object, the same wrapper of the method bound to it, and its rule
+        functions bound to it too (`fwd(self, x)`, `bwd(self, residuals, g)`, `jvp(self, primals, tangents)`)."""
+        if obj is None:
+            return self
+        bound = copy.copy(self)
+        bound.fun = types.MethodType(self.fun, obj)
+        bound.__signature__ = inspect.signature(bound.fun)
+        bound.__transpile_bound_rule__ = (self, obj)  # what it is made of: equal for every read of the method
+        for role in self._rule_names:
+            rule = getattr(self, role)
+            setattr(bound, role, types.MethodType(rule, obj) if rule is not None else None)
+        return bound
+
+    _rule_names: tuple = ()
+
 
 class custom_vjp(_Wrapped):  # noqa: N801  (JAX's name)
     """`f` whose reverse-mode rule is `fwd(*args) -> (out, residuals)` and `bwd(residuals, g) -> cotangents`."""
 
     kind = "vjp"
+    _rule_names = ("fwd", "bwd")
 
     def __init__(self, fun):
         super().__init__(fun)
@@ -54,6 +73,7 @@ class custom_jvp(_Wrapped):  # noqa: N801
     """`f` whose forward-mode rule is `jvp(primals, tangents) -> (out, tangent_out)`, linear in the tangents."""
 
     kind = "jvp"
+    _rule_names = ("jvp",)
 
     def __init__(self, fun):
         super().__init__(fun)

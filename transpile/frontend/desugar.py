@@ -130,6 +130,8 @@ class _ProgramBuilder:
             fn = method
             identity = (id(method[0]), id(method[1]))
             hint = hint or f"{owner_name(method[1])}_{method[0].__name__.strip('_') or 'call'}"
+        elif getattr(fn, "__transpile_bound_rule__", None) is not None:  # a custom-rule method of an object
+            identity = tuple(map(id, fn.__transpile_bound_rule__))
         else:
             if not hasattr(fn, "rule_functions"):
                 fn = inspect.unwrap(fn)
@@ -142,27 +144,46 @@ class _ProgramBuilder:
         self.pending.append((key, fn))
         return key
 
+    def objects_function_key(self, fn, bindings):
+        """The name of `fn` with objects bound to some of its parameters (`helper(self, x)`): one function per
+        function and objects.  `bindings`: ((position, object), ...)."""
+        identity = (id(fn), tuple((pos, id(obj)) for pos, obj in bindings))
+        if identity in self.keys:
+            return self.keys[identity]
+        key = self._fresh_key(f"{fn.__name__}_{owner_name(bindings[0][1])}")
+        self.keys[identity] = key
+        self.program.functions[key] = None
+        self.pending.append((key, (fn, None, bindings)))
+        return key
+
     def run(self):
         while self.pending:
             key, fn = self.pending.pop()
+            if isinstance(fn, tuple) and len(fn) == 3:  # a function with objects bound to some parameters
+                self._run_method(key, fn[0], None, fn[2])
+                continue
             if isinstance(fn, tuple):  # a method bound to an object
                 self._run_method(key, *fn)
                 continue
             wrapper = fn if hasattr(fn, "rule_functions") else None
             if wrapper is not None:
                 fn = wrapper.fun
-            parsed = parse_function(fn)
-            env = _Env.of_function(fn)
-            self.inherit_guards(fn)
-            _FunctionDesugarer(self, key, parsed, env, extra=()).run()
+            if isinstance(fn, types.MethodType):  # a method with a custom rule, bound to an object
+                self._run_method(key, fn.__func__, fn.__self__)
+            else:
+                parsed = parse_function(fn)
+                env = _Env.of_function(fn)
+                self.inherit_guards(fn)
+                _FunctionDesugarer(self, key, parsed, env, extra=()).run()
             if wrapper is not None:
                 nf = self.program.functions[key]
                 nf.custom = wrapper.kind
                 nf.rule_keys = {role: self.function_key(rule) for role, rule in wrapper.rule_functions().items()}
 
-    def _run_method(self, key, fn, obj):
-        """A method with its first parameter (`self`, `cls`) bound to `obj`: that parameter becomes a free name
-        whose attributes the method reads like globals (values captured, methods and callables called)."""
+    def _run_method(self, key, fn, obj, bindings=None):
+        """A method with its first parameter (`self`, `cls`) bound to `obj` (or a function with objects bound to
+        the parameters at the positions `bindings` gives): that parameter becomes a free name whose attributes the
+        method reads like globals (values captured, methods and callables called)."""
         parsed = parse_function(fn)
         node = copy.deepcopy(parsed.node)
         if not node.args.args:
@@ -171,20 +192,28 @@ class _ProgramBuilder:
                 parsed.location(node),
                 "add `self` as its first parameter, or make it a @staticmethod",
             )
-        first = node.args.args.pop(0)
-        if first.id in collect_locals(node):
-            rebound = next(
-                n
-                for n in gast.walk(node)
-                if isinstance(n, gast.Name) and n.id == first.id and isinstance(n.ctx, gast.Store)
-            )
-            raise TranspileError(
-                f"`{first.id}` is assigned in a method, where it names the object the method is bound to",
-                parsed.location(rebound),
-                f"use another name for the new value (transpile reads the attributes of `{first.id}` as constants)",
-            )
+        bindings = bindings or ((0, obj),)
+        names = [node.args.args[pos].id for pos, _ in bindings]
+        for pos, _ in sorted(bindings, reverse=True):
+            node.args.args.pop(pos)
+        for bound_name in names:
+            if bound_name in collect_locals(node):
+                rebound = next(
+                    n
+                    for n in gast.walk(node)
+                    if isinstance(n, gast.Name) and n.id == bound_name and isinstance(n.ctx, gast.Store)
+                )
+                raise TranspileError(
+                    f"`{bound_name}` is assigned in a function where it names an object passed to it (`self`)",
+                    parsed.location(rebound),
+                    f"use another name for the new value (transpile reads the attributes of `{bound_name}` as "
+                    "constants)",
+                )
+        obj = bindings[0][1]
         alias = self.aliases.get(id(obj)) or self.global_alias(fn, obj)
-        env = _Env.of_function(fn).binding(first.id, self.self_cell(obj), alias)
+        env = _Env.of_function(fn).binding(names[0], self.self_cell(obj), alias)
+        for bound_name, (_, other) in zip(names[1:], bindings[1:]):
+            env.cells[bound_name] = self.self_cell(other)
         _FunctionDesugarer(self, key, parsed, env, extra=(), node=node).run()
 
     def self_cell(self, obj):
@@ -1456,9 +1485,11 @@ class _FunctionDesugarer:
             self._note_alias(path, method[1], target is obj)
             key = self.builder.function_key(obj)
             return self._user_call(key, _fake_args(method[0], bound=True), [], expr, stmt, defaults_obj=target)
-        if hasattr(obj, "rule_functions"):  # custom_jvp, custom_vjp, checkpoint
+        if hasattr(obj, "rule_functions"):  # custom_jvp, custom_vjp, checkpoint (of a method: bound to its object)
+            self._guard(path, obj, reader, func)
             key = self.builder.function_key(obj)
-            return self._user_call(key, _fake_args(obj.fun), [], expr, stmt, defaults_obj=obj.fun)
+            fdef_args = _fake_args(obj.fun, bound=isinstance(obj.fun, types.MethodType))
+            return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj.fun)
         if getattr(obj, "__transpile_bound__", None) is not None:
             from ..api.common import RETURNED_HINT, RETURNED_NOT_TRANSFORMED
 
@@ -1472,6 +1503,22 @@ class _FunctionDesugarer:
             target = inspect.unwrap(obj) if callable(obj) else obj
         if isinstance(target, types.FunctionType) and not _is_library(target):
             self._guard(path, obj, reader, func)
+            objects = [] if transformed else self._object_arguments(target, expr)
+            if objects:  # `helper(self, x)`: helper with `self` bound to the object, as a method is
+                bindings = tuple((pos, value) for pos, value, _ in objects)
+                key = self.builder.objects_function_key(target, bindings)
+                passed = {id(node) for _, _, node in objects}
+                expr = gast.copy_location(
+                    gast.Call(
+                        func=expr.func,
+                        args=[a for a in expr.args if id(a) not in passed],
+                        keywords=[k for k in expr.keywords if id(k.value) not in passed],
+                    ),
+                    expr,
+                )
+                fdef_args = _fake_args(target)
+                fdef_args.args = [a for i, a in enumerate(fdef_args.args) if i not in {p for p, _ in bindings}]
+                return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=target)
             key = self.builder.function_key(target)
             fdef_args = _fake_args(target)
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj if transformed else target)
@@ -1542,6 +1589,24 @@ class _FunctionDesugarer:
         rhs = self._prim_rhs(registry.by_name("rt.make_fields"), [cls_atom, name(meta_atom), *items], {}, stmt, expr)
         rhs.bound["keys"] = tuple(const(n) for n in node.data_fields)
         return rhs
+
+    def _object_arguments(self, target, expr):
+        """[(position, object, argument node)] for the arguments of a call of the user function `target` that are
+        objects read from names (`self`, `self.layer`): instances of the user's classes that are neither arrays
+        nor pytrees, whose attributes the function reads as constants (one function built per object)."""
+        code = target.__code__
+        params = list(code.co_varnames[: code.co_argcount])
+        passed = [(i, a) for i, a in enumerate(expr.args)]
+        passed += [(params.index(k.arg), k.value) for k in expr.keywords if k.arg in params]
+        found = []
+        for pos, node in passed:
+            if not self._is_free_chain(node) or not isinstance(node, (gast.Name, gast.Attribute)):
+                continue
+            ok, value, reader, path = self._resolve_chain(node)
+            if ok and _is_plain_object(value) and pos < len(params):
+                self._guard(path, value, reader, node)
+                found.append((pos, value, node))
+        return sorted(found, key=lambda item: item[0])
 
     def _inline_jvp(self, expr, stmt, forward_api):
         if (
@@ -1729,6 +1794,17 @@ def _numpy_path(obj) -> str | None:
     for part in path.split(".")[1:]:
         target = getattr(target, part, None)
     return path if target is obj else None
+
+
+def _is_plain_object(value) -> bool:
+    """An instance of a user's class that is no array, number, container, function or pytree: an object whose
+    attributes transformed code reads as constants (as a method reads `self`'s)."""
+    kind = type(value)
+    if kind.__module__.split(".")[0] in ("numpy", "builtins", "transpile", "runtime", "types", "functools"):
+        return False
+    if kind in runtime.pytree._NODES or isinstance(value, (tuple, list, dict, type, types.ModuleType)):
+        return False
+    return not isinstance(value, (types.FunctionType, types.MethodType, np.ndarray, np.generic))
 
 
 def _fake_args(fn, bound=False):

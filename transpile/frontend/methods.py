@@ -42,4 +42,7 @@ def same_object(now, then) -> bool:
     and object (each attribute read makes a new bound method)."""
     if isinstance(now, types.MethodType) and isinstance(then, types.MethodType):
         return now.__func__ is then.__func__ and now.__self__ is then.__self__
+    now_rule, then_rule = (getattr(f, "__transpile_bound_rule__", None) for f in (now, then))
+    if now_rule is not None and then_rule is not None:  # a method with a custom rule, read through an object
+        return now_rule[0] is then_rule[0] and now_rule[1] is then_rule[1]
     return now is then
