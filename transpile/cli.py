@@ -308,8 +308,12 @@ def user_function(module, name, path):
         return as_function(fn)
     if fn is not None and is_unbound(fn):
         owner = name.rpartition(".")[0]
+        made = _no_argument_object(module, owner, path)
+        if made is not None:  # a class built without arguments: its method, bound to a new object
+            return as_function(getattr(made, name.rpartition(".")[2]))
         raise CLIError(
-            f"`{name}` is a method, which needs an object of `{owner}` to read its attributes from: name the method "
+            f"`{name}` is a method, which needs an object of `{owner}` to read its attributes from, and `{owner}` "
+            "takes arguments, so transpile cannot build one: name the method "
             f"of a module-level object of {path} (e.g. `{owner.lower()}_ = {owner}(...)` there, then "
             f"{path}:{owner.lower()}_.{name.rpartition('.')[2]}), or make it a @staticmethod"
         )
@@ -323,6 +327,33 @@ def user_function(module, name, path):
             + (f" (functions defined there: {', '.join(defined)})" if defined else "")
         )
     return fn
+
+
+def _no_argument_object(module, owner, path):
+    """An object of the class `owner` names, built with no arguments, or None where its constructor needs some
+    (or the name is no class)."""
+    cls = module
+    for part in owner.split("."):
+        cls = getattr(cls, part, None)
+    if not isinstance(cls, type):
+        return None
+    try:
+        inspect.signature(cls).bind()
+    except (TypeError, ValueError):
+        return None
+    from .frontend.methods import made_object
+
+    try:
+        obj, new = made_object(module.__name__, owner, cls)
+    except Exception as exc:
+        raise CLIError(f"{path}: `{owner}()` raised {type(exc).__name__}: {exc}") from None
+    if new:
+        print(
+            f"transpile: `{owner}` takes no arguments: transforming the method of an object `{owner}()` (the "
+            "generated module builds one the same way)",
+            file=sys.stderr,
+        )
+    return obj
 
 
 # ============================================================================ building the module

@@ -76,4 +76,36 @@ def test_a_method_of_a_class_without_an_object_is_refused_with_what_to_name(tmp_
     (tmp_path / "classes_model.py").write_text(MODEL)
     code, out, err = run_cli(["grad", "classes_model.py:VAELoss.loss"], cwd=tmp_path)
     assert code != 0 and out == ""
-    assert "`VAELoss.loss` is a method" in err and "module-level object" in err
+    assert "`VAELoss.loss` is a method" in err and "module-level object" in err and "takes arguments" in err
+
+
+NO_ARGUMENTS = """
+import numpy as np
+
+
+class Net:
+    def __init__(self, scale=0.5):
+        self.scale = scale
+        self.W = np.arange(6.0).reshape(2, 3) / 6.0
+
+    def loss(self, x):
+        return np.sum(np.tanh(self.scale * (self.W @ x)) ** 2)
+"""
+
+
+def test_a_method_of_a_class_built_without_arguments_is_transformed_on_a_new_object(tmp_path, monkeypatch):
+    (tmp_path / "net_model.py").write_text(NO_ARGUMENTS)
+    code, out, err = run_cli(["grad", "net_model.py:Net.loss", "-o", "out.py"], cwd=tmp_path)
+    assert code == 0, err
+    assert "`Net` takes no arguments" in err and "`Net()`" in err
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("net_model", "out"):
+        sys.modules.pop(name, None)
+    try:
+        model, generated = importlib.import_module("net_model"), importlib.import_module("out")
+        x = np.array([0.3, -0.2, 0.5])
+        want = numeric_grad(model.Net().loss, [x])
+        np.testing.assert_allclose(generated.grad_Net_loss(x), want, rtol=1e-6, atol=1e-9)
+    finally:
+        for name in ("net_model", "out"):
+            sys.modules.pop(name, None)

@@ -26,6 +26,7 @@ import types
 from dataclasses import dataclass, field
 
 from ..errors import Location, TranspileError
+from ..frontend.methods import MADE_OBJECTS
 from . import escape
 from .pyformat import Unsupported, format_module
 
@@ -266,6 +267,14 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
                 "run transpile on a module file",
             )
         root_value = vars(module).get(path[0])
+        made = MADE_OBJECTS.get(path[0]) if path[0] not in vars(module) else None
+        if made is not None and made[1] == module_name:  # an object the command line built: built here too
+            class_path = made[2]
+            imports.import_from(module_name, class_path.split(".")[0])
+            imports.constants[path[0]] = f"{class_path}()"
+            if name != path[0]:
+                imports.constants[name] = dotted
+            return None
         if isinstance(root_value, types.ModuleType) and not escape.is_dotted_name(root_value.__name__):
             raise _error(f"`{path[0]}` is a module whose name cannot be imported", user_fn)
         if isinstance(root_value, types.ModuleType):

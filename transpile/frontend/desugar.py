@@ -39,7 +39,7 @@ from ..codegen import escape
 from ..errors import Location, TranspileError
 from ..primitives import registry
 from .controlflow import structure_loops, structure_returns
-from .methods import as_function, bound_method, owner_name
+from .methods import as_function, bound_method, made_name, owner_name
 from .parse import ParsedFunction, parse_function
 from .program import Guard, NFunction, Program, const, index_value, is_atom, name
 from .rebinding import rename_rebindings
@@ -234,7 +234,7 @@ class _ProgramBuilder:
                 found = next((f"{k}.{a}" for a, w in getattr(v, "__dict__", {}).items() if w is obj), None)
                 if found is not None:
                     break
-        return found
+        return found or made_name(obj)  # an object the command line built (`model.py:Net.loss`)
 
     def inherit_guards(self, fn):
         """A generated function's program was built for attribute values: so is any program that calls it."""

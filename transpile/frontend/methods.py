@@ -46,3 +46,24 @@ def same_object(now, then) -> bool:
     if now_rule is not None and then_rule is not None:  # a method with a custom rule, read through an object
         return now_rule[0] is then_rule[0] and now_rule[1] is then_rule[1]
     return now is then
+
+
+# objects the command line built of a class that takes no arguments (`model.py:Net.loss`): how a standalone module
+# spells each (a module-level name it binds to `Net()`) -> (the object, its module's name, the class's dotted name)
+MADE_OBJECTS: dict = {}
+
+
+def made_object(module_name, class_path, make):
+    """The object of class `class_path` (in module `module_name`) the command line built with `make()`, built
+    once; and whether it was built now."""
+    name = class_path.replace(".", "_").lower() + "_"
+    found = MADE_OBJECTS.get(name)
+    if found is not None and found[1:] == (module_name, class_path) and type(found[0]) is make:
+        return found[0], False
+    MADE_OBJECTS[name] = (make(), module_name, class_path)
+    return MADE_OBJECTS[name][0], True
+
+
+def made_name(obj):
+    """The name a standalone module binds to `obj`, an object the command line built, or None."""
+    return next((name for name, (made, *_) in MADE_OBJECTS.items() if made is obj), None)
