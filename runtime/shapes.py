@@ -12,6 +12,7 @@ __all__ = [
     "tie_weights",
     "prod_others",
     "prod_others_vjp",
+    "prod_others_vjp2",
     "cumsum_vjp",
     "split_like",
     "concat_like",
@@ -103,6 +104,57 @@ def prod_others_vjp(g, a, axis=None):
     pairs = _exclusive_prod(rows)  # pairs[..., i, j] = prod over k not in {i, j} (for i != j)
     pairs[..., eye] = 0.0
     return undo(np.einsum("...i,...ij->...j", gflat, pairs))
+
+
+def _times(p, q):
+    """The product of two polynomials in nilpotent formal variables s_r (s_r ** 2 == 0), each a list of
+    coefficients indexed by the bit mask of the variables of its monomial."""
+    out = [0.0] * len(p)
+    for m in range(len(p)):
+        sub = m
+        while True:  # every split of monomial m into two disjoint parts
+            out[m] = out[m] + p[sub] * q[m ^ sub]
+            if sub == 0:
+                break
+            sub = (sub - 1) & m
+    return out
+
+
+def _exclusive_multilinear(flat, directions):
+    """Along the last axis, for each entry j: the coefficient of s_1 ... s_k in the product over the other
+    entries l of (a_l + sum_r s_r v_r[l]), that is the k-th derivative of prod_others along v_1, ..., v_k
+    (sums over distinct entries excluding j; no division, so zeros are fine)."""
+    n, size = flat.shape[-1], 1 << len(directions)
+    one = [np.ones(flat.shape[:-1], dtype=flat.dtype)] + [0.0] * (size - 1)
+    left = [one]  # left[l]: the product over the entries before l
+    for l in range(n - 1):
+        left.append(_times(left[-1], _term(flat, directions, l)))
+    out = np.empty(flat.shape, dtype=flat.dtype)
+    right = one  # the product over the entries after l
+    for l in range(n - 1, -1, -1):
+        out[..., l] = _times(left[l], right)[size - 1]
+        right = _times(right, _term(flat, directions, l))
+    return out
+
+
+def _term(flat, directions, l):
+    """Entry l as a polynomial: a_l + sum_r s_r v_r[l] (coefficient 1 << r holds v_r[l])."""
+    size = 1 << len(directions)
+    coefficients = [flat[..., l]] + [0.0] * (size - 1)
+    for r, v in enumerate(directions):
+        coefficients[1 << r] = v[..., l]
+    return coefficients
+
+
+def prod_others_vjp2(v, w, a, axis=None):
+    """The derivative of prod_others_vjp(v, a, axis) in `a` along w (symmetric in v and w): result_j = sum over
+    distinct i, m != j of v_i * w_m * prod over k not in {i, j, m} of a_k."""
+    if is_zero(v) or is_zero(w):
+        return 0.0
+    dtype = np.result_type(a, v, w, np.float64)
+    flat, undo = _to_last(np.asarray(a, dtype=dtype), axis)
+    directions = [_to_last(np.broadcast_to(x, np.shape(a)).astype(dtype), axis)[0] for x in (v, w)]
+    return undo(_exclusive_multilinear(flat, directions))
 
 
 def cumsum_vjp(g, like, axis=None):

@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     helpers_forward,
     helpers_reverse,
     memory,
+    prod_orders,
     promotion,
     pyforms,
     pytree_nodes,

@@ -6,7 +6,7 @@ jvp(grad), jacrev(jacrev), and grad(grad) of f along a direction, a function of 
 jacrev(jacrev) that differentiate one operand inside and the other outside, the result is checked against float64
 central differences of tp.grad.  An operand that is not differentiated is a symbolic zero or an inactive value in
 the generated code, which is what this matrix is about.  Third derivatives of einsum, norm and cholesky (issue 13,
-item 2) are checked against central differences of tp.hessian at the end.  NumPy path only.
+item 2), and of np.prod, are checked against central differences of tp.hessian at the end.  NumPy path only.
 """
 
 from __future__ import annotations
@@ -386,6 +386,14 @@ def test_a_zero_adjoint_at_run_time_passes_through_every_product_rule(flag):
 # case -> its operands: a second derivative's own derivative, in the first operand (issue 13, item 2).
 THIRD_ORDER = {einsum: CASES[einsum][1], norm_vector: CASES[norm_vector][1], norm_axis: CASES[norm_axis][1]}
 THIRD_ORDER[cholesky] = CASES[cholesky][1]
+
+
+def prod_axis(a, b):
+    return np.sum(np.tanh(np.prod(a * b, axis=0)))
+
+
+# np.prod's third derivative (rt.prod_others_vjp2), with a zero entry: excluded, not divided by
+THIRD_ORDER[prod_axis] = (np.array([[0.9, 0.0, 1.1], [-0.7, 1.2, 0.8], [1.3, 0.6, 0.0]]), _near_one(3, 3))
 
 
 def _third_reference(f):

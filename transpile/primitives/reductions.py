@@ -94,10 +94,18 @@ defhelper(
 defhelper(
     rt.prod_others_vjp,
     params=["v", "a", "axis=None"],
-    vjp={"v": "rt.prod_others_vjp(g, a, axis)"},
-    jvp={"v": "rt.prod_others_vjp(t, a, axis)"},
+    vjp={"v": "rt.prod_others_vjp(g, a, axis)", "a": "rt.prod_others_vjp2(v, g, a, axis)"},
+    jvp={"v": "rt.prod_others_vjp(t, a, axis)", "a": "rt.prod_others_vjp2(v, t, a, axis)"},
     structural=("axis",),
-)  # no rule for `a`: third order
+)
+# The third derivative of np.prod along two directions (symmetric in v and w); no rule for `a`: fourth order.
+defhelper(
+    rt.prod_others_vjp2,
+    params=["v", "w", "a", "axis=None"],
+    vjp={"v": "rt.prod_others_vjp2(g, w, a, axis)", "w": "rt.prod_others_vjp2(v, g, a, axis)"},
+    jvp={"v": "rt.prod_others_vjp2(t, w, a, axis)", "w": "rt.prod_others_vjp2(v, t, a, axis)"},
+    structural=("axis",),
+)
 
 # max and min: the gradient is shared equally among tied extrema, as in JAX.
 for _name, _fn, _alias in [("max", np.max, np.amax), ("min", np.min, np.amin)]:
