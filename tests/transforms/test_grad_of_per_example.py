@@ -115,3 +115,17 @@ def test_jit_of_the_gradient_matches_numpy():
     x = _x()
     grad = tp.grad(_loss(picked))
     np.testing.assert_allclose(tp.jit(grad)(x), grad(x), rtol=1e-12, atol=1e-12)
+
+
+def test_a_function_without_a_derivative_rule_is_named_at_the_users_line():
+    def f(x):
+        return np.sum(np.fft.hfft(x) ** 2)
+
+    x = _x()
+    try:  # (should it have rules by now: the numbers)
+        got = tp.grad(_loss(f))(x)
+    except tp.TranspileError as caught:
+        assert "test_grad_of_per_example.py" in str(caught) and "np.fft.hfft(x)" in str(caught)
+        assert "no derivative rule for argument `a` of `np.fft.hfft`" in str(caught)
+    else:
+        np.testing.assert_allclose(got, numeric_grad(_reference(f), (x,)), rtol=1e-5, atol=1e-6)
