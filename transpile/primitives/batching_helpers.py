@@ -91,7 +91,7 @@ def _setitem_loop(bound, fresh):
     """rt.per_example_setitem(x, idx, v, flags, mask) as a loop writing each example's copy (the examples the mask
     leaves out keep theirs), stacked."""
     flags = _literal(bound.get("flags"))
-    if flags is None or len(flags) != 3:
+    if flags is None or len(flags) != 3 or not any(flags):
         return None
     i = fresh()
     index = gast.Name(i, gast.Load(), None, None)
@@ -100,7 +100,8 @@ def _setitem_loop(bound, fresh):
     if _mask(bound) is not None:
         test = _rt("runs_example", copy.deepcopy(index), copy.deepcopy(_mask(bound)))
         written = gast.IfExp(test=test, body=written, orelse=copy.deepcopy(x))
-    size = _rt("batch_of", copy.deepcopy(bound["idx"]))
+    batched = [p for p, f in (("idx", flags[1]), ("x", flags[0]), ("v", flags[2])) if f]
+    size = _rt("batch_of", copy.deepcopy(bound[batched[0]]))
     return _loop(written, size, i)
 
 
