@@ -15,6 +15,7 @@ from .dicts import *  # noqa: F401,F403
 from .differences import *  # noqa: F401,F403
 from .einsum_parts import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
+from .examples import *  # noqa: F401,F403
 from .fft import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403

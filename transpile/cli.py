@@ -585,7 +585,7 @@ def _primal_module(spec, fun, inner_text):
     from .transforms.forward import ForwardMode
     from .transforms.reverse import ReverseMode
 
-    program = desugar_program(fun)
+    program = desugar_program(fun, differentiated=True)
     fn = program.functions[program.entry]
     params = list(fn.params)
     mask = _default_mask(fun, params, spec.argnums, fn.qualname)

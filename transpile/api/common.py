@@ -222,7 +222,7 @@ class Transform:
         if self._generated is not None and self._generated.program.stale():
             self._generated = None  # an attribute holds another method or object now: build for it
         if self._generated is None:
-            program = desugar_program(self.fun)
+            program = desugar_program(self.fun, differentiated=True)
             entry = program.functions[program.entry]
             mask = tuple(i in self.argnums for i in range(len(entry.params)))
             key = cache_key([self.kind, *self.key_parts(), program.entry, *source_texts(program)])

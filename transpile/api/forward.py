@@ -79,7 +79,7 @@ def _check_tangents(fun, primals, tangents):
 
 
 def _module(fun, mask, has_aux):
-    program = desugar_program(fun)
+    program = desugar_program(fun, differentiated=True)
     mode = ForwardMode(program)
     var = mode.variant(program.entry, mask)
     key = cache_key(["jvp", mask, has_aux, program.entry, *source_texts(program)])

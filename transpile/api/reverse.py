@@ -143,7 +143,7 @@ def vjp(fun, *primals, has_aux=False):
     values = internal_arguments(user, values, range(len(primals)))
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
-    program = desugar_program(fun)
+    program = desugar_program(fun, differentiated=True)
     mode = ReverseMode(program)
     mode.variant(program.entry, mask)  # the analysis is cheap; the module text may come from the cache
     key = cache_key(["vjp", mask, has_aux, program.entry, *source_texts(program)])

@@ -93,10 +93,11 @@ class _Lifted:
         self.extra = extra
 
 
-def desugar_program(fn, key_hint=None) -> Program:
-    """Normal form of `fn` and of every user function it calls."""
+def desugar_program(fn, key_hint=None, differentiated=False) -> Program:
+    """Normal form of `fn` and of every user function it calls; `differentiated`: for a transform that differentiates
+    it (calls without rules of their own are written as the registry's `differentiated_as` says)."""
     program = Program()
-    builder = _ProgramBuilder(program)
+    builder = _ProgramBuilder(program, differentiated)
     program.entry = builder.function_key(fn, key_hint)
     builder.run()
     resolve_views(program)
@@ -105,8 +106,9 @@ def desugar_program(fn, key_hint=None) -> Program:
 
 
 class _ProgramBuilder:
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, differentiated=False):
         self.program = program
+        self.differentiated = differentiated
         self.keys = {}  # id(fn), or (id(function), id(object)) for a bound method -> key
         self.pending = []
         self.cells = {}  # id(object) -> (the cell `self` is read from, the object)
@@ -1466,6 +1468,12 @@ class _FunctionDesugarer:
             if not isinstance(func, gast.Call):
                 self._guard(path, obj, reader, func)
             args, keywords = expr.args, expr.keywords
+            if prim.differentiated_as is not None and self.builder.differentiated:
+                written = prim.differentiated_as(list(args), list(keywords), self.fresh)
+                if written is not None:  # rt.per_example: a loop over the examples, desugared as if written so
+                    for node in gast.walk(written):
+                        gast.copy_location(node, expr)
+                    return self.rhs(written, stmt)
             if prim.canonical is not None:
                 canonical = prim.canonical(list(args), list(keywords), self.error)
                 if isinstance(canonical, gast.AST):  # `dict(a=x)` is `{"a": x}`: desugared as if written so

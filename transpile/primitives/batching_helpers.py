@@ -4,9 +4,106 @@ Each helper is registered with its derivative rules, so grad(vmap(f)) works, and
 the per-example fallback), so vmap(vmap(f)) works.
 """
 
+import copy
+
+import gast
+
 import runtime as rt
 
 from .registry import defhelper, defprim
+
+_PER_EXAMPLE = ("fn", "args", "flags", "size", "keywords", "mask")
+_SETITEM = ("x", "idx", "v", "flags", "mask")
+
+
+def _bound(params, args, kwargs):
+    bound = dict(zip(params, args))
+    bound.update({k.arg: k.value for k in kwargs})
+    return bound
+
+
+def _rt(helper, *args):
+    return gast.Call(
+        func=gast.Attribute(gast.Name("rt", gast.Load(), None, None), helper, gast.Load()), args=list(args), keywords=[]
+    )
+
+
+def _literal(node):
+    """The items of a tuple written out (the flags and keywords vmap passes), or None."""
+    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts):
+        return [e.value for e in node.elts]
+    return None
+
+
+def _loop(element, size, i):
+    """`rt.stack_examples([element for i in range(size)])`: a loop over the examples, whose results are stacked."""
+    target = gast.Name(i, gast.Store(), None, None)
+    rng = gast.Call(func=gast.Name("range", gast.Load(), None, None), args=[size], keywords=[])
+    comp = gast.comprehension(target=target, iter=rng, ifs=[], is_async=0)
+    return _rt("stack_examples", gast.ListComp(elt=element, generators=[comp]))
+
+
+def _is_path(node, module, attr):
+    """Whether node is written `module.attr`."""
+    return (
+        isinstance(node, gast.Attribute)
+        and node.attr == attr
+        and isinstance(node.value, gast.Name)
+        and node.value.id == module
+    )
+
+
+def _example(value, batched, index):
+    return _rt("example", copy.deepcopy(value), index) if batched else copy.deepcopy(value)
+
+
+def _mask(bound):
+    mask = bound.get("mask")
+    return None if mask is None or (isinstance(mask, gast.Constant) and mask.value is None) else mask
+
+
+def _call_loop(bound, fresh):
+    """rt.per_example(fn, args, flags, size, keywords, mask) as a loop calling fn for each example, so that fn's own
+    rules differentiate it; an example the mask leaves out computes with the first one it selects (as rt.per_example
+    does)."""
+    values, flags = bound.get("args"), _literal(bound.get("flags"))
+    keywords = _literal(bound.get("keywords", gast.Tuple(elts=[], ctx=gast.Load())))
+    if not isinstance(values, gast.Tuple) or flags is None or keywords is None or len(flags) != len(values.elts):
+        return None
+    i = fresh()
+    index = gast.Name(i, gast.Load(), None, None)
+    if _mask(bound) is not None:
+        index = _rt("running_example", index, copy.deepcopy(_mask(bound)))
+    items = [_example(v, f, copy.deepcopy(index)) for v, f in zip(values.elts, flags)]
+    npos = len(items) - len(keywords)
+    fn = bound["fn"]
+    if _is_path(fn, "operator", "getitem") and npos == 2 and not keywords:  # x[idx], as desugar reads it
+        return _loop(gast.Subscript(value=items[0], slice=items[1], ctx=gast.Load()), copy.deepcopy(bound["size"]), i)
+    call = gast.Call(
+        func=copy.deepcopy(bound["fn"]),
+        args=items[:npos],
+        keywords=[gast.keyword(arg=k, value=v) for k, v in zip(keywords, items[npos:])],
+    )
+    return _loop(call, copy.deepcopy(bound["size"]), i)
+
+
+def _setitem_loop(bound, fresh):
+    """rt.per_example_setitem(x, idx, v, flags, mask) as a loop writing each example's copy (the examples the mask
+    leaves out keep theirs), stacked."""
+    flags = _literal(bound.get("flags"))
+    if flags is None or len(flags) != 3 or not any(flags):
+        return None
+    i = fresh()
+    index = gast.Name(i, gast.Load(), None, None)
+    x, idx, v = (_example(bound[p], f, copy.deepcopy(index)) for p, f in zip(("x", "idx", "v"), flags))
+    written = _rt("set_region", x, copy.deepcopy(x), idx, v)
+    if _mask(bound) is not None:
+        test = _rt("runs_example", copy.deepcopy(index), copy.deepcopy(_mask(bound)))
+        written = gast.IfExp(test=test, body=written, orelse=copy.deepcopy(x))
+    batched = [p for p, f in (("idx", flags[1]), ("x", flags[0]), ("v", flags[2])) if f]
+    size = _rt("batch_of", copy.deepcopy(bound[batched[0]]))
+    return _loop(written, size, i)
+
 
 for _name in [
     "any_active",
@@ -125,12 +222,48 @@ defhelper(
     rt.per_example_setitem,
     params=["x", "idx", "v", "flags", "mask=None"],
     structural=("idx", "flags", "mask"),
+    differentiated_as=lambda args, kwargs, fresh: _setitem_loop(_bound(_SETITEM, args, kwargs), fresh),
 )
 defhelper(
     rt.per_example,
     params=["fn", "args", "flags", "size", "keywords=()", "mask=None"],
     structural=("fn", "flags", "size", "keywords", "mask"),
+    differentiated_as=lambda args, kwargs, fresh: _call_loop(_bound(_PER_EXAMPLE, args, kwargs), fresh),
 )
+# The examples and their stack, in the per-example loops above (runtime/examples.py)
+defhelper(
+    rt.example,
+    params=["value", "i"],
+    container=True,
+    structural=("i",),
+    vjp={"value": "rt.example_vjp(acc, value, i, g)"},
+    jvp={"value": "rt.example(t, i)"},
+)
+defhelper(
+    rt.example_vjp,
+    params=["acc", "value", "i", "g"],
+    container=True,
+    structural=("value", "i"),
+    vjp={"acc": "g", "g": "rt.example(g, i)"},
+    jvp={"acc": "t", "g": "rt.example_vjp(0.0, value, i, t)"},
+)
+defhelper(
+    rt.stack_examples,
+    params=["results"],
+    container=True,
+    vjp={"results": "rt.unstack_examples(g, results)"},
+    jvp={"results": "rt.stack_examples(t)"},
+)
+defhelper(
+    rt.unstack_examples,
+    params=["g", "results"],
+    container=True,
+    structural=("results",),
+    vjp={"g": "rt.stack_examples(g)"},
+    jvp={"g": "rt.unstack_examples(t, results)"},
+)
+defhelper(rt.running_example, params=["i", "mask=None"], nondiff=True, as_index="int")
+defhelper(rt.runs_example, params=["i", "mask=None"], nondiff=True)
 for _product in ["matmul", "dot"]:  # bilinear: the tangent of a product is the product with one tangent
     defhelper(
         getattr(rt, f"batched_{_product}"),

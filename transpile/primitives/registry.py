@@ -101,6 +101,10 @@ class Primitive:
     # (entry, args, kwargs), a call of another entry; or an expression (AST) the call stands for, desugared as written
     canonical: object = None
     subscript: bool = False  # written `obj[items]` (np.r_, np.c_): the items are its `*args`
+    # how a call is written where it is differentiated, having no derivative rule of its own (rt.per_example: a loop
+    # over the examples calling the wrapped function, whose rules then apply): differentiated_as(args, kwargs, fresh)
+    # -> an expression (AST) desugared as if written in its place, or None (the call stays); `fresh()` a new name
+    differentiated_as: object = None
 
     @property
     def shape_only(self) -> frozenset:
@@ -222,6 +226,7 @@ def defprim(
     subscript=False,
     loop_trips=None,
     python_number=False,
+    differentiated_as=None,
 ):
     """Register a primitive; returns it.  `params` is a list like ["a", "axis=None"], or ["f", "*spacing",
     "axis=None"] for a function with `*args` after leading parameters (`varargs="name"` alone: all of them).
@@ -266,6 +271,7 @@ def defprim(
         subscript=subscript,
         loop_trips=loop_trips,
         python_number=python_number,
+        differentiated_as=differentiated_as,
     )
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")
