@@ -66,11 +66,6 @@ NOT_UNDER_JIT = {
     **{ex.expr: "Numba has no np.c_" for ex in registry.by_name("c_").examples},
     **{ex.expr: "Numba has no np.ix_" for ex in registry.by_name("ix_").examples},
     "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
-    **{
-        ex.expr: "Numba has no np.fft"
-        for name in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "fft2", "ifft2", "fftshift", "ifftshift")
-        for ex in registry.by_name(name).examples
-    },
     **dict.fromkeys(
         [
             "np.sort(a, axis=0)", "np.sort(a, axis=None)", "np.sort(a, kind='stable')[..., -1]",
