@@ -1,4 +1,5 @@
-"""Adjoint helpers of the bilinear products np.convolve, np.correlate and np.cross, and of np.interp."""
+"""Adjoint helpers of the bilinear products np.convolve, np.correlate (complex arrays too) and np.cross, and of
+np.interp."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ __all__ = [
 def _real(*arrays):
     for x in arrays:
         if np.iscomplexobj(x):
-            raise NotImplementedError("the derivatives of np.convolve, np.correlate and np.cross take real arrays")
+            raise NotImplementedError("the derivatives of np.cross take real arrays")
 
 
 # ---------------------------------------------------------------------------- np.convolve, np.correlate
@@ -57,23 +58,30 @@ def _full(w, n, m, mode, kind):
     return full
 
 
+def _slide(x, y):
+    """sum_k x[n + k] * y[k] for each n where y fits in x: np.correlate without its conjugation of y."""
+    return np.correlate(x, np.conj(y), "valid")
+
+
+# np.convolve(a, v) is bilinear; np.correlate(a, v) is np.convolve(a, conj(v)[::-1]), conjugate-linear in v.  Under
+# JAX's pairing Re(ct * t) a linear map's adjoint is its transpose, a conjugate-linear one's the conjugate of it.
+
+
 def signal_vjp_a(w, a, v, mode, kind):
     """The adjoint of a in signal(a, v, mode, kind), for the cotangent w of its result (`a` read for its shape)."""
     if is_zero(w) or is_zero(v):
         return 0.0
-    _real(w, v)
     v = np.asarray(v)
     full = _full(w, np.shape(a)[0], v.shape[0], mode, kind)
-    return np.correlate(full, v if kind == "convolve" else v[::-1], "valid")
+    return _slide(full, v if kind == "convolve" else np.conj(v)[::-1])
 
 
 def signal_vjp_v(w, a, v, mode, kind):
     """The adjoint of v in signal(a, v, mode, kind), for the cotangent w of its result (`v` read for its shape)."""
     if is_zero(w) or is_zero(a):
         return 0.0
-    _real(w, a)
-    part = np.correlate(_full(w, np.shape(a)[0], np.shape(v)[0], mode, kind), np.asarray(a), "valid")
-    return part if kind == "convolve" else part[::-1]
+    part = _slide(_full(w, np.shape(a)[0], np.shape(v)[0], mode, kind), np.asarray(a))
+    return part if kind == "convolve" else np.conj(part[::-1])
 
 
 # ---------------------------------------------------------------------------- np.cross

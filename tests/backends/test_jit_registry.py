@@ -194,7 +194,9 @@ def _inputs(example):
             x = rng.uniform(-0.9, 0.9, shape)
         elif example.domain == "away":
             x = rng.uniform(0.2, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
-        values.append(np.float64(x) if shape == () else x)
+        elif example.domain == "complex":
+            x = x + 1j * rng.standard_normal(shape)
+        values.append(x[()] if shape == () else x)
     return names, values
 
 

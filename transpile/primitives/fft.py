@@ -187,16 +187,22 @@ defprim(
         Example(_parts("np.fft.ihfft(a, 2, 1, 'forward')"), R3),
     ],
 )
-# The sample frequencies: constants (their arguments are a length and a spacing, read as numbers)
+# The sample frequencies k / (n * d): constants of the length n, inversely proportional to the spacing d
 for _name in ("fftfreq", "rfftfreq"):
     defprim(
         _name,
         getattr(np.fft, _name),
         path=f"np.fft.{_name}",
         params=["n", "d=1.0"],
-        nondiff=True,
+        vjp={"d": "-np.sum(g * ans) / d"},
+        jvp={"d": "-ans * (t / d)"},
+        structural=("n",),
         jit=f"jt.{_name}(n, d)",
-        examples=[Example(f"np.fft.{_name}(8, 0.5) * a", dict(a=(8 if _name == "fftfreq" else 5,)))],
+        examples=[
+            Example(f"np.fft.{_name}(8, 0.5) * a", dict(a=(8 if _name == "fftfreq" else 5,))),
+            Example(f"np.fft.{_name}(7, a)", dict(a=()), domain="positive"),
+            Example(f"np.fft.{_name}(6, d=a * a)", dict(a=()), domain="positive"),
+        ],
     )
 for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
     defprim(

@@ -1,4 +1,4 @@
-"""Bilinear products of signals and vectors: np.convolve, np.correlate, np.cross (real arrays)."""
+"""Bilinear products of signals and vectors: np.convolve, np.correlate (complex arrays too), np.cross (real)."""
 
 import numpy as np
 
