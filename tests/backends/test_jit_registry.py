@@ -96,6 +96,13 @@ NOT_UNDER_JIT = {
         ],
         "Numba's np.interp takes no left= or right=",
     ),
+    **dict.fromkeys(
+        [
+            "np.interp(a, np.array([0.0, 1.0, 2.5, 3.0]), b, period=4.0)",
+            "np.interp(a, np.cumsum(b * b) + 0.3, c * c, period=2.0)",
+        ],
+        "Numba's np.interp takes no period=",
+    ),
     **{ex.expr: "Numba has no np.rollaxis" for ex in registry.by_name("rollaxis").examples},
     **{ex.expr: "Numba has no np.pad" for ex in registry.by_name("pad").examples},
     **dict.fromkeys(
