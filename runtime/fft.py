@@ -6,7 +6,10 @@ import numpy as np
 
 from .tree import is_zero
 
-__all__ = ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"]
+__all__ = [
+    "fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp", "fft_lead",
+    "fft_last", "fft_swap_norm", "fft_full",
+]  # fmt: skip
 
 
 def fft_static(v):
@@ -36,6 +39,26 @@ def fft_axes(a, s=None, axes=None, batched=0):
         if not -ndim <= ax < ndim:
             raise np.exceptions.AxisError(f"axis {ax} is out of bounds for an array of dimension {ndim}")
     return tuple(int(ax) % ndim - ndim for ax in axes)
+
+
+def fft_lead(v):
+    """All but the last of `s` or `axes` (the axes np.fft.irfftn transforms by ifft), None for None."""
+    return None if v is None else tuple(fft_static(v))[:-1]
+
+
+def fft_last(v):
+    """The last of `s` or `axes` (the axis np.fft.irfftn transforms by irfft), None for None."""
+    return None if v is None else tuple(fft_static(v))[-1]
+
+
+def fft_swap_norm(norm):
+    """The `norm` of the inverse direction (np.fft.hfft is irfft with it, np.fft.ihfft rfft)."""
+    return {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}[norm]
+
+
+def fft_full(a, s, axes):
+    """The lengths np.fft.rfftn(a, s, axes) transforms along `axes` (before the last one is halved)."""
+    return fft_sizes(a, axes) if s is None else tuple(fft_static(s))
 
 
 def fft_sizes(x, axes):

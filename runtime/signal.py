@@ -1,4 +1,5 @@
-"""Adjoint helpers of the bilinear products np.convolve, np.correlate and np.cross, and of np.interp."""
+"""Adjoint helpers of the bilinear products np.convolve, np.correlate (complex arrays too) and np.cross, and of
+np.interp."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ __all__ = [
 def _real(*arrays):
     for x in arrays:
         if np.iscomplexobj(x):
-            raise NotImplementedError("the derivatives of np.convolve, np.correlate and np.cross take real arrays")
+            raise NotImplementedError("the derivatives of np.cross take real arrays")
 
 
 # ---------------------------------------------------------------------------- np.convolve, np.correlate
@@ -57,23 +58,30 @@ def _full(w, n, m, mode, kind):
     return full
 
 
+def _slide(x, y):
+    """sum_k x[n + k] * y[k] for each n where y fits in x: np.correlate without its conjugation of y."""
+    return np.correlate(x, np.conj(y), "valid")
+
+
+# np.convolve(a, v) is bilinear; np.correlate(a, v) is np.convolve(a, conj(v)[::-1]), conjugate-linear in v.  Under
+# JAX's pairing Re(ct * t) a linear map's adjoint is its transpose, a conjugate-linear one's the conjugate of it.
+
+
 def signal_vjp_a(w, a, v, mode, kind):
     """The adjoint of a in signal(a, v, mode, kind), for the cotangent w of its result (`a` read for its shape)."""
     if is_zero(w) or is_zero(v):
         return 0.0
-    _real(w, v)
     v = np.asarray(v)
     full = _full(w, np.shape(a)[0], v.shape[0], mode, kind)
-    return np.correlate(full, v if kind == "convolve" else v[::-1], "valid")
+    return _slide(full, v if kind == "convolve" else np.conj(v)[::-1])
 
 
 def signal_vjp_v(w, a, v, mode, kind):
     """The adjoint of v in signal(a, v, mode, kind), for the cotangent w of its result (`v` read for its shape)."""
     if is_zero(w) or is_zero(a):
         return 0.0
-    _real(w, a)
-    part = np.correlate(_full(w, np.shape(a)[0], np.shape(v)[0], mode, kind), np.asarray(a), "valid")
-    return part if kind == "convolve" else part[::-1]
+    part = _slide(_full(w, np.shape(a)[0], np.shape(v)[0], mode, kind), np.asarray(a))
+    return part if kind == "convolve" else np.conj(part[::-1])
 
 
 # ---------------------------------------------------------------------------- np.cross
@@ -131,9 +139,32 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 # ---------------------------------------------------------------------------- np.interp
 
 
-def _no_period(period):
-    if period is not None:
-        raise NotImplementedError("np.interp with period= has no derivative rule yet")
+# np.interp(x, xp, fp, period=p) is np.interp(x % p, xq, fq) where xq is xp % p sorted and extended by one point at
+# each end, its last minus p and its first plus p, and fq is fp in that order, extended the same way: the helpers
+# below work on xq and fq, and fold an adjoint of fq back onto fp (each point moves by 1 with its entry of xp).
+
+
+def _periodic(x, xp, period):
+    """(x % p, xq, order): the points np.interp reads with period p, and the order of xp they take."""
+    x = np.asarray(x, dtype=np.float64) % period
+    wrapped = np.asarray(xp, dtype=np.float64) % period
+    order = np.argsort(wrapped, kind="stable")
+    sorted_xp = wrapped[order]
+    return x, np.concatenate([sorted_xp[-1:] - period, sorted_xp, sorted_xp[:1] + period]), order
+
+
+def _extend(fp, order):
+    fp = np.asarray(fp)[order]
+    return np.concatenate([fp[-1:], fp, fp[:1]])
+
+
+def _fold(out, order):
+    """The adjoint of _extend: an adjoint of the extended fq, as one of fp."""
+    folded = np.zeros(out.shape[0] - 2, dtype=out.dtype)
+    np.add.at(folded, order, out[1:-1])
+    np.add.at(folded, order[-1:], out[:1])
+    np.add.at(folded, order[:1], out[-1:])
+    return folded
 
 
 def _segments(x, xp):
@@ -154,7 +185,9 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
     """The derivative of np.interp(x, xp, fp) in x: the slope of the segment each x falls in, 0 outside xp's range."""
     if is_zero(fp):
         return 0.0
-    _no_period(period)
+    if period is not None:
+        x, xq, order = _periodic(x, xp, period)
+        return interp_slope(x, xq, _extend(fp, order))
     fp = np.asarray(fp)
     if fp.shape[0] < 2:
         return np.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
@@ -166,7 +199,9 @@ def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in interp_slope(x, xp, fp), fp shaped like `like`."""
     if is_zero(v):
         return 0.0
-    _no_period(period)
+    if period is not None:
+        x, xq, order = _periodic(x, xp, period)
+        return _fold(interp_slope_vjp(v, x, xq, xq), order)
     n = np.shape(like)[0]
     v = np.asarray(v)
     out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))
@@ -184,7 +219,8 @@ def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
     given, stay)."""
     if is_zero(v):
         return 0.0
-    _no_period(period)
+    if period is not None:
+        return np.interp(x, xp, v, period=period)
     return np.interp(x, xp, v, None if left is None else 0.0, None if right is None else 0.0)
 
 
@@ -192,7 +228,9 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in np.interp(x, xp, fp, left, right), fp shaped like `like`."""
     if is_zero(v):
         return 0.0
-    _no_period(period)
+    if period is not None:
+        x, xq, order = _periodic(x, xp, period)
+        return _fold(interp_fp_vjp(v, x, xq, xq), order)
     n = np.shape(like)[0]
     v = np.broadcast_to(np.asarray(v), np.shape(x))
     out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))

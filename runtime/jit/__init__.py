@@ -21,6 +21,7 @@ from . import (  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401
+from .fourier import *  # noqa: F401,F403
 from .fused import kernel  # noqa: F401
 from .helpers_forward import copy_tangent, pop_tangent  # noqa: F401
 from .lowered import *  # noqa: F401,F403

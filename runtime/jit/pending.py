@@ -86,10 +86,6 @@ NO_NUMBA_VERSION = {
         ],
         "vmap of np.tensordot, np.vdot and np.kron is not compiled yet",
     ),
-    **dict.fromkeys(
-        ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
-        "Numba has no FFT: np.fft and its derivatives are not compiled",
-    ),
     "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     **dict.fromkeys(
         [
@@ -111,9 +107,7 @@ NO_NUMBA_VERSION = {
 
 
 # NumPy modules whose functions Numba has no version of: jit names the function called (np.fft.fft) and why.
-NOT_LOWERED_MODULES = {
-    "numpy.fft": "Numba has no FFT",
-}
+NOT_LOWERED_MODULES: dict[str, str] = {}  # np.fft: runtime/jit/fourier.py
 
 
 def missing_numpy_message(module: str, name: str) -> str:

@@ -66,11 +66,6 @@ NOT_UNDER_JIT = {
     **{ex.expr: "Numba has no np.c_" for ex in registry.by_name("c_").examples},
     **{ex.expr: "Numba has no np.ix_" for ex in registry.by_name("ix_").examples},
     "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
-    **{
-        ex.expr: "Numba has no np.fft"
-        for name in ("fft", "ifft", "rfft", "irfft", "fftn", "ifftn", "fft2", "ifft2", "fftshift", "ifftshift")
-        for ex in registry.by_name(name).examples
-    },
     **dict.fromkeys(
         [
             "np.sort(a, axis=0)", "np.sort(a, axis=None)", "np.sort(a, kind='stable')[..., -1]",
@@ -100,6 +95,13 @@ NOT_UNDER_JIT = {
             "np.interp(a, np.array([-0.5, 0.0, 0.5]), b, left=c[0], right=2.0 * c[1])",
         ],
         "Numba's np.interp takes no left= or right=",
+    ),
+    **dict.fromkeys(
+        [
+            "np.interp(a, np.array([0.0, 1.0, 2.5, 3.0]), b, period=4.0)",
+            "np.interp(a, np.cumsum(b * b) + 0.3, c * c, period=2.0)",
+        ],
+        "Numba's np.interp takes no period=",
     ),
     **{ex.expr: "Numba has no np.rollaxis" for ex in registry.by_name("rollaxis").examples},
     **{ex.expr: "Numba has no np.pad" for ex in registry.by_name("pad").examples},
@@ -199,7 +201,9 @@ def _inputs(example):
             x = rng.uniform(-0.9, 0.9, shape)
         elif example.domain == "away":
             x = rng.uniform(0.2, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
-        values.append(np.float64(x) if shape == () else x)
+        elif example.domain == "complex":
+            x = x + 1j * rng.standard_normal(shape)
+        values.append(x[()] if shape == () else x)
     return names, values
 
 

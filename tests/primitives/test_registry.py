@@ -97,9 +97,17 @@ def _draw(rng, shape, domain):
         x = rng.uniform(-0.9, 0.9, shape)
     elif domain == "away":
         x = rng.uniform(0.2, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    elif domain == "complex":
+        x = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+        return np.complex128(x) if shape == () else x
     else:
         raise ValueError(f"unknown domain {domain!r}")
     return np.float64(x) if shape == () else x
+
+
+def _direction(rng, shape, example):
+    """A random direction (or weight) for an input of `example`: complex ones for its complex inputs."""
+    return _draw(rng, shape, "complex" if example.domain == "complex" else "real")
 
 
 def _seed(example) -> int:
@@ -112,15 +120,23 @@ def _inputs(example):
     values = {n: _draw(rng, tuple(example.shapes[n]), example.domain) for n in names}
     out = eval(example.expr, {"np": np, "math": math}, dict(values))  # the NumPy reference
     w = rng.standard_normal(np.shape(out))
+    if np.iscomplexobj(out):  # f reads the real part of sum(expr * w): w's imaginary part weighs expr's
+        w = w + 1j * rng.standard_normal(np.shape(out))
+        return names, values, out, (np.complex128(w) if np.shape(out) == () else w)
     return names, values, out, (np.float64(w) if np.shape(out) == () else w)
 
 
 def _module_text(example, names):
-    """f(a, ..., w) = sum(expr * w); df = tp.grad(f) in every array; h(a, ..., w, v...) = sum_k <df(...)[k], v_k>."""
+    """f(a, ..., w) = sum(expr * w); df = tp.grad(f) in every array; h(a, ..., w, v...) = sum_k <df(...)[k], v_k>.
+    With complex inputs (domain "complex"), f and h are the real parts of those sums (JAX's pairing Re(ct * t))."""
     args = ", ".join(names + ["w"])
     vs = [f"v{k}" for k in range(len(names))]
     argnums = "(" + "".join(f"{k}, " for k in range(len(names))) + ")"
     terms = " + ".join(f"np.sum(d[{k}] * {v})" for k, v in enumerate(vs))
+    total = f"np.sum(({example.expr}) * w)"
+    if example.domain == "complex":
+        terms = " + ".join(f"np.sum(np.real(d[{k}] * {v}))" for k, v in enumerate(vs))
+        total = f"np.sum(np.real(({example.expr}) * w))"
     lines = [
         "import math",
         "",
@@ -129,7 +145,7 @@ def _module_text(example, names):
         "",
         "",
         f"def f({args}):",
-        f"    return np.sum(({example.expr}) * w)",
+        f"    return {total}",
         "",
         "",
         f"def raw({', '.join(names)}):",
@@ -164,27 +180,31 @@ def _example_module(example_dir, prim, example, names):
 
 
 def _numeric_grads(fun, args, argnums):
-    """Central differences of scalar `fun` with respect to each of args[argnums]."""
+    """Central differences of scalar `fun` with respect to each of args[argnums]: of a complex argument, JAX's
+    gradient df/dRe(x) - 1j * df/dIm(x), from steps along the real and the imaginary directions."""
     grads = []
     for k in argnums:
-        x = np.asarray(args[k], dtype=np.float64)
-        out = np.zeros(x.shape)
+        complex_arg = np.iscomplexobj(args[k])
+        x = np.asarray(args[k], dtype=np.complex128 if complex_arg else np.float64)
+        out = np.zeros(x.shape, dtype=x.dtype)
         for idx in np.ndindex(x.shape):
-            values = []
-            for step in (EPS, -EPS):
-                moved = x.copy()
-                moved[idx] += step
-                new = list(args)
-                new[k] = np.float64(moved) if x.shape == () else moved
-                values.append(float(fun(*new)))
-            out[idx] = (values[0] - values[1]) / (2 * EPS)
+            for unit, weight in ((1.0, 1.0), (1j, -1j)) if complex_arg else ((1.0, 1.0),):
+                values = []
+                for step in (EPS, -EPS):
+                    moved = x.copy()
+                    moved[idx] += step * unit
+                    new = list(args)
+                    new[k] = moved[()] if x.shape == () else moved
+                    values.append(float(fun(*new)))
+                out[idx] += weight * (values[0] - values[1]) / (2 * EPS)
         grads.append(out)
     return grads
 
 
 def _assert_close(got, want, what):
     assert np.shape(got) == np.shape(want), f"{what}: shape {np.shape(got)} != {np.shape(want)}"
-    assert np.asarray(got).dtype == np.float64, f"{what}: dtype {np.asarray(got).dtype}"
+    dtype = np.complex128 if np.iscomplexobj(want) else np.float64
+    assert np.asarray(got).dtype == dtype, f"{what}: dtype {np.asarray(got).dtype}"
     scale = max(1.0, float(np.max(np.abs(want))) if np.size(want) else 1.0)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7 * scale * 10, err_msg=what)
 
@@ -211,7 +231,7 @@ def test_example(prim, example, example_dir):
     argnums = tuple(range(len(names)))
     if not example.grad:  # still transformable, and the forward sweep computes NumPy's value
         value, _ = tp.value_and_grad(module.f, argnums=argnums)(*args)
-        np.testing.assert_allclose(value, np.sum(out * w), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(value, np.real(np.sum(out * w)), rtol=1e-12, atol=1e-12)
         return
     got = module.df(*args)
     numeric = _numeric_grads(module.f, args, argnums)
@@ -255,7 +275,7 @@ def test_example_second_order(prim, example, example_dir):
     """grad of <grad f, v> against central differences of <grad f, v> (exercises the helpers' rules)."""
     names, values, _, w = _inputs(example)
     rng = np.random.default_rng(_seed(example) + 1)
-    vs = [_draw(rng, np.shape(values[n]), "real") for n in names]
+    vs = [_direction(rng, np.shape(values[n]), example) for n in names]
     module = _example_module(example_dir, prim, example, names)
     args = [values[n] for n in names] + [w] + vs
     argnums = tuple(range(len(names)))
@@ -266,11 +286,11 @@ def test_example_second_order(prim, example, example_dir):
         return
     got = tp.grad(module.h, argnums=argnums)(*args)
     # one random direction through all arguments at once: two evaluations instead of two per entry
-    directions = [_draw(rng, np.shape(values[n]), "real") for n in names]
+    directions = [_direction(rng, np.shape(values[n]), example) for n in names]
     want = _directional(module.h, args, directions, len(names))
-    have = sum(float(np.sum(g * d)) for g, d in zip(got, directions))
+    have = sum(float(np.real(np.sum(g * d))) for g, d in zip(got, directions))
     for n, g in zip(names, got):
-        assert np.shape(g) == np.shape(values[n]) and np.asarray(g).dtype == np.float64, (n, np.shape(g))
+        assert np.shape(g) == np.shape(values[n]) and np.asarray(g).dtype == np.asarray(values[n]).dtype, n
     scale = max(1.0, sum(float(np.sum(np.abs(g * d))) for g, d in zip(got, directions)))
     assert abs(have - want) <= 1e-6 * scale, f"second order of {example.expr}: {have} != {want} (numeric)"
 
@@ -281,7 +301,7 @@ def test_example_jvp(prim, example, example_dir):
     names, values, _, w = _inputs(example)
     module = _example_module(example_dir, prim, example, names)
     rng = np.random.default_rng(_seed(example) + 2)
-    directions = [_draw(rng, np.shape(values[n]), "real") for n in names]
+    directions = [_direction(rng, np.shape(values[n]), example) for n in names]
     args = [values[n] for n in names] + [w]
     value, tangent = tp.jvp(module.f, tuple(args), tuple(directions) + (_zero_tangent(w),))
     np.testing.assert_allclose(value, module.f(*args), rtol=1e-12, atol=1e-12)
@@ -296,14 +316,14 @@ def test_example_jvp_and_vjp_agree(prim, example, example_dir):
     names, values, out, _ = _inputs(example)
     module = _example_module(example_dir, prim, example, names)
     rng = np.random.default_rng(_seed(example) + 4)
-    us = [_draw(rng, np.shape(values[n]), "real") for n in names]
+    us = [_direction(rng, np.shape(values[n]), example) for n in names]
     args = tuple(values[n] for n in names)
     _, ju = tp.jvp(module.raw, args, tuple(us))
-    v = rng.standard_normal(np.shape(out))
+    v = rng.standard_normal(np.shape(out)) + (1j * rng.standard_normal(np.shape(out)) if np.iscomplexobj(out) else 0)
     _, vjp_fn = tp.vjp(module.raw, *args)
-    jtv = vjp_fn(np.float64(v) if np.shape(out) == () else v)
-    left = float(np.sum(v * ju))
-    right = sum(float(np.sum(g * u)) for g, u in zip(jtv, us))
+    jtv = vjp_fn(v[()] if np.shape(out) == () else v)
+    left = float(np.real(np.sum(v * ju)))  # JAX's pairing Re(ct * t): complex ones included
+    right = sum(float(np.real(np.sum(g * u))) for g, u in zip(jtv, us))
     scale = max(1.0, abs(left), float(np.sum(np.abs(v * ju))))
     assert abs(left - right) <= 1e-10 * scale, f"<v, Ju> = {left} but <J^T v, u> = {right} for {example.expr}"
 
@@ -314,8 +334,8 @@ def test_example_jvp_of_grad(prim, example, example_dir):
     names, values, _, w = _inputs(example)
     module = _example_module(example_dir, prim, example, names)
     rng = np.random.default_rng(_seed(example) + 3)
-    vs = [_draw(rng, np.shape(values[n]), "real") for n in names]
-    directions = [_draw(rng, np.shape(values[n]), "real") for n in names]
+    vs = [_direction(rng, np.shape(values[n]), example) for n in names]
+    directions = [_direction(rng, np.shape(values[n]), example) for n in names]
     args = [values[n] for n in names] + [w] + vs
     tangents = tuple(directions) + tuple(_zero_tangent(x) for x in args[len(names) :])
     if (prim.name, example.expr) in _NO_SECOND_ORDER:
@@ -328,7 +348,11 @@ def test_example_jvp_of_grad(prim, example, example_dir):
     assert abs(tangent - want) <= 1e-6 * scale, f"jvp of grad of {example.expr}: {tangent} != {want} (numeric)"
 
 
-SCALAR_TABLE = [row for row in GRAD_TABLE if all(tuple(s) == () for s in row.values[1].shapes.values())]
+SCALAR_TABLE = [
+    row
+    for row in GRAD_TABLE
+    if all(tuple(s) == () for s in row.values[1].shapes.values()) and row.values[1].domain != "complex"
+]
 
 
 @pytest.mark.parametrize("prim, example", SCALAR_TABLE)

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import transpile as tp
-from transpile import TranspileError
 
 EPS = 1e-6
 rng = np.random.default_rng(41)
@@ -129,18 +128,36 @@ def test_second_derivatives():
         np.testing.assert_allclose(got.reshape(x.size, x.size), want.reshape(x.size, x.size), rtol=1e-5, atol=1e-6)
 
 
-def test_jit_says_not_lowered_yet_and_falls_back():
-    with pytest.raises(TranspileError, match=r"np\.fft\.fft is not lowered yet \(Numba has no FFT\)"):
-        tp.jit(spectrum_1d)(Z)
-    with pytest.warns(tp.JitFallbackWarning if hasattr(tp, "JitFallbackWarning") else Warning):
-        got = tp.jit(tp.grad(spectrum_1d), fallback="numpy")(Z)
-    np.testing.assert_allclose(got, tp.grad(spectrum_1d)(Z))
+def read(part):
+    return np.sum(np.real(part) * 0.3 + np.imag(part))
 
 
-def no_rule_yet(x):
-    return np.sum(np.real(np.fft.rfftn(x)))
+def every_transform(x):
+    """Each np.fft function once, read as one real number (under jit: NumPy's in object mode, shifts compiled)."""
+    z = x + 0.5j * x[::-1]
+    total = read(np.fft.fft(z, 8, 0)) + read(np.fft.ifft(z, norm="ortho")) + read(np.fft.fftn(z, (5, 2), (1, 0)))
+    total += read(np.fft.ifftn(z)) + read(np.fft.fft2(z, norm="forward")) + read(np.fft.ifft2(z, s=(4, 4)))
+    total += read(np.fft.rfft(x, 7)) + read(np.fft.rfftn(x, axes=(0,))) + read(np.fft.rfft2(x))
+    total += read(np.fft.ihfft(x, axis=0)) + read(np.fft.fftshift(z, axes=1)) + read(np.fft.ifftshift(z))
+    total += read(np.fft.irfft(z, 5)) + read(np.fft.irfftn(z)) + read(np.fft.irfft2(z, (4, 3)))
+    return total + read(np.fft.hfft(z)) + np.fft.fftfreq(4, 0.5)[1] + np.fft.rfftfreq(5)[-1]
 
 
-def test_fft_functions_without_rules_say_so():
-    with pytest.raises(TranspileError, match="no derivative rule"):
-        tp.grad(no_rule_yet)(X)
+def half_spectra(x):
+    z = np.fft.rfftn(x, s=(4, 5), axes=(0, 1)) * 0.5j
+    y = np.fft.irfft2(z, s=(3, 6)) + np.fft.fftshift(np.fft.hfft(z, 6, 1, "ortho"), axes=1)[:3]
+    return np.sum(y * y) + np.sum(np.fft.fftfreq(6, 0.3) * np.real(np.fft.ihfft(x[0], norm="forward")).sum())
+
+
+def test_jit_runs_numpy_s_fft_and_its_derivatives():
+    np.testing.assert_allclose(tp.jit(every_transform)(X), every_transform(X), rtol=1e-12)
+    np.testing.assert_allclose(tp.jit(tp.grad(half_spectra))(X), tp.grad(half_spectra)(X), rtol=1e-10, atol=1e-12)
+
+
+def test_new_transforms_against_central_differences_and_stacking():
+    """rfftn, irfftn, hfft, ihfft and their 2-D forms: grad against central differences, vmap(grad) stacking."""
+    np.testing.assert_allclose(tp.grad(every_transform)(X), numeric_grad(every_transform, X), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(tp.grad(half_spectra)(X), numeric_grad(half_spectra, X), rtol=1e-6, atol=1e-6)
+    xs = rng.standard_normal((2, 3, 6))
+    got = tp.vmap(tp.grad(half_spectra))(xs)
+    np.testing.assert_allclose(got, np.stack([tp.grad(half_spectra)(x) for x in xs]), rtol=1e-10, atol=1e-12)

@@ -3,8 +3,10 @@
 Each transform is linear: its JVP is itself applied to the tangent, its VJP its transpose under JAX's
 bilinear pairing Re(ct * t).  The matrices of fft and ifft are symmetric, so their transposes are the same
 transforms of g, cut or padded back (fft_fit) where `n` or `s` padded or cut the input.  rfft takes a real
-input: its adjoint is the real part of fft's.  irfft reads a half spectrum, its adjoint is rt.irfft_vjp.
-Numba has no FFT: under jit they raise a located error (runtime/jit/pending.py).
+input: its adjoint is the real part of fft's.  irfft reads a half spectrum, its adjoint is rt.irfft_vjp.  rfftn
+is fftn of a real input with its last axis halved; irfftn is ifft along all but the last axis, then irfft; hfft
+is irfft of the conjugate and ihfft the conjugate of rfft, each scaled as the other direction.  Under jit NumPy
+computes them in object mode (runtime/jit/fourier.py).
 """
 
 import numpy as np
@@ -40,6 +42,7 @@ for _name in ("fft", "ifft"):
         vjp={"a": _fit(f"np.fft.{_name}(g, None, {ONE}[0], norm)", ONE)},
         jvp={"a": f"np.fft.{_name}(t, n, axis, norm)"},
         structural=HOW,
+        jit=f"jt.{_name}(a, n, axis, norm)",
         batch=f"np.fft.{_name}(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
         examples=[
             Example(_parts(f"np.fft.{_name}(a)"), V),
@@ -54,6 +57,7 @@ defprim(
     np.fft.rfft,
     path="np.fft.rfft",
     params=["a", "n=None", "axis=-1", "norm=None"],
+    jit="jt.rfft(a, n, axis, norm)",
     # g padded with zeros to the full length, transformed, its real part
     vjp={"a": _fit(f"np.real(np.fft.fft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE)},
     jvp={"a": "np.fft.rfft(t, n, axis, norm)"},
@@ -71,6 +75,7 @@ defprim(
     np.fft.irfft,
     path="np.fft.irfft",
     params=["a", "n=None", "axis=-1", "norm=None"],
+    jit="jt.irfft(a, n, axis, norm)",
     vjp={"a": f"rt.irfft_vjp(g, a, n, {ONE}[0], norm)"},
     jvp={"a": "np.fft.irfft(t, n, axis, norm)"},
     structural=HOW,
@@ -92,12 +97,111 @@ for _name, _two in (("fftn", False), ("ifftn", False), ("fft2", True), ("ifft2",
         vjp={"a": _fit(f"np.fft.{_name}(g, None, {MANY}, norm)", MANY)},
         jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
         structural=HOW_N,
+        jit=f"jt.{_name}(a, s, axes, norm)",
         batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
         examples=[
             Example(_parts(f"np.fft.{_name}(a)"), X),
             Example(_parts(f"np.fft.{_name}(a * (1.0 + 2.0j), s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
             Example(_parts(f"np.fft.{_name}(a, axes=(0, 2), norm='forward')"), R3),
             Example(_parts(f"np.fft.{_name}(a, (4, 3), (-1, 0))"), R3),
+        ],
+    )
+for _name, _two in (("rfftn", False), ("rfft2", True)):
+    _AXES = "(-2, -1)" if _two else "(1, 2)"
+    defprim(
+        _name,
+        getattr(np.fft, _name),
+        path=f"np.fft.{_name}",
+        params=["a", "s=None", "axes=(-2, -1)" if _two else "axes=None", "norm=None"],
+        # g padded with zeros to the full lengths (the last axis holds half a spectrum), transformed, its real part
+        vjp={"a": _fit(f"np.real(np.fft.fftn(g, rt.fft_full(a, s, {MANY}), {MANY}, norm))", MANY)},
+        jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
+        structural=HOW_N,
+        jit=f"jt.{_name}(a, s, axes, norm)",
+        batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
+        examples=[
+            Example(_parts(f"np.fft.{_name}(a)"), X),
+            Example(_parts(f"np.fft.{_name}(a, s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
+            Example(_parts(f"np.fft.{_name}(a, axes=(0, 2), norm='forward')"), R3),
+            Example(_parts(f"np.fft.{_name}(a, (4, 3), (-1, 0))"), R3),
+        ],
+    )
+for _name, _two in (("irfftn", False), ("irfft2", True)):
+    _AXES = "(-2, -1)" if _two else "(1, 2)"
+    # irfftn is ifft along all but the last axis, then irfft along it: its adjoint, those adjoints in reverse
+    _LAST = f"rt.irfft_vjp(g, a, rt.fft_last(s), {MANY}[-1], norm)"
+    defprim(
+        _name,
+        getattr(np.fft, _name),
+        path=f"np.fft.{_name}",
+        params=["a", "s=None", "axes=(-2, -1)" if _two else "axes=None", "norm=None"],
+        vjp={"a": _fit(f"np.fft.ifftn({_LAST}, None, rt.fft_lead({MANY}), norm)", MANY)},
+        jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
+        structural=HOW_N,
+        jit=f"jt.{_name}(a, s, axes, norm)",
+        batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
+        examples=[
+            Example(f"np.fft.{_name}(a * (1.0 - 0.5j) + b * 1j)", dict(a=(3, 4), b=(3, 4))),
+            Example(f"np.fft.{_name}(a * 1j + a * a, s=(2, 5), axes={_AXES}, norm='ortho')", R3),
+            Example(f"np.fft.{_name}(a * (0.5 + 1j), axes=(0, 2), norm='forward')", R3),
+            Example(f"np.fft.{_name}(a + 1j * np.sin(a), (4, 3), (-1, 0))", R3),
+        ],
+    )
+defprim(
+    "hfft",
+    np.fft.hfft,
+    path="np.fft.hfft",
+    params=["a", "n=None", "axis=-1", "norm=None"],
+    jit="jt.hfft(a, n, axis, norm)",
+    # hfft is irfft of the conjugate, scaled the other way: its adjoint, irfft's conjugated
+    vjp={"a": f"np.conj(rt.irfft_vjp(g, a, n, {ONE}[0], rt.fft_swap_norm(norm)))"},
+    jvp={"a": "np.fft.hfft(t, n, axis, norm)"},
+    structural=HOW,
+    batch="np.fft.hfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
+    examples=[
+        Example("np.fft.hfft(a * (1.0 - 0.5j) + b * 1j)", dict(a=(5,), b=(5,))),
+        Example("np.fft.hfft(a * 1j + 0.3, n=7, axis=0)", X),
+        Example("np.fft.hfft(a * (0.5 + 1j), 4, 1, 'ortho')", X),
+        Example("np.fft.hfft(a + 1j * a * a, n=9, norm='forward')", R3),
+    ],
+)
+defprim(
+    "ihfft",
+    np.fft.ihfft,
+    path="np.fft.ihfft",
+    params=["a", "n=None", "axis=-1", "norm=None"],
+    jit="jt.ihfft(a, n, axis, norm)",
+    # ihfft is the conjugate of rfft scaled the other way: its adjoint, rfft's of the conjugate
+    vjp={
+        "a": _fit(
+            f"np.real(np.fft.fft(np.conj(g), rt.fft_length(a, n, {ONE}[0]), {ONE}[0], rt.fft_swap_norm(norm)))", ONE
+        )
+    },
+    jvp={"a": "np.fft.ihfft(t, n, axis, norm)"},
+    structural=HOW,
+    batch="np.fft.ihfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
+    examples=[
+        Example(_parts("np.fft.ihfft(a)"), V),
+        Example(_parts("np.fft.ihfft(a, axis=0, norm='ortho')"), X),
+        Example(_parts("np.fft.ihfft(a, n=7)"), X),
+        Example(_parts("np.fft.ihfft(a, 2, 1, 'forward')"), R3),
+    ],
+)
+# The sample frequencies k / (n * d): constants of the length n, inversely proportional to the spacing d
+for _name in ("fftfreq", "rfftfreq"):
+    defprim(
+        _name,
+        getattr(np.fft, _name),
+        path=f"np.fft.{_name}",
+        params=["n", "d=1.0"],
+        vjp={"d": "-np.sum(g * ans) / d"},
+        jvp={"d": "-ans * (t / d)"},
+        structural=("n",),
+        jit=f"jt.{_name}(n, d)",
+        examples=[
+            Example(f"np.fft.{_name}(8, 0.5) * a", dict(a=(8 if _name == "fftfreq" else 5,))),
+            Example(f"np.fft.{_name}(7, a)", dict(a=()), domain="positive"),
+            Example(f"np.fft.{_name}(6, d=a * a)", dict(a=()), domain="positive"),
         ],
     )
 for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
@@ -109,6 +213,7 @@ for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
         vjp={"x": f"np.fft.{_back}(g, axes)"},
         jvp={"x": f"np.fft.{_name}(t, axes)"},
         structural=("axes",),
+        jit=f"jt.{_name}(x, axes)",
         batch=f"np.fft.{_name}(x, rt.fft_axes(x, None, axes, 1))",
         examples=[
             Example(f"np.fft.{_name}(a)", X),
@@ -126,6 +231,10 @@ defhelper(rt.fft_axes, params=["a", "s=None", "axes=None", "batched=0"], batch=_
 defhelper(rt.fft_sizes, params=["x", "axes"], batch="rt.fft_sizes(x, axes)", **_SHAPES)
 defhelper(rt.fft_length, params=["a", "n", "axis"], batch="rt.fft_length(a, n, axis)", **_SHAPES)
 defhelper(rt.irfft_length, params=["a", "n", "axis"], batch="rt.irfft_length(a, n, axis)", **_SHAPES)
+defhelper(rt.fft_lead, params=["v"], batch="rt.fft_lead(v)", **_SHAPES)
+defhelper(rt.fft_last, params=["v"], batch="rt.fft_last(v)", **_SHAPES)
+defhelper(rt.fft_swap_norm, params=["norm"], batch="rt.fft_swap_norm(norm)", **_SHAPES)
+defhelper(rt.fft_full, params=["a", "s", "axes"], batch="rt.fft_full(a, s, axes)", **_SHAPES)
 defhelper(
     rt.fft_fit,
     params=["v", "sizes", "axes"],

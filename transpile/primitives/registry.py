@@ -29,7 +29,9 @@ class Example:
 
     expr: str
     shapes: dict
-    domain: str = "real"  # "real", "positive" (>0.1), "unit" (|x|<0.9), "away" (|x|>0.2)
+    # "real", "positive" (>0.1), "unit" (|x|<0.9), "away" (|x|>0.2), "complex" (complex arrays: their gradients are
+    # checked along the real and the imaginary directions, JAX's df/dRe - 1j df/dIm)
+    domain: str = "real"
     grad: bool = True
 
 

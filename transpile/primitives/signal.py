@@ -1,4 +1,4 @@
-"""Bilinear products of signals and vectors: np.convolve, np.correlate, np.cross (real arrays)."""
+"""Bilinear products of signals and vectors: np.convolve, np.correlate (complex arrays too), np.cross (real)."""
 
 import numpy as np
 
@@ -96,8 +96,9 @@ defhelper(
 #   T(v) = rt.interp_fp_tangent(v, x, xp), np.interp with v for fp (and 0 for given left and right);
 #   and their transposes S'(v) = rt.interp_slope_vjp, T'(v) = rt.interp_fp_vjp.
 # A move u of the points xp moves them by -S(.) * T(u) (np.interp, T), -S(c) * S(u) (S), -S'(v * T(u)) (T') and
-# -S'(v * S(u)) (S'); a move of x by t moves T(v) by S(v) * t and T'(v) by S'(v * t).  left, right and period (and
-# the period's derivatives) have no rule yet.  left and right (numbers) count where x falls outside xp's range.
+# -S'(v * S(u)) (S'); a move of x by t moves T(v) by S(v) * t and T'(v) by S'(v * t).  left and right (numbers)
+# count where x falls outside xp's range.  With period=, the helpers read the points NumPy does (runtime/signal.py);
+# the period itself has no rule.
 _I = "left, right, period"
 _S = "rt.interp_slope(x, xp, {}, " + _I + ")"
 _ST = "rt.interp_slope_vjp({}, x, xp, {}, " + _I + ")"
@@ -133,6 +134,8 @@ defprim(
         Example(
             "np.interp(a, np.array([-0.5, 0.0, 0.5]), b, left=c[0], right=2.0 * c[1])", dict(a=(6,), b=(3,), c=(2,))
         ),
+        Example("np.interp(a, np.array([0.0, 1.0, 2.5, 3.0]), b, period=4.0)", dict(a=(6,), b=(4,))),
+        Example("np.interp(a, np.cumsum(b * b) + 0.3, c * c, period=2.0)", dict(a=(2, 3), b=(4,), c=(4,))),
     ],
 )
 defhelper(
