@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     memory,
     promotion,
     pyforms,
+    rearranging_rules,
     records,
 )
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401

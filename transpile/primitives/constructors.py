@@ -194,7 +194,13 @@ defprim(
     params=["a", "axis=-1"],
     jit="jt.argsort(a, axis)",
     nondiff=True,
+    batch="np.argsort(np.reshape(a, rt.flat_examples_shape(a, axis)), rt.flat_examples_axis(axis, a))",
+    batch_needs_same=("axis",),
     as_index="array",
     methods=["argsort"],
-    examples=[Example("np.argsort(a) * a", X), Example("a.argsort(axis=0) * a", X)],
+    examples=[
+        Example("np.argsort(a) * a", X),
+        Example("a.argsort(axis=0) * a", X),
+        Example("np.argsort(a, axis=None)[:4] * a[0]", X),
+    ],
 )
