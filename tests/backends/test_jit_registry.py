@@ -74,13 +74,14 @@ NOT_UNDER_JIT = {
     **dict.fromkeys(
         [
             "np.partition(a, 1, axis=0)[1]", "np.partition(a, (0, 3), axis=None)",
+            "a.argpartition((0, 2), axis=0)[2] * a[0]", "np.argpartition(a, 5, axis=None)[5] * a[0]",
             "np.diff(a, n=2, axis=0)", "np.diff(a, axis=1, prepend=b, append=0.5)", "np.diff(a, 3, prepend=b)",
             "np.diff(a, append=b)",
             "np.trapezoid(a, dx=0.5, axis=0)", "np.trapezoid(a, axis=1)", "np.trapezoid(a, b, axis=0)",
             "np.trapezoid(a, np.array([[0.0, 1.0, 3.0]]).T * np.ones((3, 4)), axis=0)",
             "np.cross(a, b, axisa=0, axisb=1, axisc=0)", "np.cross(a, b, axis=0)",
         ],
-        "Numba's np.partition, np.diff, np.trapezoid and np.cross take no axis= (nor kind=, "
+        "Numba's np.partition, np.argpartition, np.diff, np.trapezoid and np.cross take no axis= (nor kind=, "
         "prepend=, append=)",
     ),
     **dict.fromkeys(

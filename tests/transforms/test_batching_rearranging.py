@@ -1,6 +1,6 @@
-"""vmap of np.sort, np.partition, np.argsort, np.take, np.take_along_axis, np.roll and np.rollaxis by their batching
-rules (no loop over the examples): against stacking, nested, and differentiated (grad and jvp of vmap) against
-central differences of a Python loop over the examples."""
+"""vmap of np.sort, np.partition, np.argsort, np.argpartition, np.take, np.take_along_axis, np.roll and np.rollaxis
+by their batching rules (no loop over the examples): against stacking, nested, and differentiated (grad and jvp of
+vmap) against central differences of a Python loop over the examples."""
 
 import numpy as np
 import pytest
@@ -35,6 +35,10 @@ def partition_flat(x):
 
 def argsort_weights(x):
     return x * np.argsort(x, axis=0) + np.sin(x) * np.argsort(x, axis=None).reshape(3, 4)
+
+
+def argpartition_weights(x):
+    return x * np.argpartition(x, 1, axis=0) + x.argpartition(2)
 
 
 def take_columns(x):
@@ -88,6 +92,7 @@ CASES = [
     partition_columns,
     partition_flat,
     argsort_weights,
+    argpartition_weights,
     take_columns,
     take_flat,
     take_wrapped,
