@@ -24,6 +24,7 @@ from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .pytree import *  # noqa: F401,F403
 from .rearranging import *  # noqa: F401,F403
+from .rearranging_batch import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .signal import *  # noqa: F401,F403

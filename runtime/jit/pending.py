@@ -51,7 +51,6 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(["gradient_of", "gradient_vjp", "batched_gradient"], "Numba has no np.gradient"),
     **dict.fromkeys(
         [
-            "permutation_of", "permute", "unpermute", "take_vjp", "take_along_vjp", "unroll", "rollaxis_axes",
             "diff_tangent", "diff_vjp", "pad_copy", "column_stack_items", "dstack_items", "sequence_parts",
             "sequence_copies", "select_tangent", "select_vjp", "trapezoid_vjp", "trapezoid_x_vjp",
         ],

@@ -194,7 +194,30 @@ defprim(
     params=["a", "axis=-1"],
     jit="jt.argsort(a, axis)",
     nondiff=True,
+    batch="np.argsort(np.reshape(a, rt.flat_examples_shape(a, axis)), rt.flat_examples_axis(axis, a))",
+    batch_needs_same=("axis",),
     as_index="array",
     methods=["argsort"],
-    examples=[Example("np.argsort(a) * a", X), Example("a.argsort(axis=0) * a", X)],
+    examples=[
+        Example("np.argsort(a) * a", X),
+        Example("a.argsort(axis=0) * a", X),
+        Example("np.argsort(a, axis=None)[:4] * a[0]", X),
+    ],
+)
+defprim(
+    "argpartition",
+    np.argpartition,
+    path="np.argpartition",
+    params=["a", "kth", "axis=-1", "kind='introselect'", "order=None"],
+    nondiff=True,
+    batch="np.argpartition(np.reshape(a, rt.flat_examples_shape(a, axis)), kth, rt.flat_examples_axis(axis, a), kind)",
+    batch_needs_same=("kth", "axis", "kind", "order"),
+    as_index="array",
+    methods=["argpartition"],
+    examples=[
+        # only the k-th places are the same whatever the algorithm (jit's differs from NumPy's)
+        Example("np.argpartition(a, 1)[..., 1] * a[:, 0]", X),
+        Example("a.argpartition((0, 2), axis=0)[2] * a[0]", X),
+        Example("np.argpartition(a, 5, axis=None)[5] * a[0]", X),
+    ],
 )

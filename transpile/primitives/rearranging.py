@@ -30,16 +30,27 @@ def _copies(fn, items, options="{}"):
 
 # ---------------------------------------------------------------------------- sorting
 
+# Batched, a per-example axis moves past the batch axis; axis=None (each example flattened) sorts, takes or rolls
+# the rows of the batch reshaped to (batch, -1).
+_FLAT = "np.reshape({a}, rt.flat_examples_shape({a}, axis))"
+_FLAT_AXIS = "rt.flat_examples_axis(axis, {a})"
+_SHAPES = dict(nondiff=True, batch="shape", batch_same=True)
+defhelper(rt.flat_examples_shape, params=["x", "axis"], **_SHAPES)
+defhelper(rt.flat_examples_axis, params=["axis", "x"], **_SHAPES)
+_SORTS = ("axis", "kind", "order", "stable")
 # The derivative follows the permutation that takes a's entries to the result's (ties matched by rank).
 _PERM = "rt.permutation_of(ans, a, axis)"
 defprim(
     "sort",
     np.sort,
     path="np.sort",
+    jit="jt.sort(a, axis)",
     params=["a", "axis=-1", "kind=None", "order=None", "stable=None"],
-    structural=("axis", "kind", "order", "stable"),
+    structural=_SORTS,
     vjp={"a": f"rt.unpermute(g, {_PERM}, a, axis)"},
     jvp={"a": f"rt.permute(t, {_PERM}, axis)"},
+    batch=f"np.sort({_FLAT.format(a='a')}, {_FLAT_AXIS.format(a='a')}, kind=kind, order=order, stable=stable)",
+    batch_needs_same=_SORTS,
     examples=[
         Example("np.sort(a)", X),
         Example("np.sort(a, axis=0)", X),
@@ -56,6 +67,8 @@ defprim(
     structural=("kth", "axis", "kind", "order"),
     vjp={"a": f"rt.unpermute(g, {_PERM}, a, axis)"},
     jvp={"a": f"rt.permute(t, {_PERM}, axis)"},
+    batch=f"np.partition({_FLAT.format(a='a')}, kth, {_FLAT_AXIS.format(a='a')}, kind, order)",
+    batch_needs_same=("kth", "axis", "kind", "order"),
     examples=[
         Example("np.partition(a, 2)", X),
         Example("np.partition(a, 1, axis=0)[1]", X),
@@ -91,6 +104,9 @@ defprim(
     jit="jt.take(a, indices, axis, mode)",
     vjp={"a": "rt.take_vjp(g, indices, a, axis, mode)"},
     jvp={"a": "np.take(t, indices, axis, mode=mode)"},
+    # indices that differ per example are taken example by example
+    batch=f"np.take({_FLAT.format(a='a')}, indices, {_FLAT_AXIS.format(a='a')}, mode=mode)",
+    batch_needs_same=("indices", "axis", "mode"),
     examples=[
         Example("np.take(a, np.array([0, 2, 0, 5]))", X),
         Example("np.take(a, np.array([[1, 1], [0, -1]]), axis=1)", X),
@@ -111,16 +127,21 @@ defprim(
     "take_along_axis",
     np.take_along_axis,
     path="np.take_along_axis",
+    jit="jt.take_along_axis(arr, indices, axis)",
     params=["arr", "indices", "axis=-1"],
     structural=("indices", "axis"),
     vjp={"arr": "rt.take_along_vjp(g, indices, arr, axis)"},
     jvp={"arr": "np.take_along_axis(t, indices, axis)"},
+    batch=f"np.take_along_axis({_FLAT.format(a='arr')}, indices, {_FLAT_AXIS.format(a='arr')})",
+    batch_needs_same=("axis",),
+    batch_broadcast=("arr", "indices"),
     examples=[
         Example("np.take_along_axis(a, np.argsort(a, axis=1), axis=1)", X),
         Example("np.take_along_axis(a, np.array([[0, 0, 3], [1, 1, 1], [2, 0, -1]]), 1)", X),
         Example("np.take_along_axis(a, np.array([[2, 2, 0, 1]]), axis=0)", X),
         Example("np.take_along_axis(a, np.array([4, 4, 0]), axis=None)", V),
         Example("np.take_along_axis(a, np.argmax(a, axis=-1)[..., None], axis=-1)", R3),
+        Example("np.take_along_axis(a, np.argsort(a, axis=None)[::2], axis=None)", X),
     ],
 )
 defhelper(
@@ -137,11 +158,15 @@ defprim(
     "roll",
     np.roll,
     path="np.roll",
+    jit="jt.roll(a, shift, axis)",
     zero_d="array",
     params=["a", "shift", "axis=None"],
     structural=("shift", "axis"),
     vjp={"a": "rt.unroll(g, shift, axis)"},
     jvp={"a": "np.roll(t, shift, axis)"},
+    # shifts that differ per example roll example by example
+    batch=f"np.reshape(np.roll({_FLAT.format(a='a')}, shift, {_FLAT_AXIS.format(a='a')}), np.shape(a))",
+    batch_needs_same=("shift", "axis"),
     examples=[
         Example("np.roll(a, 2)", X),
         Example("np.roll(a, -1, axis=1)", X),
@@ -161,11 +186,15 @@ defprim(
     "rollaxis",
     np.rollaxis,
     path="np.rollaxis",
+    jit="jt.rollaxis(a, axis, start)",
     params=["a", "axis", "start=0"],
     view="view",
     structural=("axis", "start"),
     vjp={"a": "np.transpose(g, rt.inverse_axes(rt.rollaxis_axes(np.ndim(a), axis, start), np.ndim(a)))"},
     jvp={"a": "np.rollaxis(t, axis, start)"},
+    # a negative start counts from the end, as a negative axis does: both move past the batch axis alike
+    batch="np.rollaxis(a, rt.batch_axis(axis, a), rt.batch_axis(start, a))",
+    batch_needs_same=("axis", "start"),
     examples=[
         Example("np.rollaxis(a, 2)", R3),
         Example("np.rollaxis(a, 0, 3)", R3),
