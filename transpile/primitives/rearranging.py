@@ -223,6 +223,7 @@ defprim(
     batch=_DIFF_BATCH,
     batch_needs_same=("n", "axis"),
     batch_broadcast=("a",),
+    jit="jt.diff(a, n, axis, prepend, append)",
     view="maybe",  # with n=0, a itself
     zero_d="either",
     # NumPy's defaults for prepend and append are a private sentinel: None here (no call passes None itself)
