@@ -19,7 +19,7 @@ from .helpers_reverse import _full, _is_none, _literal
 from .lowered import _compiled, _literal_axes
 from .zero import ZeroType
 
-__all__ = ["diff"]
+__all__ = ["diff", "pad"]
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
@@ -206,3 +206,128 @@ def _diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
         else:
             lines.append(f"    return np.ascontiguousarray({part}).reshape({slot}.shape)")
     return _compiled("\n".join(lines) + "\n", _scope(dtype))
+
+
+# ---------------------------------------------------------------------------- np.pad
+
+_PAD_MODES = {"constant": 0, "edge": 1, "wrap": 2, "reflect": 3, "symmetric": 4}
+
+
+def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+    """np.pad with the modes that copy entries (what the registry's `jit=` calls)."""
+    return _rearranging.pad_copy(array, constant_values, pad_width, mode, reflect_type)
+
+
+@register_jitable
+def _padded_axis(src, before, after, mode, low, high):
+    """src (outer, m, inner) padded along its middle axis: `before` and `after` entries, by mode (as _PAD_MODES);
+    low and high are the constant mode's values."""
+    m = src.shape[1]
+    out = np.empty((src.shape[0], before + m + after, src.shape[2]), dtype=src.dtype)
+    for j in range(before + m + after):
+        i = j - before
+        if 0 <= i < m:
+            k = i
+        elif mode == 0:
+            out[:, j, :] = low if i < 0 else high
+            continue
+        elif mode == 1:
+            k = 0 if i < 0 else m - 1
+        elif mode == 2:
+            k = i % m
+        elif mode == 3:
+            if m == 1:
+                k = 0
+            else:
+                r = i % (2 * m - 2)
+                k = r if r < m else 2 * m - 2 - r
+        else:
+            r = i % (2 * m)
+            k = r if r < m else 2 * m - 1 - r
+        out[:, j, :] = src[:, k, :]
+    return out
+
+
+def _number(x):
+    return x
+
+
+@overload(_number)
+def _number_impl(x):
+    """A number, or the number a 0-d array holds (np.pad's constant_values)."""
+    if isinstance(x, types.Array):
+        return lambda x: x.ravel()[0]
+    return lambda x: x
+
+
+def _pairs(ty, name, nd, what):
+    """Source of (before, after) for each of nd axes from a pad_width or constant_values of type `ty` (broadcast to
+    (nd, 2), as NumPy does)."""
+
+    def shape_of(t):
+        if isinstance(t, types.BaseTuple):
+            inner = [shape_of(x) for x in t.types]
+            if len(set(inner)) > 1:
+                raise TypingError(f"np.pad under jit: {what} must have a regular shape")
+            return (len(t.types),) + (inner[0] if inner else ())
+        return ()
+
+    shape = shape_of(ty)
+    if len(shape) > 2 or (len(shape) >= 1 and shape[-1] not in (1, 2)) or (len(shape) == 2 and shape[0] not in (1, nd)):
+        raise TypingError(f"np.pad: {what} of shape {shape} does not fit an array of {nd} dimensions")
+    pairs = []
+    for d in range(nd):
+        if not shape:
+            pairs.append((name, name))
+            continue
+        row = "" if len(shape) == 1 else ("[0]" if shape[0] == 1 else f"[{d}]")
+        last = shape[-1]
+        pairs.append((f"{name}{row}[0]", f"{name}{row}[{last - 1}]"))
+    return pairs
+
+
+def _pad_lowering(array, constant_values, pad_width, mode, reflect_type, header):
+    """np.pad's lowering for these argument types, a function whose parameters `header` writes."""
+    if not isinstance(array, types.Array):
+        raise TypingError("np.pad under jit takes an array")
+    how = _literal(mode)
+    if how not in _PAD_MODES:
+        raise TypingError(f"np.pad under jit takes a constant mode among {', '.join(_PAD_MODES)}, not {mode}")
+    if how in ("reflect", "symmetric") and _literal(reflect_type, "even") != "even":
+        raise TypingError("np.pad with reflect_type='odd' is not lowered yet")
+    nd = array.ndim
+    widths = _pairs(pad_width, "pad_width", nd, "pad_width")
+    values = _pairs(constant_values, "constant_values", nd, "constant_values") if how == "constant" else None
+    if isinstance(constant_values, types.Array) and how == "constant":
+        if constant_values.ndim != 0:
+            raise TypingError("np.pad under jit takes constant_values as numbers or tuples of them")
+        values = [("constant_values", "constant_values")] * nd
+    lines = [f"def impl({header}):", "    cur0 = np.ascontiguousarray(array)"]
+    if nd == 0:
+        lines.append("    return cur0.copy()")
+    for d in range(nd):
+        low, high = values[d] if values else ("0", "0")
+        lines += [
+            f"    shape = cur{d}.shape",
+            "    outer = " + " * ".join(["1"] + [f"shape[{k}]" for k in range(d)]),
+            "    inner = " + " * ".join(["1"] + [f"shape[{k}]" for k in range(d + 1, nd)]),
+            f"    w = _padded_axis(cur{d}.reshape((outer, shape[{d}], inner)), {widths[d][0]}, {widths[d][1]}, "
+            f"{_PAD_MODES[how]}, _number({low}), _number({high}))",
+            f"    cur{d + 1} = w.reshape(tuple_setitem(shape, {d}, w.shape[1]))",
+        ]
+    if nd:
+        lines.append(f"    return cur{nd}")
+    scope = {"_padded_axis": _padded_axis, "tuple_setitem": tuple_setitem, "_number": _number}
+    return _compiled("\n".join(lines) + "\n", scope)
+
+
+@overload(_rearranging.pad_copy, prefer_literal=True)
+def _pad_copy(array, constant_values, pad_width, mode="constant", reflect_type="even"):
+    header = "array, constant_values, pad_width, mode='constant', reflect_type='even'"
+    return _pad_lowering(array, constant_values, pad_width, mode, reflect_type, header)
+
+
+@overload(pad, prefer_literal=True)
+def _pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
+    header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even'"
+    return _pad_lowering(array, constant_values, pad_width, mode, reflect_type, header)

@@ -378,6 +378,7 @@ defprim(
     batch=f"rt.batched_copies(rt.pad_copy, (array, constant_values), (array_batched, constant_values_batched), "
     f"{_PAD_OPTIONS})",
     batch_needs_same=("pad_width", "mode", "reflect_type"),
+    jit="jt.pad(array, pad_width, mode, constant_values, reflect_type)",
     examples=[
         Example("np.pad(a, 1)", X),
         Example("np.pad(a, ((1, 0), (2, 3)), constant_values=b)", dict(a=(3, 4), b=())),
