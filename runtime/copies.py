@@ -16,7 +16,7 @@ from .like import dtype_like
 from .pytree import same_kind
 from .tree import is_zero
 
-__all__ = ["r_", "c_", "copied_parts", "copies_of", "batched_copies"]
+__all__ = ["r_", "c_", "copied_parts", "copies_of"]
 
 
 def r_(*items):
@@ -93,19 +93,3 @@ def copies_of(parts, fn, items, options):
             taken = where > 0
             tangent[taken] = entries[where[taken] - 1]
     return same_kind(out, tangents) if isinstance(out, (tuple, list)) else tangents[0]
-
-
-def batched_copies(fn, items, batched, options):
-    """fn(*items, **options) for every example (items flagged in `batched` carry the examples in axis 0): where
-    an example's entries go depends only on shapes, so one example's places serve them all."""
-    size = next(np.shape(x)[0] for x, b in zip(items, batched) if b)
-    stand_ins = [np.zeros(np.shape(x)[1:], dtype=dtype_like(x)) if b else x for x, b in zip(items, batched)]
-    out = fn(*stand_ins, **options)  # the entries that come from no batched item
-    results = [np.array(np.broadcast_to(r, (size,) + np.shape(r))) for r in _results(out)]
-    for i, (item, flag) in enumerate(zip(items, batched)):
-        if flag:
-            entries = np.reshape(item, (size, -1))
-            for result, where in zip(results, _placements(fn, stand_ins, options, i)):
-                taken = where > 0
-                result[:, taken] = entries[:, where[taken] - 1]
-    return same_kind(out, results) if isinstance(out, (tuple, list)) else results[0]

@@ -31,6 +31,7 @@ from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
 from .rearranging import take  # noqa: F401
 from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
+from .rearranging_parts import diff, pad  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401

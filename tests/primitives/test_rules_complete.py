@@ -28,7 +28,6 @@ NOT_YET_DIFFERENTIABLE = {
     "rt.batched_get_kept",
     "rt.batched_materialize",
     "rt.batched_pack_like",
-    "rt.batched_copies",
     "rt.batched_gradient",
     "rt.to_list_batched",
     "rt.to_tuple_batched",

@@ -38,6 +38,7 @@ for _n, _examples in [
         view="maybe",
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
+        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,), {{}})",
         examples=_examples,
     )
     defprim(
@@ -49,6 +50,7 @@ for _n, _examples in [
         view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
+        batch=f"rt.batched_copies(np.{_name}, arys, arys_batched, {{}})",
         examples=[
             Example(f"np.{_name}(a, b)[0] * np.{_name}(a, b)[1]", dict(a=(), b=())),
             Example(f"np.{_name}(a, 2.0, b)[2]", dict(a=V, b=X)),
@@ -63,6 +65,8 @@ defprim(
     container=True,
     view="items",  # views of the arguments
     **_copy_rules("np.broadcast_arrays", "args"),
+    batch="rt.batched_copies(np.broadcast_arrays, args, args_batched, {'subok': subok})",
+    batch_needs_same=("subok",),
     examples=[
         Example("np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]", dict(a=(2, 1), b=V)),
         Example("np.broadcast_arrays(a, b, 1.0)[0]", dict(a=(), b=X)),
@@ -119,5 +123,28 @@ defhelper(
     vjp={"parts": "rt.copied_parts(g, fn, items, options)"},
     jvp={"parts": "rt.copies_of(t, fn, items, options)"},
 )
-# Batched: one example's places serve every example (no rules yet: grad of vmap through it raises).
-defhelper(rt.batched_copies, params=["fn", "items", "batched", "options"])
+# Batched: one example's places serve every example; batched items' parts keep the examples' axis.
+defhelper(
+    rt.batched_copies,
+    params=["fn", "items", "batched", "options"],
+    container=True,
+    structural=("fn", "batched", "options"),
+    vjp={"items": "rt.batched_copied_parts(g, fn, items, batched, options)"},
+    jvp={"items": "rt.batched_copies_of(t, fn, items, batched, options)"},
+)
+defhelper(
+    rt.batched_copied_parts,
+    params=["v", "fn", "items", "batched", "options"],
+    container=True,
+    structural=("fn", "items", "batched", "options"),
+    vjp={"v": "rt.batched_copies_of(g, fn, items, batched, options)"},
+    jvp={"v": "rt.batched_copied_parts(t, fn, items, batched, options)"},
+)
+defhelper(
+    rt.batched_copies_of,
+    params=["parts", "fn", "items", "batched", "options"],
+    container=True,
+    structural=("fn", "items", "batched", "options"),
+    vjp={"parts": "rt.batched_copied_parts(g, fn, items, batched, options)"},
+    jvp={"parts": "rt.batched_copies_of(t, fn, items, batched, options)"},
+)

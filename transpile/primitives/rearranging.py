@@ -211,6 +211,8 @@ for _name in ["triu", "tril"]:
         path=f"np.{_name}",
         params=["m", "k=0"],
         structural=("k",),
+        batch=f"np.{_name}(rt.triangle_rows(m), k)",
+        batch_needs_same=("k",),
         vjp={"m": f"rt.unbroadcast(np.{_name}(g, k), m)"},
         jvp={"m": f"np.{_name}(t, k)"},
         examples=[
@@ -218,16 +220,39 @@ for _name in ["triu", "tril"]:
             Example(f"np.{_name}(a, k=1)", X),
             Example(f"np.{_name}(a, -2)", R3),
             Example(f"np.{_name}(a, 1)", dict(a=(3,))),
+            Example(f"np.{_name}(a, -1) * b", dict(a=(3,), b=(3, 3))),
         ],
     )
+defhelper(
+    rt.triangle_rows,
+    params=["m"],
+    vjp={"m": "rt.triangle_rows_vjp(g, m)"},
+    jvp={"m": "rt.triangle_rows(t)"},
+)
+defhelper(
+    rt.triangle_rows_vjp,
+    params=["v", "m"],
+    structural=("m",),
+    vjp={"v": "rt.triangle_rows(g)"},
+    jvp={"v": "rt.triangle_rows_vjp(t, m)"},
+)
 
 # ---------------------------------------------------------------------------- differences
 
 _DIFF = "a, n, axis, prepend, append"
+# Batched: along the axis after the examples', a per-example number to prepend or append made a slab first.
+_DIFF_BATCH = (
+    "rt.diff(a, n, rt.batch_axis(axis, a), rt.diff_edge(prepend, a, axis, prepend_batched), "
+    "rt.diff_edge(append, a, axis, append_batched))"
+)
 defprim(
     "diff",
     np.diff,
     path="np.diff",
+    batch=_DIFF_BATCH,
+    batch_needs_same=("n", "axis"),
+    batch_broadcast=("a",),
+    jit="jt.diff(a, n, axis, prepend, append)",
     view="maybe",  # with n=0, a itself
     zero_d="either",
     # NumPy's defaults for prepend and append are a private sentinel: None here (no call passes None itself)
@@ -250,7 +275,43 @@ defprim(
         Example("np.diff(a, 3, prepend=b)", dict(a=(5,), b=())),
         Example("np.diff(a, append=b)", dict(a=(2, 3), b=(2, 2))),
         Example("np.diff(a, n=0)", V),
+        Example("np.diff(a, 2, axis=0, prepend=b, append=c)", dict(a=(3, 2), b=(), c=(1, 2))),
     ],
+)
+# np.diff with None for prepend or append not given (what its batching rule calls): np.diff's rules.
+defhelper(
+    rt.diff,
+    params=["a", "n=1", "axis=-1", "prepend=None", "append=None"],
+    view="maybe",
+    zero_d="either",
+    structural=("n", "axis"),
+    batch=_DIFF_BATCH,
+    batch_needs_same=("n", "axis"),
+    batch_broadcast=("a",),
+    vjp={
+        "a": f"rt.diff_vjp(g, 0, {_DIFF})",
+        "prepend": f"rt.diff_vjp(g, 1, {_DIFF})",
+        "append": f"rt.diff_vjp(g, 2, {_DIFF})",
+    },
+    jvp={
+        "a": f"rt.diff_tangent(t, 0, {_DIFF})",
+        "prepend": f"rt.diff_tangent(t, 1, {_DIFF})",
+        "append": f"rt.diff_tangent(t, 2, {_DIFF})",
+    },
+)
+defhelper(
+    rt.diff_edge,
+    params=["p", "a", "axis", "batched"],
+    structural=("a", "axis", "batched"),
+    vjp={"p": "rt.diff_edge_vjp(g, p, a, axis, batched)"},
+    jvp={"p": "rt.diff_edge(t, a, axis, batched)"},
+)
+defhelper(
+    rt.diff_edge_vjp,
+    params=["v", "p", "a", "axis", "batched"],
+    structural=("p", "a", "axis", "batched"),
+    vjp={"v": "rt.diff_edge(g, a, axis, batched)"},
+    jvp={"v": "rt.diff_edge_vjp(t, p, a, axis, batched)"},
 )
 for _helper, _other in [(rt.diff_tangent, "diff_vjp"), (rt.diff_vjp, "diff_tangent")]:
     defhelper(
@@ -268,6 +329,9 @@ defprim(
     path="np.trapezoid",
     params=["y", "x=None", "dx=1.0", "axis=-1"],
     structural=("axis",),
+    batch="np.trapezoid(y, rt.trapezoid_points(x, y, axis, x_batched), dx, rt.batch_axis(axis, y))",
+    batch_needs_same=("dx", "axis"),
+    batch_broadcast=("y",),
     vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)", "x": "rt.trapezoid_x_vjp(g, y, x, axis)"},
     jvp={"y": "np.trapezoid(t, x, dx, axis)", "x": "np.trapezoid(y, t, axis=axis)"},
     examples=[
@@ -278,7 +342,22 @@ defprim(
         Example("np.trapezoid(a, np.array([0.0, 0.5, 2.0, 2.5]))", X),
         Example("np.trapezoid(a, np.array([[0.0, 1.0, 3.0]]).T * np.ones((3, 4)), axis=0)", X),
         Example("np.trapezoid(a, axis=1)", R3),
+        Example("np.trapezoid(a, b, axis=1)", dict(a=(2, 3, 4), b=(3,))),
     ],
+)
+defhelper(
+    rt.trapezoid_points,
+    params=["x", "y", "axis", "batched"],
+    structural=("y", "axis", "batched"),
+    vjp={"x": "rt.trapezoid_points_vjp(g, x, y, axis, batched)"},
+    jvp={"x": "rt.trapezoid_points(t, y, axis, batched)"},
+)
+defhelper(
+    rt.trapezoid_points_vjp,
+    params=["v", "x", "y", "axis", "batched"],
+    structural=("x", "y", "axis", "batched"),
+    vjp={"v": "rt.trapezoid_points(g, y, axis, batched)"},
+    jvp={"v": "rt.trapezoid_points_vjp(t, x, y, axis, batched)"},
 )
 # Their derivatives in x: the y-adjoint is linear in x, the x-adjoint linear in y.
 defhelper(
@@ -305,11 +384,14 @@ defprim(
     params=["arr", "values", "axis=None"],
     structural=("axis",),
     **_copies("np.append", ["arr", "values"], "{'axis': axis}"),
+    batch="rt.batched_copies(np.append, (arr, values), (arr_batched, values_batched), {'axis': axis})",
+    batch_needs_same=("axis",),
     examples=[
         Example("np.append(a, b)", dict(a=(2, 3), b=(2,))),
         Example("np.append(a, b, axis=0)", dict(a=(2, 3), b=(1, 3))),
         Example("np.append(a, b, axis=1)", dict(a=(2, 3), b=(2, 2))),
         Example("np.append(a, 1.5)", dict(a=(3,))),
+        Example("np.append(a, b, axis=0)", dict(a=(2,), b=(3,))),
     ],
 )
 # Modes that copy entries: constant (constant_values too), edge, reflect and symmetric (reflect_type="even"), wrap.
@@ -322,6 +404,10 @@ defprim(
     params=["array", "pad_width", "mode='constant'", "constant_values=0", "reflect_type='even'"],
     structural=("pad_width", "mode", "reflect_type"),
     **_copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS),
+    batch=f"rt.batched_copies(rt.pad_copy, (array, constant_values), (array_batched, constant_values_batched), "
+    f"{_PAD_OPTIONS})",
+    batch_needs_same=("pad_width", "mode", "reflect_type"),
+    jit="jt.pad(array, pad_width, mode, constant_values, reflect_type)",
     examples=[
         Example("np.pad(a, 1)", X),
         Example("np.pad(a, ((1, 0), (2, 3)), constant_values=b)", dict(a=(3, 4), b=())),
@@ -368,6 +454,12 @@ for _name, _params, _call, _examples in [
         "{'indices_or_sections': indices_or_sections}",
         [Example("np.vsplit(a, [1])[1]", X), Example("np.vsplit(a, 2)[0]", R3)],
     ),
+    (
+        "dsplit",
+        ["ary", "indices_or_sections"],
+        "{'indices_or_sections': indices_or_sections}",
+        [Example("np.dsplit(a, 2)[1]", R3), Example("np.dsplit(a, [1, 3])[2] * np.dsplit(a, [1, 3])[0]", R3)],
+    ),
 ]:
     _rules = _copies(f"np.{_name}", ["ary"], _call)
     defprim(
@@ -378,6 +470,8 @@ for _name, _params, _call, _examples in [
         container=True,
         view="maybe",  # views of ary
         structural=tuple(p.split("=")[0] for p in _params[1:]),
+        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,), {_call})",
+        batch_needs_same=tuple(p.split("=")[0] for p in _params[1:]),
         vjp=_rules["vjp"],
         jvp={"ary": f"np.{_name}(t, {', '.join(p.split('=')[0] for p in _params[1:])})"},
         examples=_examples,
@@ -408,6 +502,8 @@ for _name, _examples in [
         params=["tup"],
         container=True,
         vjp={"tup": f"rt.sequence_parts(g, {_items}, tup)"},
+        batch=f"rt.batched_copies({_items}, tup, True, {{}})",
+        batch_broadcast=("tup",),
         jvp={"tup": f"rt.sequence_copies(t, {_items}, tup)"},
         examples=_examples,
     )
@@ -440,6 +536,11 @@ defprim(
     params=["condlist", "choicelist", "default=0"],
     container=True,
     structural=("condlist",),
+    # batched: every array given the examples' axis, then axes inserted after it to align the per-example axes
+    batch="np.select(rt.ranked(condlist, rt.select_rank(condlist, choicelist, default)), "
+    "rt.ranked(choicelist, rt.select_rank(condlist, choicelist, default)), "
+    "rt.ranked(default, rt.select_rank(condlist, choicelist, default)))",
+    batch_broadcast=("condlist", "choicelist", "default"),
     vjp={"choicelist": f"rt.select_vjp(g, 'choices', {_SELECT})", "default": f"rt.select_vjp(g, 'default', {_SELECT})"},
     jvp={
         "choicelist": f"rt.select_tangent(t, 'choices', {_SELECT})",
@@ -449,7 +550,25 @@ defprim(
         Example("np.select([a > 0.5, a < -0.5], [a, 2.0 * a])", X),
         Example("np.select([a > 0, b > 0], [a * b, b], default=a)", dict(a=(3, 4), b=(4,))),
         Example("np.select((a > 0,), (b,), b)", dict(a=(2, 3), b=())),
+        Example("np.select([b > 0, a < 0], [a, b], b)", dict(a=(2, 3), b=(3,))),
     ],
+)
+defhelper(rt.select_rank, params=["*trees"], nondiff=True)
+defhelper(
+    rt.ranked,
+    params=["tree", "rank"],
+    container=True,
+    structural=("rank",),
+    vjp={"tree": "rt.unranked(g, tree, rank)"},
+    jvp={"tree": "rt.ranked(t, rank)"},
+)
+defhelper(
+    rt.unranked,
+    params=["v", "like", "rank"],
+    container=True,
+    structural=("like", "rank"),
+    vjp={"v": "rt.ranked(g, rank)"},
+    jvp={"v": "rt.unranked(t, like, rank)"},
 )
 for _helper, _other in [(rt.select_tangent, "select_vjp"), (rt.select_vjp, "select_tangent")]:
     defhelper(

@@ -228,6 +228,9 @@ defprim(
     path="np.cumprod",
     params=["a", "axis=None", "dtype=None", "out=None"],
     jit="jt.cumprod(a, axis)",
+    # batched: each example flattened for axis=None, then the scan along the axis after the examples'
+    batch="np.cumprod(np.reshape(a, rt.batch_flat_shape(a, axis)), rt.batch_scan_axis(axis, a), dtype)",
+    batch_needs_same=("axis", "dtype"),
     vjp={"a": f"{_BEFORE} * rt.scan_back(np.reshape(g, np.shape(a)), a, axis)"},
     methods=["cumprod"],
     jvp={"a": f"np.reshape(rt.scan(t * {_BEFORE}, a, axis), np.shape(ans))"},
@@ -242,6 +245,14 @@ defprim(
         Example("np.cumprod(a * (np.arange(5) % 2), 0)", V),
     ],
 )
+for _helper in [rt.batch_flat_shape, rt.batch_scan_axis]:  # read only shapes
+    defhelper(
+        _helper,
+        params=["a", "axis"] if _helper is rt.batch_flat_shape else ["axis", "a"],
+        nondiff=True,
+        batch="shape",
+        batch_same=True,
+    )
 _SCAN = ("axis",)
 defhelper(
     rt.shift,

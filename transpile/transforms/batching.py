@@ -604,7 +604,8 @@ class _BatchBuilder:
                 mapping[f"{prim.varargs}_batched"] = _tuple([const(self._is_batched(v)) for v in bound[prim.varargs]])
             mapping.setdefault("mask", self._mask_expr() if self.masks else const(None))  # the examples running here
             for p in prim.batch_broadcast:
-                mapping[p] = self._as_batched(bound[p])
+                if p in bound:  # (one not given keeps its default)
+                    mapping[p] = self._as_batched(bound[p])
             return instantiate(rule, mapping)
         path = prim.path or _operator_path(prim)
         if path is None:
