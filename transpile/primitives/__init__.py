@@ -9,4 +9,5 @@ from . import operators, containers, elementwise, complex_parts, reductions, pro
 from . import copies, differences, in_place, fft, rearranging, signal  # noqa: F401
 from . import helpers, builtins_math, batching_helpers, collectives, pyforms  # noqa: F401
 from . import linalg  # noqa: F401
+from . import array_api  # noqa: F401
 # isort: on
