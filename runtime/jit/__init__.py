@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     helpers,
     helpers_forward,
     helpers_reverse,
+    linalg_rules,
     memory,
     promotion,
     pyforms,

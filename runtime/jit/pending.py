@@ -92,13 +92,8 @@ NO_NUMBA_VERSION = {
     ),
     "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     **dict.fromkeys(
-        [
-            "hermitian_part", "hermitian_part_vjp", "gap_scaled", "gaps", "gaps_vjp", "scale_columns", "column_dots",
-            "diag_part", "diag_embed", "block_upper", "block_corner", "block_corner_vjp", "svd_checked",
-            "qr_checked", "lstsq_checked", "svd_factors", "keep_if", "svd_part", "svd_unpart", "svd_result",
-            "as_weights", "from_weights", "skew_lower", "skew_lower_vjp",
-        ],
-        "derivatives of np.linalg.pinv, eigh, eigvalsh, svd, qr, lstsq and matrix_power are not compiled yet",
+        ["as_weights", "from_weights"],
+        "the weights of np.linalg.lstsq's residuals (whose number is not typed) are not compiled yet",
     ),
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
