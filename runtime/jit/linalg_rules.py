@@ -14,10 +14,13 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from .batching import _example_nd, _flag
 from .decompositions import _constant
 from .zero import ZeroType, make_zero
 
+_bt = importlib.import_module("runtime.batching")
 _dec = importlib.import_module("runtime.decompositions")
+_products = importlib.import_module("runtime.tensor_products")
 _layout = importlib.import_module("runtime.linalg_batching")
 
 
@@ -374,5 +377,74 @@ def _lstsq_checked(x, result, like):
                 "rank (its solution jumps where rank changes)"
             )
         return x
+
+    return impl
+
+
+# ------------------------------------------------------------------ vmap's products and their adjoints
+
+
+def _product_vjp(rule, own):
+    """The typer of batched_matmul_vjp_a (own=0) or _b (own=1): the batched adjoint of per-example operands of at
+    most two dimensions (each example's; summed over the examples for an operand the same for all)."""
+
+    def typer(g, a, b, a_batched, b_batched):
+        flags = (_flag(a_batched) and isinstance(a, types.Array), _flag(b_batched) and isinstance(b, types.Array))
+        other = b if own == 0 else a
+        if _zero(g) or _zero(other):
+            return lambda g, a, b, a_batched, b_batched: make_zero()
+        if any(_example_nd(x, f) > 2 for x, f in zip((a, b), flags)):
+            raise TypingError("the gradient of a vmapped product of stacks of matrices is not compiled yet")
+        if flags[own]:
+            return lambda g, a, b, a_batched, b_batched: rule(g, a, b, True, a_batched, b_batched)
+        return lambda g, a, b, a_batched, b_batched: np.sum(rule(g, a, b, True, a_batched, b_batched), axis=0)
+
+    return typer
+
+
+overload(_bt.batched_matmul_vjp_a, prefer_literal=True)(_product_vjp(_bt.dot_vjp_a_batched, 0))
+overload(_bt.batched_matmul_vjp_b, prefer_literal=True)(_product_vjp(_bt.dot_vjp_b_batched, 1))
+overload(_bt.batched_dot_vjp_a, prefer_literal=True)(_product_vjp(_bt.dot_vjp_a_batched, 0))
+overload(_bt.batched_dot_vjp_b, prefer_literal=True)(_product_vjp(_bt.dot_vjp_b_batched, 1))
+
+
+@overload(_products.batched_vdot, prefer_literal=True)
+def _batched_vdot(a, b, a_batched, b_batched):
+    ab, bb = _flag(a_batched), _flag(b_batched)
+
+    def impl(a, b, a_batched, b_batched):
+        rows_a = np.ascontiguousarray(a).reshape((a.shape[0] if ab else 1, -1))
+        rows_b = np.ascontiguousarray(b).reshape((b.shape[0] if bb else 1, -1))
+        return np.sum(np.conj(rows_a) * rows_b, axis=1)
+
+    return impl
+
+
+@overload(_products.batched_kron, prefer_literal=True)
+def _batched_kron(a, b, a_batched, b_batched):
+    ab, bb = _flag(a_batched), _flag(b_batched)
+    a_nd, b_nd = _example_nd(a, ab), _example_nd(b, bb)
+    n = max(a_nd, b_nd)
+    parts, kept = 2 * n + 1, n + 1  # the lengths of the shapes below, constants where the call is typed
+
+    def impl(a, b, a_batched, b_batched):
+        size = a.shape[0] if ab else b.shape[0]
+        a_shape, b_shape = np.ones(n, np.int64), np.ones(n, np.int64)
+        for d in range(a_nd):
+            a_shape[n - a_nd + d] = a.shape[d + ab]
+        for d in range(b_nd):
+            b_shape[n - b_nd + d] = b.shape[d + bb]
+        a_parts, b_parts = np.ones(parts, np.int64), np.ones(parts, np.int64)
+        a_parts[0] = size if ab else 1
+        b_parts[0] = size if bb else 1
+        out = np.empty(kept, np.int64)
+        out[0] = size
+        for d in range(n):
+            a_parts[1 + 2 * d] = a_shape[d]
+            b_parts[2 + 2 * d] = b_shape[d]
+            out[1 + d] = a_shape[d] * b_shape[d]
+        x = np.ascontiguousarray(a).reshape(to_fixed_tuple(a_parts, parts))
+        y = np.ascontiguousarray(b).reshape(to_fixed_tuple(b_parts, parts))
+        return np.ascontiguousarray(x * y).reshape(to_fixed_tuple(out, kept))
 
     return impl

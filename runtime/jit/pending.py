@@ -28,10 +28,6 @@ NO_NUMBA_VERSION = {
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     "bound_condition": "the derivative of vmap's select over a value bound on one branch is not compiled yet",
     **dict.fromkeys(
-        ["batched_matmul_vjp_a", "batched_matmul_vjp_b", "batched_dot_vjp_a", "batched_dot_vjp_b"],
-        "the adjoints of vmap's batched products (grad of a vmapped matrix product) are not compiled yet",
-    ),
-    **dict.fromkeys(
         [
             "with_item", "with_item_tangent", "without_item", "as_dict", "dict_values", "list_setslice",
             "list_setslice_items_vjp", "list_setslice_values_vjp",
@@ -80,12 +76,7 @@ NO_NUMBA_VERSION = {
         ],
         "derivatives of np.einsum past the second are not compiled yet",
     ),
-    **dict.fromkeys(
-        [
-            "batched_tensordot", "batched_vdot", "batched_kron",
-        ],
-        "vmap of np.tensordot, np.vdot and np.kron is not compiled yet",
-    ),
+    "batched_tensordot": "vmap of np.tensordot is not compiled yet",
     **dict.fromkeys(
         ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
         "Numba has no FFT: np.fft and its derivatives are not compiled",
