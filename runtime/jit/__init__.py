@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     helpers,
     helpers_forward,
     helpers_reverse,
+    linalg_rules,
     memory,
     prod_orders,
     promotion,

@@ -28,10 +28,6 @@ NO_NUMBA_VERSION = {
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     "bound_condition": "the derivative of vmap's select over a value bound on one branch is not compiled yet",
     **dict.fromkeys(
-        ["batched_matmul_vjp_a", "batched_matmul_vjp_b", "batched_dot_vjp_a", "batched_dot_vjp_b"],
-        "the adjoints of vmap's batched products (grad of a vmapped matrix product) are not compiled yet",
-    ),
-    **dict.fromkeys(
         [
             "with_item", "with_item_tangent", "without_item", "as_dict", "dict_values", "list_setslice",
             "list_setslice_items_vjp", "list_setslice_values_vjp",
@@ -88,21 +84,11 @@ NO_NUMBA_VERSION = {
         ],
         "derivatives of np.einsum past the second are not compiled yet",
     ),
-    **dict.fromkeys(
-        [
-            "batched_tensordot", "batched_vdot", "batched_kron",
-        ],
-        "vmap of np.tensordot, np.vdot and np.kron is not compiled yet",
-    ),
+    "batched_tensordot": "vmap of np.tensordot is not compiled yet",
     "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     **dict.fromkeys(
-        [
-            "hermitian_part", "hermitian_part_vjp", "gap_scaled", "gaps", "gaps_vjp", "scale_columns", "column_dots",
-            "diag_part", "diag_embed", "block_upper", "block_corner", "block_corner_vjp", "svd_checked",
-            "qr_checked", "lstsq_checked", "svd_factors", "keep_if", "svd_part", "svd_unpart", "svd_result",
-            "as_weights", "from_weights", "skew_lower", "skew_lower_vjp",
-        ],
-        "derivatives of np.linalg.pinv, eigh, eigvalsh, svd, qr, lstsq and matrix_power are not compiled yet",
+        ["as_weights", "from_weights"],
+        "the weights of np.linalg.lstsq's residuals (whose number is not typed) are not compiled yet",
     ),
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",

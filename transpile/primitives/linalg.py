@@ -484,3 +484,6 @@ defhelper(
     batch="rt.block_corner_vjp(v, which)",
     batch_needs_same=("which",),
 )
+
+# ---------------------------------------------------------------------------- vmap's rules
+defhelper(rt.solve_layout, params=["a", "b", "which"], nondiff=True, batch="shape", batch_same=True)

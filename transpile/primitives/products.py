@@ -545,6 +545,7 @@ defprim(
     path="np.linalg.inv",
     params=["a"],
     jit="jt.inv(a)",
+    batch="np.linalg.inv(a)",  # the batch axis leads, a matrix's two axes trail
     vjp={"a": "-rt.matmul_or_zero(rt.matrix_transpose(ans), rt.matmul_or_zero(g, rt.matrix_transpose(ans)))"},
     jvp={"a": "-rt.matmul_or_zero(ans, rt.matmul_or_zero(t, ans))"},
     examples=[
@@ -560,12 +561,19 @@ _SOLVE_A = "-rt.matmul_or_zero(rt.as_column(" + _SOLVE_B + ", {b}), rt.matrix_tr
 _SOLVE_DB = "rt.solve_like(a, t, {b})"
 _SOLVE_DA = "-rt.solve_like(a, rt.from_column(rt.matmul_or_zero(t, rt.as_column(ans, {b})), {b}), {b})"
 _TR_SOLVE = "np.sum(rt.matrix_transpose(np.linalg.inv(a)) * t, axis=(-2, -1))"  # d log|det a| = tr(a^-1 da)
+# Batched: a and b reshaped (rt.solve_layout) so that NumPy pairs each example's matrices and right-hand sides.
+_SOLVE_BATCH = (
+    "np.reshape(np.linalg.solve(np.reshape(a, rt.solve_layout(a, b, 0)), np.reshape(b, rt.solve_layout(a, b, 1))), "
+    "rt.solve_layout(a, b, 2))"
+)
 defprim(
     "linalg.solve",
     np.linalg.solve,
     path="np.linalg.solve",
     params=["a", "b"],
     jit="jt.solve(a, b)",
+    batch=_SOLVE_BATCH,
+    batch_broadcast=("a", "b"),
     vjp={"a": _SOLVE_A.format(b="b"), "b": _SOLVE_B.format(b="b")},
     unbroadcast=("a", "b"),
     jvp={"a": _SOLVE_DA.format(b="b"), "b": _SOLVE_DB.format(b="b")},
@@ -628,6 +636,7 @@ defprim(
     path="np.linalg.det",
     params=["a"],
     jit="jt.det(a)",
+    batch="np.linalg.det(a)",
     vjp={"a": "np.expand_dims(g * ans, (-2, -1)) * rt.matrix_transpose(np.linalg.inv(a))"},
     jvp={"a": f"ans * {_TR_SOLVE}"},
     examples=[
@@ -645,6 +654,7 @@ defprim(
     aliases=(rt.slogdet,),
     params=["a"],
     jit="jt.slogdet(a)",
+    batch="rt.slogdet(a)",
     container=True,
     # complex matrices refused: their sign is not piecewise constant, and log|det| is not holomorphic
     vjp={"a": f"rt.real_only({_LOGDET_G}, a, 'np.linalg.slogdet') * rt.matrix_transpose(np.linalg.inv(a))"},
@@ -697,6 +707,8 @@ defprim(
     methods=["trace"],
     jvp={"a": "np.trace(t, offset, axis1, axis2)"},
     structural=("offset", "axis1", "axis2", "dtype", "out"),
+    batch="np.trace(a, offset, rt.batch_axis(axis1, a), rt.batch_axis(axis2, a), dtype)",
+    batch_needs_same=("offset", "axis1", "axis2", "dtype"),
     examples=[
         Example("np.trace(a)", SQ),
         Example("np.trace(a)", dict(a=M34)),
@@ -723,6 +735,8 @@ defprim(
     methods=["diagonal"],
     jvp={"a": "np.diagonal(t, offset, axis1, axis2)"},
     structural=("offset", "axis1", "axis2"),
+    batch="np.diagonal(a, offset, rt.batch_axis(axis1, a), rt.batch_axis(axis2, a))",
+    batch_needs_same=("offset", "axis1", "axis2"),
     examples=[
         Example("np.diagonal(a)", SQ),
         Example("np.diagonal(a, -1)", dict(a=M34)),

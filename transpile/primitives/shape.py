@@ -164,6 +164,8 @@ defprim(
     methods=["swapaxes"],
     jvp={"a": "np.swapaxes(t, axis1, axis2)"},
     structural=("axis1", "axis2"),
+    batch="np.swapaxes(a, rt.batch_axis(axis1, a), rt.batch_axis(axis2, a))",
+    batch_needs_same=("axis1", "axis2"),
     examples=[
         Example("np.swapaxes(a, 0, 1)", X),
         Example("a.swapaxes(-1, 0)", R3),
