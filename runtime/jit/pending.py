@@ -81,7 +81,6 @@ NO_NUMBA_VERSION = {
         ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
         "Numba has no FFT: np.fft and its derivatives are not compiled",
     ),
-    "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     **dict.fromkeys(
         ["as_weights", "from_weights"],
         "the weights of np.linalg.lstsq's residuals (whose number is not typed) are not compiled yet",

@@ -80,7 +80,7 @@ NOT_UNDER_JIT = {
             "np.diff(a, append=b)",
             "np.trapezoid(a, dx=0.5, axis=0)", "np.trapezoid(a, axis=1)", "np.trapezoid(a, b, axis=0)",
             "np.trapezoid(a, np.array([[0.0, 1.0, 3.0]]).T * np.ones((3, 4)), axis=0)",
-            "np.cross(a, b, axisa=0, axisb=1, axisc=0)", "np.cross(a, b, axis=0)",
+            "np.cross(a, b, axisa=0, axisb=1, axisc=0)", "np.cross(a, b, axis=0)", "np.linalg.cross(a, b, axis=0)",
         ],
         "Numba's np.sort, np.partition, np.roll, np.diff, np.trapezoid and np.cross take no axis= (nor kind=, "
         "prepend=, append=)",
