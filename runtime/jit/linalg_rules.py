@@ -17,6 +17,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 from .batching import _example_nd, _flag
 from .decompositions import _constant
 from .helpers_reverse import _check_vector_norm, _flat, _full, _group_ids, _group_norms, _mask_of, _order_value
+from .tensor_products import tensordot as _tensordot_lowered
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -493,5 +494,34 @@ def _norm_third(v, u, x, ord=None, axis=None):
             i = ids[k]
             out[k] = -(hu[k] * vd[i] + d[k] * v_hu[i] + hv[k] * ud[i]) / norms[i]
         return out.reshape(x.shape)
+
+    return impl
+
+
+@overload(_products.batched_tensordot, prefer_literal=True)
+def _batched_tensordot(a, b, axes, a_batched, b_batched):
+    ab, bb = _flag(a_batched), _flag(b_batched)
+    if ab and not bb:  # a's batch axis is one of its free axes, the first of the result's
+        return lambda a, b, axes, a_batched, b_batched: _tensordot_lowered(a, b, axes)
+    if ab:
+
+        def example(a, b, axes, i):
+            return _tensordot_lowered(a[i], b[i], axes)
+
+    else:
+
+        def example(a, b, axes, i):
+            return _tensordot_lowered(a, b[i], axes)
+
+    each = register_jitable(example)
+
+    def impl(a, b, axes, a_batched, b_batched):
+        size = b.shape[0]
+        first = each(a, b, axes, 0)
+        out = np.empty((size,) + first.shape, first.dtype)
+        out[0] = first
+        for i in range(1, size):
+            out[i] = each(a, b, axes, i)
+        return out
 
     return impl

@@ -76,7 +76,6 @@ NO_NUMBA_VERSION = {
         ],
         "derivatives of np.einsum past the second are not compiled yet",
     ),
-    "batched_tensordot": "vmap of np.tensordot is not compiled yet",
     **dict.fromkeys(
         ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
         "Numba has no FFT: np.fft and its derivatives are not compiled",
