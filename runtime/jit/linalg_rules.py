@@ -525,3 +525,32 @@ def _batched_tensordot(a, b, axes, a_batched, b_batched):
         return out
 
     return impl
+
+
+# ------------------------------------------------------------------ lstsq's residuals
+
+
+@overload(_dec.as_weights)
+def _as_weights(v, like, columns):
+    if _zero(v):
+        return lambda v, like, columns: make_zero()
+
+    def impl(v, like, columns):
+        if like.size == 0:
+            return np.zeros(columns.shape[-1])
+        return np.ascontiguousarray(v).reshape(-1).astype(np.float64)
+
+    return impl
+
+
+@overload(_dec.from_weights)
+def _from_weights(v, like, columns):
+    if _zero(v):
+        return lambda v, like, columns: np.zeros(like.shape)
+
+    def impl(v, like, columns):
+        if like.size == 0:
+            return np.zeros(like.shape)
+        return np.ascontiguousarray(v).astype(np.float64).reshape(like.shape)
+
+    return impl

@@ -129,10 +129,6 @@ GRADIENT_NOT_UNDER_JIT = {
         ]
         for ex in registry.by_name(name).examples
     },
-    **{
-        ex.expr: "rt.as_weights (the weights of np.linalg.lstsq's residuals) has no Numba version yet"
-        for ex in registry.by_name("linalg.lstsq").examples
-    },
 }  # fmt: skip
 
 # The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
