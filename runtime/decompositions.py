@@ -296,15 +296,18 @@ def svd_result(u, s, vh, compute_uv):
 # ---------------------------------------------------------------------------- lstsq's residuals
 
 
-def as_weights(v, like):
+def as_weights(v, like, columns):
     """A cotangent of lstsq's residuals (shaped like `like`) as one weight per column of b (b a matrix, or b a
-    vector as one column); zero where there are no residuals."""
-    if is_zero(v) or np.size(like) == 0:
+    vector as one column): zeros where there are no residuals, as many as `columns` (the solution as columns)
+    has."""
+    if is_zero(v):
         return 0.0
+    if np.size(like) == 0:
+        return np.zeros(np.shape(columns)[-1])
     return np.reshape(v, (-1,))
 
 
-def from_weights(v, like):
+def from_weights(v, like, columns):
     """The adjoint of as_weights: weights back in the shape of lstsq's residuals `like` (zeros where there are
     none)."""
     if np.size(like) == 0:

@@ -16,10 +16,13 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .batching import _example_nd, _flag
 from .decompositions import _constant
+from .helpers_reverse import _check_vector_norm, _flat, _full, _group_ids, _group_norms, _mask_of, _order_value
+from .tensor_products import tensordot as _tensordot_lowered
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
 _dec = importlib.import_module("runtime.decompositions")
+_linalg = importlib.import_module("runtime.linalg")
 _products = importlib.import_module("runtime.tensor_products")
 _layout = importlib.import_module("runtime.linalg_batching")
 
@@ -446,5 +449,108 @@ def _batched_kron(a, b, a_batched, b_batched):
         x = np.ascontiguousarray(a).reshape(to_fixed_tuple(a_parts, parts))
         y = np.ascontiguousarray(b).reshape(to_fixed_tuple(b_parts, parts))
         return np.ascontiguousarray(x * y).reshape(to_fixed_tuple(out, kept))
+
+    return impl
+
+
+# ------------------------------------------------------------------ np.linalg.norm's third derivative
+
+
+@overload(_linalg.norm_third, prefer_literal=True)
+def _norm_third(v, u, x, ord=None, axis=None):
+    if _zero(v) or _zero(u):
+        return lambda v, u, x, ord=None, axis=None: make_zero()
+    _check_vector_norm(x, ord, axis)
+    if not isinstance(x, types.Array):
+        raise TypingError("the third derivative of np.linalg.norm of a number is not compiled")
+
+    def impl(v, u, x, ord=None, axis=None):
+        p = _order_value(ord)
+        out = np.zeros(x.size, np.float64)
+        if p == np.inf or p == -np.inf or p == 0 or p == 1:
+            return out.reshape(x.shape)  # piecewise linear (or constant): no curvature
+        if p != 2.0:
+            raise ValueError(
+                "third derivatives of np.linalg.norm are implemented for the 2-norm, the Frobenius norm and the "
+                "piecewise linear norms"
+            )
+        ids, groups = _group_ids(x.shape, _mask_of(x.ndim, axis))
+        values = _flat(x).astype(np.float64)
+        vs, us = _flat(_full(v, x.shape)), _flat(_full(u, x.shape))
+        norms = _group_norms(values, ids, groups, 2.0)
+        d = np.empty(x.size, np.float64)
+        vd, ud = np.zeros(groups), np.zeros(groups)
+        for k in range(x.size):
+            d[k] = values[k] / norms[ids[k]]
+            vd[ids[k]] += vs[k] * d[k]
+            ud[ids[k]] += us[k] * d[k]
+        hu, hv, v_hu = np.empty(x.size), np.empty(x.size), np.zeros(groups)
+        for k in range(x.size):
+            i = ids[k]
+            hu[k] = (us[k] - d[k] * ud[i]) / norms[i]  # the Hessian applied to u, and to v
+            hv[k] = (vs[k] - d[k] * vd[i]) / norms[i]
+            v_hu[i] += vs[k] * hu[k]
+        for k in range(x.size):
+            i = ids[k]
+            out[k] = -(hu[k] * vd[i] + d[k] * v_hu[i] + hv[k] * ud[i]) / norms[i]
+        return out.reshape(x.shape)
+
+    return impl
+
+
+@overload(_products.batched_tensordot, prefer_literal=True)
+def _batched_tensordot(a, b, axes, a_batched, b_batched):
+    ab, bb = _flag(a_batched), _flag(b_batched)
+    if ab and not bb:  # a's batch axis is one of its free axes, the first of the result's
+        return lambda a, b, axes, a_batched, b_batched: _tensordot_lowered(a, b, axes)
+    if ab:
+
+        def example(a, b, axes, i):
+            return _tensordot_lowered(a[i], b[i], axes)
+
+    else:
+
+        def example(a, b, axes, i):
+            return _tensordot_lowered(a, b[i], axes)
+
+    each = register_jitable(example)
+
+    def impl(a, b, axes, a_batched, b_batched):
+        size = b.shape[0]
+        first = each(a, b, axes, 0)
+        out = np.empty((size,) + first.shape, first.dtype)
+        out[0] = first
+        for i in range(1, size):
+            out[i] = each(a, b, axes, i)
+        return out
+
+    return impl
+
+
+# ------------------------------------------------------------------ lstsq's residuals
+
+
+@overload(_dec.as_weights)
+def _as_weights(v, like, columns):
+    if _zero(v):
+        return lambda v, like, columns: make_zero()
+
+    def impl(v, like, columns):
+        if like.size == 0:
+            return np.zeros(columns.shape[-1])
+        return np.ascontiguousarray(v).reshape(-1).astype(np.float64)
+
+    return impl
+
+
+@overload(_dec.from_weights)
+def _from_weights(v, like, columns):
+    if _zero(v):
+        return lambda v, like, columns: np.zeros(like.shape)
+
+    def impl(v, like, columns):
+        if like.size == 0:
+            return np.zeros(like.shape)
+        return np.ascontiguousarray(v).astype(np.float64).reshape(like.shape)
 
     return impl

@@ -84,11 +84,9 @@ NO_NUMBA_VERSION = {
         ],
         "derivatives of np.einsum past the second are not compiled yet",
     ),
-    "batched_tensordot": "vmap of np.tensordot is not compiled yet",
-    "norm_third": "derivatives of np.linalg.norm past the second are not compiled yet",
     **dict.fromkeys(
-        ["as_weights", "from_weights"],
-        "the weights of np.linalg.lstsq's residuals (whose number is not typed) are not compiled yet",
+        ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
+        "Numba has no FFT: np.fft and its derivatives are not compiled",
     ),
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",

@@ -73,6 +73,7 @@ NOT_UNDER_JIT = {
             "np.trapezoid(a, dx=0.5, axis=0)", "np.trapezoid(a, axis=1)", "np.trapezoid(a, b, axis=0)",
             "np.trapezoid(a, np.array([[0.0, 1.0, 3.0]]).T * np.ones((3, 4)), axis=0)", "np.trapezoid(a, b, axis=1)",
             "np.cross(a, b, axisa=0, axisb=1, axisc=0)", "np.cross(a, b, axis=0)",
+            "np.linalg.cross(a, b, axis=0)",
         ],
         "Numba's np.partition, np.argpartition, np.trapezoid and np.cross take no axis= (nor kind=)",
     ),
@@ -130,10 +131,6 @@ GRADIENT_NOT_UNDER_JIT = {
             "convolve", "correlate", "cross", "interp", "logspace", "geomspace",
         ]
         for ex in registry.by_name(name).examples
-    },
-    **{
-        ex.expr: "rt.as_weights (the weights of np.linalg.lstsq's residuals) has no Numba version yet"
-        for ex in registry.by_name("linalg.lstsq").examples
     },
 }  # fmt: skip
 

@@ -362,7 +362,7 @@ _BC, _XC = "rt.as_column(b, b)", f"rt.as_column({_X}, b)"
 _RES = f"({_BC} - {_mm('a', _XC)})"
 _SVD_A = "rt.svd(a, False)"
 _LSTSQ_SB = f"rt.diag_embed({_get('g', 3)})"
-_RW = f"rt.as_weights({_get('g', 1)}, {_get('ans', 1)})"  # the residuals' cotangent, one weight per column
+_RW = f"rt.as_weights({_get('g', 1)}, {_get('ans', 1)}, {_XC})"  # the residuals' cotangent, one weight per column
 _XB = f"rt.as_column({_get('g', 0)}, b)"
 _LSTSQ_A = (
     _pinv_vjp(_P, "a", _mm(_XB, _t(_BC)))
@@ -373,7 +373,7 @@ _LSTSQ_B = f"rt.from_column({_mm(_t(_P), _XB)} + 2.0 * {_cols(_RES, _RW)}, b)"
 
 
 def _lstsq_tangent(dx, dr, ds):
-    tangent = f"rt.lstsq_checked(({dx}, rt.from_weights({dr}, {_get('ans', 1)}), 0.0, {ds}), ans, a)"
+    tangent = f"rt.lstsq_checked(({dx}, rt.from_weights({dr}, {_get('ans', 1)}, {_XC}), 0.0, {ds}), ans, a)"
     return _real(_real(tangent, "np.linalg.lstsq"), "np.linalg.lstsq", "b")
 
 
@@ -420,17 +420,17 @@ defhelper(
 )
 defhelper(
     rt.as_weights,
-    params=["v", "like"],
-    vjp={"v": "rt.from_weights(g, like)"},
-    jvp={"v": "rt.as_weights(t, like)"},
-    structural=("like",),
+    params=["v", "like", "columns"],
+    vjp={"v": "rt.from_weights(g, like, columns)"},
+    jvp={"v": "rt.as_weights(t, like, columns)"},
+    structural=("like", "columns"),
 )
 defhelper(
     rt.from_weights,
-    params=["v", "like"],
-    vjp={"v": "rt.as_weights(g, like)"},
-    jvp={"v": "rt.from_weights(t, like)"},
-    structural=("like",),
+    params=["v", "like", "columns"],
+    vjp={"v": "rt.as_weights(g, like, columns)"},
+    jvp={"v": "rt.from_weights(t, like, columns)"},
+    structural=("like", "columns"),
 )
 
 # ---------------------------------------------------------------------------- matrix_power
