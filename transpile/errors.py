@@ -60,8 +60,8 @@ def no_rule_hint(function: str, argument: str, rule: str) -> str:
     if function == "rt.per_example":
         return (
             "vmap runs this line example by example (no batching rule, or an index that differs per example), and "
-            "that loop has no derivative rule yet: differentiate each example and vmap that (vmap(grad(f)), summed "
-            "over the examples for the gradient of a sum), or index with a value the same for every example"
+            "that loop could not be written out to be differentiated: differentiate each example and vmap that "
+            "(vmap(grad(f)), summed over the examples for the gradient of a sum)"
         )
     if function == "rt.make_fields":
         return (

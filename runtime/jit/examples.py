@@ -41,6 +41,10 @@ def _example_vjp(acc, value, i, g):
         accs = ["acc" if isinstance(acc, ZeroType) else f"acc[{k}]" for k in range(len(value))]
         items = "".join(f"_ex.example_vjp({a}, value[{k}], i, g[{k}]), " for k, a in enumerate(accs))
         return _generated("example_vjp_tuple", "acc, value, i, g", [f"return ({items})"], {"_ex": _ex})
+    if _is_list(value):  # a list of batched arrays: a list of their adjoints
+        part = "_ex.example_vjp(" + ("acc" if isinstance(acc, ZeroType) else "acc[k]") + ", value[k], i, g[k])"
+        body = [f"return [{part} for k in range(len(value))]"]
+        return _generated("example_vjp_list", "acc, value, i, g", body, {"_ex": _ex})
     if not isinstance(value, types.Array):
         raise TypingError(f"the adjoint of one example of a {value} is not supported under jit")
     dtype = _result_dtype(value, g)

@@ -1,5 +1,6 @@
 """Derivatives of vmapped code that loops over the examples (rt.per_example, rt.per_example_setitem): grad, jvp,
-jacrev, jacfwd and hessian, masked loops too, against central differences of plain NumPy run example by example."""
+jacrev, jacfwd and hessian, masked loops too, against central differences of plain NumPy run example by example.
+(Their jit: tests/backends/test_jit_grad_of_per_example.py.)"""
 
 import numpy as np
 import pytest
@@ -109,12 +110,6 @@ def test_no_batching_rule_function_is_differentiated_by_its_own_rule():
 
     x = _x()
     np.testing.assert_allclose(tp.grad(_loss(f))(x), numeric_grad(_reference(f), (x,)), rtol=1e-6, atol=1e-8)
-
-
-def test_jit_of_the_gradient_matches_numpy():
-    x = _x()
-    grad = tp.grad(_loss(picked))
-    np.testing.assert_allclose(tp.jit(grad)(x), grad(x), rtol=1e-12, atol=1e-12)
 
 
 def test_a_function_without_a_derivative_rule_is_named_at_the_users_line():

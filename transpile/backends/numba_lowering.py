@@ -230,8 +230,13 @@ def _copy_after_binding(body, tapes, tangents):
 
 def build_lists_in_place(body):
     """`rows = []` then `rows = rt.list_append(rows, v)` in a loop: Numba types an empty list only from an
-    `.append` on it, so when nothing reads `rows` before the appends are done, they append in place."""
+    `.append` on it, so when nothing reads `rows` before the appends are done, they append in place (in every
+    block: a list built inside a loop's body, such as the per-example loops of vmapped code, too)."""
     _empty_tangent_lists(body)
+    return map_blocks(body, _lists_in_place)
+
+
+def _lists_in_place(body):
     top = {id(n): i for i, stmt in enumerate(body) for n in gast.walk(stmt)}
     for i, stmt in enumerate(body):
         if not (
