@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .adjoint import unbroadcast
 from .tree import is_zero
 
 __all__ = [
@@ -30,30 +31,56 @@ def _real(*arrays):
 
 
 # ---------------------------------------------------------------------------- np.convolve, np.correlate
+#
+# The helpers take stacks of signals too: a of shape (..., n) and v of shape (..., m), their leading axes broadcast
+# (vmap's batch axes lead), each adjoint summed back to its operand's shape.
+
+
+def _window(n, m, mode, kind):
+    """(start, length) of the `mode` part of the full product of signals of lengths n and m."""
+    short, long = min(n, m), max(n, m)
+    if mode == "full":
+        return 0, n + m - 1
+    if mode == "valid":
+        return short - 1, long - short + 1
+    if mode != "same":
+        raise ValueError(f"mode must be 'full', 'same' or 'valid', not {mode!r}")
+    if kind == "convolve" or n >= m:
+        return (short - 1) // 2, long
+    return short // 2, long
+
+
+def _kernel(v, kind):
+    """v as a convolution kernel: reversed (and conjugated) for a correlation."""
+    return np.conj(v[..., ::-1]) if kind == "correlate" else v
 
 
 def signal(a, v, mode, kind):
-    """np.convolve(a, v, mode) (kind "convolve") or np.correlate(a, v, mode) (kind "correlate"); a zero stays zero."""
+    """np.convolve(a, v, mode) (kind "convolve") or np.correlate(a, v, mode) (kind "correlate"), of one pair of
+    signals or of stacks of them; a zero stays zero."""
     if is_zero(a) or is_zero(v):
         return 0.0
-    return (np.convolve if kind == "convolve" else np.correlate)(a, v, mode)
+    a, v = np.asarray(a), np.asarray(v)
+    if a.ndim <= 1 and v.ndim <= 1:
+        return (np.convolve if kind == "convolve" else np.correlate)(a, v, mode)
+    n, m = a.shape[-1], v.shape[-1]
+    if n == 0 or m == 0:
+        raise ValueError(f"np.{kind} of an empty signal")
+    k = _kernel(v, kind)
+    lead = np.broadcast_shapes(a.shape[:-1], v.shape[:-1])
+    full = np.zeros(lead + (n + m - 1,), dtype=np.result_type(a.dtype, v.dtype))
+    for j in range(m):
+        full[..., j : j + n] += a * k[..., j : j + 1]
+    start, length = _window(n, m, mode, kind)
+    return full[..., start : start + length]
 
 
 def _full(w, n, m, mode, kind):
     """w, the cotangent of the `mode` part of the full product of lengths n and m, placed in the full product."""
     w = np.asarray(w, dtype=np.result_type(np.asarray(w).dtype, np.float64))
-    size = n + m - 1
-    short = min(n, m)
-    if mode == "full":
-        return w
-    if mode == "valid":
-        start = short - 1
-    elif kind == "convolve" or n >= m:  # "same"
-        start = (short - 1) // 2
-    else:
-        start = short // 2
-    full = np.zeros(size, dtype=w.dtype)
-    full[start : start + w.shape[0]] = w
+    start, _ = _window(n, m, mode, kind)
+    full = np.zeros(w.shape[:-1] + (n + m - 1,), dtype=w.dtype)
+    full[..., start : start + w.shape[-1]] = w
     return full
 
 
@@ -63,8 +90,13 @@ def signal_vjp_a(w, a, v, mode, kind):
         return 0.0
     _real(w, v)
     v = np.asarray(v)
-    full = _full(w, np.shape(a)[0], v.shape[0], mode, kind)
-    return np.correlate(full, v if kind == "convolve" else v[::-1], "valid")
+    n, m = np.shape(a)[-1], v.shape[-1]
+    full = _full(w, n, m, mode, kind)
+    k = _kernel(v, kind)
+    total = np.zeros(np.broadcast_shapes(full.shape[:-1], k.shape[:-1]) + (n,), dtype=full.dtype)
+    for j in range(m):
+        total += full[..., j : j + n] * k[..., j : j + 1]
+    return unbroadcast(total, a)
 
 
 def signal_vjp_v(w, a, v, mode, kind):
@@ -72,8 +104,12 @@ def signal_vjp_v(w, a, v, mode, kind):
     if is_zero(w) or is_zero(a):
         return 0.0
     _real(w, a)
-    part = np.correlate(_full(w, np.shape(a)[0], np.shape(v)[0], mode, kind), np.asarray(a), "valid")
-    return part if kind == "convolve" else part[::-1]
+    a = np.asarray(a)
+    n, m = a.shape[-1], np.shape(v)[-1]
+    full = _full(w, n, m, mode, kind)
+    parts = [np.sum(full[..., j : j + n] * a, axis=-1) for j in range(m)]
+    total = np.stack(parts, axis=-1)
+    return unbroadcast(total[..., ::-1] if kind == "correlate" else total, v)
 
 
 # ---------------------------------------------------------------------------- np.cross

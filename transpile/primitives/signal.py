@@ -32,17 +32,30 @@ for _kind, _mode in [("convolve", "'full'"), ("correlate", "'valid'")]:
             "v": f"rt.signal_vjp_v(g, a, v, mode, '{_kind}')",
         },
         jvp={"a": f"np.{_kind}(t, v, mode)", "v": f"np.{_kind}(a, t, mode)"},
+        batch=f"rt.signal(a, v, mode, '{_kind}')",  # stacks of signals, the batch axis leading
+        batch_needs_same=("mode",),
+        batch_broadcast=("a", "v"),
         examples=_SIGNAL_EXAMPLES[_kind],
     )
 # signal(a, v, mode, kind) is np.convolve or np.correlate: bilinear, like its two adjoints (each reads the argument
-# it is the adjoint of for its shape only).
+# it is the adjoint of for its shape only).  All three take stacks of signals (leading axes), so each batches as itself.
 _HOW = "mode, kind"
+
+
+def _stacks(helper, operands):
+    """The batching rule of a signal helper: itself, every operand given the batch axis."""
+    return dict(
+        batch=f"rt.{helper}({', '.join(operands)}, {_HOW})", batch_needs_same=("mode", "kind"), batch_broadcast=operands
+    )
+
+
 defhelper(
     rt.signal,
     params=["a", "v", "mode", "kind"],
     structural=("mode", "kind"),
     vjp={"a": f"rt.signal_vjp_a(g, a, v, {_HOW})", "v": f"rt.signal_vjp_v(g, a, v, {_HOW})"},
     jvp={"a": f"rt.signal(t, v, {_HOW})", "v": f"rt.signal(a, t, {_HOW})"},
+    **_stacks("signal", ("a", "v")),
 )
 defhelper(
     rt.signal_vjp_a,
@@ -50,6 +63,7 @@ defhelper(
     structural=("a", "mode", "kind"),
     vjp={"w": f"rt.signal(g, v, {_HOW})", "v": f"rt.signal_vjp_v(w, g, v, {_HOW})"},
     jvp={"w": f"rt.signal_vjp_a(t, a, v, {_HOW})", "v": f"rt.signal_vjp_a(w, a, t, {_HOW})"},
+    **_stacks("signal_vjp_a", ("w", "a", "v")),
 )
 defhelper(
     rt.signal_vjp_v,
@@ -57,6 +71,7 @@ defhelper(
     structural=("v", "mode", "kind"),
     vjp={"w": f"rt.signal(a, g, {_HOW})", "a": f"rt.signal_vjp_a(w, a, g, {_HOW})"},
     jvp={"w": f"rt.signal_vjp_v(t, a, v, {_HOW})", "a": f"rt.signal_vjp_v(w, t, v, {_HOW})"},
+    **_stacks("signal_vjp_v", ("w", "a", "v")),
 )
 
 _AXES = "axisa, axisb, axisc, axis"
