@@ -15,6 +15,8 @@ __all__ = [
     "signal_vjp_v",
     "cross_vjp_a",
     "cross_vjp_b",
+    "rank_aligned",
+    "vector_axis",
     "interp_slope",
     "interp_slope_vjp",
     "interp_fp_tangent",
@@ -146,6 +148,25 @@ def _sum_batch(v, shape):
     lead = np.ndim(v) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and np.shape(v)[lead + i] != 1)
     return np.reshape(np.sum(v, axis=axes) if axes else v, shape)
+
+
+def rank_aligned(x, *others):
+    """The shape of the batched x (batch axis first) with axes of length 1 put after its batch axis, so that one
+    example of it has as many axes as the largest example of `others`: vmap's operands of functions that broadcast
+    their operands' examples against each other (np.cross, np.linspace)."""
+    shape = np.shape(x)
+    rank = max([len(shape)] + [np.ndim(o) for o in others])
+    return shape[:1] + (1,) * (rank - len(shape)) + shape[1:]
+
+
+def vector_axis(ax, axis, x):
+    """Under vmap, an axis argument `ax` of np.cross (`axis` instead, when given) for the batched operand x: counted
+    from the end of one example of x; for x None, the axis of the result, past the batch axis."""
+    if axis is not None:
+        ax = axis
+    if x is None:
+        return ax + 1 if ax >= 0 else ax
+    return ax - (np.ndim(x) - 1) if ax >= 0 else ax
 
 
 def cross_vjp_a(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):

@@ -23,11 +23,26 @@ def convolve_valid(a, v):
     return np.convolve(a, v, "valid")
 
 
+def cross_broadcast(a, b):
+    return np.cross(a, b) * a[1]
+
+
+def cross_axes(a, b):
+    return np.cross(a, b, axisa=0, axisb=1, axisc=0)
+
+
+def cross_axis(a, b):
+    return np.cross(np.tanh(a), b, axis=0)
+
+
 # name -> (function, per-example shapes, in_axes to try)
 CASES = {
     "convolve": (convolve_full, ((5,), (3,)), [(0, None), (None, 0), (0, 0)]),
     "correlate": (correlate_same, ((3,), (4,)), [(0, 0), (None, 0)]),
     "convolve_valid": (convolve_valid, ((2,), (4,)), [(0, None)]),
+    "cross": (cross_broadcast, ((3,), (4, 3)), [(0, None), (None, 0), (0, 0)]),
+    "cross_axes": (cross_axes, ((3, 2), (2, 3)), [(0, 0), (None, 0)]),
+    "cross_axis": (cross_axis, ((3, 2), (3, 1)), [(0, None)]),
 }
 ROWS = [pytest.param(name, axes, id=f"{name}-{axes}") for name, (_, _, all_axes) in CASES.items() for axes in all_axes]
 

@@ -84,6 +84,12 @@ defprim(
     structural=("axisa", "axisb", "axisc", "axis"),
     vjp={"a": f"rt.cross_vjp_a(g, a, b, {_AXES})", "b": f"rt.cross_vjp_b(g, a, b, {_AXES})"},
     jvp={"a": f"np.cross(t, b, {_AXES})", "b": f"np.cross(a, t, {_AXES})"},
+    # np.cross itself, on both operands batched and given as many axes (after the batch axis) and their vector axes
+    # counted from the end, so that NumPy broadcasts the examples' vectors as it does one example's
+    batch="np.cross(np.reshape(a, rt.rank_aligned(a, b)), np.reshape(b, rt.rank_aligned(b, a)), "
+    "rt.vector_axis(axisa, axis, a), rt.vector_axis(axisb, axis, b), rt.vector_axis(axisc, axis, None))",
+    batch_needs_same=("axisa", "axisb", "axisc", "axis"),
+    batch_broadcast=("a", "b"),
     examples=[
         Example("np.cross(a, b)", dict(a=(3,), b=(3,))),
         Example("np.cross(a, b)", dict(a=(4, 3), b=(3,))),
@@ -91,6 +97,8 @@ defprim(
         Example("np.cross(a, b, axis=0)", dict(a=(3, 2), b=(3, 1))),
     ],
 )
+for _helper in (rt.rank_aligned, rt.vector_axis):  # read only shapes
+    defhelper(_helper, params=[], varargs="args", nondiff=True, batch="shape", batch_same=True)
 defhelper(
     rt.cross_vjp_a,
     params=["w", "a", "b", *_AXES_PARAMS],
