@@ -35,6 +35,23 @@ def cross_axis(a, b):
     return np.cross(np.tanh(a), b, axis=0)
 
 
+def linspace_axis(a, b):
+    return np.linspace(a, b, 4, axis=1)
+
+
+def linspace_step(a, b):
+    samples, step = np.linspace(a, b, 5, endpoint=False, retstep=True)
+    return samples * step
+
+
+def logspace_base(a, b, c):
+    return np.logspace(a, b, 3, base=np.exp(c), axis=-1)
+
+
+def geomspace_exp(a, b):
+    return np.geomspace(np.exp(a), np.exp(b), 4)
+
+
 # name -> (function, per-example shapes, in_axes to try)
 CASES = {
     "convolve": (convolve_full, ((5,), (3,)), [(0, None), (None, 0), (0, 0)]),
@@ -43,6 +60,10 @@ CASES = {
     "cross": (cross_broadcast, ((3,), (4, 3)), [(0, None), (None, 0), (0, 0)]),
     "cross_axes": (cross_axes, ((3, 2), (2, 3)), [(0, 0), (None, 0)]),
     "cross_axis": (cross_axis, ((3, 2), (3, 1)), [(0, None)]),
+    "linspace": (linspace_axis, ((3,), (2, 1)), [(0, None), (None, 0), (0, 0)]),
+    "linspace_step": (linspace_step, ((), ()), [(0, None), (0, 0)]),
+    "logspace": (logspace_base, ((2,), (), ()), [(0, None, None), (None, 0, 0), (None, None, 0)]),
+    "geomspace": (geomspace_exp, ((), (2,)), [(0, None), (0, 0)]),
 }
 ROWS = [pytest.param(name, axes, id=f"{name}-{axes}") for name, (_, _, all_axes) in CASES.items() for axes in all_axes]
 
