@@ -17,6 +17,7 @@ __all__ = [
     "cross_vjp_b",
     "rank_aligned",
     "vector_axis",
+    "interp",
     "interp_slope",
     "interp_slope_vjp",
     "interp_fp_tangent",
@@ -186,6 +187,9 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 # ---------------------------------------------------------------------------- np.interp
+#
+# The helpers take stacks too (vmap's batch axes lead): xp and fp of shape L + (n,), x of shape L + X, and left and
+# right numbers or of shape L, for any leading shape L (no leading axes: np.interp itself).
 
 
 def _no_period(period):
@@ -193,18 +197,74 @@ def _no_period(period):
         raise NotImplementedError("np.interp with period= has no derivative rule yet")
 
 
+def _lead(xp):
+    """The leading (stack) axes of xp: all but its last."""
+    return np.shape(xp)[:-1]
+
+
+def _rows(a, lead):
+    """a, of shape lead + rest, as rows (one per stack entry) of its entries."""
+    return np.reshape(a, (int(np.prod(lead, dtype=np.int64)), -1))
+
+
+def _per_entry(a, x, lead):
+    """a (a number, or of shape lead) shaped to broadcast against x, of shape lead + X."""
+    a = np.asarray(a)
+    return a if a.ndim == 0 else np.reshape(a, a.shape + (1,) * (np.ndim(x) - len(lead)))
+
+
+def _ends(x, xp):
+    """xp's first and last points, shaped to broadcast against x."""
+    xp = np.asarray(xp, dtype=np.float64)
+    lead = _lead(xp)
+    return _per_entry(xp[..., 0], x, lead), _per_entry(xp[..., -1], x, lead)
+
+
+def _take(a, i, lead):
+    """a[..., i] entry by entry of the stack: a of shape lead + (n,), i of shape lead + X."""
+    if not lead:
+        return np.asarray(a)[i]
+    return np.take_along_axis(_rows(a, lead), _rows(i, lead), axis=1).reshape(np.shape(i))
+
+
 def _segments(x, xp):
-    """For each x: the segment i of xp it falls in (xp[i] <= x <= xp[i + 1]), its place w in it (0 to 1), and
-    whether it is inside [xp[0], xp[-1]]."""
+    """For each x: the segment i of xp it falls in (xp[i] <= x <= xp[i + 1]), its place w in it (0 to 1), whether it
+    is inside [xp[0], xp[-1]], and the segment's width."""
     x = np.asarray(x, dtype=np.float64)
     xp = np.asarray(xp, dtype=np.float64)
-    n = xp.shape[0]
-    inside = (x >= xp[0]) & (x <= xp[-1])
+    lead, n = _lead(xp), xp.shape[-1]
+    first, last = _ends(x, xp)
+    inside = (x >= first) & (x <= last)
     if n < 2:
         return np.zeros(x.shape, dtype=np.intp), np.zeros(x.shape), inside, np.ones(x.shape)
-    i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-    width = xp[i + 1] - xp[i]
-    return i, (x - xp[i]) / width, inside & (n >= 2), width
+    if lead:
+        counts = np.sum(_rows(xp, lead)[:, None, :] <= _rows(x, lead)[:, :, None], axis=-1)
+        i = np.clip(counts.reshape(x.shape) - 1, 0, n - 2)
+    else:
+        i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+    low = _take(xp, i, lead)
+    width = _take(xp, i + 1, lead) - low
+    return i, (x - low) / width, inside & (n >= 2), width
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """np.interp(x, xp, fp, left, right, period), of one set of points xp or of stacks of them (x, xp and fp with
+    leading axes, see above)."""
+    if np.ndim(xp) <= 1:
+        return np.interp(x, xp, fp, left, right, period)
+    if period is not None:
+        raise NotImplementedError("np.interp with period= under vmap, with points that differ per example")
+    fp = np.asarray(fp)
+    lead = _lead(fp)
+    i, w, _, _ = _segments(x, xp)
+    low = _take(fp, i, lead)
+    value = low if fp.shape[-1] < 2 else low + w * (_take(fp, i + 1, lead) - low)
+    first, last = _ends(x, xp)
+    x = np.asarray(x)
+    before = fp[..., 0] if left is None else left
+    after = fp[..., -1] if right is None else right
+    value = np.where(x < first, _per_entry(before, x, lead), value)
+    return np.where(x > last, _per_entry(after, x, lead), value)
 
 
 def interp_slope(x, xp, fp, left=None, right=None, period=None):
@@ -213,10 +273,19 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
         return 0.0
     _no_period(period)
     fp = np.asarray(fp)
-    if fp.shape[0] < 2:
+    if fp.shape[-1] < 2:
         return np.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
+    lead = _lead(fp)
     i, _, inside, width = _segments(x, xp)
-    return np.where(inside, (fp[i + 1] - fp[i]) / width, 0.0)
+    return np.where(inside, (_take(fp, i + 1, lead) - _take(fp, i, lead)) / width, 0.0)
+
+
+def _scatter(out, i, values, lead):
+    """out[..., i] += values, entry by entry of the stack (out of shape lead + (n,), i and values lead + X)."""
+    rows = _rows(out, lead)
+    k = np.broadcast_to(np.arange(rows.shape[0])[:, None], _rows(i, lead).shape)
+    np.add.at(rows, (k, _rows(i, lead)), _rows(np.broadcast_to(values, np.shape(i)), lead))
+    return rows.reshape(out.shape)
 
 
 def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
@@ -224,16 +293,16 @@ def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     if is_zero(v):
         return 0.0
     _no_period(period)
-    n = np.shape(like)[0]
     v = np.asarray(v)
-    out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))
-    if n < 2:
+    shape = np.shape(like)
+    lead = shape[:-1]
+    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    if shape[-1] < 2:
         return out
     i, _, inside, width = _segments(x, xp)
     share = np.where(inside, v / width, 0.0)
-    np.add.at(out, i + 1, share)
-    np.add.at(out, i, -share)
-    return out
+    out = _scatter(out, i + 1, share, lead)
+    return _scatter(out, i, -share, lead)
 
 
 def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
@@ -242,7 +311,7 @@ def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
     if is_zero(v):
         return 0.0
     _no_period(period)
-    return np.interp(x, xp, v, None if left is None else 0.0, None if right is None else 0.0)
+    return interp(x, xp, v, None if left is None else 0.0, None if right is None else 0.0)
 
 
 def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
@@ -250,27 +319,29 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     if is_zero(v):
         return 0.0
     _no_period(period)
-    n = np.shape(like)[0]
+    shape = np.shape(like)
+    lead, n = shape[:-1], shape[-1]
     v = np.broadcast_to(np.asarray(v), np.shape(x))
-    out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))
-    xs = np.asarray(x, dtype=np.float64)
-    xp_ = np.asarray(xp, dtype=np.float64)
-    i, w, inside, _ = _segments(xs, xp_)
+    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    i, w, inside, _ = _segments(x, xp)
     if n >= 2:
-        np.add.at(out, i[inside], (1.0 - w[inside]) * v[inside])
-        np.add.at(out, i[inside] + 1, w[inside] * v[inside])
+        out = _scatter(out, i, np.where(inside, (1.0 - w) * v, 0.0), lead)
+        out = _scatter(out, i + 1, np.where(inside, w * v, 0.0), lead)
     else:
-        out[0] += np.sum(v[inside])
+        out = _scatter(out, np.zeros_like(i), np.where(inside, v, 0.0), lead)
+    xs = np.asarray(x, dtype=np.float64)
+    first, last = _ends(xs, xp)
     if left is None:
-        out[0] += np.sum(v[xs < xp_[0]])
+        out = _scatter(out, np.zeros_like(i), np.where(xs < first, v, 0.0), lead)
     if right is None:
-        out[n - 1] += np.sum(v[xs > xp_[-1]])
+        out = _scatter(out, np.full_like(i, n - 1), np.where(xs > last, v, 0.0), lead)
     return out
 
 
 def _outside(x, xp, side):
+    first, last = _ends(x, xp)
     x = np.asarray(x)
-    return x < np.asarray(xp)[0] if side == "left" else x > np.asarray(xp)[-1]
+    return x < first if side == "left" else x > last
 
 
 def interp_outside(v, x, xp, side):
@@ -278,13 +349,16 @@ def interp_outside(v, x, xp, side):
     where x falls before the first point (after the last), 0 elsewhere."""
     if is_zero(v):
         return 0.0
-    return np.where(_outside(x, xp, side), v, np.zeros((), dtype=np.result_type(np.asarray(v).dtype, np.float64)))
+    zero = np.zeros((), dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    return np.where(_outside(x, xp, side), _per_entry(v, x, _lead(xp)), zero)
 
 
 def interp_outside_vjp(v, x, xp, side):
     """The adjoint of `left` (side "left") or `right` in np.interp(x, xp, fp, left, right): v summed where x falls
-    before the first point (after the last)."""
+    before the first point (after the last), for each entry of the stack."""
     if is_zero(v):
         return 0.0
     taken = np.broadcast_to(_outside(x, xp, side), np.shape(v))
-    return np.sum(np.where(taken, v, 0.0))
+    lead = _lead(xp)
+    summed = tuple(range(len(lead), np.ndim(v)))
+    return np.sum(np.where(taken, v, 0.0), axis=summed)

@@ -60,7 +60,8 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
             "signal", "signal_vjp_a", "signal_vjp_v", "cross_vjp_a", "cross_vjp_b", "interp_slope", "interp_slope_vjp",
-            "interp_fp_tangent", "interp_fp_vjp", "interp_outside", "interp_outside_vjp",
+            "interp_fp_tangent", "interp_fp_vjp", "interp_outside", "interp_outside_vjp", "interp", "rank_aligned",
+            "vector_axis",
         ],
         "the derivatives of np.convolve, np.correlate, np.cross and np.interp are not compiled yet",
     ),

@@ -52,6 +52,14 @@ def geomspace_exp(a, b):
     return np.geomspace(np.exp(a), np.exp(b), 4)
 
 
+def interp_moving(a, b, c):
+    return np.interp(a, np.array([-1.0, 0.0, 1.0, 2.0]) + 0.3 * np.tanh(b), c)
+
+
+def interp_outside(a, b, c):
+    return np.interp(a, np.array([-0.5, 0.0, 0.5]), b, left=c[0], right=2.0 * c[1])
+
+
 # name -> (function, per-example shapes, in_axes to try)
 CASES = {
     "convolve": (convolve_full, ((5,), (3,)), [(0, None), (None, 0), (0, 0)]),
@@ -60,6 +68,8 @@ CASES = {
     "cross": (cross_broadcast, ((3,), (4, 3)), [(0, None), (None, 0), (0, 0)]),
     "cross_axes": (cross_axes, ((3, 2), (2, 3)), [(0, 0), (None, 0)]),
     "cross_axis": (cross_axis, ((3, 2), (3, 1)), [(0, None)]),
+    "interp": (interp_moving, ((6,), (4,), (4,)), [(0, None, None), (None, 0, 0), (0, 0, 0), (None, None, 0)]),
+    "interp_outside": (interp_outside, ((2, 3), (3,), (2,)), [(0, None, None), (None, None, 0), (None, 0, 0)]),
     "linspace": (linspace_axis, ((3,), (2, 1)), [(0, None), (None, 0), (0, 0)]),
     "linspace_step": (linspace_step, ((), ()), [(0, None), (0, 0)]),
     "logspace": (logspace_base, ((2,), (), ()), [(0, None, None), (None, 0, 0), (None, None, 0)]),

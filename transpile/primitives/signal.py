@@ -126,11 +126,8 @@ _S = "rt.interp_slope(x, xp, {}, " + _I + ")"
 _ST = "rt.interp_slope_vjp({}, x, xp, {}, " + _I + ")"
 _T = "rt.interp_fp_tangent({}, x, xp, " + _I + ")"
 _TT = "rt.interp_fp_vjp({}, x, xp, {}, " + _I + ")"
-defprim(
-    "interp",
-    np.interp,
-    path="np.interp",
-    params=["x", "xp", "fp", "left=None", "right=None", "period=None"],
+_INTERP_PARAMS = ["x", "xp", "fp", "left=None", "right=None", "period=None"]
+_INTERP_RULES = dict(
     vjp={
         "x": "g * " + _S.format("fp"),
         "xp": "-" + _TT.format("g * " + _S.format("fp"), "xp"),
@@ -145,6 +142,24 @@ defprim(
         "xp": f"-({_S.format('fp')} * {_T.format('t')})",
         "fp": _T.format("t"),
     },
+)
+
+
+def _interp_stacks(helper, operands):
+    """The batching rule of np.interp and of its helpers, which take stacks: the helper, every operand batched."""
+    call = f"rt.{helper}({', '.join(operands)})"
+    arrays = tuple(p for p in operands if p not in ("side", "period"))
+    return dict(batch=call, batch_needs_same=("period", "side"), batch_broadcast=arrays)
+
+
+_INTERP_ALL = ("x", "xp", "fp", "left", "right", "period")
+defprim(
+    "interp",
+    np.interp,
+    path="np.interp",
+    params=_INTERP_PARAMS,
+    **_INTERP_RULES,
+    **_interp_stacks("interp", _INTERP_ALL),
     examples=[
         # the points xp move with b: every rule of every helper has a move to follow (second order included)
         Example("np.interp(a, np.cumsum(b * b) - 1.0, c)", dict(a=(6,), b=(4,), c=(4,))),
@@ -158,8 +173,11 @@ defprim(
         ),
     ],
 )
+# rt.interp: np.interp of stacks (vmap's batching rule), with np.interp's rules
+defhelper(rt.interp, params=_INTERP_PARAMS, **_INTERP_RULES, **_interp_stacks("interp", _INTERP_ALL))
 defhelper(
     rt.interp_slope,
+    **_interp_stacks("interp_slope", _INTERP_ALL),
     params=["x", "xp", "fp", "left=None", "right=None", "period=None"],
     structural=("x", "left", "right", "period"),  # the slope is constant in x between the points xp
     vjp={"fp": _ST.format("g", "fp"), "xp": "-" + _ST.format("g * " + _S.format("fp"), "xp")},
@@ -167,6 +185,7 @@ defhelper(
 )
 defhelper(
     rt.interp_slope_vjp,
+    **_interp_stacks("interp_slope_vjp", ("v", "x", "xp", "like", "left", "right", "period")),
     params=["v", "x", "xp", "like", "left=None", "right=None", "period=None"],
     structural=("x", "like", "left", "right", "period"),
     vjp={"v": _S.format("g"), "xp": "-" + _ST.format("v * " + _S.format("g"), "xp")},
@@ -174,6 +193,7 @@ defhelper(
 )
 defhelper(
     rt.interp_fp_tangent,
+    **_interp_stacks("interp_fp_tangent", ("v", "x", "xp", "left", "right", "period")),
     params=["v", "x", "xp", "left=None", "right=None", "period=None"],
     structural=("left", "right", "period"),
     vjp={
@@ -185,6 +205,7 @@ defhelper(
 )
 defhelper(
     rt.interp_fp_vjp,
+    **_interp_stacks("interp_fp_vjp", ("v", "x", "xp", "like", "left", "right", "period")),
     params=["v", "x", "xp", "like", "left=None", "right=None", "period=None"],
     structural=("like", "left", "right", "period"),
     vjp={
@@ -206,4 +227,5 @@ for _helper, _other in [(rt.interp_outside, "interp_outside_vjp"), (rt.interp_ou
         structural=("x", "xp", "side"),
         vjp={"v": f"rt.{_other}(g, x, xp, side)"},
         jvp={"v": f"rt.{_helper.__name__}(t, x, xp, side)"},
+        **_interp_stacks(_helper.__name__, ("v", "x", "xp", "side")),
     )
