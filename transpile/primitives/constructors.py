@@ -80,6 +80,7 @@ defprim(
         "stop": f"rt.linspace_jvp(0.0, t, {_SPACING})",
         "*": f"rt.linspace_jvp(t_start, t_stop, {_SPACING})",
     },
+    jit="jt.linspace(start, stop, num, endpoint, retstep, dtype, axis)",  # Numba's takes numbers and no keywords
     batch=f"np.linspace({_ALIGNED}, num, endpoint, retstep, dtype, rt.vector_axis(axis, None, None))",
     batch_needs_same=_STATIC,
     batch_broadcast=("start", "stop"),
@@ -139,6 +140,7 @@ defprim(
         "stop": f"ans * {_LOG_BASE} * rt.linspace_jvp(0.0, t, {_LOG_SPACING})",
         "base": f"ans * {_POWERS} * np.expand_dims(t, axis) / np.expand_dims(base, axis)",
     },
+    jit="jt.logspace(start, stop, num, endpoint, base, dtype, axis)",  # Numba's takes no endpoint, base or axis
     batch="np.logspace(np.reshape(start, rt.rank_aligned(start, stop, base)), "
     "np.reshape(stop, rt.rank_aligned(stop, start, base)), num, endpoint, "
     "np.reshape(base, rt.rank_aligned(base, start, stop)), dtype, rt.vector_axis(axis, None, None))",
@@ -165,6 +167,7 @@ defprim(
         "start": f"ans * rt.linspace_jvp(t / start, 0.0, {_LOG_SPACING})",
         "stop": f"ans * rt.linspace_jvp(0.0, t / stop, {_LOG_SPACING})",
     },
+    jit="jt.geomspace(start, stop, num, endpoint, dtype, axis)",
     batch=f"np.geomspace({_ALIGNED}, num, endpoint, dtype, rt.vector_axis(axis, None, None))",
     batch_needs_same=_STATIC[:2] + _STATIC[3:],
     batch_broadcast=("start", "stop"),
