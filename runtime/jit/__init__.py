@@ -27,7 +27,7 @@ from .pynumbers import weak  # noqa: F401
 from .rearranging import take  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
-from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace  # noqa: F401
+from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 

@@ -23,7 +23,7 @@ _signal = importlib.import_module("runtime.signal")
 _constructors = importlib.import_module("runtime.constructors")
 _adjoint = importlib.import_module("runtime.adjoint")
 
-__all__ = ["convolve", "correlate", "cross", "geomspace", "interp", "linspace", "logspace"]
+__all__ = ["convolve", "correlate", "cross", "geomspace", "interp", "linspace", "logspace", "meshgrid"]
 
 
 def _ndim(ty):
@@ -1002,3 +1002,53 @@ def _interp_outside_vjp(v, x, xp, side):
         return back(out, xp)
 
     return impl
+
+
+# ------------------------------------------------------------------ np.meshgrid
+#
+# jt.meshgrid(*xi, copy, sparse, indexing): the registry's lowering passes the arrays, then the three options.
+
+
+def meshgrid(*args):
+    *xi, copy, sparse, indexing = args
+    return np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
+
+
+@register_jitable
+def _grid_place(i, count, xy):
+    """The axis along which the i-th of `count` grids varies ('xy' indexing swaps the first two)."""
+    if xy and count >= 2 and i < 2:
+        return 1 - i
+    return i
+
+
+@overload(meshgrid)
+def _meshgrid(*args):
+    count = len(args) - 3
+    if count < 1 or not all(isinstance(ty, types.Array) for ty in args[:count]):
+        raise TypingError("np.meshgrid under jit takes arrays")
+    lines = [
+        "def impl(*args):",
+        f"    sparse, indexing = args[{count + 1}], args[{count + 2}]",
+        "    if indexing != 'xy' and indexing != 'ij':",
+        "        raise ValueError(\"Valid values for `indexing` are 'xy' and 'ij'.\")",
+        "    xy = indexing == 'xy'",
+        f"    full = np.empty({count}, np.int64)",
+    ]
+    for i in range(count):
+        lines.append(f"    x{i} = np.ascontiguousarray(args[{i}]).ravel()")
+        lines.append(f"    full[_grid_place({i}, {count}, xy)] = x{i}.size")
+    lines.append(f"    whole = to_fixed_tuple(full, {count})")
+    outs = []
+    for i in range(count):
+        lines += [
+            f"    one = np.ones({count}, np.int64)",
+            f"    one[_grid_place({i}, {count}, xy)] = x{i}.size",
+            f"    line{i} = x{i}.reshape(to_fixed_tuple(one, {count}))",
+            f"    out{i} = line{i}.copy() if sparse else np.broadcast_to(line{i}, whole).copy()",
+        ]
+        outs.append(f"out{i}")
+    lines.append(f"    return ({', '.join(outs)},)")
+    scope = {"np": np, "to_fixed_tuple": to_fixed_tuple, "_grid_place": _grid_place}
+    exec("\n".join(lines), scope)  # noqa: S102 - generated from the number of arrays only
+    return scope["impl"]
