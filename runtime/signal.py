@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .adjoint import unbroadcast
 from .tree import is_zero
 
 __all__ = [
@@ -15,6 +16,9 @@ __all__ = [
     "signal_vjp_v",
     "cross_vjp_a",
     "cross_vjp_b",
+    "rank_aligned",
+    "vector_axis",
+    "interp",
     "interp_slope",
     "interp_slope_vjp",
     "interp_fp_tangent",
@@ -31,30 +35,56 @@ def _real(*arrays):
 
 
 # ---------------------------------------------------------------------------- np.convolve, np.correlate
+#
+# The helpers take stacks of signals too: a of shape (..., n) and v of shape (..., m), their leading axes broadcast
+# (vmap's batch axes lead), each adjoint summed back to its operand's shape.
+
+
+def _window(n, m, mode, kind):
+    """(start, length) of the `mode` part of the full product of signals of lengths n and m."""
+    short, long = min(n, m), max(n, m)
+    if mode == "full":
+        return 0, n + m - 1
+    if mode == "valid":
+        return short - 1, long - short + 1
+    if mode != "same":
+        raise ValueError(f"mode must be 'full', 'same' or 'valid', not {mode!r}")
+    if kind == "convolve" or n >= m:
+        return (short - 1) // 2, long
+    return short // 2, long
+
+
+def _kernel(v, kind):
+    """v as a convolution kernel: reversed (and conjugated) for a correlation."""
+    return np.conj(v[..., ::-1]) if kind == "correlate" else v
 
 
 def signal(a, v, mode, kind):
-    """np.convolve(a, v, mode) (kind "convolve") or np.correlate(a, v, mode) (kind "correlate"); a zero stays zero."""
+    """np.convolve(a, v, mode) (kind "convolve") or np.correlate(a, v, mode) (kind "correlate"), of one pair of
+    signals or of stacks of them; a zero stays zero."""
     if is_zero(a) or is_zero(v):
         return 0.0
-    return (np.convolve if kind == "convolve" else np.correlate)(a, v, mode)
+    a, v = np.asarray(a), np.asarray(v)
+    if a.ndim <= 1 and v.ndim <= 1:
+        return (np.convolve if kind == "convolve" else np.correlate)(a, v, mode)
+    n, m = a.shape[-1], v.shape[-1]
+    if n == 0 or m == 0:
+        raise ValueError(f"np.{kind} of an empty signal")
+    k = _kernel(v, kind)
+    lead = np.broadcast_shapes(a.shape[:-1], v.shape[:-1])
+    full = np.zeros(lead + (n + m - 1,), dtype=np.result_type(a.dtype, v.dtype))
+    for j in range(m):
+        full[..., j : j + n] += a * k[..., j : j + 1]
+    start, length = _window(n, m, mode, kind)
+    return full[..., start : start + length]
 
 
 def _full(w, n, m, mode, kind):
     """w, the cotangent of the `mode` part of the full product of lengths n and m, placed in the full product."""
     w = np.asarray(w, dtype=np.result_type(np.asarray(w).dtype, np.float64))
-    size = n + m - 1
-    short = min(n, m)
-    if mode == "full":
-        return w
-    if mode == "valid":
-        start = short - 1
-    elif kind == "convolve" or n >= m:  # "same"
-        start = (short - 1) // 2
-    else:
-        start = short // 2
-    full = np.zeros(size, dtype=w.dtype)
-    full[start : start + w.shape[0]] = w
+    start, _ = _window(n, m, mode, kind)
+    full = np.zeros(w.shape[:-1] + (n + m - 1,), dtype=w.dtype)
+    full[..., start : start + w.shape[-1]] = w
     return full
 
 
@@ -72,16 +102,25 @@ def signal_vjp_a(w, a, v, mode, kind):
     if is_zero(w) or is_zero(v):
         return 0.0
     v = np.asarray(v)
-    full = _full(w, np.shape(a)[0], v.shape[0], mode, kind)
-    return _slide(full, v if kind == "convolve" else np.conj(v)[::-1])
+    n, m = np.shape(a)[-1], v.shape[-1]
+    full = _full(w, n, m, mode, kind)
+    k = _kernel(v, kind)
+    total = np.zeros(np.broadcast_shapes(full.shape[:-1], k.shape[:-1]) + (n,), dtype=full.dtype)
+    for j in range(m):
+        total += full[..., j : j + n] * k[..., j : j + 1]
+    return unbroadcast(total, a)
 
 
 def signal_vjp_v(w, a, v, mode, kind):
     """The adjoint of v in signal(a, v, mode, kind), for the cotangent w of its result (`v` read for its shape)."""
     if is_zero(w) or is_zero(a):
         return 0.0
-    part = _slide(_full(w, np.shape(a)[0], np.shape(v)[0], mode, kind), np.asarray(a))
-    return part if kind == "convolve" else np.conj(part[::-1])
+    a = np.asarray(a)
+    n, m = a.shape[-1], np.shape(v)[-1]
+    full = _full(w, n, m, mode, kind)
+    parts = [np.sum(full[..., j : j + n] * a, axis=-1) for j in range(m)]
+    total = np.stack(parts, axis=-1)
+    return unbroadcast(np.conj(total[..., ::-1]) if kind == "correlate" else total, v)
 
 
 # ---------------------------------------------------------------------------- np.cross
@@ -120,6 +159,25 @@ def _sum_batch(v, shape):
     return np.reshape(np.sum(v, axis=axes) if axes else v, shape)
 
 
+def rank_aligned(x, *others):
+    """The shape of the batched x (batch axis first) with axes of length 1 put after its batch axis, so that one
+    example of it has as many axes as the largest example of `others`: vmap's operands of functions that broadcast
+    their operands' examples against each other (np.cross, np.linspace)."""
+    shape = np.shape(x)
+    rank = max([len(shape)] + [np.ndim(o) for o in others])
+    return shape[:1] + (1,) * (rank - len(shape)) + shape[1:]
+
+
+def vector_axis(ax, axis, x):
+    """Under vmap, an axis argument `ax` of np.cross (`axis` instead, when given) for the batched operand x: counted
+    from the end of one example of x; for x None, the axis of the result, past the batch axis."""
+    if axis is not None:
+        ax = axis
+    if x is None:
+        return ax + 1 if ax >= 0 else ax
+    return ax - (np.ndim(x) - 1) if ax >= 0 else ax
+
+
 def cross_vjp_a(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The adjoint of a in np.cross(a, b, ...) for the cotangent w of its result (`a` read for its shape)."""
     if is_zero(w) or is_zero(b):
@@ -137,6 +195,9 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 
 # ---------------------------------------------------------------------------- np.interp
+#
+# The helpers take stacks too (vmap's batch axes lead): xp and fp of shape L + (n,), x of shape L + X, and left and
+# right numbers or of shape L, for any leading shape L (no leading axes: np.interp itself).
 
 
 # np.interp(x, xp, fp, period=p) is np.interp(x % p, xq, fq) where xq is xp % p sorted and extended by one point at
@@ -146,6 +207,8 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 def _periodic(x, xp, period):
     """(x % p, xq, order): the points np.interp reads with period p, and the order of xp they take."""
+    if np.ndim(xp) > 1:
+        raise NotImplementedError("np.interp with period= under vmap, with points that differ per example")
     x = np.asarray(x, dtype=np.float64) % period
     wrapped = np.asarray(xp, dtype=np.float64) % period
     order = np.argsort(wrapped, kind="stable")
@@ -167,18 +230,74 @@ def _fold(out, order):
     return folded
 
 
+def _lead(xp):
+    """The leading (stack) axes of xp: all but its last."""
+    return np.shape(xp)[:-1]
+
+
+def _rows(a, lead):
+    """a, of shape lead + rest, as rows (one per stack entry) of its entries."""
+    return np.reshape(a, (int(np.prod(lead, dtype=np.int64)), -1))
+
+
+def _per_entry(a, x, lead):
+    """a (a number, or of shape lead) shaped to broadcast against x, of shape lead + X."""
+    a = np.asarray(a)
+    return a if a.ndim == 0 else np.reshape(a, a.shape + (1,) * (np.ndim(x) - len(lead)))
+
+
+def _ends(x, xp):
+    """xp's first and last points, shaped to broadcast against x."""
+    xp = np.asarray(xp, dtype=np.float64)
+    lead = _lead(xp)
+    return _per_entry(xp[..., 0], x, lead), _per_entry(xp[..., -1], x, lead)
+
+
+def _take(a, i, lead):
+    """a[..., i] entry by entry of the stack: a of shape lead + (n,), i of shape lead + X."""
+    if not lead:
+        return np.asarray(a)[i]
+    return np.take_along_axis(_rows(a, lead), _rows(i, lead), axis=1).reshape(np.shape(i))
+
+
 def _segments(x, xp):
-    """For each x: the segment i of xp it falls in (xp[i] <= x <= xp[i + 1]), its place w in it (0 to 1), and
-    whether it is inside [xp[0], xp[-1]]."""
+    """For each x: the segment i of xp it falls in (xp[i] <= x <= xp[i + 1]), its place w in it (0 to 1), whether it
+    is inside [xp[0], xp[-1]], and the segment's width."""
     x = np.asarray(x, dtype=np.float64)
     xp = np.asarray(xp, dtype=np.float64)
-    n = xp.shape[0]
-    inside = (x >= xp[0]) & (x <= xp[-1])
+    lead, n = _lead(xp), xp.shape[-1]
+    first, last = _ends(x, xp)
+    inside = (x >= first) & (x <= last)
     if n < 2:
         return np.zeros(x.shape, dtype=np.intp), np.zeros(x.shape), inside, np.ones(x.shape)
-    i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
-    width = xp[i + 1] - xp[i]
-    return i, (x - xp[i]) / width, inside & (n >= 2), width
+    if lead:
+        counts = np.sum(_rows(xp, lead)[:, None, :] <= _rows(x, lead)[:, :, None], axis=-1)
+        i = np.clip(counts.reshape(x.shape) - 1, 0, n - 2)
+    else:
+        i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+    low = _take(xp, i, lead)
+    width = _take(xp, i + 1, lead) - low
+    return i, (x - low) / width, inside & (n >= 2), width
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """np.interp(x, xp, fp, left, right, period), of one set of points xp or of stacks of them (x, xp and fp with
+    leading axes, see above)."""
+    if np.ndim(xp) <= 1:
+        return np.interp(x, xp, fp, left, right, period)
+    if period is not None:
+        raise NotImplementedError("np.interp with period= under vmap, with points that differ per example")
+    fp = np.asarray(fp)
+    lead = _lead(fp)
+    i, w, _, _ = _segments(x, xp)
+    low = _take(fp, i, lead)
+    value = low if fp.shape[-1] < 2 else low + w * (_take(fp, i + 1, lead) - low)
+    first, last = _ends(x, xp)
+    x = np.asarray(x)
+    before = fp[..., 0] if left is None else left
+    after = fp[..., -1] if right is None else right
+    value = np.where(x < first, _per_entry(before, x, lead), value)
+    return np.where(x > last, _per_entry(after, x, lead), value)
 
 
 def interp_slope(x, xp, fp, left=None, right=None, period=None):
@@ -189,10 +308,19 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
         x, xq, order = _periodic(x, xp, period)
         return interp_slope(x, xq, _extend(fp, order))
     fp = np.asarray(fp)
-    if fp.shape[0] < 2:
+    if fp.shape[-1] < 2:
         return np.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
+    lead = _lead(fp)
     i, _, inside, width = _segments(x, xp)
-    return np.where(inside, (fp[i + 1] - fp[i]) / width, 0.0)
+    return np.where(inside, (_take(fp, i + 1, lead) - _take(fp, i, lead)) / width, 0.0)
+
+
+def _scatter(out, i, values, lead):
+    """out[..., i] += values, entry by entry of the stack (out of shape lead + (n,), i and values lead + X)."""
+    rows = _rows(out, lead)
+    k = np.broadcast_to(np.arange(rows.shape[0])[:, None], _rows(i, lead).shape)
+    np.add.at(rows, (k, _rows(i, lead)), _rows(np.broadcast_to(values, np.shape(i)), lead))
+    return rows.reshape(out.shape)
 
 
 def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
@@ -202,16 +330,16 @@ def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     if period is not None:
         x, xq, order = _periodic(x, xp, period)
         return _fold(interp_slope_vjp(v, x, xq, xq), order)
-    n = np.shape(like)[0]
     v = np.asarray(v)
-    out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))
-    if n < 2:
+    shape = np.shape(like)
+    lead = shape[:-1]
+    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    if shape[-1] < 2:
         return out
     i, _, inside, width = _segments(x, xp)
     share = np.where(inside, v / width, 0.0)
-    np.add.at(out, i + 1, share)
-    np.add.at(out, i, -share)
-    return out
+    out = _scatter(out, i + 1, share, lead)
+    return _scatter(out, i, -share, lead)
 
 
 def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
@@ -220,8 +348,8 @@ def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
     if is_zero(v):
         return 0.0
     if period is not None:
-        return np.interp(x, xp, v, period=period)
-    return np.interp(x, xp, v, None if left is None else 0.0, None if right is None else 0.0)
+        return interp(x, xp, v, period=period)
+    return interp(x, xp, v, None if left is None else 0.0, None if right is None else 0.0)
 
 
 def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
@@ -231,41 +359,47 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     if period is not None:
         x, xq, order = _periodic(x, xp, period)
         return _fold(interp_fp_vjp(v, x, xq, xq), order)
-    n = np.shape(like)[0]
+    shape = np.shape(like)
+    lead, n = shape[:-1], shape[-1]
     v = np.broadcast_to(np.asarray(v), np.shape(x))
-    out = np.zeros(n, dtype=np.result_type(v.dtype, np.float64))
-    xs = np.asarray(x, dtype=np.float64)
-    xp_ = np.asarray(xp, dtype=np.float64)
-    i, w, inside, _ = _segments(xs, xp_)
+    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    i, w, inside, _ = _segments(x, xp)
     if n >= 2:
-        np.add.at(out, i[inside], (1.0 - w[inside]) * v[inside])
-        np.add.at(out, i[inside] + 1, w[inside] * v[inside])
+        out = _scatter(out, i, np.where(inside, (1.0 - w) * v, 0.0), lead)
+        out = _scatter(out, i + 1, np.where(inside, w * v, 0.0), lead)
     else:
-        out[0] += np.sum(v[inside])
+        out = _scatter(out, np.zeros_like(i), np.where(inside, v, 0.0), lead)
+    xs = np.asarray(x, dtype=np.float64)
+    first, last = _ends(xs, xp)
     if left is None:
-        out[0] += np.sum(v[xs < xp_[0]])
+        out = _scatter(out, np.zeros_like(i), np.where(xs < first, v, 0.0), lead)
     if right is None:
-        out[n - 1] += np.sum(v[xs > xp_[-1]])
+        out = _scatter(out, np.full_like(i, n - 1), np.where(xs > last, v, 0.0), lead)
     return out
 
 
 def _outside(x, xp, side):
+    first, last = _ends(x, xp)
     x = np.asarray(x)
-    return x < np.asarray(xp)[0] if side == "left" else x > np.asarray(xp)[-1]
+    return x < first if side == "left" else x > last
 
 
-def interp_outside(v, x, xp, side):
+def interp_outside(v, x, xp, side, period=None):
     """The tangent of np.interp(x, xp, fp, left, right) for a tangent v of `left` (side "left") or `right`: v
-    where x falls before the first point (after the last), 0 elsewhere."""
-    if is_zero(v):
+    where x falls before the first point (after the last), 0 elsewhere (everywhere with a period: NumPy then
+    ignores left and right)."""
+    if is_zero(v) or period is not None:
         return 0.0
-    return np.where(_outside(x, xp, side), v, np.zeros((), dtype=np.result_type(np.asarray(v).dtype, np.float64)))
+    zero = np.zeros((), dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    return np.where(_outside(x, xp, side), _per_entry(v, x, _lead(xp)), zero)
 
 
-def interp_outside_vjp(v, x, xp, side):
+def interp_outside_vjp(v, x, xp, side, period=None):
     """The adjoint of `left` (side "left") or `right` in np.interp(x, xp, fp, left, right): v summed where x falls
-    before the first point (after the last)."""
-    if is_zero(v):
+    before the first point (after the last), for each entry of the stack (0 with a period, as interp_outside)."""
+    if is_zero(v) or period is not None:
         return 0.0
     taken = np.broadcast_to(_outside(x, xp, side), np.shape(v))
-    return np.sum(np.where(taken, v, 0.0))
+    lead = _lead(xp)
+    summed = tuple(range(len(lead), np.ndim(v)))
+    return np.sum(np.where(taken, v, 0.0), axis=summed)

@@ -35,6 +35,7 @@ from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F4
 from .rearranging_parts import diff, pad  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
+from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 

@@ -62,15 +62,6 @@ NO_NUMBA_VERSION = {
         "the derivatives of np.sort, np.take, np.roll, np.diff, np.pad, np.select and their kin are not compiled yet",
     ),
     **dict.fromkeys(
-        [
-            "signal", "signal_vjp_a", "signal_vjp_v", "cross_vjp_a", "cross_vjp_b", "interp_slope", "interp_slope_vjp",
-            "interp_fp_tangent", "interp_fp_vjp", "interp_outside", "interp_outside_vjp",
-        ],
-        "the derivatives of np.convolve, np.correlate, np.cross and np.interp are not compiled yet",
-    ),
-    "linspace_jvp": "np.linspace's derivatives are not compiled yet",
-    "linspace_vjp": "np.linspace's derivatives are not compiled yet",
-    **dict.fromkeys(
         ["py_max", "py_min"], "generated code calls Python's max and min, which Numba compiles; these are aliases"
     ),
     **dict.fromkeys(

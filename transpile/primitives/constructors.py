@@ -63,7 +63,10 @@ defprim(
     ],
 )
 
-# Samples linear in start and stop; num, endpoint, retstep, dtype and axis say which samples.
+# Samples linear in start and stop; num, endpoint, retstep, dtype and axis say which samples.  Under vmap, the
+# function itself on start and stop batched with as many axes (the samples' axis past the batch axis).
+_ALIGNED = "np.reshape(start, rt.rank_aligned(start, stop)), np.reshape(stop, rt.rank_aligned(stop, start))"
+_STATIC = ("num", "endpoint", "retstep", "dtype", "axis")
 _SPACING = "start, stop, num, endpoint, retstep, dtype, axis"
 defprim(
     "linspace",
@@ -77,6 +80,10 @@ defprim(
         "stop": f"rt.linspace_jvp(0.0, t, {_SPACING})",
         "*": f"rt.linspace_jvp(t_start, t_stop, {_SPACING})",
     },
+    jit="jt.linspace(start, stop, num, endpoint, retstep, dtype, axis)",  # Numba's takes numbers and no keywords
+    batch=f"np.linspace({_ALIGNED}, num, endpoint, retstep, dtype, rt.vector_axis(axis, None, None))",
+    batch_needs_same=_STATIC,
+    batch_broadcast=("start", "stop"),
     examples=[
         Example("np.linspace(a, b, 5)", dict(a=(), b=())),
         Example("np.linspace(a, 2.0, 4, endpoint=False)", dict(a=())),
@@ -133,6 +140,12 @@ defprim(
         "stop": f"ans * {_LOG_BASE} * rt.linspace_jvp(0.0, t, {_LOG_SPACING})",
         "base": f"ans * {_POWERS} * np.expand_dims(t, axis) / np.expand_dims(base, axis)",
     },
+    jit="jt.logspace(start, stop, num, endpoint, base, dtype, axis)",  # Numba's takes no endpoint, base or axis
+    batch="np.logspace(np.reshape(start, rt.rank_aligned(start, stop, base)), "
+    "np.reshape(stop, rt.rank_aligned(stop, start, base)), num, endpoint, "
+    "np.reshape(base, rt.rank_aligned(base, start, stop)), dtype, rt.vector_axis(axis, None, None))",
+    batch_needs_same=_STATIC[:2] + _STATIC[3:],
+    batch_broadcast=("start", "stop", "base"),
     examples=[
         Example("np.logspace(a, b, 5)", dict(a=(), b=())),
         Example("np.logspace(a, 1.0, 4, endpoint=False, base=2.0)", dict(a=(2,))),
@@ -154,6 +167,10 @@ defprim(
         "start": f"ans * rt.linspace_jvp(t / start, 0.0, {_LOG_SPACING})",
         "stop": f"ans * rt.linspace_jvp(0.0, t / stop, {_LOG_SPACING})",
     },
+    jit="jt.geomspace(start, stop, num, endpoint, dtype, axis)",
+    batch=f"np.geomspace({_ALIGNED}, num, endpoint, dtype, rt.vector_axis(axis, None, None))",
+    batch_needs_same=_STATIC[:2] + _STATIC[3:],
+    batch_broadcast=("start", "stop"),
     examples=[
         Example("np.geomspace(a, b, 5)", dict(a=(), b=()), domain="positive"),
         Example("np.geomspace(a, 3.0, 4, endpoint=False)", dict(a=(2,)), domain="positive"),

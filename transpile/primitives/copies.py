@@ -80,6 +80,7 @@ defprim(
     params=["*xi", "copy=True", "sparse=False", "indexing='xy'"],
     container=True,
     **_copy_rules("np.meshgrid", "xi", _MESHGRID_OPTIONS),
+    jit="jt.meshgrid(xi, copy, sparse, indexing)",  # Numba has no np.meshgrid
     batch=f"rt.batched_copies(np.meshgrid, xi, xi_batched, {_MESHGRID_OPTIONS})",
     examples=[
         Example("np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]", dict(a=V, b=(2,))),
