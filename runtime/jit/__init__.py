@@ -31,8 +31,8 @@ from .numpy_loops import *  # noqa: F401,F403
 from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
 from .rearranging import take  # noqa: F401
-from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
 from .rearranging_parts import diff, pad  # noqa: F401
+from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
 from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
