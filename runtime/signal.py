@@ -207,8 +207,6 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 def _periodic(x, xp, period):
     """(x % p, xq, order): the points np.interp reads with period p, and the order of xp they take."""
-    if np.ndim(xp) > 1:
-        raise NotImplementedError("np.interp with period= under vmap, with points that differ per example")
     x = np.asarray(x, dtype=np.float64) % period
     wrapped = np.asarray(xp, dtype=np.float64) % period
     order = np.argsort(wrapped, kind="stable")
@@ -219,6 +217,15 @@ def _periodic(x, xp, period):
 def _extend(fp, order):
     fp = np.asarray(fp)[order]
     return np.concatenate([fp[-1:], fp, fp[:1]])
+
+
+def _row_by_row(fn, xp, *arrays):
+    """fn(*rows) for each entry of the stack xp leads (of shape lead + (n,)), stacked: how the helpers meet a period
+    under vmap, every array of `arrays` broadcast to lead + its own shape."""
+    lead = _lead(xp)
+    arrays = [np.broadcast_to(a, lead + np.shape(a)[len(lead) :]) for a in map(np.asarray, arrays)]
+    rows = [fn(*(a[index] for a in arrays)) for index in np.ndindex(lead)]
+    return np.stack(rows).reshape(lead + np.shape(rows[0]))
 
 
 def _fold(out, order):
@@ -286,7 +293,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if np.ndim(xp) <= 1:
         return np.interp(x, xp, fp, left, right, period)
     if period is not None:
-        raise NotImplementedError("np.interp with period= under vmap, with points that differ per example")
+        return _row_by_row(lambda x, xp, fp: np.interp(x, xp, fp, period=period), xp, x, xp, fp)
     fp = np.asarray(fp)
     lead = _lead(fp)
     i, w, _, _ = _segments(x, xp)
@@ -304,6 +311,8 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
     """The derivative of np.interp(x, xp, fp) in x: the slope of the segment each x falls in, 0 outside xp's range."""
     if is_zero(fp):
         return 0.0
+    if period is not None and np.ndim(xp) > 1:
+        return _row_by_row(lambda x, xp, fp: interp_slope(x, xp, fp, period=period), xp, x, xp, fp)
     if period is not None:
         x, xq, order = _periodic(x, xp, period)
         return interp_slope(x, xq, _extend(fp, order))
@@ -327,6 +336,9 @@ def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in interp_slope(x, xp, fp), fp shaped like `like`."""
     if is_zero(v):
         return 0.0
+    if period is not None and np.ndim(xp) > 1:
+        v = np.broadcast_to(v, np.shape(x))
+        return _row_by_row(lambda v, x, xp, like: interp_slope_vjp(v, x, xp, like, period=period), xp, v, x, xp, like)
     if period is not None:
         x, xq, order = _periodic(x, xp, period)
         return _fold(interp_slope_vjp(v, x, xq, xq), order)
@@ -356,6 +368,9 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in np.interp(x, xp, fp, left, right), fp shaped like `like`."""
     if is_zero(v):
         return 0.0
+    if period is not None and np.ndim(xp) > 1:
+        v = np.broadcast_to(v, np.shape(x))
+        return _row_by_row(lambda v, x, xp, like: interp_fp_vjp(v, x, xp, like, period=period), xp, v, x, xp, like)
     if period is not None:
         x, xq, order = _periodic(x, xp, period)
         return _fold(interp_fp_vjp(v, x, xq, xq), order)
