@@ -19,6 +19,7 @@ from .fft import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
 from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .pytree import *  # noqa: F401,F403

@@ -53,7 +53,8 @@ NO_NUMBA_VERSION = {
         [
             "permutation_of", "permute", "unpermute", "take_vjp", "take_along_vjp", "unroll", "rollaxis_axes",
             "diff_tangent", "diff_vjp", "pad_copy", "column_stack_items", "dstack_items", "sequence_parts",
-            "sequence_copies", "select_tangent", "select_vjp", "trapezoid_vjp", "trapezoid_x_vjp",
+            "sequence_copies", "select_tangent", "select_vjp", "trapezoid_vjp", "trapezoid_x_vjp", "pad_tangent",
+            "pad_vjp",
         ],
         "the derivatives of np.sort, np.take, np.roll, np.diff, np.pad, np.select and their kin are not compiled yet",
     ),

@@ -283,16 +283,29 @@ defprim(
         Example("np.append(a, 1.5)", dict(a=(3,))),
     ],
 )
-# Modes that copy entries: constant (constant_values too), edge, reflect and symmetric (reflect_type="even"), wrap.
+# Modes that copy entries: constant (constant_values too), edge, reflect and symmetric (reflect_type="even"), wrap;
+# and the linear modes mean and linear_ramp (runtime/padding.py; end_values has no rule).
 _PAD_OPTIONS = "{'pad_width': pad_width, 'mode': mode, 'reflect_type': reflect_type}"
+_PAD_HOW = "array, constant_values, pad_width, mode, reflect_type, stat_length"
+_PAD_RULES = _copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS)
+_PAD_RULES["vjp"]["array"] = f"rt.pad_vjp(g, {_PAD_HOW})"
+_PAD_RULES["jvp"]["array"] = f"rt.pad_tangent(t, {_PAD_HOW})"
 defprim(
     "pad",
     np.pad,
     path="np.pad",
     zero_d="array",
-    params=["array", "pad_width", "mode='constant'", "constant_values=0", "reflect_type='even'"],
-    structural=("pad_width", "mode", "reflect_type"),
-    **_copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS),
+    params=[
+        "array",
+        "pad_width",
+        "mode='constant'",
+        "constant_values=0",
+        "reflect_type='even'",
+        "stat_length=None",
+        "end_values=0",
+    ],  # fmt: skip
+    structural=("pad_width", "mode", "reflect_type", "stat_length"),
+    **_PAD_RULES,
     examples=[
         Example("np.pad(a, 1)", X),
         Example("np.pad(a, ((1, 0), (2, 3)), constant_values=b)", dict(a=(3, 4), b=())),
@@ -301,6 +314,12 @@ defprim(
         Example("np.pad(a, ((0, 1), (2, 2)), mode='symmetric')", X),
         Example("np.pad(a, (4, 1), mode='wrap')", dict(a=(3,))),
         Example("np.pad(a, 1, constant_values=((b, 2.0), (0.5, b)))", dict(a=(2, 3), b=())),
+        Example("np.pad(a, 2, mode='mean')", X),
+        Example("np.pad(a, ((1, 2), (3, 0)), mode='mean', stat_length=((2, 1), (3, 3)))", X),
+        Example("np.pad(a, (2, 3), mode='mean', stat_length=2)", dict(a=(5,))),
+        Example("np.pad(a, ((2, 1), (1, 3)), mode='linear_ramp')", X),
+        Example("np.pad(a, (3, 2), mode='linear_ramp', end_values=(1.0, -2.0))", dict(a=(4,))),
+        Example("np.pad(a, 1, mode='linear_ramp', end_values=0.5) * a.sum()", R3),
     ],
 )
 defhelper(
@@ -308,6 +327,17 @@ defhelper(
     params=["array", "constant_values", "pad_width", "mode='constant'", "reflect_type='even'"],
     nondiff=True,
 )
+# pad_tangent(v, ...) and pad_vjp(v, ...) are linear in v and each other's transpose
+_PAD_HELPER = ["v", "array", "constant_values", "pad_width", "mode='constant'", "reflect_type='even'"]
+_PAD_HELPER.append("stat_length=None")
+for _name, _other in (("pad_tangent", "pad_vjp"), ("pad_vjp", "pad_tangent")):
+    defhelper(
+        getattr(rt, _name),
+        params=_PAD_HELPER,
+        structural=("array", "constant_values", "pad_width", "mode", "reflect_type", "stat_length"),
+        vjp={"v": f"rt.{_other}(g, {_PAD_HOW})"},
+        jvp={"v": f"rt.{_name}(t, {_PAD_HOW})"},
+    )
 
 # Splits return a list of arrays; the adjoint joins their cotangents back (zeros where a piece was not used).
 for _name, _params, _call, _examples in [
