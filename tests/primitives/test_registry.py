@@ -252,7 +252,7 @@ _NO_SECOND_ORDER = {
 # Second derivatives take the longest to generate, so each mode checks a share of the table: reverse over
 # reverse the first example of every primitive, forward over reverse the second (or only) one, and both
 # modes every example of the primitives whose examples take different paths through their rules.
-_EVERY_EXAMPLE = {"einsum", "linalg.norm", "linalg.solve", "dot", "np_matmul", "matmul"}
+_EVERY_EXAMPLE = {"einsum", "linalg.norm", "linalg.solve", "dot", "np_matmul", "matmul", "pad"}
 
 
 def _second_order_rows(position):
