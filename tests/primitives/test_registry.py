@@ -525,7 +525,7 @@ def test_examples_use_known_names_and_domains():
     for prim in registry.all_primitives():
         for ex in prim.examples:
             assert set(ex.shapes) <= set(ARRAY_NAMES), (prim.name, ex)
-            assert ex.domain in ("real", "positive", "unit", "away"), (prim.name, ex)
+            assert ex.domain in ("real", "positive", "unit", "away", "complex"), (prim.name, ex)
             used = set(re.findall(r"\b[abc]\b", ex.expr.replace("np.", " ")))
             assert used <= set(ex.shapes), (prim.name, ex.expr, "uses arrays without a shape")
 
