@@ -223,6 +223,16 @@ def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
 _COPYING_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 
 
+def per_axis_aligned(value, ndim):
+    """A value np.pad reads per axis (pad_width, constant_values, stat_length, end_values) given for fewer axes than
+    the array's `ndim` (a pair per axis of one example, under vmap), with rows for the leading (batch) axes: NumPy
+    refuses such a value, so this changes no call NumPy accepts."""
+    if value is None or np.ndim(value) != 2 or not 1 < np.shape(value)[0] < ndim:
+        return value
+    rows = np.broadcast_to(np.asarray(value, dtype=object), (np.shape(value)[0], 2))
+    return tuple(map(tuple, rows[:1])) * (ndim - rows.shape[0]) + tuple(map(tuple, rows))
+
+
 def pad_copy(array, constant_values, pad_width, mode="constant", reflect_type="even"):
     """np.pad(array, pad_width, mode, ...) for the modes that copy entries (their derivative rules ask it where
     each entry went); other modes and reflect_type='odd' have no derivative rule yet."""
@@ -231,7 +241,7 @@ def pad_copy(array, constant_values, pad_width, mode="constant", reflect_type="e
             f"np.pad with mode={mode!r} has no derivative rule yet (modes {', '.join(_COPYING_MODES)} have one)"
         )
     if mode == "constant":
-        return np.pad(array, pad_width, mode, constant_values=constant_values)
+        return np.pad(array, pad_width, mode, constant_values=per_axis_aligned(constant_values, np.ndim(array)))
     if mode in ("reflect", "symmetric"):
         if reflect_type != "even":
             raise NotImplementedError(f"np.pad with reflect_type={reflect_type!r} has no derivative rule yet")

@@ -57,7 +57,8 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
             "column_stack_items", "dstack_items", "sequence_parts",
-            "sequence_copies", "select_tangent", "select_vjp", "trapezoid_vjp", "trapezoid_x_vjp",
+            "sequence_copies", "select_tangent", "select_vjp", "trapezoid_vjp", "trapezoid_x_vjp", "pad_tangent",
+            "pad_vjp", "batched_pad_width", "pad_by_mode",
         ],
         "the derivatives of np.sort, np.take, np.roll, np.diff, np.pad, np.select and their kin are not compiled yet",
     ),

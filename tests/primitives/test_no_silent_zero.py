@@ -134,7 +134,7 @@ TRUE_ZERO_PARAMETERS = {
     "copy",
     "x1",  # np.heaviside's: a step, as a condition is
     "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "reflect_type", "pad_width",
-    "indices_or_sections", "condlist", "axisa", "axisb", "axisc",
+    "indices_or_sections", "condlist", "axisa", "axisb", "axisc", "stat_length",
 }  # fmt: skip
 # np.linalg's flags, modes and integer powers; rcond and rtol, thresholds that do not move a full rank
 TRUE_ZERO_PARAMETERS |= {"UPLO", "hermitian", "full_matrices", "compute_uv", "mode", "n", "rcond", "rtol"}

@@ -252,7 +252,7 @@ _NO_SECOND_ORDER = {
 # Second derivatives take the longest to generate, so each mode checks a share of the table: reverse over
 # reverse the first example of every primitive, forward over reverse the second (or only) one, and both
 # modes every example of the primitives whose examples take different paths through their rules.
-_EVERY_EXAMPLE = {"einsum", "linalg.norm", "linalg.solve", "dot", "np_matmul", "matmul"}
+_EVERY_EXAMPLE = {"einsum", "linalg.norm", "linalg.solve", "dot", "np_matmul", "matmul", "pad"}
 
 
 def _second_order_rows(position):
@@ -525,7 +525,7 @@ def test_examples_use_known_names_and_domains():
     for prim in registry.all_primitives():
         for ex in prim.examples:
             assert set(ex.shapes) <= set(ARRAY_NAMES), (prim.name, ex)
-            assert ex.domain in ("real", "positive", "unit", "away"), (prim.name, ex)
+            assert ex.domain in ("real", "positive", "unit", "away", "complex"), (prim.name, ex)
             used = set(re.findall(r"\b[abc]\b", ex.expr.replace("np.", " ")))
             assert used <= set(ex.shapes), (prim.name, ex.expr, "uses arrays without a shape")
 

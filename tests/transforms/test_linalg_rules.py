@@ -235,3 +235,17 @@ def test_matrix_power_of_a_complex_matrix_is_a_product():
     np.testing.assert_allclose(
         tp.grad(matrix_power_of_complex)(_A), numeric_grad(matrix_power_of_complex, _A), rtol=1e-6, atol=1e-8
     )
+
+
+FACTOR = RNG.standard_normal((2, 4))
+
+
+def pinv_of_rank_two(b):
+    return np.sum(np.linalg.pinv(b @ FACTOR) * A[:, :3])
+
+
+def test_pinv_of_a_rank_deficient_matrix_is_differentiated_at_constant_rank():
+    """As in JAX: at a rank-deficient matrix (here 3x4 of rank 2), the derivative along changes that keep the rank
+    (b @ FACTOR stays of rank 2 as b moves), which central differences in b check."""
+    b = RNG.standard_normal((3, 2))
+    np.testing.assert_allclose(tp.grad(pinv_of_rank_two)(b), numeric_grad(pinv_of_rank_two, b), rtol=1e-6, atol=1e-8)

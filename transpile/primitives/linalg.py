@@ -50,7 +50,9 @@ SQ, STACK = dict(a=(3, 3)), dict(a=(2, 3, 3))
 
 # ---------------------------------------------------------------------------- pinv
 #
-# P = pinv(A), for A of constant rank (full rank here): dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
+# P = pinv(A), for A of constant rank (as in JAX: at a rank-deficient A, the derivative along changes that keep the
+# rank, checked by tests/transforms/test_linalg_rules.py; where the rank changes, pinv jumps):
+# dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P
 # (Golub and Pereyra), and for a cotangent G, A_bar = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A).
 
 

@@ -37,6 +37,7 @@ _FLAT_AXIS = "rt.flat_examples_axis(axis, {a})"
 _SHAPES = dict(nondiff=True, batch="shape", batch_same=True)
 defhelper(rt.flat_examples_shape, params=["x", "axis"], **_SHAPES)
 defhelper(rt.flat_examples_axis, params=["axis", "x"], **_SHAPES)
+defhelper(rt.batched_pad_width, params=["pad_width", "array"], structural=("pad_width",), **_SHAPES)
 _SORTS = ("axis", "kind", "order", "stable")
 # The derivative follows the permutation that takes a's entries to the result's (ties matched by rank).
 _PERM = "rt.permutation_of(ans, a, axis)"
@@ -394,19 +395,37 @@ defprim(
         Example("np.append(a, b, axis=0)", dict(a=(2,), b=(3,))),
     ],
 )
-# Modes that copy entries: constant (constant_values too), edge, reflect and symmetric (reflect_type="even"), wrap.
+# Modes that copy entries: constant (constant_values too), edge, reflect and symmetric (reflect_type="even"), wrap;
+# and the linear modes mean and linear_ramp (runtime/padding.py; end_values has no rule).
 _PAD_OPTIONS = "{'pad_width': pad_width, 'mode': mode, 'reflect_type': reflect_type}"
+_PAD_HOW = "array, constant_values, pad_width, mode, reflect_type, stat_length"
+_PAD_RULES = _copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS)
+_PAD_RULES["vjp"]["array"] = f"rt.pad_vjp(g, {_PAD_HOW})"
+_PAD_RULES["jvp"]["array"] = f"rt.pad_tangent(t, {_PAD_HOW})"
+_PAD_PARAMS = [
+    "array", "pad_width", "mode='constant'", "constant_values=0", "reflect_type='even'", "stat_length=None",
+    "end_values=0",
+]  # fmt: skip
+_PAD_STRUCTURAL = ("pad_width", "mode", "reflect_type", "stat_length")
+_PAD_BATCH = dict(
+    batch="rt.pad_by_mode(array, rt.batched_pad_width(pad_width, array), mode, constant_values, reflect_type, "
+    "stat_length, end_values)",
+    batch_needs_same=("pad_width", "mode", "reflect_type", "stat_length", "end_values", "constant_values"),
+    batch_broadcast=("array",),
+)
+# rt.pad_by_mode: np.pad given every keyword (vmap's batching rule), with np.pad's rules
+defhelper(rt.pad_by_mode, params=_PAD_PARAMS, structural=_PAD_STRUCTURAL, **_PAD_RULES, **_PAD_BATCH)
 defprim(
     "pad",
     np.pad,
     path="np.pad",
     zero_d="array",
-    params=["array", "pad_width", "mode='constant'", "constant_values=0", "reflect_type='even'"],
-    structural=("pad_width", "mode", "reflect_type"),
-    **_copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS),
-    batch=f"rt.batched_copies(rt.pad_copy, (array, constant_values), (array_batched, constant_values_batched), "
-    f"{_PAD_OPTIONS})",
-    batch_needs_same=("pad_width", "mode", "reflect_type"),
+    params=_PAD_PARAMS,
+    structural=_PAD_STRUCTURAL,
+    **_PAD_RULES,
+    # Batched, np.pad with no padding along the batch axis (every mode pads each example on its own then);
+    # constant_values, stat_length and end_values given per axis of an example do not broadcast: NumPy raises.
+    **_PAD_BATCH,
     jit="jt.pad(array, pad_width, mode, constant_values, reflect_type)",
     examples=[
         Example("np.pad(a, 1)", X),
@@ -416,6 +435,12 @@ defprim(
         Example("np.pad(a, ((0, 1), (2, 2)), mode='symmetric')", X),
         Example("np.pad(a, (4, 1), mode='wrap')", dict(a=(3,))),
         Example("np.pad(a, 1, constant_values=((b, 2.0), (0.5, b)))", dict(a=(2, 3), b=())),
+        Example("np.pad(a, 2, mode='mean')", X),
+        Example("np.pad(a, ((1, 2), (3, 0)), mode='mean', stat_length=((2, 1), (3, 3)))", X),
+        Example("np.pad(a, (2, 3), mode='mean', stat_length=2)", dict(a=(5,))),
+        Example("np.pad(a, ((2, 1), (1, 3)), mode='linear_ramp')", X),
+        Example("np.pad(a, (3, 2), mode='linear_ramp', end_values=(1.0, -2.0))", dict(a=(4,))),
+        Example("np.pad(a, 1, mode='linear_ramp', end_values=0.5) * a.sum()", R3),
     ],
 )
 defhelper(
@@ -423,6 +448,17 @@ defhelper(
     params=["array", "constant_values", "pad_width", "mode='constant'", "reflect_type='even'"],
     nondiff=True,
 )
+# pad_tangent(v, ...) and pad_vjp(v, ...) are linear in v and each other's transpose
+_PAD_HELPER = ["v", "array", "constant_values", "pad_width", "mode='constant'", "reflect_type='even'"]
+_PAD_HELPER.append("stat_length=None")
+for _name, _other in (("pad_tangent", "pad_vjp"), ("pad_vjp", "pad_tangent")):
+    defhelper(
+        getattr(rt, _name),
+        params=_PAD_HELPER,
+        structural=("array", "constant_values", "pad_width", "mode", "reflect_type", "stat_length"),
+        vjp={"v": f"rt.{_other}(g, {_PAD_HOW})"},
+        jvp={"v": f"rt.{_name}(t, {_PAD_HOW})"},
+    )
 
 # Splits return a list of arrays; the adjoint joins their cotangents back (zeros where a piece was not used).
 for _name, _params, _call, _examples in [
