@@ -193,12 +193,10 @@ def _source(body, scope, params="a, shift, axis=None"):
 
 
 @overload(_rr.rollaxis_axes)
-def _rollaxis_axes(ndim, axis, start=0):
-    if not isinstance(ndim, types.IntegerLiteral):
-        raise TypingError("rt.rollaxis_axes needs the number of dimensions as a constant under jit")
-    nd = ndim.literal_value
+def _rollaxis_axes(like, axis, start=0):
+    nd = _nd(like)
 
-    def impl(ndim, axis, start=0):
+    def impl(like, axis, start=0):
         ax = axis % nd
         to = start + nd if start < 0 else start
         if ax < to:
@@ -220,7 +218,7 @@ def _rollaxis_axes(ndim, axis, start=0):
 @overload(rollaxis)
 def _rollaxis(a, axis, start=0):
     _array(a, "np.rollaxis")
-    return lambda a, axis, start=0: np.transpose(a, _rr.rollaxis_axes(np.ndim(a), axis, start))
+    return lambda a, axis, start=0: np.transpose(a, _rr.rollaxis_axes(a, axis, start))
 
 
 @overload(_rr.unroll)
