@@ -137,8 +137,9 @@ def unroll(v, shift, axis=None):
     return np.roll(v, np.negative(shift), axis)
 
 
-def rollaxis_axes(ndim, axis, start=0):
-    """The axes np.transpose takes to do np.rollaxis(a, axis, start) on an array of `ndim` dimensions."""
+def rollaxis_axes(like, axis, start=0):
+    """The axes np.transpose takes to do np.rollaxis(a, axis, start) on an array shaped like `like`."""
+    ndim = np.ndim(like)
     axis = axis % ndim
     start = start + ndim if start < 0 else start
     axes = list(range(ndim))

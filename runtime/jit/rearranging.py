@@ -33,6 +33,10 @@ def _take(a, indices, axis=None, mode="raise"):
     how = _literal_mode(mode)
     if how not in ("raise", "wrap", "clip"):
         raise TypingError(f"np.take: mode must be 'raise', 'wrap' or 'clip', not {how!r}")
+    if isinstance(axis, types.Integer) and not isinstance(axis, types.IntegerLiteral):
+        from .rearranging_rules import take_at  # an axis vmap computed: known only at run time
+
+        return take_at(a, indices, how)
     axes = _literal_axes(axis, "np.take")
     scalar = isinstance(indices, types.Integer)
     nd = a.ndim

@@ -193,12 +193,10 @@ def _source(body, scope, params="a, shift, axis=None"):
 
 
 @overload(_rr.rollaxis_axes)
-def _rollaxis_axes(ndim, axis, start=0):
-    if not isinstance(ndim, types.IntegerLiteral):
-        raise TypingError("rt.rollaxis_axes needs the number of dimensions as a constant under jit")
-    nd = ndim.literal_value
+def _rollaxis_axes(like, axis, start=0):
+    nd = _nd(like)
 
-    def impl(ndim, axis, start=0):
+    def impl(like, axis, start=0):
         ax = axis % nd
         to = start + nd if start < 0 else start
         if ax < to:
@@ -220,7 +218,7 @@ def _rollaxis_axes(ndim, axis, start=0):
 @overload(rollaxis)
 def _rollaxis(a, axis, start=0):
     _array(a, "np.rollaxis")
-    return lambda a, axis, start=0: np.transpose(a, _rr.rollaxis_axes(np.ndim(a), axis, start))
+    return lambda a, axis, start=0: np.transpose(a, _rr.rollaxis_axes(a, axis, start))
 
 
 @overload(_rr.unroll)
@@ -432,3 +430,49 @@ def _take_vjp(v, indices, like, axis=None, mode="raise"):
     ]
     scope = {"np": np, "_checked": _checked, "_size": _size, "dtype": dtype}
     return _source("\n".join(body), scope, 'v, indices, like, axis=None, mode="raise"')
+
+
+def take_at(a, indices, how):
+    """np.take's Numba version for an axis known only at run time (vmap moves it past the batch axis)."""
+    nd = a.ndim
+    k = 0 if isinstance(indices, types.Integer) else indices.ndim
+    out_nd = nd - 1 + k
+    flat = (
+        "np.array([indices])"
+        if k == 0 and isinstance(indices, types.Integer)
+        else "np.ascontiguousarray(indices).ravel()"
+    )
+    fix = {"raise": "_checked(k, n)", "wrap": "k % n", "clip": "min(max(k, 0), n - 1)"}[how]
+    body = [
+        f"ax = axis % {nd}",
+        "pre, n, post = 1, a.shape[ax], 1",
+        f"shape = np.empty({out_nd}, np.int64)",
+        "j = 0",
+        f"for d in range({nd}):",
+        "    if d < ax:",
+        "        pre *= a.shape[d]",
+        "    elif d > ax:",
+        "        post *= a.shape[d]",
+        "    if d != ax:",
+        "        shape[j] = a.shape[d]",
+        "        j += 1",
+    ]
+    if k:
+        body += [
+            "    else:",
+            f"        for e in range({k}):",
+            "            shape[j] = indices.shape[e]",
+            "            j += 1",
+        ]
+    body += [
+        f"flat = {flat}",
+        "source = np.ascontiguousarray(a).reshape((pre, n, post))",
+        "out = np.empty((pre, flat.size, post), a.dtype)",
+        "for i in range(flat.size):",
+        "    k = flat[i]",
+        f"    k = {fix}",
+        "    out[:, i, :] = source[:, k, :]",
+        f"return out.reshape(to_fixed_tuple(shape, {out_nd}))",
+    ]
+    scope = {"np": np, "_checked": _checked, "to_fixed_tuple": to_fixed_tuple}
+    return _source("\n".join(body), scope, "a, indices, axis=None, mode='raise'")

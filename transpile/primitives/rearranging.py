@@ -182,7 +182,7 @@ defhelper(
     vjp={"v": "np.roll(g, shift, axis)"},
     jvp={"v": "rt.unroll(t, shift, axis)"},
 )
-defhelper(rt.rollaxis_axes, params=["ndim", "axis", "start=0"], nondiff=True)
+defhelper(rt.rollaxis_axes, params=["like", "axis", "start=0"], nondiff=True, batch="shape", batch_same=True)
 defprim(
     "rollaxis",
     np.rollaxis,
@@ -191,7 +191,7 @@ defprim(
     params=["a", "axis", "start=0"],
     view="view",
     structural=("axis", "start"),
-    vjp={"a": "np.transpose(g, rt.inverse_axes(rt.rollaxis_axes(np.ndim(a), axis, start), np.ndim(a)))"},
+    vjp={"a": "np.transpose(g, rt.inverse_axes(rt.rollaxis_axes(a, axis, start), np.ndim(a)))"},
     jvp={"a": "np.rollaxis(t, axis, start)"},
     # a negative start counts from the end, as a negative axis does: both move past the batch axis alike
     batch="np.rollaxis(a, rt.batch_axis(axis, a), rt.batch_axis(start, a))",
