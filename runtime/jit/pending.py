@@ -62,7 +62,7 @@ NO_NUMBA_VERSION = {
         [
             "permutation_of", "permute", "unpermute", "take_vjp", "take_along_vjp", "unroll", "rollaxis_axes",
             "column_stack_items", "dstack_items", "sequence_parts",
-            "sequence_copies", "select_tangent", "select_vjp", "trapezoid_vjp", "trapezoid_x_vjp",
+            "sequence_copies",
         ],
         "the derivatives of np.sort, np.take, np.roll, np.diff, np.pad, np.select and their kin are not compiled yet",
     ),

@@ -15,6 +15,7 @@ from numba.np.numpy_support import as_dtype
 
 from .. import batching_parts as _parts
 from .. import rearranging as _rearranging
+from .helpers import _sum_to
 from .helpers_reverse import _full, _is_none, _literal
 from .lowered import _compiled, _literal_axes
 from .zero import ZeroType
@@ -331,3 +332,167 @@ def _pad_copy(array, constant_values, pad_width, mode="constant", reflect_type="
 def _pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
     header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even'"
     return _pad_lowering(array, constant_values, pad_width, mode, reflect_type, header)
+
+
+# ---------------------------------------------------------------------------- np.trapezoid's adjoints
+
+
+@register_jitable
+def _sample_weights(steps):
+    """(outer, m - 1, inner) steps -> (outer, m, inner) weights: half the steps on either side of each sample."""
+    w = np.zeros((steps.shape[0], steps.shape[1] + 1, steps.shape[2]), dtype=steps.dtype)
+    w[:, 1:, :] += steps / 2.0
+    w[:, :-1, :] += steps / 2.0
+    return w
+
+
+def _without(nd, ax):
+    """Source of like.shape without axis ax."""
+    kept = [f"like.shape[{d}]" for d in range(nd) if d != ax]
+    return "(" + "".join(k + ", " for k in kept) + ")"
+
+
+@overload(_rearranging.trapezoid_vjp, prefer_literal=True)
+def _trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
+    if isinstance(v, ZeroType):
+        return lambda v, like, x=None, dx=1.0, axis=-1: v
+    ax = _axis(like, axis, "np.trapezoid")
+    nd = like.ndim
+    dtype = _float(_dtype(v, x))
+    lines = [
+        "def impl(v, like, x=None, dx=1.0, axis=-1):",
+        "    before = " + " * ".join(["1"] + [f"like.shape[{d}]" for d in range(ax)]),
+        "    after = " + " * ".join(["1"] + [f"like.shape[{d}]" for d in range(ax + 1, nd)]),
+        f"    m = like.shape[{ax}]",
+        f"    g = _full(v, {_without(nd, ax)}).astype(dtype).reshape((before, 1, after))",
+        "    if m <= 1:",
+        "        return np.zeros(like.shape, dtype=dtype)",
+    ]
+    if _is_none(x):
+        lines.append("    steps = np.full((1, m - 1, 1), dx, dtype=dtype)")
+    elif isinstance(x, types.Array) and x.ndim == 1:
+        lines.append("    steps = (x[1:] - x[:-1]).astype(dtype).reshape((1, m - 1, 1))")
+    elif isinstance(x, types.Array) and x.ndim == nd:
+        lines += [
+            "    points = _full(x, like.shape).astype(dtype).reshape((before, m, after))",
+            "    steps = points[:, 1:, :] - points[:, :-1, :]",
+        ]
+    else:
+        raise TypingError("np.trapezoid's adjoint under jit takes sample points of 1 dimension or as many as y's")
+    lines.append("    return np.ascontiguousarray(g * _sample_weights(steps)).reshape(like.shape)")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "_sample_weights": _sample_weights, "dtype": dtype})
+
+
+@overload(_rearranging.trapezoid_x_vjp, prefer_literal=True)
+def _trapezoid_x_vjp(v, y, like, axis=-1):
+    if isinstance(v, ZeroType) or isinstance(y, ZeroType):
+        return lambda v, y, like, axis=-1: 0.0
+    ax = _axis(y, axis, "np.trapezoid")
+    nd = y.ndim
+    dtype = _float(_dtype(v, y))
+    if not isinstance(like, types.Array) or like.ndim not in (1, nd):
+        raise TypingError("np.trapezoid's adjoint under jit takes sample points of 1 dimension or as many as y's")
+    lines = [
+        "def impl(v, y, like, axis=-1):",
+        "    before = " + " * ".join(["1"] + [f"y.shape[{d}]" for d in range(ax)]),
+        "    after = " + " * ".join(["1"] + [f"y.shape[{d}]" for d in range(ax + 1, nd)]),
+        f"    m = y.shape[{ax}]",
+        f"    g = _full(v, {_without(nd, ax).replace('like.', 'y.')}).astype(dtype).reshape((before, 1, after))",
+        "    values = np.ascontiguousarray(y).astype(dtype).reshape((before, m, after))",
+        "    means = (values[:, 1:, :] + values[:, :-1, :]) / 2.0",
+        "    moves = np.zeros((before, m, after), dtype=dtype)",
+        "    moves[:, 1:, :] += means",
+        "    moves[:, :-1, :] -= means",
+        "    total = g * moves",
+    ]
+    if like.ndim == 1:
+        lines.append("    return total.sum(axis=2).sum(axis=0)")
+    else:
+        lines.append("    return _sum_to(np.ascontiguousarray(total).reshape(y.shape), like.shape)")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "_sum_to": _sum_to, "dtype": dtype})
+
+
+# ---------------------------------------------------------------------------- np.select's derivative helpers
+
+
+def _masks(condlist, shape):
+    """Source lines that make `heres`, where each condition is the first that holds, and `taken`, where any does."""
+    lines = [f"    taken = np.zeros({shape}, np.bool_)", "    heres = []"]
+    if isinstance(condlist, types.BaseTuple):
+        for k in range(len(condlist.types)):
+            lines += [
+                f"    here = _full(condlist[{k}], {shape}) & ~taken",
+                "    taken = taken | here",
+                "    heres.append(here)",
+            ]
+    else:
+        lines += [
+            "    for cond in condlist:",
+            f"        here = _full(cond, {shape}) & ~taken",
+            "        taken = taken | here",
+            "        heres.append(here)",
+        ]
+    return lines
+
+
+def _which_select(which):
+    how = _literal(which)
+    if how not in ("choices", "default"):
+        raise TypingError(f"np.select's derivative helpers need which='choices' or 'default', not {which}")
+    return how
+
+
+@overload(_rearranging.select_vjp, prefer_literal=True)
+def _select_vjp(v, which, condlist, choicelist, default=0):
+    if isinstance(v, ZeroType):
+        return lambda v, which, condlist, choicelist, default=0: v
+    how = _which_select(which)
+    dtype = _float(_dtype(v))
+    lines = ["def impl(v, which, condlist, choicelist, default=0):", "    g = _full(v, np.shape(v)).astype(dtype)"]
+    lines += _masks(condlist, "g.shape")
+
+    def summed(mask, like_ty, like):
+        if isinstance(like_ty, types.Array):
+            return f"_sum_to(g * {mask}, {like}.shape)"
+        return f"(g * {mask}).sum()"
+
+    if how == "default":
+        lines.append(f"    return {summed('~taken', default, 'default')}")
+    elif isinstance(choicelist, types.BaseTuple):
+        parts = [summed(f"heres[{k}]", ty, f"choicelist[{k}]") for k, ty in enumerate(choicelist.types)]
+        lines.append("    return (" + "".join(p + ", " for p in parts) + ")")
+    else:
+        item = summed("heres[k]", choicelist.dtype, "choicelist[k]")
+        lines.append(f"    return [{item} for k in range(len(choicelist))]")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "_sum_to": _sum_to, "dtype": dtype})
+
+
+@overload(_rearranging.select_tangent, prefer_literal=True)
+def _select_tangent(v, which, condlist, choicelist, default=0):
+    if isinstance(v, ZeroType):
+        return lambda v, which, condlist, choicelist, default=0: v
+    how = _which_select(which)
+    first = condlist.types[0] if isinstance(condlist, types.BaseTuple) else condlist.dtype
+    if not isinstance(first, types.Array):
+        raise TypingError("np.select's tangent under jit takes arrays of conditions")
+    lines = ["def impl(v, which, condlist, choicelist, default=0):"]
+    if how == "default":
+        dtype = _float(_dtype(v))
+        lines += ["    shape = condlist[0].shape", *_masks(condlist, "shape")]
+        lines.append("    return _full(v, shape).astype(dtype) * ~taken")
+    elif isinstance(v, types.BaseTuple):
+        moving = [k for k, ty in enumerate(v.types) if not isinstance(ty, ZeroType)]
+        if not moving:
+            return lambda v, which, condlist, choicelist, default=0: 0.0
+        dtype = _float(_dtype(*[v.types[k] for k in moving]))
+        lines += ["    shape = condlist[0].shape", *_masks(condlist, "shape")]
+        lines.append("    out = np.zeros(shape, dtype=dtype)")
+        lines += [f"    out += _full(v[{k}], shape).astype(dtype) * heres[{k}]" for k in moving]
+        lines.append("    return out")
+    else:
+        dtype = _float(_dtype(v.dtype))
+        lines += ["    shape = condlist[0].shape", *_masks(condlist, "shape")]
+        lines.append("    out = np.zeros(shape, dtype=dtype)")
+        lines += ["    for k in range(len(v)):", "        out += _full(v[k], shape).astype(dtype) * heres[k]"]
+        lines.append("    return out")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "dtype": dtype})

@@ -126,8 +126,8 @@ GRADIENT_NOT_UNDER_JIT = {
     **{
         ex.expr: "the derivatives of the rearranging and signal functions have no Numba version yet"
         for name in [
-            "sort", "partition", "take", "take_along_axis", "roll", "trapezoid", "append", "split",
-            "array_split", "hsplit", "vsplit", "dsplit", "column_stack", "select", "convolve", "correlate", "cross",
+            "sort", "partition", "take", "take_along_axis", "roll", "append", "split",
+            "array_split", "hsplit", "vsplit", "dsplit", "column_stack", "convolve", "correlate", "cross",
             "interp", "logspace", "geomspace",
         ]
         for ex in registry.by_name(name).examples
