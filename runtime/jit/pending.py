@@ -51,8 +51,8 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(["gradient_of", "gradient_vjp", "batched_gradient"], "Numba has no np.gradient"),
     **dict.fromkeys(
         [
-            "diff_edge", "diff_edge_vjp", "trapezoid_points", "trapezoid_points_vjp", "select_rank", "ranked",
-            "unranked", "triangle_rows", "triangle_rows_vjp", "batch_flat_shape", "batch_scan_axis",
+            "diff_edge_vjp", "trapezoid_points", "trapezoid_points_vjp", "select_rank", "ranked",
+            "unranked", "triangle_rows_vjp", "batch_flat_shape", "batch_scan_axis",
             "batched_copied_parts", "batched_copies_of",
         ],
         "vmap of np.diff, np.trapezoid, np.select, np.triu, np.tril, np.cumprod and the functions that copy entries "

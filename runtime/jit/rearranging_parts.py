@@ -15,7 +15,7 @@ from numba.np.numpy_support import as_dtype
 
 from .. import batching_parts as _parts
 from .. import rearranging as _rearranging
-from .helpers import _sum_to
+from .helpers import _sum_to, broadcast_to
 from .helpers_reverse import _full, _is_none, _literal
 from .lowered import _compiled, _literal_axes
 from .zero import ZeroType
@@ -64,20 +64,34 @@ def _float(dtype):
 
 
 def _axis(a, axis, what):
+    """The axis, an int when it is a constant, else "ax" (generated code computes it: vmap's batch_axis)."""
     if not isinstance(a, types.Array) or a.ndim == 0:
         raise TypingError(f"{what} under jit takes an array of one dimension or more")
+    if isinstance(axis, types.Integer) and not isinstance(axis, types.IntegerLiteral):
+        return "ax"
     axes = _literal_axes(-1 if axis is None else axis, what)
     if axes is None or len(axes) != 1 or not -a.ndim <= axes[0] < a.ndim:
         raise TypingError(f"{what}: bad axis {axes} for a {a.ndim}-D array")
     return axes[0] % a.ndim
 
 
-def _head(nd, ax):
-    """Source lines of the sizes (before, along, after) of `a` around axis ax."""
+def _head(nd, ax, name="a"):
+    """Source lines of the sizes (before, along, after) of `a` around axis ax (an int, or "ax": computed)."""
+    if ax == "ax":
+        return [
+            f"    ax = axis % {nd}",
+            "    before = 1",
+            "    for d in range(ax):",
+            f"        before *= {name}.shape[d]",
+            "    after = 1",
+            f"    for d in range(ax + 1, {nd}):",
+            f"        after *= {name}.shape[d]",
+            f"    m = {name}.shape[ax]",
+        ]
     return [
-        "    before = " + " * ".join(["1"] + [f"a.shape[{d}]" for d in range(ax)]),
-        "    after = " + " * ".join(["1"] + [f"a.shape[{d}]" for d in range(ax + 1, nd)]),
-        f"    m = a.shape[{ax}]",
+        "    before = " + " * ".join(["1"] + [f"{name}.shape[{d}]" for d in range(ax)]),
+        "    after = " + " * ".join(["1"] + [f"{name}.shape[{d}]" for d in range(ax + 1, nd)]),
+        f"    m = {name}.shape[{ax}]",
     ]
 
 
@@ -346,10 +360,15 @@ def _sample_weights(steps):
     return w
 
 
-def _without(nd, ax):
-    """Source of like.shape without axis ax."""
-    kept = [f"like.shape[{d}]" for d in range(nd) if d != ax]
-    return "(" + "".join(k + ", " for k in kept) + ")"
+def _kept(v, nd, ax, name):
+    """Source of v, the cotangent of np.trapezoid's result (`name`'s shape without the axis), as (before, 1, after)."""
+    if ax == "ax":
+        if isinstance(v, types.Array):
+            return "np.ascontiguousarray(v).astype(dtype).reshape((before, 1, after))"
+        return "np.full((before, 1, after), v, dtype=dtype)"
+    kept = [f"{name}.shape[{d}]" for d in range(nd) if d != ax]
+    shape = "(" + "".join(k + ", " for k in kept) + ")"
+    return f"_full(v, {shape}).astype(dtype).reshape((before, 1, after))"
 
 
 @overload(_rearranging.trapezoid_vjp, prefer_literal=True)
@@ -361,10 +380,8 @@ def _trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
     dtype = _float(_dtype(v, x))
     lines = [
         "def impl(v, like, x=None, dx=1.0, axis=-1):",
-        "    before = " + " * ".join(["1"] + [f"like.shape[{d}]" for d in range(ax)]),
-        "    after = " + " * ".join(["1"] + [f"like.shape[{d}]" for d in range(ax + 1, nd)]),
-        f"    m = like.shape[{ax}]",
-        f"    g = _full(v, {_without(nd, ax)}).astype(dtype).reshape((before, 1, after))",
+        *_head(nd, ax, "like"),
+        f"    g = {_kept(v, nd, ax, 'like')}",
         "    if m <= 1:",
         "        return np.zeros(like.shape, dtype=dtype)",
     ]
@@ -394,10 +411,8 @@ def _trapezoid_x_vjp(v, y, like, axis=-1):
         raise TypingError("np.trapezoid's adjoint under jit takes sample points of 1 dimension or as many as y's")
     lines = [
         "def impl(v, y, like, axis=-1):",
-        "    before = " + " * ".join(["1"] + [f"y.shape[{d}]" for d in range(ax)]),
-        "    after = " + " * ".join(["1"] + [f"y.shape[{d}]" for d in range(ax + 1, nd)]),
-        f"    m = y.shape[{ax}]",
-        f"    g = _full(v, {_without(nd, ax).replace('like.', 'y.')}).astype(dtype).reshape((before, 1, after))",
+        *_head(nd, ax, "y"),
+        f"    g = {_kept(v, nd, ax, 'y')}",
         "    values = np.ascontiguousarray(y).astype(dtype).reshape((before, m, after))",
         "    means = (values[:, 1:, :] + values[:, :-1, :]) / 2.0",
         "    moves = np.zeros((before, m, after), dtype=dtype)",
@@ -496,3 +511,39 @@ def _select_tangent(v, which, condlist, choicelist, default=0):
         lines += ["    for k in range(len(v)):", "        out += _full(v[k], shape).astype(dtype) * heres[k]"]
         lines.append("    return out")
     return _compiled("\n".join(lines) + "\n", {"_full": _full, "dtype": dtype})
+
+
+# ---------------------------------------------------------------------------- batching helpers (jit of vmap)
+
+
+@overload(_parts.diff_edge, prefer_literal=True)
+def _diff_edge(p, a, axis, batched):
+    if _is_none(p) or isinstance(p, ZeroType):
+        return lambda p, a, axis, batched: p
+    if not isinstance(a, types.Array):
+        raise TypingError("np.diff's batched prepend or append under jit goes with an array")
+    if not _literal(batched):
+        if not isinstance(p, types.Array) or p.ndim == 0:
+            return lambda p, a, axis, batched: p
+        return lambda p, a, axis, batched: broadcast_to(p, (a.shape[0],) + p.shape)
+    if isinstance(p, types.Array) and p.ndim == a.ndim:
+        return lambda p, a, axis, batched: p
+    if not isinstance(p, types.Array) or p.ndim != 1:
+        raise TypingError("np.diff's batched prepend or append under jit is per-example numbers or arrays like a")
+    ones = "(" + "1, " * (a.ndim - 1) + ")"
+    source = (
+        "def impl(p, a, axis, batched):\n"
+        f"    bax = (axis + 1 if axis >= 0 else axis) % {a.ndim}\n"
+        f"    return broadcast_to(np.ascontiguousarray(p).reshape((p.shape[0],) + {ones}), "
+        "tuple_setitem(a.shape, bax, 1))\n"
+    )
+    return _compiled(source, {"broadcast_to": broadcast_to, "tuple_setitem": tuple_setitem})
+
+
+@overload(_parts.triangle_rows)
+def _triangle_rows(m):
+    if isinstance(m, types.Array) and m.ndim == 2:
+        return lambda m: broadcast_to(
+            np.ascontiguousarray(m).reshape((m.shape[0], 1, m.shape[1])), (m.shape[0], m.shape[1], m.shape[1])
+        )
+    return lambda m: m
