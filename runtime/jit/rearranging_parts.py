@@ -15,6 +15,7 @@ from numba.np.numpy_support import as_dtype
 
 from .. import batching_parts as _parts
 from .. import rearranging as _rearranging
+from .helpers import _sum_to, broadcast_to
 from .helpers_reverse import _full, _is_none, _literal
 from .lowered import _compiled, _literal_axes
 from .zero import ZeroType
@@ -63,20 +64,34 @@ def _float(dtype):
 
 
 def _axis(a, axis, what):
+    """The axis, an int when it is a constant, else "ax" (generated code computes it: vmap's batch_axis)."""
     if not isinstance(a, types.Array) or a.ndim == 0:
         raise TypingError(f"{what} under jit takes an array of one dimension or more")
+    if isinstance(axis, types.Integer) and not isinstance(axis, types.IntegerLiteral):
+        return "ax"
     axes = _literal_axes(-1 if axis is None else axis, what)
     if axes is None or len(axes) != 1 or not -a.ndim <= axes[0] < a.ndim:
         raise TypingError(f"{what}: bad axis {axes} for a {a.ndim}-D array")
     return axes[0] % a.ndim
 
 
-def _head(nd, ax):
-    """Source lines of the sizes (before, along, after) of `a` around axis ax."""
+def _head(nd, ax, name="a"):
+    """Source lines of the sizes (before, along, after) of `a` around axis ax (an int, or "ax": computed)."""
+    if ax == "ax":
+        return [
+            f"    ax = axis % {nd}",
+            "    before = 1",
+            "    for d in range(ax):",
+            f"        before *= {name}.shape[d]",
+            "    after = 1",
+            f"    for d in range(ax + 1, {nd}):",
+            f"        after *= {name}.shape[d]",
+            f"    m = {name}.shape[ax]",
+        ]
     return [
-        "    before = " + " * ".join(["1"] + [f"a.shape[{d}]" for d in range(ax)]),
-        "    after = " + " * ".join(["1"] + [f"a.shape[{d}]" for d in range(ax + 1, nd)]),
-        f"    m = a.shape[{ax}]",
+        "    before = " + " * ".join(["1"] + [f"{name}.shape[{d}]" for d in range(ax)]),
+        "    after = " + " * ".join(["1"] + [f"{name}.shape[{d}]" for d in range(ax + 1, nd)]),
+        f"    m = {name}.shape[{ax}]",
     ]
 
 
@@ -331,3 +346,204 @@ def _pad_copy(array, constant_values, pad_width, mode="constant", reflect_type="
 def _pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):
     header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even'"
     return _pad_lowering(array, constant_values, pad_width, mode, reflect_type, header)
+
+
+# ---------------------------------------------------------------------------- np.trapezoid's adjoints
+
+
+@register_jitable
+def _sample_weights(steps):
+    """(outer, m - 1, inner) steps -> (outer, m, inner) weights: half the steps on either side of each sample."""
+    w = np.zeros((steps.shape[0], steps.shape[1] + 1, steps.shape[2]), dtype=steps.dtype)
+    w[:, 1:, :] += steps / 2.0
+    w[:, :-1, :] += steps / 2.0
+    return w
+
+
+def _kept(v, nd, ax, name):
+    """Source of v, the cotangent of np.trapezoid's result (`name`'s shape without the axis), as (before, 1, after)."""
+    if ax == "ax":
+        if isinstance(v, types.Array):
+            return "np.ascontiguousarray(v).astype(dtype).reshape((before, 1, after))"
+        return "np.full((before, 1, after), v, dtype=dtype)"
+    kept = [f"{name}.shape[{d}]" for d in range(nd) if d != ax]
+    shape = "(" + "".join(k + ", " for k in kept) + ")"
+    return f"_full(v, {shape}).astype(dtype).reshape((before, 1, after))"
+
+
+@overload(_rearranging.trapezoid_vjp, prefer_literal=True)
+def _trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
+    if isinstance(v, ZeroType):
+        return lambda v, like, x=None, dx=1.0, axis=-1: v
+    ax = _axis(like, axis, "np.trapezoid")
+    nd = like.ndim
+    dtype = _float(_dtype(v, x))
+    lines = [
+        "def impl(v, like, x=None, dx=1.0, axis=-1):",
+        *_head(nd, ax, "like"),
+        f"    g = {_kept(v, nd, ax, 'like')}",
+        "    if m <= 1:",
+        "        return np.zeros(like.shape, dtype=dtype)",
+    ]
+    if _is_none(x):
+        lines.append("    steps = np.full((1, m - 1, 1), dx, dtype=dtype)")
+    elif isinstance(x, types.Array) and x.ndim == 1:
+        lines.append("    steps = (x[1:] - x[:-1]).astype(dtype).reshape((1, m - 1, 1))")
+    elif isinstance(x, types.Array) and x.ndim == nd:
+        lines += [
+            "    points = _full(x, like.shape).astype(dtype).reshape((before, m, after))",
+            "    steps = points[:, 1:, :] - points[:, :-1, :]",
+        ]
+    else:
+        raise TypingError("np.trapezoid's adjoint under jit takes sample points of 1 dimension or as many as y's")
+    lines.append("    return np.ascontiguousarray(g * _sample_weights(steps)).reshape(like.shape)")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "_sample_weights": _sample_weights, "dtype": dtype})
+
+
+@overload(_rearranging.trapezoid_x_vjp, prefer_literal=True)
+def _trapezoid_x_vjp(v, y, like, axis=-1):
+    if isinstance(v, ZeroType) or isinstance(y, ZeroType):
+        return lambda v, y, like, axis=-1: 0.0
+    ax = _axis(y, axis, "np.trapezoid")
+    nd = y.ndim
+    dtype = _float(_dtype(v, y))
+    if not isinstance(like, types.Array) or like.ndim not in (1, nd):
+        raise TypingError("np.trapezoid's adjoint under jit takes sample points of 1 dimension or as many as y's")
+    lines = [
+        "def impl(v, y, like, axis=-1):",
+        *_head(nd, ax, "y"),
+        f"    g = {_kept(v, nd, ax, 'y')}",
+        "    values = np.ascontiguousarray(y).astype(dtype).reshape((before, m, after))",
+        "    means = (values[:, 1:, :] + values[:, :-1, :]) / 2.0",
+        "    moves = np.zeros((before, m, after), dtype=dtype)",
+        "    moves[:, 1:, :] += means",
+        "    moves[:, :-1, :] -= means",
+        "    total = g * moves",
+    ]
+    if like.ndim == 1:
+        lines.append("    return total.sum(axis=2).sum(axis=0)")
+    else:
+        lines.append("    return _sum_to(np.ascontiguousarray(total).reshape(y.shape), like.shape)")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "_sum_to": _sum_to, "dtype": dtype})
+
+
+# ---------------------------------------------------------------------------- np.select's derivative helpers
+
+
+def _masks(condlist, shape):
+    """Source lines that make `heres`, where each condition is the first that holds, and `taken`, where any does."""
+    lines = [f"    taken = np.zeros({shape}, np.bool_)", "    heres = []"]
+    if isinstance(condlist, types.BaseTuple):
+        for k in range(len(condlist.types)):
+            lines += [
+                f"    here = _full(condlist[{k}], {shape}) & ~taken",
+                "    taken = taken | here",
+                "    heres.append(here)",
+            ]
+    else:
+        lines += [
+            "    for cond in condlist:",
+            f"        here = _full(cond, {shape}) & ~taken",
+            "        taken = taken | here",
+            "        heres.append(here)",
+        ]
+    return lines
+
+
+def _which_select(which):
+    how = _literal(which)
+    if how not in ("choices", "default"):
+        raise TypingError(f"np.select's derivative helpers need which='choices' or 'default', not {which}")
+    return how
+
+
+@overload(_rearranging.select_vjp, prefer_literal=True)
+def _select_vjp(v, which, condlist, choicelist, default=0):
+    if isinstance(v, ZeroType):
+        return lambda v, which, condlist, choicelist, default=0: v
+    how = _which_select(which)
+    dtype = _float(_dtype(v))
+    lines = ["def impl(v, which, condlist, choicelist, default=0):", "    g = _full(v, np.shape(v)).astype(dtype)"]
+    lines += _masks(condlist, "g.shape")
+
+    def summed(mask, like_ty, like):
+        if isinstance(like_ty, types.Array):
+            return f"_sum_to(g * {mask}, {like}.shape)"
+        return f"(g * {mask}).sum()"
+
+    if how == "default":
+        lines.append(f"    return {summed('~taken', default, 'default')}")
+    elif isinstance(choicelist, types.BaseTuple):
+        parts = [summed(f"heres[{k}]", ty, f"choicelist[{k}]") for k, ty in enumerate(choicelist.types)]
+        lines.append("    return (" + "".join(p + ", " for p in parts) + ")")
+    else:
+        item = summed("heres[k]", choicelist.dtype, "choicelist[k]")
+        lines.append(f"    return [{item} for k in range(len(choicelist))]")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "_sum_to": _sum_to, "dtype": dtype})
+
+
+@overload(_rearranging.select_tangent, prefer_literal=True)
+def _select_tangent(v, which, condlist, choicelist, default=0):
+    if isinstance(v, ZeroType):
+        return lambda v, which, condlist, choicelist, default=0: v
+    how = _which_select(which)
+    first = condlist.types[0] if isinstance(condlist, types.BaseTuple) else condlist.dtype
+    if not isinstance(first, types.Array):
+        raise TypingError("np.select's tangent under jit takes arrays of conditions")
+    lines = ["def impl(v, which, condlist, choicelist, default=0):"]
+    if how == "default":
+        dtype = _float(_dtype(v))
+        lines += ["    shape = condlist[0].shape", *_masks(condlist, "shape")]
+        lines.append("    return _full(v, shape).astype(dtype) * ~taken")
+    elif isinstance(v, types.BaseTuple):
+        moving = [k for k, ty in enumerate(v.types) if not isinstance(ty, ZeroType)]
+        if not moving:
+            return lambda v, which, condlist, choicelist, default=0: 0.0
+        dtype = _float(_dtype(*[v.types[k] for k in moving]))
+        lines += ["    shape = condlist[0].shape", *_masks(condlist, "shape")]
+        lines.append("    out = np.zeros(shape, dtype=dtype)")
+        lines += [f"    out += _full(v[{k}], shape).astype(dtype) * heres[{k}]" for k in moving]
+        lines.append("    return out")
+    else:
+        dtype = _float(_dtype(v.dtype))
+        lines += ["    shape = condlist[0].shape", *_masks(condlist, "shape")]
+        lines.append("    out = np.zeros(shape, dtype=dtype)")
+        lines += ["    for k in range(len(v)):", "        out += _full(v[k], shape).astype(dtype) * heres[k]"]
+        lines.append("    return out")
+    return _compiled("\n".join(lines) + "\n", {"_full": _full, "dtype": dtype})
+
+
+# ---------------------------------------------------------------------------- batching helpers (jit of vmap)
+
+
+@overload(_parts.diff_edge, prefer_literal=True)
+def _diff_edge(p, a, axis, batched):
+    if _is_none(p) or isinstance(p, ZeroType):
+        return lambda p, a, axis, batched: p
+    if not isinstance(a, types.Array):
+        raise TypingError("np.diff's batched prepend or append under jit goes with an array")
+    if not _literal(batched):
+        if not isinstance(p, types.Array) or p.ndim == 0:
+            return lambda p, a, axis, batched: p
+        return lambda p, a, axis, batched: broadcast_to(p, (a.shape[0],) + p.shape)
+    if isinstance(p, types.Array) and p.ndim == a.ndim:
+        return lambda p, a, axis, batched: p
+    if not isinstance(p, types.Array) or p.ndim != 1:
+        raise TypingError("np.diff's batched prepend or append under jit is per-example numbers or arrays like a")
+    ones = "(" + "1, " * (a.ndim - 1) + ")"
+    source = (
+        "def impl(p, a, axis, batched):\n"
+        f"    bax = (axis + 1 if axis >= 0 else axis) % {a.ndim}\n"
+        f"    return broadcast_to(np.ascontiguousarray(p).reshape((p.shape[0],) + {ones}), "
+        "tuple_setitem(a.shape, bax, 1))\n"
+    )
+    return _compiled(source, {"broadcast_to": broadcast_to, "tuple_setitem": tuple_setitem})
+
+
+@overload(_parts.triangle_rows)
+def _triangle_rows(m):
+    if isinstance(m, types.Array) and m.ndim == 2:
+        return lambda m: broadcast_to(
+            np.ascontiguousarray(m).reshape((m.shape[0], 1, m.shape[1])), (m.shape[0], m.shape[1], m.shape[1])
+        )
+    return lambda m: m
