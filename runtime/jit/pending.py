@@ -75,10 +75,6 @@ NO_NUMBA_VERSION = {
         ],
         "derivatives of np.einsum past the second are not compiled yet",
     ),
-    **dict.fromkeys(
-        ["fft_static", "fft_axes", "fft_sizes", "fft_fit", "fft_length", "irfft_length", "irfft_vjp"],
-        "Numba has no FFT: np.fft and its derivatives are not compiled",
-    ),
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
     **dict.fromkeys(
