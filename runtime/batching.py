@@ -828,6 +828,17 @@ def unalign(g, values):
     return tuple(p if is_zero(p) else np.reshape(p, np.shape(v)) for p, v in zip(g, values))
 
 
+def align_tangent(t, values, batched):
+    """The tangent of align(values, batched): each part's tangent reshaped as align reshapes its value (a part
+    without one, the symbolic zero, does not count toward the rank align gives the others)."""
+    from .tree import is_zero
+
+    if is_zero(t):
+        return t
+    aligned = align(values, batched)
+    return tuple(p if is_zero(p) else np.reshape(p, np.shape(a)) for p, a in zip(t, aligned))
+
+
 def batched_getitem_vjp(acc, x, index, g):
     """The adjoint of batched_getitem."""
     from .tree import add_at
@@ -852,7 +863,7 @@ def batched_pack(x, parts):
     return out
 
 
-__all__ += ["sum_batch", "unalign", "batched_getitem_vjp", "batched_pack"]
+__all__ += ["sum_batch", "unalign", "align_tangent", "batched_getitem_vjp", "batched_pack"]
 
 
 def _same_for_all(value):
