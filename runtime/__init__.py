@@ -6,6 +6,7 @@ for a zero of any shape or structure until `materialize` gives it the primal's s
 """
 
 from .adjoint import *  # noqa: F401,F403
+from .batched_writes import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
 from .batching_parts import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403

@@ -683,9 +683,20 @@ def batched_like(x):
     from .like import like
 
     out = like(x)
-    if hasattr(out, "shape") and not isinstance(out, (tuple, list, dict)) and not _is_static(x):
-        out.batched = True  # (the symbolic zero is the same for every example)
+    _mark_batched(x, out)
     return out
+
+
+def _mark_batched(x, out):
+    """Mark the Likes made of x's arrays (a batched container's items are batched) as batched."""
+    if isinstance(out, (tuple, list)) and isinstance(x, (tuple, list)):
+        for v, o in zip(x, out):
+            _mark_batched(v, o)
+    elif isinstance(out, dict) and isinstance(x, dict):
+        for k, o in out.items():
+            _mark_batched(x[k], o)
+    elif hasattr(out, "shape") and out is not x and not _is_static(x):
+        out.batched = True  # (the symbolic zero is the same for every example)
 
 
 __all__.append("batched_like")
@@ -817,6 +828,17 @@ def unalign(g, values):
     return tuple(p if is_zero(p) else np.reshape(p, np.shape(v)) for p, v in zip(g, values))
 
 
+def align_tangent(t, values, batched):
+    """The tangent of align(values, batched): each part's tangent reshaped as align reshapes its value (a part
+    without one, the symbolic zero, does not count toward the rank align gives the others)."""
+    from .tree import is_zero
+
+    if is_zero(t):
+        return t
+    aligned = align(values, batched)
+    return tuple(p if is_zero(p) else np.reshape(p, np.shape(a)) for p, a in zip(t, aligned))
+
+
 def batched_getitem_vjp(acc, x, index, g):
     """The adjoint of batched_getitem."""
     from .tree import add_at
@@ -841,7 +863,7 @@ def batched_pack(x, parts):
     return out
 
 
-__all__ += ["sum_batch", "unalign", "batched_getitem_vjp", "batched_pack"]
+__all__ += ["sum_batch", "unalign", "align_tangent", "batched_getitem_vjp", "batched_pack"]
 
 
 def _same_for_all(value):
@@ -916,14 +938,19 @@ class _Shape:
         self.ndim = len(self.shape)
 
 
-def expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched):
-    """expand_reduced for every example."""
+def expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, axis_batched=False):
+    """expand_reduced for every example; an axis saved for the adjoint rides batched in its residuals: the same
+    for every example it is taken as one, else each example expands along its own."""
+    from .adjoint import expand_reduced
     from .tree import is_zero
 
     if is_zero(v):
         return v
     like_batched = _really_batched(like, like_batched)
     size = np.shape(v)[0] if v_batched else np.shape(like)[0]
+    axis, axis_batched = shared_index(axis, axis_batched)
+    if axis_batched:
+        return per_example(expand_reduced, (v, like, axis, keepdims), (v_batched, like_batched, True, False), size)
     target = np.shape(like)[1:] if like_batched else np.shape(like)
     if not v_batched:
         v = to_batched(v, size)

@@ -71,8 +71,9 @@ def no_rule_hint(function: str, argument: str, rule: str) -> str:
         )
     if function.startswith("rt."):
         return (
-            f"`{function}` is part of the derivative code transpile generated: this derivative of a derivative has no "
-            f"rule yet; give the function you differentiate again a rule of your own (tp.custom_{rule}, README: API)"
+            f"`{function}` is part of the code transpile generated (a derivative, or vmap's batched code): this "
+            "derivative of a derivative, or of vmapped code, has no rule yet; give the function you differentiate "
+            f"(the one you pass to vmap, or differentiate again) a rule of your own (tp.custom_{rule}, README: API)"
         )
     named = "." in function  # np.partition, math.gamma; not an operator or a builtin
     mine = "my_" + function.rpartition(".")[2] if named else "my_function"

@@ -7,6 +7,7 @@ Importing this package registers the Numba implementations; generated code refer
 from . import (  # noqa: F401
     batching,
     batching_adjoints,
+    batching_tangents,
     examples,
     helpers,
     helpers_forward,

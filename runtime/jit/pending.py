@@ -26,6 +26,10 @@ NO_NUMBA_VERSION = {
         _PER_EXAMPLE_RANGES,
     ),
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
+    **dict.fromkeys(
+        ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_put_region"],
+        "the derivatives of vmapped in-place writes are not compiled yet",
+    ),
     "bound_condition": "the derivative of vmap's select over a value bound on one branch is not compiled yet",
     **dict.fromkeys(
         [

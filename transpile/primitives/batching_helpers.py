@@ -22,6 +22,17 @@ def _bound(params, args, kwargs):
     return bound
 
 
+def _bound_args(params, args, kwargs):
+    """The arguments of a call, in `params` order (copies), keywords placed; those not given left out."""
+    bound = _bound(params, args, kwargs)
+    out = []
+    for p in params:
+        if p not in bound:
+            break
+        out.append(copy.deepcopy(bound[p]))
+    return out
+
+
 def _rt(helper, *args):
     return gast.Call(
         func=gast.Attribute(gast.Name("rt", gast.Load(), None, None), helper, gast.Load()), args=list(args), keywords=[]
@@ -164,7 +175,15 @@ defhelper(
     container=True,
     structural=("flags",),
     vjp={"values": "rt.unalign(g, values)"},
-    jvp={"values": "rt.align(t, flags)"},
+    jvp={"values": "rt.align_tangent(t, values, flags)"},
+)
+defhelper(
+    rt.align_tangent,
+    params=["t", "values", "flags"],
+    container=True,
+    structural=("values", "flags"),
+    vjp={"t": "rt.unalign(g, values)"},
+    jvp={"t": "rt.align_tangent(t, values, flags)"},
 )
 defhelper(
     rt.unalign,
@@ -213,10 +232,42 @@ defhelper(
     vjp={"parts": "rt.batched_unpack(g, len(parts))"},
     jvp={"parts": "rt.batched_pack(like, t)"},
 )
+# vmap's in-place write: differentiated, it runs out of place (rt.batched_set), so that the adjoint sweep still
+# reads the x it overwrote; the overwritten region of x gets no gradient, the value gets each example's region of g
+_WRITE = ("x", "idx", "v", "v_batched", "mask")
 defhelper(
     rt.batched_setitem,
     params=["x", "idx", "v", "v_batched", "mask=None"],
     structural=("idx", "v_batched", "mask"),
+    differentiated_as=lambda args, kwargs, fresh: _rt("batched_set", *_bound_args(_WRITE, args, kwargs)),
+)
+defhelper(
+    rt.batched_set,
+    params=["x", "idx", "v", "v_batched", "mask=None"],
+    structural=("idx", "v_batched", "mask"),
+    vjp={"x": "rt.batched_zero_region(g, idx, mask)", "v": "rt.batched_region_vjp(g, v, idx, v_batched, mask)"},
+    jvp={"x": "rt.batched_zero_region(t, idx, mask)", "v": "rt.batched_put_region(x, idx, t, v_batched, mask)"},
+)
+defhelper(
+    rt.batched_zero_region,
+    params=["v", "idx", "mask=None"],
+    structural=("idx", "mask"),
+    vjp={"v": "rt.batched_zero_region(g, idx, mask)"},
+    jvp={"v": "rt.batched_zero_region(t, idx, mask)"},
+)
+defhelper(
+    rt.batched_region_vjp,
+    params=["v", "like", "idx", "like_batched", "mask=None"],
+    structural=("like", "idx", "like_batched", "mask"),
+    vjp={"v": "rt.batched_put_region(v, idx, g, like_batched, mask)"},
+    jvp={"v": "rt.batched_region_vjp(t, like, idx, like_batched, mask)"},
+)
+defhelper(
+    rt.batched_put_region,
+    params=["like", "idx", "v", "v_batched", "mask=None"],
+    structural=("like", "idx", "v_batched", "mask"),
+    vjp={"v": "rt.batched_region_vjp(g, v, idx, v_batched, mask)"},
+    jvp={"v": "rt.batched_put_region(like, idx, t, v_batched, mask)"},
 )
 defhelper(
     rt.per_example_setitem,

@@ -32,7 +32,7 @@ defhelper(
     vjp={"v": "np.reshape(np.sum(g, axis=axis, keepdims=keepdims), np.shape(v))"},
     structural=("like", "axis", "keepdims"),
     jvp={"v": "rt.expand_reduced(t, like, axis, keepdims)"},
-    batch="rt.expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched)",
+    batch="rt.expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, axis_batched)",
     fuse="expand",
 )
 defhelper(
