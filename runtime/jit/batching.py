@@ -1245,8 +1245,13 @@ def _reduced_shape(size, target, axes, out_nd):
 
 
 @overload(_bt.expand_reduced_batched, prefer_literal=True)
-def _expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched):
-    params = "v, like, axis, keepdims, v_batched, like_batched"
+def _expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, axis_batched=False):
+    params = "v, like, axis, keepdims, v_batched, like_batched, axis_batched=False"
+    if _flag(axis_batched, "axis_batched"):
+        raise TypingError(
+            "rt.expand_reduced_batched of an axis saved batched (vmap of a gradient of vmapped code that "
+            "reduces along an axis it computes) is not compiled yet"
+        )
     if isinstance(v, ZeroType):
         return _generated("expand_zero", params, ["return v"])
     lb = _flag(like_batched) and isinstance(like, types.Array)
