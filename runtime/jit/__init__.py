@@ -7,6 +7,7 @@ Importing this package registers the Numba implementations; generated code refer
 from . import (  # noqa: F401
     batching,
     batching_adjoints,
+    batching_parts,
     examples,
     helpers,
     helpers_forward,
@@ -20,6 +21,7 @@ from . import (  # noqa: F401
     rearranging_rules,
     records,
 )
+from .batching_parts import select  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401

@@ -78,13 +78,6 @@ NOT_UNDER_JIT = {
         ["np.column_stack([a, b])", "np.dstack([a, b])", "np.dstack((a, b))"],
         "Numba's np.column_stack and np.dstack take a tuple (np.dstack: of arrays of as many dimensions)",
     ),
-    **dict.fromkeys(
-        [
-            "np.select([a > 0, b > 0], [a * b, b], default=a)", "np.select((a > 0,), (b,), b)",
-            "np.select([b > 0, a < 0], [a, b], b)",
-        ],
-        "Numba's np.select takes lists of arrays of one shape",
-    ),
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
 }  # fmt: skip
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).

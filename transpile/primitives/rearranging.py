@@ -577,6 +577,7 @@ defprim(
     "rt.ranked(choicelist, rt.select_rank(condlist, choicelist, default)), "
     "rt.ranked(default, rt.select_rank(condlist, choicelist, default)))",
     batch_broadcast=("condlist", "choicelist", "default"),
+    jit="jt.select(condlist, choicelist, default)",
     vjp={"choicelist": f"rt.select_vjp(g, 'choices', {_SELECT})", "default": f"rt.select_vjp(g, 'default', {_SELECT})"},
     jvp={
         "choicelist": f"rt.select_tangent(t, 'choices', {_SELECT})",
