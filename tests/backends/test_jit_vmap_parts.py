@@ -8,12 +8,13 @@ import transpile as tp
 
 
 def scans_and_selects(x, w):
-    """np.cumprod, np.select, np.pad and np.diff of one example (one function: one compilation)."""
+    """np.cumprod, np.select, np.pad, np.diff and np.atleast_2d of one example (one function: one compilation)."""
     c = np.cumprod(x) + np.cumprod(w, axis=None)[:3]
     s = np.select([x > 0.5, x < -0.5], [x, 2.0 * x], -x)
     p = np.pad(x, (1, 2), mode="edge")
     d = np.diff(x, prepend=x[0])
-    return np.sum(c) + np.sum(s) + np.sum(p * p) + np.sum(d)
+    a, b = np.atleast_2d(x, w[0, 0])
+    return np.sum(c) + np.sum(s) + np.sum(p * p) + np.sum(d) + np.sum(np.atleast_1d(x) * a) + np.sum(b)
 
 
 def test_jit_of_vmap_matches_vmap():
