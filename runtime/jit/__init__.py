@@ -21,7 +21,7 @@ from . import (  # noqa: F401
     rearranging_rules,
     records,
 )
-from .batching_parts import select  # noqa: F401
+from .batching_parts import select, trapezoid  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401

@@ -300,3 +300,56 @@ def _batched_copies(fn, items, batched, options):
         "    return out\n"
     )
     return _compiled(source, {"_alloc": _alloc, "_store": _store})
+
+
+# ---------------------------------------------------------------------------- np.trapezoid with axis=
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """np.trapezoid (what the registry's `jit=` calls): Numba's own takes no axis=, which vmap's rule gives."""
+    return np.trapezoid(y, x, dx, axis)
+
+
+@overload(trapezoid)
+def _trapezoid(y, x=None, dx=1.0, axis=-1):
+    if not isinstance(y, types.Array) or y.ndim == 0:
+        raise TypingError("np.trapezoid under jit takes an array y")
+    nd = y.ndim
+    lines = [
+        "def impl(y, x=None, dx=1.0, axis=-1):",
+        f"    ax = axis % {nd}",
+        "    shape = y.shape",
+        "    before = 1",
+        "    for d in range(ax):",
+        "        before *= shape[d]",
+        "    after = 1",
+        f"    for d in range(ax + 1, {nd}):",
+        "        after *= shape[d]",
+        "    m = shape[ax]",
+        "    w = np.ascontiguousarray(y).reshape((before, m, after))",
+        "    sums = w[:, 1:, :] + w[:, :-1, :]",
+    ]
+    if _is_none(x) or isinstance(x, types.Omitted):
+        lines.append("    out = np.sum(sums, axis=1) * (dx / 2.0)")
+    elif isinstance(x, types.Array) and x.ndim == 1:
+        lines += [
+            "    steps = np.ascontiguousarray(x[1:] - x[:-1]).reshape((1, m - 1, 1))",
+            "    out = np.sum(sums * steps, axis=1) / 2.0",
+        ]
+    elif isinstance(x, types.Array):
+        lines += [
+            "    xw = np.ascontiguousarray(broadcast_to(x, shape)).reshape((before, m, after))",
+            "    out = np.sum(sums * (xw[:, 1:, :] - xw[:, :-1, :]), axis=1) / 2.0",
+        ]
+    else:
+        raise TypingError("np.trapezoid under jit takes sample points x as an array")
+    if nd == 1:
+        lines.append("    return out[0, 0]")
+    else:
+        lines += [
+            f"    kept = {'(' + '0, ' * (nd - 1) + ')'}",
+            f"    for d in range({nd - 1}):",
+            "        kept = tuple_setitem(kept, d, shape[d] if d < ax else shape[d + 1])",
+            "    return out.reshape(kept)",
+        ]
+    return _compiled("\n".join(lines) + "\n", {"broadcast_to": broadcast_to, "tuple_setitem": tuple_setitem})

@@ -8,13 +8,14 @@ import transpile as tp
 
 
 def scans_and_selects(x, w):
-    """np.cumprod, np.select, np.pad, np.diff and np.atleast_2d of one example (one function: one compilation)."""
+    """np.cumprod, np.select, np.trapezoid, np.pad, np.diff and np.atleast_2d of one example (one compilation)."""
     c = np.cumprod(x) + np.cumprod(w, axis=None)[:3]
     s = np.select([x > 0.5, x < -0.5], [x, 2.0 * x], -x)
+    t = np.trapezoid(w, x[:2], axis=0)
     p = np.pad(x, (1, 2), mode="edge")
     d = np.diff(x, prepend=x[0])
     a, b = np.atleast_2d(x, w[0, 0])
-    return np.sum(c) + np.sum(s) + np.sum(p * p) + np.sum(d) + np.sum(np.atleast_1d(x) * a) + np.sum(b)
+    return np.sum(c) + np.sum(s) + np.sum(t) + np.sum(p * p) + np.sum(d) + np.sum(np.atleast_1d(x) * a) + np.sum(b)
 
 
 def test_jit_of_vmap_matches_vmap():

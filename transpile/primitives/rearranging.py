@@ -331,6 +331,7 @@ defprim(
     params=["y", "x=None", "dx=1.0", "axis=-1"],
     structural=("axis",),
     batch="np.trapezoid(y, rt.trapezoid_points(x, y, axis, x_batched), dx, rt.batch_axis(axis, y))",
+    jit="jt.trapezoid(y, x, dx, axis)",
     batch_needs_same=("dx", "axis"),
     batch_broadcast=("y",),
     vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)", "x": "rt.trapezoid_x_vjp(g, y, x, axis)"},
