@@ -222,6 +222,7 @@ def _size(items, flags):
 def batched_copies(fn, items, batched, options):
     """fn(*items, **options) for every example (items flagged in `batched`, or all for batched=True, carry the
     examples in axis 0): where an example's entries go depends only on shapes, so one example's places serve all."""
+    options = dict(options)  # () stands for no options (what compiles under jit)
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
@@ -239,6 +240,7 @@ def batched_copies(fn, items, batched, options):
 def batched_copied_parts(g, fn, items, batched, options):
     """The adjoint of rt.batched_copies(fn, items, batched, options): one part per item, batched items' with the
     examples in axis 0, unbatched items' summed over the examples (0.0 for items that carry no derivative)."""
+    options = dict(options)  # () stands for no options (what compiles under jit)
     if is_zero(g):
         return 0.0
     flags = _flags(items, batched)
@@ -269,6 +271,7 @@ def batched_copied_parts(g, fn, items, batched, options):
 def batched_copies_of(parts, fn, items, batched, options):
     """The tangent of rt.batched_copies(fn, items, batched, options) for the tangents `parts` of its items (zeros
     allowed): each example's results with the tangents in place of the entries they copy, zeros elsewhere."""
+    options = dict(options)  # () stands for no options (what compiles under jit)
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
     flags = _flags(items, batched)

@@ -7,6 +7,7 @@ Importing this package registers the Numba implementations; generated code refer
 from . import (  # noqa: F401
     batching,
     batching_adjoints,
+    batching_parts,
     batching_tangents,
     examples,
     helpers,
@@ -21,6 +22,7 @@ from . import (  # noqa: F401
     rearranging_rules,
     records,
 )
+from .batching_parts import select, trapezoid  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401

@@ -60,11 +60,9 @@ NOT_UNDER_JIT = {
         [
             "np.partition(a, 1, axis=0)[1]", "np.partition(a, (0, 3), axis=None)",
             "a.argpartition((0, 2), axis=0)[2] * a[0]", "np.argpartition(a, 5, axis=None)[5] * a[0]",
-            "np.trapezoid(a, dx=0.5, axis=0)", "np.trapezoid(a, axis=1)", "np.trapezoid(a, b, axis=0)",
-            "np.trapezoid(a, np.array([[0.0, 1.0, 3.0]]).T * np.ones((3, 4)), axis=0)", "np.trapezoid(a, b, axis=1)",
             "np.linalg.cross(a, b, axis=0)",
         ],
-        "Numba's np.partition, np.argpartition and np.trapezoid take no axis= (nor kind=); np.linalg.cross's axis= is "
+        "Numba's np.partition and np.argpartition take no axis= (nor kind=); np.linalg.cross's axis= is "
         "not lowered",
     ),
     **dict.fromkeys(
@@ -77,13 +75,6 @@ NOT_UNDER_JIT = {
     **dict.fromkeys(
         ["np.column_stack([a, b])", "np.dstack([a, b])", "np.dstack((a, b))"],
         "Numba's np.column_stack and np.dstack take a tuple (np.dstack: of arrays of as many dimensions)",
-    ),
-    **dict.fromkeys(
-        [
-            "np.select([a > 0, b > 0], [a * b, b], default=a)", "np.select((a > 0,), (b,), b)",
-            "np.select([b > 0, a < 0], [a, b], b)",
-        ],
-        "Numba's np.select takes lists of arrays of one shape",
     ),
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
 }  # fmt: skip

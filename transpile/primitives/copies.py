@@ -38,7 +38,7 @@ for _n, _examples in [
         view="maybe",
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
-        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,), {{}})",
+        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,), ())",
         examples=_examples,
     )
     defprim(
@@ -50,7 +50,7 @@ for _n, _examples in [
         view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
-        batch=f"rt.batched_copies(np.{_name}, arys, arys_batched, {{}})",
+        batch=f"rt.batched_copies(np.{_name}, arys, arys_batched, ())",
         examples=[
             Example(f"np.{_name}(a, b)[0] * np.{_name}(a, b)[1]", dict(a=(), b=())),
             Example(f"np.{_name}(a, 2.0, b)[2]", dict(a=V, b=X)),

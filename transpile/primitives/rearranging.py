@@ -331,6 +331,7 @@ defprim(
     params=["y", "x=None", "dx=1.0", "axis=-1"],
     structural=("axis",),
     batch="np.trapezoid(y, rt.trapezoid_points(x, y, axis, x_batched), dx, rt.batch_axis(axis, y))",
+    jit="jt.trapezoid(y, x, dx, axis)",
     batch_needs_same=("dx", "axis"),
     batch_broadcast=("y",),
     vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)", "x": "rt.trapezoid_x_vjp(g, y, x, axis)"},
@@ -577,6 +578,7 @@ defprim(
     "rt.ranked(choicelist, rt.select_rank(condlist, choicelist, default)), "
     "rt.ranked(default, rt.select_rank(condlist, choicelist, default)))",
     batch_broadcast=("condlist", "choicelist", "default"),
+    jit="jt.select(condlist, choicelist, default)",
     vjp={"choicelist": f"rt.select_vjp(g, 'choices', {_SELECT})", "default": f"rt.select_vjp(g, 'default', {_SELECT})"},
     jvp={
         "choicelist": f"rt.select_tangent(t, 'choices', {_SELECT})",
