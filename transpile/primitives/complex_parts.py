@@ -59,6 +59,8 @@ defprim(
     jvp={"x": "np.conj(t)"},
     methods=["conj", "conjugate"],
     aliases=(np.conjugate,),
+    view="maybe",  # x.conj() of a real array is x itself (np.conj makes a copy)
+    zero_d="either",
     examples=[
         Example("np.real(np.conj(a + 1j * b) * (2.0 + 1.0j))", XY),
         Example("np.imag((a * 1j + b).conj() * (a + 0.5j))", XY),

@@ -94,6 +94,7 @@ for _name, _two in (("fftn", False), ("ifftn", False), ("fft2", True), ("ifft2",
         getattr(np.fft, _name),
         path=f"np.fft.{_name}",
         params=["a", "s=None", "axes=(-2, -1)" if _two else "axes=None", "norm=None"],
+        zero_d="either",  # np.fft.fftn of a 0-d array is one
         vjp={"a": _fit(f"np.fft.{_name}(g, None, {MANY}, norm)", MANY)},
         jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
         structural=HOW_N,
