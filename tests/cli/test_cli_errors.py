@@ -193,6 +193,6 @@ def test_an_error_found_in_generated_code_names_the_users_line(tmp_path):
             return np.prod(x)
     """,
     )
-    code, out, err = run_cli(["emit", "third.py", "jacfwd(hessian(prod))"], cwd=tmp_path)
+    code, out, err = run_cli(["emit", "third.py", "jacfwd(jacfwd(hessian(prod)))"], cwd=tmp_path)
     assert_error(code, err, "third.py:4:5: no forward-mode (JVP) rule", "return np.prod(x)")
     assert ".cache" not in err and "jacfwd_" not in err

@@ -136,7 +136,7 @@ def loss_bwd_vmap(residuals, _t1_bar, _batch):
     """`loss_bwd` on a batch of `_batch` examples (batched values carry it in axis 0)."""
     preds, _res_predict_1, _t3, _t2 = rt.batched_unpack(residuals, 4)
     # mlp.py:30: return np.sum((preds - targets) ** 2)
-    _t2_bar = rt.expand_reduced_batched(_t1_bar, _t2, None, False, True, True)
+    _t2_bar = rt.expand_reduced_batched(_t1_bar, _t2, None, False, True, True, False)
     _t1 = _t2_bar * 2
     _b1, _b2 = rt.align((_t1, _t3), (True, True))
     _t3_bar = _b1 * _b2
