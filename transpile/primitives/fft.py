@@ -33,54 +33,56 @@ def _fit(value, axes):
     return f"rt.fft_fit({value}, rt.fft_sizes(a, {axes}), {axes})"
 
 
-for _name in ("fft", "ifft"):
+def _transform(name, vjp, examples, axes=None, **more):
+    """A transform of np.fft: linear, so its JVP is itself of the tangent. Along one axis (n, axis), or along
+    several (s, axes) where `axes` is the text of that parameter's default."""
+    how, structural = ("n, axis", HOW) if axes is None else ("s, axes", HOW_N)
+    if axes is None:
+        params, batch = ["a", "n=None", "axis=-1", "norm=None"], "rt.batch_axis(rt.fft_static(axis), a)"
+    else:
+        params, batch = ["a", "s=None", f"axes={axes}", "norm=None"], "rt.fft_axes(a, s, axes, 1)"
+    first = how.split(",")[0]
     defprim(
+        name,
+        getattr(np.fft, name),
+        path=f"np.fft.{name}",
+        params=params,
+        vjp={"a": vjp},
+        jvp={"a": f"np.fft.{name}(t, {how}, norm)"},
+        structural=structural,
+        jit=f"jt.{name}(a, {how}, norm)",
+        batch=f"np.fft.{name}(a, rt.fft_static({first}), {batch}, norm)",
+        examples=examples,
+        **more,
+    )
+
+
+for _name in ("fft", "ifft"):
+    _transform(
         _name,
-        getattr(np.fft, _name),
-        path=f"np.fft.{_name}",
-        params=["a", "n=None", "axis=-1", "norm=None"],
-        vjp={"a": _fit(f"np.fft.{_name}(g, None, {ONE}[0], norm)", ONE)},
-        jvp={"a": f"np.fft.{_name}(t, n, axis, norm)"},
-        structural=HOW,
-        jit=f"jt.{_name}(a, n, axis, norm)",
-        batch=f"np.fft.{_name}(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
-        examples=[
+        _fit(f"np.fft.{_name}(g, None, {ONE}[0], norm)", ONE),
+        [
             Example(_parts(f"np.fft.{_name}(a)"), V),
             Example(_parts(f"np.fft.{_name}(a * (1.0 + 0.5j), axis=0)"), X),
             Example(_parts(f"np.fft.{_name}(a, n=6, norm='ortho')"), X),
             Example(_parts(f"np.fft.{_name}(a, 3, -2, 'forward')"), R3),
         ],
     )
-
-defprim(
+_transform(
     "rfft",
-    np.fft.rfft,
-    path="np.fft.rfft",
-    params=["a", "n=None", "axis=-1", "norm=None"],
-    jit="jt.rfft(a, n, axis, norm)",
     # g padded with zeros to the full length, transformed, its real part
-    vjp={"a": _fit(f"np.real(np.fft.fft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE)},
-    jvp={"a": "np.fft.rfft(t, n, axis, norm)"},
-    structural=HOW,
-    batch="np.fft.rfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
-    examples=[
+    _fit(f"np.real(np.fft.fft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE),
+    [
         Example(_parts("np.fft.rfft(a)"), V),
         Example(_parts("np.fft.rfft(a, axis=0, norm='ortho')"), X),
         Example(_parts("np.fft.rfft(a, n=7)"), X),
         Example(_parts("np.fft.rfft(a, 2, 1, 'forward')"), R3),
     ],
 )
-defprim(
+_transform(
     "irfft",
-    np.fft.irfft,
-    path="np.fft.irfft",
-    params=["a", "n=None", "axis=-1", "norm=None"],
-    jit="jt.irfft(a, n, axis, norm)",
-    vjp={"a": f"rt.irfft_vjp(g, a, n, {ONE}[0], norm)"},
-    jvp={"a": "np.fft.irfft(t, n, axis, norm)"},
-    structural=HOW,
-    batch="np.fft.irfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
-    examples=[
+    f"rt.irfft_vjp(g, a, n, {ONE}[0], norm)",
+    [
         Example("np.fft.irfft(a * (1.0 - 0.5j) + b * 1j)", dict(a=(5,), b=(5,))),
         Example("np.fft.irfft(a * 1j + 0.3, n=7, axis=0)", X),
         Example("np.fft.irfft(a * (0.5 + 1j), 4, 1, 'ortho')", X),
@@ -89,99 +91,63 @@ defprim(
 )
 for _name, _two in (("fftn", False), ("ifftn", False), ("fft2", True), ("ifft2", True)):
     _AXES = "(-2, -1)" if _two else "(1, 2)"  # NumPy 2 deprecates s= without axes= in fftn
-    defprim(
+    _transform(
         _name,
-        getattr(np.fft, _name),
-        path=f"np.fft.{_name}",
-        params=["a", "s=None", "axes=(-2, -1)" if _two else "axes=None", "norm=None"],
-        zero_d="either",  # np.fft.fftn of a 0-d array is one
-        vjp={"a": _fit(f"np.fft.{_name}(g, None, {MANY}, norm)", MANY)},
-        jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
-        structural=HOW_N,
-        jit=f"jt.{_name}(a, s, axes, norm)",
-        batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
-        examples=[
+        _fit(f"np.fft.{_name}(g, None, {MANY}, norm)", MANY),
+        [
             Example(_parts(f"np.fft.{_name}(a)"), X),
             Example(_parts(f"np.fft.{_name}(a * (1.0 + 2.0j), s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
             Example(_parts(f"np.fft.{_name}(a, axes=(0, 2), norm='forward')"), R3),
             Example(_parts(f"np.fft.{_name}(a, (4, 3), (-1, 0))"), R3),
         ],
+        axes="(-2, -1)" if _two else "None",
+        zero_d="either",  # np.fft.fftn of a 0-d array is one
     )
 for _name, _two in (("rfftn", False), ("rfft2", True)):
     _AXES = "(-2, -1)" if _two else "(1, 2)"
-    defprim(
+    _transform(
         _name,
-        getattr(np.fft, _name),
-        path=f"np.fft.{_name}",
-        params=["a", "s=None", "axes=(-2, -1)" if _two else "axes=None", "norm=None"],
         # g padded with zeros to the full lengths (the last axis holds half a spectrum), transformed, its real part
-        vjp={"a": _fit(f"np.real(np.fft.fftn(g, rt.fft_full(a, s, {MANY}), {MANY}, norm))", MANY)},
-        jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
-        structural=HOW_N,
-        jit=f"jt.{_name}(a, s, axes, norm)",
-        batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
-        examples=[
+        _fit(f"np.real(np.fft.fftn(g, rt.fft_full(a, s, {MANY}), {MANY}, norm))", MANY),
+        [
             Example(_parts(f"np.fft.{_name}(a)"), X),
             Example(_parts(f"np.fft.{_name}(a, s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
             Example(_parts(f"np.fft.{_name}(a, axes=(0, 2), norm='forward')"), R3),
             Example(_parts(f"np.fft.{_name}(a, (4, 3), (-1, 0))"), R3),
         ],
+        axes="(-2, -1)" if _two else "None",
     )
+# irfftn is ifft along all but the last axis, then irfft along it: its adjoint, those adjoints in reverse
+_LAST = f"rt.irfft_vjp(g, a, rt.fft_last(s), {MANY}[-1], norm)"
 for _name, _two in (("irfftn", False), ("irfft2", True)):
     _AXES = "(-2, -1)" if _two else "(1, 2)"
-    # irfftn is ifft along all but the last axis, then irfft along it: its adjoint, those adjoints in reverse
-    _LAST = f"rt.irfft_vjp(g, a, rt.fft_last(s), {MANY}[-1], norm)"
-    defprim(
+    _transform(
         _name,
-        getattr(np.fft, _name),
-        path=f"np.fft.{_name}",
-        params=["a", "s=None", "axes=(-2, -1)" if _two else "axes=None", "norm=None"],
-        vjp={"a": _fit(f"np.fft.ifftn({_LAST}, None, rt.fft_lead({MANY}), norm)", MANY)},
-        jvp={"a": f"np.fft.{_name}(t, s, axes, norm)"},
-        structural=HOW_N,
-        jit=f"jt.{_name}(a, s, axes, norm)",
-        batch=f"np.fft.{_name}(a, rt.fft_static(s), rt.fft_axes(a, s, axes, 1), norm)",
-        examples=[
+        _fit(f"np.fft.ifftn({_LAST}, None, rt.fft_lead({MANY}), norm)", MANY),
+        [
             Example(f"np.fft.{_name}(a * (1.0 - 0.5j) + b * 1j)", dict(a=(3, 4), b=(3, 4))),
             Example(f"np.fft.{_name}(a * 1j + a * a, s=(2, 5), axes={_AXES}, norm='ortho')", R3),
             Example(f"np.fft.{_name}(a * (0.5 + 1j), axes=(0, 2), norm='forward')", R3),
             Example(f"np.fft.{_name}(a + 1j * np.sin(a), (4, 3), (-1, 0))", R3),
         ],
+        axes="(-2, -1)" if _two else "None",
     )
-defprim(
+_transform(
     "hfft",
-    np.fft.hfft,
-    path="np.fft.hfft",
-    params=["a", "n=None", "axis=-1", "norm=None"],
-    jit="jt.hfft(a, n, axis, norm)",
     # hfft is irfft of the conjugate, scaled the other way: its adjoint, irfft's conjugated
-    vjp={"a": f"np.conj(rt.irfft_vjp(g, a, n, {ONE}[0], rt.fft_swap_norm(norm)))"},
-    jvp={"a": "np.fft.hfft(t, n, axis, norm)"},
-    structural=HOW,
-    batch="np.fft.hfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
-    examples=[
+    f"np.conj(rt.irfft_vjp(g, a, n, {ONE}[0], rt.fft_swap_norm(norm)))",
+    [
         Example("np.fft.hfft(a * (1.0 - 0.5j) + b * 1j)", dict(a=(5,), b=(5,))),
         Example("np.fft.hfft(a * 1j + 0.3, n=7, axis=0)", X),
         Example("np.fft.hfft(a * (0.5 + 1j), 4, 1, 'ortho')", X),
         Example("np.fft.hfft(a + 1j * a * a, n=9, norm='forward')", R3),
     ],
 )
-defprim(
+_transform(
     "ihfft",
-    np.fft.ihfft,
-    path="np.fft.ihfft",
-    params=["a", "n=None", "axis=-1", "norm=None"],
-    jit="jt.ihfft(a, n, axis, norm)",
     # ihfft is the conjugate of rfft scaled the other way: its adjoint, rfft's of the conjugate
-    vjp={
-        "a": _fit(
-            f"np.real(np.fft.fft(np.conj(g), rt.fft_length(a, n, {ONE}[0]), {ONE}[0], rt.fft_swap_norm(norm)))", ONE
-        )
-    },
-    jvp={"a": "np.fft.ihfft(t, n, axis, norm)"},
-    structural=HOW,
-    batch="np.fft.ihfft(a, rt.fft_static(n), rt.batch_axis(rt.fft_static(axis), a), norm)",
-    examples=[
+    _fit(f"np.real(np.fft.fft(np.conj(g), rt.fft_length(a, n, {ONE}[0]), {ONE}[0], rt.fft_swap_norm(norm)))", ONE),
+    [
         Example(_parts("np.fft.ihfft(a)"), V),
         Example(_parts("np.fft.ihfft(a, axis=0, norm='ortho')"), X),
         Example(_parts("np.fft.ihfft(a, n=7)"), X),
