@@ -270,6 +270,8 @@ def _resolve_capture(name, cap, imports, namespaces, user_fn, depth=0):
         made = MADE_OBJECTS.get(path[0]) if path[0] not in vars(module) else None
         if made is not None and made[1] == module_name:  # an object the command line built: built here too
             class_path = made[2]
+            if not escape.is_dotted_name(class_path):
+                raise _error(f"`{path[0]}` is an object of a class whose name cannot be written in Python", user_fn)
             imports.import_from(module_name, class_path.split(".")[0])
             imports.constants[path[0]] = f"{class_path}()"
             if name != path[0]:
