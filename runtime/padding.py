@@ -1,10 +1,11 @@
-"""The derivatives of np.pad in every mode whose derivative exists: the copying modes and the linear ones.
+"""The derivatives of np.pad in every mode.
 
-The copying modes (constant, edge, reflect and symmetric with reflect_type="even", wrap) follow where each entry
-went (runtime/copies.py).  mean and linear_ramp are linear in the array: NumPy pads one axis after the other, each
-pad of an axis made from the array padded along the axes before it, so the tangent is np.pad of the tangent (with
-end_values 0) and the adjoint undoes the axes in reverse.  The other modes (maximum, minimum, median, empty) and
-reflect_type="odd" raise.
+The copying modes (constant, edge, reflect and symmetric with reflect_type="even", wrap, and empty, whose pad
+entries depend on nothing) follow where each entry went (runtime/copies.py).  The others pad one axis after the
+other, each pad of an axis made from the array padded along the axes before it: mean, linear_ramp and
+reflect_type="odd" are linear in the array, so their tangent is np.pad of the tangent (end_values 0) and their
+adjoint undoes the axes in reverse; maximum, minimum and median are piecewise linear, each pad a weighted sum of
+the entries its statistic picks, ties sharing their weight equally (np.max's rule).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from .tree import get, is_zero
 __all__ = ["pad_tangent", "pad_vjp", "batched_pad_width", "pad_by_mode"]
 
 _LINEAR_MODES = ("mean", "linear_ramp")
+_STAT_MODES = ("maximum", "minimum", "median")
+_REFLECTING = ("reflect", "symmetric")
 
 
 def _pairs(value, ndim):
@@ -34,23 +37,114 @@ def _pairs(value, ndim):
 
 
 def _mode(mode, reflect_type):
-    """'copy' or 'linear', or a NotImplementedError naming what has no derivative."""
+    """How np.pad's `mode` is differentiated: "copy", "linear", "odd" (reflect_type="odd") or "stat"."""
+    if isinstance(mode, str) and mode in _REFLECTING and reflect_type != "even":
+        return "odd"
+    if isinstance(mode, str) and mode in _COPYING_MODES:
+        return "copy"
     if isinstance(mode, str) and mode in _LINEAR_MODES:
         return "linear"
-    if isinstance(mode, str) and mode in _COPYING_MODES and (reflect_type == "even" or mode not in _REFLECTING):
-        return "copy"
-    what = f"reflect_type={reflect_type!r}" if mode in _REFLECTING else f"mode={mode!r}"
-    raise NotImplementedError(
-        f"np.pad with {what} has no derivative rule yet (modes {', '.join(_COPYING_MODES + _LINEAR_MODES)} have "
-        "one; `np.pad(x, ..., mode)` of a tp.stop_gradient(x) pads a constant)"
-    )
-
-
-_REFLECTING = ("reflect", "symmetric")
+    if isinstance(mode, str) and mode in _STAT_MODES:
+        return "stat"
+    raise ValueError(f"np.pad has no mode {mode!r} to differentiate")
 
 
 def _options(pad_width, mode, reflect_type):
     return {"pad_width": pad_width, "mode": mode, "reflect_type": reflect_type}
+
+
+def _floats(v):
+    return np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+
+
+# ---------------------------------------------------------------------------- maximum, minimum, median
+
+
+def _share(part, value):
+    """Weights over the last axis of `part`: its entries equal to `value` (one per lane) share 1 equally."""
+    hit = part == value
+    with np.errstate(invalid="ignore", divide="ignore"):  # NaN weights where no entry equals a NaN statistic
+        return hit / np.sum(hit, axis=-1, keepdims=True)
+
+
+def _stat_weights(part, mode):
+    """The weights over the last axis of `part` by which its statistic (np.max, np.min or np.median along that
+    axis) combines its entries: 1 on the max or min, 1/2 on each of the two middle entries of an even count."""
+    if part.shape[-1] == 0:  # a median of nothing, NaN: no entry reaches it
+        return np.zeros(part.shape)
+    if mode == "maximum":
+        return _share(part, np.max(part, axis=-1, keepdims=True))
+    if mode == "minimum":
+        return _share(part, np.min(part, axis=-1, keepdims=True))
+    ordered = np.sort(part, axis=-1)
+    m = part.shape[-1]
+    low, high = ordered[..., (m - 1) // 2][..., None], ordered[..., m // 2][..., None]
+    weights = (_share(part, low) + _share(part, high)) / 2.0
+    return np.where(np.isnan(part).any(axis=-1, keepdims=True), np.nan, weights)  # np.median's NaN
+
+
+def _stat_axes(array, pad_width, mode, stat_length):
+    """For each axis in turn: (the array padded along the axes before it, moved so that this axis is last, its
+    width (before, after), the weights of its left and right pads over its entries along this axis)."""
+    a = np.asarray(array)
+    ndim = a.ndim
+    widths, lengths = _pairs(pad_width, ndim), _pairs(stat_length, ndim)
+    out = []
+    for axis in range(ndim):
+        moved = np.moveaxis(a, axis, -1)
+        n = moved.shape[-1]
+        left, right = (n if k is None else min(k, n) for k in lengths[axis])
+        w_left, w_right = np.zeros(moved.shape), np.zeros(moved.shape)
+        w_left[..., :left] = _stat_weights(moved[..., :left], mode)
+        w_right[..., n - right :] = _stat_weights(moved[..., n - right :], mode)
+        out.append((axis, widths[axis], w_left, w_right))
+        one, whole = [(0, 0)] * ndim, [(k, k) for k in a.shape]
+        one[axis], whole[axis] = widths[axis], (left, right)
+        a = np.pad(a, one, mode, stat_length=whole)  # NumPy's own values, padded along this axis
+    return out
+
+
+def _stat_tangent(v, array, pad_width, mode, stat_length):
+    t = _floats(np.broadcast_to(v, np.shape(array)))
+    for axis, (before, after), w_left, w_right in _stat_axes(array, pad_width, mode, stat_length):
+        moved = np.moveaxis(t, axis, -1)
+        lanes = moved.shape[:-1]
+        left = np.broadcast_to(np.sum(w_left * moved, axis=-1, keepdims=True), lanes + (before,))
+        right = np.broadcast_to(np.sum(w_right * moved, axis=-1, keepdims=True), lanes + (after,))
+        t = np.moveaxis(np.concatenate([left, moved, right], axis=-1), -1, axis)
+    return t
+
+
+def _stat_vjp(v, array, pad_width, mode, stat_length):
+    g = _floats(v)
+    for axis, (before, after), w_left, w_right in reversed(_stat_axes(array, pad_width, mode, stat_length)):
+        moved = np.moveaxis(g, axis, -1)
+        n = moved.shape[-1] - before - after
+        out = moved[..., before : before + n]
+        out = out + w_left * np.sum(moved[..., :before], axis=-1, keepdims=True)
+        out = out + w_right * np.sum(moved[..., before + n :], axis=-1, keepdims=True)
+        g = np.moveaxis(out, -1, axis)
+    return g
+
+
+# ---------------------------------------------------------------------------- reflect_type="odd"
+
+
+def _odd_vjp(v, pad_width, mode):
+    """The adjoint of np.pad(..., mode, reflect_type="odd"), linear: along each axis, the transpose of the matrix
+    whose column j pads the unit vector j."""
+    g = _floats(v)
+    widths = _pairs(pad_width, g.ndim)
+    for axis in reversed(range(g.ndim)):
+        before, after = widths[axis]
+        moved = np.moveaxis(g, axis, -1)
+        n = moved.shape[-1] - before - after
+        matrix = np.pad(np.eye(n), ((before, after), (0, 0)), mode, reflect_type="odd")
+        g = np.moveaxis(moved @ matrix, -1, axis)
+    return g
+
+
+# ---------------------------------------------------------------------------- the rules
 
 
 def pad_tangent(v, array, constant_values, pad_width, mode="constant", reflect_type="even", stat_length=None):
@@ -58,9 +152,14 @@ def pad_tangent(v, array, constant_values, pad_width, mode="constant", reflect_t
     end_values held)."""
     if is_zero(v):
         return 0.0
-    if _mode(mode, reflect_type) == "copy":
+    kind = _mode(mode, reflect_type)
+    if kind == "copy":
         return copies_of((v, 0.0), pad_copy, (array, constant_values), _options(pad_width, mode, reflect_type))
-    v = np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    if kind == "stat":
+        return _stat_tangent(v, array, pad_width, mode, stat_length)
+    v = _floats(np.broadcast_to(v, np.shape(array)))
+    if kind == "odd":
+        return np.pad(v, pad_width, mode, reflect_type="odd")
     if mode == "mean":
         return np.pad(v, pad_width, "mean", stat_length=stat_length)
     return np.pad(v, pad_width, "linear_ramp", end_values=0)
@@ -93,10 +192,15 @@ def pad_vjp(v, array, constant_values, pad_width, mode="constant", reflect_type=
     """The adjoint of `array` in np.pad(array, pad_width, mode, ...) for the cotangent v of its result."""
     if is_zero(v):
         return 0.0
-    if _mode(mode, reflect_type) == "copy":
+    kind = _mode(mode, reflect_type)
+    if kind == "copy":
         options = _options(pad_width, mode, reflect_type)
         return get(copied_parts(v, pad_copy, (array, constant_values), options), 0)
-    g = np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    if kind == "stat":
+        return _stat_vjp(v, array, pad_width, mode, stat_length)
+    if kind == "odd":
+        return _odd_vjp(v, pad_width, mode)
+    g = _floats(v)
     ndim = g.ndim
     widths, lengths = _pairs(pad_width, ndim), _pairs(stat_length, ndim)
     for axis in reversed(range(ndim)):

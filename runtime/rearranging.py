@@ -220,8 +220,9 @@ def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
 
 # ---------------------------------------------------------------------------- np.pad
 
-# Modes whose every entry is a copy of an entry of the array or of constant_values.
-_COPYING_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+# Modes whose every entry is a copy of an entry of the array or of constant_values, or (mode="empty") a value that
+# does not depend on the array (what the memory held).
+_COPYING_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
 
 
 def per_axis_aligned(value, ndim):
@@ -236,18 +237,14 @@ def per_axis_aligned(value, ndim):
 
 def pad_copy(array, constant_values, pad_width, mode="constant", reflect_type="even"):
     """np.pad(array, pad_width, mode, ...) for the modes that copy entries (their derivative rules ask it where
-    each entry went); other modes and reflect_type='odd' have no derivative rule yet."""
-    if not isinstance(mode, str) or mode not in _COPYING_MODES:
-        raise NotImplementedError(
-            f"np.pad with mode={mode!r} has no derivative rule yet (modes {', '.join(_COPYING_MODES)} have one)"
-        )
+    each entry went; mode="empty" pads zeros, which no entry of the array reaches); runtime/padding.py
+    differentiates the other modes and reflect_type="odd"."""
+    odd = mode in ("reflect", "symmetric") and reflect_type != "even"
+    if not isinstance(mode, str) or mode not in _COPYING_MODES or odd:
+        raise ValueError(f"internal error: np.pad with mode={mode!r}, reflect_type={reflect_type!r} copies no entries")
     if mode == "constant":
         return np.pad(array, pad_width, mode, constant_values=per_axis_aligned(constant_values, np.ndim(array)))
-    if mode in ("reflect", "symmetric"):
-        if reflect_type != "even":
-            raise NotImplementedError(f"np.pad with reflect_type={reflect_type!r} has no derivative rule yet")
-        return np.pad(array, pad_width, mode)
-    return np.pad(array, pad_width, mode)
+    return np.pad(array, pad_width, "constant" if mode == "empty" else mode)
 
 
 # ---------------------------------------------------------------------------- np.column_stack, np.dstack

@@ -1,4 +1,5 @@
-"""What the rearranging and signal rules refuse, and sorts of equal entries (the registry's Examples check the rest)."""
+"""What the rearranging and signal rules refuse, and ties: sorts of equal entries, np.pad's statistics (the registry's
+Examples check the rest)."""
 
 import numpy as np
 import pytest
@@ -6,12 +7,16 @@ import pytest
 import transpile as tp
 
 
-def padded_maximum(x):
-    return np.sum(np.pad(x, 1, mode="maximum") ** 2)
+def padded_maximum(x, w):
+    return np.sum(np.pad(x, (1, 2), mode="maximum") * w)
 
 
-def padded_odd(x):
-    return np.sum(np.pad(x, 2, mode="reflect", reflect_type="odd") ** 2)
+def padded_median(x, w):
+    return np.sum(np.pad(x, 1, mode="median") * w)
+
+
+def padded_empty(x):
+    return np.pad(x, 2, mode="empty")
 
 
 def interp_period(x, period):
@@ -30,12 +35,28 @@ def partitioned_weighted(x, w):
     return np.sum(np.partition(x, 2) * w)
 
 
-@pytest.mark.parametrize("fn", [padded_maximum, padded_odd])
-def test_pad_modes_that_neither_copy_nor_are_linear_raise_when_differentiated(fn):
-    x = np.arange(4.0)
-    fn(x)  # the function itself runs
-    with pytest.raises(NotImplementedError, match="np.pad with"):
-        tp.grad(fn)(x)
+@pytest.mark.parametrize(
+    "fn, x, picked",
+    [
+        (padded_maximum, [3.0, 1.0, 3.0, 0.0], [0.5, 0.0, 0.5, 0.0]),  # two maxima
+        (padded_median, [2.0, 5.0, 2.0], [0.5, 0.0, 0.5]),  # the middle value, held twice
+        (padded_median, [4.0, 1.0, 4.0, 9.0], [0.5, 0.0, 0.5, 0.0]),  # the two middle values, equal
+    ],
+)
+def test_pad_statistics_share_ties_equally(fn, x, picked):
+    """Each pad entry is the statistic, whose weight the tied entries share equally (np.max's rule): the gradient
+    is w's middle plus the pads' weights spread by `picked`."""
+    x, n = np.array(x), len(x)
+    w = np.arange(1.0, n + 4.0) if fn is padded_maximum else np.arange(1.0, n + 3.0)
+    before = 1
+    pads = np.sum(w) - np.sum(w[before : before + n])
+    np.testing.assert_allclose(tp.grad(fn)(x, w), w[before : before + n] + pads * np.array(picked))
+
+
+def test_pad_entries_of_mode_empty_depend_on_nothing():
+    x, t = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.7, -1.1])
+    _, tangent = tp.jvp(padded_empty, (x,), (t,))
+    np.testing.assert_array_equal(tangent, np.pad(t, 2))
 
 
 def test_arguments_without_rules_raise_at_their_line():

@@ -396,8 +396,10 @@ defprim(
         Example("np.append(a, b, axis=0)", dict(a=(2,), b=(3,))),
     ],
 )
-# Modes that copy entries: constant (constant_values too), edge, reflect and symmetric (reflect_type="even"), wrap;
-# and the linear modes mean and linear_ramp (runtime/padding.py; end_values has no rule).
+# Every mode (runtime/padding.py): those that copy entries, constant (constant_values too), edge, reflect and
+# symmetric (reflect_type="even"), wrap, empty (its pads depend on nothing); the linear modes mean, linear_ramp
+# (end_values has no rule) and reflect_type="odd"; maximum, minimum and median, piecewise linear (ties share
+# their weight equally, as np.max's rule does).
 _PAD_OPTIONS = "{'pad_width': pad_width, 'mode': mode, 'reflect_type': reflect_type}"
 _PAD_HOW = "array, constant_values, pad_width, mode, reflect_type, stat_length"
 _PAD_RULES = _copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS)
@@ -442,6 +444,14 @@ defprim(
         Example("np.pad(a, ((2, 1), (1, 3)), mode='linear_ramp')", X),
         Example("np.pad(a, (3, 2), mode='linear_ramp', end_values=(1.0, -2.0))", dict(a=(4,))),
         Example("np.pad(a, 1, mode='linear_ramp', end_values=0.5) * a.sum()", R3),
+        Example("np.pad(a, 2, mode='maximum')", X),
+        Example("np.pad(a, ((1, 2), (2, 1)), mode='minimum', stat_length=((2, 1), (3, 2)))", X),
+        Example("np.pad(a, (2, 3), mode='median')", dict(a=(5,))),
+        Example("np.pad(a, 2, mode='median')", X),
+        Example("np.pad(a, 1, mode='median', stat_length=2)", R3),
+        Example("np.pad(a, (3, 2), mode='reflect', reflect_type='odd')", dict(a=(4,))),
+        Example("np.pad(a, ((2, 4), (1, 6)), mode='symmetric', reflect_type='odd')", X),
+        Example("np.pad(a, 1, mode='empty')[1:-1, 1:-1] * a", X),
     ],
 )
 defhelper(
