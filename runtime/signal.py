@@ -28,12 +28,6 @@ __all__ = [
 ]
 
 
-def _real(*arrays):
-    for x in arrays:
-        if np.iscomplexobj(x):
-            raise NotImplementedError("the derivatives of np.cross take real arrays")
-
-
 # ---------------------------------------------------------------------------- np.convolve, np.correlate
 #
 # The helpers take stacks of signals too: a of shape (..., n) and v of shape (..., m), their leading axes broadcast
@@ -182,7 +176,6 @@ def cross_vjp_a(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The adjoint of a in np.cross(a, b, ...) for the cotangent w of its result (`a` read for its shape)."""
     if is_zero(w) or is_zero(b):
         return 0.0
-    _real(w, b)
     return _cross_vjp(w, a, np.asarray(b), axisa, axisb, axisc, axis, 0)
 
 
@@ -190,7 +183,6 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The adjoint of b in np.cross(a, b, ...) for the cotangent w of its result (`b` read for its shape)."""
     if is_zero(w) or is_zero(a):
         return 0.0
-    _real(w, a)
     return _cross_vjp(w, b, np.asarray(a), axisa, axisb, axisc, axis, 1)
 
 

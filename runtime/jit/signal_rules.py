@@ -322,7 +322,6 @@ def _cross_vjp(w, mine, other, first_is_other):
 def _cross_vjp_a(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if _is_zero(w, b):
         return lambda w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None: make_zero()
-    _refuse_complex("np.cross", w, b)
     _cross_operands(w, b, "the adjoint of np.cross")
     pick, adjoint = _axes_picker(axis), _cross_vjp(w, a, b, True)
 
@@ -336,7 +335,6 @@ def _cross_vjp_a(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def _cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if _is_zero(w, a):
         return lambda w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None: make_zero()
-    _refuse_complex("np.cross", w, a)
     _cross_operands(w, a, "the adjoint of np.cross")
     pick, adjoint = _axes_picker(axis), _cross_vjp(w, b, a, False)
 

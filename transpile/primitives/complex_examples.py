@@ -46,3 +46,10 @@ for _name in ("convolve", "correlate"):
     _complex(
         _name, (f"np.{_name}(a, b)", dict(a=(5,), b=(3,))), (f"np.{_name}(a, b, mode='same')", dict(a=(3,), b=(4,)))
     )
+# np.cross is bilinear: its adjoints are cross products with the other operand, unconjugated (JAX's transpose)
+_complex(
+    "cross",
+    ("np.cross(a, b)", dict(a=(4, 3), b=(3,))),
+    ("np.cross(a, b, axisa=0, axisb=1, axisc=0)", dict(a=(3, 2), b=(2, 3))),
+    ("np.linalg.cross(a, b)", dict(a=(2, 3), b=(3,))),
+)

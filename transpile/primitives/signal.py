@@ -1,4 +1,4 @@
-"""Bilinear products of signals and vectors: np.convolve, np.correlate (complex arrays too), np.cross (real)."""
+"""Bilinear products of signals and vectors: np.convolve, np.correlate and np.cross (complex arrays too)."""
 
 import numpy as np
 
