@@ -486,8 +486,29 @@ def object_record_class(cls, keys, meta, meta_key, rebuild):
 
 
 def dataclass_record_class(cls):
-    """The record class of a registered dataclass without meta fields (objects built in compiled code)."""
+    """The record class of a registered dataclass without meta fields (objects built in compiled code); of one with
+    meta fields, the class compiled code names it by (make_fields then builds a built_record_class)."""
     node = _NODES[cls]
     return object_record_class(
         cls, node.data_fields, {}, None, lambda values: node.unflatten((), [values[n] for n in node.data_fields])
     )
+
+
+def record_source_class(record):
+    """The registered class a record class stands for (None for other namedtuples)."""
+    return next((key[0] for key, value in RECORD_CLASSES.items() if value is record), None)
+
+
+def built_record_class(cls):
+    """The record class of objects of the registered dataclass `cls` with meta fields, built in compiled code: its
+    data fields, then its meta fields as fields too (their values known when the code runs, not when it compiles;
+    `__transpile_meta_fields__` names them: they have no derivative), rebuilt with its class on return."""
+    node = _NODES[cls]
+    metas = tuple(node.meta_fields)
+
+    def rebuild(values):
+        return node.unflatten(tuple(values[n] for n in metas), [values[n] for n in node.data_fields])
+
+    record = object_record_class(cls, tuple(node.data_fields) + metas, {}, ("built", metas), rebuild)
+    record.__transpile_meta_fields__ = metas
+    return record

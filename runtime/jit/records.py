@@ -231,6 +231,13 @@ def _meta_of(x, name):
     return False, None
 
 
+def _built_meta(x, name) -> bool:
+    """Whether `name` is a meta field that x, the record of an object built in compiled code, holds as a field
+    (runtime/pytree.py: built_record_class): read as one, with no derivative."""
+    metas = getattr(x.instance_class, "__transpile_meta_fields__", ()) if isinstance(x, types.BaseNamedTuple) else ()
+    return isinstance(name, types.StringLiteral) and name.literal_value in metas
+
+
 def _field_position(x, name):
     if not (isinstance(x, types.BaseNamedTuple) and isinstance(name, types.StringLiteral)):
         raise TypingError(f"x.{getattr(name, 'literal_value', name)} under jit needs a NamedTuple, not {x}")
@@ -262,7 +269,7 @@ def _field(x, name):
 
 @overload(_pytree.add_field, prefer_literal=True)
 def _add_field(acc, x, name, g):
-    at = _field_position(x, name)
+    at = None if _built_meta(x, name) else _field_position(x, name)
     if at is None:  # a meta field has no adjoint
         return lambda acc, x, name, g: acc
     return _generated("add_field", "acc, x, name, g", [f"return _tree.add_at(acc, x, {at}, g)"], {"_tree": _tree})
@@ -270,6 +277,6 @@ def _add_field(acc, x, name, g):
 
 @overload(_pytree.field_tangent, prefer_literal=True)
 def _field_tangent(t, x, name):
-    if isinstance(t, ZeroType) or _field_position(x, name) is None:
+    if isinstance(t, ZeroType) or _built_meta(x, name) or _field_position(x, name) is None:
         return lambda t, x, name: make_zero()
     return _generated("field_tangent", "t, x, name", [f"return t[{_field_position(x, name)}]"], {})
