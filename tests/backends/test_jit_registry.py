@@ -77,6 +77,11 @@ NOT_UNDER_JIT = {
         "Numba's np.column_stack and np.dstack take a tuple (np.dstack: of arrays of as many dimensions)",
     ),
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
+    **{
+        ex.expr: "np.pad under jit takes the modes that copy entries (constant, edge, wrap, reflect, symmetric)"
+        for ex in registry.by_name("pad").examples
+        if any(m in ex.expr for m in ("mean", "linear_ramp", "maximum", "minimum", "median", "odd", "empty"))
+    },
 }  # fmt: skip
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT = {
