@@ -54,6 +54,7 @@ def _options(pad_width, mode, reflect_type):
 
 
 def _floats(v):
+    """v as an array of floats (complex ones stay complex)."""
     return np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
 
 
@@ -84,8 +85,8 @@ def _stat_weights(part, mode):
 
 
 def _stat_axes(array, pad_width, mode, stat_length):
-    """For each axis in turn: (the array padded along the axes before it, moved so that this axis is last, its
-    width (before, after), the weights of its left and right pads over its entries along this axis)."""
+    """For each axis in turn: (the axis, its width (before, after), the weights of its left and right pads over
+    the entries along it, that axis last, of the array padded along the axes before it, as NumPy pads)."""
     a = np.asarray(array)
     ndim = a.ndim
     widths, lengths = _pairs(pad_width, ndim), _pairs(stat_length, ndim)
@@ -105,6 +106,7 @@ def _stat_axes(array, pad_width, mode, stat_length):
 
 
 def _stat_tangent(v, array, pad_width, mode, stat_length):
+    """The tangent of np.pad(array, ...) in a statistic mode: each pad the same weighted sum of the tangent."""
     t = _floats(np.broadcast_to(v, np.shape(array)))
     for axis, (before, after), w_left, w_right in _stat_axes(array, pad_width, mode, stat_length):
         moved = np.moveaxis(t, axis, -1)
@@ -116,6 +118,7 @@ def _stat_tangent(v, array, pad_width, mode, stat_length):
 
 
 def _stat_vjp(v, array, pad_width, mode, stat_length):
+    """Its adjoint: each pad's cotangent, summed, spread back by the weights; the axes undone in reverse."""
     g = _floats(v)
     for axis, (before, after), w_left, w_right in reversed(_stat_axes(array, pad_width, mode, stat_length)):
         moved = np.moveaxis(g, axis, -1)
