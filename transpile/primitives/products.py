@@ -7,6 +7,7 @@ import numpy as np
 
 import runtime as rt
 
+from . import batch_rules
 from .registry import Example, defhelper, defprim
 
 M34, M42 = (3, 4), (4, 2)
@@ -252,6 +253,7 @@ defprim(
     varargs="operands",
     vjp={"operands": "rt.einsum_slot(operands, i, g)"},
     jvp={"operands": "rt.einsum_jvp(operands, ts)"},
+    batch=batch_rules.einsum,  # np.einsum with a batch label on the batched operands
     canonical=_einsum_subscripts,
     examples=[
         Example("np.einsum('ij,jk->ik', a, b)", dict(a=M34, b=M42)),
@@ -464,6 +466,8 @@ defprim(
     vjp={"x": f"rt.expand_reduced(g, x, axis, keepdims) * {_NORM_GRAD}"},
     jvp={"x": f"np.sum(t * {_NORM_GRAD}, axis=axis, keepdims=keepdims)"},
     structural=("axis", "keepdims"),  # no rule for `ord` (JAX asks for a concrete one too)
+    batch=batch_rules.norm,
+    batch_needs_same=("ord", "axis", "keepdims"),
     examples=[
         Example("np.linalg.norm(a)", dict(a=(4,))),
         Example("np.linalg.norm(a)", dict(a=M34)),
