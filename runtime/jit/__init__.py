@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     helpers_reverse,
     linalg_rules,
     memory,
+    norm_batching,
     prod_orders,
     promotion,
     pyforms,

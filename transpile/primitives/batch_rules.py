@@ -78,20 +78,26 @@ def einsum(bound, batched):
 # ---------------------------------------------------------------------------- np.linalg.norm
 
 
+_NORM_DEFAULTS = (("ord", None), ("axis", None), ("keepdims", False))
+_NORM_AT_RUN_TIME = (
+    "np.reshape(np.linalg.norm(np.reshape(x, rt.norm_rows(x, ord, axis)), ord, rt.norm_axes(x, ord, axis), keepdims), "
+    "rt.norm_result_shape(x, ord, axis, keepdims))"
+)
+
+
 def norm(bound, batched):
     """np.linalg.norm(x, ord, axis, keepdims) batched: the axes move past the batch axis; axis=None reads each
     example's 1-D or 2-D x whole (every axis past the batch), and with ord=None, an example of any number of
-    dimensions flattened (its 2-norm), the batch reshaped to (batch, -1)."""
+    dimensions flattened (its 2-norm), the batch reshaped to (batch, -1).  With an order or axes computed at run
+    time (np.inf, a tuple of axes: names in the normal form), helpers choose between the two then."""
     x = bound["x"]
     fixed = [_constant(bound.get(p)) for p in ("axis", "keepdims")]
-    if not all(ok for ok, _ in fixed):
-        return None
-    (_, axis), (_, keepdims) = fixed
     order = bound.get("ord")
     known, value = _constant(order)
-    if not known and not isinstance(order, gast.Attribute):  # np.inf is written as an attribute
-        return None  # an order computed at run time, None perhaps
-    if axis is None and known and value is None:
+    if not (known and all(ok for ok, _ in fixed)):  # computed at run time (a tuple of axes, np.inf): None perhaps
+        return _expr(_NORM_AT_RUN_TIME, x=x, **{p: bound.get(p, gast.Constant(d, None)) for p, d in _NORM_DEFAULTS})
+    (_, axis), (_, keepdims) = fixed
+    if axis is None and value is None:
         flat = _expr("np.linalg.norm(np.reshape(x, rt.batch_flat_shape(x, None)), None, -1)", x=x)
         return _expr("np.expand_dims(r, rt.batch_axis(None, x))", r=flat, x=x) if keepdims else flat
     return _expr(

@@ -472,6 +472,8 @@ defprim(
         Example("np.linalg.norm(a)", dict(a=(4,))),
         Example("np.linalg.norm(a)", dict(a=M34)),
         Example("np.linalg.norm(a)", dict(a=(2, 3, 2))),
+        Example("np.linalg.norm(a, keepdims=True)", dict(a=(2, 3, 2))),
+        Example("np.linalg.norm(a, ord=np.inf, axis=(1, 0), keepdims=True)", dict(a=(2, 3, 2)), domain="away"),
         Example("np.linalg.norm(a, 2)", dict(a=(5,))),
         Example("np.linalg.norm(a, 1)", dict(a=(5,))),
         Example("np.linalg.norm(a, ord=np.inf)", dict(a=(5,))),
@@ -489,6 +491,9 @@ defprim(
         Example("np.linalg.norm(a, ord='nuc')", dict(a=M34)),
     ],
 )
+# the shapes and axes of the batched norm whose order or axes are computed at run time (batch_rules.norm)
+for _helper in [rt.norm_rows, rt.norm_axes, rt.norm_result_shape]:
+    defhelper(_helper, nondiff=True, batch="shape", batch_same=True)
 defhelper(
     rt.norm_grad,
     params=["x", "ord=None", "axis=None"],
