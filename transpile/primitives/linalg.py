@@ -487,5 +487,24 @@ defhelper(
     batch_needs_same=("which",),
 )
 
+# ---------------------------------------------------------------------------- cond
+#
+# No derivative rule yet (differentiating through it raises); NumPy computes it for stacks of matrices.
+defprim(
+    "linalg.cond",
+    np.linalg.cond,
+    path="np.linalg.cond",
+    params=["x", "p=None"],
+    jit="jt.cond(x, p)",
+    batch="np.linalg.cond(x, p)",
+    batch_needs_same=("p",),
+    examples=[
+        # a not differentiated (a comparison passes no derivative): vmap and jit are what these check
+        Example("np.linalg.cond((a > 0.0) + 3.0 * np.eye(3)) * a", SQ),
+        Example("np.linalg.cond((a > 0.0) + 3.0 * np.eye(3), 1)", STACK, grad=False),
+        Example("np.linalg.cond((a > 0.0) + 3.0 * np.eye(3, 2), -2)", dict(a=(3, 2)), grad=False),
+    ],
+)
+
 # ---------------------------------------------------------------------------- vmap's rules
 defhelper(rt.solve_layout, params=["a", "b", "which"], nondiff=True, batch="shape", batch_same=True)
