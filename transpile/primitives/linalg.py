@@ -1,9 +1,11 @@
 """Linear algebra: pinv, eigh, eigvalsh, svd, qr, lstsq and matrix_power, with rules of every order."""
 
+import gast
 import numpy as np
 
 import runtime as rt
 
+from .batching_helpers import call_loop
 from .registry import Example, defhelper, defprim
 
 # Each rule below is an expression over registered functions and helpers with rules of their own (matmul_or_zero,
@@ -403,6 +405,8 @@ defprim(
         ),
     },
     structural=("rcond",),
+    batch="rt.batched_lstsq(a, b, rcond, a_batched, b_batched, B)",
+    batch_needs_same=("rcond",),
     examples=[
         Example("np.linalg.lstsq(a, b)[0]", dict(a=(5, 3), b=(5,))),
         Example("np.linalg.lstsq(a, b, rcond=None)[0]", dict(a=(4, 2), b=(4, 3))),
@@ -411,6 +415,32 @@ defprim(
         Example("np.linalg.lstsq(a, b)[0]", dict(a=(2, 4), b=(2,))),
         Example("np.linalg.lstsq(a, b)[3]", dict(a=(4, 3), b=(4,))),
     ],
+)
+# vmap's np.linalg.lstsq: one stacked SVD.  Differentiated, it is the loop over the examples that it batches, each
+# np.linalg.lstsq with its rules above.
+_BATCHED_LSTSQ = ("a", "b", "rcond", "a_batched", "b_batched", "size")
+
+
+def _lstsq_loop(args, kwargs, fresh):
+    bound = {**dict(zip(_BATCHED_LSTSQ, args)), **{k.arg: k.value for k in kwargs}}
+    flags = [bound["a_batched"], bound["b_batched"], gast.Constant(value=False, kind=None)]
+    return call_loop(
+        {
+            "fn": gast.parse("np.linalg.lstsq", mode="eval").body,
+            "args": gast.Tuple(elts=[bound["a"], bound["b"], bound["rcond"]], ctx=gast.Load()),
+            "flags": gast.Tuple(elts=flags, ctx=gast.Load()),
+            "size": bound["size"],
+        },
+        fresh,
+    )
+
+
+defhelper(
+    rt.batched_lstsq,
+    params=list(_BATCHED_LSTSQ),
+    container=True,
+    structural=("rcond", "a_batched", "b_batched", "size"),
+    differentiated_as=_lstsq_loop,
 )
 defhelper(
     rt.lstsq_checked,
