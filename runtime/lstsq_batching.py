@@ -11,12 +11,13 @@ def _adjoint(x):
     return np.conj(np.swapaxes(x, -1, -2))
 
 
-def batched_lstsq(a, b, rcond, a_batched, b_batched, size):
+def batched_lstsq(a, b, rcond, a_batched, b_batched, size, mask=None):
     """np.linalg.lstsq(a, b, rcond) for each example (a batched operand carries the batch in axis 0), stacked: the
     solutions, the residuals, the ranks and the singular values.  The minimum-norm solution from the SVD of a, the
     singular values at or below rcond times the largest taken as zero, as LAPACK's gelsd (what NumPy calls) does.
     The residuals are the squared norms of b - a x when a has full column rank and more rows than columns, else
-    none: examples that differ in this are refused (their residuals cannot be stacked)."""
+    none: examples that differ in this are refused (their residuals cannot be stacked), among those the mask selects
+    (those running here, under vmap's per-example conditions; the others' residuals are computed alike)."""
     a, b = np.asarray(a), np.asarray(b)
     a = a if a_batched else np.broadcast_to(a, (size,) + a.shape)
     vector = b.ndim - bool(b_batched) == 1
@@ -36,12 +37,15 @@ def batched_lstsq(a, b, rcond, a_batched, b_batched, size):
     x = _adjoint(vh) @ (inverse[..., None] * (_adjoint(u) @ columns))
     rank = np.sum(kept, axis=1)
     full = (rank == cols) & (rows > cols)
+    if mask is not None:
+        running = np.broadcast_to(np.asarray(mask, dtype=bool), (size,))
+        full = full[running] if np.any(running) else full
     if np.any(full) != np.all(full):
         raise ValueError(
             "vmap of np.linalg.lstsq: some examples have residuals (full column rank) and others none: their results "
             "cannot be stacked"
         )
-    if np.all(full) and size:
+    if np.all(full) and size and rows > cols:
         residuals = np.sum(np.abs(columns - a @ x) ** 2, axis=1)
     else:
         residuals = np.zeros((size, 0), dtype=s.dtype)

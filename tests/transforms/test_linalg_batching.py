@@ -171,3 +171,18 @@ def test_vmap_cond_equals_stacking_and_refuses_a_derivative():
     assert "rt.per_example" not in tp.source(tp.vmap(conditions))
     with pytest.raises(tp.TranspileError, match="no derivative rule"):
         tp.grad(lambda a: np.sum(tp.vmap(conditions)(a)))(a)
+
+
+def residual_if_positive(a, b):
+    if np.sum(a) > 0.0:
+        out = np.sum(np.linalg.lstsq(a, b)[1])
+    else:
+        out = -1.0
+    return out
+
+
+def test_vmap_lstsq_under_a_per_example_condition_checks_only_the_examples_that_run():
+    a = np.stack([np.eye(3)[:, :2] + 0.5, np.zeros((3, 2)), np.eye(3)[:, 1:] + 0.25])  # the second: rank 0
+    b = np.arange(3.0)
+    got = tp.vmap(residual_if_positive, in_axes=(0, None))(a, b)
+    np.testing.assert_allclose(got, _stacked(residual_if_positive, (a, b), (0, None)), rtol=1e-12, atol=1e-12)

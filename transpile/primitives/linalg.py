@@ -405,7 +405,7 @@ defprim(
         ),
     },
     structural=("rcond",),
-    batch="rt.batched_lstsq(a, b, rcond, a_batched, b_batched, B)",
+    batch="rt.batched_lstsq(a, b, rcond, a_batched, b_batched, B, mask)",
     batch_needs_same=("rcond",),
     examples=[
         Example("np.linalg.lstsq(a, b)[0]", dict(a=(5, 3), b=(5,))),
@@ -418,7 +418,7 @@ defprim(
 )
 # vmap's np.linalg.lstsq: one stacked SVD.  Differentiated, it is the loop over the examples that it batches, each
 # np.linalg.lstsq with its rules above.
-_BATCHED_LSTSQ = ("a", "b", "rcond", "a_batched", "b_batched", "size")
+_BATCHED_LSTSQ = ("a", "b", "rcond", "a_batched", "b_batched", "size", "mask")
 
 
 def _lstsq_loop(args, kwargs, fresh):
@@ -430,6 +430,7 @@ def _lstsq_loop(args, kwargs, fresh):
             "args": gast.Tuple(elts=[bound["a"], bound["b"], bound["rcond"]], ctx=gast.Load()),
             "flags": gast.Tuple(elts=flags, ctx=gast.Load()),
             "size": bound["size"],
+            "mask": bound.get("mask", gast.Constant(value=None, kind=None)),
         },
         fresh,
     )
@@ -437,9 +438,9 @@ def _lstsq_loop(args, kwargs, fresh):
 
 defhelper(
     rt.batched_lstsq,
-    params=list(_BATCHED_LSTSQ),
+    params=[*_BATCHED_LSTSQ[:-1], "mask=None"],
     container=True,
-    structural=("rcond", "a_batched", "b_batched", "size"),
+    structural=("rcond", "a_batched", "b_batched", "size", "mask"),
     differentiated_as=_lstsq_loop,
 )
 defhelper(
