@@ -33,6 +33,7 @@ def contract(a, b):
         + np.einsum("ii", b[:, :3] @ b[:, :3].T)
         + np.einsum("ij->", a * a)
         + np.einsum("Bj,B", W, V)[None, :]
+        + np.outer(a[0], b)[:3, :3]
     )
 
 
@@ -70,7 +71,8 @@ def norms(x):
 def moved(x):
     y = np.moveaxis(x, 0, -1) * np.expand_dims(x[0, 0], (0, 2))
     z = np.flip(x) + np.flip(x, (0, 2)) + np.rot90(x, 1, (1, 2)).transpose(0, 2, 1)
-    return np.cumsum(y.ravel())[-1] * np.repeat(np.squeeze(z[:1], axis=0), 2, axis=1) + np.fliplr(x[0]).sum()
+    w = np.cumsum(y.ravel())[-1] * np.repeat(np.squeeze(z[:1], axis=0), 2, axis=1) + np.fliplr(x[0]).sum()
+    return w * np.full_like(w, 0.5)
 
 
 @pytest.mark.parametrize("f", [norms, moved])

@@ -155,3 +155,23 @@ def flip(bound, batched):
     if _constant(bound.get("axis")) == (True, None):
         return _expr("np.reshape(np.flip(np.reshape(m, rt.batch_flat_shape(m, None)), 1), np.shape(m))", m=m)
     return _expr("np.flip(m, axis)", m=m, axis=_shifted(bound["axis"], m))
+
+
+def outer(bound, batched):
+    """np.outer(a, b) batched: each example's a and b flattened (the batched ones to (batch, -1) rows), their
+    products np.einsum's, with the batch label on the batched ones."""
+    rows = []
+    for p in ("a", "b"):
+        flat = "np.reshape(x, rt.batch_flat_shape(x, None))" if batched[p] else "np.ravel(x)"
+        rows.append(_expr(flat, x=bound[p]))
+    labels = ["zi" if batched["a"] else "i", "zj" if batched["b"] else "j"]
+    text = gast.Constant(value=f"{labels[0]},{labels[1]}->zij", kind=None)
+    return gast.Call(func=_expr("np.einsum"), args=[text, *rows], keywords=[])
+
+
+def full_like(bound, batched):
+    """np.full_like(a, fill_value, dtype) batched, for a batched `a` (its shape the result's) and no shape= given."""
+    if _constant(bound.get("shape")) != (True, None) or not batched["a"]:
+        return None
+    dtype = bound.get("dtype", gast.Constant(value=None, kind=None))
+    return _expr("np.full_like(a, fill_value, dtype)", a=bound["a"], fill_value=bound["fill_value"], dtype=dtype)

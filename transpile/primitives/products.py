@@ -59,6 +59,7 @@ defprim(
     params=["a", "b"],
     vjp={"a": "rt.outer_vjp_a(g, a, b)", "b": "rt.outer_vjp_b(g, a, b)"},
     jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"},
+    batch=batch_rules.outer,
     examples=[
         Example("np.outer(a, b)", dict(a=(3,), b=(4,))),
         Example("np.outer(a, b)", dict(a=(2, 2), b=(3,))),
