@@ -23,6 +23,8 @@ from .forward import *  # noqa: F401,F403
 from .like import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .linalg_batching import *  # noqa: F401,F403
+from .lstsq_batching import *  # noqa: F401,F403
+from .norm_batching import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
 from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403

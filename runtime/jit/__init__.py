@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     helpers_reverse,
     linalg_rules,
     memory,
+    norm_batching,
     prod_orders,
     promotion,
     pyforms,
@@ -39,6 +40,7 @@ from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F4
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
 from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
+from .stacked_linalg import cond  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 

@@ -40,6 +40,7 @@ REFUSED = {
     "arange",  # its bounds set its length: JAX asks for concrete ones too
     "sorted",  # a permutation the values choose (np.sort has rules, for arrays)
     "reversed",  # an iterator (`for x in reversed(xs)` is a loop run backwards, which is differentiated)
+    "linalg.cond",  # registered for its batching rule and jit lowering; no derivative rule yet
 }
 
 

@@ -91,6 +91,7 @@ def test_vmap_of_array_api_names_equals_stacking():
     a, b = rng.standard_normal((4, 3, 3)), rng.standard_normal((4, 3))
     got = tp.vmap(array_api)(a, b)
     np.testing.assert_allclose(got, _stacked(array_api, (a, b), (0, 0)), rtol=1e-10, atol=1e-10)
+    assert "rt.per_example" not in tp.source(tp.vmap(array_api))  # each one batched by its rule
 
 
 def _central(f, x, eps=1e-6):
@@ -114,23 +115,74 @@ def test_grad_of_vmap_solve_and_slogdet_against_central_differences():
     np.testing.assert_allclose(grads[1], _central(lambda x: loss(a, x), b), rtol=1e-6, atol=1e-7)
 
 
-def batchable(a, b):
-    """The names above whose rules batch (np.linalg.norm, np.einsum and np.cross run example by example)."""
-    m = np.linalg.matrix_transpose(a) @ a
-    return (
-        np.linalg.trace(m)
-        + np.sum(np.linalg.diagonal(a, offset=1))
-        + np.linalg.vecdot(a[0], b)
-        + np.sum(np.linalg.svdvals(a))
-        + np.linalg.multi_dot([b, a, b])
-    )
-
-
 def test_grad_of_vmap_array_api_against_central_differences():
     rng = np.random.default_rng(13)
     a, b = rng.standard_normal((2, 3, 3)), rng.standard_normal((2, 3))
 
     def loss(a):
-        return np.sum(tp.vmap(batchable)(a, b))
+        return np.sum(tp.vmap(array_api)(a, b))
 
     np.testing.assert_allclose(tp.grad(loss)(a), _central(loss, a), rtol=1e-6, atol=1e-6)
+
+
+def lstsq_parts(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b)
+    return np.sum(x * x) + np.sum(residuals) + rank + np.sum(s)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, in_axes",
+    [((5, 3), (5,), (0, 0)), ((4, 2), (4, 3), (0, None)), ((2, 4), (2,), (None, 0)), ((3, 3), (3, 2), (0, 0))],
+)
+def test_vmap_lstsq_solves_every_example_at_once(a_shape, b_shape, in_axes):
+    rng = np.random.default_rng(19)
+    a = rng.standard_normal(((4,) if in_axes[0] == 0 else ()) + a_shape)
+    b = rng.standard_normal(((4,) if in_axes[1] == 0 else ()) + b_shape)
+    vmapped = tp.vmap(lstsq_parts, in_axes=in_axes)
+    np.testing.assert_allclose(vmapped(a, b), _stacked(lstsq_parts, (a, b), in_axes), rtol=1e-12, atol=1e-12)
+    assert "rt.per_example" not in tp.source(vmapped)
+
+
+def test_vmap_lstsq_refuses_examples_with_and_without_residuals():
+    a = np.stack([np.eye(3)[:, :2], np.zeros((3, 2))])  # full column rank, then rank 0
+    with pytest.raises(ValueError, match="residuals"):
+        tp.vmap(lstsq_parts, in_axes=(0, None))(a, np.ones(3))
+
+
+def test_grad_of_vmap_lstsq_against_central_differences():
+    rng = np.random.default_rng(23)
+    a, b = rng.standard_normal((2, 4, 2)), rng.standard_normal((2, 4))
+
+    def loss(a, b):
+        return np.sum(tp.vmap(lstsq_parts)(a, b) ** 2)
+
+    grads = tp.grad(loss, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(grads[0], _central(lambda x: loss(x, b), a), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(grads[1], _central(lambda x: loss(a, x), b), rtol=1e-6, atol=1e-6)
+
+
+def conditions(a):
+    return np.linalg.cond(a) + np.linalg.cond(a, 1) + np.linalg.cond(a, "fro")
+
+
+def test_vmap_cond_equals_stacking_and_refuses_a_derivative():
+    a = _well_posed((4, 3, 3), np.random.default_rng(29))
+    np.testing.assert_allclose(tp.vmap(conditions)(a), _stacked(conditions, (a,), (0,)), rtol=1e-12)
+    assert "rt.per_example" not in tp.source(tp.vmap(conditions))
+    with pytest.raises(tp.TranspileError, match="no derivative rule"):
+        tp.grad(lambda a: np.sum(tp.vmap(conditions)(a)))(a)
+
+
+def residual_if_positive(a, b):
+    if np.sum(a) > 0.0:
+        out = np.sum(np.linalg.lstsq(a, b)[1])
+    else:
+        out = -1.0
+    return out
+
+
+def test_vmap_lstsq_under_a_per_example_condition_checks_only_the_examples_that_run():
+    a = np.stack([np.eye(3)[:, :2] + 0.5, np.zeros((3, 2)), np.eye(3)[:, 1:] + 0.25])  # the second: rank 0
+    b = np.arange(3.0)
+    got = tp.vmap(residual_if_positive, in_axes=(0, None))(a, b)
+    np.testing.assert_allclose(got, _stacked(residual_if_positive, (a, b), (0, None)), rtol=1e-12, atol=1e-12)

@@ -73,7 +73,7 @@ def _mask(bound):
     return None if mask is None or (isinstance(mask, gast.Constant) and mask.value is None) else mask
 
 
-def _call_loop(bound, fresh):
+def call_loop(bound, fresh):
     """rt.per_example(fn, args, flags, size, keywords, mask) as a loop calling fn for each example, so that fn's own
     rules differentiate it; an example the mask leaves out computes with the first one it selects (as rt.per_example
     does)."""
@@ -279,7 +279,7 @@ defhelper(
     rt.per_example,
     params=["fn", "args", "flags", "size", "keywords=()", "mask=None"],
     structural=("fn", "flags", "size", "keywords", "mask"),
-    differentiated_as=lambda args, kwargs, fresh: _call_loop(_bound(_PER_EXAMPLE, args, kwargs), fresh),
+    differentiated_as=lambda args, kwargs, fresh: call_loop(_bound(_PER_EXAMPLE, args, kwargs), fresh),
 )
 # The examples and their stack, in the per-example loops above (runtime/examples.py)
 defhelper(

@@ -10,6 +10,7 @@ import numpy as np
 
 import runtime as rt
 
+from . import batch_rules
 from .registry import Example, defhelper, defprim
 
 _CONSTRUCTORS = [
@@ -55,6 +56,8 @@ defprim(
     zero_d="array",
     structural=("a", "dtype", "shape"),
     **_FILL,
+    batch=batch_rules.full_like,
+    batch_needs_same=("fill_value", "dtype", "shape"),
     examples=[
         Example("np.full_like(b, a)", dict(a=(), b=(2, 3))),
         Example("np.full_like(b, a) * b", dict(a=(3,), b=(2, 3))),

@@ -1,9 +1,11 @@
 """Linear algebra: pinv, eigh, eigvalsh, svd, qr, lstsq and matrix_power, with rules of every order."""
 
+import gast
 import numpy as np
 
 import runtime as rt
 
+from .batching_helpers import call_loop
 from .registry import Example, defhelper, defprim
 
 # Each rule below is an expression over registered functions and helpers with rules of their own (matmul_or_zero,
@@ -403,6 +405,8 @@ defprim(
         ),
     },
     structural=("rcond",),
+    batch="rt.batched_lstsq(a, b, rcond, a_batched, b_batched, B, mask)",
+    batch_needs_same=("rcond",),
     examples=[
         Example("np.linalg.lstsq(a, b)[0]", dict(a=(5, 3), b=(5,))),
         Example("np.linalg.lstsq(a, b, rcond=None)[0]", dict(a=(4, 2), b=(4, 3))),
@@ -411,6 +415,33 @@ defprim(
         Example("np.linalg.lstsq(a, b)[0]", dict(a=(2, 4), b=(2,))),
         Example("np.linalg.lstsq(a, b)[3]", dict(a=(4, 3), b=(4,))),
     ],
+)
+# vmap's np.linalg.lstsq: one stacked SVD.  Differentiated, it is the loop over the examples that it batches, each
+# np.linalg.lstsq with its rules above.
+_BATCHED_LSTSQ = ("a", "b", "rcond", "a_batched", "b_batched", "size", "mask")
+
+
+def _lstsq_loop(args, kwargs, fresh):
+    bound = {**dict(zip(_BATCHED_LSTSQ, args)), **{k.arg: k.value for k in kwargs}}
+    flags = [bound["a_batched"], bound["b_batched"], gast.Constant(value=False, kind=None)]
+    return call_loop(
+        {
+            "fn": gast.parse("np.linalg.lstsq", mode="eval").body,
+            "args": gast.Tuple(elts=[bound["a"], bound["b"], bound["rcond"]], ctx=gast.Load()),
+            "flags": gast.Tuple(elts=flags, ctx=gast.Load()),
+            "size": bound["size"],
+            "mask": bound.get("mask", gast.Constant(value=None, kind=None)),
+        },
+        fresh,
+    )
+
+
+defhelper(
+    rt.batched_lstsq,
+    params=[*_BATCHED_LSTSQ[:-1], "mask=None"],
+    container=True,
+    structural=("rcond", "a_batched", "b_batched", "size", "mask"),
+    differentiated_as=_lstsq_loop,
 )
 defhelper(
     rt.lstsq_checked,
@@ -485,6 +516,25 @@ defhelper(
     structural=("which",),
     batch="rt.block_corner_vjp(v, which)",
     batch_needs_same=("which",),
+)
+
+# ---------------------------------------------------------------------------- cond
+#
+# No derivative rule yet (differentiating through it raises); NumPy computes it for stacks of matrices.
+defprim(
+    "linalg.cond",
+    np.linalg.cond,
+    path="np.linalg.cond",
+    params=["x", "p=None"],
+    jit="jt.cond(x, p)",
+    batch="np.linalg.cond(x, p)",
+    batch_needs_same=("p",),
+    examples=[
+        # a not differentiated (a comparison passes no derivative): vmap and jit are what these check
+        Example("np.linalg.cond((a > 0.0) + 3.0 * np.eye(3)) * a", SQ),
+        Example("np.linalg.cond((a > 0.0) + 3.0 * np.eye(3), 1)", STACK, grad=False),
+        Example("np.linalg.cond((a > 0.0) + 3.0 * np.eye(3, 2), -2)", dict(a=(3, 2)), grad=False),
+    ],
 )
 
 # ---------------------------------------------------------------------------- vmap's rules

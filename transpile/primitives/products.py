@@ -7,6 +7,7 @@ import numpy as np
 
 import runtime as rt
 
+from . import batch_rules
 from .registry import Example, defhelper, defprim
 
 M34, M42 = (3, 4), (4, 2)
@@ -58,6 +59,7 @@ defprim(
     params=["a", "b"],
     vjp={"a": "rt.outer_vjp_a(g, a, b)", "b": "rt.outer_vjp_b(g, a, b)"},
     jvp={"a": "np.outer(t, b)", "b": "np.outer(a, t)"},
+    batch=batch_rules.outer,
     examples=[
         Example("np.outer(a, b)", dict(a=(3,), b=(4,))),
         Example("np.outer(a, b)", dict(a=(2, 2), b=(3,))),
@@ -252,6 +254,7 @@ defprim(
     varargs="operands",
     vjp={"operands": "rt.einsum_slot(operands, i, g)"},
     jvp={"operands": "rt.einsum_jvp(operands, ts)"},
+    batch=batch_rules.einsum,  # np.einsum with a batch label on the batched operands
     canonical=_einsum_subscripts,
     examples=[
         Example("np.einsum('ij,jk->ik', a, b)", dict(a=M34, b=M42)),
@@ -464,10 +467,14 @@ defprim(
     vjp={"x": f"rt.expand_reduced(g, x, axis, keepdims) * {_NORM_GRAD}"},
     jvp={"x": f"np.sum(t * {_NORM_GRAD}, axis=axis, keepdims=keepdims)"},
     structural=("axis", "keepdims"),  # no rule for `ord` (JAX asks for a concrete one too)
+    batch=batch_rules.norm,
+    batch_needs_same=("ord", "axis", "keepdims"),
     examples=[
         Example("np.linalg.norm(a)", dict(a=(4,))),
         Example("np.linalg.norm(a)", dict(a=M34)),
         Example("np.linalg.norm(a)", dict(a=(2, 3, 2))),
+        Example("np.linalg.norm(a, keepdims=True)", dict(a=(2, 3, 2))),
+        Example("np.linalg.norm(a, ord=np.inf, axis=(1, 0), keepdims=True)", dict(a=(2, 3, 2)), domain="away"),
         Example("np.linalg.norm(a, 2)", dict(a=(5,))),
         Example("np.linalg.norm(a, 1)", dict(a=(5,))),
         Example("np.linalg.norm(a, ord=np.inf)", dict(a=(5,))),
@@ -485,6 +492,9 @@ defprim(
         Example("np.linalg.norm(a, ord='nuc')", dict(a=M34)),
     ],
 )
+# the shapes and axes of the batched norm whose order or axes are computed at run time (batch_rules.norm)
+for _helper in [rt.norm_rows, rt.norm_axes, rt.norm_result_shape]:
+    defhelper(_helper, nondiff=True, batch="shape", batch_same=True)
 defhelper(
     rt.norm_grad,
     params=["x", "ord=None", "axis=None"],

@@ -200,6 +200,8 @@ defprim(
     methods=["cumsum"],
     jvp={"a": "np.cumsum(t, axis)"},
     structural=HOW,
+    batch="np.cumsum(np.reshape(a, rt.batch_flat_shape(a, axis)), rt.batch_scan_axis(axis, a), dtype)",
+    batch_needs_same=("axis", "dtype"),
     examples=[
         Example("np.cumsum(a)", X),
         Example("np.cumsum(a, axis=0)", X),

@@ -79,7 +79,10 @@ class Primitive:
     varargs: str | None = None  # the name of its `*args` (a tuple in `bound`), after the first `positional` params
     positional: int | None = None  # how many params a call can give by position (None: all of them)
     structural: frozenset = frozenset()  # parameters used only for their shape, dtype or structure
-    batch: str | None = None  # batching rule: "elementwise", "axis", a template, or None (loop over examples)
+    # batching rule: "elementwise", "axis", a template, or None (loop over examples); or rule(bound, batched) -> an
+    # expression (AST) of the batched result, or None to loop, from the call's arguments (AST) and which are batched
+    # (a tuple of flags for the `*args`): for a rule that depends on constant arguments (np.einsum's subscripts)
+    batch: object = None
     batch_same: bool = False  # batched inputs give a result that is the same for every example
     batch_needs_same: tuple = ()  # parameters its batching rule needs the same for every example (else per example)
     batch_broadcast: tuple = ()  # parameters its batching rule needs batched: one that is not is broadcast first

@@ -4,6 +4,7 @@ import numpy as np
 
 import runtime as rt
 
+from . import batch_rules
 from .registry import Example, defhelper, defprim
 
 X = dict(a=(3, 4))
@@ -41,6 +42,7 @@ defprim(
     view="maybe",
     vjp={"a": BACK},
     jvp={"a": "np.ravel(t)"},
+    batch="np.reshape(a, rt.batch_flat_shape(a, None))",
     methods=["ravel"],
     examples=[Example("np.ravel(a)", X), Example("a.ravel()", R3), Example("np.ravel(a)", dict(a=()))],
 )
@@ -52,6 +54,7 @@ defprim(
     jit="jt.flatten(a)",
     vjp={"a": BACK},
     jvp={"a": "rt.flatten(t)"},
+    batch="np.reshape(np.copy(a), rt.batch_flat_shape(a, None))",
     methods=["flatten"],
     examples=[Example("a.flatten()", X), Example("a.flatten()", R3)],
 )
@@ -63,6 +66,7 @@ defprim(
     zero_d="array",
     vjp={"a": "g"},
     jvp={"a": "t"},
+    batch="np.copy(a)",
     examples=[Example("np.copy(a)", X), Example("np.copy(a)", dict(a=()))],
 )
 # x.copy() keeps x's kind (a list stays a list), so it is not np.copy.
@@ -74,6 +78,7 @@ defprim(
     jit="jt.copy(x)",
     vjp={"x": "g"},
     jvp={"x": "t"},
+    batch="rt.copy(x)",
     container=True,
     view="shallow",
     zero_d="either",
@@ -101,6 +106,8 @@ defprim(
     jvp={"x": "rt.astype_jvp(t, dtype)"},
     methods=["astype"],
     structural=("dtype",),
+    batch="rt.astype(x, dtype)",
+    batch_needs_same=("dtype",),
     examples=[
         Example("a.astype(float)", X),
         Example("a.astype('float64')", V),
@@ -181,6 +188,8 @@ defprim(
     vjp={"a": "np.moveaxis(g, destination, source)"},
     jvp={"a": "np.moveaxis(t, source, destination)"},
     structural=("source", "destination"),
+    batch=batch_rules.moved_axes("np.moveaxis(a, source, destination)", "a", ("source", "destination")),
+    batch_needs_same=("source", "destination"),
     examples=[
         Example("np.moveaxis(a, 0, -1)", R3),
         Example("np.moveaxis(a, (0, 1), (2, 0))", R3),
@@ -197,6 +206,8 @@ defprim(
     vjp={"a": BACK},
     jvp={"a": "np.expand_dims(t, axis)"},
     structural=("axis",),
+    batch=batch_rules.moved_axes("np.expand_dims(a, axis)", "a", ("axis",)),  # the result's axes
+    batch_needs_same=("axis",),
     examples=[
         Example("np.expand_dims(a, 0)", X),
         Example("np.expand_dims(a, -1)", X),
@@ -215,6 +226,8 @@ defprim(
     jvp={"a": "np.squeeze(t, axis)"},
     methods=["squeeze"],
     structural=("axis",),
+    batch=batch_rules.squeeze,
+    batch_needs_same=("axis",),
     examples=[
         Example("np.squeeze(a)", dict(a=(1, 3, 1))),
         Example("a.squeeze(axis=0)", dict(a=(1, 3, 1))),
@@ -351,6 +364,8 @@ defprim(
     vjp={"m": "np.flip(g, axis)"},
     jvp={"m": "np.flip(t, axis)"},
     structural=("axis",),
+    batch=batch_rules.flip,
+    batch_needs_same=("axis",),
     examples=[
         Example("np.flip(a)", X),
         Example("np.flip(a, 0)", X),
@@ -366,6 +381,7 @@ defprim(
     view="view",
     vjp={"m": "np.fliplr(g)"},
     jvp={"m": "np.fliplr(t)"},
+    batch="np.flip(m, 2)",  # each example's axis 1
     examples=[Example("np.fliplr(a)", X), Example("np.fliplr(a)", R3)],
 )
 defprim(
@@ -376,6 +392,7 @@ defprim(
     view="view",
     vjp={"m": "np.flipud(g)"},
     jvp={"m": "np.flipud(t)"},
+    batch="np.flip(m, 1)",  # each example's axis 0
     examples=[Example("np.flipud(a)", X), Example("np.flipud(a)", V)],
 )
 defprim(
@@ -388,6 +405,8 @@ defprim(
     vjp={"m": "np.rot90(g, -k, axes)"},
     jvp={"m": "np.rot90(t, k, axes)"},
     structural=("k", "axes"),
+    batch=batch_rules.moved_axes("np.rot90(m, k, axes)", "m", ("axes",), {"k": 1, "axes": (0, 1)}),
+    batch_needs_same=("k", "axes"),
     examples=[
         Example("np.rot90(a)", X),
         Example("np.rot90(a, 2)", X),
@@ -430,6 +449,9 @@ defprim(
     methods=["repeat"],
     jvp={"a": "np.repeat(t, repeats, axis)"},
     structural=("repeats", "axis"),
+    # axis=None repeats each example's entries, flattened: the rows of the batch reshaped to (batch, -1)
+    batch="np.repeat(np.reshape(a, rt.flat_examples_shape(a, axis)), repeats, rt.flat_examples_axis(axis, a))",
+    batch_needs_same=("repeats", "axis"),
     examples=[
         Example("np.repeat(a, 2)", X),
         Example("np.repeat(a, 3, axis=1)", X),

@@ -565,6 +565,14 @@ class _BatchBuilder:
             named = bound.get("axis_name")
             if not (isinstance(named, gast.Constant) and named.value == self.mode.axis_name):
                 return copy.deepcopy(rhs)  # another vmap's axis: an outer vmap batches it
+        if callable(rule):  # a rule that reads the call (its constant arguments): an expression, or None to loop
+            batched = {p: self._is_batched(bound.get(p)) for p in prim.params}
+            if prim.varargs:
+                batched[prim.varargs] = tuple(self._is_batched(v) for v in bound[prim.varargs])
+            made = rule(bound, batched)
+            if made is not None:
+                return made
+            rule = None
         if rule == "elementwise":
             return self._elementwise(stmt, rhs)
         if rule == "shape":  # reads only shapes: ask about one example, the answer holds for all
