@@ -49,17 +49,13 @@ def _mode(mode, reflect_type):
 _REFLECTING = ("reflect", "symmetric")
 
 
-def _options(pad_width, mode, reflect_type):
-    return {"pad_width": pad_width, "mode": mode, "reflect_type": reflect_type}
-
-
 def pad_tangent(v, array, constant_values, pad_width, mode="constant", reflect_type="even", stat_length=None):
     """The tangent of np.pad(array, pad_width, mode, ...) for a tangent v of `array` (constant_values and
     end_values held)."""
     if is_zero(v):
         return 0.0
     if _mode(mode, reflect_type) == "copy":
-        return copies_of((v, 0.0), pad_copy, (array, constant_values), _options(pad_width, mode, reflect_type))
+        return copies_of((v, 0.0), pad_copy, (array, constant_values), pad_width, mode, reflect_type)
     v = np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
     if mode == "mean":
         return np.pad(v, pad_width, "mean", stat_length=stat_length)
@@ -94,8 +90,7 @@ def pad_vjp(v, array, constant_values, pad_width, mode="constant", reflect_type=
     if is_zero(v):
         return 0.0
     if _mode(mode, reflect_type) == "copy":
-        options = _options(pad_width, mode, reflect_type)
-        return get(copied_parts(v, pad_copy, (array, constant_values), options), 0)
+        return get(copied_parts(v, pad_copy, (array, constant_values), pad_width, mode, reflect_type), 0)
     g = np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
     ndim = g.ndim
     widths, lengths = _pairs(pad_width, ndim), _pairs(stat_length, ndim)
