@@ -543,6 +543,7 @@ for _name, _examples in [
         batch=f"rt.batched_copies({_items}, tup, True)",
         batch_broadcast=("tup",),
         jvp={"tup": f"rt.sequence_copies(t, {_items}, tup)"},
+        jit=f"jt.{_name}(tup)",  # Numba's own takes a tuple (np.dstack: of arrays of as many dimensions)
         examples=_examples,
     )
 defhelper(rt.column_stack_items, params=["*arrays"], nondiff=True)
