@@ -219,14 +219,13 @@ def _size(items, flags):
     return next(np.shape(_leaves(x)[0])[0] for x, f in zip(items, flags) if f)
 
 
-def batched_copies(fn, items, batched, options):
-    """fn(*items, **options) for every example (items flagged in `batched`, or all for batched=True, carry the
+def batched_copies(fn, items, batched, *options):
+    """fn(*items, *options) for every example (items flagged in `batched`, or all for batched=True, carry the
     examples in axis 0): where an example's entries go depends only on shapes, so one example's places serve all."""
-    options = dict(options)  # () stands for no options (what compiles under jit)
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
-    out = fn(*stand_ins, **options)  # the entries that come from no batched item
+    out = fn(*stand_ins, *options)  # the entries that come from no batched item
     results = [np.array(np.broadcast_to(r, (size,) + np.shape(r))) for r in _results(out)]
     for i, (item, flag) in enumerate(zip(items, flags)):
         if flag:
@@ -237,10 +236,9 @@ def batched_copies(fn, items, batched, options):
     return same_kind(out, results) if isinstance(out, (tuple, list)) else results[0]
 
 
-def batched_copied_parts(g, fn, items, batched, options):
-    """The adjoint of rt.batched_copies(fn, items, batched, options): one part per item, batched items' with the
+def batched_copied_parts(g, fn, items, batched, *options):
+    """The adjoint of rt.batched_copies(fn, items, batched, *options): one part per item, batched items' with the
     examples in axis 0, unbatched items' summed over the examples (0.0 for items that carry no derivative)."""
-    options = dict(options)  # () stands for no options (what compiles under jit)
     if is_zero(g):
         return 0.0
     flags = _flags(items, batched)
@@ -268,16 +266,15 @@ def batched_copied_parts(g, fn, items, batched, options):
     return tuple(parts)
 
 
-def batched_copies_of(parts, fn, items, batched, options):
-    """The tangent of rt.batched_copies(fn, items, batched, options) for the tangents `parts` of its items (zeros
+def batched_copies_of(parts, fn, items, batched, *options):
+    """The tangent of rt.batched_copies(fn, items, batched, *options) for the tangents `parts` of its items (zeros
     allowed): each example's results with the tangents in place of the entries they copy, zeros elsewhere."""
-    options = dict(options)  # () stands for no options (what compiles under jit)
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
-    out = fn(*stand_ins, **options)
+    out = fn(*stand_ins, *options)
     dtypes = [np.asarray(p).dtype for p in _leaves(list(parts)) if not is_zero(p)]
     dtype = np.result_type(np.float64, *dtypes)
     tangents = [np.zeros((size,) + np.shape(r), dtype=dtype) for r in _results(out)]

@@ -5,7 +5,8 @@ Where each entry of an argument goes is found by running the function itself on 
 replaced by k + 1, less the same call with zeros there (every other entry, constants such as the ranges
 np.r_ makes of slices included, cancels exactly).  So one pair of helpers serves all of them, whatever
 their options: `copied_parts` sums the results' cotangent back into each argument, `copies_of` spreads
-the arguments' tangents into the results.  They are each other's adjoint.
+the arguments' tangents into the results.  They are each other's adjoint.  The options are fn's positional
+arguments after the items (so that, under jit, each keeps its own type, a constant mode string included).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .like import dtype_like
 from .pytree import same_kind
 from .tree import is_zero
 
-__all__ = ["r_", "c_", "copied_parts", "copies_of"]
+__all__ = ["r_", "c_", "meshgrid_grids", "copied_parts", "copies_of"]
 
 
 def r_(*items):
@@ -27,6 +28,13 @@ def r_(*items):
 def c_(*items):
     """np.c_[items], as a function."""
     return np.c_[items]
+
+
+def meshgrid_grids(*args):
+    """np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing) for args (*xi, copy, sparse, indexing): its
+    options by position, as the helpers below pass them."""
+    *xi, copy, sparse, indexing = args
+    return np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
 
 
 def _results(out):
@@ -42,12 +50,12 @@ def _is_float_data(item):
 
 
 def _placements(fn, items, options, i):
-    """For each result of fn(*items, **options), where item i's entries went: k + 1 for entry k, 0 elsewhere."""
+    """For each result of fn(*items, *options), where item i's entries went: k + 1 for entry k, 0 elsewhere."""
     shape = np.shape(items[i])
     marks = np.arange(1.0, np.prod(shape) + 1.0).reshape(shape)
 
     def call(value):
-        return _results(fn(*[value if j == i else item for j, item in enumerate(items)], **options))
+        return _results(fn(*[value if j == i else item for j, item in enumerate(items)], *options))
 
     places = []
     for marked, cleared in zip(call(marks), call(np.zeros(shape))):
@@ -57,8 +65,8 @@ def _placements(fn, items, options, i):
     return places
 
 
-def copied_parts(g, fn, items, options):
-    """The cotangents of the items of fn(*items, **options) for its results' cotangent g, as a tuple (0.0 for
+def copied_parts(g, fn, items, *options):
+    """The cotangents of the items of fn(*items, *options) for its results' cotangent g, as a tuple (0.0 for
     items that carry no derivative); entries copied several times (broadcasts) sum their cotangents."""
     if is_zero(g):
         return 0.0
@@ -78,11 +86,11 @@ def copied_parts(g, fn, items, options):
     return tuple(parts)
 
 
-def copies_of(parts, fn, items, options):
-    """The tangent of fn(*items, **options) for the tangents `parts` of its items (zeros allowed)."""
+def copies_of(parts, fn, items, *options):
+    """The tangent of fn(*items, *options) for the tangents `parts` of its items (zeros allowed)."""
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
-    out = fn(*items, **options)
+    out = fn(*items, *options)
     dtype = np.result_type(np.float16, *[np.asarray(p).dtype for p in parts if not is_zero(p)])
     tangents = [np.zeros(np.shape(r), dtype=dtype) for r in _results(out)]
     for i, part in enumerate(parts):

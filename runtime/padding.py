@@ -49,10 +49,6 @@ def _mode(mode, reflect_type):
     raise ValueError(f"np.pad has no mode {mode!r} to differentiate")
 
 
-def _options(pad_width, mode, reflect_type):
-    return {"pad_width": pad_width, "mode": mode, "reflect_type": reflect_type}
-
-
 def _floats(v):
     """v as an array of floats (complex ones stay complex)."""
     return np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
@@ -157,7 +153,7 @@ def pad_tangent(v, array, constant_values, pad_width, mode="constant", reflect_t
         return 0.0
     kind = _mode(mode, reflect_type)
     if kind == "copy":
-        return copies_of((v, 0.0), pad_copy, (array, constant_values), _options(pad_width, mode, reflect_type))
+        return copies_of((v, 0.0), pad_copy, (array, constant_values), pad_width, mode, reflect_type)
     if kind == "stat":
         return _stat_tangent(v, array, pad_width, mode, stat_length)
     v = _floats(np.broadcast_to(v, np.shape(array)))
@@ -197,8 +193,7 @@ def pad_vjp(v, array, constant_values, pad_width, mode="constant", reflect_type=
         return 0.0
     kind = _mode(mode, reflect_type)
     if kind == "copy":
-        options = _options(pad_width, mode, reflect_type)
-        return get(copied_parts(v, pad_copy, (array, constant_values), options), 0)
+        return get(copied_parts(v, pad_copy, (array, constant_values), pad_width, mode, reflect_type), 0)
     if kind == "stat":
         return _stat_vjp(v, array, pad_width, mode, stat_length)
     if kind == "odd":

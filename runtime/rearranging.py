@@ -262,7 +262,7 @@ def dstack_items(*arrays):
 
 def sequence_parts(v, fn, arrays):
     """The adjoint of fn(*arrays) for each of `arrays`, as a tuple or list as `arrays` is."""
-    parts = copied_parts(v, fn, tuple(arrays), {})
+    parts = copied_parts(v, fn, tuple(arrays))
     if is_zero(parts):
         return 0.0
     return list(parts) if isinstance(arrays, list) else parts
@@ -270,7 +270,7 @@ def sequence_parts(v, fn, arrays):
 
 def sequence_copies(parts, fn, arrays):
     """The tangent of fn(*arrays) for the tangents `parts` of the arrays (zeros allowed)."""
-    return copies_of(parts, fn, tuple(arrays), {})
+    return copies_of(parts, fn, tuple(arrays))
 
 
 # ---------------------------------------------------------------------------- np.select

@@ -9,6 +9,8 @@ from . import (  # noqa: F401
     batching_adjoints,
     batching_parts,
     batching_tangents,
+    copies_batching,
+    copies_rules,
     examples,
     helpers,
     helpers_forward,
@@ -24,6 +26,7 @@ from . import (  # noqa: F401
     records,
 )
 from .batching_parts import select, trapezoid  # noqa: F401
+from .copies_rules import column_stack, dstack  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401

@@ -1,4 +1,5 @@
-"""Numba versions of the batching helpers of np.cumprod, np.select, np.trapezoid and np.pad (jit of vmap)."""
+"""Numba versions of the batching helpers of np.cumprod, np.select, np.trapezoid and np.pad (jit of vmap); those of
+the functions that copy entries are in copies_batching.py."""
 
 from __future__ import annotations
 
@@ -219,87 +220,6 @@ def _pad_by_mode(array, pad_width, mode="constant", constant_values=0, reflect_t
             raise TypingError("vmap of np.pad under jit takes constant_values as one number or one pair")
     header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even', stat_length=None, end_values=0"
     return _pad_lowering(array, constant_values, pad_width, mode, reflect_type, header)
-
-
-# ---------------------------------------------------------------------------- functions that copy entries
-
-
-def _alloc(r, n):
-    return r
-
-
-def _store(out, i, r):
-    return None
-
-
-@overload(_alloc)
-def _alloc_impl(r, n):
-    """Room for n examples' results like r (an array, or a tuple or list of them)."""
-    if isinstance(r, types.Array):
-        return lambda r, n: np.empty((n,) + r.shape, dtype=r.dtype)
-    if isinstance(r, types.BaseTuple):
-        items = "".join(f"_alloc(r[{k}], n), " for k in range(len(r.types)))
-        return _compiled(f"def impl(r, n):\n    return ({items})\n", {"_alloc": _alloc})
-    if isinstance(r, types.List):
-        return lambda r, n: [_alloc(x, n) for x in r]
-    raise TypingError("vmap of a function that copies entries under jit gives arrays, or tuples or lists of them")
-
-
-@overload(_store)
-def _store_impl(out, i, r):
-    """Example i's results r written into out (from _alloc)."""
-    if isinstance(r, types.Array):
-
-        def impl(out, i, r):
-            out[i] = r
-
-        return impl
-    if isinstance(r, types.BaseTuple):
-        lines = ["def impl(out, i, r):"] + [f"    _store(out[{k}], i, r[{k}])" for k in range(len(r.types))]
-        return _compiled("\n".join(lines + ["    return None"]) + "\n", {"_store": _store})
-
-    def each(out, i, r):
-        for k in range(len(r)):
-            _store(out[k], i, r[k])
-
-    return each
-
-
-@overload(_parts.batched_copies, prefer_literal=True)
-def _batched_copies(fn, items, batched, options):
-    if not isinstance(options, types.BaseTuple) or len(options.types) != 0:
-        raise TypingError("vmap of a function that copies entries, given keywords, is not compiled yet")
-    if not isinstance(items, types.BaseTuple):
-        raise TypingError("vmap of a function that copies entries under jit takes its items as a tuple")
-    count = len(items.types)
-    if isinstance(batched, types.BaseTuple):
-        flags = [_literal(t) for t in batched.types]
-    else:
-        flags = [_literal(batched)] * count
-    if any(not isinstance(f, bool) for f in flags) or not any(flags):
-        raise TypingError("vmap of a function that copies entries under jit needs constant batched flags")
-    first = flags.index(True)
-    if not isinstance(items.types[first], types.Array):
-        raise TypingError("vmap of a function that copies entries under jit takes batched arrays")
-
-    def call(i):
-        return (
-            "fn("
-            + "".join(f"np.asarray(items[{k}][{i}]), " if f else f"items[{k}], " for k, f in enumerate(flags))
-            + ")"
-        )
-
-    source = (
-        "def impl(fn, items, batched, options):\n"
-        f"    n = items[{first}].shape[0]\n"
-        f"    r = {call(0)}\n"
-        "    out = _alloc(r, n)\n"
-        "    _store(out, 0, r)\n"
-        "    for i in range(1, n):\n"
-        f"        _store(out, i, {call('i')})\n"
-        "    return out\n"
-    )
-    return _compiled(source, {"_alloc": _alloc, "_store": _store})
 
 
 # ---------------------------------------------------------------------------- np.trapezoid with axis=

@@ -47,23 +47,13 @@ NO_NUMBA_VERSION = {
     "format_text": "a formatted message is formatted by tp.jit after the compiled code raised it",
     "r_": "Numba has no np.r_",
     "c_": "Numba has no np.c_",
-    **dict.fromkeys(["copies_of", "copied_parts"], "np.broadcast_arrays' helpers are not compiled"),
     **dict.fromkeys(["gradient_of", "gradient_vjp", "batched_gradient"], "Numba has no np.gradient"),
     **dict.fromkeys(
         [
             "diff_edge_vjp", "trapezoid_points_vjp",
             "triangle_rows_vjp",
-            "batched_copied_parts", "batched_copies_of",
         ],
-        "vmap of np.diff, np.trapezoid, np.select, np.triu, np.tril, np.cumprod and the functions that copy entries "
-        "is not compiled yet",
-    ),
-    **dict.fromkeys(
-        [
-            "column_stack_items", "dstack_items", "sequence_parts",
-            "sequence_copies", "pad_tangent", "pad_vjp",
-        ],
-        "the derivatives of np.sort, np.take, np.roll, np.diff, np.pad, np.select and their kin are not compiled yet",
+        "vmap of np.diff, np.trapezoid, np.select, np.triu, np.tril and np.cumprod is not compiled yet",
     ),
     **dict.fromkeys(
         ["py_max", "py_min"], "generated code calls Python's max and min, which Numba compiles; these are aliases"

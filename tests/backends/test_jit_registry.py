@@ -72,10 +72,6 @@ NOT_UNDER_JIT = {
         ],
         "Numba's np.interp takes no period=",
     ),
-    **dict.fromkeys(
-        ["np.column_stack([a, b])", "np.dstack([a, b])", "np.dstack((a, b))"],
-        "Numba's np.column_stack and np.dstack take a tuple (np.dstack: of arrays of as many dimensions)",
-    ),
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
     **{
         ex.expr: "np.pad under jit takes the modes that copy entries (constant, edge, wrap, reflect, symmetric)"
@@ -84,26 +80,9 @@ NOT_UNDER_JIT = {
     },
 }  # fmt: skip
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
-GRADIENT_NOT_UNDER_JIT = {
-    **{
-        ex.expr: "rt.copied_parts (the adjoint of np.broadcast_arrays) has no Numba version yet"
-        for ex in registry.by_name("broadcast_arrays").examples
-    },
-    **{
-        ex.expr: "rt.copied_parts (the adjoint of np.pad) has no Numba version yet"
-        for ex in registry.by_name("pad").examples
-    },
-    **{
-        ex.expr: "the derivatives of the rearranging and signal functions have no Numba version yet"
-        for name in [
-            "append", "split", "array_split", "hsplit", "vsplit", "dsplit", "column_stack",
-        ]
-        for ex in registry.by_name(name).examples
-    },
-}  # fmt: skip
-# Gradients refused with a located error before any helper is named: np.meshgrid's adjoint hands the function itself
-# to rt.copied_parts, and Numba has no value for np.meshgrid.
-GRADIENT_REFUSED = {ex.expr: "np.meshgrid as a value" for ex in registry.by_name("meshgrid").examples}
+GRADIENT_NOT_UNDER_JIT: dict[str, str] = {}
+# Gradients refused with a located error before any helper is named.
+GRADIENT_REFUSED: dict[str, str] = {}
 
 # The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
 DEFAULT = {

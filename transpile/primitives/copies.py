@@ -15,11 +15,12 @@ from .registry import Example, defhelper, defprim
 V, X = (3,), (2, 3)
 
 
-def _copy_rules(fn, items, options="{}"):
-    """The rules of `fn(*items, **options)` for its `*items`: each item's share of g, and the results' tangent."""
+def _copy_rules(fn, items, options=""):
+    """The rules of `fn(*items, <options>)` for its `*items` (options: fn's positional arguments after the items, as
+    ", a, b"): each item's share of g, and the results' tangent."""
     return {
-        "vjp": {items: f"rt.get(rt.copied_parts(g, {fn}, {items}, {options}), i)"},
-        "jvp": {items: f"rt.copies_of(ts, {fn}, {items}, {options})"},
+        "vjp": {items: f"rt.get(rt.copied_parts(g, {fn}, {items}{options}), i)"},
+        "jvp": {items: f"rt.copies_of(ts, {fn}, {items}{options})"},
     }
 
 
@@ -38,7 +39,7 @@ for _n, _examples in [
         view="maybe",
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
-        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,), ())",
+        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,))",
         examples=_examples,
     )
     defprim(
@@ -50,7 +51,7 @@ for _n, _examples in [
         view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
-        batch=f"rt.batched_copies(np.{_name}, arys, arys_batched, ())",
+        batch=f"rt.batched_copies(np.{_name}, arys, arys_batched)",
         examples=[
             Example(f"np.{_name}(a, b)[0] * np.{_name}(a, b)[1]", dict(a=(), b=())),
             Example(f"np.{_name}(a, 2.0, b)[2]", dict(a=V, b=X)),
@@ -65,23 +66,23 @@ defprim(
     container=True,
     view="items",  # views of the arguments
     **_copy_rules("np.broadcast_arrays", "args"),
-    batch="rt.batched_copies(np.broadcast_arrays, args, args_batched, {'subok': subok})",
+    batch="rt.batched_copies(np.broadcast_arrays, args, args_batched)",  # subok changes no number
     batch_needs_same=("subok",),
     examples=[
         Example("np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]", dict(a=(2, 1), b=V)),
         Example("np.broadcast_arrays(a, b, 1.0)[0]", dict(a=(), b=X)),
     ],
 )
-_MESHGRID_OPTIONS = "{'copy': copy, 'sparse': sparse, 'indexing': indexing}"
+_MESHGRID_OPTIONS = ", copy, sparse, indexing"  # rt.meshgrid_grids takes np.meshgrid's keywords by position
 defprim(
     "meshgrid",
     np.meshgrid,
     path="np.meshgrid",
     params=["*xi", "copy=True", "sparse=False", "indexing='xy'"],
     container=True,
-    **_copy_rules("np.meshgrid", "xi", _MESHGRID_OPTIONS),
+    **_copy_rules("rt.meshgrid_grids", "xi", _MESHGRID_OPTIONS),
     jit="jt.meshgrid(xi, copy, sparse, indexing)",  # Numba has no np.meshgrid
-    batch=f"rt.batched_copies(np.meshgrid, xi, xi_batched, {_MESHGRID_OPTIONS})",
+    batch=f"rt.batched_copies(rt.meshgrid_grids, xi, xi_batched{_MESHGRID_OPTIONS})",
     examples=[
         Example("np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]", dict(a=V, b=(2,))),
         Example("np.meshgrid(a, b, indexing='ij')[1]", dict(a=V, b=(2,))),
@@ -104,48 +105,50 @@ for _name, _examples in [
         subscript=True,
         aliases=(getattr(rt, _name),),
         **_copy_rules(f"rt.{_name}", "items"),
-        batch=f"rt.batched_copies(rt.{_name}, items, items_batched, {{}})",
+        batch=f"rt.batched_copies(rt.{_name}, items, items_batched)",
         examples=_examples + [Example(f"np.{_name}['0,2', a, b]", dict(a=V, b=V))],
     )
 
+defhelper(rt.meshgrid_grids, params=["*args"], nondiff=True)
+# The options (fn's positional arguments after the items) are passed on as they are.
 defhelper(
     rt.copied_parts,
-    params=["v", "fn", "items", "options"],
+    params=["v", "fn", "items", "*options"],
     container=True,
     structural=("fn", "items", "options"),
-    vjp={"v": "rt.copies_of(g, fn, items, options)"},
-    jvp={"v": "rt.copied_parts(t, fn, items, options)"},
+    vjp={"v": "rt.copies_of(g, fn, items, *options)"},
+    jvp={"v": "rt.copied_parts(t, fn, items, *options)"},
 )
 defhelper(
     rt.copies_of,
-    params=["parts", "fn", "items", "options"],
+    params=["parts", "fn", "items", "*options"],
     container=True,
     structural=("fn", "items", "options"),
-    vjp={"parts": "rt.copied_parts(g, fn, items, options)"},
-    jvp={"parts": "rt.copies_of(t, fn, items, options)"},
+    vjp={"parts": "rt.copied_parts(g, fn, items, *options)"},
+    jvp={"parts": "rt.copies_of(t, fn, items, *options)"},
 )
 # Batched: one example's places serve every example; batched items' parts keep the examples' axis.
 defhelper(
     rt.batched_copies,
-    params=["fn", "items", "batched", "options"],
+    params=["fn", "items", "batched", "*options"],
     container=True,
     structural=("fn", "batched", "options"),
-    vjp={"items": "rt.batched_copied_parts(g, fn, items, batched, options)"},
-    jvp={"items": "rt.batched_copies_of(t, fn, items, batched, options)"},
+    vjp={"items": "rt.batched_copied_parts(g, fn, items, batched, *options)"},
+    jvp={"items": "rt.batched_copies_of(t, fn, items, batched, *options)"},
 )
 defhelper(
     rt.batched_copied_parts,
-    params=["v", "fn", "items", "batched", "options"],
+    params=["v", "fn", "items", "batched", "*options"],
     container=True,
     structural=("fn", "items", "batched", "options"),
-    vjp={"v": "rt.batched_copies_of(g, fn, items, batched, options)"},
-    jvp={"v": "rt.batched_copied_parts(t, fn, items, batched, options)"},
+    vjp={"v": "rt.batched_copies_of(g, fn, items, batched, *options)"},
+    jvp={"v": "rt.batched_copied_parts(t, fn, items, batched, *options)"},
 )
 defhelper(
     rt.batched_copies_of,
-    params=["parts", "fn", "items", "batched", "options"],
+    params=["parts", "fn", "items", "batched", "*options"],
     container=True,
     structural=("fn", "items", "batched", "options"),
-    vjp={"parts": "rt.batched_copied_parts(g, fn, items, batched, options)"},
-    jvp={"parts": "rt.batched_copies_of(t, fn, items, batched, options)"},
+    vjp={"parts": "rt.batched_copied_parts(g, fn, items, batched, *options)"},
+    jvp={"parts": "rt.batched_copies_of(t, fn, items, batched, *options)"},
 )

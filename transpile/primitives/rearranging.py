@@ -16,15 +16,16 @@ R3 = dict(a=(2, 3, 4))
 V = dict(a=(5,))
 
 
-def _copies(fn, items, options="{}"):
+def _copies(fn, items, options=""):
     """The rules of a function that copies the entries of the parameters `items` into its result:
-    fn(*items, **options) is the call the runtime helpers make."""
+    fn(*items<options>) is the call the runtime helpers make (options: its positional arguments after the items,
+    written ", a, b")."""
     tuple_ = "(" + "".join(f"{p}, " for p in items) + ")"
     vjp, jvp = {}, {}
     for k, p in enumerate(items):
-        vjp[p] = f"rt.get(rt.copied_parts(g, {fn}, {tuple_}, {options}), {k})"
+        vjp[p] = f"rt.get(rt.copied_parts(g, {fn}, {tuple_}{options}), {k})"
         tangents = "(" + "".join("t, " if j == k else "0.0, " for j in range(len(items))) + ")"
-        jvp[p] = f"rt.copies_of({tangents}, {fn}, {tuple_}, {options})"
+        jvp[p] = f"rt.copies_of({tangents}, {fn}, {tuple_}{options})"
     return {"vjp": vjp, "jvp": jvp}
 
 
@@ -385,8 +386,8 @@ defprim(
     path="np.append",
     params=["arr", "values", "axis=None"],
     structural=("axis",),
-    **_copies("np.append", ["arr", "values"], "{'axis': axis}"),
-    batch="rt.batched_copies(np.append, (arr, values), (arr_batched, values_batched), {'axis': axis})",
+    **_copies("np.append", ["arr", "values"], ", axis"),
+    batch="rt.batched_copies(np.append, (arr, values), (arr_batched, values_batched), axis)",
     batch_needs_same=("axis",),
     examples=[
         Example("np.append(a, b)", dict(a=(2, 3), b=(2,))),
@@ -400,7 +401,7 @@ defprim(
 # symmetric (reflect_type="even"), wrap, empty (its pads depend on nothing); the linear modes mean, linear_ramp
 # (end_values has no rule) and reflect_type="odd"; maximum, minimum and median, piecewise linear (ties share
 # their weight equally, as np.max's rule does).
-_PAD_OPTIONS = "{'pad_width': pad_width, 'mode': mode, 'reflect_type': reflect_type}"
+_PAD_OPTIONS = ", pad_width, mode, reflect_type"
 _PAD_HOW = "array, constant_values, pad_width, mode, reflect_type, stat_length"
 _PAD_RULES = _copies("rt.pad_copy", ["array", "constant_values"], _PAD_OPTIONS)
 _PAD_RULES["vjp"]["array"] = f"rt.pad_vjp(g, {_PAD_HOW})"
@@ -476,7 +477,7 @@ for _name, _params, _call, _examples in [
     (
         "split",
         ["ary", "indices_or_sections", "axis=0"],
-        "{'indices_or_sections': indices_or_sections, 'axis': axis}",
+        ", indices_or_sections, axis",
         [
             Example("np.split(a, 3)[1]", dict(a=(6,))),
             Example("np.split(a, [1, 3], axis=1)[2] * np.split(a, [1, 3], axis=1)[0]", X),
@@ -486,25 +487,25 @@ for _name, _params, _call, _examples in [
     (
         "array_split",
         ["ary", "indices_or_sections", "axis=0"],
-        "{'indices_or_sections': indices_or_sections, 'axis': axis}",
+        ", indices_or_sections, axis",
         [Example("np.array_split(a, 3)[2] * 2.0", V), Example("np.array_split(a, [2], axis=1)[1]", X)],
     ),
     (
         "hsplit",
         ["ary", "indices_or_sections"],
-        "{'indices_or_sections': indices_or_sections}",
+        ", indices_or_sections",
         [Example("np.hsplit(a, 2)[1]", X), Example("np.hsplit(a, [1])[0]", dict(a=(4,)))],
     ),
     (
         "vsplit",
         ["ary", "indices_or_sections"],
-        "{'indices_or_sections': indices_or_sections}",
+        ", indices_or_sections",
         [Example("np.vsplit(a, [1])[1]", X), Example("np.vsplit(a, 2)[0]", R3)],
     ),
     (
         "dsplit",
         ["ary", "indices_or_sections"],
-        "{'indices_or_sections': indices_or_sections}",
+        ", indices_or_sections",
         [Example("np.dsplit(a, 2)[1]", R3), Example("np.dsplit(a, [1, 3])[2] * np.dsplit(a, [1, 3])[0]", R3)],
     ),
 ]:
@@ -517,7 +518,7 @@ for _name, _params, _call, _examples in [
         container=True,
         view="maybe",  # views of ary
         structural=tuple(p.split("=")[0] for p in _params[1:]),
-        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,), {_call})",
+        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,){_call})",
         batch_needs_same=tuple(p.split("=")[0] for p in _params[1:]),
         vjp=_rules["vjp"],
         jvp={"ary": f"np.{_name}(t, {', '.join(p.split('=')[0] for p in _params[1:])})"},
@@ -549,9 +550,10 @@ for _name, _examples in [
         params=["tup"],
         container=True,
         vjp={"tup": f"rt.sequence_parts(g, {_items}, tup)"},
-        batch=f"rt.batched_copies({_items}, tup, True, {{}})",
+        batch=f"rt.batched_copies({_items}, tup, True)",
         batch_broadcast=("tup",),
         jvp={"tup": f"rt.sequence_copies(t, {_items}, tup)"},
+        jit=f"jt.{_name}(tup)",  # Numba's own takes a tuple (np.dstack: of arrays of as many dimensions)
         examples=_examples,
     )
 defhelper(rt.column_stack_items, params=["*arrays"], nondiff=True)

@@ -231,7 +231,7 @@ class _ForwardBuilder:
         """Where the tangent of a container primitive's result may hold the symbolic zero (the registry's
         `tangent_zeros`): item by item for a tuple or list of its arguments, nowhere for one that gives tangents their
         primal's shape, else anywhere if any argument's may, or if a rule it uses writes one."""
-        items = bound[prim.varargs] if prim.varargs else ()
+        items = bound[prim.varargs] if prim.varargs and prim.varargs not in prim.structural else ()
         if prim.tangent_zeros == "none":
             return False
         if prim.tangent_zeros == "items":
@@ -264,7 +264,7 @@ class _ForwardBuilder:
             if rule is None or not isinstance(value, gast.Name):
                 self._missing(stmt, prim, f"argument `{p}`", p)
             terms.append(instantiate(rule, {**mapping, "t": self._read_tangent(prim, value)}))
-        items = bound[prim.varargs] if prim.varargs else ()
+        items = bound[prim.varargs] if prim.varargs and prim.varargs not in prim.structural else ()
         for i, item in enumerate(items):
             rule = prim.jvp.get(prim.varargs)
             if self._depends(item) and (rule is None or not isinstance(item, gast.Name)):

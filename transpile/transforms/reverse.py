@@ -544,7 +544,7 @@ class _VariantBuilder:
             if p in prim.unbroadcast and not self._same_shape(stmt, value.id):
                 expr = _call("rt.unbroadcast", [expr, copy.deepcopy(value)])
             out.append((value.id, expr, bool(prim.container)))
-        items = bound[prim.varargs] if prim.varargs else ()
+        items = bound[prim.varargs] if prim.varargs and prim.varargs not in prim.structural else ()
         keys = bound.get("keys")
         for i, item in enumerate(items):
             if not self._depends(item):
