@@ -68,15 +68,23 @@ def _stat_axis(src, before, after, kind, low, high):
     return out
 
 
-def _value_pairs(ty, name, nd, what, default):
-    """Source of (before, after) per axis for stat_length or end_values (None: `default` for each)."""
+def _value_pairs(ty, name, nd, what, default, aligned):
+    """Source of (before, after) per axis for stat_length or end_values (None: `default` for each); with `aligned`,
+    pairs given for the last axes only (one example's, under vmap) stand for the leading ones too, as
+    rt.per_axis_aligned reads them."""
     if _is_none(ty):
         return [(default, default)] * nd
     if isinstance(ty, types.Array):
         if ty.ndim != 0:
             raise TypingError(f"np.pad under jit takes {what} as numbers or tuples of them")
         return [(f"_number({name})", f"_number({name})")] * nd
-    return [(f"_number({a})", f"_number({b})") for a, b in _pairs(ty, name, nd, what)]
+    rows = len(ty.types) if isinstance(ty, types.BaseTuple) else 0
+    if aligned and 1 < rows < nd and all(isinstance(t, types.BaseTuple) for t in ty.types):
+        pairs = _pairs(ty, name, rows, what)
+        pairs = pairs[:1] * (nd - rows) + pairs
+    else:
+        pairs = _pairs(ty, name, nd, what)
+    return [(f"_number({a})", f"_number({b})") for a, b in pairs]
 
 
 @overload(pad_modes, prefer_literal=True)
@@ -90,14 +98,25 @@ def _pad_modes(array, pad_width, mode="constant", constant_values=0, reflect_typ
             return pad(array, pad_width, mode, constant_values, reflect_type)
 
         return copying
+    return stat_lowering(array, pad_width, how, stat_length, end_values, aligned=False)
+
+
+def is_stat_mode(mode):
+    """Whether the mode (a type) is one this module pads with."""
+    return _literal(mode) in _STAT_MODES
+
+
+def stat_lowering(array, pad_width, how, stat_length, end_values, aligned):
+    """np.pad's lowering in mode `how` ('mean' or 'linear_ramp') for these types (rt.pad_by_mode's too, `aligned`),
+    a function of np.pad's arguments given every keyword."""
     if not isinstance(array, types.Array) or not isinstance(array.dtype, (types.Float, types.Complex)):
         raise TypingError(f"np.pad with mode={how!r} under jit takes an array of floating-point numbers")
     nd = array.ndim
     widths = _pairs(pad_width, "pad_width", nd, "pad_width")
     if how == "mean":
-        sides = _value_pairs(stat_length, "stat_length", nd, "stat_length", None)
+        sides = _value_pairs(stat_length, "stat_length", nd, "stat_length", None, aligned)
     else:
-        sides = _value_pairs(end_values, "end_values", nd, "end_values", "0.0")
+        sides = _value_pairs(end_values, "end_values", nd, "end_values", "0.0", aligned)
     header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even', stat_length=None, end_values=0"
     lines = [f"def impl({header}):", "    cur0 = np.ascontiguousarray(array)"]
     if nd == 0:
