@@ -32,9 +32,13 @@ from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401
 from .fourier import *  # noqa: F401,F403
 from .fused import kernel  # noqa: F401
+from .gradient_rules import gradient  # noqa: F401
 from .helpers_forward import copy_tangent, pop_tangent  # noqa: F401
+from .index_tricks import ix_  # noqa: F401
+from .interp_period import interp_with_period  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403
+from .pad_modes import pad_modes  # noqa: F401
 from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
 from .rearranging import take  # noqa: F401
@@ -42,6 +46,7 @@ from .rearranging_parts import diff, pad  # noqa: F401
 from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
+from .selection_rules import argpartition, partition  # noqa: F401
 from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
 from .stacked_linalg import cond  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401

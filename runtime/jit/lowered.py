@@ -18,6 +18,8 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from . import index_tricks
+
 __all__ = [
     "dot",
     "matmul",
@@ -1418,6 +1420,8 @@ def _getitem(x, index):
         return lambda x, index: np.ascontiguousarray(x).ravel()[np.ascontiguousarray(index).ravel()]
     if isinstance(x, types.Array) and isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
         return lambda x, index: x[np.array(index)]  # a list of positions, as NumPy takes it
+    if index_tricks.takes_arrays(x, index):  # one integer array per axis (np.ix_'s): Numba takes one array
+        return index_tricks.gather(x, index)
     return lambda x, index: x[index]
 
 

@@ -45,9 +45,6 @@ NO_NUMBA_VERSION = {
         "are not compiled yet",
     ),
     "format_text": "a formatted message is formatted by tp.jit after the compiled code raised it",
-    "r_": "Numba has no np.r_",
-    "c_": "Numba has no np.c_",
-    **dict.fromkeys(["gradient_of", "gradient_vjp", "batched_gradient"], "Numba has no np.gradient"),
     **dict.fromkeys(
         [
             "diff_edge_vjp", "trapezoid_points_vjp",

@@ -231,6 +231,7 @@ defprim(
     params=["a", "kth", "axis=-1", "kind='introselect'", "order=None"],
     nondiff=True,
     batch="np.argpartition(np.reshape(a, rt.flat_examples_shape(a, axis)), kth, rt.flat_examples_axis(axis, a), kind)",
+    jit="jt.argpartition(a, kth, axis)",  # Numba's takes no axis=
     batch_needs_same=("kth", "axis", "kind", "order"),
     as_index="array",
     methods=["argpartition"],

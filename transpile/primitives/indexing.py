@@ -90,5 +90,6 @@ defprim(
     path="np.ix_",
     params=["*args"],
     nondiff=True,
+    jit="jt.ix_(args)",  # Numba has no np.ix_
     examples=[Example("a[np.ix_(np.array([0, 2]), np.array([1, 3]))]", X)],
 )

@@ -161,7 +161,7 @@ defprim(
     np.interp,
     path="np.interp",
     params=_INTERP_PARAMS,
-    jit="jt.interp(x, xp, fp, left, right)",  # Numba's takes no left or right
+    jit="jt.interp_with_period(x, xp, fp, left, right, period)",  # Numba's takes no left, right or period
     **_INTERP_RULES,
     **_interp_stacks("interp", _INTERP_ALL),
     examples=[

@@ -1,0 +1,140 @@
+"""np.pad's 'mean' and 'linear_ramp' modes under Numba: jt.pad_modes, the registry's lowering of np.pad, sends the modes
+that copy entries to jt.pad (runtime/jit/rearranging_parts.py) and pads with these two here.
+
+Each axis is padded in turn, as NumPy does (the statistics of a later axis read the entries earlier axes added).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.cpython.unsafe.tuple import tuple_setitem
+from numba.extending import overload, register_jitable
+
+from .helpers_reverse import _is_none, _literal
+from .lowered import _compiled
+from .rearranging_parts import _number, _pairs, pad
+
+__all__ = ["pad_modes"]
+
+_STAT_MODES = {"mean": 0, "linear_ramp": 1}
+
+
+def pad_modes(array, pad_width, mode="constant", constant_values=0, reflect_type="even", stat_length=None,
+              end_values=0):  # fmt: skip
+    return np.pad(array, pad_width, mode)
+
+
+@register_jitable
+def _length(given, m):
+    """The number of entries a statistic reads: stat_length (None: all m), at most m."""
+    if given < 0:
+        raise ValueError("np.pad: stat_length must be nonnegative")
+    if given == 0 and m > 0:
+        raise ValueError("np.pad: stat_length of 0 yields no value for padding")
+    return min(given, m)
+
+
+@register_jitable
+def _stat_axis(src, before, after, kind, low, high):
+    """src (outer, m, inner) padded along its middle axis with `before` and `after` entries: for kind 0 the means of
+    the first `low` and last `high` entries, for kind 1 linear ramps from the end values low and high to the edges."""
+    outer, m, inner = src.shape
+    if m == 0 and (before or after):
+        raise ValueError("np.pad: can't extend an empty axis using modes other than 'constant' or 'empty'")
+    out = np.empty((outer, before + m + after, inner), dtype=src.dtype)
+    out[:, before : before + m, :] = src
+    if kind == 0:
+        first = np.zeros((outer, inner), src.dtype)
+        last = np.zeros((outer, inner), src.dtype)
+        if before:
+            for i in range(low):
+                first += src[:, i, :]
+            first /= low
+        if after:
+            for i in range(m - high, m):
+                last += src[:, i, :]
+            last /= high
+        for j in range(before):
+            out[:, j, :] = first
+        for k in range(after):
+            out[:, before + m + k, :] = last
+        return out
+    for j in range(before):
+        out[:, j, :] = low + (src[:, 0, :] - low) * (j / before)
+    for k in range(after):
+        out[:, before + m + k, :] = high + (src[:, m - 1, :] - high) * ((after - 1 - k) / after)
+    return out
+
+
+def _value_pairs(ty, name, nd, what, default, aligned):
+    """Source of (before, after) per axis for stat_length or end_values (None: `default` for each); with `aligned`,
+    pairs given for the last axes only (one example's, under vmap) stand for the leading ones too, as
+    rt.per_axis_aligned reads them."""
+    if _is_none(ty):
+        return [(default, default)] * nd
+    if isinstance(ty, types.Array):
+        if ty.ndim != 0:
+            raise TypingError(f"np.pad under jit takes {what} as numbers or tuples of them")
+        return [(f"_number({name})", f"_number({name})")] * nd
+    rows = len(ty.types) if isinstance(ty, types.BaseTuple) else 0
+    if aligned and 1 < rows < nd and all(isinstance(t, types.BaseTuple) for t in ty.types):
+        pairs = _pairs(ty, name, rows, what)
+        pairs = pairs[:1] * (nd - rows) + pairs
+    else:
+        pairs = _pairs(ty, name, nd, what)
+    return [(f"_number({a})", f"_number({b})") for a, b in pairs]
+
+
+@overload(pad_modes, prefer_literal=True)
+def _pad_modes(array, pad_width, mode="constant", constant_values=0, reflect_type="even", stat_length=None,
+               end_values=0):  # fmt: skip
+    how = _literal(mode)
+    if how not in _STAT_MODES:
+
+        def copying(array, pad_width, mode="constant", constant_values=0, reflect_type="even", stat_length=None,
+                    end_values=0):  # fmt: skip
+            return pad(array, pad_width, mode, constant_values, reflect_type)
+
+        return copying
+    return stat_lowering(array, pad_width, how, stat_length, end_values, aligned=False)
+
+
+def is_stat_mode(mode):
+    """Whether the mode (a type) is one this module pads with."""
+    return _literal(mode) in _STAT_MODES
+
+
+def stat_lowering(array, pad_width, how, stat_length, end_values, aligned):
+    """np.pad's lowering in mode `how` ('mean' or 'linear_ramp') for these types (rt.pad_by_mode's too, `aligned`),
+    a function of np.pad's arguments given every keyword."""
+    if not isinstance(array, types.Array) or not isinstance(array.dtype, (types.Float, types.Complex)):
+        raise TypingError(f"np.pad with mode={how!r} under jit takes an array of floating-point numbers")
+    nd = array.ndim
+    widths = _pairs(pad_width, "pad_width", nd, "pad_width")
+    if how == "mean":
+        sides = _value_pairs(stat_length, "stat_length", nd, "stat_length", None, aligned)
+    else:
+        sides = _value_pairs(end_values, "end_values", nd, "end_values", "0.0", aligned)
+    header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even', stat_length=None, end_values=0"
+    lines = [f"def impl({header}):", "    cur0 = np.ascontiguousarray(array)"]
+    if nd == 0:
+        lines.append("    return cur0.copy()")
+    for d in range(nd):
+        low, high = sides[d]
+        if how == "mean":
+            low = f"_length({low}, shape[{d}])" if low else f"shape[{d}]"
+            high = f"_length({high}, shape[{d}])" if high else f"shape[{d}]"
+        lines += [
+            f"    shape = cur{d}.shape",
+            "    outer = " + " * ".join(["1"] + [f"shape[{k}]" for k in range(d)]),
+            "    inner = " + " * ".join(["1"] + [f"shape[{k}]" for k in range(d + 1, nd)]),
+            f"    w = _stat_axis(cur{d}.reshape((outer, shape[{d}], inner)), {widths[d][0]}, {widths[d][1]}, "
+            f"{_STAT_MODES[how]}, {low}, {high})",
+            f"    cur{d + 1} = w.reshape(tuple_setitem(shape, {d}, w.shape[1]))",
+        ]
+    if nd:
+        lines.append(f"    return cur{nd}")
+    scope = {"_stat_axis": _stat_axis, "tuple_setitem": tuple_setitem, "_number": _number, "_length": _length}
+    return _compiled("\n".join(lines) + "\n", scope)
