@@ -52,7 +52,6 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
             "diff_edge_vjp", "trapezoid_points_vjp",
-            "triangle_rows_vjp",
             "batched_copied_parts", "batched_copies_of",
         ],
         "vmap of np.diff, np.trapezoid, np.select, np.triu, np.tril, np.cumprod and the functions that copy entries "
