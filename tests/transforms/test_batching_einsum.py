@@ -170,3 +170,19 @@ def test_nested_vmap_of_triu_and_tril_and_of_their_gradient(shape):
     want = np.stack([np.stack([tp.grad(banded_loss)(xs[i, j]) for j in range(3)]) for i in range(2)])
     np.testing.assert_allclose(gradients(xs), want, rtol=1e-12, atol=1e-12)
     assert "no batching rule for rt.triangle_rows" not in tp.source(gradients)
+
+
+def lifted(x):
+    return np.broadcast_to(x, (2, 3, 4)) * np.squeeze(x[None, :, :1])[None, :, None]
+
+
+@pytest.mark.parametrize("shape", [(3, 1), (3, 4)])  # broadcast along an axis of length 1, and along a new one
+def test_vmap_broadcast_to_and_squeeze_without_axis_by_rule(shape):
+    xs = RNG.standard_normal((5,) + shape)
+    np.testing.assert_allclose(tp.vmap(lifted)(xs), _stacked(lifted, (xs,), (0,)), rtol=1e-12)
+    assert not _loops(lifted, (0,))
+
+    def loss(x):
+        return np.sum(np.sin(tp.vmap(lifted)(x)))
+
+    np.testing.assert_allclose(tp.grad(loss)(xs), _central(loss, xs), rtol=1e-6, atol=1e-6)
