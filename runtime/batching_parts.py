@@ -150,21 +150,21 @@ def unranked(v, like, rank):
 # ---------------------------------------------------------------------------- np.triu, np.tril
 
 
-def triangle_rows(m):
+def triangle_rows(m, depth=1):
     """np.triu and np.tril's batched argument: per-example rows (1-D) repeated into per-example square matrices, as
-    NumPy repeats a 1-D argument; matrices as they are."""
+    NumPy repeats a 1-D argument; matrices as they are.  `depth` leading axes are batch axes (2 under nested vmap)."""
     m = np.asarray(m)
-    if m.ndim != 2:
+    if m.ndim != depth + 1:
         return m
-    return np.broadcast_to(m[:, None, :], (m.shape[0], m.shape[1], m.shape[1]))
+    return np.broadcast_to(np.expand_dims(m, depth), m.shape + m.shape[-1:])
 
 
-def triangle_rows_vjp(v, m):
+def triangle_rows_vjp(v, m, depth=1):
     """The adjoint of triangle_rows: repeated rows summed back."""
     if is_zero(v):
         return 0.0
     v = np.asarray(v)
-    return np.sum(v, axis=1) if np.ndim(m) == 2 else v
+    return np.sum(v, axis=depth) if np.ndim(m) == depth + 1 else v
 
 
 # ---------------------------------------------------------------------------- np.cumprod

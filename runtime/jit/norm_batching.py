@@ -1,4 +1,5 @@
-"""Numba versions of the shape helpers of vmap's batched np.linalg.norm (runtime/norm_batching.py)."""
+"""Numba versions of the shape helpers of vmap's batched np.linalg.norm, np.squeeze and np.broadcast_to
+(runtime/norm_batching.py)."""
 
 from __future__ import annotations
 
@@ -87,3 +88,19 @@ def _norm_result_shape(x, ord, axis, keepdims):
         "return (" + "".join(f"sizes[{i}], " for i in range(out)) + ")",
     ]
     return _generated("norm_result_shape", "x, ord, axis, keepdims", body, {"np": np})
+
+
+@overload(_nb.squeeze_axes)
+def _squeeze_axes(x):
+    raise TypingError("np.squeeze without axis= does not compile under jit (its result's dimensions depend on shapes)")
+
+
+@overload(_nb.broadcast_lifted)
+def _broadcast_lifted(x, shape):
+    nd = _array(x)
+    count = 1 if isinstance(shape, types.Integer) else len(shape) if _is_tuple(shape) else None
+    if count is None or count < nd - 1:
+        raise TypingError("vmap of np.broadcast_to under jit takes a shape of at least each example's dimensions")
+    ones = "1, " * (count - nd + 1)
+    body = ["return (x.shape[0], " + ones + "".join(f"x.shape[{d}], " for d in range(1, nd)) + ")"]
+    return _generated("broadcast_lifted", "x, shape", body, {})

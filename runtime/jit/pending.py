@@ -48,9 +48,8 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
             "diff_edge_vjp", "trapezoid_points_vjp",
-            "triangle_rows_vjp",
         ],
-        "vmap of np.diff, np.trapezoid, np.select, np.triu, np.tril and np.cumprod is not compiled yet",
+        "vmap of np.diff and np.trapezoid is not compiled yet",
     ),
     **dict.fromkeys(
         ["py_max", "py_min"], "generated code calls Python's max and min, which Numba compiles; these are aliases"

@@ -540,10 +540,32 @@ def _diff_edge(p, a, axis, batched):
     return _compiled(source, {"broadcast_to": broadcast_to, "tuple_setitem": tuple_setitem})
 
 
-@overload(_parts.triangle_rows)
-def _triangle_rows(m):
-    if isinstance(m, types.Array) and m.ndim == 2:
-        return lambda m: broadcast_to(
-            np.ascontiguousarray(m).reshape((m.shape[0], 1, m.shape[1])), (m.shape[0], m.shape[1], m.shape[1])
-        )
-    return lambda m: m
+def _depth(depth):
+    value = getattr(depth, "literal_value", getattr(depth, "value", 1 if depth is None else depth))
+    if not isinstance(value, int):
+        raise TypingError("np.triu and np.tril under nested vmap need a constant depth under jit")
+    return value
+
+
+@overload(_parts.triangle_rows, prefer_literal=True)
+def _triangle_rows(m, depth=1):
+    lead = _depth(depth)
+    if not (isinstance(m, types.Array) and m.ndim == lead + 1):
+        return lambda m, depth=1: m
+    dims = "".join(f"m.shape[{d}], " for d in range(lead))
+    source = (
+        "def impl(m, depth=1):\n"
+        f"    rows = np.ascontiguousarray(m).reshape(({dims}1, m.shape[{lead}]))\n"
+        f"    return broadcast_to(rows, ({dims}m.shape[{lead}], m.shape[{lead}]))\n"
+    )
+    return _compiled(source, {"broadcast_to": broadcast_to})
+
+
+@overload(_parts.triangle_rows_vjp, prefer_literal=True)
+def _triangle_rows_vjp(v, m, depth=1):
+    lead = _depth(depth)
+    if isinstance(v, ZeroType):
+        return lambda v, m, depth=1: 0.0
+    if isinstance(m, types.Array) and m.ndim == lead + 1:
+        return lambda v, m, depth=1: np.sum(v, axis=lead)
+    return lambda v, m, depth=1: v

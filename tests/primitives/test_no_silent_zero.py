@@ -75,6 +75,7 @@ PROBES = [
     ("np.sum(np.arange(a, 5.0)) + np.sum(np.arange(0.0, 3.0, a))", dict(a=S), "positive"),
     ("np.clip(a, a_min=-0.5, a_max=b)", dict(a=X, b=V), "real"),
     ("np.linalg.norm(a, b) + np.linalg.norm(a, ord=b)", dict(a=V, b=S), "positive"),
+    ("np.linalg.cond(a) + np.linalg.cond(a + 3.0, 1)", dict(a=(3, 3)), "real"),  # no derivative rule yet
     ("np.var(a, ddof=b) + np.std(a, 0, None, None, b)", dict(a=X, b=S), "unit"),
     ("np.einsum('i,i->', a, b) + np.einsum(a, [0], b, [0], [])", dict(a=V, b=V), "real"),
     ("np.gradient(a, b)", dict(a=V, b=S), "positive"),

@@ -149,3 +149,40 @@ def test_norm_whose_order_or_axes_are_arguments_batches_by_rule(p, axis, shape):
     assert not _loops(norm_given, (0, None, None))
     got = tp.vmap(norm_given, in_axes=(0, None, None))(x, p, axis)
     np.testing.assert_allclose(got, _stacked(lambda x: norm_given(x, p, axis), (x,), (0,)), rtol=1e-12)
+
+
+def banded(m):
+    return np.triu(np.tril(m, 2), -1) * 2.0
+
+
+def banded_loss(m):
+    return np.sum(np.sin(np.triu(m, -1)))
+
+
+@pytest.mark.parametrize("shape", [(4,), (4, 4)])  # rows repeated into matrices, and matrices
+def test_nested_vmap_of_triu_and_tril_and_of_their_gradient(shape):
+    xs = RNG.standard_normal((2, 3) + shape)
+    nested = tp.vmap(tp.vmap(banded))
+    want = np.stack([np.stack([banded(xs[i, j]) for j in range(3)]) for i in range(2)])
+    np.testing.assert_allclose(nested(xs), want, rtol=1e-12, atol=1e-12)
+    assert "rt.per_example" not in tp.source(nested)
+    gradients = tp.vmap(tp.vmap(tp.grad(banded_loss)))
+    want = np.stack([np.stack([tp.grad(banded_loss)(xs[i, j]) for j in range(3)]) for i in range(2)])
+    np.testing.assert_allclose(gradients(xs), want, rtol=1e-12, atol=1e-12)
+    assert "no batching rule for rt.triangle_rows" not in tp.source(gradients)
+
+
+def lifted(x):
+    return np.broadcast_to(x, (2, 3, 4)) * np.squeeze(x[None, :, :1])[None, :, None]
+
+
+@pytest.mark.parametrize("shape", [(3, 1), (3, 4)])  # broadcast along an axis of length 1, and along a new one
+def test_vmap_broadcast_to_and_squeeze_without_axis_by_rule(shape):
+    xs = RNG.standard_normal((5,) + shape)
+    np.testing.assert_allclose(tp.vmap(lifted)(xs), _stacked(lifted, (xs,), (0,)), rtol=1e-12)
+    assert not _loops(lifted, (0,))
+
+    def loss(x):
+        return np.sum(np.sin(tp.vmap(lifted)(x)))
+
+    np.testing.assert_allclose(tp.grad(loss)(xs), _central(loss, xs), rtol=1e-6, atol=1e-6)

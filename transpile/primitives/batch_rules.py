@@ -113,11 +113,10 @@ def norm(bound, batched):
 
 
 def squeeze(bound, batched):
-    """np.squeeze(a, axis) batched, for an axis written in the call (without one, the axes squeezed depend on each
-    example's shape: vmap loops)."""
+    """np.squeeze(a, axis) batched: without an axis, each example's length-1 axes (the same for every example)."""
     ok, axis = _constant(bound.get("axis"))
-    if not ok or axis is None:
-        return None
+    if ok and axis is None:
+        return _expr("np.squeeze(a, rt.batch_axis(rt.squeeze_axes(a), a))", a=bound["a"])
     return _expr("np.squeeze(a, axis)", a=bound["a"], axis=_shifted(bound["axis"], bound["a"]))
 
 

@@ -493,7 +493,7 @@ defprim(
     ],
 )
 # the shapes and axes of the batched norm whose order or axes are computed at run time (batch_rules.norm)
-for _helper in [rt.norm_rows, rt.norm_axes, rt.norm_result_shape]:
+for _helper in [rt.norm_rows, rt.norm_axes, rt.norm_result_shape, rt.squeeze_axes, rt.broadcast_lifted]:
     defhelper(_helper, nondiff=True, batch="shape", batch_same=True)
 defhelper(
     rt.norm_grad,

@@ -227,18 +227,25 @@ for _name in ["triu", "tril"]:
             Example(f"np.{_name}(a, -1) * b", dict(a=(3,), b=(3, 3))),
         ],
     )
+# under nested vmap, one more leading batch axis (`depth`)
 defhelper(
     rt.triangle_rows,
-    params=["m"],
-    vjp={"m": "rt.triangle_rows_vjp(g, m)"},
-    jvp={"m": "rt.triangle_rows(t)"},
+    params=["m", "depth=1"],
+    structural=("depth",),
+    vjp={"m": "rt.triangle_rows_vjp(g, m, depth)"},
+    jvp={"m": "rt.triangle_rows(t, depth)"},
+    batch="rt.triangle_rows(m, depth + 1)",
+    batch_needs_same=("depth",),
 )
 defhelper(
     rt.triangle_rows_vjp,
-    params=["v", "m"],
-    structural=("m",),
-    vjp={"v": "rt.triangle_rows(g)"},
-    jvp={"v": "rt.triangle_rows_vjp(t, m)"},
+    params=["v", "m", "depth=1"],
+    structural=("m", "depth"),
+    vjp={"v": "rt.triangle_rows(g, depth)"},
+    jvp={"v": "rt.triangle_rows_vjp(t, m, depth)"},
+    batch="rt.triangle_rows_vjp(v, m, depth + 1)",
+    batch_needs_same=("depth",),
+    batch_broadcast=("v", "m"),
 )
 
 # ---------------------------------------------------------------------------- differences

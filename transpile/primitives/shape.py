@@ -244,6 +244,9 @@ defprim(
     vjp={"array": "rt.unbroadcast(g, array)"},
     jvp={"array": "np.broadcast_to(t, shape)"},
     structural=("shape",),
+    # each example lifted to as many dimensions as `shape`, past the batch axis
+    batch="np.broadcast_to(np.reshape(array, rt.broadcast_lifted(array, shape)), rt.batch_shape(array, shape))",
+    batch_needs_same=("shape",),
     examples=[
         Example("np.broadcast_to(a, (3, 4))", dict(a=(4,))),
         Example("np.broadcast_to(a, (2, 3, 4))", dict(a=(3, 1))),
