@@ -183,6 +183,12 @@ def batch_scan_axis(axis, a):
 # ---------------------------------------------------------------------------- functions that copy entries
 
 
+def _sequence(items):
+    """The items of a batched sequence: a tuple or list as it is; one array (np.column_stack(x) of a batched x), its
+    entries along axis 1, since axis 0 holds the examples."""
+    return tuple(np.moveaxis(items, 0, 1)) if isinstance(items, np.ndarray) else items
+
+
 def _flags(items, batched):
     return (True,) * len(items) if batched is True else tuple(batched)
 
@@ -222,6 +228,7 @@ def _size(items, flags):
 def batched_copies(fn, items, batched, *options):
     """fn(*items, *options) for every example (items flagged in `batched`, or all for batched=True, carry the
     examples in axis 0): where an example's entries go depends only on shapes, so one example's places serve all."""
+    items = _sequence(items)
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
@@ -241,6 +248,8 @@ def batched_copied_parts(g, fn, items, batched, *options):
     examples in axis 0, unbatched items' summed over the examples (0.0 for items that carry no derivative)."""
     if is_zero(g):
         return 0.0
+    if isinstance(items, np.ndarray):  # the sequence as one array: its adjoint one array too
+        return np.stack(batched_copied_parts(g, fn, _sequence(items), batched, *options), axis=1)
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
@@ -271,6 +280,7 @@ def batched_copies_of(parts, fn, items, batched, *options):
     allowed): each example's results with the tangents in place of the entries they copy, zeros elsewhere."""
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
+    items, parts = _sequence(items), _sequence(parts) if isinstance(items, np.ndarray) else parts
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)

@@ -63,6 +63,10 @@ def atleast_broadcast(a, b):
     return np.atleast_3d(a) * np.atleast_2d(b).sum() + x * y
 
 
+def stacks_of_an_array(a, b):
+    return np.column_stack(a) * b + np.dstack(a)[0]  # the sequence is one array: its items along axis 1 when batched
+
+
 # function -> per-example shapes of (a, b)
 CASES = {
     diff_edges: ((2, 5), (2, 1)),
@@ -77,6 +81,7 @@ CASES = {
     triangles: ((3, 3), (3,)),
     cumprod_flat: ((2, 3), (3,)),
     atleast_broadcast: ((2, 1), (3,)),
+    stacks_of_an_array: ((3, 4), (3,)),
 }
 AXES = [(0, 0), (0, None), (None, 0)]
 
