@@ -20,6 +20,8 @@ __all__ = [
     "diff_edge_vjp",
     "trapezoid_points",
     "trapezoid_points_vjp",
+    "items_of",
+    "items_of_vjp",
     "select_rank",
     "ranked",
     "unranked",
@@ -123,6 +125,20 @@ def _leaves(tree):
     return [tree]
 
 
+def items_of(seq):
+    """The items of a batched sequence argument (np.select's conditions and choices): a tuple or list as it is; one
+    array with the examples in axis 0 (np.select(c, x) of a batched c), its entries along axis 1."""
+    return tuple(np.moveaxis(seq, 0, 1)) if isinstance(seq, np.ndarray) else seq
+
+
+def items_of_vjp(v, seq):
+    """The adjoint of items_of: for an array, its items' parts stacked back along axis 1 (a zero part as zeros)."""
+    if is_zero(v) or not isinstance(seq, np.ndarray):
+        return v
+    dtype = np.result_type(np.float64, *(np.asarray(p).dtype for p in v if not is_zero(p)))
+    return np.stack([np.zeros(seq.shape[:1] + seq.shape[2:], dtype) if is_zero(p) else p for p in v], axis=1)
+
+
 def select_rank(*trees):
     """The most dimensions among the batched arrays of `trees` (np.select's conditions, choices and default)."""
     return max(np.ndim(leaf) for tree in trees for leaf in _leaves(tree))
@@ -183,12 +199,6 @@ def batch_scan_axis(axis, a):
 # ---------------------------------------------------------------------------- functions that copy entries
 
 
-def _sequence(items):
-    """The items of a batched sequence: a tuple or list as it is; one array (np.column_stack(x) of a batched x), its
-    entries along axis 1, since axis 0 holds the examples."""
-    return tuple(np.moveaxis(items, 0, 1)) if isinstance(items, np.ndarray) else items
-
-
 def _flags(items, batched):
     return (True,) * len(items) if batched is True else tuple(batched)
 
@@ -228,7 +238,7 @@ def _size(items, flags):
 def batched_copies(fn, items, batched, *options):
     """fn(*items, *options) for every example (items flagged in `batched`, or all for batched=True, carry the
     examples in axis 0): where an example's entries go depends only on shapes, so one example's places serve all."""
-    items = _sequence(items)
+    items = items_of(items)
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
@@ -249,7 +259,7 @@ def batched_copied_parts(g, fn, items, batched, *options):
     if is_zero(g):
         return 0.0
     if isinstance(items, np.ndarray):  # the sequence as one array: its adjoint one array too
-        return np.stack(batched_copied_parts(g, fn, _sequence(items), batched, *options), axis=1)
+        return np.stack(batched_copied_parts(g, fn, items_of(items), batched, *options), axis=1)
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
@@ -280,7 +290,7 @@ def batched_copies_of(parts, fn, items, batched, *options):
     allowed): each example's results with the tangents in place of the entries they copy, zeros elsewhere."""
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
-    items, parts = _sequence(items), _sequence(parts) if isinstance(items, np.ndarray) else parts
+    items, parts = items_of(items), items_of(parts) if isinstance(items, np.ndarray) else parts
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)

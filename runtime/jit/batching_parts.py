@@ -64,6 +64,23 @@ def _rank_of(rank):
     return value
 
 
+@overload(_parts.items_of)
+def _items_of(seq):
+    if isinstance(seq, types.Array):
+        raise TypingError(
+            "vmap of np.select under jit takes its conditions and choices as a list or tuple, not one array (its "
+            "number of items is not typed): write them out, or use np.where"
+        )
+    return lambda seq: seq
+
+
+@overload(_parts.items_of_vjp)
+def _items_of_vjp(v, seq):
+    if isinstance(seq, types.Array):
+        raise TypingError("the derivative of vmap of np.select under jit takes its choices as a list or tuple")
+    return lambda v, seq: v
+
+
 @overload(_parts.select_rank)
 def _select_rank(*trees):
     rank = max(n for tree in trees for n in _leaf_ndims(tree))

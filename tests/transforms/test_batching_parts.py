@@ -67,6 +67,10 @@ def stacks_of_an_array(a, b):
     return np.column_stack(a) * b + np.dstack(a)[0]  # the sequence is one array: its items along axis 1 when batched
 
 
+def select_arrays(a, b):
+    return np.select(a > 0, a * b, default=b[0])  # conditions and choices as arrays: their items along axis 1
+
+
 # function -> per-example shapes of (a, b)
 CASES = {
     diff_edges: ((2, 5), (2, 1)),
@@ -82,6 +86,7 @@ CASES = {
     cumprod_flat: ((2, 3), (3,)),
     atleast_broadcast: ((2, 1), (3,)),
     stacks_of_an_array: ((3, 4), (3,)),
+    select_arrays: ((3, 4), (3, 4)),
 }
 AXES = [(0, 0), (0, None), (None, 0)]
 

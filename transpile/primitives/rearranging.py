@@ -586,6 +586,7 @@ defhelper(
 
 # np.select: each entry comes from the choice of the first condition that holds there, else from the default.
 _SELECT = "condlist, choicelist, default"
+_SELECT_RANK = "rt.select_rank(rt.items_of(condlist), rt.items_of(choicelist), default)"
 defprim(
     "select",
     np.select,
@@ -595,9 +596,8 @@ defprim(
     container=True,
     structural=("condlist",),
     # batched: every array given the examples' axis, then axes inserted after it to align the per-example axes
-    batch="np.select(rt.ranked(condlist, rt.select_rank(condlist, choicelist, default)), "
-    "rt.ranked(choicelist, rt.select_rank(condlist, choicelist, default)), "
-    "rt.ranked(default, rt.select_rank(condlist, choicelist, default)))",
+    batch=f"np.select(rt.ranked(rt.items_of(condlist), {_SELECT_RANK}), "
+    f"rt.ranked(rt.items_of(choicelist), {_SELECT_RANK}), rt.ranked(default, {_SELECT_RANK}))",
     batch_broadcast=("condlist", "choicelist", "default"),
     jit="jt.select(condlist, choicelist, default)",
     vjp={"choicelist": f"rt.select_vjp(g, 'choices', {_SELECT})", "default": f"rt.select_vjp(g, 'default', {_SELECT})"},
@@ -613,6 +613,21 @@ defprim(
     ],
 )
 defhelper(rt.select_rank, params=["*trees"], nondiff=True)
+defhelper(
+    rt.items_of,
+    params=["seq"],
+    container=True,
+    vjp={"seq": "rt.items_of_vjp(g, seq)"},
+    jvp={"seq": "rt.items_of(t)"},
+)
+defhelper(
+    rt.items_of_vjp,
+    params=["v", "seq"],
+    container=True,
+    structural=("seq",),
+    vjp={"v": "rt.items_of(g)"},
+    jvp={"v": "rt.items_of_vjp(t, seq)"},
+)
 defhelper(
     rt.ranked,
     params=["tree", "rank"],
