@@ -62,3 +62,12 @@ def test_jit_of_jvp_of_vmap_of_copies():
     rng = np.random.default_rng(2)
     x, w, tx, tw = rng.normal(size=(3, 3)), rng.normal(size=(2, 3)), rng.normal(size=(3, 3)), rng.normal(size=(2, 3))
     assert_tree_close(tp.jit(copies_jvp)(x, w, tx, tw), copies_jvp(x, w, tx, tw), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.skipif(os.environ.get("TRANSPILE_JIT_FULL") != "1", reason="compiling takes minutes: TRANSPILE_JIT_FULL=1")
+def test_jit_of_grad_of_vmap_of_copies_is_a_located_error():
+    """Not compiled yet: the backward sweep would keep the copying function as a value, which Numba cannot cache."""
+    rng = np.random.default_rng(2)
+    x, w = rng.normal(size=(3, 3)), rng.normal(size=(2, 3))
+    with pytest.raises(tp.TranspileError, match=r"test_jit_vmap_parts\.py:\d+"):
+        tp.jit(tp.grad(copies_total, argnums=(0, 1)))(x, w)
