@@ -17,7 +17,7 @@ from .like import dtype_like
 from .pytree import same_kind
 from .tree import is_zero
 
-__all__ = ["r_", "c_", "meshgrid_grids", "copied_parts", "copies_of"]
+__all__ = ["r_", "c_", "meshgrid_grids", "copying", "copied_parts", "copies_of"]
 
 
 def r_(*items):
@@ -35,6 +35,12 @@ def meshgrid_grids(*args):
     options by position, as the helpers below pass them."""
     *xi, copy, sparse, indexing = args
     return np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
+
+
+def copying(fn):
+    """fn itself: vmap's rules hand the function that copies entries to the batched helpers through it, so that
+    under jit it is a value Numba can keep for the backward sweep (see runtime/jit/copies_rules.py)."""
+    return fn
 
 
 def _results(out):

@@ -14,6 +14,7 @@ from numba.extending import overload
 from .. import batching_parts as _parts
 from .. import copies as _copies
 from .. import tree as _tree
+from .copies_rules import _callee
 from .helpers_reverse import _literal
 from .lowered import _compiled
 from .zero import ZeroType, make_zero
@@ -114,7 +115,7 @@ _SCOPE = {"_alloc": _alloc, "_store": _store, "_example": _example, "_copies": _
 @overload(_parts.batched_copies, prefer_literal=True)
 def _batched_copies(fn, items, batched, *options):
     flags, first = _flags(items, batched, "vmap of a function that copies entries")
-    call = "fn({items}{options})"
+    call = "callee({items}{options})"
     source = (
         "def impl(fn, items, batched, *options):\n"
         f"    n = items[{first}].shape[0]\n"
@@ -125,7 +126,7 @@ def _batched_copies(fn, items, batched, *options):
         f"        _store(out, i, {call.format(items=_items_at(items, flags, 'i'), options=_options(options))})\n"
         "    return out\n"
     )
-    return _compiled(source, _SCOPE)
+    return _compiled(source, {**_SCOPE, "callee": _callee(fn, "vmap of a function that copies entries")})
 
 
 @overload(_parts.batched_copied_parts, prefer_literal=True)

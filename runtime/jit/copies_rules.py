@@ -13,7 +13,7 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.cpython.unsafe.tuple import tuple_setitem
-from numba.extending import overload, register_jitable
+from numba.extending import intrinsic, models, overload, register_jitable, register_model
 from numba.np.numpy_support import as_dtype
 
 from .. import copies as _copies
@@ -30,8 +30,36 @@ __all__ = ["column_stack", "dstack"]
 # ---------------------------------------------------------------------------- the function and its items
 
 
+class CopyingFunction(types.Type):
+    """The type of rt.copying(fn): it names the Python function only, so that a compiled function that keeps it (for
+    the backward sweep) can be cached on disk, which Numba's own function types cannot."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        super().__init__(name=f"CopyingFunction({fn.__module__}.{fn.__qualname__})")
+
+
+register_model(CopyingFunction)(models.OpaqueModel)
+
+
+@intrinsic
+def _copying_token(typingctx, fn):
+    def codegen(context, builder, sig, args):
+        return context.get_dummy_value()
+
+    return CopyingFunction(fn.typing_key)(fn), codegen
+
+
+@overload(_copies.copying)
+def _copying(fn):
+    _callee(fn, "rt.copying")
+    return lambda fn: _copying_token(fn)
+
+
 def _callee(fn, what):
-    """The Python function a Numba function type stands for (its overloads compile the calls)."""
+    """The Python function a Numba function type (or rt.copying's) stands for (its overloads compile the calls)."""
+    if isinstance(fn, CopyingFunction):
+        return fn.fn
     key = getattr(fn, "typing_key", None)
     if not isinstance(fn, types.Function) or not callable(key):
         raise TypingError(f"{what} under jit takes a function Numba compiles, not {fn}")

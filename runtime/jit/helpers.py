@@ -449,6 +449,14 @@ def _pack_like(x, parts):
             return out
 
         return impl
+    if _is_list(x) and isinstance(parts, types.BaseTuple):  # `a, b = xs` of a list: its items' adjoints
+        body = ["out = _tree.materialize(make_zero(), x)"]
+        body += [
+            f"out[{i}] = _tree.tree_add(out[{i}], parts[{i}])"
+            for i, ty in enumerate(parts.types)
+            if not isinstance(ty, ZeroType)
+        ]
+        return _generated("pack_like_list", "x, parts", body + ["return out"], {"_tree": _tree, "make_zero": make_zero})
     raise TypingError(f"pack_like into {x} is not supported under jit")
 
 

@@ -39,7 +39,7 @@ for _n, _examples in [
         view="maybe",
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
-        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,))",
+        batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), (True,))",
         examples=_examples,
     )
     defprim(
@@ -51,7 +51,7 @@ for _n, _examples in [
         view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
-        batch=f"rt.batched_copies(np.{_name}, arys, arys_batched)",
+        batch=f"rt.batched_copies(rt.copying(np.{_name}), arys, arys_batched)",
         examples=[
             Example(f"np.{_name}(a, b)[0] * np.{_name}(a, b)[1]", dict(a=(), b=())),
             Example(f"np.{_name}(a, 2.0, b)[2]", dict(a=V, b=X)),
@@ -66,7 +66,7 @@ defprim(
     container=True,
     view="items",  # views of the arguments
     **_copy_rules("np.broadcast_arrays", "args"),
-    batch="rt.batched_copies(np.broadcast_arrays, args, args_batched)",  # subok changes no number
+    batch="rt.batched_copies(rt.copying(np.broadcast_arrays), args, args_batched)",  # subok changes no number
     batch_needs_same=("subok",),
     examples=[
         Example("np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]", dict(a=(2, 1), b=V)),
@@ -82,7 +82,7 @@ defprim(
     container=True,
     **_copy_rules("rt.meshgrid_grids", "xi", _MESHGRID_OPTIONS),
     jit="jt.meshgrid(xi, copy, sparse, indexing)",  # Numba has no np.meshgrid
-    batch=f"rt.batched_copies(rt.meshgrid_grids, xi, xi_batched{_MESHGRID_OPTIONS})",
+    batch=f"rt.batched_copies(rt.copying(rt.meshgrid_grids), xi, xi_batched{_MESHGRID_OPTIONS})",
     examples=[
         Example("np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]", dict(a=V, b=(2,))),
         Example("np.meshgrid(a, b, indexing='ij')[1]", dict(a=V, b=(2,))),
@@ -105,11 +105,13 @@ for _name, _examples in [
         subscript=True,
         aliases=(getattr(rt, _name),),
         **_copy_rules(f"rt.{_name}", "items"),
-        batch=f"rt.batched_copies(rt.{_name}, items, items_batched)",
+        batch=f"rt.batched_copies(rt.copying(rt.{_name}), items, items_batched)",
         examples=_examples + [Example(f"np.{_name}['0,2', a, b]", dict(a=V, b=V))],
     )
 
 defhelper(rt.meshgrid_grids, params=["*args"], nondiff=True)
+# vmap's rules pass the function through rt.copying (a value compiled code may keep for the backward sweep)
+defhelper(rt.copying, params=["fn"], nondiff=True)
 # The options (fn's positional arguments after the items) are passed on as they are.
 defhelper(
     rt.copied_parts,

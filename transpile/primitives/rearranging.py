@@ -396,7 +396,7 @@ defprim(
     params=["arr", "values", "axis=None"],
     structural=("axis",),
     **_copies("np.append", ["arr", "values"], ", axis"),
-    batch="rt.batched_copies(np.append, (arr, values), (arr_batched, values_batched), axis)",
+    batch="rt.batched_copies(rt.copying(np.append), (arr, values), (arr_batched, values_batched), axis)",
     batch_needs_same=("axis",),
     examples=[
         Example("np.append(a, b)", dict(a=(2, 3), b=(2,))),
@@ -527,7 +527,7 @@ for _name, _params, _call, _examples in [
         container=True,
         view="maybe",  # views of ary
         structural=tuple(p.split("=")[0] for p in _params[1:]),
-        batch=f"rt.batched_copies(np.{_name}, (ary,), (True,){_call})",
+        batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), (True,){_call})",
         batch_needs_same=tuple(p.split("=")[0] for p in _params[1:]),
         vjp=_rules["vjp"],
         jvp={"ary": f"np.{_name}(t, {', '.join(p.split('=')[0] for p in _params[1:])})"},
@@ -559,7 +559,7 @@ for _name, _examples in [
         params=["tup"],
         container=True,
         vjp={"tup": f"rt.sequence_parts(g, {_items}, tup)"},
-        batch=f"rt.batched_copies({_items}, tup, True)",
+        batch=f"rt.batched_copies(rt.copying({_items}), tup, True)",
         batch_broadcast=("tup",),
         jvp={"tup": f"rt.sequence_copies(t, {_items}, tup)"},
         jit=f"jt.{_name}(tup)",  # Numba's own takes a tuple (np.dstack: of arrays of as many dimensions)

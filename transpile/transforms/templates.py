@@ -29,7 +29,19 @@ def instantiate(template: str, mapping: dict):
 
 
 class _Fold(gast.NodeTransformer):
-    """x * 1.0 -> x, x + 0 -> x, 2 - 1 -> 1, x ** 1 -> x, 2 == 0 -> 0: keeps instantiated rules readable."""
+    """x * 1.0 -> x, x + 0 -> x, 2 - 1 -> 1, x ** 1 -> x, 2 == 0 -> 0, f(*(a, b)) -> f(a, b): keeps instantiated
+    rules readable (and free of starred arguments, which transformed code does not take)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        args = []
+        for arg in node.args:
+            if isinstance(arg, gast.Starred) and isinstance(arg.value, gast.Tuple):
+                args.extend(arg.value.elts)
+            else:
+                args.append(arg)
+        node.args = args
+        return node
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
