@@ -138,6 +138,14 @@ def _own_pending(prim):
     return NO_NUMBA_VERSION.get(helper)
 
 
+def _own_helper(prim):
+    """The runtime helper generated code calls for `prim` itself (rt.r_ for np.r_[...]), or None."""
+    import runtime
+
+    path = prim.path or ""
+    return getattr(runtime, path.removeprefix("rt."), None) if path.startswith("rt.") else None
+
+
 def _integer_result(obj) -> bool:
     """A ufunc whose every loop gives booleans or integers (np.signbit, np.gcd): nondifferentiable by its types."""
     if not isinstance(obj, np.ufunc):
@@ -165,7 +173,7 @@ def _row(path, obj, registry, numba, same_as):
         forward = YES if prim.jvp else NOT_YET
     batching = YES if prim.batch is not None else PER_EXAMPLE
     own = _own_pending(prim)
-    if own is not None or not (prim.jit or numba.types(prim.impl)):
+    if own is not None or not (prim.jit or numba.types(prim.impl) or numba.types(_own_helper(prim))):
         jit, pending = NOT_YET, [own or f"Numba has no {prim.path} and the registry no `jit=` lowering"]
     else:
         pending = _pending_helpers([prim, *prim.variants], registry)
