@@ -21,6 +21,7 @@ from .. import padding as _padding
 from .. import rearranging as _rearranging
 from .helpers_reverse import _full, _literal
 from .lowered import _compiled
+from .pad_rules import pad_derivative
 from .signal_rules import meshgrid
 from .zero import ZeroType, make_zero
 
@@ -317,7 +318,7 @@ def _pad_helper(helper, what):
         except ValueError:
             raise TypingError(f"np.pad's {what} under jit takes a constant mode, not {mode}") from None
         if kind != "copy":
-            raise TypingError(f"the {what} of np.pad with mode={how!r}, reflect_type={odd!r} is not lowered yet")
+            return pad_derivative(what, v, array, pad_width, how, stat_length)
         call = {
             "tangent": "_copies.copies_of((v, make_zero()), _rearranging.pad_copy, (array, constant_values), "
             "pad_width, mode, reflect_type)",

@@ -43,6 +43,8 @@ def _reflect_axis(src, before, after, include_edge):
     """src (outer, m, inner) padded along its middle axis by odd reflection (about the edge entries, which
     `include_edge` repeats, as mode 'symmetric' does), in chunks of at most the array's period, as NumPy does."""
     outer, m, inner = src.shape
+    if m == 0 and (before or after):
+        raise ValueError("np.pad: can't extend an empty axis using modes other than 'constant' or 'empty'")
     total = before + m + after
     out = np.empty((outer, total, inner), dtype=src.dtype)
     out[:, before : before + m, :] = src

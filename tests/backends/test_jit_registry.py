@@ -57,11 +57,7 @@ NOT_UNDER_JIT = {
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT: dict[str, str] = {}
 # Gradients refused with a located error before any helper is named.
-GRADIENT_REFUSED: dict[str, str] = {
-    ex.expr: "the derivatives of np.pad's modes maximum, minimum and median are not lowered yet"
-    for ex in registry.by_name("pad").examples
-    if any(m in ex.expr for m in ("maximum", "minimum", "median", "mean", "linear_ramp", "odd"))
-}
+GRADIENT_REFUSED: dict[str, str] = {}
 
 # The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
 DEFAULT = {
