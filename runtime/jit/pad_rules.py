@@ -123,7 +123,8 @@ def _sides(d, given, n):
 def pad_derivative(what, v, array, pad_width, how, stat_length):
     """The lowering of pad_tangent (`what` "tangent") or pad_vjp ("adjoint") in the mode `how` (for 'reflect' and
     'symmetric', reflect_type='odd'), a function of their arguments."""
-    if not isinstance(array, types.Array) or not isinstance(array.dtype, (types.Float, types.Integer, types.Boolean)):
+    numbers = (types.Float, types.Integer, types.Boolean) + ((types.Complex,) if _KINDS[how] < 4 else ())
+    if not isinstance(array, types.Array) or not isinstance(array.dtype, numbers):
         raise TypingError(f"the {what} of np.pad with mode={how!r} under jit takes an array of real numbers")
     if not isinstance(v, (types.Array, types.Number)):
         raise TypingError(f"the {what} of np.pad under jit takes an array or a number, not {v}")
