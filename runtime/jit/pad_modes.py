@@ -184,7 +184,8 @@ def stat_lowering(array, pad_width, how, stat_length, end_values, aligned):
     these types (rt.pad_by_mode's too, `aligned`), a function of np.pad's arguments given every keyword."""
     floats = (types.Float,) if how in ("maximum", "minimum", "median") else (types.Float, types.Complex)
     if not isinstance(array, types.Array) or not isinstance(array.dtype, floats):
-        raise TypingError(f"np.pad with mode={how!r} under jit takes an array of floating-point numbers")
+        kind = "real floating-point" if len(floats) == 1 else "floating-point"
+        raise TypingError(f"np.pad with mode={how!r} under jit takes an array of {kind} numbers")
     nd = array.ndim
     widths = _pairs(pad_width, "pad_width", nd, "pad_width")
     if how in _ODD_MODES:
