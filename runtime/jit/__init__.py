@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     linalg_rules,
     memory,
     norm_batching,
+    pad_rules,
     prod_orders,
     promotion,
     pyforms,

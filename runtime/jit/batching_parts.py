@@ -235,9 +235,9 @@ def _pad_by_mode(array, pad_width, mode="constant", constant_values=0, reflect_t
         rows = len(constant_values.types)
         if all(isinstance(t, types.BaseTuple) for t in constant_values.types) and 1 < rows < array.ndim:
             raise TypingError("vmap of np.pad under jit takes constant_values as one number or one pair")
-    from .pad_modes import is_stat_mode, stat_lowering  # 'mean' and 'linear_ramp'
+    from .pad_modes import is_stat_mode, stat_lowering  # the modes that copy no entries
 
-    if is_stat_mode(mode):
+    if is_stat_mode(mode, reflect_type):
         return stat_lowering(array, pad_width, _literal(mode), stat_length, end_values, aligned=True)
     header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even', stat_length=None, end_values=0"
     return _pad_lowering(array, constant_values, pad_width, mode, reflect_type, header)

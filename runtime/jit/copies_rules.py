@@ -19,8 +19,9 @@ from numba.np.numpy_support import as_dtype
 from .. import copies as _copies
 from .. import padding as _padding
 from .. import rearranging as _rearranging
-from .helpers_reverse import _full
+from .helpers_reverse import _full, _literal
 from .lowered import _compiled
+from .pad_rules import pad_derivative
 from .signal_rules import meshgrid
 from .zero import ZeroType, make_zero
 
@@ -339,9 +340,13 @@ def _pad_helper(helper, what):
     def typer(v, array, constant_values, pad_width, mode="constant", reflect_type="even", stat_length=None):
         if isinstance(v, ZeroType):
             return _compiled(f"def impl({_PAD_SIGNATURE}):\n    return v\n", {})
-        how = getattr(mode, "literal_value", mode)
-        if how in ("mean", "linear_ramp"):
-            raise TypingError(f"the {what} of np.pad with mode={how!r} is not lowered yet")
+        how, odd = _literal(mode), _literal(reflect_type)
+        try:  # only the modes that copy entries go through runtime/copies.py: the others would give wrong numbers
+            kind = _padding._mode(how, odd)
+        except ValueError:
+            raise TypingError(f"np.pad's {what} under jit takes a constant mode, not {mode}") from None
+        if kind != "copy":
+            return pad_derivative(what, v, array, pad_width, how, stat_length)
         call = {
             "tangent": "_copies.copies_of((v, make_zero()), _rearranging.pad_copy, (array, constant_values), "
             "pad_width, mode, reflect_type)",

@@ -1,5 +1,6 @@
-"""np.pad's 'mean' and 'linear_ramp' modes under Numba: jt.pad_modes, the registry's lowering of np.pad, sends the modes
-that copy entries to jt.pad (runtime/jit/rearranging_parts.py) and pads with these two here.
+"""np.pad's modes that copy no entries under Numba (mean, linear_ramp, maximum, minimum, median, reflect_type='odd'):
+jt.pad_modes, the registry's lowering of np.pad, sends the modes that copy entries to jt.pad
+(runtime/jit/rearranging_parts.py) and pads with the others here.
 
 Each axis is padded in turn, as NumPy does (the statistics of a later axis read the entries earlier axes added).
 """
@@ -18,7 +19,8 @@ from .rearranging_parts import _number, _pairs, pad
 
 __all__ = ["pad_modes"]
 
-_STAT_MODES = {"mean": 0, "linear_ramp": 1}
+_STAT_MODES = {"mean": 0, "linear_ramp": 1, "maximum": 4, "minimum": 5, "median": 6}
+_ODD_MODES = {"reflect": 2, "symmetric": 3}  # with reflect_type="odd"
 
 
 def pad_modes(array, pad_width, mode="constant", constant_values=0, reflect_type="even", stat_length=None,
@@ -34,6 +36,69 @@ def _length(given, m):
     if given == 0 and m > 0:
         raise ValueError("np.pad: stat_length of 0 yields no value for padding")
     return min(given, m)
+
+
+@register_jitable
+def _reflect_axis(src, before, after, include_edge):
+    """src (outer, m, inner) padded along its middle axis by odd reflection (about the edge entries, which
+    `include_edge` repeats, as mode 'symmetric' does), in chunks of at most the array's period, as NumPy does."""
+    outer, m, inner = src.shape
+    if m == 0 and (before or after):
+        raise ValueError("np.pad: can't extend an empty axis using modes other than 'constant' or 'empty'")
+    total = before + m + after
+    out = np.empty((outer, total, inner), dtype=src.dtype)
+    out[:, before : before + m, :] = src
+    if m == 1:  # NumPy repeats a single entry
+        for j in range(total):
+            out[:, j, :] = src[:, 0, :]
+        return out
+    left, right = before, after
+    offset = 1 if include_edge else 0
+    while left > 0 or right > 0:
+        old = total - left - right
+        old = old // m * m if include_edge else (old - 1) // (m - 1) * (m - 1)
+        if left > 0:
+            chunk = min(old, left)
+            for t in range(chunk):
+                out[:, left - chunk + t, :] = 2 * out[:, left, :] - out[:, left - offset + chunk - t, :]
+            left -= chunk
+        if right > 0:
+            chunk = min(old, right)
+            edge = total - right - 1
+            for t in range(chunk):
+                out[:, total - right + t, :] = 2 * out[:, edge, :] - out[:, edge + offset - 1 - t, :]
+            right -= chunk
+    return out
+
+
+@register_jitable
+def _statistic(part, kind):
+    """np.max (kind 4), np.min (5) or np.median (6) of a 1-D array."""
+    if kind == 4:
+        return np.max(part)
+    if kind == 5:
+        return np.min(part)
+    return np.median(part)
+
+
+@register_jitable
+def _extreme_axis(src, before, after, kind, low, high):
+    """src (outer, m, inner) padded along its middle axis with `before` and `after` entries, the maximum (kind 4),
+    minimum (5) or median (6) of its first `low` and last `high` entries."""
+    outer, m, inner = src.shape
+    if m == 0 and (before or after):
+        raise ValueError("np.pad: can't extend an empty axis using modes other than 'constant' or 'empty'")
+    if low == 0 or high == 0:
+        raise ValueError("np.pad: stat_length of 0 yields no value for padding")
+    out = np.empty((outer, before + m + after, inner), dtype=src.dtype)
+    out[:, before : before + m, :] = src
+    for o in range(outer):
+        for i in range(inner):
+            first = _statistic(src[o, :low, i].copy(), kind)
+            last = _statistic(src[o, m - high :, i].copy(), kind)
+            out[o, :before, i] = first
+            out[o, before + m :, i] = last
+    return out
 
 
 @register_jitable
@@ -91,7 +156,7 @@ def _value_pairs(ty, name, nd, what, default, aligned):
 def _pad_modes(array, pad_width, mode="constant", constant_values=0, reflect_type="even", stat_length=None,
                end_values=0):  # fmt: skip
     how = _literal(mode)
-    if how not in _STAT_MODES:
+    if not is_stat_mode(mode, reflect_type):
 
         def copying(array, pad_width, mode="constant", constant_values=0, reflect_type="even", stat_length=None,
                     end_values=0):  # fmt: skip
@@ -101,40 +166,54 @@ def _pad_modes(array, pad_width, mode="constant", constant_values=0, reflect_typ
     return stat_lowering(array, pad_width, how, stat_length, end_values, aligned=False)
 
 
-def is_stat_mode(mode):
-    """Whether the mode (a type) is one this module pads with."""
-    return _literal(mode) in _STAT_MODES
+def is_stat_mode(mode, reflect_type="even"):
+    """Whether the mode (a type; with reflect_type, a type too) is one this module pads with."""
+    how = _literal(mode)
+    return how in _STAT_MODES or (how in _ODD_MODES and _literal(reflect_type) != "even")
+
+
+def _axis_call(how):
+    """The function padding one axis in mode `how` (its name in the lowering's scope) and its kind argument."""
+    if how in _ODD_MODES:
+        return "_reflect_axis", str(how == "symmetric")
+    return ("_extreme_axis" if _STAT_MODES[how] >= 4 else "_stat_axis"), str(_STAT_MODES[how])
 
 
 def stat_lowering(array, pad_width, how, stat_length, end_values, aligned):
-    """np.pad's lowering in mode `how` ('mean' or 'linear_ramp') for these types (rt.pad_by_mode's too, `aligned`),
-    a function of np.pad's arguments given every keyword."""
-    if not isinstance(array, types.Array) or not isinstance(array.dtype, (types.Float, types.Complex)):
-        raise TypingError(f"np.pad with mode={how!r} under jit takes an array of floating-point numbers")
+    """np.pad's lowering in mode `how` (not a copying one: with 'reflect' or 'symmetric', reflect_type='odd') for
+    these types (rt.pad_by_mode's too, `aligned`), a function of np.pad's arguments given every keyword."""
+    floats = (types.Float,) if how in ("maximum", "minimum", "median") else (types.Float, types.Complex)
+    if not isinstance(array, types.Array) or not isinstance(array.dtype, floats):
+        kind = "real floating-point" if len(floats) == 1 else "floating-point"
+        raise TypingError(f"np.pad with mode={how!r} under jit takes an array of {kind} numbers")
     nd = array.ndim
     widths = _pairs(pad_width, "pad_width", nd, "pad_width")
-    if how == "mean":
+    if how in _ODD_MODES:
+        sides = [("", "")] * nd
+    elif how != "linear_ramp":
         sides = _value_pairs(stat_length, "stat_length", nd, "stat_length", None, aligned)
     else:
         sides = _value_pairs(end_values, "end_values", nd, "end_values", "0.0", aligned)
+    function, kind = _axis_call(how)
     header = "array, pad_width, mode='constant', constant_values=0, reflect_type='even', stat_length=None, end_values=0"
     lines = [f"def impl({header}):", "    cur0 = np.ascontiguousarray(array)"]
     if nd == 0:
         lines.append("    return cur0.copy()")
     for d in range(nd):
         low, high = sides[d]
-        if how == "mean":
+        if how in _STAT_MODES and how != "linear_ramp":
             low = f"_length({low}, shape[{d}])" if low else f"shape[{d}]"
             high = f"_length({high}, shape[{d}])" if high else f"shape[{d}]"
+        args = f"{widths[d][0]}, {widths[d][1]}, {kind}" + (f", {low}, {high}" if low else "")
         lines += [
             f"    shape = cur{d}.shape",
             "    outer = " + " * ".join(["1"] + [f"shape[{k}]" for k in range(d)]),
             "    inner = " + " * ".join(["1"] + [f"shape[{k}]" for k in range(d + 1, nd)]),
-            f"    w = _stat_axis(cur{d}.reshape((outer, shape[{d}], inner)), {widths[d][0]}, {widths[d][1]}, "
-            f"{_STAT_MODES[how]}, {low}, {high})",
+            f"    w = {function}(cur{d}.reshape((outer, shape[{d}], inner)), {args})",
             f"    cur{d + 1} = w.reshape(tuple_setitem(shape, {d}, w.shape[1]))",
         ]
     if nd:
         lines.append(f"    return cur{nd}")
-    scope = {"_stat_axis": _stat_axis, "tuple_setitem": tuple_setitem, "_number": _number, "_length": _length}
+    scope = {"_stat_axis": _stat_axis, "_extreme_axis": _extreme_axis, "_reflect_axis": _reflect_axis}
+    scope.update(tuple_setitem=tuple_setitem, _number=_number, _length=_length)
     return _compiled("\n".join(lines) + "\n", scope)

@@ -225,7 +225,7 @@ def _diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
 
 # ---------------------------------------------------------------------------- np.pad
 
-_PAD_MODES = {"constant": 0, "edge": 1, "wrap": 2, "reflect": 3, "symmetric": 4}
+_PAD_MODES = {"constant": 0, "edge": 1, "wrap": 2, "reflect": 3, "symmetric": 4, "empty": 0}  # empty: zeros
 
 
 def pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even"):

@@ -53,11 +53,6 @@ NOT_UNDER_JIT = {
     "np.meshgrid(a, b)[1]": "np.meshgrid under jit takes arrays (b is a number)",
     "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
-    **{
-        ex.expr: "np.pad under jit takes the modes constant, edge, wrap, reflect, symmetric, mean and linear_ramp"
-        for ex in registry.by_name("pad").examples
-        if any(m in ex.expr for m in ("maximum", "minimum", "median", "odd", "empty"))
-    },
 }  # fmt: skip
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT: dict[str, str] = {}
