@@ -21,6 +21,7 @@ from .. import padding as _padding
 from .. import rearranging as _rearranging
 from .helpers_reverse import _full
 from .lowered import _compiled
+from .shape_gaps import atleast_1d, atleast_2d, atleast_3d
 from .signal_rules import meshgrid
 from .zero import ZeroType, make_zero
 
@@ -56,14 +57,18 @@ def _copying(fn):
     return lambda fn: _copying_token(fn)
 
 
+# NumPy functions whose Numba versions are narrower than their lowerings (jt.*): the helpers call these instead.
+_LOWERED = {np.atleast_1d: atleast_1d, np.atleast_2d: atleast_2d, np.atleast_3d: atleast_3d}
+
+
 def _callee(fn, what):
     """The Python function a Numba function type (or rt.copying's) stands for (its overloads compile the calls)."""
     if isinstance(fn, CopyingFunction):
-        return fn.fn
+        return _LOWERED.get(fn.fn, fn.fn)
     key = getattr(fn, "typing_key", None)
     if not isinstance(fn, types.Function) or not callable(key):
         raise TypingError(f"{what} under jit takes a function Numba compiles, not {fn}")
-    return key
+    return _LOWERED.get(key, key)
 
 
 def _nested_shape(ty):
