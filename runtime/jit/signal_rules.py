@@ -1023,8 +1023,8 @@ def _grid_place(i, count, xy):
 @overload(meshgrid)
 def _meshgrid(*args):
     count = len(args) - 3
-    if count < 1 or not all(isinstance(ty, types.Array) for ty in args[:count]):
-        raise TypingError("np.meshgrid under jit takes arrays")
+    if count < 1 or not all(isinstance(ty, (types.Array, types.Number, types.Boolean)) for ty in args[:count]):
+        raise TypingError("np.meshgrid under jit takes arrays and numbers")
     lines = [
         "def impl(*args):",
         f"    sparse, indexing = args[{count + 1}], args[{count + 2}]",
@@ -1034,7 +1034,10 @@ def _meshgrid(*args):
         f"    full = np.empty({count}, np.int64)",
     ]
     for i in range(count):
-        lines.append(f"    x{i} = np.ascontiguousarray(args[{i}]).ravel()")
+        if isinstance(args[i], types.Array):
+            lines.append(f"    x{i} = np.ascontiguousarray(args[{i}]).ravel()")
+        else:  # a number is one point
+            lines.append(f"    x{i} = np.full(1, args[{i}])")
         lines.append(f"    full[_grid_place({i}, {count}, xy)] = x{i}.size")
     lines.append(f"    whole = to_fixed_tuple(full, {count})")
     outs = []
