@@ -32,7 +32,6 @@ NOT_UNDER_JIT = {
     "np.squeeze(a)": "without axis=, the number of dimensions of the result depends on the shape",
     "a.squeeze()": "without axis=, the number of dimensions of the result depends on the shape",
     "np.float16(a) * 1.0": "Numba has no float16 type on the CPU (not even to pass an array through)",
-    "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
     **{
         ex.expr: "np.pad under jit takes the modes constant, edge, wrap, reflect, symmetric, mean and linear_ramp"
