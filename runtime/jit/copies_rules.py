@@ -21,7 +21,7 @@ from .. import padding as _padding
 from .. import rearranging as _rearranging
 from .helpers_reverse import _full
 from .lowered import _compiled
-from .shape_gaps import atleast_1d, atleast_2d, atleast_3d
+from .shape_gaps import NUMBA_FORMS
 from .signal_rules import meshgrid
 from .zero import ZeroType, make_zero
 
@@ -57,18 +57,14 @@ def _copying(fn):
     return lambda fn: _copying_token(fn)
 
 
-# NumPy functions whose Numba versions are narrower than their lowerings (jt.*): the helpers call these instead.
-_LOWERED = {np.atleast_1d: atleast_1d, np.atleast_2d: atleast_2d, np.atleast_3d: atleast_3d}
-
-
 def _callee(fn, what):
     """The Python function a Numba function type (or rt.copying's) stands for (its overloads compile the calls)."""
     if isinstance(fn, CopyingFunction):
-        return _LOWERED.get(fn.fn, fn.fn)
+        return NUMBA_FORMS.get(fn.fn, fn.fn)
     key = getattr(fn, "typing_key", None)
     if not isinstance(fn, types.Function) or not callable(key):
         raise TypingError(f"{what} under jit takes a function Numba compiles, not {fn}")
-    return _LOWERED.get(key, key)
+    return NUMBA_FORMS.get(key, key)
 
 
 def _nested_shape(ty):

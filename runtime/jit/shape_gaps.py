@@ -13,7 +13,7 @@ from numba.extending import overload
 
 from .lowered import _compiled
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "full", "full_like"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "full", "full_like", "NUMBA_FORMS"]
 
 
 def atleast_1d(*arys):
@@ -100,3 +100,14 @@ def _full_like(a, fill_value, dtype=None, shape=None):
     where = "a.shape" if _is_none(shape) else _shape_tuple(shape)
     body = _filled(fill_value, dtype, where, "a.dtype" if _is_none(dtype) else "dtype")
     return _compiled(f"def impl(a, fill_value, dtype=None, shape=None):\n    return {body}\n", {})
+
+
+# The NumPy functions lowered here, for helpers that call a function passed to them as a value (vmap's loop over the
+# examples, the copying functions' adjoints): they call these instead of Numba's narrower versions.
+NUMBA_FORMS = {
+    np.atleast_1d: atleast_1d,
+    np.atleast_2d: atleast_2d,
+    np.atleast_3d: atleast_3d,
+    np.full: full,
+    np.full_like: full_like,
+}
