@@ -48,6 +48,7 @@ from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F4
 from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
 from .selection_rules import argpartition, partition  # noqa: F401
+from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
 from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
 from .stacked_linalg import cond  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401

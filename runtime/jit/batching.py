@@ -21,6 +21,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
 from .helpers import _classes, _has_positions, _packed, check_real_output_type
+from .shape_gaps import NUMBA_FORMS
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -994,7 +995,7 @@ def _per_example_overload(fn, args, batched, size, keywords=(), mask=None):
     if rule is not None and len(args) == 3 and all(_example_nd(t, f) <= 2 for t, f in zip(args, flags)):
         call = f"return {rule}(args[0], args[1], args[2], {flags[0]}, {flags[1]}, {flags[2]})"
         return _generated("per_example_rule", "fn, args, batched, size, keywords=(), mask=None", [call])
-    each = _per_example_with_fn(tuple(args), flags, masked=not _is_none(mask))
+    each = _per_example_with_fn(tuple(args), flags, masked=not _is_none(mask), callee=NUMBA_FORMS.get(key))
     return lambda fn, args, batched, size, keywords=(), mask=None: each(fn, args, size, mask)
 
 
@@ -1002,10 +1003,12 @@ def _holds_an_array(ty):
     return isinstance(ty, types.Array) or (_is_tuple(ty) and any(_holds_an_array(t) for t in ty))
 
 
-def _per_example_with_fn(args, flags, masked):
+def _per_example_with_fn(args, flags, masked, callee=None):
     """Like _per_example, with fn passed as the first argument; with a mask, the examples it leaves out take the
-    first selected one's result (as in runtime.batching.per_example)."""
-    call = "fn(" + "".join(_slice_text(f"args[{k}]", t, f) + ", " for k, (t, f) in enumerate(zip(args, flags))) + ")"
+    first selected one's result (as in runtime.batching.per_example).  `callee`, if given, is called instead of fn
+    (the lowering of a NumPy function whose Numba version is narrower)."""
+    head = "callee(" if callee is not None else "fn("
+    call = head + "".join(_slice_text(f"args[{k}]", t, f) + ", " for k, (t, f) in enumerate(zip(args, flags))) + ")"
     body = [
         "i = np.argmax(mask)" if masked else "i = 0",
         f"first = {call}",
@@ -1017,7 +1020,7 @@ def _per_example_with_fn(args, flags, masked):
         else f"    out = _stack_put(out, i, {call})",
         "return out",
     ]
-    namespace = {"_stack_alloc": _stack_alloc, "_stack_put": _stack_put}
+    namespace = {"_stack_alloc": _stack_alloc, "_stack_put": _stack_put, "callee": callee}
     return register_jitable(_generated("per_example_fn", "fn, args, size, mask", body, namespace))
 
 

@@ -22,6 +22,7 @@ from .. import rearranging as _rearranging
 from .helpers_reverse import _full, _literal
 from .lowered import _compiled
 from .pad_rules import pad_derivative
+from .shape_gaps import NUMBA_FORMS
 from .signal_rules import meshgrid
 from .zero import ZeroType, make_zero
 
@@ -60,11 +61,11 @@ def _copying(fn):
 def _callee(fn, what):
     """The Python function a Numba function type (or rt.copying's) stands for (its overloads compile the calls)."""
     if isinstance(fn, CopyingFunction):
-        return fn.fn
+        return NUMBA_FORMS.get(fn.fn, fn.fn)
     key = getattr(fn, "typing_key", None)
     if not isinstance(fn, types.Function) or not callable(key):
         raise TypingError(f"{what} under jit takes a function Numba compiles, not {fn}")
-    return key
+    return NUMBA_FORMS.get(key, key)
 
 
 def _nested_shape(ty):

@@ -14,6 +14,7 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .lowered import _common_dtype
@@ -386,7 +387,8 @@ def _vector_axis(ax, axis, x):
 
 # ------------------------------------------------------------------ np.linspace, np.logspace, np.geomspace
 #
-# Numbers or arrays for start and stop (broadcast against each other), the samples' axis at `axis`; no dtype=.
+# Numbers or arrays for start and stop (broadcast against each other), the samples' axis at `axis`; np.linspace takes
+# an integer dtype= too (np.logspace and np.geomspace do not).
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -517,9 +519,22 @@ def builtins_max(*values):
 @overload(linspace, prefer_literal=True)
 def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     with_step, kind = _spacing_options("np.linspace", retstep, dtype)
-    if kind == "int":
-        raise TypingError("np.linspace under jit takes no integer dtype=")
     grid = _grid(start, stop)
+    if kind == "int":  # as NumPy: the float samples rounded down, then cast (the step stays a float)
+        whole = as_dtype(getattr(dtype, "instance_type", None) or dtype.dtype).type
+
+        @register_jitable
+        def whole_samples(start, stop, num, endpoint, axis):
+            samples, step = grid(start, stop, num, endpoint, axis)
+            return np.floor(samples).astype(whole), step
+
+        if with_step:
+            return lambda start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0: whole_samples(
+                start, stop, num, endpoint, axis
+            )
+        return lambda start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0: whole_samples(
+            start, stop, num, endpoint, axis
+        )[0]
     if with_step:
         return lambda start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0: grid(
             start, stop, num, endpoint, axis
@@ -1023,8 +1038,8 @@ def _grid_place(i, count, xy):
 @overload(meshgrid)
 def _meshgrid(*args):
     count = len(args) - 3
-    if count < 1 or not all(isinstance(ty, types.Array) for ty in args[:count]):
-        raise TypingError("np.meshgrid under jit takes arrays")
+    if count < 1 or not all(isinstance(ty, (types.Array, types.Number, types.Boolean)) for ty in args[:count]):
+        raise TypingError("np.meshgrid under jit takes arrays and numbers")
     lines = [
         "def impl(*args):",
         f"    sparse, indexing = args[{count + 1}], args[{count + 2}]",
@@ -1034,7 +1049,10 @@ def _meshgrid(*args):
         f"    full = np.empty({count}, np.int64)",
     ]
     for i in range(count):
-        lines.append(f"    x{i} = np.ascontiguousarray(args[{i}]).ravel()")
+        if isinstance(args[i], types.Array):
+            lines.append(f"    x{i} = np.ascontiguousarray(args[{i}]).ravel()")
+        else:  # a number is one point
+            lines.append(f"    x{i} = np.full(1, args[{i}])")
         lines.append(f"    full[_grid_place({i}, {count}, xy)] = x{i}.size")
     lines.append(f"    whole = to_fixed_tuple(full, {count})")
     outs = []

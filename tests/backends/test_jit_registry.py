@@ -32,26 +32,6 @@ NOT_UNDER_JIT = {
     "np.squeeze(a)": "without axis=, the number of dimensions of the result depends on the shape",
     "a.squeeze()": "without axis=, the number of dimensions of the result depends on the shape",
     "np.float16(a) * 1.0": "Numba has no float16 type on the CPU (not even to pass an array through)",
-    **dict.fromkeys(
-        [
-            "np.full((2, 3), a, dtype=np.float64)",
-            "np.full_like(b, a) * b",
-            "np.full_like(b, a, shape=(4,))",
-        ],
-        "Numba's np.full and np.full_like take a number to fill with, and no shape=",
-    ),
-    "np.linspace(a, b, 3, dtype=int) * a": "np.linspace under jit takes no integer dtype=",
-    **dict.fromkeys(
-        ["np.atleast_1d(a) * 2.0", "np.atleast_2d(a) * 2.0"],  # of a number (their other Examples compile)
-        "Numba's np.atleast_1d and np.atleast_2d take arrays, not numbers",
-    ),
-    **dict.fromkeys(
-        [f"np.atleast_{n}d(a, b)[0] * np.atleast_{n}d(a, b)[1]" for n in (1, 2, 3)]
-        + [f"np.atleast_{n}d(a, 2.0, b)[2]" for n in (1, 2, 3)],
-        "Numba's np.atleast_1d/2d/3d take one array",
-    ),
-    "np.meshgrid(a, b)[1]": "np.meshgrid under jit takes arrays (b is a number)",
-    "np.tensordot(a, b, axes=([1, 0], [0, 2]))": "np.tensordot's axes as lists: their length is not typed",
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
 }  # fmt: skip
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).

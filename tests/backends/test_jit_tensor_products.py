@@ -30,8 +30,20 @@ def axes_as_lists(a, b):
     return np.tensordot(a, b, axes=([1], [0]))
 
 
-def test_tensordot_axes_as_lists_is_refused_with_the_line():
+def axes_held_in_a_list(a, b):
+    summed = [1]
+    return np.tensordot(a, b, axes=(summed, [0]))
+
+
+def test_tensordot_axes_as_lists_of_constants_compile():
+    """Written in the call, the lists become tuples at transform time: their length is known when Numba types it."""
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 2))
+    np.testing.assert_allclose(tp.jit(axes_as_lists)(a, b), np.tensordot(a, b, axes=([1], [0])), rtol=1e-12)
+
+
+def test_tensordot_axes_held_in_a_list_is_refused_with_the_line():
     """Numba's lists have no length when the call is typed, so the rank of the result is unknown."""
     a, b = np.ones((2, 3)), np.ones((3, 2))
     with pytest.raises(tp.TranspileError, match=r"test_jit_tensor_products\.py:\d+"):
-        tp.jit(axes_as_lists)(a, b)
+        tp.jit(axes_held_in_a_list)(a, b)

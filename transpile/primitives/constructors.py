@@ -41,6 +41,7 @@ defprim(
     params=["shape", "fill_value", "dtype=None"],
     zero_d="array",
     structural=("shape", "dtype"),
+    jit="jt.full(shape, fill_value, dtype)",  # Numba's fills with a number only
     **_FILL,
     examples=[
         Example("np.full(3, a)", dict(a=())),
@@ -55,6 +56,7 @@ defprim(
     params=["a", "fill_value", "dtype=None", "shape=None"],
     zero_d="array",
     structural=("a", "dtype", "shape"),
+    jit="jt.full_like(a, fill_value, dtype, shape)",  # Numba's fills with a number only, and takes no shape=
     **_FILL,
     batch=batch_rules.full_like,
     batch_needs_same=("fill_value", "dtype", "shape"),

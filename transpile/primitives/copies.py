@@ -37,6 +37,7 @@ for _n, _examples in [
         path=f"np.{_name}",
         params=["ary"],
         view="maybe",
+        jit=f"jt.{_name}(ary)",  # Numba's takes arrays only
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
         batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), (True,))",
@@ -51,6 +52,7 @@ for _n, _examples in [
         view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
+        jit=f"jt.{_name}(arys)",  # Numba's takes one array
         batch=f"rt.batched_copies(rt.copying(np.{_name}), arys, arys_batched)",
         examples=[
             Example(f"np.{_name}(a, b)[0] * np.{_name}(a, b)[1]", dict(a=(), b=())),

@@ -111,11 +111,34 @@ defhelper(
     structural=("b_like",),
 )
 
+
+def _constant_axes(node):
+    """`node` (AST) with its lists made tuples, where it holds only constants, lists and tuples; else None."""
+    if isinstance(node, gast.Constant):
+        return node
+    if isinstance(node, (gast.List, gast.Tuple)):
+        items = [_constant_axes(item) for item in node.elts]
+        if all(item is not None for item in items):
+            return gast.copy_location(gast.Tuple(elts=items, ctx=gast.Load()), node)
+    return None
+
+
+def _axes_as_tuples(args, keywords, error):
+    """np.tensordot's `axes=([1, 0], [0, 2])` written with tuples, so that compiled code knows how many it sums."""
+    if len(args) > 2:
+        args[2] = _constant_axes(args[2]) or args[2]
+    for k in keywords:
+        if k.arg == "axes":
+            k.value = _constant_axes(k.value) or k.value
+    return args, keywords
+
+
 defprim(
     "tensordot",
     np.tensordot,
     path="np.tensordot",
     params=["a", "b", "axes=2"],
+    canonical=_axes_as_tuples,
     jit="jt.tensordot(a, b, axes)",
     vjp={"a": "rt.tensordot_vjp_a(g, a, b, axes)", "b": "rt.tensordot_vjp_b(g, a, b, axes)"},
     jvp={"a": "np.tensordot(t, b, axes)", "b": "np.tensordot(a, t, axes)"},
