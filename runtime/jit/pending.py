@@ -49,7 +49,7 @@ NO_NUMBA_VERSION = {
         [
             "diff_edge_vjp", "trapezoid_points_vjp",
         ],
-        "vmap of np.diff and np.trapezoid is not compiled yet",
+        "the derivatives of vmap of np.diff with prepend=/append= and of np.trapezoid with x= are not compiled yet",
     ),
     **dict.fromkeys(
         ["py_max", "py_min"], "generated code calls Python's max and min, which Numba compiles; these are aliases"
