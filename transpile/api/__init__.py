@@ -1,10 +1,12 @@
 """The public API, with JAX's names and signatures."""
 
+from ..frontend import hooks
 from .common import generated_function, source
-from .forward import jvp, linearize
+from .forward import jvp, linearize, tangent_entry
 from .jacobians import hessian, jacfwd, jacrev
 from .jit import jit
 from .reverse import grad, value_and_grad, vjp
+from .unbound import is_unbound
 from .vmap import vmap
 
 __all__ = [
@@ -21,3 +23,11 @@ __all__ = [
     "source",
     "generated_function",
 ]
+
+hooks.register(
+    makers=frozenset((jit, vmap, grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian)),
+    jvp=jvp,
+    tangent_entry=tangent_entry,
+    generated_function=generated_function,
+    is_unbound=is_unbound,
+)

@@ -17,6 +17,7 @@ from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
 from ..errors import Location, TranspileError, TranspileTypeError
 from ..frontend.desugar import desugar_program
+from ..frontend.hooks import RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
 from ..frontend.methods import as_function
 from ..frontend.parse import parse_function
 from .boundary import api_boundary, caller_location
@@ -359,24 +360,6 @@ def generated_function(fun, call=None):
     if transform is None:
         return fun
     return transform.entry_function(call)
-
-
-# a transform of a class-body function (its object passed first) where the object is not known
-UNBOUND_NOT_TRANSFORMED = (
-    "a transform of a method taken from its class (`Class.method`) binds the object its caller passes first, "
-    "which is unknown here"
-)
-UNBOUND_HINT = "transform the method of the object instead (tp.grad(obj.method)), or call it with `self` in a method"
-
-# a function vjp or linearize returned (a Bound): jit compiles it, no transformation takes it
-RETURNED_NOT_TRANSFORMED = (
-    "a function that tp.vjp or tp.linearize returned can be compiled by tp.jit, but not transformed again nor "
-    "called inside a transformed or jitted function"
-)
-RETURNED_HINT = (
-    "transform the function itself (tp.jacrev(f) gives every row a vmap of its pullback would, tp.jvp and "
-    "tp.jacfwd the tangents), or call tp.jit(pullback) and use its results outside"
-)
 
 
 def make_transformed(fun, transform_class, argnums, has_aux, holomorphic=False):

@@ -39,6 +39,7 @@ from ..codegen import escape
 from ..errors import Location, TranspileError
 from ..primitives import registry
 from .controlflow import structure_loops, structure_returns
+from .hooks import API, RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
 from .methods import as_function, bound_method, made_name, owner_name
 from .parse import ParsedFunction, parse_function
 from .program import Guard, NFunction, Program, const, index_value, is_atom, name
@@ -1338,10 +1339,8 @@ class _FunctionDesugarer:
     def _object_passed_first(self, obj, expr):
         """The object `Base.method(self, x)` or `tp.grad(Base.method, argnums=1)(model, x)` passes as `self`: the
         one a method is bound to, or one a global name holds (None where no object is passed so)."""
-        from ..api.unbound import is_unbound
-
         first = expr.args[0] if expr.args else None
-        if not is_unbound(obj) or first is None or not self._is_free_chain(first):
+        if not API.is_unbound(obj) or first is None or not self._is_free_chain(first):
             return None
         ok, value, reader, path = self._resolve_chain(first)
         if isinstance(value, (np.ndarray, np.generic, int, float, complex, tuple, list, dict, type(None))):
@@ -1454,13 +1453,9 @@ class _FunctionDesugarer:
             obj, path, reader = unbound.bind(first) if unbound is not None else obj.__get__(first), None, None
             expr = gast.copy_location(gast.Call(func=expr.func, args=expr.args[1:], keywords=expr.keywords), expr)
         elif getattr(obj, "__transpile_unbound__", None) is not None:
-            from ..api.common import UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
-
             self.error(func, UNBOUND_NOT_TRANSFORMED, UNBOUND_HINT)
-        from ..api import forward as forward_api
-
-        if obj is forward_api.jvp:  # jvp(f, (x, ...), (x_dot, ...)) inside a transformed function
-            return self._inline_jvp(expr, stmt, forward_api)
+        if obj is API.jvp:  # jvp(f, (x, ...), (x_dot, ...)) inside a transformed function
+            return self._inline_jvp(expr, stmt)
         if isinstance(obj, type) and (runtime.pytree.is_namedtuple_type(obj) or obj in runtime.pytree._NODES):
             return self._construct(obj, func, expr, stmt)
         prim = registry.lookup(obj)
@@ -1499,14 +1494,10 @@ class _FunctionDesugarer:
             fdef_args = _fake_args(obj.fun, bound=isinstance(obj.fun, types.MethodType))
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj.fun)
         if getattr(obj, "__transpile_bound__", None) is not None:
-            from ..api.common import RETURNED_HINT, RETURNED_NOT_TRANSFORMED
-
             self.error(func, RETURNED_NOT_TRANSFORMED, RETURNED_HINT)
         transformed = getattr(obj, "__transpile__", None) is not None
         if transformed:
-            from ..api.common import generated_function
-
-            target = generated_function(obj, (len(expr.args), [k.arg for k in expr.keywords]))
+            target = API.generated_function(obj, (len(expr.args), [k.arg for k in expr.keywords]))
         else:
             target = inspect.unwrap(obj) if callable(obj) else obj
         if isinstance(target, types.FunctionType) and not _is_library(target):
@@ -1616,7 +1607,7 @@ class _FunctionDesugarer:
                 found.append((pos, value, node))
         return sorted(found, key=lambda item: item[0])
 
-    def _inline_jvp(self, expr, stmt, forward_api):
+    def _inline_jvp(self, expr, stmt):
         if (
             len(expr.args) != 3
             or expr.keywords
@@ -1631,7 +1622,7 @@ class _FunctionDesugarer:
         ok, fun, _, _ = self._resolve_chain(expr.args[0])
         if not ok:
             self.error(expr.args[0], "the function given to jvp must be defined at module level")
-        target = forward_api.tangent_entry(fun)
+        target = API.tangent_entry(fun)
         key = self.builder.function_key(target)
         node = expr.args[1].elts + expr.args[2].elts
         call = gast.Call(func=expr.func, args=node, keywords=[])
@@ -1641,11 +1632,8 @@ class _FunctionDesugarer:
     def _transform_of(self, call):
         """The transformed function an expression like `tp.grad(f, argnums=1)` builds (its arguments are
         functions and constants from the enclosing scope)."""
-        import transpile.api as api
-
         maker = self._resolve_callable(call.func)
-        makers = {getattr(api, n) for n in api.__all__ if n not in ("source", "generated_function")}
-        if maker not in makers:
+        if maker not in API.makers:
             self.error(call, "only functions and transformations (tp.grad(f), tp.vmap(f), ...) can be called here")
 
         def value(node):
