@@ -598,7 +598,7 @@ def _primal_module(spec, fun, inner_text):
     if spec.kind == "vjp":
         mode = ReverseMode(program)
         var = mode.variant(program.entry, mask)
-        text = module_text(program, "Forward and adjoint sweeps", mode.functions, mode.primal_keys, "")
+        text = module_text(program, "Forward and adjoint sweeps", mode, "")
         single_use = any(v.restores_in_place for v in mode.variants.values())
         name = f"vjp_{program.entry}"
         ans, residuals, aux, cot, saved, fresh_list = (
@@ -654,7 +654,7 @@ def _primal_module(spec, fun, inner_text):
     else:
         mode = ForwardMode(program)
         var = mode.variant(program.entry, mask)
-        text = module_text(program, "Forward mode (Jacobian-vector product)", mode.functions, mode.primal_keys, "")
+        text = module_text(program, "Forward mode (Jacobian-vector product)", mode, "")
         name = f"jvp_{program.entry}"
         dots = [fresh(naming.tangent(p)) for p in active]
         ans, ans_dot, aux = fresh(naming.OUTPUT), fresh(naming.tangent(naming.OUTPUT)), fresh("aux")

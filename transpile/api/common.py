@@ -197,7 +197,7 @@ class Transform:
     """A transformed function's machinery: its module is generated on first use, then called like `fun`.
 
     Subclasses say what they generate: `kind` (the entry's name prefix), `summary(entry)` and
-    `build(program, entry, mask)` -> (functions, primal keys, entry source).
+    `build(program, entry, mask)` -> (the transform's Mode, entry source).
     """
 
     kind = ""
@@ -231,8 +231,8 @@ class Transform:
             def generate():
                 from ..codegen.module import module_text
 
-                functions, primal_keys, entry_text = self.build(program, entry, mask)
-                return module_text(program, self.summary(entry), functions, primal_keys, entry_text)
+                mode, entry_text = self.build(program, entry, mask)
+                return module_text(program, self.summary(entry), mode, entry_text)
 
             module, text = load_or_write(f"{self.kind}_{program.entry}", key, generate)
             self._generated = Generated(module, text, program)

@@ -86,7 +86,7 @@ def _module(fun, mask, has_aux):
     module, text = load_or_write(
         f"jvp_{program.entry}",
         key,
-        lambda: module_text(program, "Forward mode (Jacobian-vector product)", mode.functions, mode.primal_keys, ""),
+        lambda: module_text(program, "Forward mode (Jacobian-vector product)", mode, ""),
     )
     gen = Generated(module, text, program)
     return gen, getattr(gen.module, var.name)
@@ -181,7 +181,7 @@ class LinearizedEntry(Transform):
             f"    {ans}, {ans_dot} = {var.name}({', '.join(params + active)})",
             f"    return rt.materialize({ans_dot}, {ans})",
         ]
-        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
+        return mode, "\n".join(lines) + "\n"
 
 
 class TangentEntry(Transform):
@@ -205,7 +205,7 @@ class TangentEntry(Transform):
             f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
             f"    return {ans}, rt.materialize({ans_dot}, {ans})",
         ]
-        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
+        return mode, "\n".join(lines) + "\n"
 
 
 def tangent_entry(fun):

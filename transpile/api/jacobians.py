@@ -52,7 +52,7 @@ class ForwardJacobian(Transform):
         lines.append(f"        {columns}.append({ans_dot})")
         jac = f"rt.jacobian_from_columns({columns}, {value}, {wrt})"
         lines.append(f"    return {jac}, {aux}" if self.has_aux else f"    return {jac}")
-        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
+        return mode, "\n".join(lines) + "\n"
 
     def _unpack(self, names):
         return names[0] if self.single else ", ".join(names) + ("," if len(names) == 1 else "")
@@ -100,7 +100,7 @@ class ReverseJacobian(Transform):
         lines.append(f"        {rows}.append({row_text})")
         jac = f"rt.jacobian_from_rows({rows}, {value}, {self.arguments_text(entry)})"
         lines.append(f"    return {jac}, {aux}" if self.has_aux else f"    return {jac}")
-        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
+        return mode, "\n".join(lines) + "\n"
 
 
 @api_boundary

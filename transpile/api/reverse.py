@@ -41,7 +41,7 @@ class Gradient(Transform):
     def build(self, program, entry, mask):
         mode = ReverseMode(program)
         var = mode.variant(program.entry, mask)
-        return mode.functions, mode.primal_keys, self.entry_text(entry, var)
+        return mode, self.entry_text(entry, var)
 
     def entry_text(self, entry, var):
         params = list(entry.params)
@@ -119,7 +119,7 @@ class PullbackEntry(Transform):
             lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
         adjoints = [f"rt.materialize({bars.get(p, '0.0')}, {p})" for p in params[: self.count]]
         lines.append(f"    return ({', '.join(adjoints)},)")
-        return mode.functions, mode.primal_keys, "\n".join(lines) + "\n"
+        return mode, "\n".join(lines) + "\n"
 
 
 @api_boundary
@@ -150,7 +150,7 @@ def vjp(fun, *primals, has_aux=False):
     module, text = load_or_write(
         f"vjp_{program.entry}",
         key,
-        lambda: module_text(program, "Forward and adjoint sweeps", mode.functions, mode.primal_keys, ""),
+        lambda: module_text(program, "Forward and adjoint sweeps", mode, ""),
     )
     # adjoint sweeps that restore overwritten regions in place consume their residuals
     single_use = any(v.restores_in_place for v in mode.variants.values())

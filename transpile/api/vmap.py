@@ -246,7 +246,7 @@ class Vectorized:
                 var = mode.variant(program.entry, mask)
                 bindings = "".join(line + "\n" for line in mode.bindings)
                 entry_text = (bindings + "\n\n" if bindings else "") + self._entry_text(entry, var, in_axes)
-                return module_text(program, "Batched (vmap)", mode.functions, mode.primal_keys, entry_text)
+                return module_text(program, "Batched (vmap)", mode, entry_text)
 
             module, text = load_or_write(f"vmap_{program.entry}", key, generate)
             self._generated[repr(in_axes)] = Generated(module, text, program)

@@ -6,7 +6,7 @@ import os
 
 import gast
 
-from .. import __version__, naming
+from .. import __version__
 from ..frontend.program import Program, function_def
 from . import escape
 from .emit import GENERATED_MARK, Emitter, is_generated
@@ -30,8 +30,10 @@ def _standard_modules(functions, primal_keys, program):
     return [m for m in ("math", "operator") if m in used]
 
 
-def module_text(program: Program, summary: str, functions, primal_keys, entry_text: str) -> str:
-    """The whole generated module as text."""
+def module_text(program: Program, summary: str, mode, entry_text: str) -> str:
+    """The whole generated module as text: `mode` (a transform's Mode) gives its functions, the plain functions
+    they call (`primal_keys`) and each function's docstring (`docstring(fdef)`)."""
+    functions, primal_keys = mode.functions, mode.primal_keys
     entry = program.functions[program.entry]
     filename = escape.line(os.path.basename(entry.filename))
     where = "" if is_generated(entry.filename) else f" ({filename}:{entry.lineno})"
@@ -53,15 +55,7 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
             docstring=f"`{program.functions[key].qualname}` as transpile runs it (normal form).",
         )
     for fdef in functions:
-        kind = getattr(fdef, "kind", "")
-        qual = fdef.source_fn.qualname
-        doc = {
-            "forward": f"Forward sweep of `{qual}`: returns its value and what the adjoint sweep needs.",
-            "adjoint": f"Adjoint sweep of `{qual}`: returns the adjoints of its differentiated arguments.",
-            "tangent": f"`{qual}` with tangents: returns its value and the tangent of its value.",
-            "batched": f"`{qual}` on a batch of `{naming.BATCH}` examples (batched values carry it in axis 0).",
-        }[kind]
-        emitter.function(fdef, docstring=doc)
+        emitter.function(fdef, docstring=mode.docstring(fdef))
     body = emitter.text()
     return formatted("\n".join(lines) + "\n" + body + "\n\n" + entry_text)
 

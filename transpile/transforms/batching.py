@@ -26,9 +26,8 @@ import gast
 from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
-from ..errors import TranspileError
-from ..frontend.program import NFunction, Program, const, function_def, name
-from .common import Mode
+from ..frontend.program import Program, const, name
+from .common import Builder, Mode
 from .common import assign as _assign
 from .common import call as _call
 from .common import tuple_ as _tuple
@@ -61,6 +60,10 @@ def _comment(text, origin):
 
 class BatchMode(Mode):
     """Generates batched functions for every (function, batched mask) reachable from an entry."""
+
+    DOCSTRINGS = {
+        "batched": "`{qualname}` on a batch of `" + naming.BATCH + "` examples (batched values carry it in axis 0)."
+    }
 
     def __init__(self, program: Program, axis_name=None):
         super().__init__(program)
@@ -151,24 +154,7 @@ def _is_empty_container(rhs):
     return isinstance(rhs, (gast.List, gast.Tuple)) and not rhs.elts or isinstance(rhs, gast.Dict) and not rhs.keys
 
 
-class _BatchBuilder:
-    def __init__(self, mode: BatchMode, fn: NFunction, var: BatchVariant):
-        self.mode = mode
-        self.fn = fn
-        self.var = var
-        self.counter = 0
-
-    def error(self, node, message, hint=None):
-        raise TranspileError(message, self.fn.location(node), hint)
-
-    def fresh(self, base):
-        while True:
-            self.counter += 1
-            candidate = f"{base}{self.counter}"
-            if candidate not in self.names:
-                self.names.add(candidate)
-                return candidate
-
+class _BatchBuilder(Builder):
     # ------------------------------------------------------------------ analysis
     def _batched_names(self):
         batched = {p for p, m in zip(self.fn.params, self.var.mask) if m}
@@ -423,11 +409,7 @@ class _BatchBuilder:
         body += self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
         params = list(fn.params) + [self.batch]
-        fdef = function_def(self.var.name, params, body)
-        fdef.lineno = fn.lineno
-        fdef.kind = "batched"
-        fdef.source_fn = fn
-        self.mode.functions.append(fdef)
+        self.mode.functions.append(self.define(self.var.name, params, body, "batched"))
 
     def _is_batched(self, atom):
         return isinstance(atom, gast.Name) and atom.id in self.batched

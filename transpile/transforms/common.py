@@ -5,7 +5,8 @@ from __future__ import annotations
 import gast
 
 from ..analyses.activity import walk_statements
-from ..frontend.program import Program, name
+from ..errors import TranspileError
+from ..frontend.program import NFunction, Program, function_def, name
 
 
 def dotted(node) -> str:
@@ -42,7 +43,12 @@ def call(path, args, keywords=()):
 
 class Mode:
     """A transform's output for one program: its variants (one per function and mask) and the plain
-    (untransformed) functions they call."""
+    (untransformed) functions they call.
+
+    Subclasses say what each kind of function they generate does, in `DOCSTRINGS` (kind -> text, with
+    `{qualname}` for the user's function)."""
+
+    DOCSTRINGS: dict = {}
 
     def __init__(self, program: Program):
         self.program = program
@@ -64,3 +70,38 @@ class Mode:
                 if callee is not None:
                     self.primal(callee)
         return key
+
+    def docstring(self, fdef) -> str:
+        """The docstring of a function this mode generated."""
+        return self.DOCSTRINGS[fdef.kind].format(qualname=fdef.source_fn.qualname)
+
+
+class Builder:
+    """What every transform's builder of one variant shares: located errors, fresh names, function definitions."""
+
+    def __init__(self, mode: Mode, fn: NFunction, var):
+        self.mode = mode
+        self.fn = fn
+        self.var = var
+        self.counter = 0
+        self.names: set = set()  # every name the generated function uses (fill in before `fresh`)
+
+    def error(self, node, message, hint=None):
+        raise TranspileError(message, self.fn.location(node), hint)
+
+    def fresh(self, base):
+        """`base1`, `base2`, ...: the first not yet taken."""
+        while True:
+            self.counter += 1
+            candidate = f"{base}{self.counter}"
+            if candidate not in self.names:
+                self.names.add(candidate)
+                return candidate
+
+    def define(self, fname, params, body, kind):
+        """A generated function of `kind` (a key of the mode's DOCSTRINGS), made from the user's function."""
+        fdef = function_def(fname, params, body)
+        fdef.lineno = self.fn.lineno
+        fdef.kind = kind
+        fdef.source_fn = self.fn
+        return fdef

@@ -26,10 +26,10 @@ from .. import naming
 from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
-from ..errors import TranspileError, no_rule_hint
-from ..frontend.program import NFunction, const, function_def, name
+from ..errors import no_rule_hint
+from ..frontend.program import const, name
 from ..primitives import registry
-from .common import Mode
+from .common import Builder, Mode
 from .common import assign as _assign
 from .common import call as _call
 from .common import tuple_ as _tuple
@@ -87,6 +87,8 @@ def _top_targets(stmts):
 class ForwardMode(Mode):
     """Generates tangent-carrying functions for every (function, mask) reachable from an entry."""
 
+    DOCSTRINGS = {"tangent": "`{qualname}` with tangents: returns its value and the tangent of its value."}
+
     def variant(self, key, mask) -> ForwardVariant:
         mask = tuple(bool(m) for m in mask)
         if (key, mask) in self.variants:
@@ -101,15 +103,7 @@ class ForwardMode(Mode):
         return var
 
 
-class _ForwardBuilder:
-    def __init__(self, mode: ForwardMode, fn: NFunction, var: ForwardVariant):
-        self.mode = mode
-        self.fn = fn
-        self.var = var
-
-    def error(self, node, message, hint=None):
-        raise TranspileError(message, self.fn.location(node), hint)
-
+class _ForwardBuilder(Builder):
     def build(self):
         fn = self.fn
         names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
@@ -141,11 +135,7 @@ class _ForwardBuilder:
         self.var.result_zeros = self._zeros_of(ret)
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
         params = list(fn.params) + [self.tan[p] for p in active_params]
-        fdef = function_def(self.var.name, params, body)
-        fdef.lineno = fn.lineno
-        fdef.kind = "tangent"
-        fdef.source_fn = fn
-        self.mode.functions.append(fdef)
+        self.mode.functions.append(self.define(self.var.name, params, body, "tangent"))
 
     # ------------------------------------------------------------------ helpers
     def _tangent_of(self, atom):

@@ -30,10 +30,10 @@ from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..analyses.shapes import SameShapes
 from ..codegen.dce import eliminate_dead_code
-from ..errors import TranspileError, no_rule_hint
-from ..frontend.program import NFunction, const, function_def, name
+from ..errors import no_rule_hint
+from ..frontend.program import const, name
 from ..primitives import registry
-from .common import Mode, dotted
+from .common import Builder, Mode, dotted
 from .common import assign as _assign
 from .common import call as _call
 from .common import tuple_ as _tuple
@@ -58,6 +58,11 @@ class Variant:
 
 class ReverseMode(Mode):
     """Generates sweeps for every (function, active mask) reachable from an entry."""
+
+    DOCSTRINGS = {
+        "forward": "Forward sweep of `{qualname}`: returns its value and what the adjoint sweep needs.",
+        "adjoint": "Adjoint sweep of `{qualname}`: returns the adjoints of its differentiated arguments.",
+    }
 
     def aliasing(self, fn) -> Aliasing:
         """What each name of `fn` may be a view of (made once per function, for all its variants)."""
@@ -89,29 +94,12 @@ class ReverseMode(Mode):
         return var
 
 
-class _VariantBuilder:
-    def __init__(self, mode: ReverseMode, fn: NFunction, var: Variant):
-        self.mode = mode
-        self.fn = fn
-        self.var = var
-        self.counter = 0
-
-    def error(self, node, message, hint=None):
-        raise TranspileError(message, self.fn.location(node), hint)
-
-    def fresh(self, base):
-        while True:
-            self.counter += 1
-            candidate = f"{base}{self.counter}"
-            if candidate not in self.all_names:
-                self.all_names.add(candidate)
-                return candidate
-
+class _VariantBuilder(Builder):
     # ------------------------------------------------------------------ build
     def build(self, unseen=frozenset()):
         fn = self.fn
         self.counter = 0
-        self.all_names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         active_params = {p for p, m in zip(fn.params, self.var.mask) if m}
 
         def callee_active(key, mask):
@@ -125,10 +113,10 @@ class _VariantBuilder:
         self.adj = {}
         for x in sorted(self.active):
             candidate = naming.adjoint(x)
-            while candidate in self.all_names:
+            while candidate in self.names:
                 candidate += "_"
             self.adj[x] = candidate
-            self.all_names.add(candidate)
+            self.names.add(candidate)
         self.residual_of_call = {}
         for stmt in walk_statements(fn.body):
             if self._active_call(stmt) and not self._recomputed(stmt):
@@ -261,9 +249,9 @@ class _VariantBuilder:
 
     def _tape_name(self, x):
         candidate = naming.tape(x)
-        while candidate in self.all_names:
+        while candidate in self.names:
             candidate += "_"
-        self.all_names.add(candidate)
+        self.names.add(candidate)
         return candidate
 
     def _ordered(self, names):
@@ -400,11 +388,9 @@ class _VariantBuilder:
         return {self.adj[p] for p, m in zip(self.fn.params, self.var.mask) if m and p in self.adj}
 
     def _def(self, fname, params, body, kind):
-        fdef = function_def(fname, params, body)
+        fdef = self.define(fname, params, body, kind)
         gast.copy_location(fdef, self.fn.body[0] if self.fn.body else body[0])
         fdef.lineno = self.fn.lineno
-        fdef.kind = kind
-        fdef.source_fn = self.fn
         fdef.variant = self.var
         return fdef
 
