@@ -22,53 +22,27 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
-import importlib.util
-import inspect
 import os
 import shlex
 import sys
 import traceback
 from dataclasses import dataclass, field
 
-from . import __version__, naming
+from . import __version__
+from .api import catalog
 from .api.boundary import at_users_line
+from .api.catalog import KINDS
+from .api.written import CLIError, build, load_module
 from .codegen import escape
 from .codegen.cache import write_atomically
 from .errors import TranspileError
 
 # transforms the CLI can write, by the name used in expressions and by the subcommand that writes them
-TRANSFORMS = ("grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "vmap")
-SUBCOMMANDS = {name.replace("_", "-"): name for name in TRANSFORMS if name != "vmap"}
+TRANSFORMS = catalog.written()
+SUBCOMMANDS = {KINDS[name].subcommand: name for name in TRANSFORMS if KINDS[name].description}
 NOT_IMPLEMENTED = {
     "pmap": "no issue yet; it will build on the collectives of issue 4",
 }
-# only the outermost transform of an expression may be one of these: they take primals, not a function
-PRIMAL_TRANSFORMS = ("vjp", "jvp")
-
-EXAMPLES = {
-    "grad": "transpile grad model.py:loss --argnums 0 -o loss_grad.py",
-    "value_and_grad": "transpile value-and-grad model.py:loss --has-aux -o loss_value_and_grad.py",
-    "vjp": "transpile vjp model.py:predict --argnums 0 -o predict_vjp.py",
-    "jvp": "transpile jvp model.py:predict --argnums 1 -o predict_jvp.py",
-    "jacfwd": "transpile jacfwd model.py:f --argnums 0,1 -o f_jacobian.py",
-    "jacrev": "transpile jacrev model.py:f -o f_jacobian.py",
-    "hessian": "transpile hessian model.py:energy -o energy_hessian.py",
-}
-DESCRIPTIONS = {
-    "grad": "Write the gradient of a scalar-valued function (reverse mode) as a standalone module.",
-    "value_and_grad": "Write a function returning (value, gradient) as a standalone module.",
-    "vjp": "Write the forward and adjoint sweeps of a function (vector-Jacobian products) as a module whose "
-    "entry vjp_F(*args) returns (value, vjp_fn), as tp.vjp(F, *args) does.",
-    "jvp": "Write the tangent (forward-mode) version of a function as a module whose entry "
-    "jvp_F(*args, *tangents) returns (value, Jacobian-vector product), as tp.jvp does.",
-    "jacfwd": "Write the Jacobian of a function, by forward mode, as a standalone module.",
-    "jacrev": "Write the Jacobian of a function, by reverse mode, as a standalone module.",
-    "hessian": "Write the Hessian of a scalar function (forward over reverse) as a standalone module.",
-}
-
-
-class CLIError(Exception):
-    """A user error the command reports in one paragraph, with exit code 2."""
 
 
 # ============================================================================ transform expressions
@@ -217,7 +191,7 @@ def _spec(node, where, filename, outermost=False):
         return Spec("jit", inner=_spec(node.args[0], where, filename))
     if kind not in TRANSFORMS:
         raise CLIError(f"unknown transform `{kind}` ({where}); the transforms are " + ", ".join(TRANSFORMS))
-    if kind in PRIMAL_TRANSFORMS and not outermost:
+    if KINDS[kind].takes_primals and not outermost:
         raise CLIError(
             f"`{kind}` takes primals rather than returning a function, so it can only be the outermost "
             f"transform ({where})"
@@ -256,440 +230,6 @@ def _spec(node, where, filename, outermost=False):
                 raise CLIError(f"has_aux must be True or False ({where}), got {value!r}")
             spec.has_aux = value
     return spec
-
-
-# ============================================================================ loading the user's file
-
-
-def load_module(path):
-    """Import FILE.py under its module name (its directory, or its package root's parent, on sys.path)."""
-    if not os.path.exists(path):
-        raise CLIError(f"{path}: no such file")
-    if not path.endswith(".py") or not os.path.isfile(path):
-        raise CLIError(f"{path}: not a Python file (expected FILE.py)")
-    full = os.path.abspath(path)
-    directory, filename = os.path.split(full)
-    parts = [filename[:-3]]
-    while os.path.exists(os.path.join(directory, "__init__.py")):
-        directory, package = os.path.split(directory)
-        parts.insert(0, package)
-    module_name = ".".join(parts)
-    if not escape.is_dotted_name(module_name):
-        module_name = "transpile_user_" + escape.file_stem(parts[-1])
-    existing = sys.modules.get(module_name)
-    if existing is not None:
-        if os.path.abspath(getattr(existing, "__file__", "") or "") == full:
-            return existing, module_name
-        raise CLIError(f"{path}: its module name `{module_name}` is already taken by {existing!r}; rename the file")
-    if directory not in sys.path:
-        sys.path.insert(0, directory)
-    if len(parts) > 1:
-        importlib.import_module(".".join(parts[:-1]))
-    spec = importlib.util.spec_from_file_location(module_name, full)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(module_name, None)
-        raise
-    return module, module_name
-
-
-def user_function(module, name, path):
-    """The function, method or callable object `name` (dotted: `Loss.value`, `model.loss`) names in `module`."""
-    from .api.unbound import is_unbound
-    from .frontend.methods import as_function, bound_method
-
-    fn = module
-    for part in name.split("."):
-        fn = getattr(fn, part, None)
-    if bound_method(fn) is not None:  # an object's method, a classmethod, a callable object
-        return as_function(fn)
-    if fn is not None and is_unbound(fn):
-        owner = name.rpartition(".")[0]
-        made = _no_argument_object(module, owner, path)
-        if made is not None:  # a class built without arguments: its method, bound to a new object
-            return as_function(getattr(made, name.rpartition(".")[2]))
-        raise CLIError(
-            f"`{name}` is a method, which needs an object of `{owner}` to read its attributes from, and `{owner}` "
-            "takes arguments, so transpile cannot build one: name the method "
-            f"of a module-level object of {path} (e.g. `{owner.lower()}_ = {owner}(...)` there, then "
-            f"{path}:{owner.lower()}_.{name.rpartition('.')[2]}), or make it a @staticmethod"
-        )
-    if fn is None or not inspect.isfunction(inspect.unwrap(fn) if callable(fn) else fn):
-        defined = sorted(
-            n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__
-        )
-        what = "no function" if fn is None else "no plain Python function"
-        raise CLIError(
-            f"{path} has {what} named `{name}`"
-            + (f" (functions defined there: {', '.join(defined)})" if defined else "")
-        )
-    return fn
-
-
-def _no_argument_object(module, owner, path):
-    """An object of the class `owner` names, built with no arguments, or None where its constructor needs some
-    (or the name is no class)."""
-    cls = module
-    for part in owner.split("."):
-        cls = getattr(cls, part, None)
-    if not isinstance(cls, type):
-        return None
-    try:
-        inspect.signature(cls).bind()
-    except (TypeError, ValueError):
-        return None
-    from .frontend.methods import made_object
-
-    try:
-        obj, new = made_object(module.__name__, owner, cls)
-    except Exception as exc:
-        raise CLIError(f"{path}: `{owner}()` raised {type(exc).__name__}: {exc}") from None
-    if new:
-        print(
-            f"transpile: `{owner}` takes no arguments: transforming the method of an object `{owner}()` (the "
-            "generated module builds one the same way)",
-            file=sys.stderr,
-        )
-    return obj
-
-
-# ============================================================================ building the module
-
-
-@dataclass
-class Built:
-    text: str
-    entry: str
-
-
-def _wrt(params, argnums):
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    return " and ".join(f"`{params[i]}` (argument {i})" for i in nums)
-
-
-def _normalized(argnums, nparams, fn_name):
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    out = []
-    for n in nums:
-        if not -nparams <= n < nparams:
-            raise CLIError(f"argnums {n} is out of range: `{fn_name}` takes {nparams} argument(s)")
-        out.append(n % nparams)
-    return out[0] if isinstance(argnums, int) else tuple(out)
-
-
-def build(spec, module, module_name, path, command):
-    """The standalone module text for a transform expression over functions of `module`."""
-    from .api import common
-    from .codegen import standalone
-
-    leaf = spec.leaf()
-    fn = user_function(module, leaf.name, path)
-    api = _api_objects(spec, module, path)
-    inner_text = spec.inner.text()
-    origin = f"{os.path.basename(path)}:{leaf.name} (line {inspect.unwrap(fn).__code__.co_firstlineno})"
-    if spec.kind in PRIMAL_TRANSFORMS:
-        target = common.generated_function(api[id(spec.inner)])
-        text, program, entry = _primal_module(spec, target, inner_text)
-    elif spec.kind == "jit":
-        import transpile as tp
-
-        from .backends.numba_module import numba_module_text
-
-        program = tp.jit(api[id(spec.inner)]).__transpile_jit__.program()
-        # without fusion: a file has no tp.jit to rerun a call without it; with Numba's disk cache, whether or not
-        # transpile's own cache can be written, except where the file imports values from the user's module: Numba
-        # compiles them in, and would keep the first ones after they change
-        imports_values = any(cap.identity[0] == "name" for cap in program.captures.values())
-        text = numba_module_text(program, {}, fuse=False, disk_cache=not imports_values)
-        entry = _jit_entry(spec.inner, api, program.entry, fn)
-    else:
-        transformed = api[id(spec)]
-        text, program = transformed.__transpile__.generated().text, transformed.__transpile__.generated().program
-        entry = _transform_entry(spec, transformed, inner_text)
-    return Built(
-        standalone.standalone_text(
-            text,
-            program,
-            entry,
-            user_function=fn,
-            module_name=module_name,
-            origin=origin,
-            command=command,
-            version=__version__,
-        ),
-        entry.name,
-    )
-
-
-def _transform_entry(spec, transformed, inner_text):
-    """How the header describes the entry of a transform's module."""
-    transform = transformed.__transpile__
-    program = transform.generated().program
-    params = list(program.functions[program.entry].params)
-    name = transform.entry_name(program.entry)
-    if spec.kind == "vmap":
-        return _describe_vmap(spec, transform, name, params, inner_text)
-    argnums = transform.argnums if not transform.single else transform.argnums[0]
-    return _describe(spec, name, params, argnums, inner_text, inner_is_leaf=spec.inner.kind is None)
-
-
-def _jit_entry(inner, api, entry_name, user_fn):
-    """The entry of a compiled module: the inner expression's description, compiled by Numba."""
-    from dataclasses import replace
-
-    from .codegen.standalone import Entry
-
-    if inner.kind is None:
-        params = list(inspect.signature(user_fn).parameters)
-        return Entry(
-            name=entry_name,
-            title=f"`{inner.name}` compiled by Numba",
-            returns=f"what `{inner.name}` returns.",
-            params=params,
-            call=f"the arguments of `{inner.name}`",
-            annotations={p: p for p in params},
-        )
-    described = _transform_entry(inner, api[id(inner)], inner.inner.text())
-    return replace(described, name=entry_name, title=described.title + ", compiled by Numba")
-
-
-def _api_objects(spec, module, path):
-    """Evaluate the expression with the API (`tp.grad(...)`); returns {id(spec node): transformed function}."""
-    import transpile as tp
-
-    out = {}
-
-    def rec(node):
-        if node.kind is None:
-            out[id(node)] = user_function(module, node.name, path)
-            return out[id(node)]
-        inner = rec(node.inner)
-        if node.kind in PRIMAL_TRANSFORMS or node.kind == "jit":
-            return None
-        if node.kind == "vmap":
-            kwargs = dict(node.keywords)
-        else:
-            kwargs = {"has_aux": node.has_aux}
-            if node.argnums is not None:
-                kwargs["argnums"] = node.argnums
-        out[id(node)] = getattr(tp, node.kind)(inner, **kwargs)
-        return out[id(node)]
-
-    rec(spec)
-    return out
-
-
-_TITLES = {
-    "grad": "Gradient of `{f}` with respect to {wrt}",
-    "value_and_grad": "Value and gradient of `{f}` with respect to {wrt}",
-    "jacfwd": "Jacobian of `{f}` with respect to {wrt}, column by column in forward mode",
-    "jacrev": "Jacobian of `{f}` with respect to {wrt}, row by row in reverse mode",
-    "hessian": "Hessian of `{f}` with respect to {wrt} (forward over reverse mode)",
-}
-
-
-def _describe(spec, entry_name, params, argnums, inner_text, inner_is_leaf):
-    from .codegen.standalone import Entry
-
-    kind = spec.kind
-    wrt = _wrt(params, argnums)
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    single = isinstance(argnums, int)
-    title = _TITLES[kind].format(f=inner_text, wrt=wrt)
-    grad_like = ("param", params[nums[0]]) if single else ("tuple", [params[i] for i in nums])
-    structure = (
-        f"with the structure, shapes and dtypes of `{params[nums[0]]}`"
-        if single
-        else "a tuple with one entry per argument in argnums, each with its argument's structure"
-    )
-    aux = " The auxiliary output of the function is returned unchanged as `aux`." if spec.has_aux else ""
-    if kind == "grad":
-        returns = f"the gradient, {structure}." if not spec.has_aux else f"(gradient, aux): the gradient {structure}."
-        like = None if spec.has_aux else grad_like
-    elif kind == "value_and_grad":
-        returns = (
-            f"(value, gradient): the value of `{inner_text}` and its gradient, {structure}."
-            if not spec.has_aux
-            else f"((value, aux), gradient): the gradient {structure}."
-        )
-        like = ("value_and", grad_like) if inner_is_leaf and not spec.has_aux else None
-    elif kind in ("jacfwd", "jacrev"):
-        returns = (
-            "the Jacobian: an array of shape (output shape + input shape), nested like the output and the "
-            "differentiated argument when they are tuples, lists or dicts (JAX's layout)"
-            + ("" if single else "; one Jacobian per argument in argnums")
-            + "."
-        )
-        like = None
-    else:
-        returns = (
-            "the Hessian: an array of shape (output shape + input shape + input shape), nested like the "
-            "arguments when they are pytrees (JAX's layout)."
-        )
-        like = None
-    return Entry(
-        name=entry_name,
-        title=title,
-        returns=returns + aux,
-        params=params,
-        call=f"the arguments of `{inner_text}`",
-        annotations={p: p for p in params},
-        returns_like=like,
-    )
-
-
-def _describe_vmap(spec, transform, entry_name, params, inner_text):
-    from .codegen.standalone import Entry
-
-    in_axes = transform.in_axes if len(set(map(repr, transform.in_axes))) > 1 else transform.in_axes[0]
-    options = f"in_axes={in_axes!r}, out_axes={transform.out_axes!r}"
-    if transform.axis_name is not None:
-        options += f", axis_name={transform.axis_name!r}"
-    mapped = [p for p, axes in zip(params, transform.in_axes) if axes is not None]
-    return Entry(
-        name=entry_name,
-        title=f"`{inner_text}` mapped over a batch axis (vmap, {options})",
-        returns=(
-            f"the results of `{inner_text}` for every example, stacked along out_axes={transform.out_axes!r}, "
-            "as jax.vmap returns them."
-        ),
-        params=params,
-        call=(
-            f"the arguments of `{inner_text}`, with a batch axis where in_axes says ("
-            + (", ".join(f"`{p}`" for p in mapped) or "none")
-            + ")"
-        ),
-        annotations={p: p for p, axes in zip(params, transform.in_axes) if axes is None},  # unmapped: as given
-    )
-
-
-def _default_mask(fn, params, argnums, fn_name):
-    """Which parameters vjp and jvp differentiate: argnums, or every parameter not annotated int or bool."""
-    if argnums is not None:
-        nums = _normalized(argnums, len(params), fn_name)
-        nums = (nums,) if isinstance(nums, int) else nums
-        return tuple(i in nums for i in range(len(params)))
-    annotations = getattr(inspect.unwrap(fn), "__annotations__", {})
-    return tuple(annotations.get(p) not in (int, bool, "int", "bool") for p in params)
-
-
-def _primal_module(spec, fun, inner_text):
-    """vjp and jvp: the module the API builds (forward + adjoint sweeps, or the tangent function) plus an entry."""
-    from .api.common import Names
-    from .codegen.module import module_text
-    from .codegen.standalone import Entry
-    from .frontend.desugar import desugar_program
-    from .transforms.forward import ForwardMode
-    from .transforms.reverse import ReverseMode
-
-    program = desugar_program(fun, differentiated=True)
-    fn = program.functions[program.entry]
-    params = list(fn.params)
-    mask = _default_mask(fun, params, spec.argnums, fn.qualname)
-    if not any(mask):
-        raise CLIError(f"no argument of `{fn.qualname}` to differentiate; choose them with --argnums")
-    fresh = Names(params + [program.entry])
-    aux_note = " The auxiliary output is returned unchanged as `aux`." if spec.has_aux else ""
-    active = [p for p, m in zip(params, mask) if m]
-    wrt = " and ".join(f"`{p}`" for p in active)
-    if spec.kind == "vjp":
-        mode = ReverseMode(program)
-        var = mode.variant(program.entry, mask)
-        text = module_text(program, "Forward and adjoint sweeps", mode, "")
-        single_use = any(v.restores_in_place for v in mode.variants.values())
-        name = f"vjp_{program.entry}"
-        ans, residuals, aux, cot, saved, fresh_list = (
-            fresh(n) for n in (naming.OUTPUT, naming.RESIDUALS, "aux", "cotangent", "saved", "fresh")
-        )
-        inner_name = fresh(f"{program.entry}_vjp")
-        bars = [fresh(naming.adjoint(p)) for p in active]
-        lines = [
-            f"def {name}({', '.join(params)}):",
-            escape.docstring(
-                f"`{fn.qualname}` at the given arguments and its vector-Jacobian product function.", "    "
-            ),
-            f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})",
-        ]
-        if spec.has_aux:
-            lines.append(f"    {ans}, {aux} = {ans}")
-        if single_use:
-            lines.append(f"    {fresh_list} = [{residuals}]  # the adjoint sweep consumes its residuals")
-        lines += [
-            "",
-            f"    def {inner_name}({cot}):",
-            escape.docstring(
-                f"One cotangent per argument of `{fn.qualname}` (zero where not differentiated).", "        "
-            ),
-            f"        rt.check_cotangent({ans}, {cot}, {escape.literal(fn.qualname)})",
-        ]
-        use = residuals
-        if single_use:
-            use = saved
-            lines.append(f"        {saved} = {fresh_list}.pop() if {fresh_list} else {var.fwd}({', '.join(params)})[1]")
-        seed = f"({cot}, 0.0)" if spec.has_aux else cot
-        lines.append(f"        ({', '.join(bars)},) = {var.bwd}({use}, {seed})")
-        by_param = dict(zip(active, bars))
-        results = [f"rt.materialize({by_param.get(p, '0.0')}, {p})" for p in params]
-        lines.append(f"        return ({', '.join(results)},)")
-        lines += ["", f"    return {ans}, {inner_name}" + (f", {aux}" if spec.has_aux else "")]
-        entry = Entry(
-            name=name,
-            title=f"Vector-Jacobian product of `{inner_text}` with respect to {wrt}",
-            returns=(
-                "(value, vjp_fn): the value of `" + inner_text + "` and a function that maps a "
-                "cotangent of the value (same structure, shapes and dtypes) to a tuple with one "
-                "cotangent per argument, zero for arguments not differentiated"
-                + (", and aux" if spec.has_aux else "")
-                + "."
-                + aux_note
-            ),
-            params=params,
-            call=f"the arguments of `{inner_text}`",
-            annotations={p: p for p in params},
-            extra_text="\n".join(lines) + "\n",
-        )
-    else:
-        mode = ForwardMode(program)
-        var = mode.variant(program.entry, mask)
-        text = module_text(program, "Forward mode (Jacobian-vector product)", mode, "")
-        name = f"jvp_{program.entry}"
-        dots = [fresh(naming.tangent(p)) for p in active]
-        ans, ans_dot, aux = fresh(naming.OUTPUT), fresh(naming.tangent(naming.OUTPUT)), fresh("aux")
-        lines = [
-            f"def {name}({', '.join(params + dots)}):",
-            escape.docstring(
-                f"`{fn.qualname}` and its Jacobian-vector product along the tangents {', '.join(dots)}.", "    "
-            ),
-            f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
-        ]
-        if spec.has_aux:
-            lines.append(f"    ({ans}, {aux}), ({ans_dot}, _) = {ans}, rt.split_tangent({ans_dot}, 2)")
-        lines.append(f"    return {ans}, rt.materialize({ans_dot}, {ans})" + (f", {aux}" if spec.has_aux else ""))
-        annotations = {p: p for p in params}
-        annotations.update(zip(dots, active))
-        entry = Entry(
-            name=name,
-            title=f"Jacobian-vector product of `{inner_text}` along {wrt} (forward mode)",
-            returns=(
-                "(value, tangent): the value of `" + inner_text + "` and its Jacobian-vector product, "
-                "with the structure, shapes and dtypes of the value"
-                + (", and aux" if spec.has_aux else "")
-                + "."
-                + aux_note
-            ),
-            params=params + dots,
-            call=(
-                f"the arguments of `{inner_text}`, then one tangent per differentiated argument, with "
-                "its structure, shapes and dtypes"
-            ),
-            annotations=annotations,
-            extra_text="\n".join(lines) + "\n",
-            defaults=False,
-        )
-    return text, program, entry
 
 
 # ============================================================================ the command line
@@ -837,13 +377,13 @@ def _add_common(parser, with_output=True):
 def _add_subcommands(subparsers, show=False):
     formatter = argparse.RawDescriptionHelpFormatter
     for command, kind in SUBCOMMANDS.items():
-        example = EXAMPLES[kind]
+        example = KINDS[kind].example
         if show:
             example = example.replace("transpile ", "transpile show ", 1).split(" -o ")[0]
         p = subparsers.add_parser(
             command,
-            help=DESCRIPTIONS[kind].split(". ")[0].rstrip("."),
-            description=DESCRIPTIONS[kind],
+            help=KINDS[kind].description.split(". ")[0].rstrip("."),
+            description=KINDS[kind].description,
             formatter_class=formatter,
             epilog=f"example:\n  {example}",
         )
@@ -852,7 +392,7 @@ def _add_subcommands(subparsers, show=False):
             "--argnums",
             metavar="N[,N...]",
             help="the argument(s) to differentiate: an integer or a comma-separated list "
-            + ("(default: every argument not annotated int or bool)" if kind in PRIMAL_TRANSFORMS else "(default: 0)"),
+            + ("(default: every argument not annotated int or bool)" if KINDS[kind].takes_primals else "(default: 0)"),
         )
         p.add_argument(
             "--has-aux",

@@ -1,6 +1,7 @@
 """The public API, with JAX's names and signatures."""
 
 from ..frontend import hooks
+from . import catalog
 from .common import generated_function, source
 from .forward import jvp, linearize, tangent_entry
 from .jacobians import hessian, jacfwd, jacrev
@@ -25,7 +26,7 @@ __all__ = [
 ]
 
 hooks.register(
-    makers=frozenset((jit, vmap, grad, value_and_grad, vjp, jvp, linearize, jacfwd, jacrev, hessian)),
+    makers=catalog.entry_points(),
     jvp=jvp,
     tangent_entry=tangent_entry,
     generated_function=generated_function,

@@ -214,3 +214,48 @@ def tangent_entry(fun):
     transform = TangentEntry(fun, tuple(range(len(_signature(fun).parameters))), False)
     gen = transform.generated()
     return getattr(gen.module, transform.entry_name(gen.program.entry))
+
+
+def written_jvp(program, fn, params, mask, fresh, has_aux, inner_text):
+    """The module `transpile jvp` writes: the tangent functions tp.jvp runs, and an entry
+    jvp_F(*args, *tangents) returning (value, Jacobian-vector product); (module text, the standalone entry)."""
+    from ..codegen.standalone import Entry
+
+    active = [p for p, m in zip(params, mask) if m]
+    wrt = " and ".join(f"`{p}`" for p in active)
+    aux_note = " The auxiliary output is returned unchanged as `aux`." if has_aux else ""
+    mode = ForwardMode(program)
+    var = mode.variant(program.entry, mask)
+    text = module_text(program, "Forward mode (Jacobian-vector product)", mode, "")
+    name = f"jvp_{program.entry}"
+    dots = [fresh(naming.tangent(p)) for p in active]
+    ans, ans_dot, aux = fresh(naming.OUTPUT), fresh(naming.tangent(naming.OUTPUT)), fresh("aux")
+    lines = [
+        f"def {name}({', '.join(params + dots)}):",
+        escape.docstring(
+            f"`{fn.qualname}` and its Jacobian-vector product along the tangents {', '.join(dots)}.", "    "
+        ),
+        f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
+    ]
+    if has_aux:
+        lines.append(f"    ({ans}, {aux}), ({ans_dot}, _) = {ans}, rt.split_tangent({ans_dot}, 2)")
+    lines.append(f"    return {ans}, rt.materialize({ans_dot}, {ans})" + (f", {aux}" if has_aux else ""))
+    annotations = {p: p for p in params}
+    annotations.update(zip(dots, active))
+    entry = Entry(
+        name=name,
+        title=f"Jacobian-vector product of `{inner_text}` along {wrt} (forward mode)",
+        returns=(
+            "(value, tangent): the value of `" + inner_text + "` and its Jacobian-vector product, "
+            "with the structure, shapes and dtypes of the value" + (", and aux" if has_aux else "") + "." + aux_note
+        ),
+        params=params + dots,
+        call=(
+            f"the arguments of `{inner_text}`, then one tangent per differentiated argument, with "
+            "its structure, shapes and dtypes"
+        ),
+        annotations=annotations,
+        extra_text="\n".join(lines) + "\n",
+        defaults=False,
+    )
+    return text, entry

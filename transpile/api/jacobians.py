@@ -121,3 +121,12 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """Forward-over-reverse: jacfwd(jacrev(fun))."""
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+def hessian_returns(**_):
+    """What a written hessian module's entry returns (text, how to annotate it)."""
+    return (
+        "the Hessian: an array of shape (output shape + input shape + input shape), nested like the "
+        "arguments when they are pytrees (JAX's layout).",
+        None,
+    )

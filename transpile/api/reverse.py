@@ -188,3 +188,80 @@ def vjp(fun, *primals, has_aux=False):
     # (new names: `check` reads the output as transformed code returned it, Fields and all)
     user_out, user_aux = pytree.from_internal(out), pytree.from_internal(aux)
     return (user_out, vjp_fn, user_aux) if has_aux else (user_out, vjp_fn)
+
+
+def written_vjp(program, fn, params, mask, fresh, has_aux, inner_text):
+    """The module `transpile vjp` writes: the sweeps tp.vjp runs, and an entry vjp_F(*args) returning
+    (value, vjp_fn) as tp.vjp(F, *args) does; (module text, the standalone entry)."""
+    from ..codegen.standalone import Entry
+
+    active = [p for p, m in zip(params, mask) if m]
+    wrt = " and ".join(f"`{p}`" for p in active)
+    aux_note = " The auxiliary output is returned unchanged as `aux`." if has_aux else ""
+    mode = ReverseMode(program)
+    var = mode.variant(program.entry, mask)
+    text = module_text(program, "Forward and adjoint sweeps", mode, "")
+    single_use = any(v.restores_in_place for v in mode.variants.values())
+    name = f"vjp_{program.entry}"
+    ans, residuals, aux, cot, saved, fresh_list = (
+        fresh(n) for n in (naming.OUTPUT, naming.RESIDUALS, "aux", "cotangent", "saved", "fresh")
+    )
+    inner_name = fresh(f"{program.entry}_vjp")
+    bars = [fresh(naming.adjoint(p)) for p in active]
+    lines = [
+        f"def {name}({', '.join(params)}):",
+        escape.docstring(f"`{fn.qualname}` at the given arguments and its vector-Jacobian product function.", "    "),
+        f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})",
+    ]
+    if has_aux:
+        lines.append(f"    {ans}, {aux} = {ans}")
+    if single_use:
+        lines.append(f"    {fresh_list} = [{residuals}]  # the adjoint sweep consumes its residuals")
+    lines += [
+        "",
+        f"    def {inner_name}({cot}):",
+        escape.docstring(f"One cotangent per argument of `{fn.qualname}` (zero where not differentiated).", "        "),
+        f"        rt.check_cotangent({ans}, {cot}, {escape.literal(fn.qualname)})",
+    ]
+    use = residuals
+    if single_use:
+        use = saved
+        lines.append(f"        {saved} = {fresh_list}.pop() if {fresh_list} else {var.fwd}({', '.join(params)})[1]")
+    seed = f"({cot}, 0.0)" if has_aux else cot
+    lines.append(f"        ({', '.join(bars)},) = {var.bwd}({use}, {seed})")
+    by_param = dict(zip(active, bars))
+    results = [f"rt.materialize({by_param.get(p, '0.0')}, {p})" for p in params]
+    lines.append(f"        return ({', '.join(results)},)")
+    lines += ["", f"    return {ans}, {inner_name}" + (f", {aux}" if has_aux else "")]
+    entry = Entry(
+        name=name,
+        title=f"Vector-Jacobian product of `{inner_text}` with respect to {wrt}",
+        returns=(
+            "(value, vjp_fn): the value of `" + inner_text + "` and a function that maps a "
+            "cotangent of the value (same structure, shapes and dtypes) to a tuple with one "
+            "cotangent per argument, zero for arguments not differentiated"
+            + (", and aux" if has_aux else "")
+            + "."
+            + aux_note
+        ),
+        params=params,
+        call=f"the arguments of `{inner_text}`",
+        annotations={p: p for p in params},
+        extra_text="\n".join(lines) + "\n",
+    )
+    return text, entry
+
+
+def grad_returns(*, structure, has_aux, grad_like, **_):
+    """What a written grad module's entry returns (text, how to annotate it)."""
+    if has_aux:
+        return f"(gradient, aux): the gradient {structure}.", None
+    return f"the gradient, {structure}.", grad_like
+
+
+def value_and_grad_returns(*, inner_text, structure, has_aux, grad_like, inner_is_leaf, **_):
+    """What a written value_and_grad module's entry returns (text, how to annotate it)."""
+    if has_aux:
+        return f"((value, aux), gradient): the gradient {structure}.", None
+    text = f"(value, gradient): the value of `{inner_text}` and its gradient, {structure}."
+    return text, ("value_and", grad_like) if inner_is_leaf else None

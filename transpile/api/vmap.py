@@ -317,3 +317,29 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size, _signature(fun))
     transform.user_fun = user_function(fun)
     return wrapped(fun, transform)
+
+
+def written_entry(spec, transform, entry_name, params, inner_text):
+    """How a written vmap module's header describes its entry."""
+    from ..codegen.standalone import Entry
+
+    in_axes = transform.in_axes if len(set(map(repr, transform.in_axes))) > 1 else transform.in_axes[0]
+    options = f"in_axes={in_axes!r}, out_axes={transform.out_axes!r}"
+    if transform.axis_name is not None:
+        options += f", axis_name={transform.axis_name!r}"
+    mapped = [p for p, axes in zip(params, transform.in_axes) if axes is not None]
+    return Entry(
+        name=entry_name,
+        title=f"`{inner_text}` mapped over a batch axis (vmap, {options})",
+        returns=(
+            f"the results of `{inner_text}` for every example, stacked along out_axes={transform.out_axes!r}, "
+            "as jax.vmap returns them."
+        ),
+        params=params,
+        call=(
+            f"the arguments of `{inner_text}`, with a batch axis where in_axes says ("
+            + (", ".join(f"`{p}`" for p in mapped) or "none")
+            + ")"
+        ),
+        annotations={p: p for p, axes in zip(params, transform.in_axes) if axes is None},  # unmapped: as given
+    )
