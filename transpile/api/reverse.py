@@ -12,6 +12,7 @@ from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
 from ..transforms.reverse import ReverseMode
+from ..transforms.templates import Code, Docstring, Template, expression
 from .boundary import api_boundary
 from .common import (
     Bound,
@@ -27,6 +28,27 @@ from .common import (
     source_texts,
     user_function,
 )
+
+_GRADIENT_ENTRY = Template(
+    """
+    def ENTRY(PARAMS):
+        DOC
+        ANS, RESIDUALS = FWD(PARAMS)
+        UNPACK
+        (BARS,) = BWD(RESIDUALS, SEED)
+        return RESULT
+    """
+)
+_UNPACK_AUX = Template("VALUE, AUX = ANS")
+
+
+def _literal(value) -> Code:
+    return Code(escape.literal(value))
+
+
+def _tuple(items) -> Code:
+    """`(a, b)`, `(a,)`: a tuple of expressions."""
+    return Code("(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")")
 
 
 class Gradient(Transform):
@@ -49,28 +71,31 @@ class Gradient(Transform):
         ans, residuals = fresh(naming.OUTPUT), fresh(naming.RESIDUALS)
         diff = [params[i] for i in sorted(self.argnums)]
         bars = dict(zip(diff, [fresh(naming.adjoint(p)) for p in diff]))
-        lines = [
-            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
-            f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})",
-        ]
         value = aux = ans
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
-            lines.append(f"    {value}, {aux} = {ans}")
         # holomorphic=True: a complex output is seeded with 1.0 (its real part checked instead), giving f'(z)
-        checked = f"np.real({value})" if self.holomorphic else value
-        seed = f"rt.scalar_seed({checked}, {escape.literal(entry.qualname)})"
+        checked = expression("np.real(VALUE)", VALUE=value) if self.holomorphic else value
+        seed = expression("rt.scalar_seed(CHECKED, QUALNAME)", CHECKED=checked, QUALNAME=_literal(entry.qualname))
         if self.has_aux:
-            seed = f"({seed}, 0.0)"
-        lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
-        grads = [f"rt.materialize({bars[params[i]]}, {params[i]})" for i in self.argnums]
-        grad = grads[0] if self.single else "(" + ", ".join(grads) + ("," if len(grads) == 1 else "") + ")"
-        lines.append(f"    return {self.result(grad, value, aux)}")
-        return "\n".join(lines) + "\n"
+            seed = expression("(SEED, 0.0)", SEED=seed)
+        grads = [expression("rt.materialize(BAR, PARAM)", BAR=bars[params[i]], PARAM=params[i]) for i in self.argnums]
+        return _GRADIENT_ENTRY.fill(
+            ENTRY=self.entry_name(entry.key),
+            PARAMS=params,
+            DOC=Docstring(f"{self.summary(entry)} of `{entry.qualname}`."),
+            ANS=ans,
+            RESIDUALS=residuals,
+            FWD=var.fwd,
+            UNPACK=_UNPACK_AUX.fill(VALUE=value, AUX=aux, ANS=ans) if self.has_aux else None,
+            BARS=list(bars.values()),
+            BWD=var.bwd,
+            SEED=seed,
+            RESULT=self.result(grads[0] if self.single else _tuple(grads), value, aux),
+        )
 
     def result(self, grad, value, aux):
-        return f"{grad}, {aux}" if self.has_aux else grad
+        return expression("GRAD, AUX", GRAD=grad, AUX=aux) if self.has_aux else grad
 
 
 class ValueAndGradient(Gradient):
@@ -78,7 +103,9 @@ class ValueAndGradient(Gradient):
     title = "Value and gradient"
 
     def result(self, grad, value, aux):
-        return f"({value}, {aux}), {grad}" if self.has_aux else f"{value}, {grad}"
+        if self.has_aux:
+            return expression("(VALUE, AUX), GRAD", VALUE=value, AUX=aux, GRAD=grad)
+        return expression("VALUE, GRAD", VALUE=value, GRAD=grad)
 
 
 class PullbackEntry(Transform):

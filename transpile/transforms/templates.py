@@ -1,12 +1,18 @@
-"""Instantiate a registry rule template: parse it once, substitute names, fold trivial arithmetic."""
+"""Templates parsed once: registry rules (substitute names, fold trivial arithmetic) and generated entry functions."""
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
+import io
 import operator
+import textwrap
+import tokenize
 
 import gast
+
+from ..codegen import escape
 
 
 @functools.cache
@@ -101,3 +107,67 @@ class _Fold(gast.NodeTransformer):
         ):
             return gast.Constant(value=-node.operand.value, kind=None)
         return node
+
+
+class Code(str):
+    """Source text made by a trusted builder (escape.literal, another template): a template inserts it as is."""
+
+
+class Docstring(str):
+    """A docstring's value: a template writes it through escape.docstring, at the indentation of its line."""
+
+
+class Template:
+    """Python source with placeholders: the NAME tokens written in capitals (`ENTRY`, `PARAMS`), parsed once.
+
+    `fill(**values)` puts each value where its placeholder stands, keeping the template's layout and comments:
+    a name (checked to be an identifier), a list of names (joined by ", "), `Code`, or a `Docstring` (its
+    placeholder alone on a line); a placeholder alone on its line and given None drops that line.  Every
+    placeholder must be given, and every capitalized name is a placeholder.
+    """
+
+    def __init__(self, text: str):
+        self.lines = textwrap.dedent(text).strip("\n").split("\n")
+        ast.parse("\n".join(self.lines))  # a template is Python with its placeholders as names
+        tokens = tokenize.generate_tokens(io.StringIO("\n".join(self.lines) + "\n").readline)
+        self.spots = [
+            (t.start[0] - 1, t.start[1], t.end[1], t.string)
+            for t in tokens
+            if t.type == tokenize.NAME and t.string.isupper() and len(t.string) > 1
+        ]
+        self.names = {spot[3] for spot in self.spots}
+
+    def fill(self, **values) -> Code:
+        if set(values) != self.names:
+            raise ValueError(f"template placeholders {sorted(self.names)}, given {sorted(values)}")
+        lines = list(self.lines)
+        for row, start, end, key in reversed(self.spots):  # right to left: earlier columns stay valid
+            value, line = values[key], lines[row]
+            alone = line.strip() == key
+            if alone and value is None:
+                lines[row] = None
+            elif alone and isinstance(value, Docstring):
+                lines[row] = escape.docstring(value, line[:start])
+            else:
+                lines[row] = line[:start] + _text(key, value) + line[end:]
+        return Code("\n".join(line for line in lines if line is not None) + "\n")
+
+
+def _text(key, value) -> str:
+    if isinstance(value, Code):
+        return value.rstrip("\n")
+    if isinstance(value, str) and not isinstance(value, Docstring) and escape.identifier(value) == value:
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) and escape.identifier(v) == v for v in value):
+        return ", ".join(value)
+    raise ValueError(f"template placeholder {key}: {value!r} is neither a name, names nor Code")
+
+
+def expression(template: str, **values) -> Code:
+    """An expression from a one-line template (see Template)."""
+    return Code(_expression_template(template).fill(**values).rstrip("\n"))
+
+
+@functools.cache
+def _expression_template(template: str) -> Template:
+    return Template(template)
