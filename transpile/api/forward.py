@@ -10,13 +10,13 @@ import runtime as rt
 from runtime import pytree
 
 from .. import naming
-from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
 from ..transforms.forward import ForwardMode
+from ..transforms.templates import Code, Docstring, Template, expression
 from .boundary import api_boundary
 from .common import (
     Bound,
@@ -149,6 +149,23 @@ def linearize(fun, *primals):
     return primal_out, jvp_fn
 
 
+_TANGENT_ENTRY = Template(
+    """
+    def ENTRY(PARAMS):
+        DOC
+        ANS, ANS_DOT = TANGENT_FN(ARGS)
+        UNPACK
+        return RESULT
+    """
+)
+
+_SPLIT_AUX = Template("(ANS, AUX), (ANS_DOT, _) = ANS, rt.split_tangent(ANS_DOT, 2)")
+
+
+def _materialized(tangent, primal) -> Code:
+    return expression("rt.materialize(TANGENT, PRIMAL)", TANGENT=tangent, PRIMAL=primal)
+
+
 class LinearizedEntry(Transform):
     """What jit compiles for the function linearize returns: the tangent of the output, from the primals and one
     tangent per primal (those of primals without a derivative are not read)."""
@@ -175,13 +192,17 @@ class LinearizedEntry(Transform):
         dots = [fresh(naming.tangent(p)) for p in params[: self.count]]
         ans, ans_dot = fresh(naming.OUTPUT), fresh(naming.tangent(naming.OUTPUT))
         active = [dots[i] for i in self.argnums]
-        lines = [
-            f"def {self.entry_name(entry.key)}({', '.join(params + dots)}):",
-            escape.docstring(f"{self.summary(entry)} at ({', '.join(params)}).", "    "),
-            f"    {ans}, {ans_dot} = {var.name}({', '.join(params + active)})",
-            f"    return rt.materialize({ans_dot}, {ans})",
-        ]
-        return mode, "\n".join(lines) + "\n"
+        return mode, _TANGENT_ENTRY.fill(
+            ENTRY=self.entry_name(entry.key),
+            PARAMS=params + dots,
+            DOC=Docstring(f"{self.summary(entry)} at ({', '.join(params)})."),
+            ANS=ans,
+            ANS_DOT=ans_dot,
+            TANGENT_FN=var.name,
+            ARGS=params + active,
+            UNPACK=None,
+            RESULT=_materialized(ans_dot, ans),
+        )
 
 
 class TangentEntry(Transform):
@@ -199,13 +220,17 @@ class TangentEntry(Transform):
         fresh = Names(params)
         dots = [fresh(naming.tangent(p)) for p in params]
         ans, ans_dot = fresh("ans"), fresh(naming.tangent("ans"))
-        lines = [
-            f"def {self.entry_name(entry.key)}({', '.join(params + dots)}):",
-            escape.docstring(f"`{entry.qualname}` and its tangent along ({', '.join(dots)}).", "    "),
-            f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
-            f"    return {ans}, rt.materialize({ans_dot}, {ans})",
-        ]
-        return mode, "\n".join(lines) + "\n"
+        return mode, _TANGENT_ENTRY.fill(
+            ENTRY=self.entry_name(entry.key),
+            PARAMS=params + dots,
+            DOC=Docstring(f"`{entry.qualname}` and its tangent along ({', '.join(dots)})."),
+            ANS=ans,
+            ANS_DOT=ans_dot,
+            TANGENT_FN=var.name,
+            ARGS=params + dots,
+            UNPACK=None,
+            RESULT=[ans, _materialized(ans_dot, ans)],
+        )
 
 
 def tangent_entry(fun):
@@ -230,16 +255,17 @@ def written_jvp(program, fn, params, mask, fresh, has_aux, inner_text):
     name = f"jvp_{program.entry}"
     dots = [fresh(naming.tangent(p)) for p in active]
     ans, ans_dot, aux = fresh(naming.OUTPUT), fresh(naming.tangent(naming.OUTPUT)), fresh("aux")
-    lines = [
-        f"def {name}({', '.join(params + dots)}):",
-        escape.docstring(
-            f"`{fn.qualname}` and its Jacobian-vector product along the tangents {', '.join(dots)}.", "    "
-        ),
-        f"    {ans}, {ans_dot} = {var.name}({', '.join(params + dots)})",
-    ]
-    if has_aux:
-        lines.append(f"    ({ans}, {aux}), ({ans_dot}, _) = {ans}, rt.split_tangent({ans_dot}, 2)")
-    lines.append(f"    return {ans}, rt.materialize({ans_dot}, {ans})" + (f", {aux}" if has_aux else ""))
+    entry_text = _TANGENT_ENTRY.fill(
+        ENTRY=name,
+        PARAMS=params + dots,
+        DOC=Docstring(f"`{fn.qualname}` and its Jacobian-vector product along the tangents {', '.join(dots)}."),
+        ANS=ans,
+        ANS_DOT=ans_dot,
+        TANGENT_FN=var.name,
+        ARGS=params + dots,
+        UNPACK=_SPLIT_AUX.fill(ANS=ans, AUX=aux, ANS_DOT=ans_dot) if has_aux else None,
+        RESULT=[ans, _materialized(ans_dot, ans)] + ([aux] if has_aux else []),
+    )
     annotations = {p: p for p in params}
     annotations.update(zip(dots, active))
     entry = Entry(
@@ -255,7 +281,7 @@ def written_jvp(program, fn, params, mask, fresh, has_aux, inner_text):
             "its structure, shapes and dtypes"
         ),
         annotations=annotations,
-        extra_text="\n".join(lines) + "\n",
+        extra_text=entry_text,
         defaults=False,
     )
     return text, entry

@@ -6,13 +6,12 @@ import runtime as rt
 from runtime import pytree
 
 from .. import naming
-from ..codegen import escape
 from ..codegen.cache import cache_key, load_or_write
 from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
 from ..transforms.reverse import ReverseMode
-from ..transforms.templates import Code, Docstring, Template, expression
+from ..transforms.templates import Code, Docstring, Template, expression, literal, tuple_of
 from .boundary import api_boundary
 from .common import (
     Bound,
@@ -42,15 +41,6 @@ _GRADIENT_ENTRY = Template(
 _UNPACK_AUX = Template("VALUE, AUX = ANS")
 
 
-def _literal(value) -> Code:
-    return Code(escape.literal(value))
-
-
-def _tuple(items) -> Code:
-    """`(a, b)`, `(a,)`: a tuple of expressions."""
-    return Code("(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")")
-
-
 class Gradient(Transform):
     """grad: the entry runs the forward sweep, seeds the output with 1 and runs the adjoint sweep."""
 
@@ -76,7 +66,7 @@ class Gradient(Transform):
             value, aux = fresh("value"), fresh("aux")
         # holomorphic=True: a complex output is seeded with 1.0 (its real part checked instead), giving f'(z)
         checked = expression("np.real(VALUE)", VALUE=value) if self.holomorphic else value
-        seed = expression("rt.scalar_seed(CHECKED, QUALNAME)", CHECKED=checked, QUALNAME=_literal(entry.qualname))
+        seed = expression("rt.scalar_seed(CHECKED, QUALNAME)", CHECKED=checked, QUALNAME=literal(entry.qualname))
         if self.has_aux:
             seed = expression("(SEED, 0.0)", SEED=seed)
         grads = [expression("rt.materialize(BAR, PARAM)", BAR=bars[params[i]], PARAM=params[i]) for i in self.argnums]
@@ -91,7 +81,7 @@ class Gradient(Transform):
             BARS=list(bars.values()),
             BWD=var.bwd,
             SEED=seed,
-            RESULT=self.result(grads[0] if self.single else _tuple(grads), value, aux),
+            RESULT=self.result(grads[0] if self.single else tuple_of(grads), value, aux),
         )
 
     def result(self, grad, value, aux):
@@ -134,19 +124,46 @@ class PullbackEntry(Transform):
         params = list(entry.params)
         fresh = Names(params)
         cotangent = fresh("cotangent")
-        lines = [
-            f"def {self.entry_name(entry.key)}({', '.join(params + [cotangent])}):",
-            escape.docstring(f"{self.summary(entry)} at ({', '.join(params)}).", "    "),
-        ]
         bars = {params[i]: fresh(naming.adjoint(params[i])) for i in self.argnums}
+        sweeps = None
         if bars:
             residuals = fresh(naming.RESIDUALS)
-            seed = f"({cotangent}, 0.0)" if self.has_aux else cotangent
-            lines.append(f"    {residuals} = {var.fwd}({', '.join(params)})[1]")
-            lines.append(f"    ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
-        adjoints = [f"rt.materialize({bars.get(p, '0.0')}, {p})" for p in params[: self.count]]
-        lines.append(f"    return ({', '.join(adjoints)},)")
-        return mode, "\n".join(lines) + "\n"
+            sweeps = _PULLBACK_SWEEPS.fill(
+                RESIDUALS=residuals,
+                FWD=var.fwd,
+                PARAMS=params,
+                BARS=list(bars.values()),
+                BWD=var.bwd,
+                SEED=expression("(COTANGENT, 0.0)", COTANGENT=cotangent) if self.has_aux else cotangent,
+            )
+        adjoints = [
+            expression("rt.materialize(BAR, PARAM)", BAR=bars.get(p, Code("0.0")), PARAM=p)
+            for p in params[: self.count]
+        ]
+        text = _PULLBACK_ENTRY.fill(
+            ENTRY=self.entry_name(entry.key),
+            PARAMS=params + [cotangent],
+            DOC=Docstring(f"{self.summary(entry)} at ({', '.join(params)})."),
+            SWEEPS=sweeps,
+            ADJOINTS=adjoints,
+        )
+        return mode, text
+
+
+_PULLBACK_ENTRY = Template(
+    """
+    def ENTRY(PARAMS):
+        DOC
+        SWEEPS
+        return (ADJOINTS,)
+    """
+)
+_PULLBACK_SWEEPS = Template(
+    """
+    RESIDUALS = FWD(PARAMS)[1]
+    (BARS,) = BWD(RESIDUALS, SEED)
+    """
+)
 
 
 @api_boundary
@@ -217,6 +234,28 @@ def vjp(fun, *primals, has_aux=False):
     return (user_out, vjp_fn, user_aux) if has_aux else (user_out, vjp_fn)
 
 
+_VJP_ENTRY = Template(
+    """
+    def ENTRY(PARAMS):
+        DOC
+        ANS, RESIDUALS = FWD(PARAMS)
+        UNPACK
+        KEEP
+
+        def INNER(COT):
+            INNER_DOC
+            rt.check_cotangent(ANS, COT, QUALNAME)
+            TAKE
+            (BARS,) = BWD(USE, SEED)
+            return (RESULTS,)
+
+        return RESULT
+    """
+)
+_KEEP_RESIDUALS = Template("FRESH = [RESIDUALS]  # the adjoint sweep consumes its residuals")
+_TAKE_RESIDUALS = Template("SAVED = FRESH.pop() if FRESH else FWD(PARAMS)[1]")
+
+
 def written_vjp(program, fn, params, mask, fresh, has_aux, inner_text):
     """The module `transpile vjp` writes: the sweeps tp.vjp runs, and an entry vjp_F(*args) returning
     (value, vjp_fn) as tp.vjp(F, *args) does; (module text, the standalone entry)."""
@@ -235,31 +274,28 @@ def written_vjp(program, fn, params, mask, fresh, has_aux, inner_text):
     )
     inner_name = fresh(f"{program.entry}_vjp")
     bars = [fresh(naming.adjoint(p)) for p in active]
-    lines = [
-        f"def {name}({', '.join(params)}):",
-        escape.docstring(f"`{fn.qualname}` at the given arguments and its vector-Jacobian product function.", "    "),
-        f"    {ans}, {residuals} = {var.fwd}({', '.join(params)})",
-    ]
-    if has_aux:
-        lines.append(f"    {ans}, {aux} = {ans}")
-    if single_use:
-        lines.append(f"    {fresh_list} = [{residuals}]  # the adjoint sweep consumes its residuals")
-    lines += [
-        "",
-        f"    def {inner_name}({cot}):",
-        escape.docstring(f"One cotangent per argument of `{fn.qualname}` (zero where not differentiated).", "        "),
-        f"        rt.check_cotangent({ans}, {cot}, {escape.literal(fn.qualname)})",
-    ]
-    use = residuals
-    if single_use:
-        use = saved
-        lines.append(f"        {saved} = {fresh_list}.pop() if {fresh_list} else {var.fwd}({', '.join(params)})[1]")
-    seed = f"({cot}, 0.0)" if has_aux else cot
-    lines.append(f"        ({', '.join(bars)},) = {var.bwd}({use}, {seed})")
     by_param = dict(zip(active, bars))
-    results = [f"rt.materialize({by_param.get(p, '0.0')}, {p})" for p in params]
-    lines.append(f"        return ({', '.join(results)},)")
-    lines += ["", f"    return {ans}, {inner_name}" + (f", {aux}" if has_aux else "")]
+    entry_text = _VJP_ENTRY.fill(
+        ENTRY=name,
+        PARAMS=params,
+        DOC=Docstring(f"`{fn.qualname}` at the given arguments and its vector-Jacobian product function."),
+        ANS=ans,
+        RESIDUALS=residuals,
+        FWD=var.fwd,
+        UNPACK=_UNPACK_AUX.fill(VALUE=ans, AUX=aux, ANS=ans) if has_aux else None,
+        KEEP=_KEEP_RESIDUALS.fill(FRESH=fresh_list, RESIDUALS=residuals) if single_use else None,
+        INNER=inner_name,
+        COT=cot,
+        INNER_DOC=Docstring(f"One cotangent per argument of `{fn.qualname}` (zero where not differentiated)."),
+        QUALNAME=literal(fn.qualname),
+        TAKE=_TAKE_RESIDUALS.fill(SAVED=saved, FRESH=fresh_list, FWD=var.fwd, PARAMS=params) if single_use else None,
+        BARS=bars,
+        BWD=var.bwd,
+        USE=saved if single_use else residuals,
+        SEED=expression("(COT, 0.0)", COT=cot) if has_aux else cot,
+        RESULTS=[expression("rt.materialize(BAR, PARAM)", BAR=by_param.get(p, Code("0.0")), PARAM=p) for p in params],
+        RESULT=[ans, inner_name] + ([aux] if has_aux else []),
+    )
     entry = Entry(
         name=name,
         title=f"Vector-Jacobian product of `{inner_text}` with respect to {wrt}",
@@ -274,7 +310,7 @@ def written_vjp(program, fn, params, mask, fresh, has_aux, inner_text):
         params=params,
         call=f"the arguments of `{inner_text}`",
         annotations={p: p for p in params},
-        extra_text="\n".join(lines) + "\n",
+        extra_text=entry_text,
     )
     return text, entry
 

@@ -121,9 +121,10 @@ class Template:
     """Python source with placeholders: the NAME tokens written in capitals (`ENTRY`, `PARAMS`), parsed once.
 
     `fill(**values)` puts each value where its placeholder stands, keeping the template's layout and comments:
-    a name (checked to be an identifier), a list of names (joined by ", "), `Code`, or a `Docstring` (its
-    placeholder alone on a line); a placeholder alone on its line and given None drops that line.  Every
-    placeholder must be given, and every capitalized name is a placeholder.
+    a name (checked to be an identifier), `Code`, a list of them (joined by ", "), or a `Docstring` (its
+    placeholder alone on a line).  A placeholder alone on its line takes statements too (`Code`, or a list of
+    them, indented as the placeholder is), and None or [] drops the line.  Every placeholder must be given, and
+    every capitalized name is a placeholder.
     """
 
     def __init__(self, text: str):
@@ -144,10 +145,14 @@ class Template:
         for row, start, end, key in reversed(self.spots):  # right to left: earlier columns stay valid
             value, line = values[key], lines[row]
             alone = line.strip() == key
+            if alone and isinstance(value, list) and all(isinstance(v, Code) for v in value):
+                value = Code("\n".join(v.rstrip("\n") for v in value)) if value else None
             if alone and value is None:
                 lines[row] = None
             elif alone and isinstance(value, Docstring):
                 lines[row] = escape.docstring(value, line[:start])
+            elif alone and isinstance(value, Code):  # statements, at the placeholder's indentation
+                lines[row] = "\n".join(line[:start] + text if text else "" for text in value.rstrip("\n").split("\n"))
             else:
                 lines[row] = line[:start] + _text(key, value) + line[end:]
         return Code("\n".join(line for line in lines if line is not None) + "\n")
@@ -158,9 +163,9 @@ def _text(key, value) -> str:
         return value.rstrip("\n")
     if isinstance(value, str) and not isinstance(value, Docstring) and escape.identifier(value) == value:
         return value
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) and escape.identifier(v) == v for v in value):
-        return ", ".join(value)
-    raise ValueError(f"template placeholder {key}: {value!r} is neither a name, names nor Code")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(key, v) for v in value)
+    raise ValueError(f"template placeholder {key}: {value!r} is neither a name nor Code, nor a list of them")
 
 
 def expression(template: str, **values) -> Code:
@@ -171,3 +176,16 @@ def expression(template: str, **values) -> Code:
 @functools.cache
 def _expression_template(template: str) -> Template:
     return Template(template)
+
+
+def literal(value) -> Code:
+    """Plain data (escape.literal) as code."""
+    text = escape.literal(value)
+    if text is None:
+        raise ValueError(f"{value!r} cannot be written as a literal")
+    return Code(text)
+
+
+def tuple_of(items) -> Code:
+    """`(a, b)`, `(a,)`: a tuple of expressions (names or code)."""
+    return Code("(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")")
