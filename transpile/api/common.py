@@ -20,6 +20,7 @@ from ..frontend.desugar import desugar_program
 from ..frontend.hooks import RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
 from ..frontend.methods import as_function
 from ..frontend.parse import parse_function
+from ..transforms.templates import tuple_of
 from .boundary import api_boundary, caller_location
 from .unbound import is_unbound, unbound_transform, without_self
 
@@ -256,7 +257,7 @@ class Transform:
     def arguments_text(self, entry):
         """How the entry refers to its differentiated arguments: `x`, or `(x, y)` for a tuple of argnums."""
         names = [entry.params[i] for i in self.argnums]
-        return names[0] if self.single else "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+        return names[0] if self.single else tuple_of(names)
 
     def with_respect_to(self, entry):
         return ", ".join(f"`{entry.params[i]}` (argument {i})" for i in self.argnums)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .. import naming
-from ..codegen import escape
 from ..transforms.forward import ForwardMode
 from ..transforms.reverse import ReverseMode
+from ..transforms.templates import Code, Docstring, Template, expression, literal, tuple_of
 from .boundary import api_boundary
 from .common import Names, Transform, make_transformed
 
@@ -29,33 +29,33 @@ class ForwardJacobian(Transform):
         value, aux = ans, None
         by_position = dict(zip(sorted(self.argnums), dots))
         in_order = [by_position[i] for i in self.argnums]
-        zeros = [f"rt.zeros_like_tree({params[i]})" for i in sorted(self.argnums)]
-        lines = [
-            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
-            "    # the value from a forward pass along no direction, not from a call of",
-            "    # the function (under jit, a second chain of functions to compile)",
-            f"    {ans}, _ = {var.name}({', '.join(params + zeros)})",
-        ]
+        zeros = [expression("rt.zeros_like_tree(PARAM)", PARAM=params[i]) for i in sorted(self.argnums)]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
-            lines.append(f"    {value}, {aux} = {ans}")
-        lines.append(f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacfwd", True)')
-        lines += [
-            f"    {columns} = []",
-            f"    for {k} in range(rt.tangent_count({wrt})):",
-            f"        {self._unpack(in_order)} = rt.basis({wrt}, {k})",
-            f"        _, {ans_dot} = {var.name}({', '.join(params + dots)})",
-        ]
-        if self.has_aux:
-            lines.append(f"        {ans_dot}, _ = rt.split_tangent({ans_dot}, 2)")
-        lines.append(f"        {columns}.append({ans_dot})")
-        jac = f"rt.jacobian_from_columns({columns}, {value}, {wrt})"
-        lines.append(f"    return {jac}, {aux}" if self.has_aux else f"    return {jac}")
-        return mode, "\n".join(lines) + "\n"
+        jac = expression("rt.jacobian_from_columns(COLUMNS, VALUE, WRT)", COLUMNS=columns, VALUE=value, WRT=wrt)
+        text = _FORWARD_JACOBIAN_ENTRY.fill(
+            ENTRY=self.entry_name(entry.key),
+            PARAMS=params,
+            DOC=Docstring(f"{self.summary(entry)} of `{entry.qualname}`."),
+            ANS=ans,
+            TANGENT_FN=var.name,
+            ZEROS=params + zeros,
+            UNPACK=_UNPACK_AUX.fill(VALUE=value, AUX=aux, ANS=ans) if self.has_aux else None,
+            VALUE=value,
+            QUALNAME=literal(entry.qualname),
+            COLUMNS=columns,
+            INDEX=k,
+            WRT=wrt,
+            DIRECTIONS=self._unpack(in_order),
+            ANS_DOT=ans_dot,
+            ARGS=params + dots,
+            SPLIT=_SPLIT_AUX.fill(ANS_DOT=ans_dot) if self.has_aux else None,
+            RESULT=[jac, aux] if self.has_aux else jac,
+        )
+        return mode, text
 
-    def _unpack(self, names):
-        return names[0] if self.single else ", ".join(names) + ("," if len(names) == 1 else "")
+    def _unpack(self, names) -> Code:
+        return Code(names[0] if self.single else ", ".join(names) + ("," if len(names) == 1 else ""))
 
 
 class ReverseJacobian(Transform):
@@ -74,33 +74,75 @@ class ReverseJacobian(Transform):
         ans, residuals, rows, k = fresh(naming.OUTPUT), fresh(naming.RESIDUALS), fresh("rows"), fresh("k")
         diff = [params[i] for i in sorted(self.argnums)]
         bars = dict(zip(diff, [fresh(naming.adjoint(p)) for p in diff]))
-        forward = f"{ans}, {residuals} = {var.fwd}({', '.join(params)})"
         value, aux = ans, None
-        lines = [
-            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            escape.docstring(f"{self.summary(entry)} of `{entry.qualname}`.", "    "),
-            f"    {forward}",
-        ]
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
-            lines.append(f"    {value}, {aux} = {ans}")
-        complex_ok = ", True" if self.holomorphic else ""
-        lines.append(
-            f'    {value} = rt.check_real_output({value}, {escape.literal(entry.qualname)}, "jacrev"{complex_ok})'
-        )
-        lines += [f"    {rows} = []", f"    for {k} in range(rt.tangent_count({value})):"]
-        if any(v.restores_in_place for v in mode.variants.values()):
-            lines.append(f"        _, {residuals} = {var.fwd}({', '.join(params)})  # the last sweep used them up")
-        seed = f"rt.basis({value}, {k})"
+        checked = [value, literal(entry.qualname), Code('"jacrev"')] + ([Code("True")] if self.holomorphic else [])
+        seed = expression("rt.basis(VALUE, INDEX)", VALUE=value, INDEX=k)
         if self.has_aux:
-            seed = f"({seed}, 0.0)"
-        lines.append(f"        ({', '.join(bars.values())},) = {var.bwd}({residuals}, {seed})")
-        row = [f"rt.materialize({bars[params[i]]}, {params[i]})" for i in self.argnums]
-        row_text = row[0] if self.single else "(" + ", ".join(row) + ("," if len(row) == 1 else "") + ")"
-        lines.append(f"        {rows}.append({row_text})")
-        jac = f"rt.jacobian_from_rows({rows}, {value}, {self.arguments_text(entry)})"
-        lines.append(f"    return {jac}, {aux}" if self.has_aux else f"    return {jac}")
-        return mode, "\n".join(lines) + "\n"
+            seed = expression("(SEED, 0.0)", SEED=seed)
+        row = [expression("rt.materialize(BAR, PARAM)", BAR=bars[params[i]], PARAM=params[i]) for i in self.argnums]
+        wrt = self.arguments_text(entry)
+        jac = expression("rt.jacobian_from_rows(ROWS, VALUE, WRT)", ROWS=rows, VALUE=value, WRT=wrt)
+        refresh = any(v.restores_in_place for v in mode.variants.values())
+        text = _REVERSE_JACOBIAN_ENTRY.fill(
+            ENTRY=self.entry_name(entry.key),
+            PARAMS=params,
+            DOC=Docstring(f"{self.summary(entry)} of `{entry.qualname}`."),
+            ANS=ans,
+            RESIDUALS=residuals,
+            FWD=var.fwd,
+            UNPACK=_UNPACK_AUX.fill(VALUE=value, AUX=aux, ANS=ans) if self.has_aux else None,
+            VALUE=value,
+            CHECKED=checked,
+            ROWS=rows,
+            INDEX=k,
+            REFRESH=_REFRESH_RESIDUALS.fill(RESIDUALS=residuals, FWD=var.fwd, PARAMS=params) if refresh else None,
+            BARS=list(bars.values()),
+            BWD=var.bwd,
+            SEED=seed,
+            ROW=row[0] if self.single else tuple_of(row),
+            RESULT=[jac, aux] if self.has_aux else jac,
+        )
+        return mode, text
+
+
+_FORWARD_JACOBIAN_ENTRY = Template(
+    """
+    def ENTRY(PARAMS):
+        DOC
+        # the value from a forward pass along no direction, not from a call of
+        # the function (under jit, a second chain of functions to compile)
+        ANS, _ = TANGENT_FN(ZEROS)
+        UNPACK
+        VALUE = rt.check_real_output(VALUE, QUALNAME, "jacfwd", True)
+        COLUMNS = []
+        for INDEX in range(rt.tangent_count(WRT)):
+            DIRECTIONS = rt.basis(WRT, INDEX)
+            _, ANS_DOT = TANGENT_FN(ARGS)
+            SPLIT
+            COLUMNS.append(ANS_DOT)
+        return RESULT
+    """
+)
+_REVERSE_JACOBIAN_ENTRY = Template(
+    """
+    def ENTRY(PARAMS):
+        DOC
+        ANS, RESIDUALS = FWD(PARAMS)
+        UNPACK
+        VALUE = rt.check_real_output(CHECKED)
+        ROWS = []
+        for INDEX in range(rt.tangent_count(VALUE)):
+            REFRESH
+            (BARS,) = BWD(RESIDUALS, SEED)
+            ROWS.append(ROW)
+        return RESULT
+    """
+)
+_UNPACK_AUX = Template("VALUE, AUX = ANS")
+_SPLIT_AUX = Template("ANS_DOT, _ = rt.split_tangent(ANS_DOT, 2)")
+_REFRESH_RESIDUALS = Template("_, RESIDUALS = FWD(PARAMS)  # the last sweep used them up")
 
 
 @api_boundary
