@@ -14,6 +14,7 @@ from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
 from ..transforms.batching import BATCH, BatchMode
+from ..transforms.templates import Docstring, Template, literal, tuple_of
 from .boundary import api_boundary, caller_location
 from .common import (
     Generated,
@@ -125,6 +126,19 @@ def _check_spec(spec, fun, what):
         f"NamedTuples and registered objects holding them as fields; got {spec!r}",
         caller_location() or def_location(fun),
     )
+
+
+_VMAP_ENTRY = Template(
+    """
+    def ENTRY(PARAMS):
+        DOC
+        BATCH = rt.batch_size_of(ARGS, SPECS, NAMES, SIZE)
+        PREPARE
+        ANS = BATCHED_FN(BATCHED_ARGS)
+        return rt.finish_batched(ANS, OUT_AXES, RESULT_BATCHED, BATCH)
+    """
+)
+_PREPARE = Template("PARAM = rt.prepare_batched(PARAM, SPEC, BATCH)")
 
 
 class Vectorized:
@@ -261,20 +275,26 @@ class Vectorized:
         params = list(entry.params)
         fresh = Names(params)
         ans, batch = fresh("ans"), fresh(BATCH)
-        specs, out_axes = escape.literal(in_axes), escape.literal(self.out_axes)
-        args = "(" + ", ".join(params) + ("," if len(params) == 1 else "") + ")"
-        names = escape.literal(tuple(params))
-        lines = [
-            f"def {self.entry_name(entry.key)}({', '.join(params)}):",
-            escape.docstring(f"`{entry.qualname}` over a batch: in_axes={specs}, out_axes={out_axes}.", "    "),
-            f"    {batch} = rt.batch_size_of({args}, {specs}, {names}, {escape.literal(self.axis_size)})",
+        specs, out_axes = literal(in_axes), literal(self.out_axes)
+        prepared = [
+            _PREPARE.fill(PARAM=p, SPEC=literal(spec), BATCH=batch) for p, spec in zip(params, in_axes) if _mapped(spec)
         ]
-        for p, spec in zip(params, in_axes):
-            if _mapped(spec):
-                lines.append(f"    {p} = rt.prepare_batched({p}, {escape.literal(spec)}, {batch})")
-        lines.append(f"    {ans} = {var.name}({', '.join(params + [batch])})")
-        lines.append(f"    return rt.finish_batched({ans}, {out_axes}, {var.result_batched!r}, {batch})")
-        return "\n".join(lines) + "\n"
+        return _VMAP_ENTRY.fill(
+            ENTRY=self.entry_name(entry.key),
+            PARAMS=params,
+            DOC=Docstring(f"`{entry.qualname}` over a batch: in_axes={specs}, out_axes={out_axes}."),
+            BATCH=batch,
+            ARGS=tuple_of(params),
+            SPECS=specs,
+            NAMES=literal(tuple(params)),
+            SIZE=literal(self.axis_size),
+            PREPARE=prepared,
+            ANS=ans,
+            BATCHED_FN=var.name,
+            BATCHED_ARGS=params + [batch],
+            OUT_AXES=out_axes,
+            RESULT_BATCHED=literal(var.result_batched),
+        )
 
     def __call__(self, *args, **kwargs):
         try:
