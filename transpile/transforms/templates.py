@@ -118,7 +118,7 @@ class Docstring(str):
 
 
 class Template:
-    """Python source with placeholders: the NAME tokens written in capitals (`ENTRY`, `PARAMS`), parsed once.
+    """Python source whose names in capitals, two letters or more (`ENTRY`, `PARAMS`), are placeholders; parsed once.
 
     `fill(**values)` puts each value where its placeholder stands, keeping the template's layout and comments:
     a name (checked to be an identifier), `Code`, a list of them (joined by ", "), or a `Docstring` (its
