@@ -1,5 +1,4 @@
-"""The standalone modules the command line writes: a transform expression evaluated with the API, the user's file
-loaded, and each entry described for the module's header (in the words of the transform's `catalog.Kind`)."""
+"""The standalone modules the command line writes: the user's file loaded, the expression built, entries described."""
 
 from __future__ import annotations
 
