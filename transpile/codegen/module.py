@@ -10,6 +10,7 @@ from .. import __version__, naming
 from ..frontend.program import Program, function_def
 from . import escape
 from .emit import GENERATED_MARK, Emitter, is_generated
+from .formatting import format_text
 
 
 def _primal_def(fn):
@@ -67,13 +68,8 @@ def module_text(program: Program, summary: str, functions, primal_keys, entry_te
 
 
 def formatted(text: str) -> str:
-    """The module laid out as `ruff format` would lay it out (unchanged if it uses a construct the formatter lacks)."""
-    from .pyformat import Unsupported, format_once
-
-    try:
-        return format_once(text)
-    except Unsupported:
-        return text
+    """The module laid out by `ruff format` (as emitted if ruff cannot run)."""
+    return format_text(text)
 
 
 def normal_form_text(program: Program) -> str:
