@@ -154,7 +154,9 @@ def statement_lines(tree, origins) -> dict:
 
     def walk(stmts, recorded):
         for stmt in stmts:
-            origin = next(recorded)
+            origin = next(recorded, _END)
+            if origin is _END:
+                raise AssertionError("the printed module has more statements than were emitted")
             if isinstance(stmt, (ast.If, ast.For, ast.While)):
                 head = stmt.test if not isinstance(stmt, ast.For) else stmt.iter
                 lines = range(stmt.lineno, head.end_lineno + 1)
