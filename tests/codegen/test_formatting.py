@@ -90,3 +90,10 @@ def test_long_one_line_docstrings_are_wrapped_and_stay_formatted():
     assert " ".join(ast.get_docstring(ast.parse(out).body[0]).split()) == words + "."
     assert formatting.format_text(out) == out
     assert formatting.wrap_docstrings(out) == out
+
+
+def test_a_long_from_import_is_split_one_name_a_line():
+    names = [f"value_number_{i}" for i in range(8)]
+    text = "from model import " + ", ".join(reversed(names)) + "\n"
+    out = formatting.format_text(formatting.sort_imports(text))
+    assert out == "from model import (\n" + "".join(f"    {n},\n" for n in names) + ")\n"
