@@ -16,7 +16,7 @@ LINE_WIDTH = 88
 # one, so the result is also what `ruff format` with default settings leaves unchanged.
 _SETTINGS = (
     "--isolated",
-    "--line-length=88",
+    f"--line-length={LINE_WIDTH}",
     "--target-version=py311",
     "--config=indent-width=4",
     "--config=format.indent-style='space'",
@@ -38,7 +38,8 @@ _warned = []  # the reason, once ruff failed in this process
 
 @functools.cache
 def ruff_binary() -> str | None:
-    """The ruff executable of the `ruff` package (a runtime dependency), else the one beside this interpreter."""
+    """The executable the `ruff` package (a runtime dependency) installed, found by `ruff.find_ruff_bin` (this
+    interpreter's scripts directory first); None without it."""
     try:
         from ruff import find_ruff_bin
 
