@@ -1,5 +1,7 @@
 # Everything runs from a virtualenv in .venv/, created on first use: on a fresh clone,
 # `make demo` and `make test` install the project (`pip install -e .[dev]`) and then run.
+# CuPy (the `gpu` extra, hundreds of MB) is added only where `nvidia-smi -L` lists a GPU,
+# or when asked: `make install-gpu`.
 
 PYTHON ?= python3
 VENV := .venv
@@ -9,14 +11,21 @@ STAMP := $(VENV)/.installed
 # Generated modules go to a cache inside the checkout (git-ignored), never to $HOME.
 export TRANSPILE_CACHE_DIR := $(CURDIR)/.cache/transpile
 
-.PHONY: install test demo bench bench-env lint clean
+.PHONY: install install-gpu test demo bench bench-env lint clean
+
+EXTRAS := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo dev,gpu || echo dev)
 
 install: $(STAMP)
+
+install-gpu:
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -e '.[dev,gpu]'
+	touch $(STAMP)
 
 # Reinstalls whenever the package metadata changes.
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install -e '.[dev,gpu]'
+	$(VPY) -m pip install -e '.[$(EXTRAS)]'
 	touch $@
 
 test: $(STAMP)

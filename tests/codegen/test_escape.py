@@ -19,7 +19,7 @@ from support import assert_tree_close
 
 import transpile as tp
 from transpile.codegen import escape
-from transpile.codegen.pyformat import format_module
+from transpile.codegen.formatting import format_text, wrap_docstrings
 
 PAYLOAD = "import builtins; builtins.TRANSPILE_PWNED = True"
 HOSTILE = [
@@ -80,7 +80,7 @@ def test_docstring_spells_the_value_and_nothing_else(text, raw):
     body = tree.body[0].body
     assert len(body) == 2 and ast.get_docstring(tree.body[0]) == inspect.cleandoc(text.strip("\n"))
     # the formatter reads it back and writes it again without changing what it says
-    formatted = format_module(f"{literal.strip()}\n\nx = 1\n", wrap_docstrings=True)
+    formatted = wrap_docstrings(format_text(f"{literal.strip()}\n\nx = 1\n"))
     assert printable_lines(formatted)
     module = ast.parse(formatted)
     assert len(module.body) == 2
@@ -261,7 +261,7 @@ def test_functions_named_like_those_modules_are_renamed():
 
 
 GENERATING = ["codegen", "backends", "api", "transforms", "frontend"]
-FORMATTERS = {"escape.py", "pyformat.py"}  # the helper, and the formatter that reprints docstrings through it
+FORMATTERS = {"escape.py", "formatting.py"}  # the helper, and the formatter that rewraps docstrings it wrote
 
 
 def writes_outside_text(tree):

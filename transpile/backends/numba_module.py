@@ -62,4 +62,4 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_c
     text = "\n".join(lines) + "\n" + emitter.text()
     if "math." not in emitter.text():
         text = text.replace("import math\n\n", "", 1)
-    return formatted(text)
+    return formatted(text, emitter)

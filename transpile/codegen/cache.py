@@ -2,9 +2,11 @@
 
 The directory is private: created with mode 0700, and refused when another user owns it or group or
 others may write to it (a module planted there, or one of Numba's index pickles beside it, would run as
-the user).  Each entry ends with its key and a digest of its text; an entry that is unreadable, corrupt
-or fails when imported is generated again.  When the directory cannot be written (read-only, full, not a
-directory), modules are kept in memory for the rest of the process, after one `CacheWarning`.
+the user).  Each entry ends with its key and a digest of its text, and has beside it the origins of its lines
+(`NAME.lines.json`, written before it, holding the digest of the entry it belongs to); an entry that is
+unreadable, corrupt, without its origins or fails when imported is generated again.  When the directory cannot
+be written (read-only, full, not a directory), modules are kept in memory for the rest of the process, after one
+`CacheWarning`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextlib
 import functools
 import hashlib
 import io
+import json
 import linecache
 import os
 import secrets
@@ -24,7 +27,7 @@ import warnings
 
 from .. import __version__
 from ..errors import Location, TranspileError
-from . import escape
+from . import escape, linemap
 
 ENV_VAR = "TRANSPILE_CACHE_DIR"
 NUMBA_ENV_VAR = "NUMBA_CACHE_DIR"
@@ -126,6 +129,32 @@ def _read_entry(path, key):
     return text if mark and text == body + _marker(key, body) else None
 
 
+def _digest(text) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _origins_path(path) -> str:
+    return path[: -len(".py")] + ".lines.json"
+
+
+def _origins_text(entry, origins) -> str:
+    """The origins of an entry's lines as JSON, with the digest of the entry they belong to."""
+    rows = [[line, *origins[line]] for line in sorted(origins)]
+    return json.dumps({"entry": _digest(entry), "origins": rows}, separators=(",", ":")) + "\n"
+
+
+def _read_origins(path, entry):
+    """The origins kept beside the entry at `path` if they belong to `entry`; None otherwise."""
+    try:
+        with open(_origins_path(path), encoding="utf-8") as handle:
+            data = json.load(handle)
+        if data["entry"] != _digest(entry):
+            return None
+        return {int(row[0]): (str(row[1]), int(row[2]), str(row[3])) for row in data["origins"]}
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
 def write_atomically(path, text, mode=0o600):
     """Write `text` to `path` through a temporary file beside it, renamed over it: readers see the old file or the
     new one, never part of one, and the temporary file is removed whatever fails."""
@@ -207,15 +236,24 @@ def load_or_write(stem: str, key: str, generate, generate_in_memory=None) -> tup
     if directory is not None:
         path = os.path.join(directory, f"{name}.py")
         text = _read_entry(path, key)
-        if text is not None:
+        origins = _read_origins(path, text) if text is not None else None
+        if origins is not None:
             with contextlib.suppress(Exception):  # an entry that fails when imported is generated again
+                linemap.attach(path, origins)
                 return _import(module_name, text, path, written=False), text
-        text = _entry_text(generate(), key)
+        generated = generate()
+        text = _entry_text(generated, key)
+        origins = getattr(generated, "origins", {})
         try:
+            write_atomically(_origins_path(path), _origins_text(text, origins))  # first: it names the entry
             write_atomically(path, text)
         except OSError as exc:
             _keep_in_memory(f"{directory}: {exc.strerror or exc}")
         else:
+            linemap.attach(path, origins)
             return _import(module_name, text, path, written=True), text
-    text = _entry_text((generate_in_memory or generate)(), key)
-    return _import(module_name, text, os.path.join(_IN_MEMORY, f"{name}.py"), written=True), text
+    generated = (generate_in_memory or generate)()
+    text = _entry_text(generated, key)
+    filename = os.path.join(_IN_MEMORY, f"{name}.py")
+    linemap.attach(filename, getattr(generated, "origins", {}))
+    return _import(module_name, text, filename, written=True), text

@@ -1,48 +1,59 @@
 """Where generated code comes from: the lines of each loaded generated module mapped back to the user's lines.
 
-Generated statements follow a `# model.py:12: outputs = ...` comment naming the user's line (emit.py).  When a
-module is loaded, its table is read from those comments once and kept here, by the module's file name, with the
-files its program's functions came from: comments name files by their base name, and those (or, for a module
-made from generated code, the user's files behind that one) name them in full.
+The emitter records the origin (file, line, statement) of each statement it writes (emit.py); once the module is
+formatted, `ModuleText` carries the map from its lines to those origins, found by walking the formatted module
+with `ast`.  The cache keeps the map beside the module file (cache.py), and when a module is loaded its map is kept
+here, by the module's file name, for tracebacks and errors to name the user's line.
 """
 
 from __future__ import annotations
 
+import ast
 import linecache
-import os
 from dataclasses import dataclass
 
 from ..errors import Location
-from . import escape
-from .emit import _COMMENT
+from .emit import statement_lines
+
+
+class ModuleText(str):
+    """The text of a generated module, with `origins`: line -> (the user's file, its line, the statement there)."""
+
+    origins: dict
+
+    def __new__(cls, text, origins=None):
+        self = super().__new__(cls, text)
+        self.origins = dict(origins or {})
+        return self
+
+
+def mapped(text: str, emitter) -> ModuleText:
+    """`text` (a module holding what `emitter` wrote, formatted) with the origins of its lines."""
+    return ModuleText(text, statement_lines(ast.parse(text), emitter.origins))
 
 
 @dataclass(frozen=True)
 class _Table:
-    origins: dict  # generated line -> (the file's escaped base name, the user's line, its statement)
-    sources: tuple  # the files of the program's functions: the user's, or generated modules of their own
+    origins: dict  # generated line -> (the user's file, the user's line, its statement)
     entry: tuple  # (file, line) of the entry function's `def`
 
 
 _TABLES: dict[str, _Table] = {}
+_ATTACHED: dict[str, dict] = {}  # module file -> origins, from the cache, until the module is registered
+
+
+def attach(filename: str, origins: dict) -> None:
+    """The origins of the lines of the module file `filename`, as the cache wrote or read them."""
+    _ATTACHED[filename] = origins
 
 
 def register(filename: str, text: str, program) -> None:
     """Keep the table of the generated module `filename` (whose text is `text`), made from `program`."""
-    origins, current = {}, None
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.startswith(("def ", "@")):
-            current = None
-        match = _COMMENT.match(line)
-        if match:
-            where, _, statement = match.group(1).partition(": ")
-            base, _, lineno = where.rpartition(":")
-            current = (base, int(lineno), statement)
-        elif current is not None and line.strip():
-            origins[n] = current
+    origins = getattr(text, "origins", None)
+    if origins is None:
+        origins = _ATTACHED.get(filename, {})
     entry = program.functions[program.entry]
-    sources = tuple(dict.fromkeys(fn.filename for fn in program.functions.values()))
-    _TABLES[filename] = _Table(origins, sources, (entry.filename, entry.lineno))
+    _TABLES[filename] = _Table(dict(origins), (entry.filename, entry.lineno))
 
 
 def is_generated_module(filename: str) -> bool:
@@ -50,11 +61,21 @@ def is_generated_module(filename: str) -> bool:
     return filename in _TABLES
 
 
+def origin_data(filename: str, lineno: int):
+    """(the user's file, its line, the statement there) behind line `lineno` of the generated module `filename`."""
+    table = _TABLES.get(filename)
+    return table.origins.get(lineno) if table is not None else None
+
+
 def origin(filename: str, lineno: int) -> Location | None:
     """The user's line that line `lineno` of the generated module `filename` was made from (None: no such line)."""
-    table = _TABLES.get(filename)
-    found = table.origins.get(lineno) if table is not None else None
-    return _resolve(found, _user_files(filename)) if found is not None else None
+    found = origin_data(filename, lineno)
+    if found is None:
+        return None
+    path, line, statement = found
+    text = linecache.getline(path, line)
+    column = len(text) - len(text.lstrip()) if text.strip() == statement else 0  # 0 where the file changed since
+    return Location(path, line, column)
 
 
 def entry_location(filename: str) -> Location | None:
@@ -64,25 +85,3 @@ def entry_location(filename: str) -> Location | None:
         return None
     path, lineno = table.entry
     return entry_location(path) if path in _TABLES else Location(path, lineno, 0)
-
-
-def _user_files(filename) -> list:
-    """The files behind a generated module, through the generated modules it was made from; beside a generated
-    module this process did not load (one the command line wrote), the files its comments may name."""
-    files = []
-    for source in _TABLES[filename].sources:
-        files += _user_files(source) if source in _TABLES else [source]
-    return files
-
-
-def _resolve(found, files) -> Location:
-    """The file among `files` (by base name) that holds the statement a comment names at its line; where none
-    does (a file edited since, or one beside a module the command line wrote), the first of that name."""
-    base, lineno, statement = found
-    named = [f for f in files if escape.line(os.path.basename(f)) == base]
-    beside = [os.path.join(os.path.dirname(f), base) for f in files if f not in named]
-    for path in named + beside:
-        text = linecache.getline(path, lineno)
-        if escape.line(text.strip()) == statement:
-            return Location(path, lineno, len(text) - len(text.lstrip()))
-    return Location(named[0] if named else base, lineno, 0)

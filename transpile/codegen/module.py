@@ -8,8 +8,10 @@ import gast
 
 from .. import __version__
 from ..frontend.program import Program, function_def
-from . import escape
+from . import escape, linemap
 from .emit import GENERATED_MARK, Emitter, is_generated
+from .formatting import format_text
+from .linemap import ModuleText
 
 
 def _primal_def(fn):
@@ -57,17 +59,14 @@ def module_text(program: Program, summary: str, mode, entry_text: str) -> str:
     for fdef in functions:
         emitter.function(fdef, docstring=mode.docstring(fdef))
     body = emitter.text()
-    return formatted("\n".join(lines) + "\n" + body + "\n\n" + entry_text)
+    return formatted("\n".join(lines) + "\n" + body + "\n\n" + entry_text, emitter)
 
 
-def formatted(text: str) -> str:
-    """The module laid out as `ruff format` would lay it out (unchanged if it uses a construct the formatter lacks)."""
-    from .pyformat import Unsupported, format_once
-
-    try:
-        return format_once(text)
-    except Unsupported:
-        return text
+def formatted(text: str, emitter=None) -> ModuleText:
+    """The module laid out by `ruff format` (as emitted if ruff cannot run), with the origins of its lines (from
+    `emitter`, which wrote its functions)."""
+    text = format_text(text)
+    return linemap.mapped(text, emitter) if emitter is not None else ModuleText(text)
 
 
 def normal_form_text(program: Program) -> str:

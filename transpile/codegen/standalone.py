@@ -9,10 +9,10 @@ from) and returns the text the `transpile` command writes to a file:
 - **documented**: a header docstring says what is computed, with respect to which argument, from
   which file, how to regenerate it, the parameters and the return structure; the entry function's
   annotations mirror the original function's;
-- **lint-clean and formatted**: the module is re-printed by `pyformat.format_module`, which lays it
-  out as `ruff format` does, so that `ruff check` and `ruff format --check` with default settings
-  pass without ruff being installed; unused local bindings become `_`, and lint directives in copied
-  source comments are neutralized;
+- **lint-clean and formatted**: imports are sorted by ruff's isort rules and the module laid out by
+  `ruff format` (formatting.py), so that `ruff check` and `ruff format --check` with default settings
+  pass; unused local bindings become `_`, and lint directives in copied source comments are
+  neutralized;
 - **deterministic**: no absolute paths, no cache key, no timestamps.
 """
 
@@ -28,10 +28,7 @@ from dataclasses import dataclass, field
 from ..errors import Location, TranspileError
 from ..frontend.methods import MADE_OBJECTS
 from . import escape
-from .pyformat import Unsupported, format_module
-
-LINE_WIDTH = 88
-INDENT_WIDTH = 4
+from .formatting import LINE_WIDTH, format_text, sort_imports, wrap_docstrings
 
 # ============================================================================ standalone modules
 
@@ -130,21 +127,16 @@ class _Imports:
         self.from_imports.setdefault(module_name, set()).add((name, asname if asname != name else None))
 
     def text(self):
+        """The import blocks, each sorted by ruff's isort rules later (`formatting.sort_imports`)."""
         blocks = []
-        first = []
-        if self.stdlib:
-            first.append("\n".join(sorted(self.stdlib, key=_import_key)))
-        numpy_lines = sorted(self.numpy, key=_import_key)
+        first = sorted(self.stdlib) + sorted(self.numpy)
         numpy_from = {m: n for m, n in self.from_imports.items() if m.split(".")[0] == "numpy"}
-        numpy_lines += [_from_import_line(m, numpy_from[m]) for m in sorted(numpy_from)]
-        if numpy_lines:
-            first.append("\n".join(numpy_lines))
+        first += [_from_import_line(m, numpy_from[m]) for m in sorted(numpy_from)]
         if first:
-            blocks.append("\n\n".join(first))
+            blocks.append("\n".join(first))
         if self.runtime:
             blocks.append("import runtime as rt")
-        for line in sorted(self.other, key=_import_key):
-            blocks.append(line)
+        blocks += sorted(self.other)
         for module_name in sorted(m for m in self.from_imports if m.split(".")[0] != "numpy"):
             blocks.append(_from_import_line(module_name, self.from_imports[module_name]))
         # each block after the first is sorted on its own: whether `runtime` or the user's module count as
@@ -173,32 +165,9 @@ class _Imports:
         return order
 
 
-def _import_key(line):
-    return _natural_key(line.split()[1].lower())
-
-
-def _natural_key(s):
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", s)]
-
-
-def _member_key(member):
-    """isort's order for `from m import a, B, C_D`: constants, then classes, then the rest (ruff's defaults)."""
-    name, asname = member
-    if len(name) > 1 and name.isupper():
-        kind = 0
-    elif name[:1].isupper():
-        kind = 1
-    else:
-        kind = 2
-    return (kind, _natural_key(name.lower()), name, asname or "")
-
-
 def _from_import_line(module_name, members):
-    names = [f"{n} as {a}" if a else n for n, a in sorted(members, key=_member_key)]
-    line = f"from {module_name} import {', '.join(names)}"
-    if len(line) <= LINE_WIDTH:
-        return line
-    return f"from {module_name} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+    names = sorted(f"{n} as {a}" if a else n for n, a in members)
+    return f"from {module_name} import {', '.join(names)}"
 
 
 def _modules_by_namespace():
@@ -415,7 +384,7 @@ class _Annotations:
             try:
                 return self.convert(ast.parse(node.value, mode="eval").body)
             except SyntaxError:
-                raise Unsupported("string annotation") from None
+                raise _Unsupported("string annotation") from None
         if isinstance(node, ast.Subscript):
             base = self.resolve(node.value)
             items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -441,7 +410,7 @@ class _Annotations:
             return self.import_root(node)
         if isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis):
             return node
-        raise Unsupported(type(node).__name__)
+        raise _Unsupported(type(node).__name__)
 
     def import_root(self, node):
         import numpy as np
@@ -450,20 +419,20 @@ class _Annotations:
         while isinstance(root, ast.Attribute):
             root = root.value
         if not isinstance(root, ast.Name):
-            raise Unsupported("annotation")
+            raise _Unsupported("annotation")
         value = self.resolve(root)
         if value is _MISSING:
-            raise Unsupported("unknown name")
+            raise _Unsupported("unknown name")
         if value is np:
             root.id = "np"
             return node
         if getattr(builtins, root.id, _MISSING) is value:
             return node
         if root.id in self.taken:
-            raise Unsupported("name clash")
+            raise _Unsupported("name clash")
         if isinstance(value, types.ModuleType):
             if not escape.is_dotted_name(value.__name__):
-                raise Unsupported("module name")
+                raise _Unsupported("module name")
             self.imports.import_module(value.__name__, root.id)
             return node
         module_name = getattr(value, "__module__", None)
@@ -472,7 +441,7 @@ class _Annotations:
         elif self.module_name:
             self.imports.import_from(self.module_name, root.id)
         else:
-            raise Unsupported("not importable")
+            raise _Unsupported("not importable")
         return node
 
     def text(self, node):
@@ -487,7 +456,7 @@ class _Annotations:
         )
         try:
             return ast.unparse(self.convert(node))
-        except Unsupported:
+        except _Unsupported:
             self.imports.numpy, self.imports.stdlib, self.imports.other, self.imports.from_imports = saved
             return None
 
@@ -496,6 +465,10 @@ class _Annotations:
 
 
 _MISSING = object()
+
+
+class _Unsupported(Exception):
+    """An annotation the emitted module cannot carry over."""
 
 
 def _union(items):
@@ -717,7 +690,7 @@ def standalone_text(generated_text, program, entry, *, user_function, module_nam
             user_function,
             "please report it with this function; the Python API would fail the same way at run time",
         )
-    text_out = _shorten_comments(format_module(body, wrap_docstrings=True, ignore_magic_commas=True))
+    text_out = _shorten_comments(wrap_docstrings(format_text(sort_imports(body))))
     compile(text_out, "<standalone>", "exec")
     return text_out
 
