@@ -1,6 +1,6 @@
 """Numba implementation of jt.kernel: a block of elementwise statements and their reductions as one loop nest.
 
-The Numba backend (transpile/backends/fusion.py) passes a straight-line block as string literals, a
+The Numba backend (transpile/backends/numba/fusion.py) passes a straight-line block as string literals, a
 header `inputs -> outputs` and then one per statement, then the inputs.  A statement is an elementwise
 expression or one of
 

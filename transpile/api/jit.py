@@ -188,7 +188,7 @@ class Jitted:
             parts = ["jit", program.entry, key, *source_texts(program)]
 
             def generate(disk_cache=True):
-                from ..backends.numba_module import numba_module_text
+                from ..backends.numba.module import numba_module_text
 
                 return numba_module_text(program, statics, fuse, disk_cache)
 

@@ -31,7 +31,7 @@ NUMPY_LOOPS = frozenset(
 )
 
 
-# Under jit these are fused into loop nests as their scalar form (transpile/backends/fusion.py).
+# Under jit these are fused into loop nests as their scalar form (transpile/backends/numba/fusion.py).
 SCALAR_FORMS = frozenset(["sqrt", "square", "abs", "negative"])
 
 

@@ -92,11 +92,11 @@ class Primitive:
     # for every example, so is the range
     loop_trips: tuple | None = None
     jit: str | None = None  # its lowering for Numba, a call template like "jt.sum(a, axis, keepdims)"
-    # its part in a fused loop nest (transpile/backends/fusion.py): "map" (its scalar form is its element),
+    # its part in a fused loop nest (transpile/backends/numba/fusion.py): "map" (its scalar form is its element),
     # "sum" (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); None: it is not fused
     fuse: str | None = None
     # its result is a Python number, int or float (len, .shape, math.sqrt), which NumPy types weakly (NEP 50); under
-    # jit it becomes one (`jt.weak(len(x))`, transpile/backends/numba_lowering.py)
+    # jit it becomes one (`jt.weak(len(x))`, transpile/backends/numba/lowering.py)
     python_number: bool = False
     # the same function called with other parameters (np.where(condition) besides np.where(condition, x, y)):
     # a call that does not bind to this entry's parameters is bound to the first of these it binds to

@@ -23,7 +23,7 @@ compiles into a single loop nest once Numba knows the ranks and dtypes:
     )
 
 A run is fused when it has a reduction or helper to fold in and at least two statements: a lone chain
-of elementwise operators already compiles to one loop (`fuse_elementwise` in numba_lowering.py).
+of elementwise operators already compiles to one loop (`fuse_elementwise` in lowering.py).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import copy
 
 import gast
 
-from ..frontend.program import name
-from ..transforms.common import assign, call, tuple_
+from ...frontend.program import name
+from ...transforms.common import assign, call, tuple_
 
 REDUCING = ("sum", "unbroadcast")
 
@@ -186,7 +186,7 @@ class _Run:
 def fuse_kernels(body, weak):
     """Runs of fusible statements in a function body (and its nested blocks) -> jt.kernel calls.
 
-    `weak(statements)` writes Python numbers as NumPy treats them (numba_lowering.weak_constants), for the
+    `weak(statements)` writes Python numbers as NumPy treats them (lowering.weak_constants), for the
     kernel's text.
     """
 
@@ -225,7 +225,7 @@ def fuse_kernels(body, weak):
         flush()
         return out
 
-    from .numba_lowering import map_blocks
+    from .lowering import map_blocks
 
     return map_blocks(body, rewrite)
 

@@ -24,10 +24,10 @@ import gast
 
 from runtime.pyforms import FORMAT_LATER
 
-from .. import naming
-from ..errors import TranspileError
-from ..frontend.program import const, name
-from ..transforms.common import assign, call, dotted
+from ... import naming
+from ...errors import TranspileError
+from ...frontend.program import const, name
+from ...transforms.common import assign, call, dotted
 from .fusion import fuse_kernels
 from .placeholders import drop_placeholders
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import os
 
-from .. import __version__
-from ..codegen import escape
-from ..codegen.emit import GENERATED_MARK, Emitter, is_generated
-from ..codegen.module import _primal_def, formatted
-from ..frontend.program import Program, const
+from ... import __version__
+from ...codegen import escape
+from ...codegen.emit import GENERATED_MARK, Emitter, is_generated
+from ...codegen.module import _primal_def, formatted
+from ...frontend.program import Program, const
 from .fusion import mutates
-from .numba_lowering import lower_function
+from .lowering import lower_function
 
 DECORATOR = "jt.njit(cache=True)"
 
 
 def _bind_statics(fdef, statics):
     """The entry with its static parameters replaced by their values, bound on its first lines."""
-    from ..transforms.common import assign
+    from ...transforms.common import assign
 
     fdef.args.args = [a for a in fdef.args.args if a.id not in statics]
     fdef.body = [assign(p, const(v)) for p, v in statics.items()] + fdef.body

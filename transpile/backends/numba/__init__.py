@@ -1,0 +1,1 @@
+"""The Numba backend: whole functions compiled by Numba, elementwise runs fused into loop nests."""
