@@ -13,6 +13,8 @@ import runtime as rt
 import runtime.jit  # noqa: F401  (registers the Numba implementations)
 from runtime.jit.pending import NO_NUMBA_VERSION
 from transpile.api.jit import _summary
+from transpile.backends.numba import lowerings  # noqa: F401  (fills the Numba backend's table)
+from transpile.backends.tables import lowering
 from transpile.primitives import registry
 
 _IMPLEMENTED = {id(fn) for fn, _ in builtin_registry.globals}
@@ -28,7 +30,7 @@ def _named_by_the_registry():
     texts = []
     for prim in registry.all_primitives():
         texts.append("" if registry.attribute(prim.name) is prim else prim.path or "")
-        for rule in (prim.vjp, prim.jvp, prim.batch, prim.jit):
+        for rule in (prim.vjp, prim.jvp, prim.batch, lowering(prim, "numba")):
             texts.extend(rule.values() if isinstance(rule, dict) else [rule or ""])
     return {m for text in texts if isinstance(text, str) for m in re.findall(r"\brt\.(\w+)", text)}
 

@@ -1,7 +1,7 @@
 """Fuse runs of elementwise statements and their reductions into `jt.kernel` calls, one loop nest each.
 
-A run is a straight-line stretch of a block whose statements the registry marks fusible (`fuse=` on a
-primitive): elementwise operators ("map"), sums over one axis or all ("sum"), and the adjoint helpers
+A run is a straight-line stretch of a block whose statements the Numba table marks fusible
+(`fuse(...)` in lowerings.py): elementwise operators ("map"), sums over one axis or all ("sum"), and the adjoint helpers
 that sum a value down to an operand's shape ("unbroadcast") or spread a reduced one back ("expand").
 Statements of a run that share no name with each other become separate loop nests (unrelated values
 need not share a shape; when related ones do not either, runtime/jit/fused.py refuses the shapes and
@@ -35,6 +35,9 @@ import gast
 
 from ...frontend.program import name
 from ...transforms.common import assign, call, tuple_
+from ..tables import fusion
+from . import lowerings  # noqa: F401  (fills the Numba backend's table)
+from .blocks import map_blocks
 
 REDUCING = ("sum", "unbroadcast")
 
@@ -47,7 +50,7 @@ def _role(stmt) -> str | None:
     if isinstance(value, gast.Name):
         return "map"
     prim = getattr(value, "lowered_from", None) or getattr(value, "prim", None)
-    role = getattr(prim, "fuse", None)
+    role = fusion(prim, "numba")
     if role == "map":
         return "map" if _is_map(value) else None
     args = value.args if isinstance(value, gast.Call) else []
@@ -66,7 +69,7 @@ def _is_map(expr) -> bool:
         return True
     if isinstance(expr, gast.Constant):
         return type(expr.value) in (int, float, bool)
-    if getattr(getattr(expr, "prim", None), "fuse", None) != "map":
+    if fusion(getattr(expr, "prim", None), "numba") != "map":
         return False
     if isinstance(expr, gast.BinOp):
         return _is_map(expr.left) and _is_map(expr.right)
@@ -224,8 +227,6 @@ def fuse_kernels(body, weak):
                 out.append(stmt)
         flush()
         return out
-
-    from .lowering import map_blocks
 
     return map_blocks(body, rewrite)
 
