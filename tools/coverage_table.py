@@ -6,8 +6,9 @@
 The table has a row for each public function of `np`, `np.linalg` and `np.fft` (ufuncs, functions and the index
 objects `np.r_`, `np.mgrid`, ...; no classes, dtypes, constants or modules), sorted by name. Its columns say what
 transpile does with a call, as the registry (transpile/primitives/) says it: reverse mode (a VJP rule), forward mode
-(a JVP rule), batching (a rule, or vmap's loop over the examples) and jit (a `jit=` lowering or a function Numba
-compiles itself, and whether the runtime helpers of its rules have a Numba version: runtime/jit/pending.py).
+(a JVP rule), batching (a rule, or vmap's loop over the examples) and jit (a lowering in the Numba backend's table,
+transpile/backends/numba/lowerings.py, or a function Numba compiles itself, and whether the runtime helpers of its
+rules have a Numba version: runtime/jit/pending.py).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ LEGEND = f"""\
   reads only shapes and dtypes) and its derivative is zero, as in JAX; `{NOT_YET}`, no rule: a differentiated
   argument raises a located error whose hint shows `tp.custom_vjp`.
 - **batching** (`vmap`): `{YES}`, a batching rule; `{PER_EXAMPLE}`, vmap calls the function once per example.
-- **jit**: `{YES}`, compiled code calls it (a `jit=` lowering of the registry, or Numba's own version) and the runtime
+- **jit**: `{YES}`, compiled code calls it (a lowering of the Numba backend, or Numba's own version) and the runtime
   helpers of its rules have Numba versions; `{PARTLY}`, the function compiles but some of its rules do not (see
   the note, from runtime/jit/pending.py); `{NOT_YET}`, Numba cannot compile the call: a located error, and
   `tp.jit(f, fallback="numpy")` runs NumPy instead. The README's jit section lists the arguments that do not compile.
@@ -155,6 +156,9 @@ def _integer_result(obj) -> bool:
 
 
 def _row(path, obj, registry, numba, same_as):
+    from transpile.backends.numba import lowerings  # noqa: F401  (fills the Numba backend's table)
+    from transpile.backends.tables import lowering
+
     notes = [f"same as `{same_as}`"] if same_as else []
     prim = registry.lookup(obj)
     if prim is None:
@@ -173,8 +177,9 @@ def _row(path, obj, registry, numba, same_as):
         forward = YES if prim.jvp else NOT_YET
     batching = YES if prim.batch is not None else PER_EXAMPLE
     own = _own_pending(prim)
-    if own is not None or not (prim.jit or numba.types(prim.impl) or numba.types(_own_helper(prim))):
-        jit, pending = NOT_YET, [own or f"Numba has no {prim.path} and the registry no `jit=` lowering"]
+    lowered = lowering(prim, "numba")
+    if own is not None or not (lowered or numba.types(prim.impl) or numba.types(_own_helper(prim))):
+        jit, pending = NOT_YET, [own or f"Numba has no {prim.path} and the Numba backend no lowering"]
     else:
         pending = _pending_helpers([prim, *prim.variants], registry)
         jit = PARTLY if pending else YES

@@ -1,6 +1,6 @@
 """Numba implementation of jt.kernel: a block of elementwise statements and their reductions as one loop nest.
 
-The Numba backend (transpile/backends/fusion.py) passes a straight-line block as string literals, a
+The Numba backend (transpile/backends/numba/fusion.py) passes a straight-line block as string literals, a
 header `inputs -> outputs` and then one per statement, then the inputs.  A statement is an elementwise
 expression or one of
 
@@ -20,10 +20,10 @@ arrays or numbers, such as the symbolic zero) compiles to its array code instead
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,12 +38,6 @@ from .helpers import _generated
 from .promotion import numpy_code
 
 __all__ = ["ShapesNotFused", "kernel"]
-
-_SUM = re.compile(r"jt\.sum\((\w+), (-?\d+|None), (True|False)\)")
-_UNBROADCAST = re.compile(r"rt\.unbroadcast\((\w+), (\w+)\)")
-_EXPAND = re.compile(r"rt\.expand_reduced\((\w+), (\w+), (-?\d+|None), (True|False)\)")
-_LIKE = re.compile(r"rt\.like\((\w+)\)")
-_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w.(])")
 
 
 def kernel(*parts):
@@ -80,19 +74,71 @@ class Block:
     shape_only: frozenset = frozenset()  # outputs read only for their shape: `rt.like(x)` in the header
 
 
+def _call_of(node, path: str, arity: int):
+    """The arguments of `node` if it is a call of `path` (as `jt.sum`) with `arity` positional arguments and no
+    keywords, else None."""
+    if not (isinstance(node, ast.Call) and len(node.args) == arity and not node.keywords):
+        return None
+    return node.args if ast.unparse(node.func) == path else None
+
+
+def _name(node) -> str | None:
+    return node.id if isinstance(node, ast.Name) else None
+
+
+_NOT_LITERAL = object()
+
+
+def _constant(node):
+    """The value of an axis or flag literal (`-1` included); _NOT_LITERAL where it is not one."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return _NOT_LITERAL
+
+
+def _axis(node):
+    value = _constant(node)
+    return value if value is None or type(value) is int else _NOT_LITERAL
+
+
+def _flag(node):
+    value = _constant(node)
+    return value if type(value) is bool else _NOT_LITERAL
+
+
+def _reads(expr) -> tuple:
+    """The names an elementwise expression reads for their values, in the order written: neither a called
+    function (`abs` in `abs(x)`) nor a module (`np` in `np.sqrt(x)`)."""
+    skip = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}
+    skip |= {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
+    names = [n for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skip]
+    return tuple(dict.fromkeys(n.id for n in sorted(names, key=lambda n: (n.lineno, n.col_offset))))
+
+
 def _statement(line: str) -> Statement:
-    target, _, rhs = line.partition(" = ")
-    target, rhs = target.strip(), rhs.strip()
-    if m := _SUM.fullmatch(rhs):
-        axis = None if m[2] == "None" else int(m[2])
-        return Statement(target, rhs, "sum", (m[1],), axis=axis, keepdims=m[3] == "True")
-    if m := _UNBROADCAST.fullmatch(rhs):
-        return Statement(target, rhs, "unbroadcast", (m[1],), like=m[2])
-    if m := _EXPAND.fullmatch(rhs):
-        axis = None if m[3] == "None" else int(m[3])
-        return Statement(target, rhs, "expand", (m[1],), like=m[2], axis=axis, keepdims=m[4] == "True")
-    reads = tuple(dict.fromkeys(n for n in _NAME.findall(rhs) if n not in ("True", "False", "None")))
-    return Statement(target, rhs, "map", reads)
+    """A statement of the block, parsed as the Python it is (fusion.py writes each with `ast.unparse`)."""
+    stmt = ast.parse(line.strip(), mode="exec").body[0]
+    target, value = stmt.targets[0].id, stmt.value
+    rhs = line.partition(" = ")[2].strip()
+    if (args := _call_of(value, "jt.sum", 3)) and _name(args[0]):
+        axis, keepdims = _axis(args[1]), _flag(args[2])
+        if _NOT_LITERAL not in (axis, keepdims):
+            return Statement(target, rhs, "sum", (args[0].id,), axis=axis, keepdims=keepdims)
+    if (args := _call_of(value, "rt.unbroadcast", 2)) and _name(args[0]) and _name(args[1]):
+        return Statement(target, rhs, "unbroadcast", (args[0].id,), like=args[1].id)
+    if (args := _call_of(value, "rt.expand_reduced", 4)) and _name(args[0]) and _name(args[1]):
+        axis, keepdims = _axis(args[2]), _flag(args[3])
+        if _NOT_LITERAL not in (axis, keepdims):
+            return Statement(target, rhs, "expand", (args[0].id,), like=args[1].id, axis=axis, keepdims=keepdims)
+    return Statement(target, rhs, "map", _reads(value))
+
+
+def _output(text: str):
+    """An output of the header: its name, and whether only its shape is read (`rt.like(x)`)."""
+    node = ast.parse(text, mode="eval").body
+    args = _call_of(node, "rt.like", 1)
+    return (args[0].id, True) if args and _name(args[0]) else (text, False)
 
 
 @functools.cache
@@ -103,10 +149,9 @@ def _parse(lines: tuple) -> Block:
     def names(part):
         return tuple(n.strip() for n in part.split(",") if n.strip())
 
-    outputs = [_LIKE.fullmatch(n) or n for n in names(outs)]
-    shape_only = frozenset(o[1] for o in outputs if not isinstance(o, str))
-    outputs = tuple(o if isinstance(o, str) else o[1] for o in outputs)
-    return Block(names(ins), outputs, tuple(_statement(line) for line in lines), shape_only)
+    outputs = [_output(n) for n in names(outs)]
+    shape_only = frozenset(name for name, only in outputs if only)
+    return Block(names(ins), tuple(name for name, _ in outputs), tuple(_statement(line) for line in lines), shape_only)
 
 
 def _namespace():

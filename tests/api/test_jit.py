@@ -345,7 +345,7 @@ def test_hostile_static_values_are_compiled_in_as_values_not_code():
     for mode in (STATIC_PAYLOAD, "\u2028double"):  # each value is a module of its own: two compiles
         assert jitted(x, 2, mode=mode) == pytest.approx(scaled(x, 2, mode), rel=1e-12)
     assert not hasattr(builtins, "TRANSPILE_PWNED")
-    from transpile.backends.numba_module import numba_module_text
+    from transpile.backends.numba.module import numba_module_text
 
     program = jitted.__transpile_jit__.program()
     for value in HOSTILE_STATICS:

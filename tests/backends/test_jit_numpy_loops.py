@@ -7,8 +7,8 @@ import pytest
 import transpile  # noqa: F401  (fills the registry)
 from runtime import jit as jt
 from runtime.jit import numpy_loops
-from transpile.primitives import registry
-from transpile.primitives.elementwise import NUMPY_LOOPS
+from transpile.backends.numba.lowerings import NUMPY_LOOPS
+from transpile.backends.tables import lowerings
 
 rng = np.random.default_rng(0)
 
@@ -18,10 +18,9 @@ def test_the_registry_and_the_runtime_name_the_same_functions():
 
 
 def test_every_jit_template_names_a_runtime_function():
-    for prim in registry.all_primitives():
-        if prim.jit:
-            head = prim.jit.partition("(")[0]
-            assert head.startswith("jt.") and callable(getattr(jt, head[3:], None)), prim.jit
+    for template in lowerings("numba").values():
+        head = template.partition("(")[0]
+        assert head.startswith("jt.") and callable(getattr(jt, head[3:], None)), template
 
 
 @pytest.mark.parametrize("name", numpy_loops.UNARY)

@@ -12,7 +12,9 @@ from numba.core.typing.templates import builtin_registry
 import runtime as rt
 import runtime.jit  # noqa: F401  (registers the Numba implementations)
 from runtime.jit.pending import NO_NUMBA_VERSION
-from transpile.api.jit import _summary
+from transpile.backends.numba import lowerings  # noqa: F401  (fills the Numba backend's table)
+from transpile.backends.numba.errors import summary
+from transpile.backends.tables import lowering
 from transpile.primitives import registry
 
 _IMPLEMENTED = {id(fn) for fn, _ in builtin_registry.globals}
@@ -28,7 +30,7 @@ def _named_by_the_registry():
     texts = []
     for prim in registry.all_primitives():
         texts.append("" if registry.attribute(prim.name) is prim else prim.path or "")
-        for rule in (prim.vjp, prim.jvp, prim.batch, prim.jit):
+        for rule in (prim.vjp, prim.jvp, prim.batch, lowering(prim, "numba")):
             texts.extend(rule.values() if isinstance(rule, dict) else [rule or ""])
     return {m for text in texts if isinstance(text, str) for m in re.findall(r"\brt\.(\w+)", text)}
 
@@ -56,12 +58,12 @@ def _numba_text(helper):
 
 
 def test_a_listed_helper_is_named_with_the_reason():
-    message = _summary(_numba_text("format_text"))
+    message = summary(_numba_text("format_text"))
     assert message.startswith("the runtime helper rt.format_text has no Numba implementation yet")
     assert NO_NUMBA_VERSION["format_text"] in message
 
 
 def test_an_unlisted_helper_is_an_internal_error():
-    message = _summary(_numba_text("unbroadcast"))
+    message = summary(_numba_text("unbroadcast"))
     assert "has no Numba implementation" not in message
     assert "internal error" in message

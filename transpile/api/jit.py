@@ -1,18 +1,15 @@
-"""jit: compile a function (plain or transformed) with Numba, whole, specialized on argument types only."""
+"""jit: compile a function (plain or transformed) whole, specialized on argument types only, with a backend
+(backends/: Numba by default); here static arguments, caching and the fallback."""
 
 from __future__ import annotations
 
 import copy
 import functools
-import os
-import re
 import warnings
 
-import numpy as np
-
 import runtime as rt
-from runtime import pytree
 
+from ..backends.base import BACKENDS, backend_named
 from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
 from ..errors import TranspileError
@@ -29,14 +26,14 @@ from .common import (
     user_function,
 )
 from .fingerprint import NoFingerprint, fingerprint, static_key
-from .notices import compile_notice, performance_warnings
+from .notices import compile_notice
 from .unbound import is_unbound, unbound_transform
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
 
 
 class JitFallbackWarning(RuntimeWarning):
-    """jit(..., fallback="numpy") ran the NumPy code because Numba could not compile the function."""
+    """jit(..., fallback="numpy") ran the NumPy code because the backend could not compile the function."""
 
 
 def _is_static_value(value) -> bool:
@@ -70,42 +67,32 @@ def _capture_fingerprint(program, values, fallback_location) -> str:
 
 
 class Compiled:
-    """One compiled module: the program, the module, and its entry (a Numba dispatcher).
+    """One compiled module: the program, the module, and its entry (for Numba, a dispatcher).
 
     Modules are shared by every jitted function whose captured values have the same content; each value is
     written into the module once, as a copy, so compiled code keeps exactly the content it was keyed by."""
 
-    def __init__(self, program, module, text, values):
+    def __init__(self, program, module, text, values, backend):
         self.program = program
         self.module = module
         self.text = text
         self.written = module.__transpile_written__
         linemap.register(module.__file__, text, program)
         for cap_name, value in zip(program.captures, values):
-            module.__dict__.setdefault(cap_name, _as_numba_value(copy.deepcopy(value)))
+            module.__dict__.setdefault(cap_name, backend.captured_value(copy.deepcopy(value)))
         self.entry = getattr(module, program.entry)
-
-
-# Python's number types used as dtypes (`a.astype(int)`) as the NumPy types they stand for: Numba can keep those
-# in a tuple of residuals and write them to its disk cache (a builtin class it cannot pickle).
-_DTYPE_OF_BUILTIN = {int: np.int64, float: np.float64, bool: np.bool_, complex: np.complex128}
-
-
-def _as_numba_value(value):
-    """A captured value as compiled code takes it: a Python number stays one (weakly typed, as NumPy types it)."""
-    from runtime.jit.pynumbers import python_number
-
-    if isinstance(value, type) and getattr(pytree.node_of_class(value), "data_fields", None) is not None:
-        return pytree.dataclass_record_class(value)  # a registered dataclass, built in compiled code as its record
-    return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else python_number(value)
 
 
 class Jitted:
     """The machinery behind `jit(fun)`: one generated module per set of static argument values."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), fallback=None, verbose=True):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), fallback=None, verbose=True, backend="numba"):
         if fallback not in (None, "numpy"):
             raise TranspileError(f"fallback must be None or 'numpy', got {fallback!r}", def_location(fun))
+        self.backend = backend_named(backend) if isinstance(backend, str) else None
+        if self.backend is None:
+            known = ", ".join(repr(name) for name in sorted(BACKENDS))
+            raise TranspileError(f"jit has no backend {backend!r}", def_location(fun), f"pass backend= one of {known}")
         self.fun = fun
         # a function vjp or linearize returned: its entry takes the values bound in it, then the caller's arguments
         self.bound = getattr(fun, "__transpile_bound__", None)
@@ -185,16 +172,15 @@ class Jitted:
         key = (_static_key(statics), captured, fuse)
         if key not in self._compiled:
             program = self.program()
-            parts = ["jit", program.entry, key, *source_texts(program)]
+            parts = [self.backend.prefix, program.entry, key, *source_texts(program)]
 
             def generate(disk_cache=True):
-                from ..backends.numba_module import numba_module_text
-
-                return numba_module_text(program, statics, fuse, disk_cache)
+                return self.backend.module_text(program, statics, fuse, disk_cache)
 
             in_memory = functools.partial(generate, disk_cache=False)  # Numba caches only what is in a file
-            module, text = load_or_write(f"jit_{program.entry}", cache_key(parts), generate, in_memory)
-            self._compiled[key] = Compiled(program, module, text, values)
+            name = f"{self.backend.prefix}_{program.entry}"
+            module, text = load_or_write(name, cache_key(parts), generate, in_memory)
+            self._compiled[key] = Compiled(program, module, text, values, self.backend)
             self._counts["generated"] += self._compiled[key].written
         return self._compiled[key]
 
@@ -210,7 +196,7 @@ class Jitted:
         statics, dynamic = {}, []
         if self.bound is not None:
             self.bound.check(*bound.args, **bound.kwargs)
-            dynamic = [_as_records(self.target, n, v) for n, v in zip(self.dynamic_names, self.bound.values)]
+            dynamic = [self.backend.box(self.target, n, v) for n, v in zip(self.dynamic_names, self.bound.values)]
         for pname, value in bound.arguments.items():
             if pname in self.statics:
                 if not _is_static_value(value):
@@ -222,38 +208,37 @@ class Jitted:
                     )
                 statics[pname] = value
             else:
-                dynamic.append(_as_records(self.target, pname, value))
+                dynamic.append(self.backend.box(self.target, pname, value))
         return statics, dynamic, list(bound.arguments.values())
 
     def __call__(self, *args, **kwargs):
-        from runtime.jit.fused import ShapesNotFused  # imports Numba: not before the first call
-
         statics, dynamic, everything = self.split(args, kwargs)
-        if self._unfused and _call_types(statics, dynamic) in self._unfused:
+        if not self.backend.fuses:
+            return self._call(statics, dynamic, everything, fuse=False)
+        if self._unfused and _call_types(self.backend, statics, dynamic) in self._unfused:
             return self._call(statics, dynamic, everything, fuse=False)
         try:
             return self._call(statics, dynamic, everything, fuse=True)
-        except ShapesNotFused:
+        except self.backend.unfused:
             # a loop nest met operand shapes it does not cover (runtime/jit/fused.py): calls of these types run
             # without fusion from now on; the program changes nothing in place, so running it again is safe
-            self._unfused.add(_call_types(statics, dynamic))
+            self._unfused.add(_call_types(self.backend, statics, dynamic))
             return self._call(statics, dynamic, everything, fuse=False)
 
     def _call(self, statics, dynamic, everything, fuse):
         try:
-            _refuse_dtypes(self.target, self.dynamic_names, dynamic)
+            self.backend.check_arguments(self.target, self.dynamic_names, dynamic)
             entry = self.compiled(statics, fuse).entry
-            with warnings.catch_warnings():
-                _quiet_numba_warnings()
-                signature = tuple(entry.typeof_pyval(a) for a in dynamic)
-                if (id(entry), signature) not in self._boxing:
-                    self._specialize(entry, signature)
+            signature = self.backend.signature(entry, dynamic)
+            if (id(entry), signature) not in self._boxing:
+                self._specialize(entry, signature)
         except TranspileError as exc:
             return self._fail(exc, everything)
         except rt.OutputError as exc:  # a helper refused the type of what user code returns, while Numba typed it
             raise located_output_error(exc, self.fun, self.compiled(statics, fuse).program) from None
-        except Exception as exc:  # anything Numba raises while typing or compiling: a compile failure
-            return self._fail(_translate(exc, self), everything)
+        except Exception as exc:  # anything the backend raises while typing or compiling: a compile failure
+            files = [c.module.__file__ for c in self._compiled.values()]
+            return self._fail(self.backend.translate(exc, files, def_location(self.target)), everything)
         try:
             result = entry(*dynamic)
         except Exception as exc:
@@ -267,30 +252,24 @@ class Jitted:
 
     def _note_run_error(self, exc):
         """Compiled code does not say at which line it raised: a note names the function, and how to see the line."""
-        from runtime.jit.fused import ShapesNotFused
-
-        if not isinstance(exc, ShapesNotFused):
-            name = user_function(self.fun).__name__
-            what = f"raised by Numba's code compiled from `{name}` (without jit, the error names its line), at"
+        what = self.backend.run_error_note(exc, user_function(self.fun).__name__)
+        if what is not None:
             exc.add_note(located_note(def_location(self.target), what))
 
     def _specialize(self, entry, signature):
         """Compile (or load from disk) the entry for these argument types, and count which it was."""
-        hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
-        known = signature in entry.overloads
-        what = f"jit({self.target.__name__}) for ({', '.join(map(_type_name, signature))})"
+        known = self.backend.known(entry, signature)
+        what = f"jit({self.target.__name__}) for ({', '.join(map(self.backend.type_name, signature))})"
         with (
             compile_notice(what, self.verbose and not known) as notice,
-            performance_warnings(f"jit({self.target.__name__})", dict(zip(self.dynamic_names, signature))),
+            self.backend.compiling(f"jit({self.target.__name__})", dict(zip(self.dynamic_names, signature))),
         ):
-            entry.compile(signature)
-            if sum(entry.stats.cache_misses.values()) == misses:
-                notice.outcome = "loaded from Numba's disk cache:"
-        self._boxing[id(entry), signature] = _boxing(entry.overloads[signature].signature.return_type)
+            as_numpy, loaded, compiled = self.backend.specialize(entry, signature, notice)
+        self._boxing[id(entry), signature] = as_numpy
         self._counts["specializations"] += 1
         if not known:
-            self._counts["loaded"] += sum(entry.stats.cache_hits.values()) - hits
-            self._counts["compiled"] += sum(entry.stats.cache_misses.values()) - misses
+            self._counts["loaded"] += loaded
+            self._counts["compiled"] += compiled
 
     def _fail(self, error, everything):
         if self.fallback != "numpy":
@@ -309,239 +288,24 @@ class Jitted:
         return dict(self._counts)
 
 
-def _call_types(statics, dynamic):
-    """What decides a call's compiled code: the static values and the Numba types of the other arguments."""
-    from numba import typeof
-
-    return _static_key(statics), tuple(typeof(a) for a in dynamic)
-
-
-def _boxing(result_type):
-    """What turns a compiled result into the value NumPy code returns (None where it is that already)."""
-    from numba import types
-
-    as_numpy = _numpy_scalars(result_type)
-    if not any(isinstance(t, types.BaseNamedTuple) for t in _nested_types(result_type)):
-        return as_numpy
-    return lambda value: _as_dicts(as_numpy(value) if as_numpy else value)
-
-
-def _nested_types(ty):
-    from numba import types
-
-    yield ty
-    for inner in getattr(ty, "types", ()) if isinstance(ty, types.BaseTuple) else ():
-        yield from _nested_types(inner)
-    if isinstance(ty, types.List):
-        yield from _nested_types(ty.dtype)
-
-
-def _numpy_scalars(result_type):
-    """What turns the Python numbers Numba returns for NumPy scalars of `result_type` into NumPy scalars of
-    their dtype, as NumPy returns them (np.float32 stays np.float32, np.int8 np.int8); None where nothing needs
-    it.  A Python number of the compiled code (runtime/jit/pynumbers.py) comes back as one."""
-    from numba import types
-
-    from runtime.jit.pynumbers import is_python
-
-    if isinstance(result_type, (types.Number, types.Boolean)) and not is_python(result_type):
-        return np.dtype(str(types.unliteral(result_type))).type
-    if isinstance(result_type, types.BaseTuple):
-        parts = [_numpy_scalars(t) for t in result_type.types]
-        if any(parts):
-            return lambda values: _rebuilt(values, [f(v) if f else v for f, v in zip(parts, values)])
-    if isinstance(result_type, types.List):
-        item = _numpy_scalars(result_type.dtype)
-        if item:
-            return lambda values: [item(v) for v in values]
-    return None
-
-
-def _rebuilt(values, items):
-    return values._make(items) if hasattr(values, "_make") else tuple(items)  # a namedtuple stays one
-
-
-def _as_records(target, pname, value):
-    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py), each Python number is
-    marked as one (runtime/jit/pynumbers.py: weakly typed, as NumPy types it)."""
-    from runtime.jit import records
-    from runtime.jit.pynumbers import python_number
-
-    if type(value) in pytree._NODES:
-        return _object_record(target, pname, value)
-    if isinstance(value, dict):
-        if not records.can_be_record(value):
-            raise TranspileError(
-                f"argument `{pname}` of `{target.__name__}` is a dict with keys jit cannot take: {tuple(value)!r}",
-                def_location(target),
-                "jit takes dicts whose keys are identifier strings not starting with `_`; "
-                "rename the keys or call the function without jit",
-            )
-        return records.record_class(tuple(value))(*(_as_records(target, pname, v) for v in value.values()))
-    if isinstance(value, list):
-        return [_as_records(target, pname, v) for v in value]
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return tuple(_as_records(target, pname, v) for v in value)
-    return python_number(value)
-
-
-def _object_record(target, pname, value):
-    """A registered pytree object under jit: a namedtuple of its data fields (its meta fields compiled in as
-    constants), rebuilt as an object of its class on the way out."""
-    name = type(value).__name__
-    try:
-        fields = pytree.as_fields(value)
-    except pytree.PytreeError as exc:
-        raise TranspileError(
-            f"argument `{pname}` of `{target.__name__}`: {exc}", def_location(target), "or call it without jit"
-        ) from None
-    odd = [k for k in fields if not (isinstance(k, str) and k.isidentifier() and k[:1] != "_")]
-    if odd:
-        raise TranspileError(
-            f"argument `{pname}` of `{target.__name__}` is a {name} whose data field `{odd[0]}` starts with `_`: "
-            "jit takes NamedTuples and registered objects whose data fields do not",
-            def_location(target),
-            "rename the field, pass a NamedTuple (or a dict) of the arrays, or call the function without jit",
-        )
-    parts = []
-    for attr, meta in fields.meta.items():
-        try:
-            parts.append((attr, fingerprint(meta)))
-        except NoFingerprint as exc:
-            raise TranspileError(
-                f"argument `{pname}` of `{target.__name__}` is a {name} whose meta field `{attr}{exc.path}` holds "
-                f"a value of type {type(exc.value).__name__}: jit compiles meta fields in as constants, keyed by "
-                "their content",
-                def_location(target),
-                "meta fields under jit must be numbers, strings, NumPy arrays, or tuples, lists and dicts of them; "
-                "make that attribute a data field, or call the function without jit",
-            ) from None
-    meta_key = fingerprint(parts) if parts else None
-    record = pytree.object_record_class(fields.cls, tuple(fields), fields.meta, meta_key, fields.rebuild)
-    return record(*(_as_records(target, pname, v) for v in fields.values()))
-
-
-# dtypes Numba has no type for on the CPU (not even to pass an array through), and the dtype to convert to;
-# longdouble is one where it is wider than float64 (x86-64 Linux: float128)
-_NO_NUMBA_TYPE = {np.dtype(np.float16): "float32"}
-if np.dtype(np.longdouble).itemsize > 8:
-    _NO_NUMBA_TYPE.update({np.dtype(np.longdouble): "float64", np.dtype(np.clongdouble): "complex128"})
-
-
-def _unsupported_dtype(value):
-    """The first dtype of `value` (an array, NumPy scalar, or list or tuple of them) that Numba has no type for."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.dtype if value.dtype in _NO_NUMBA_TYPE else None
-    if isinstance(value, (list, tuple)):
-        return next(filter(None, map(_unsupported_dtype, value)), None)
-    return None
-
-
-def _refuse_dtypes(target, names, dynamic):
-    """float16, longdouble, clongdouble: Numba has no type for them on the CPU; say so, naming the argument."""
-    for pname, value in zip(names, dynamic):
-        dtype = _unsupported_dtype(value)
-        if dtype is not None:
-            raise TranspileError(
-                f"argument `{pname}` of `{target.__name__}` holds {dtype} values, which Numba cannot take or compute "
-                "with on the CPU",
-                def_location(target),
-                f"pass {_NO_NUMBA_TYPE[dtype]} (`x.astype(np.{_NO_NUMBA_TYPE[dtype]})`), or call the function without "
-                "jit (jit(f, fallback='numpy') does that with a warning)",
-            )
-
-
-def _as_dicts(value):
-    """Results with every record (see _as_records) turned back into the dict it stands for."""
-    from runtime.jit import records
-
-    if records.is_record(value):
-        return {k: _as_dicts(v) for k, v in zip(value._fields, value)}
-    if type(value) in pytree.REBUILDS:
-        return pytree.REBUILDS[type(value)]({k: _as_dicts(v) for k, v in zip(value._fields, value)})
-    if isinstance(value, list):
-        return [_as_dicts(v) for v in value]
-    if isinstance(value, tuple):
-        return _rebuilt(value, [_as_dicts(v) for v in value])
-    return value
-
-
-def _quiet_numba_warnings():
-    from numba.core.errors import NumbaPendingDeprecationWarning
-
-    warnings.simplefilter("ignore", NumbaPendingDeprecationWarning)
-
-
-_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
-
-
-def _user_location(exc_text, jitted):
-    """The user's line behind the first line of a generated module that Numba's message names (by a path relative
-    to the working directory, or absolute)."""
-    files = {os.path.basename(c.module.__file__): c.module.__file__ for c in jitted._compiled.values()}
-    for path, lineno in _FILE_LINE.findall(exc_text):
-        where = linemap.origin(files.get(os.path.basename(path), path), int(lineno))
-        if where is not None:
-            return where
-    return None
-
-
-_OWN_ERROR = re.compile(r"raised a specific error:\s*(?:\w+Error): (.+)")
-
-
-def _summary(exc_text) -> str:
-    """The line of Numba's message that says what is wrong (a helper's own message, when one rejected the call)."""
-    clean = re.sub(r"\x1b\[[0-9;]*m", "", str(exc_text))
-    own = _OWN_ERROR.search(clean)
-    if own and own.group(1).startswith("Failed in nopython"):  # a helper's helper: its message is the next line
-        after = [ln.strip() for ln in clean[own.end() :].splitlines() if ln.strip()]
-        if after:
-            return after[0][:400]
-    if own:
-        return own.group(1).strip()
-    lines = [ln.strip() for ln in str(exc_text).splitlines()]
-    keep = []
-    for line in lines:
-        if not line or line.startswith(("Failed in nopython", "During:", "File ", "^", "<source", "This error")):
-            continue
-        if line.startswith("- argument"):
-            keep.append(line.lstrip("- "))
-            continue
-        keep.append(line)
-        break
-    text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(keep))
-    numpy_module = re.match(r"Unknown attribute '(\w+)' of type Module\(<module '(numpy\.\w+)'", text)
-    if numpy_module:
-        from runtime.jit.pending import NOT_LOWERED_MODULES, missing_numpy_message
-
-        if numpy_module.group(2) in NOT_LOWERED_MODULES:
-            return missing_numpy_message(numpy_module.group(2), numpy_module.group(1))
-    helper = re.match(r"Unknown attribute '(\w+)' of type Module\(<module 'runtime'", text)
-    if helper:
-        from runtime.jit.pending import missing_message
-
-        return missing_message(helper.group(1))
-    return text[:400]
-
-
-def _translate(exc, jitted) -> TranspileError:
-    """An error raised while Numba compiles, as a TranspileError at the user's line."""
-    text = str(exc) or f"{type(exc).__name__} inside Numba"
-    where = _user_location(text, jitted) or def_location(jitted.target)
-    return TranspileError(
-        f"Numba cannot compile this: {_summary(text)}",
-        where,
-        "README (jit) lists what compiles; jit(f, fallback='numpy') runs the NumPy code instead, with a warning",
-    )
+def _call_types(backend, statics, dynamic):
+    """What decides a call's compiled code: the static values and the backend's types of the other arguments."""
+    return _static_key(statics), backend.call_types(dynamic)
 
 
 @api_boundary
-def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbose=True):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbose=True, backend="numba"):
     """Compile `fun` with Numba; usable as `jit(f)`, `@jit` and `@jit(static_argnums=...)`.  verbose=False (or
-    TRANSPILE_QUIET=1) keeps a compile that runs over a second from saying so on stderr."""
+    TRANSPILE_QUIET=1) keeps a compile that runs over a second from saying so on stderr.  backend="numpy" runs the
+    generated module in normal form as NumPy code instead (for debugging; backends/base.py lists the backends)."""
     if fun is None:
         return functools.partial(
-            jit, static_argnums=static_argnums, static_argnames=static_argnames, fallback=fallback, verbose=verbose
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            fallback=fallback,
+            verbose=verbose,
+            backend=backend,
         )
     fun = as_function(fun)
     if is_unbound(fun):  # Layer.loss, called with its object first: compiled once per object
@@ -552,9 +316,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
             "static_argnames": tuple(n for n in names if n != "self"),
             "fallback": fallback,
             "verbose": verbose,
+            "backend": backend,
         }
         return unbound_transform(fun, f"jit({fun.__qualname__})", lambda bound: jit(bound, **options))
-    jitted = Jitted(fun, static_argnums, static_argnames, fallback, verbose)
+    jitted = Jitted(fun, static_argnums, static_argnames, fallback, verbose, backend)
 
     @functools.wraps(fun)
     @api_boundary
@@ -566,9 +331,3 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     compiled.stats = jitted.stats
     del compiled.__wrapped__
     return compiled
-
-
-def _type_name(numba_type) -> str:
-    """A Numba argument type as the user knows it: `float` for a Python float, `array(float32, 1d, C)` as is."""
-    python = getattr(numba_type, "python", None)
-    return python.__name__ if python is not None else "bool" if str(numba_type) == "pybool" else str(numba_type)

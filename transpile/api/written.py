@@ -151,7 +151,7 @@ def build(spec, module, module_name, path, command):
     elif spec.kind == "jit":
         import transpile as tp
 
-        from ..backends.numba_module import numba_module_text
+        from ..backends.numba.module import numba_module_text
 
         program = tp.jit(api[id(spec.inner)]).__transpile_jit__.program()
         # without fusion: a file has no tp.jit to rerun a call without it; with Numba's disk cache, whether or not

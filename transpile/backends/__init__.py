@@ -1,1 +1,2 @@
-"""Backends: what turns a program in normal form into code a machine runs fast (Numba on the CPU)."""
+"""Backends: what turns a program in normal form into code that runs (base.py: the interface and the registry;
+numpy/: the reference, numba/: compiled on the CPU; tables.py: lowerings registered per backend)."""

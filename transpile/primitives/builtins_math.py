@@ -87,7 +87,6 @@ defprim(
     builtins.pow,
     path="pow",
     params=["x", "y"],
-    jit="jt.py_pow(x, y)",
     vjp=dict(by_name("pow").vjp),
     jvp=dict(by_name("pow").jvp),
     unbroadcast=("x", "y"),
@@ -139,7 +138,6 @@ np_array = defprim(
     path="np.array",
     params=["object", "dtype=None"],
     zero_d="array",
-    jit="jt.array(object, dtype)",
     container=True,
     as_index="array",
     # a cast to integers passes no derivative (as x.astype(int))
@@ -217,7 +215,6 @@ for _type in (np.float64, np.float32, np.float16):
         _type,
         path=f"np.{_type.__name__}",
         params=["x"],
-        jit=f"jt.{_type.__name__}(x)",
         vjp={"x": "rt.astype_like(np.real(g), x)"},  # a real result: its adjoint's real part
         jvp={"x": f"np.{_type.__name__}(t)"},
         examples=[Example(f"np.{_type.__name__}(a) * 1.0", dict(a=(3,)), grad=_type is np.float64)],

@@ -41,7 +41,6 @@ defprim(
     params=["shape", "fill_value", "dtype=None"],
     zero_d="array",
     structural=("shape", "dtype"),
-    jit="jt.full(shape, fill_value, dtype)",  # Numba's fills with a number only
     **_FILL,
     examples=[
         Example("np.full(3, a)", dict(a=())),
@@ -56,7 +55,6 @@ defprim(
     params=["a", "fill_value", "dtype=None", "shape=None"],
     zero_d="array",
     structural=("a", "dtype", "shape"),
-    jit="jt.full_like(a, fill_value, dtype, shape)",  # Numba's fills with a number only, and takes no shape=
     **_FILL,
     batch=batch_rules.full_like,
     batch_needs_same=("fill_value", "dtype", "shape"),
@@ -85,7 +83,6 @@ defprim(
         "stop": f"rt.linspace_jvp(0.0, t, {_SPACING})",
         "*": f"rt.linspace_jvp(t_start, t_stop, {_SPACING})",
     },
-    jit="jt.linspace(start, stop, num, endpoint, retstep, dtype, axis)",  # Numba's takes numbers and no keywords
     batch=f"np.linspace({_ALIGNED}, num, endpoint, retstep, dtype, rt.vector_axis(axis, None, None))",
     batch_needs_same=_STATIC,
     batch_broadcast=("start", "stop"),
@@ -145,7 +142,6 @@ defprim(
         "stop": f"ans * {_LOG_BASE} * rt.linspace_jvp(0.0, t, {_LOG_SPACING})",
         "base": f"ans * {_POWERS} * np.expand_dims(t, axis) / np.expand_dims(base, axis)",
     },
-    jit="jt.logspace(start, stop, num, endpoint, base, dtype, axis)",  # Numba's takes no endpoint, base or axis
     batch="np.logspace(np.reshape(start, rt.rank_aligned(start, stop, base)), "
     "np.reshape(stop, rt.rank_aligned(stop, start, base)), num, endpoint, "
     "np.reshape(base, rt.rank_aligned(base, start, stop)), dtype, rt.vector_axis(axis, None, None))",
@@ -172,7 +168,6 @@ defprim(
         "start": f"ans * rt.linspace_jvp(t / start, 0.0, {_LOG_SPACING})",
         "stop": f"ans * rt.linspace_jvp(0.0, t / stop, {_LOG_SPACING})",
     },
-    jit="jt.geomspace(start, stop, num, endpoint, dtype, axis)",
     batch=f"np.geomspace({_ALIGNED}, num, endpoint, dtype, rt.vector_axis(axis, None, None))",
     batch_needs_same=_STATIC[:2] + _STATIC[3:],
     batch_broadcast=("start", "stop"),
@@ -200,7 +195,6 @@ for _name in ["argmax", "argmin"]:
         getattr(np, _name),
         path=f"np.{_name}",
         params=["a", "axis=None", "keepdims=False"],
-        jit=f"jt.{_name}(a, axis, keepdims)",
         nondiff=True,
         methods=[_name],
         examples=[
@@ -214,7 +208,6 @@ defprim(
     np.argsort,
     path="np.argsort",
     params=["a", "axis=-1"],
-    jit="jt.argsort(a, axis)",
     nondiff=True,
     batch="np.argsort(np.reshape(a, rt.flat_examples_shape(a, axis)), rt.flat_examples_axis(axis, a))",
     batch_needs_same=("axis",),
@@ -233,7 +226,6 @@ defprim(
     params=["a", "kth", "axis=-1", "kind='introselect'", "order=None"],
     nondiff=True,
     batch="np.argpartition(np.reshape(a, rt.flat_examples_shape(a, axis)), kth, rt.flat_examples_axis(axis, a), kind)",
-    jit="jt.argpartition(a, kth, axis)",  # Numba's takes no axis=
     batch_needs_same=("kth", "axis", "kind", "order"),
     as_index="array",
     methods=["argpartition"],

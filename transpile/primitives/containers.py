@@ -89,7 +89,6 @@ defprim(
     varargs="items",
     container=True,
     view="items",
-    jit="jt.make_record(keys, items)",
     vjp={"items": "rt.get(g, i)"},
     jvp={"items": "rt.as_dict(keys, ts)"},
     canonical=_dict_call,

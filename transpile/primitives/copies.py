@@ -37,7 +37,6 @@ for _n, _examples in [
         path=f"np.{_name}",
         params=["ary"],
         view="maybe",
-        jit=f"jt.{_name}(ary)",  # Numba's takes arrays only
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
         batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), (True,))",
@@ -52,7 +51,6 @@ for _n, _examples in [
         view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
-        jit=f"jt.{_name}(arys)",  # Numba's takes one array
         batch=f"rt.batched_copies(rt.copying(np.{_name}), arys, arys_batched)",
         examples=[
             Example(f"np.{_name}(a, b)[0] * np.{_name}(a, b)[1]", dict(a=(), b=())),
@@ -83,7 +81,6 @@ defprim(
     params=["*xi", "copy=True", "sparse=False", "indexing='xy'"],
     container=True,
     **_copy_rules("rt.meshgrid_grids", "xi", _MESHGRID_OPTIONS),
-    jit="jt.meshgrid(xi, copy, sparse, indexing)",  # Numba has no np.meshgrid
     batch=f"rt.batched_copies(rt.copying(rt.meshgrid_grids), xi, xi_batched{_MESHGRID_OPTIONS})",
     examples=[
         Example("np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]", dict(a=V, b=(2,))),

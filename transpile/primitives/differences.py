@@ -18,7 +18,6 @@ defprim(
     vjp={"f": "rt.gradient_vjp(g, f, spacing, axis, edge_order)"},
     jvp={"f": "rt.gradient_of(t, spacing, axis, edge_order)"},
     batch="rt.batched_gradient(f, spacing, axis, edge_order, f_batched, spacing_batched)",
-    jit="jt.gradient(f, axis, edge_order, spacing)",  # Numba has no np.gradient; the spacings go last
     examples=[
         Example("np.gradient(a)", dict(a=(5,))),
         Example("np.gradient(a, 0.5, edge_order=2)", dict(a=(5,))),

@@ -24,22 +24,7 @@ def defprim(name, fn, vjp=None, jvp=None, **kw):
     return _defprim(name, fn, vjp=vjp, jvp=jvp, **kw)
 
 
-# Under jit these run NumPy's own SIMD inner loop (runtime/jit/numpy_loops.py), not a libm call per element.
-NUMPY_LOOPS = frozenset(
-    ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan"]
-    + ["arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "cbrt"]
-)
-
-
-# Under jit these are fused into loop nests as their scalar form (transpile/backends/fusion.py).
-SCALAR_FORMS = frozenset(["sqrt", "square", "abs", "negative"])
-
-
 def unary(name, fn, rule, domain="real", examples=None, **kw):
-    if name in NUMPY_LOOPS:
-        kw.setdefault("jit", f"jt.{name}(x)")
-    if name in SCALAR_FORMS:
-        kw.setdefault("fuse", "map")
     defprim(
         name,
         fn,
@@ -334,7 +319,6 @@ defprim(
     np.heaviside,
     path="np.heaviside",
     params=["x1", "x2"],
-    jit="jt.heaviside(x1, x2)",
     vjp={"x2": "g * (x1 == 0.0)"},
     unbroadcast=("x2",),
     structural=("x1",),

@@ -50,7 +50,6 @@ def _transform(name, vjp, examples, axes=None, **more):
         vjp={"a": vjp},
         jvp={"a": f"np.fft.{name}(t, {how}, norm)"},
         structural=structural,
-        jit=f"jt.{name}(a, {how}, norm)",
         batch=f"np.fft.{name}(a, rt.fft_static({first}), {batch}, norm)",
         examples=examples,
         **more,
@@ -164,7 +163,6 @@ for _name in ("fftfreq", "rfftfreq"):
         vjp={"d": "-np.sum(g * ans) / d"},
         jvp={"d": "-ans * (t / d)"},
         structural=("n",),
-        jit=f"jt.{_name}(n, d)",
         examples=[
             Example(f"np.fft.{_name}(8, 0.5) * a", dict(a=(8 if _name == "fftfreq" else 5,))),
             Example(f"np.fft.{_name}(7, a)", dict(a=()), domain="positive"),
@@ -180,7 +178,6 @@ for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
         vjp={"x": f"np.fft.{_back}(g, axes)"},
         jvp={"x": f"np.fft.{_name}(t, axes)"},
         structural=("axes",),
-        jit=f"jt.{_name}(x, axes)",
         batch=f"np.fft.{_name}(x, rt.fft_axes(x, None, axes, 1))",
         examples=[
             Example(f"np.fft.{_name}(a)", X),

@@ -17,7 +17,6 @@ defhelper(
     structural=("like",),
     jvp={"v": "rt.unbroadcast(t, like)"},
     batch="rt.unbroadcast_batched(v, like, v_batched, like_batched)",
-    fuse="unbroadcast",
 )
 defhelper(
     rt.broadcast_like,
@@ -33,7 +32,6 @@ defhelper(
     structural=("like", "axis", "keepdims"),
     jvp={"v": "rt.expand_reduced(t, like, axis, keepdims)"},
     batch="rt.expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, axis_batched)",
-    fuse="expand",
 )
 defhelper(
     rt.add_at,

@@ -14,7 +14,6 @@ defprim(
     "getitem",
     operator.getitem,
     params=["x", "idx"],
-    jit="jt.getitem(x, idx)",
     view="view",
     container=True,
     vjp={"x": "rt.add_at(acc, x, idx, g)"},
@@ -54,7 +53,6 @@ defprim(
     "setitem",
     operator.setitem,
     params=["x", "idx", "v"],
-    jit="jt.setitem(x, idx, v)",
     container=False,
     vjp={"x": "rt.zero_region(g, idx)", "v": "rt.get_kept(g, idx)"},
     structural=("idx",),
@@ -90,6 +88,5 @@ defprim(
     path="np.ix_",
     params=["*args"],
     nondiff=True,
-    jit="jt.ix_(args)",  # Numba has no np.ix_
     examples=[Example("a[np.ix_(np.array([0, 2]), np.array([1, 3]))]", X)],
 )

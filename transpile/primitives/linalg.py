@@ -78,7 +78,6 @@ defprim(
     "linalg.pinv",
     np.linalg.pinv,
     path="np.linalg.pinv",
-    jit="jt.pinv(a, rcond, hermitian, rtol)",
     params=["a", "rcond=None", "hermitian=False", "rtol=None"],
     vjp={"a": _real(f"rt.hermitian_part_vjp({_pinv_vjp('ans', _PINV_A, 'g')}, 'L', hermitian)", "np.linalg.pinv")},
     jvp={"a": _real(_pinv_jvp("ans", _PINV_A, "rt.hermitian_part(t, 'L', hermitian)"), "np.linalg.pinv")},
@@ -131,7 +130,6 @@ defprim(
     "linalg.eigvalsh",
     np.linalg.eigvalsh,
     path="np.linalg.eigvalsh",
-    jit="jt.eigvalsh(a, UPLO)",
     params=["a", "UPLO='L'"],
     vjp={
         "a": _real(
@@ -475,7 +473,6 @@ defprim(
     np.linalg.matrix_power,
     path="np.linalg.matrix_power",
     view="maybe",  # n=1: NumPy returns the argument itself
-    jit="jt.matrix_power(a, n)",
     params=["a", "n"],
     vjp={"a": "rt.block_corner(np.linalg.matrix_power(rt.block_upper(rt.matrix_transpose(a), g), n))"},
     jvp={"a": "rt.block_corner(np.linalg.matrix_power(rt.block_upper(a, t), n))"},
@@ -526,7 +523,6 @@ defprim(
     np.linalg.cond,
     path="np.linalg.cond",
     params=["x", "p=None"],
-    jit="jt.cond(x, p)",
     batch="np.linalg.cond(x, p)",
     batch_needs_same=("p",),
     examples=[

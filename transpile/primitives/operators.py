@@ -84,7 +84,6 @@ defprim(
     "matmul",
     operator.matmul,
     params=["x", "y"],
-    jit="jt.matmul(x, y)",
     operator=("BinOp", "MatMult"),
     batch="rt.batched_matmul(x, y, x_batched, y_batched)",
     vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
@@ -180,5 +179,4 @@ defprim(
     operator=("UnaryOp", "Invert"),
     nondiff=True,
     batch="elementwise",
-    fuse="",  # ~True is -2 for a Python bool, False for a NumPy one
 )

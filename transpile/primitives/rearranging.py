@@ -46,7 +46,6 @@ defprim(
     "sort",
     np.sort,
     path="np.sort",
-    jit="jt.sort(a, axis)",
     params=["a", "axis=-1", "kind=None", "order=None", "stable=None"],
     structural=_SORTS,
     vjp={"a": f"rt.unpermute(g, {_PERM}, a, axis)"},
@@ -70,7 +69,6 @@ defprim(
     vjp={"a": f"rt.unpermute(g, {_PERM}, a, axis)"},
     jvp={"a": f"rt.permute(t, {_PERM}, axis)"},
     batch=f"np.partition({_FLAT.format(a='a')}, kth, {_FLAT_AXIS.format(a='a')}, kind, order)",
-    jit="jt.partition(a, kth, axis)",  # Numba's takes no axis=
     batch_needs_same=("kth", "axis", "kind", "order"),
     examples=[
         Example("np.partition(a, 2)", X),
@@ -105,7 +103,6 @@ defprim(
     params=["a", "indices", "axis=None", "out=None", "mode='raise'"],
     structural=("indices", "axis", "mode"),
     methods=["take"],
-    jit="jt.take(a, indices, axis, mode)",
     vjp={"a": "rt.take_vjp(g, indices, a, axis, mode)"},
     jvp={"a": "np.take(t, indices, axis, mode=mode)"},
     # indices that differ per example are taken example by example
@@ -131,7 +128,6 @@ defprim(
     "take_along_axis",
     np.take_along_axis,
     path="np.take_along_axis",
-    jit="jt.take_along_axis(arr, indices, axis)",
     params=["arr", "indices", "axis=-1"],
     structural=("indices", "axis"),
     vjp={"arr": "rt.take_along_vjp(g, indices, arr, axis)"},
@@ -162,7 +158,6 @@ defprim(
     "roll",
     np.roll,
     path="np.roll",
-    jit="jt.roll(a, shift, axis)",
     zero_d="array",
     params=["a", "shift", "axis=None"],
     structural=("shift", "axis"),
@@ -190,7 +185,6 @@ defprim(
     "rollaxis",
     np.rollaxis,
     path="np.rollaxis",
-    jit="jt.rollaxis(a, axis, start)",
     params=["a", "axis", "start=0"],
     view="view",
     structural=("axis", "start"),
@@ -263,7 +257,6 @@ defprim(
     batch=_DIFF_BATCH,
     batch_needs_same=("n", "axis"),
     batch_broadcast=("a",),
-    jit="jt.diff(a, n, axis, prepend, append)",
     view="maybe",  # with n=0, a itself
     zero_d="either",
     # NumPy's defaults for prepend and append are a private sentinel: None here (no call passes None itself)
@@ -341,7 +334,6 @@ defprim(
     params=["y", "x=None", "dx=1.0", "axis=-1"],
     structural=("axis",),
     batch="np.trapezoid(y, rt.trapezoid_points(x, y, axis, x_batched), dx, rt.batch_axis(axis, y))",
-    jit="jt.trapezoid(y, x, dx, axis)",
     batch_needs_same=("dx", "axis"),
     batch_broadcast=("y",),
     vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)", "x": "rt.trapezoid_x_vjp(g, y, x, axis)"},
@@ -439,7 +431,6 @@ defprim(
     # Batched, np.pad with no padding along the batch axis (every mode pads each example on its own then);
     # constant_values, stat_length and end_values given per axis of an example do not broadcast: NumPy raises.
     **_PAD_BATCH,
-    jit="jt.pad_modes(array, pad_width, mode, constant_values, reflect_type, stat_length, end_values)",
     examples=[
         Example("np.pad(a, 1)", X),
         Example("np.pad(a, ((1, 0), (2, 3)), constant_values=b)", dict(a=(3, 4), b=())),
@@ -562,7 +553,6 @@ for _name, _examples in [
         batch=f"rt.batched_copies(rt.copying({_items}), tup, True)",
         batch_broadcast=("tup",),
         jvp={"tup": f"rt.sequence_copies(t, {_items}, tup)"},
-        jit=f"jt.{_name}(tup)",  # Numba's own takes a tuple (np.dstack: of arrays of as many dimensions)
         examples=_examples,
     )
 defhelper(rt.column_stack_items, params=["*arrays"], nondiff=True)
@@ -599,7 +589,6 @@ defprim(
     batch=f"np.select(rt.ranked(rt.items_of(condlist), {_SELECT_RANK}), "
     f"rt.ranked(rt.items_of(choicelist), {_SELECT_RANK}), rt.ranked(default, {_SELECT_RANK}))",
     batch_broadcast=("condlist", "choicelist", "default"),
-    jit="jt.select(condlist, choicelist, default)",
     vjp={"choicelist": f"rt.select_vjp(g, 'choices', {_SELECT})", "default": f"rt.select_vjp(g, 'default', {_SELECT})"},
     jvp={
         "choicelist": f"rt.select_tangent(t, 'choices', {_SELECT})",

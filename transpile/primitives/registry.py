@@ -91,12 +91,8 @@ class Primitive:
     # example (vmap then runs the loop masked, each example with its own loop variable); with these the same
     # for every example, so is the range
     loop_trips: tuple | None = None
-    jit: str | None = None  # its lowering for Numba, a call template like "jt.sum(a, axis, keepdims)"
-    # its part in a fused loop nest (transpile/backends/fusion.py): "map" (its scalar form is its element),
-    # "sum" (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); None: it is not fused
-    fuse: str | None = None
     # its result is a Python number, int or float (len, .shape, math.sqrt), which NumPy types weakly (NEP 50); under
-    # jit it becomes one (`jt.weak(len(x))`, transpile/backends/numba_lowering.py)
+    # jit it becomes one (`jt.weak(len(x))`, transpile/backends/numba/lowering.py)
     python_number: bool = False
     # the same function called with other parameters (np.where(condition) besides np.where(condition, x, y)):
     # a call that does not bind to this entry's parameters is bound to the first of these it binds to
@@ -224,9 +220,7 @@ def defprim(
     batch_needs_same=(),
     batch_broadcast=(),
     collective=False,
-    jit=None,
     variant_of=None,
-    fuse=None,
     canonical=None,
     subscript=False,
     loop_trips=None,
@@ -238,10 +232,7 @@ def defprim(
 
     With `variant_of` (the name of an entry for the same function), the entry is that function called with
     other parameters: calls reach it only when they do not bind to the entry named (see Primitive.variants).
-    An elementwise operator is fused as "map" unless `fuse=""` says otherwise.
     """
-    if fuse is None and operator is not None and batch == "elementwise":
-        fuse = "map"
     names, defaults, star, positional = _signature_of(impl, params)
     if varargs is not None:
         star, positional = varargs, 0
@@ -270,8 +261,6 @@ def defprim(
         batch_needs_same=tuple(batch_needs_same),
         batch_broadcast=tuple(batch_broadcast),
         collective=collective,
-        jit=jit,
-        fuse=fuse or None,
         canonical=canonical,
         subscript=subscript,
         loop_trips=loop_trips,

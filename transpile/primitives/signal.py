@@ -32,7 +32,6 @@ for _kind, _mode in [("convolve", "'full'"), ("correlate", "'valid'")]:
             "v": f"rt.signal_vjp_v(g, a, v, mode, '{_kind}')",
         },
         jvp={"a": f"np.{_kind}(t, v, mode)", "v": f"np.{_kind}(a, t, mode)"},
-        jit=f"jt.{_kind}(a, v, mode)",  # Numba's takes no mode
         batch=f"rt.signal(a, v, mode, '{_kind}')",  # stacks of signals, the batch axis leading
         batch_needs_same=("mode",),
         batch_broadcast=("a", "v"),
@@ -85,7 +84,6 @@ defprim(
     structural=("axisa", "axisb", "axisc", "axis"),
     vjp={"a": f"rt.cross_vjp_a(g, a, b, {_AXES})", "b": f"rt.cross_vjp_b(g, a, b, {_AXES})"},
     jvp={"a": f"np.cross(t, b, {_AXES})", "b": f"np.cross(a, t, {_AXES})"},
-    jit=f"jt.cross(a, b, {_AXES})",  # Numba's takes no axes
     # np.cross itself, on both operands batched and given as many axes (after the batch axis) and their vector axes
     # counted from the end, so that NumPy broadcasts the examples' vectors as it does one example's
     batch="np.cross(np.reshape(a, rt.rank_aligned(a, b)), np.reshape(b, rt.rank_aligned(b, a)), "
@@ -161,7 +159,6 @@ defprim(
     np.interp,
     path="np.interp",
     params=_INTERP_PARAMS,
-    jit="jt.interp_with_period(x, xp, fp, left, right, period)",  # Numba's takes no left, right or period
     **_INTERP_RULES,
     **_interp_stacks("interp", _INTERP_ALL),
     examples=[

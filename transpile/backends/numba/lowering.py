@@ -5,7 +5,7 @@ The passes, in order, each a function of a function body (a list of normal-form 
 1. `lower_tapes`: the cons-cell tapes of the reverse sweep (`_tape_x = (x, _tape_x)`) become lists
    (`_tape_x.append(x)`, `x = _tape_x.pop()`); an adjoint sweep pops from its own copy, so that it
    can be run again on the same residuals (jacrev runs it once per output).
-2. `lower_primitives`: a primitive whose registry entry has a `jit=` template is called through it
+2. `lower_primitives`: a primitive with a lowering in the Numba table (lowerings.py) is called through it
    (`np.max(a, axis=1)` -> `jt.max(a, 1, False)`), so NumPy's semantics survive what Numba lacks.
 3. `fuse_kernels` (fusion.py): runs of elementwise statements with the reductions and adjoint helpers
    between them become one `jt.kernel` call each, a single loop nest; then `fuse_elementwise`: the
@@ -24,10 +24,13 @@ import gast
 
 from runtime.pyforms import FORMAT_LATER
 
-from .. import naming
-from ..errors import TranspileError
-from ..frontend.program import const, name
-from ..transforms.common import assign, call, dotted
+from ... import naming
+from ...errors import TranspileError
+from ...frontend.program import const, name
+from ...transforms.common import assign, call, dotted
+from ..tables import lowering
+from . import lowerings  # noqa: F401  (fills the Numba backend's table)
+from .blocks import map_blocks
 from .fusion import fuse_kernels
 from .placeholders import drop_placeholders
 
@@ -40,20 +43,6 @@ def _is_tape(node) -> bool:
 
 def _expr_stmt(call_node, origin):
     return gast.copy_location(gast.Expr(value=call_node), origin)
-
-
-def _blocks(stmt):
-    if isinstance(stmt, (gast.If, gast.For, gast.While)):
-        yield stmt.body
-        yield stmt.orelse
-
-
-def map_blocks(body, rewrite):
-    """Apply `rewrite(list of statements) -> list` to a body and every nested block."""
-    for stmt in body:
-        for block in _blocks(stmt):
-            block[:] = map_blocks(block, rewrite)
-    return rewrite(body)
 
 
 # ------------------------------------------------------------------ 1. tapes
@@ -412,8 +401,8 @@ def list_displays(body):
 
 
 def _template(prim):
-    """("jt.sum", ["a", "axis", "keepdims"]) from the entry's `jit=` text."""
-    head, _, rest = prim.jit.partition("(")
+    """("jt.sum", ["a", "axis", "keepdims"]) from the primitive's lowering (lowerings.py)."""
+    head, _, rest = lowering(prim, "numba").partition("(")
     params = [p.strip() for p in rest.rstrip(")").split(",") if p.strip()]
     return head, params
 
@@ -447,16 +436,17 @@ def _lowered_call(rhs, where):
 
 
 def lower_primitives(body, where):
-    """Calls of primitives with a `jit=` entry go through it."""
+    """Calls of primitives with a lowering (lowerings.py) go through it."""
 
     def rewrite(stmts):
         out = []
         for stmt in stmts:
             rhs = stmt.value if isinstance(stmt, gast.Assign) else None
             prim = getattr(stmt, "prim", None) or getattr(rhs, "prim", None)  # an in-place write: the statement's
-            if prim is not None and prim.jit and prim.name in ("getitem", "setitem"):
+            template = lowering(prim, "numba")
+            if template and prim.name in ("getitem", "setitem"):
                 stmt = _lower_index(stmt, rhs, prim)
-            elif prim is not None and prim.jit and rhs is not None:
+            elif template and rhs is not None:
                 stmt = assign(stmt.targets[0], _lowered_call(rhs, where), stmt)
             out.append(stmt)
         return out
@@ -538,7 +528,7 @@ def _loads(node):
 
 def _is_elementwise(rhs) -> bool:
     prim = getattr(rhs, "prim", None)
-    return prim is not None and prim.batch == "elementwise" and not prim.jit
+    return prim is not None and prim.batch == "elementwise" and not lowering(prim, "numba")
 
 
 def fuse_elementwise(body):

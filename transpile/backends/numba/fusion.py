@@ -1,7 +1,7 @@
 """Fuse runs of elementwise statements and their reductions into `jt.kernel` calls, one loop nest each.
 
-A run is a straight-line stretch of a block whose statements the registry marks fusible (`fuse=` on a
-primitive): elementwise operators ("map"), sums over one axis or all ("sum"), and the adjoint helpers
+A run is a straight-line stretch of a block whose statements the Numba table marks fusible
+(`fuse(...)` in lowerings.py): elementwise operators ("map"), sums over one axis or all ("sum"), and the adjoint helpers
 that sum a value down to an operand's shape ("unbroadcast") or spread a reduced one back ("expand").
 Statements of a run that share no name with each other become separate loop nests (unrelated values
 need not share a shape; when related ones do not either, runtime/jit/fused.py refuses the shapes and
@@ -23,7 +23,7 @@ compiles into a single loop nest once Numba knows the ranks and dtypes:
     )
 
 A run is fused when it has a reduction or helper to fold in and at least two statements: a lone chain
-of elementwise operators already compiles to one loop (`fuse_elementwise` in numba_lowering.py).
+of elementwise operators already compiles to one loop (`fuse_elementwise` in lowering.py).
 """
 
 from __future__ import annotations
@@ -33,8 +33,11 @@ import copy
 
 import gast
 
-from ..frontend.program import name
-from ..transforms.common import assign, call, tuple_
+from ...frontend.program import name
+from ...transforms.common import assign, call, tuple_
+from ..tables import fusion
+from . import lowerings  # noqa: F401  (fills the Numba backend's table)
+from .blocks import map_blocks
 
 REDUCING = ("sum", "unbroadcast")
 
@@ -47,7 +50,7 @@ def _role(stmt) -> str | None:
     if isinstance(value, gast.Name):
         return "map"
     prim = getattr(value, "lowered_from", None) or getattr(value, "prim", None)
-    role = getattr(prim, "fuse", None)
+    role = fusion(prim, "numba")
     if role == "map":
         return "map" if _is_map(value) else None
     args = value.args if isinstance(value, gast.Call) else []
@@ -66,7 +69,7 @@ def _is_map(expr) -> bool:
         return True
     if isinstance(expr, gast.Constant):
         return type(expr.value) in (int, float, bool)
-    if getattr(getattr(expr, "prim", None), "fuse", None) != "map":
+    if fusion(getattr(expr, "prim", None), "numba") != "map":
         return False
     if isinstance(expr, gast.BinOp):
         return _is_map(expr.left) and _is_map(expr.right)
@@ -186,7 +189,7 @@ class _Run:
 def fuse_kernels(body, weak):
     """Runs of fusible statements in a function body (and its nested blocks) -> jt.kernel calls.
 
-    `weak(statements)` writes Python numbers as NumPy treats them (numba_lowering.weak_constants), for the
+    `weak(statements)` writes Python numbers as NumPy treats them (lowering.weak_constants), for the
     kernel's text.
     """
 
@@ -224,8 +227,6 @@ def fuse_kernels(body, weak):
                 out.append(stmt)
         flush()
         return out
-
-    from .numba_lowering import map_blocks
 
     return map_blocks(body, rewrite)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import gast
 
-from .. import naming
-from ..analyses.definedness import analyze, defined_targets
-from ..transforms.common import dotted
+from ... import naming
+from ...analyses.definedness import analyze, defined_targets
+from ...transforms.common import dotted
 
 # what these make of an unset value is never read either: its zero tangent, its shape, its batch
 _PASSING_ON = ("rt.zeros_like_tree", "rt.like", "rt.to_batched")

@@ -1,0 +1,78 @@
+"""The Numba backend behind tp.jit: modules under @jt.njit, typed by Numba's typeof, compiled per argument types."""
+
+from __future__ import annotations
+
+import warnings
+
+from ..base import Backend, register_backend
+from . import boxing, errors
+
+
+class NumbaBackend(Backend):
+    name = "numba"
+    prefix = "jit"
+    fuses = True
+
+    @property
+    def unfused(self):
+        from runtime.jit.fused import ShapesNotFused  # imports Numba: not before the first call
+
+        return (ShapesNotFused,)
+
+    def module_text(self, program, statics, fuse, disk_cache):
+        from .module import numba_module_text
+
+        return numba_module_text(program, statics, fuse, disk_cache)
+
+    def captured_value(self, value):
+        return boxing.captured_value(value)
+
+    def box(self, target, pname, value):
+        return boxing.as_records(target, pname, value)
+
+    def check_arguments(self, target, names, values):
+        boxing.refuse_dtypes(target, names, values)
+
+    def signature(self, entry, values):
+        with warnings.catch_warnings():
+            errors.quiet_numba_warnings()
+            return tuple(entry.typeof_pyval(a) for a in values)
+
+    def call_types(self, values):
+        from numba import typeof
+
+        return tuple(typeof(a) for a in values)
+
+    def type_name(self, value_type):
+        return boxing.type_name(value_type)
+
+    def known(self, entry, signature):
+        return signature in entry.overloads
+
+    def specialize(self, entry, signature, notice):
+        hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
+        with warnings.catch_warnings():
+            errors.quiet_numba_warnings()
+            entry.compile(signature)
+        if sum(entry.stats.cache_misses.values()) == misses:
+            notice.outcome = "loaded from Numba's disk cache:"
+        as_numpy = boxing.result_boxing(entry.overloads[signature].signature.return_type)
+        loaded = sum(entry.stats.cache_hits.values()) - hits
+        compiled = sum(entry.stats.cache_misses.values()) - misses
+        return as_numpy, loaded, compiled
+
+    def compiling(self, what, argument_types):
+        from ...api.notices import performance_warnings
+
+        return performance_warnings(what, argument_types)
+
+    def translate(self, exc, module_files, fallback):
+        return errors.translate(exc, module_files, fallback)
+
+    def run_error_note(self, exc, name):
+        if isinstance(exc, self.unfused):
+            return None
+        return f"raised by Numba's code compiled from `{name}` (without jit, the error names its line), at"
+
+
+NUMBA = register_backend(NumbaBackend())

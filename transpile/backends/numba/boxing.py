@@ -1,0 +1,181 @@
+"""Values into and out of Numba's compiled code: arguments as records and marked Python numbers, results as
+NumPy returns them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import pytree
+
+from ...api.common import def_location
+from ...api.fingerprint import NoFingerprint, fingerprint
+from ...errors import TranspileError
+
+# Python's number types used as dtypes (`a.astype(int)`) as the NumPy types they stand for: Numba can keep those
+# in a tuple of residuals and write them to its disk cache (a builtin class it cannot pickle).
+_DTYPE_OF_BUILTIN = {int: np.int64, float: np.float64, bool: np.bool_, complex: np.complex128}
+
+
+def captured_value(value):
+    """A captured value as compiled code takes it: a Python number stays one (weakly typed, as NumPy types it)."""
+    from runtime.jit.pynumbers import python_number
+
+    if isinstance(value, type) and getattr(pytree.node_of_class(value), "data_fields", None) is not None:
+        return pytree.dataclass_record_class(value)  # a registered dataclass, built in compiled code as its record
+    return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else python_number(value)
+
+
+def result_boxing(result_type):
+    """What turns a compiled result into the value NumPy code returns (None where it is that already)."""
+    from numba import types
+
+    as_numpy = _numpy_scalars(result_type)
+    if not any(isinstance(t, types.BaseNamedTuple) for t in _nested_types(result_type)):
+        return as_numpy
+    return lambda value: _as_dicts(as_numpy(value) if as_numpy else value)
+
+
+def _nested_types(ty):
+    from numba import types
+
+    yield ty
+    for inner in getattr(ty, "types", ()) if isinstance(ty, types.BaseTuple) else ():
+        yield from _nested_types(inner)
+    if isinstance(ty, types.List):
+        yield from _nested_types(ty.dtype)
+
+
+def _numpy_scalars(result_type):
+    """What turns the Python numbers Numba returns for NumPy scalars of `result_type` into NumPy scalars of
+    their dtype, as NumPy returns them (np.float32 stays np.float32, np.int8 np.int8); None where nothing needs
+    it.  A Python number of the compiled code (runtime/jit/pynumbers.py) comes back as one."""
+    from numba import types
+
+    from runtime.jit.pynumbers import is_python
+
+    if isinstance(result_type, (types.Number, types.Boolean)) and not is_python(result_type):
+        return np.dtype(str(types.unliteral(result_type))).type
+    if isinstance(result_type, types.BaseTuple):
+        parts = [_numpy_scalars(t) for t in result_type.types]
+        if any(parts):
+            return lambda values: _rebuilt(values, [f(v) if f else v for f, v in zip(parts, values)])
+    if isinstance(result_type, types.List):
+        item = _numpy_scalars(result_type.dtype)
+        if item:
+            return lambda values: [item(v) for v in values]
+    return None
+
+
+def _rebuilt(values, items):
+    return values._make(items) if hasattr(values, "_make") else tuple(items)  # a namedtuple stays one
+
+
+def as_records(target, pname, value):
+    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py), each Python number is
+    marked as one (runtime/jit/pynumbers.py: weakly typed, as NumPy types it)."""
+    from runtime.jit import records
+    from runtime.jit.pynumbers import python_number
+
+    if type(value) in pytree._NODES:
+        return _object_record(target, pname, value)
+    if isinstance(value, dict):
+        if not records.can_be_record(value):
+            raise TranspileError(
+                f"argument `{pname}` of `{target.__name__}` is a dict with keys jit cannot take: {tuple(value)!r}",
+                def_location(target),
+                "jit takes dicts whose keys are identifier strings not starting with `_`; "
+                "rename the keys or call the function without jit",
+            )
+        return records.record_class(tuple(value))(*(as_records(target, pname, v) for v in value.values()))
+    if isinstance(value, list):
+        return [as_records(target, pname, v) for v in value]
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(as_records(target, pname, v) for v in value)
+    return python_number(value)
+
+
+def _object_record(target, pname, value):
+    """A registered pytree object under jit: a namedtuple of its data fields (its meta fields compiled in as
+    constants), rebuilt as an object of its class on the way out."""
+    name = type(value).__name__
+    try:
+        fields = pytree.as_fields(value)
+    except pytree.PytreeError as exc:
+        raise TranspileError(
+            f"argument `{pname}` of `{target.__name__}`: {exc}", def_location(target), "or call it without jit"
+        ) from None
+    odd = [k for k in fields if not (isinstance(k, str) and k.isidentifier() and k[:1] != "_")]
+    if odd:
+        raise TranspileError(
+            f"argument `{pname}` of `{target.__name__}` is a {name} whose data field `{odd[0]}` starts with `_`: "
+            "jit takes NamedTuples and registered objects whose data fields do not",
+            def_location(target),
+            "rename the field, pass a NamedTuple (or a dict) of the arrays, or call the function without jit",
+        )
+    parts = []
+    for attr, meta in fields.meta.items():
+        try:
+            parts.append((attr, fingerprint(meta)))
+        except NoFingerprint as exc:
+            raise TranspileError(
+                f"argument `{pname}` of `{target.__name__}` is a {name} whose meta field `{attr}{exc.path}` holds "
+                f"a value of type {type(exc.value).__name__}: jit compiles meta fields in as constants, keyed by "
+                "their content",
+                def_location(target),
+                "meta fields under jit must be numbers, strings, NumPy arrays, or tuples, lists and dicts of them; "
+                "make that attribute a data field, or call the function without jit",
+            ) from None
+    meta_key = fingerprint(parts) if parts else None
+    record = pytree.object_record_class(fields.cls, tuple(fields), fields.meta, meta_key, fields.rebuild)
+    return record(*(as_records(target, pname, v) for v in fields.values()))
+
+
+# dtypes Numba has no type for on the CPU (not even to pass an array through), and the dtype to convert to;
+# longdouble is one where it is wider than float64 (x86-64 Linux: float128)
+_NO_NUMBA_TYPE = {np.dtype(np.float16): "float32"}
+if np.dtype(np.longdouble).itemsize > 8:
+    _NO_NUMBA_TYPE.update({np.dtype(np.longdouble): "float64", np.dtype(np.clongdouble): "complex128"})
+
+
+def _unsupported_dtype(value):
+    """The first dtype of `value` (an array, NumPy scalar, or list or tuple of them) that Numba has no type for."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype if value.dtype in _NO_NUMBA_TYPE else None
+    if isinstance(value, (list, tuple)):
+        return next(filter(None, map(_unsupported_dtype, value)), None)
+    return None
+
+
+def refuse_dtypes(target, names, dynamic):
+    """float16, longdouble, clongdouble: Numba has no type for them on the CPU; say so, naming the argument."""
+    for pname, value in zip(names, dynamic):
+        dtype = _unsupported_dtype(value)
+        if dtype is not None:
+            raise TranspileError(
+                f"argument `{pname}` of `{target.__name__}` holds {dtype} values, which Numba cannot take or compute "
+                "with on the CPU",
+                def_location(target),
+                f"pass {_NO_NUMBA_TYPE[dtype]} (`x.astype(np.{_NO_NUMBA_TYPE[dtype]})`), or call the function without "
+                "jit (jit(f, fallback='numpy') does that with a warning)",
+            )
+
+
+def _as_dicts(value):
+    """Results with every record (see as_records) turned back into the dict it stands for."""
+    from runtime.jit import records
+
+    if records.is_record(value):
+        return {k: _as_dicts(v) for k, v in zip(value._fields, value)}
+    if type(value) in pytree.REBUILDS:
+        return pytree.REBUILDS[type(value)]({k: _as_dicts(v) for k, v in zip(value._fields, value)})
+    if isinstance(value, list):
+        return [_as_dicts(v) for v in value]
+    if isinstance(value, tuple):
+        return _rebuilt(value, [_as_dicts(v) for v in value])
+    return value
+
+
+def type_name(numba_type) -> str:
+    """A Numba argument type as the user knows it: `float` for a Python float, `array(float32, 1d, C)` as is."""
+    python = getattr(numba_type, "python", None)
+    return python.__name__ if python is not None else "bool" if str(numba_type) == "pybool" else str(numba_type)

@@ -1,0 +1,53 @@
+"""Per-backend tables of lowerings: how a primitive is called under a backend, and its part in a fused loop nest."""
+
+from __future__ import annotations
+
+_LOWERINGS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: call template}
+_FUSIONS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: role in a loop nest, "" for none}
+_OPERATOR_FUSION: dict[str, str] = {}  # backend -> the role of an elementwise operator not in _FUSIONS
+
+
+def register_lowering(name: str, template: str, *, backend: str) -> None:
+    """Calls of the primitive `name` go through `template` under `backend`: a call like "jt.sum(a, axis,
+    keepdims)" naming the primitive's parameters (a parameter left out must keep its default)."""
+    table = _LOWERINGS.setdefault(backend, {})
+    if name in table:
+        raise ValueError(f"lowering of {name!r} for backend {backend!r} registered twice")
+    table[name] = template
+
+
+def register_fusion(name: str, role: str, *, backend: str) -> None:
+    """The primitive's part in a fused loop nest under `backend`: "map" (its scalar form is its element), "sum"
+    (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); "" it is not fused (an operator)."""
+    table = _FUSIONS.setdefault(backend, {})
+    if name in table:
+        raise ValueError(f"fusion of {name!r} for backend {backend!r} registered twice")
+    table[name] = role
+
+
+def register_operator_fusion(role: str, *, backend: str) -> None:
+    """Elementwise operators (`+`, `<`, ...) without an entry of their own take `role` under `backend`."""
+    _OPERATOR_FUSION[backend] = role
+
+
+def lowering(prim, backend: str) -> str | None:
+    """The call template of `prim` under `backend`, or None: the primitive is called as generated."""
+    return _LOWERINGS.get(backend, {}).get(prim.name) if prim is not None else None
+
+
+def fusion(prim, backend: str) -> str | None:
+    """The part of `prim` in a fused loop nest under `backend`, or None: it is not fused."""
+    if prim is None:
+        return None
+    role = _FUSIONS.get(backend, {}).get(prim.name)
+    if role is None:
+        from ..primitives.registry import OPERATOR_SYNTAX
+
+        if prim.name in OPERATOR_SYNTAX and prim.batch == "elementwise":
+            role = _OPERATOR_FUSION.get(backend)
+    return role or None
+
+
+def lowerings(backend: str) -> dict[str, str]:
+    """Every lowering of `backend`: {primitive name: call template}."""
+    return dict(_LOWERINGS.get(backend, {}))
