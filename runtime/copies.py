@@ -39,7 +39,7 @@ def meshgrid_grids(*args):
 
 def copying(fn):
     """fn itself: vmap's rules hand the function that copies entries to the batched helpers through it, so that
-    under jit it is a value Numba can keep for the backward sweep (see runtime/jit/copies_rules.py)."""
+    under jit it is a value Numba can keep for the backward sweep (see runtime/numba/copies_rules.py)."""
     return fn
 
 

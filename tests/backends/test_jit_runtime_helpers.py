@@ -1,4 +1,4 @@
-"""Every public runtime helper has a Numba implementation or is listed as not compiling yet (runtime/jit/pending.py),
+"""Every public runtime helper has a Numba implementation or is listed as not compiling yet (runtime/numba/pending.py),
 so that jit's "has no Numba implementation" can only name a listed helper."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from numba.core.typing.templates import builtin_registry
 
 import runtime as rt
-import runtime.jit  # noqa: F401  (registers the Numba implementations)
-from runtime.jit.pending import NO_NUMBA_VERSION
+import runtime.numba  # noqa: F401  (registers the Numba implementations)
+from runtime.numba.pending import NO_NUMBA_VERSION
 from transpile.api.jit import _summary
 from transpile.primitives import registry
 
@@ -37,9 +37,9 @@ def _named_by_the_registry():
 def test_each_helper_compiles_or_is_listed(helper):
     implemented = id(getattr(rt, helper)) in _IMPLEMENTED
     assert implemented != (helper in NO_NUMBA_VERSION), (
-        f"rt.{helper} has a Numba implementation and is listed in runtime/jit/pending.py: drop it from the list"
+        f"rt.{helper} has a Numba implementation and is listed in runtime/numba/pending.py: drop it from the list"
         if implemented
-        else f"rt.{helper} has no Numba implementation: write one in runtime/jit/ or list it in pending.py"
+        else f"rt.{helper} has no Numba implementation: write one in runtime/numba/ or list it in pending.py"
     )
 
 

@@ -93,7 +93,7 @@ _DTYPE_OF_BUILTIN = {int: np.int64, float: np.float64, bool: np.bool_, complex: 
 
 def _as_numba_value(value):
     """A captured value as compiled code takes it: a Python number stays one (weakly typed, as NumPy types it)."""
-    from runtime.jit.pynumbers import python_number
+    from runtime.numba.pynumbers import python_number
 
     if isinstance(value, type) and getattr(pytree.node_of_class(value), "data_fields", None) is not None:
         return pytree.dataclass_record_class(value)  # a registered dataclass, built in compiled code as its record
@@ -226,7 +226,7 @@ class Jitted:
         return statics, dynamic, list(bound.arguments.values())
 
     def __call__(self, *args, **kwargs):
-        from runtime.jit.fused import ShapesNotFused  # imports Numba: not before the first call
+        from runtime.numba.fused import ShapesNotFused  # imports Numba: not before the first call
 
         statics, dynamic, everything = self.split(args, kwargs)
         if self._unfused and _call_types(statics, dynamic) in self._unfused:
@@ -234,7 +234,7 @@ class Jitted:
         try:
             return self._call(statics, dynamic, everything, fuse=True)
         except ShapesNotFused:
-            # a loop nest met operand shapes it does not cover (runtime/jit/fused.py): calls of these types run
+            # a loop nest met operand shapes it does not cover (runtime/numba/fused.py): calls of these types run
             # without fusion from now on; the program changes nothing in place, so running it again is safe
             self._unfused.add(_call_types(statics, dynamic))
             return self._call(statics, dynamic, everything, fuse=False)
@@ -267,7 +267,7 @@ class Jitted:
 
     def _note_run_error(self, exc):
         """Compiled code does not say at which line it raised: a note names the function, and how to see the line."""
-        from runtime.jit.fused import ShapesNotFused
+        from runtime.numba.fused import ShapesNotFused
 
         if not isinstance(exc, ShapesNotFused):
             name = user_function(self.fun).__name__
@@ -339,10 +339,10 @@ def _nested_types(ty):
 def _numpy_scalars(result_type):
     """What turns the Python numbers Numba returns for NumPy scalars of `result_type` into NumPy scalars of
     their dtype, as NumPy returns them (np.float32 stays np.float32, np.int8 np.int8); None where nothing needs
-    it.  A Python number of the compiled code (runtime/jit/pynumbers.py) comes back as one."""
+    it.  A Python number of the compiled code (runtime/numba/pynumbers.py) comes back as one."""
     from numba import types
 
-    from runtime.jit.pynumbers import is_python
+    from runtime.numba.pynumbers import is_python
 
     if isinstance(result_type, (types.Number, types.Boolean)) and not is_python(result_type):
         return np.dtype(str(types.unliteral(result_type))).type
@@ -362,10 +362,10 @@ def _rebuilt(values, items):
 
 
 def _as_records(target, pname, value):
-    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py), each Python number is
-    marked as one (runtime/jit/pynumbers.py: weakly typed, as NumPy types it)."""
-    from runtime.jit import records
-    from runtime.jit.pynumbers import python_number
+    """The argument as Numba takes it: each dict becomes a record (runtime/numba/records.py), each Python number is
+    marked as one (runtime/numba/pynumbers.py: weakly typed, as NumPy types it)."""
+    from runtime.numba import records
+    from runtime.numba.pynumbers import python_number
 
     if type(value) in pytree._NODES:
         return _object_record(target, pname, value)
@@ -453,7 +453,7 @@ def _refuse_dtypes(target, names, dynamic):
 
 def _as_dicts(value):
     """Results with every record (see _as_records) turned back into the dict it stands for."""
-    from runtime.jit import records
+    from runtime.numba import records
 
     if records.is_record(value):
         return {k: _as_dicts(v) for k, v in zip(value._fields, value)}
@@ -512,13 +512,13 @@ def _summary(exc_text) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(keep))
     numpy_module = re.match(r"Unknown attribute '(\w+)' of type Module\(<module '(numpy\.\w+)'", text)
     if numpy_module:
-        from runtime.jit.pending import NOT_LOWERED_MODULES, missing_numpy_message
+        from runtime.numba.pending import NOT_LOWERED_MODULES, missing_numpy_message
 
         if numpy_module.group(2) in NOT_LOWERED_MODULES:
             return missing_numpy_message(numpy_module.group(2), numpy_module.group(1))
     helper = re.match(r"Unknown attribute '(\w+)' of type Module\(<module 'runtime'", text)
     if helper:
-        from runtime.jit.pending import missing_message
+        from runtime.numba.pending import missing_message
 
         return missing_message(helper.group(1))
     return text[:400]

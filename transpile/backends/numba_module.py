@@ -1,5 +1,5 @@
 """Assemble a Numba module: every function of a program, lowered and decorated with `jt.njit` (Numba's njit with
-NumPy 2's type promotion, runtime/jit/promotion.py)."""
+NumPy 2's type promotion, runtime/numba/promotion.py)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_c
             "Values from the function's scope, fixed when it is compiled: " + ", ".join(sorted(program.captures)) + "."
         )
     lines = [escape.docstring("\n".join(header)), "import math", "", "import numpy as np", ""]
-    lines += ["import runtime as rt", "from runtime import jit as jt", ""]
+    lines += ["import runtime as rt", "from runtime import numba as jt", ""]
     emitter = Emitter()
     keys = [program.entry] + [k for k in program.functions if k != program.entry]
     for key in keys:

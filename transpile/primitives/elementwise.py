@@ -24,7 +24,7 @@ def defprim(name, fn, vjp=None, jvp=None, **kw):
     return _defprim(name, fn, vjp=vjp, jvp=jvp, **kw)
 
 
-# Under jit these run NumPy's own SIMD inner loop (runtime/jit/numpy_loops.py), not a libm call per element.
+# Under jit these run NumPy's own SIMD inner loop (runtime/numba/numpy_loops.py), not a libm call per element.
 NUMPY_LOOPS = frozenset(
     ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan"]
     + ["arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "cbrt"]

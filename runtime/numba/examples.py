@@ -1,6 +1,6 @@
 """Numba implementations of runtime/examples.py: the per-example loop of vmapped code written out for derivatives.
 
-As in runtime/jit/batching.py, a batched value is an array whose axis 0 is the batch (or a tuple of them), the
+As in runtime/numba/batching.py, a batched value is an array whose axis 0 is the batch (or a tuple of them), the
 structure is known when compiling, and the symbolic zero passes through.
 """
 

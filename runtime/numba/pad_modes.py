@@ -1,6 +1,6 @@
 """np.pad's modes that copy no entries under Numba (mean, linear_ramp, maximum, minimum, median, reflect_type='odd'):
 jt.pad_modes, the registry's lowering of np.pad, sends the modes that copy entries to jt.pad
-(runtime/jit/rearranging_parts.py) and pads with the others here.
+(runtime/numba/rearranging_parts.py) and pads with the others here.
 
 Each axis is padded in turn, as NumPy does (the statistics of a later axis read the entries earlier axes added).
 """

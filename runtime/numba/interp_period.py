@@ -2,7 +2,7 @@
 
 NumPy reads x % p against the points xp % p sorted and extended by one at each end (the last minus p, the first plus
 p), fp in that order and extended the same way (runtime/signal.py): the helpers below build those rows, interpolate
-on them, and fold an adjoint of the extended fp back onto fp.  The helpers of runtime/jit/signal_rules.py refuse a
+on them, and fold an adjoint of the extended fp back onto fp.  The helpers of runtime/numba/signal_rules.py refuse a
 period; Numba then tries the overloads here, which take only a period.
 """
 

@@ -6,7 +6,7 @@ arrays gives float32 (NumPy: float64), an integer to a negative integer power is
 a Python number is as strong as a NumPy value of its type.  Here a result has the dtype NumPy gives the
 same operands, asked from NumPy itself (`ufunc.resolve_dtypes`, which reads Python numbers as weak, NEP
 50), and is computed in it: operands are converted to the dtypes of NumPy's loop first, a Python int
-that does not fit raising OverflowError (runtime/jit/pynumbers.py).
+that does not fit raising OverflowError (runtime/numba/pynumbers.py).
 
 The rules reach as far as they must and no further, because Numba's own library is written for Numba's
 typing and keeps it:
@@ -89,7 +89,7 @@ def njit(fun=None, **options):
 
 
 class NumpyDispatcher(CPUDispatcher):
-    """A Numba dispatcher that marks the Python numbers of its arguments (runtime/jit/pynumbers.py) before the call:
+    """A Numba dispatcher that marks the Python numbers of its arguments (runtime/numba/pynumbers.py) before the call:
     Numba itself would type 2.5 as NumPy's float64."""
 
     def __call__(self, *args, **kwargs):

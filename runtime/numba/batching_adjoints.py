@@ -2,7 +2,7 @@
 
 They mirror the second half of runtime/batching.py: rt.unprepare_batched and rt.unfinish_batched undo the entry
 and exit of a vmapped function, rt.sum_batch undoes rt.to_batched, rt.unalign undoes rt.align and
-rt.batched_getitem_vjp undoes rt.batched_getitem.  As in runtime/jit/batching.py, the structure (tuples, lists,
+rt.batched_getitem_vjp undoes rt.batched_getitem.  As in runtime/numba/batching.py, the structure (tuples, lists,
 in_axes) is known when compiling, and the symbolic zero passes through.
 """
 

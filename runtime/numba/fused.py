@@ -114,7 +114,7 @@ def _namespace():
         "np": np,
         "math": math,
         "rt": importlib.import_module("runtime"),
-        "jt": importlib.import_module("runtime.jit"),
+        "jt": importlib.import_module("runtime.numba"),
     }
 
 

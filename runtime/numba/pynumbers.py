@@ -6,7 +6,7 @@ of the same value keeps its own (`x32 * np.float64(2.5)` is float64).  Numba typ
 float64 or complex128.  Here a Python number has a Numba type of its own, `PyInt`, `PyFloat` or
 `PyComplex`: the machine value of an int64, float64 or complex128, which any function that does not know
 these types receives as that (their `__unliteral__`), while the operators and ufuncs of
-runtime/jit/promotion.py read them as NumPy reads Python numbers.  Python numbers come into compiled
+runtime/numba/promotion.py read them as NumPy reads Python numbers.  Python numbers come into compiled
 code as arguments (tp.jit and jt.njit's dispatcher pass each as `python_number(value)`) and as
 `jt.weak(value)` in generated code (numbers of the source, `len(x)`, `x.shape`).  Comparing two gives a
 `PyBool`, which comes back to Python as a bool where NumPy's comparisons give np.bool_.

@@ -605,7 +605,7 @@ def _index_text(index, name="index"):
 @overload(_bt.batched_getitem, prefer_literal=True)
 def _batched_getitem(x, index):
     if isinstance(x, types.BaseNamedTuple) and isinstance(index, (types.StringLiteral, types.UnicodeType)):
-        return lambda x, index: x[index]  # a dict's value (runtime/jit/records.py)
+        return lambda x, index: x[index]  # a dict's value (runtime/numba/records.py)
     if _is_tuple(x):
         if isinstance(index, types.IntegerLiteral):
             k = index.literal_value

@@ -76,7 +76,7 @@ NO_NUMBA_VERSION = {
 
 
 # NumPy modules whose functions Numba has no version of: jit names the function called (np.fft.fft) and why.
-NOT_LOWERED_MODULES: dict[str, str] = {}  # np.fft: runtime/jit/fourier.py
+NOT_LOWERED_MODULES: dict[str, str] = {}  # np.fft: runtime/numba/fourier.py
 
 
 def missing_numpy_message(module: str, name: str) -> str:
@@ -90,6 +90,6 @@ def missing_message(helper: str) -> str:
     if helper in NO_NUMBA_VERSION:
         return f"the runtime helper rt.{helper} has no Numba implementation yet ({NO_NUMBA_VERSION[helper]})"
     return (
-        f"Numba cannot type the runtime helper rt.{helper}, which runtime/jit/pending.py does not list as lacking "
+        f"Numba cannot type the runtime helper rt.{helper}, which runtime/numba/pending.py does not list as lacking "
         "a Numba implementation (an internal error: please report it)"
     )

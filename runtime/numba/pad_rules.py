@@ -4,7 +4,7 @@ Each axis is padded in turn, as NumPy does.  Mean, linear_ramp (end values held)
 along an axis: the pad of the identity matrix is the matrix M that pads each lane, the tangent M @ lane and the
 adjoint M.T @ lane, the axes undone in reverse.  Maximum, minimum and median pad each lane with a weighted sum of the
 entries their statistic picks, ties sharing their weight equally (runtime/padding.py's rule), read from the array
-padded along the axes before.  runtime/jit/copies_rules.py sends these modes here.
+padded along the axes before.  runtime/numba/copies_rules.py sends these modes here.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .rearranging_parts import _number, _pairs
 
 __all__ = ["pad_derivative"]
 
-# The kind of each mode as runtime/jit/pad_modes.py's axis functions read it ('reflect' and 'symmetric': odd).
+# The kind of each mode as runtime/numba/pad_modes.py's axis functions read it ('reflect' and 'symmetric': odd).
 _KINDS = {"mean": 0, "linear_ramp": 1, "reflect": 2, "symmetric": 3, "maximum": 4, "minimum": 5, "median": 6}
 
 
