@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .like import dtype_like
+from .likeness import dtype_like
 from .tree import is_zero
 
 __all__ = [
@@ -227,35 +227,6 @@ def dtype_of(x):
 
 
 __all__ += ["inverse_axes", "dtype_of"]
-
-
-def backwards(steps, trips=None):
-    """The first `trips` values of a range, last first (itself a range, so it can be replayed)."""
-    if not isinstance(steps, range):
-        from .batching import PER_EXAMPLE_TRIPS, BatchError
-
-        raise BatchError(PER_EXAMPLE_TRIPS)
-    if trips is not None:
-        steps = steps[:trips]
-    return steps[::-1]
-
-
-__all__.append("backwards")
-
-
-def first(steps):
-    """The first value of a non-empty range: the last trip of the adjoint loop over rt.backwards(steps).  Of
-    the ranges of a loop whose trips differ per example (under vmap), each example's."""
-    if not isinstance(steps, range):
-        from .batching import PER_EXAMPLE_TRIPS, BatchedRange, BatchError, first_of_each
-
-        if isinstance(steps, BatchedRange):
-            return first_of_each(steps)
-        raise BatchError(PER_EXAMPLE_TRIPS)  # e.g. per-example ranges of an outer vmap, example by example
-    return steps[0]
-
-
-__all__.append("first")
 
 
 def real_only(v, like, what):

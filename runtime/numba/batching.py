@@ -26,7 +26,7 @@ from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
 _adjoint = importlib.import_module("runtime.adjoint")
-_like = importlib.import_module("runtime.like")
+_like = importlib.import_module("runtime.likeness")
 _tree = importlib.import_module("runtime.tree")
 
 _NS = {

@@ -16,7 +16,8 @@ from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 
 _adjoint = importlib.import_module("runtime.adjoint")
-_like = importlib.import_module("runtime.like")  # (`runtime.like` itself is the function)
+_like = importlib.import_module("runtime.likeness")
+_ranges = importlib.import_module("runtime.ranges")
 _tree = importlib.import_module("runtime.tree")
 from . import lowered as _lowered  # noqa: E402
 from . import records as _records  # noqa: E402
@@ -610,12 +611,12 @@ def _list_append(items, value):
 # ------------------------------------------------------------------ loops and regions
 
 
-@overload(_adjoint.first)
+@overload(_ranges.first)
 def _first(steps):
     return lambda steps: steps.start
 
 
-@overload(_adjoint.backwards)
+@overload(_ranges.backwards)
 def _backwards(steps, trips=None):
     if isinstance(trips, (types.NoneType, types.Omitted)) or trips is None:
 

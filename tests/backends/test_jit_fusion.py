@@ -10,7 +10,7 @@ import pytest
 
 import transpile as tp
 from runtime import numba as jt
-from runtime.like import Like
+from runtime.likeness import Like
 from runtime.numba import fused
 
 rng = np.random.default_rng(0)
