@@ -9,11 +9,11 @@ from . import (  # noqa: F401
     batching_adjoints,
     batching_parts,
     batching_tangents,
+    copies,
     copies_batching,
-    copies_rules,
     examples,
+    forward,
     helpers,
-    helpers_forward,
     helpers_reverse,
     linalg_rules,
     memory,
@@ -22,19 +22,19 @@ from . import (  # noqa: F401
     prod_orders,
     promotion,
     pyforms,
-    pytree_nodes,
+    pytree,
     rearranging_rules,
     records,
 )
 from .batching_parts import select, trapezoid  # noqa: F401
-from .copies_rules import column_stack, dstack  # noqa: F401
+from .copies import column_stack, dstack  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
+from .differences import gradient  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401
-from .fourier import *  # noqa: F401,F403
+from .fft import *  # noqa: F401,F403
+from .forward import copy_tangent, pop_tangent  # noqa: F401
 from .fused import kernel  # noqa: F401
-from .gradient_rules import gradient  # noqa: F401
-from .helpers_forward import copy_tangent, pop_tangent  # noqa: F401
 from .index_tricks import ix_  # noqa: F401
 from .interp_period import interp_with_period  # noqa: F401
 from .lowered import *  # noqa: F401,F403
@@ -49,7 +49,7 @@ from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
 from .selection_rules import argpartition, partition  # noqa: F401
 from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
-from .signal_rules import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
+from .signal import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
 from .stacked_linalg import cond  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401

@@ -1,7 +1,7 @@
 """jit of vmap through the functions that copy entries: rt.batched_copies and its derivatives, example by example.
 
 Each example's items (a batched item's row, an unbatched item as it is) go to the function and to the one-example
-helpers of copies_rules.py; the results are stacked, and an unbatched item's parts summed over the examples.
+helpers of copies.py; the results are stacked, and an unbatched item's parts summed over the examples.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from numba.extending import overload
 from .. import batching_parts as _parts
 from .. import copies as _copies
 from .. import tree as _tree
-from .copies_rules import _callee
+from .copies import _callee
 from .helpers_reverse import _literal
 from .lowered import _compiled
 from .zero import ZeroType, make_zero

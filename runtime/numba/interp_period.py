@@ -2,7 +2,7 @@
 
 NumPy reads x % p against the points xp % p sorted and extended by one at each end (the last minus p, the first plus
 p), fp in that order and extended the same way (runtime/signal.py): the helpers below build those rows, interpolate
-on them, and fold an adjoint of the extended fp back onto fp.  The helpers of runtime/numba/signal_rules.py refuse a
+on them, and fold an adjoint of the extended fp back onto fp.  The helpers of runtime/numba/signal.py refuse a
 period; Numba then tries the overloads here, which take only a period.
 """
 
@@ -15,7 +15,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from .signal_rules import _array_rows, _as_rows, _is_none, _refuse_complex, _segment, _spread_v, _x_result, interp
+from .signal import _array_rows, _as_rows, _is_none, _refuse_complex, _segment, _spread_v, _x_result, interp
 from .zero import ZeroType, make_zero
 
 _signal = importlib.import_module("runtime.signal")

@@ -4,7 +4,7 @@ Each axis is padded in turn, as NumPy does.  Mean, linear_ramp (end values held)
 along an axis: the pad of the identity matrix is the matrix M that pads each lane, the tangent M @ lane and the
 adjoint M.T @ lane, the axes undone in reverse.  Maximum, minimum and median pad each lane with a weighted sum of the
 entries their statistic picks, ties sharing their weight equally (runtime/padding.py's rule), read from the array
-padded along the axes before.  runtime/numba/copies_rules.py sends these modes here.
+padded along the axes before.  runtime/numba/copies.py sends these modes here.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from .helpers_reverse import _full, _literal
 from .lowered import _compiled
 from .pad_rules import pad_derivative
 from .shape_gaps import NUMBA_FORMS
-from .signal_rules import meshgrid
+from .signal import meshgrid
 from .zero import ZeroType, make_zero
 
 __all__ = ["column_stack", "dstack"]
