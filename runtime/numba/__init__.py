@@ -6,9 +6,7 @@ Importing this package registers the Numba implementations; generated code refer
 # importing these registers the Numba implementations of the runtime helpers generated code calls
 from . import (  # noqa: F401
     batching,
-    batching_adjoints,
     batching_parts,
-    batching_tangents,
     copies,
     copies_batching,
     examples,
