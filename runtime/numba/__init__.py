@@ -34,7 +34,6 @@ from .fft import *  # noqa: F401,F403
 from .forward import copy_tangent, pop_tangent  # noqa: F401
 from .fused import kernel  # noqa: F401
 from .index_tricks import ix_  # noqa: F401
-from .interp_period import interp_with_period  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403
 from .pad_modes import pad_modes  # noqa: F401
@@ -47,7 +46,17 @@ from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
 from .selection_rules import argpartition, partition  # noqa: F401
 from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
-from .signal import convolve, correlate, cross, geomspace, interp, linspace, logspace, meshgrid  # noqa: F401
+from .signal import (  # noqa: F401
+    convolve,
+    correlate,
+    cross,
+    geomspace,
+    interp,
+    interp_with_period,
+    linspace,
+    logspace,
+    meshgrid,
+)
 from .stacked_linalg import cond  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
