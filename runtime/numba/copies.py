@@ -17,11 +17,9 @@ from numba.extending import intrinsic, models, overload, register_jitable, regis
 from numba.np.numpy_support import as_dtype
 
 from .. import copies as _copies
-from .. import padding as _padding
 from .. import rearranging as _rearranging
-from .helpers_reverse import _full, _literal
+from .helpers_reverse import _full
 from .lowered import _compiled
-from .pad_rules import pad_derivative
 from .shape_gaps import NUMBA_FORMS
 from .signal import meshgrid
 from .zero import ZeroType, make_zero
@@ -330,38 +328,6 @@ def _copies_of(parts, fn, items, *options):
 @overload(_copies.meshgrid_grids)
 def _meshgrid_grids(*args):
     return lambda *args: meshgrid(*args)
-
-
-# ---------------------------------------------------------------------------- np.pad's derivative helpers
-
-_PAD_SIGNATURE = "v, array, constant_values, pad_width, mode='constant', reflect_type='even', stat_length=None"
-
-
-def _pad_helper(helper, what):
-    def typer(v, array, constant_values, pad_width, mode="constant", reflect_type="even", stat_length=None):
-        if isinstance(v, ZeroType):
-            return _compiled(f"def impl({_PAD_SIGNATURE}):\n    return v\n", {})
-        how, odd = _literal(mode), _literal(reflect_type)
-        try:  # only the modes that copy entries go through runtime/copies.py: the others would give wrong numbers
-            kind = _padding._mode(how, odd)
-        except ValueError:
-            raise TypingError(f"np.pad's {what} under jit takes a constant mode, not {mode}") from None
-        if kind != "copy":
-            return pad_derivative(what, v, array, pad_width, how, stat_length)
-        call = {
-            "tangent": "_copies.copies_of((v, make_zero()), _rearranging.pad_copy, (array, constant_values), "
-            "pad_width, mode, reflect_type)",
-            "adjoint": "_copies.copied_parts(v, _rearranging.pad_copy, (array, constant_values), pad_width, mode, "
-            "reflect_type)[0]",
-        }[what]
-        source = f"def impl({_PAD_SIGNATURE}):\n    return {call}\n"
-        return _compiled(source, {"_copies": _copies, "_rearranging": _rearranging, "make_zero": make_zero})
-
-    overload(helper, prefer_literal=True)(typer)
-
-
-_pad_helper(_padding.pad_tangent, "tangent")
-_pad_helper(_padding.pad_vjp, "adjoint")
 
 
 # ---------------------------------------------------------------------------- np.column_stack, np.dstack
