@@ -8,21 +8,40 @@ from . import (  # noqa: F401
     batching,
     batching_parts,
     copies,
+    decompositions,
+    differences,
+    elementwise,
     examples,
     forward,
+    fourier,
+    fused,
     helpers,
     helpers_reverse,
+    index_tricks,
+    linalg,
     linalg_rules,
+    lowered,
     memory,
     norm_batching,
+    numpy_loops,
     pad_rules,
     padding,
     prod_orders,
     promotion,
     pyforms,
+    pynumbers,
     pytree,
+    rearranging,
+    rearranging_parts,
     rearranging_rules,
     records,
+    scans,
+    selection_rules,
+    shape_gaps,
+    signal,
+    stacked_linalg,
+    tensor_products,
+    zero,
 )
 from .batching_parts import select, trapezoid  # noqa: F401
 from .copies import column_stack, dstack  # noqa: F401
@@ -30,8 +49,8 @@ from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .differences import gradient  # noqa: F401
 from .einsum import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401
-from .fft import *  # noqa: F401,F403
 from .forward import copy_tangent, pop_tangent  # noqa: F401
+from .fourier import *  # noqa: F401,F403
 from .fused import kernel  # noqa: F401
 from .index_tricks import ix_  # noqa: F401
 from .lowered import *  # noqa: F401,F403

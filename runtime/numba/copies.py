@@ -17,7 +17,6 @@ from numba.extending import intrinsic, models, overload, register_jitable, regis
 from numba.np.numpy_support import as_dtype
 
 from .. import copies as _copies
-from .. import rearranging as _rearranging
 from .helpers_reverse import _full
 from .lowered import _compiled
 from .shape_gaps import NUMBA_FORMS
@@ -410,46 +409,3 @@ def _joined(tup, what):
 
 overload(column_stack)(lambda tup: _joined(tup, "np.column_stack"))
 overload(dstack)(lambda tup: _joined(tup, "np.dstack"))
-overload(_rearranging.column_stack_items)(lambda *arrays: lambda *arrays: column_stack(arrays))
-overload(_rearranging.dstack_items)(lambda *arrays: lambda *arrays: dstack(arrays))
-
-_SEQUENCE_JOINS = {_rearranging.column_stack_items: "np.column_stack", _rearranging.dstack_items: "np.dstack"}
-
-
-@overload(_rearranging.sequence_parts)
-def _sequence_parts(v, fn, arrays):
-    if isinstance(v, ZeroType):
-        return lambda v, fn, arrays: v
-    if isinstance(arrays, types.BaseTuple):
-        return lambda v, fn, arrays: _copies.copied_parts(v, fn, arrays)
-    what = _SEQUENCE_JOINS.get(_callee(fn, "the adjoint of np.column_stack and np.dstack"))
-    if what is None or not isinstance(arrays, types.List):
-        raise TypingError(f"the adjoint of a joined sequence under jit: no {fn} of {arrays}")
-    nd, axis = _ndim(arrays.dtype, what), _JOINS[what][1]
-    dtype = np.result_type(_dtype_of(arrays.dtype), _dtype_of(v))
-    index = ", ".join([":"] * axis + ["off:off + width"])
-    lines = [
-        "def impl(v, fn, arrays):",
-        "    g = np.asarray(v)",
-        "    parts = []",
-        "    off = 0",
-        "    for x in arrays:",
-        f"        width = ({_shaped('x', nd, what)}).shape[{axis}]",
-        f"        parts.append(np.ascontiguousarray(g[{index}]).astype(dtype).reshape(np.shape(x)))",
-        "        off += width",
-        "    return parts",
-    ]
-    return _compiled("\n".join(lines) + "\n", {"dtype": dtype})
-
-
-@overload(_rearranging.sequence_copies)
-def _sequence_copies(parts, fn, arrays):
-    if isinstance(parts, ZeroType):
-        return lambda parts, fn, arrays: parts
-    if isinstance(arrays, types.BaseTuple):
-        return lambda parts, fn, arrays: _copies.copies_of(parts, fn, arrays)
-    what = _SEQUENCE_JOINS.get(_callee(fn, "the tangent of np.column_stack and np.dstack"))
-    if what is None or not isinstance(parts, types.List):
-        raise TypingError(f"the tangent of a joined sequence under jit: no {fn} of {arrays}")
-    join = column_stack if what == "np.column_stack" else dstack
-    return lambda parts, fn, arrays: join(parts)

@@ -14,7 +14,6 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from .lowered import _lead_shape
-from .zero import ZeroType, make_zero
 
 _dec = importlib.import_module("runtime.decompositions")
 _linalg = importlib.import_module("runtime.linalg")
@@ -222,10 +221,3 @@ def _matrix_power(a, n):
         return out.reshape(a.shape)
 
     return impl
-
-
-@overload(_linalg.gated)
-def _gated(g, x):
-    if isinstance(x, (ZeroType, types.Number)) or isinstance(x, types.Array) and x.ndim == 0:
-        return lambda g, x: make_zero()
-    return lambda g, x: g

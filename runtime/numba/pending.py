@@ -76,7 +76,7 @@ NO_NUMBA_VERSION = {
 
 
 # NumPy modules whose functions Numba has no version of: jit names the function called (np.fft.fft) and why.
-NOT_LOWERED_MODULES: dict[str, str] = {}  # np.fft: runtime/numba/fft.py
+NOT_LOWERED_MODULES: dict[str, str] = {}  # np.fft: runtime/numba/fourier.py
 
 
 def missing_numpy_message(module: str, name: str) -> str:

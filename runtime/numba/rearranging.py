@@ -7,7 +7,11 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from .. import copies as _copies
+from .. import rearranging as _rearranging
+from .copies import _JOINS, _callee, _dtype_of, _ndim, _shaped, column_stack, dstack
 from .lowered import _compiled, _literal_axes
+from .zero import ZeroType
 
 __all__ = ["take"]
 
@@ -77,3 +81,51 @@ def _take(a, indices, axis=None, mode="raise"):
         f"    return out.reshape(pre_shape + {ind_shape} + post_shape)",
     ]
     return _compiled("\n".join(lines) + "\n", {})
+
+
+overload(_rearranging.column_stack_items)(lambda *arrays: lambda *arrays: column_stack(arrays))
+
+
+overload(_rearranging.dstack_items)(lambda *arrays: lambda *arrays: dstack(arrays))
+
+
+_SEQUENCE_JOINS = {_rearranging.column_stack_items: "np.column_stack", _rearranging.dstack_items: "np.dstack"}
+
+
+@overload(_rearranging.sequence_parts)
+def _sequence_parts(v, fn, arrays):
+    if isinstance(v, ZeroType):
+        return lambda v, fn, arrays: v
+    if isinstance(arrays, types.BaseTuple):
+        return lambda v, fn, arrays: _copies.copied_parts(v, fn, arrays)
+    what = _SEQUENCE_JOINS.get(_callee(fn, "the adjoint of np.column_stack and np.dstack"))
+    if what is None or not isinstance(arrays, types.List):
+        raise TypingError(f"the adjoint of a joined sequence under jit: no {fn} of {arrays}")
+    nd, axis = _ndim(arrays.dtype, what), _JOINS[what][1]
+    dtype = np.result_type(_dtype_of(arrays.dtype), _dtype_of(v))
+    index = ", ".join([":"] * axis + ["off:off + width"])
+    lines = [
+        "def impl(v, fn, arrays):",
+        "    g = np.asarray(v)",
+        "    parts = []",
+        "    off = 0",
+        "    for x in arrays:",
+        f"        width = ({_shaped('x', nd, what)}).shape[{axis}]",
+        f"        parts.append(np.ascontiguousarray(g[{index}]).astype(dtype).reshape(np.shape(x)))",
+        "        off += width",
+        "    return parts",
+    ]
+    return _compiled("\n".join(lines) + "\n", {"dtype": dtype})
+
+
+@overload(_rearranging.sequence_copies)
+def _sequence_copies(parts, fn, arrays):
+    if isinstance(parts, ZeroType):
+        return lambda parts, fn, arrays: parts
+    if isinstance(arrays, types.BaseTuple):
+        return lambda parts, fn, arrays: _copies.copies_of(parts, fn, arrays)
+    what = _SEQUENCE_JOINS.get(_callee(fn, "the tangent of np.column_stack and np.dstack"))
+    if what is None or not isinstance(parts, types.List):
+        raise TypingError(f"the tangent of a joined sequence under jit: no {fn} of {arrays}")
+    join = column_stack if what == "np.column_stack" else dstack
+    return lambda parts, fn, arrays: join(parts)

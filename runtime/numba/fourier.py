@@ -2,7 +2,7 @@
 
 Numba has no FFT.  Each transform is a `numba.objmode` block that calls NumPy's, its result typed when the call
 is typed: an array of the input's dimensions, of the dtype NumPy gives for the input's (complex128 for float64),
-made contiguous.  The helpers of the derivative rules (runtime/fft.py) run the same way, their results typed
+made contiguous.  The helpers of the derivative rules (runtime/fourier.py) run the same way, their results typed
 from their arguments (tuples of as many ints as the axes they are given).  np.fft.fftshift and ifftshift are rolls,
 np.fft.fftfreq and rfftfreq arithmetic: those are compiled.  Object mode blocks are cached with the function.
 """
@@ -19,7 +19,7 @@ from numba.np.numpy_support import from_dtype
 
 from .zero import ZeroType
 
-_fft = importlib.import_module("runtime.fft")
+_fft = importlib.import_module("runtime.fourier")
 
 _ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
 _MANY_AXES = ("fftn", "ifftn", "fft2", "ifft2", "rfftn", "irfftn", "rfft2", "irfft2")
