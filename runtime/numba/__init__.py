@@ -5,6 +5,7 @@ Importing this package registers the Numba implementations; generated code refer
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
 from . import (  # noqa: F401
+    adjoint,
     batching,
     batching_parts,
     copies,
@@ -16,8 +17,8 @@ from . import (  # noqa: F401
     fourier,
     fused,
     helpers,
-    helpers_reverse,
     index_tricks,
+    likeness,
     linalg,
     linalg_rules,
     lowered,
@@ -29,8 +30,10 @@ from . import (  # noqa: F401
     prod_orders,
     promotion,
     pyforms,
+    pyfuncs,
     pynumbers,
     pytree,
+    ranges,
     rearranging,
     rearranging_parts,
     rearranging_rules,
@@ -38,9 +41,11 @@ from . import (  # noqa: F401
     scans,
     selection_rules,
     shape_gaps,
+    shapes,
     signal,
     stacked_linalg,
     tensor_products,
+    tree,
     zero,
 )
 from .batching_parts import select, trapezoid  # noqa: F401

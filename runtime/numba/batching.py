@@ -956,20 +956,6 @@ overload(_bt.dot_vjp_b_batched, prefer_literal=True)(_batched_vjp(_vjp_b, _adjoi
 # most two dimensions they are dot's adjoints; Numba needs an implementation for them to be typed at all.
 
 
-@overload(_adjoint.matmul_vjp_a)
-def _matmul_vjp_a(g, a, b):
-    if _nd(a) > 2 or _nd(b) > 2:
-        raise TypingError("the gradient of @ with stacks of matrices is not supported under jit")
-    return lambda g, a, b: _adjoint.dot_vjp_a(g, a, b)
-
-
-@overload(_adjoint.matmul_vjp_b)
-def _matmul_vjp_b(g, a, b):
-    if _nd(a) > 2 or _nd(b) > 2:
-        raise TypingError("the gradient of @ with stacks of matrices is not supported under jit")
-    return lambda g, a, b: _adjoint.dot_vjp_b(g, a, b)
-
-
 _BATCHED_RULES = {
     _adjoint.matmul_vjp_a: "_bt.dot_vjp_a_batched",
     _adjoint.matmul_vjp_b: "_bt.dot_vjp_b_batched",

@@ -14,8 +14,7 @@ from .. import batching_parts as _parts
 from .. import copies as _copies
 from .. import tree as _tree
 from .copies import _callee
-from .helpers import broadcast_to
-from .helpers_reverse import _is_none, _literal
+from .helpers import _is_none, _literal, broadcast_to
 from .lowered import _compiled
 from .zero import ZeroType, make_zero
 

@@ -17,7 +17,7 @@ from numba.extending import intrinsic, models, overload, register_jitable, regis
 from numba.np.numpy_support import as_dtype
 
 from .. import copies as _copies
-from .helpers_reverse import _full
+from .helpers import _full
 from .lowered import _compiled
 from .shape_gaps import NUMBA_FORMS
 from .signal import meshgrid

@@ -181,9 +181,3 @@ def _einsum(optimize, subscripts, *operands):
     scope = {}
     expr = _call(contract, [f"operands[{m}]" for m in range(len(operands))], scope)
     return _impl("optimize, subscripts, *operands", expr, scope)
-
-
-# ------------------------------------------------------------------ its derivative helpers (runtime/linalg.py)
-#
-# The tensors of a slot are the output's cotangent `out` (tensor 0), then the operands 1..n; the adjoint of
-# tensor k is the contraction of all the others into it.

@@ -9,8 +9,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from .helpers import _generated, _is_list, _is_tuple
-from .helpers_reverse import _flat, _full, _literal
+from .helpers import _flat, _full, _generated, _is_list, _is_tuple, _literal
 from .zero import ZeroType, make_zero
 
 _forward = importlib.import_module("runtime.forward")

@@ -1,8 +1,8 @@
-"""Numba implementations of the runtime helpers that generated code calls (rt.unbroadcast, rt.like, ...).
+"""What the Numba versions of the runtime helpers share: typing-time utilities and small compiled pieces.
 
-Each helper keeps its Python body for uncompiled code; the `overload` here is what Numba compiles
-instead.  Implementations are chosen from the argument types, so one compiled helper serves every
-shape: only dtypes, numbers of dimensions and tuple structures are fixed at compile time.
+Each runtime helper keeps its Python body for uncompiled code; the `overload` in runtime/numba/<file>.py, beside
+runtime/<file>.py, is what Numba compiles instead.  Implementations are chosen from the argument types, so one
+compiled helper serves every shape: only dtypes, numbers of dimensions and tuple structures are fixed at compile time.
 """
 
 from __future__ import annotations
@@ -12,19 +12,13 @@ import importlib
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
-_adjoint = importlib.import_module("runtime.adjoint")
-_like = importlib.import_module("runtime.likeness")
-_ranges = importlib.import_module("runtime.ranges")
+from .pynumbers import is_python
+from .zero import ZeroType
+
 _tree = importlib.import_module("runtime.tree")
-from . import lowered as _lowered  # noqa: E402
-from . import records as _records  # noqa: E402
-from .pynumbers import is_python  # noqa: E402
-from .zero import ZeroType, make_zero  # noqa: E402
-
-_ARRAY_OR_SCALAR = (types.Array, types.Number, types.Boolean)
 
 
 def _generated(name, params, body, namespace):
@@ -150,40 +144,6 @@ def _broadcast_copy(g, shape):
     return broadcast_to(g, shape).copy()
 
 
-@overload(_adjoint.unbroadcast)
-def _unbroadcast(g, x):
-    if isinstance(g, types.Optional) or isinstance(x, types.Optional):
-        return None  # Numba retries with the values unwrapped: a value set on some paths is no scalar
-    if isinstance(g, ZeroType) or _is_tuple(g) or _is_list(g):
-        return lambda g, x: g
-    if not isinstance(x, types.Array):
-        if isinstance(g, types.Array):
-            return lambda g, x: g.sum()
-        return lambda g, x: g
-    if not isinstance(g, types.Array):
-        return lambda g, x: np.full(x.shape, g)
-    if g.ndim < x.ndim:
-        return lambda g, x: broadcast_to(g, x.shape)
-
-    def impl(g, x):
-        if g.shape == x.shape:
-            return g
-        return _sum_to(g, x.shape)
-
-    if g.ndim == x.ndim:
-        return impl
-    return lambda g, x: _sum_to(g, x.shape)
-
-
-@overload(_adjoint.broadcast_like)
-def _broadcast_like(g, target):
-    if isinstance(g, ZeroType):
-        return lambda g, target: g
-    if not isinstance(target, types.Array):
-        return lambda g, target: g
-    return lambda g, target: broadcast_to(g, target.shape)
-
-
 @register_jitable
 def _reduced_mask(ndim, axis):
     mask = np.zeros(ndim, np.bool_)
@@ -192,102 +152,7 @@ def _reduced_mask(ndim, axis):
     return mask
 
 
-@register_jitable
-def _expand(g, shape, mask):
-    """g, whose axes are those of `shape` without the masked ones, broadcast to `shape`."""
-    kept = shape
-    for d in range(len(shape)):
-        if mask[d]:
-            kept = tuple_setitem(kept, d, 1)
-    return _broadcast_copy(np.ascontiguousarray(g).reshape(kept), shape)
-
-
-@overload(_adjoint.expand_reduced)
-def _expand_reduced(g, x, axis=None, keepdims=False):
-    if isinstance(g, ZeroType):
-        return lambda g, x, axis=None, keepdims=False: g
-    if not isinstance(x, types.Array):
-        return lambda g, x, axis=None, keepdims=False: g
-    if not isinstance(g, types.Array):
-        return lambda g, x, axis=None, keepdims=False: np.full(x.shape, g)
-    if g.ndim == x.ndim:
-        return lambda g, x, axis=None, keepdims=False: _broadcast_copy(g, x.shape)
-    if isinstance(axis, types.Integer):
-        return lambda g, x, axis=None, keepdims=False: _expand(g, x.shape, _reduced_mask(x.ndim, (axis,)))
-    return lambda g, x, axis=None, keepdims=False: _expand(g, x.shape, _reduced_mask(x.ndim, axis))
-
-
-# ------------------------------------------------------------------ shape-only stand-ins
-
-
-@overload(_like.like)
-def _like_impl(x, depth=4):
-    if isinstance(x, types.Array) and x.ndim == 0:
-        return lambda x, depth=4: np.zeros((), x.dtype)
-    if isinstance(x, types.Array):
-        return lambda x, depth=4: np.broadcast_to(np.zeros(1, x.dtype), x.shape)
-    if _is_tuple(x) and len(x) > 0:
-        body = ["return " + _packed(x, [f"_like.like(x[{i}])" for i in range(len(x))])]
-        return _generated("like_tuple", "x, depth=4", body, {"_like": _like, **_classes(x)})
-    if _is_list(x):
-        return lambda x, depth=4: [_like.like(v) for v in x]
-    return lambda x, depth=4: x
-
-
 # ------------------------------------------------------------------ adjoints of containers
-
-
-@overload(_tree.tree_add)
-def _tree_add(a, b):
-    if isinstance(a, ZeroType):
-        return lambda a, b: b
-    if isinstance(b, ZeroType):
-        return lambda a, b: a
-    if _is_tuple(a):
-        body = ["return " + _packed(a, [f"_tree.tree_add(a[{i}], b[{i}])" for i in range(len(a))])]
-        return _generated("tree_add_tuple", "a, b", body, {"_tree": _tree, **_classes(a)})
-    if _is_list(a) and _is_list(b):
-        same = a == b
-
-        def impl_list(a, b):
-            if same and len(a) != len(b):  # one of them is the zero list (see zero.py)
-                return a if len(a) > len(b) else b
-            return [_tree.tree_add(a[i], b[i]) for i in range(min(len(a), len(b)))]
-
-        return impl_list
-    return lambda a, b: a + b
-
-
-@overload(_tree.get)
-def _get(adjoint, index):
-    if isinstance(adjoint, ZeroType):
-        return lambda adjoint, index: adjoint
-    if isinstance(adjoint, types.Tuple) and not isinstance(index, types.IntegerLiteral):
-        raise TypingError(
-            "the derivative of a tuple whose items differ in type or rank (or of such a list, which jit keeps as a "
-            "tuple) is taken apart by an index known only at run time; index it by constants, and keep arrays of "
-            "different ranks in separate lists or names"
-        )
-    return lambda adjoint, index: adjoint[index]
-
-
-@overload(_tree.zeros_like_tree)
-def _zeros_like_tree(x):
-    if isinstance(x, ZeroType):  # the tangent of a zero adjoint: zero too
-        return lambda x: x
-    if isinstance(x, types.Array):
-        dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
-        return lambda x: np.zeros(x.shape, dtype)
-    if isinstance(x, types.Number):
-        return lambda x: 0.0
-    if _is_tuple(x):
-        body = ["return " + _packed(x, [f"_tree.zeros_like_tree(x[{i}])" for i in range(len(x))])]
-        return _generated("zeros_like_tuple", "x", body, {"_tree": _tree, **_classes(x)})
-    if _is_list(x):
-        return lambda x: [_tree.zeros_like_tree(v) for v in x]
-    if isinstance(x, types.NoneType):  # the tangent of a residual this path leaves unset: never read
-        return lambda x: make_zero()
-    raise TypingError(f"no zero of type {x}")
 
 
 def _is_positions(ty) -> bool:
@@ -297,250 +162,6 @@ def _is_positions(ty) -> bool:
 def _has_positions(index) -> bool:
     """An index with an integer array among its parts: one that can name a place more than once."""
     return _is_positions(index) or isinstance(index, types.BaseTuple) and any(_is_positions(t) for t in index.types)
-
-
-def _positions_repeat(index) -> bool:
-    """An index whose integer arrays may read a position twice in ways `out[index] += g` does not add up: an
-    integer array of 2 or more dimensions, or integer arrays among other indices (a[1:3, np.array([0, 0])])."""
-    if _is_positions(index):
-        return index.ndim != 1
-    return isinstance(index, types.BaseTuple) and any(_is_positions(t) for t in index.types)
-
-
-_BASIC_INDEX = (types.Integer, types.SliceType, types.EllipsisType, types.NoneType)
-
-
-def _is_view_index(index, ndim) -> bool:
-    """An index of basic parts that leaves axes: `a[index]` is a view to add into (adding through `a[index] += g`
-    would make Numba compile a formatted shape-mismatch message, seconds of compile time for each caller)."""
-    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
-    if not all(isinstance(p, _BASIC_INDEX) for p in parts):
-        return False
-    return sum(isinstance(p, types.Integer) for p in parts) < ndim or any(isinstance(p, types.NoneType) for p in parts)
-
-
-@overload(_tree.add_at)
-def _add_at(acc, x, index, g):
-    if isinstance(g, ZeroType):
-        return lambda acc, x, index, g: acc
-    if isinstance(x, types.BaseNamedTuple) and isinstance(index, types.StringLiteral):  # a dict argument's key
-        field = _records.field(x, index)
-        items = [
-            f"_tree.tree_add(out[{i}], g)" if i == field else f"out[{i}]" for i in range(len(x.instance_class._fields))
-        ]
-        body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
-        return _generated("add_at_record", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
-    if _records.is_record_type(x) and isinstance(index, types.UnicodeType):  # d[k] in a loop over d's keys
-        _records._one_type(x, "d[k] with a key known only at run time")
-        body = ["out = _tree.materialize(acc, x)"]
-        fields = x.instance_class._fields
-        for field, key in enumerate(fields):
-            items = [f"_tree.tree_add(out[{i}], g)" if i == field else f"out[{i}]" for i in range(len(fields))]
-            body += [f"if index == {key!r}:", "    return " + _packed(x, items)]
-        body.append("raise KeyError('the dict has no such key')")
-        return _generated("add_at_record_key", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
-    if _is_tuple(x) and isinstance(index, types.IntegerLiteral):  # a place known when compiling: any tuple
-        # a new tuple, item by item: tuple_setitem would overwrite an array without releasing it (or keeping
-        # the new one alive), which corrupts the heap when the tuple holds arrays
-        n, at = len(x), index.literal_value
-        if not -n <= at < n:
-            raise TypingError(f"tuple index {at} is out of range for {x}")
-        items = [f"_tree.tree_add(out[{j}], g)" if j == at % n else f"out[{j}]" for j in range(n)]
-        body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
-        return _generated("add_at_tuple_item", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
-    if isinstance(x, types.UniTuple):  # a place known only at run time: every item has the same type
-        n = len(x)
-        body = ["out = _tree.materialize(acc, x)"]
-        for i in range(n):
-            items = [f"_tree.tree_add(out[{j}], g)" if j == i else f"out[{j}]" for j in range(n)]
-            body += [f"if index == {i} or index == {i - n}:", "    return " + _packed(x, items)]
-        body.append("raise IndexError('tuple index out of range')")
-        return _generated("add_at_tuple", "acc, x, index, g", body, {"_tree": _tree})
-    if isinstance(x, types.Tuple) and isinstance(index, types.IntegerLiteral):  # items of mixed types
-        i = index.literal_value % len(x)
-        items = [f"_tree.tree_add(out[{j}], g)" if j == i else f"out[{j}]" for j in range(len(x))]
-        body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
-        return _generated("add_at_item", "acc, x, index, g", body, {"_tree": _tree})
-    if _is_list(x):
-        if isinstance(acc, ZeroType):
-
-            def impl_first(acc, x, index, g):
-                out = _tree.materialize(acc, x)
-                out[index] = _tree.tree_add(out[index], g)
-                return out
-
-            return impl_first
-
-        def impl_list(acc, x, index, g):
-            # a new list that shares the untouched entries (adjoints are never written in place)
-            out = _tree.materialize(acc, x) if len(acc) < len(x) else list(acc)
-            out[index] = _tree.tree_add(out[index], g)
-            return out
-
-        return impl_list
-    if isinstance(x, types.Number) and _lowered.scalar_index_shape(index) is not None:  # x[...], x[None] on a scalar
-        if isinstance(g, types.Array):
-            return lambda acc, x, index, g: _tree.tree_add(acc, g.sum())
-        return lambda acc, x, index, g: _tree.tree_add(acc, g)
-    if isinstance(x, types.Array):
-        if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim > 1:
-
-            def impl_mask(acc, x, index, g):
-                out = _tree.materialize(acc, x)
-                flat = out.reshape(out.size)
-                flat[np.ascontiguousarray(index).ravel()] += g
-                return out
-
-            return impl_mask
-        if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):  # a[[0, 2]]
-            return lambda acc, x, index, g: _tree.add_at(acc, x, np.array(index), g)
-        if _positions_repeat(index):
-
-            def impl_positions(acc, x, index, g):  # each read's position in x, so that repeats accumulate
-                out = np.ascontiguousarray(_tree.materialize(acc, x))
-                read = np.arange(out.size).reshape(out.shape)[index]
-                flat_read = np.ascontiguousarray(read).reshape(read.size)
-                flat_g = np.ascontiguousarray(broadcast_to(g, read.shape)).reshape(read.size)
-                flat_out = out.reshape(out.size)
-                for k in range(read.size):
-                    flat_out[flat_read[k]] += flat_g[k]
-                return out
-
-            return impl_positions
-        if isinstance(index, types.Array) and isinstance(index.dtype, types.Integer) and index.ndim == 1:
-
-            def impl_indices(acc, x, index, g):  # repeated indices accumulate, as np.add.at does
-                out = _tree.materialize(acc, x)
-                for k in range(index.shape[0]):
-                    out[index[k]] += g[k]
-                return out
-
-            return impl_indices
-
-        def impl_array(acc, x, index, g):
-            out = _tree.materialize(acc, x)
-            out[index] += g
-            return out
-
-        if _is_view_index(index, x.ndim) and isinstance(g, types.Array):
-
-            def impl_view(acc, x, index, g):
-                out = _tree.materialize(acc, x)
-                view = out[index]
-                np.add(view, g, view)
-                return out
-
-            return impl_view
-        return impl_array
-    raise TypingError(f"add_at into {x} is not supported under jit")
-
-
-@overload(_tree.pack_like)
-def _pack_like(x, parts):
-    if isinstance(parts, ZeroType) or all(isinstance(p, ZeroType) for p in parts):
-        return lambda x, parts: make_zero()
-    if _is_tuple(x):
-        return lambda x, parts: parts
-    if isinstance(x, types.Array):
-
-        def impl(x, parts):
-            out = _tree.materialize(make_zero(), x)
-            for i in range(len(parts)):
-                out[i] = parts[i]
-            return out
-
-        return impl
-    if _is_list(x) and isinstance(parts, types.BaseTuple):  # `a, b = xs` of a list: its items' adjoints
-        body = ["out = _tree.materialize(make_zero(), x)"]
-        body += [
-            f"out[{i}] = _tree.tree_add(out[{i}], parts[{i}])"
-            for i, ty in enumerate(parts.types)
-            if not isinstance(ty, ZeroType)
-        ]
-        return _generated("pack_like_list", "x, parts", body + ["return out"], {"_tree": _tree, "make_zero": make_zero})
-    raise TypingError(f"pack_like into {x} is not supported under jit")
-
-
-@overload(_tree.unpack_like)
-def _unpack_like(adjoint, parts):
-    n = len(parts)
-    if isinstance(adjoint, ZeroType):
-        body = ["z = make_zero()", "return (" + "z, " * n + ")"]
-        return _generated("unpack_zero", "adjoint, parts", body, {"make_zero": make_zero})
-    body = ["return (" + "".join(f"adjoint[{i}], " for i in range(n)) + ")"]
-    return _generated("unpack_like_tuple", "adjoint, parts", body, {})
-
-
-@overload(_tree.real_like)
-def _real_like(g, like):
-    if isinstance(g, ZeroType):
-        return lambda g, like: g
-    if _is_tuple(like) and isinstance(g, types.BaseTuple) and len(g) == len(like):
-        items = [f"_tree.real_like(g[{i}], like[{i}])" for i in range(len(like))]
-        return _generated(
-            "real_like_tuple", "g, like", ["return " + _packed(like, items)], {"_tree": _tree, **_classes(like)}
-        )
-    if _is_list(like) and isinstance(g, types.List):
-        return lambda g, like: [_tree.real_like(g[i], like[i]) for i in range(len(g))]
-    kind = like.dtype if isinstance(like, types.Array) else like
-    if _complex_to_real(g, kind if isinstance(kind, types.Number) else types.float64):
-        return lambda g, like: np.real(g)
-    return lambda g, like: g
-
-
-def _complex_to_real(adjoint, dtype):
-    """Whether `adjoint` (a Numba type) is complex where the primal's `dtype` is real."""
-    kind = adjoint.dtype if isinstance(adjoint, types.Array) else adjoint
-    return isinstance(kind, types.Complex) and not isinstance(dtype, types.Complex)
-
-
-@overload(_tree.materialize)
-def _materialize(adjoint, x):
-    if _is_tuple(x):
-        items = [f"_tree.materialize(_tree.get(adjoint, {i}), x[{i}])" for i in range(len(x))]
-        return _generated(
-            "materialize_tuple", "adjoint, x", ["return " + _packed(x, items)], {"_tree": _tree, **_classes(x)}
-        )
-    if _is_list(x):
-        if isinstance(adjoint, ZeroType):
-            return lambda adjoint, x: [_tree.materialize(adjoint, v) for v in x]
-
-        def impl_list(adjoint, x):
-            if len(adjoint) < len(x):  # the zero list (see zero.py)
-                return [_tree.materialize(make_zero(), v) for v in x]
-            return [_tree.materialize(adjoint[i], x[i]) for i in range(len(x))]
-
-        return impl_list
-    if isinstance(x, types.Array):
-        dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
-        if isinstance(adjoint, ZeroType):
-            return lambda adjoint, x: np.zeros(x.shape, dtype)
-        if _complex_to_real(adjoint, dtype):  # a real value's gradient: the real part of its adjoint
-            return lambda adjoint, x: _tree.materialize(np.real(adjoint), x)
-        if isinstance(adjoint, types.Array):
-
-            def impl(adjoint, x):
-                if adjoint.shape == x.shape:
-                    return adjoint.astype(dtype)
-                return broadcast_to(adjoint, x.shape).astype(dtype)
-
-            return impl
-        return lambda adjoint, x: np.full(x.shape, adjoint, dtype)
-    if isinstance(x, types.Number):
-        if isinstance(adjoint, ZeroType):
-            return lambda adjoint, x: 0.0
-        if isinstance(x, types.Complex):
-            if isinstance(adjoint, types.Array):
-                return lambda adjoint, x: np.complex128(adjoint.sum())
-            return lambda adjoint, x: np.complex128(adjoint)
-        if _complex_to_real(adjoint, types.float64):
-            return lambda adjoint, x: _tree.materialize(np.real(adjoint), x)
-        if isinstance(adjoint, types.Array):
-            return lambda adjoint, x: np.float64(adjoint.sum())
-        return lambda adjoint, x: np.float64(adjoint)
-    if isinstance(x, (types.UnicodeType, types.StringLiteral)):  # a dict's key (in d.items()): no derivative
-        return lambda adjoint, x: make_zero()
-    raise TypingError(f"no adjoint of type {x}")
 
 
 def _leaf_types(ty, path=""):
@@ -575,221 +196,279 @@ def check_real_output_type(value, what, transform, complex_ok=False):
             raise _tree.output_type_error(transform, what, name + (f" at {path}" if path else ""), kind)
 
 
-@overload(_tree.check_real_output, prefer_literal=True)
-def _check_real_output(value, what, transform, complex_ok=False):
-    complex_ok = getattr(complex_ok, "literal_value", getattr(complex_ok, "value", False))
-    check_real_output_type(value, what, getattr(transform, "literal_value", "grad"), complex_ok)
-    return lambda value, what, transform, complex_ok=False: value
+def _is_none(ty):
+    return ty is None or isinstance(ty, (types.NoneType, types.Omitted)) and getattr(ty, "value", None) is None
 
 
-@overload(_tree.scalar_seed, prefer_literal=True)
-def _scalar_seed(value, what):
-    if isinstance(value, types.Array) and value.ndim != 0 or _is_tuple(value) or _is_list(value):
-        raise TypingError("grad requires the function to return a scalar; use jacrev for non-scalar outputs")
-    check_real_output_type(value, what, "grad")
-    dtype = value.dtype if isinstance(value, types.Array) else value
-    return lambda value, what: dtype(1)
+def _literal(ty, default=None):
+    """The Python value of a literal (or omitted) argument type, else `default`."""
+    if ty is None or isinstance(ty, (bool, int, float, str)):  # a default the call left out
+        return ty
+    if isinstance(ty, types.Omitted):
+        return ty.value
+    if isinstance(ty, types.Literal):
+        return ty.literal_value
+    if isinstance(ty, types.NoneType):
+        return None
+    return default
 
 
-@overload(_tree.check_scalar_output)
-def _check_scalar_output(value, what):
-    if isinstance(value, types.Array) and value.ndim != 0 or not isinstance(value, _ARRAY_OR_SCALAR):
-        raise TypingError(f"grad requires the function to return a scalar, not {value}")
-    return lambda value, what: value
+def _float_dtype(ty):
+    """The floating dtype an adjoint of a value of type `ty` has (float64 for integers and bools)."""
+    dtype = ty.dtype if isinstance(ty, types.Array) else ty
+    return dtype if isinstance(dtype, (types.Float, types.Complex)) else types.float64
 
 
-@overload(_tree.list_append)
-def _list_append(items, value):
-    def impl(items, value):
-        out = list(items)
-        out.append(value)
-        return out
-
-    return impl
+def _ndim(ty):
+    return ty.ndim if isinstance(ty, types.Array) else 0
 
 
-# ------------------------------------------------------------------ loops and regions
+def _full(g, shape):
+    """g broadcast to `shape`, as a C-contiguous array (a stand-in: Numba compiles the overload)."""
+    return np.array(broadcast_to(g, shape))
 
 
-@overload(_ranges.first)
-def _first(steps):
-    return lambda steps: steps.start
-
-
-@overload(_ranges.backwards)
-def _backwards(steps, trips=None):
-    if isinstance(trips, (types.NoneType, types.Omitted)) or trips is None:
-
-        def impl(steps, trips=None):
-            n = len(steps)
-            return range(steps.start + (n - 1) * steps.step, steps.start - steps.step, -steps.step)
-
-        return impl
-
-    def impl_trips(steps, trips=None):
-        n = min(len(steps), trips)
-        return range(steps.start + (n - 1) * steps.step, steps.start - steps.step, -steps.step)
-
-    return impl_trips
-
-
-@overload(_adjoint.zero_region)
-def _zero_region(g, index):
-    if isinstance(g, ZeroType):
-        return lambda g, index: g
-    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
-        return lambda g, index: _adjoint.zero_region(g, np.array(index))
-
-    def impl(g, index):
-        out = g.copy()
-        out[index] = 0
-        return out
-
-    return impl
-
-
-@overload(_adjoint.get_kept)
-def _get_kept(g, index):
-    if isinstance(g, ZeroType):
-        return lambda g, index: g
-    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
-        return lambda g, index: _adjoint.get_kept(g, np.array(index))
-    if not _has_positions(index):
-        return lambda g, index: g[index]  # no place is written twice
-
-    def impl(g, index):  # Numba writes each position's number where it writes; the numbers left there are kept
-        read = np.ascontiguousarray(g[index])
-        reached = np.zeros(g.shape, np.bool_)
-        reached[index] = True
-        if np.count_nonzero(reached) == read.size:  # as many places as positions: none repeats
-            return read
-        places = np.empty(g.shape, np.intp)
-        places[index] = np.arange(read.size).reshape(read.shape)
-        kept = np.ascontiguousarray(places[index]).reshape(read.size)
-        flat = read.reshape(read.size)
-        for k in range(read.size):
-            if kept[k] != k:
-                flat[k] = 0
-        return read
-
-    return impl
-
-
-@overload(_adjoint.save_region)
-def _save_region(x, index):
-    if isinstance(x, ZeroType):
-        return lambda x, index: x
-    if isinstance(index, types.List) and isinstance(index.dtype, types.Integer):
-        return lambda x, index: _adjoint.save_region(x, np.array(index))
-    return lambda x, index: np.copy(x[index])
-
-
-@overload(_adjoint.shape_of)
-def _shape_of(x):
-    return lambda x: np.shape(x)
-
-
-@overload(_adjoint.astype_like)
-def _astype_like(g, x):
-    if isinstance(g, ZeroType) or not isinstance(x, types.Array) or not isinstance(x.dtype, types.Float):
-        return lambda g, x: g
-    dtype = x.dtype
+@overload(_full)
+def _full_impl(g, shape):
     if isinstance(g, types.Array):
-        return lambda g, x: g.astype(dtype)
-    return lambda g, x: dtype(g)
+        if g.ndim == len(shape):
+
+            def impl(g, shape):
+                if g.shape == shape:
+                    return np.ascontiguousarray(g)
+                return _broadcast_copy(g, shape)
+
+            return impl
+        return lambda g, shape: _broadcast_copy(g, shape)
+    return lambda g, shape: np.full(shape, g)
 
 
-# ------------------------------------------------------------------ products
+def _flat(x):
+    return np.ravel(x)
+
+
+@overload(_flat)
+def _flat_impl(x):
+    """x as a C-contiguous 1-D array (a scalar becomes one entry)."""
+    if isinstance(x, types.Array):
+        return lambda x: np.ascontiguousarray(x).reshape(x.size)
+    return lambda x: np.full(1, x)
+
+
+def _mask_of(ndim, axis):
+    return None
+
+
+@overload(_mask_of)
+def _mask_of_impl(ndim, axis):
+    """The reduced axes of a reduction over `axis` as a boolean mask (None: all axes)."""
+    if _is_none(axis):
+        return lambda ndim, axis: np.ones(ndim, np.bool_)
+    if isinstance(axis, types.Integer):
+        return lambda ndim, axis: _reduced_mask(ndim, (axis,))
+    if isinstance(axis, types.BaseTuple):
+        return lambda ndim, axis: _reduced_mask(ndim, axis)
+    raise TypingError(f"axis must be None, an int or a tuple of ints, not {axis}")
 
 
 @register_jitable
-def _matrix(a, rows):
-    """a as a C-contiguous 2-D array with `rows` rows."""
-    flat = np.ascontiguousarray(a)
-    return flat.reshape((rows, flat.size // rows if rows else 0))
+def _group_ids(shape, mask):
+    """For each entry (C order) of an array of `shape`, the flat index of its group in a reduction over `mask`."""
+    nd = len(shape)
+    size = 1
+    groups = 1
+    for d in range(nd):
+        size *= shape[d]
+        if not mask[d]:
+            groups *= shape[d]
+    ids = np.zeros(size, np.int64)
+    index = np.zeros(nd, np.int64)
+    for flat in range(size):
+        pos = 0
+        for d in range(nd):
+            if not mask[d]:
+                pos = pos * shape[d] + index[d]
+        ids[flat] = pos
+        advance(index, shape)
+    return ids, groups
 
 
-@overload(_adjoint.dot_vjp_a)
-def _dot_vjp_a(g, a, b):
-    if isinstance(g, ZeroType) or isinstance(b, ZeroType):
-        return lambda g, a, b: make_zero()
-    a_nd = a.ndim if isinstance(a, types.Array) else 0
-    b_nd = b.ndim if isinstance(b, types.Array) else 0
-    if a_nd == 0 or b_nd == 0:
-        return lambda g, a, b: _adjoint.unbroadcast(g * b, a)
-    if b_nd == 1:
-        if a_nd == 1:
-            return lambda g, a, b: g * b
-        return lambda g, a, b: np.asarray(g).reshape(g.shape + (1,)) * b
-    if b_nd == 2:
-        if a_nd == 1:
-            return lambda g, a, b: np.dot(b, g)
-        if a_nd == 2:
-            return lambda g, a, b: np.dot(g, b.T)
-
-        def impl_nd(g, a, b):
-            rows = a.size // a.shape[-1]
-            return np.dot(_matrix(g, rows), np.ascontiguousarray(b.T)).reshape(a.shape)
-
-        return impl_nd
-    dtype = _product_dtype(g, b)
-
-    def impl_stacked(g, a, b):  # b (B..., k, m): g (A..., B..., m) against b's rows, summed over B and m
-        k, m = b.shape[-2], b.shape[-1]
-        count = b.size // (k * m) if k * m else 0
-        rows = a.size // k if k else 0
-        b3 = np.ascontiguousarray(b).reshape((count, k, m))
-        b_rows = np.ascontiguousarray(b3.transpose((0, 2, 1))).reshape((count * m, k)).astype(dtype)
-        g2 = np.ascontiguousarray(g).reshape((rows, count * m)).astype(dtype)
-        return np.dot(g2, b_rows).reshape(a.shape)
-
-    return impl_stacked
+@register_jitable
+def _perm_front(nd, ax):
+    """The permutation that moves axis `ax` to the front."""
+    perm = np.empty(nd, np.int64)
+    perm[0] = ax
+    k = 1
+    for d in range(nd):
+        if d != ax:
+            perm[k] = d
+            k += 1
+    return perm
 
 
-def _product_dtype(x, y):
-    """The dtype NumPy gives a product of x and y (arrays or scalars)."""
-    return np.result_type(*(np.dtype(str(t.dtype if isinstance(t, types.Array) else t)) for t in (x, y)))
+@register_jitable
+def _perm_back(nd, ax):
+    """The permutation that moves the front axis back to position `ax`."""
+    front = _perm_front(nd, ax)
+    inverse = np.empty(nd, np.int64)
+    for i in range(nd):
+        inverse[front[i]] = i
+    return inverse
 
 
-@overload(_adjoint.dot_vjp_b)
-def _dot_vjp_b(g, a, b):
-    if isinstance(g, ZeroType) or isinstance(a, ZeroType):
-        return lambda g, a, b: make_zero()
-    a_nd = a.ndim if isinstance(a, types.Array) else 0
-    b_nd = b.ndim if isinstance(b, types.Array) else 0
-    if a_nd == 0 or b_nd == 0:
-        return lambda g, a, b: _adjoint.unbroadcast(g * a, b)
-    if b_nd == 1:
-        if a_nd == 1:
-            return lambda g, a, b: g * a
-        if a_nd == 2:
-            return lambda g, a, b: np.dot(a.T, g)
+def _moveaxis(x, source, front):
+    return np.moveaxis(x, source, 0) if front else np.moveaxis(x, 0, source)
 
-        def impl_vec(g, a, b):
-            rows = a.size // a.shape[-1]
-            return np.dot(_matrix(a, rows).T, np.ascontiguousarray(g).ravel())
 
-        return impl_vec
-    if b_nd == 2:
-        if a_nd == 1:
-            return lambda g, a, b: np.outer(a, g)
-        if a_nd == 2:
-            return lambda g, a, b: np.dot(a.T, g)
+@overload(_moveaxis)
+def _moveaxis_impl(x, source, front):
+    """np.moveaxis(x, source, 0) when `front`, else np.moveaxis(x, 0, source) (source non-negative)."""
+    nd = x.ndim
 
-        def impl_nd(g, a, b):
-            rows = a.size // a.shape[-1]
-            return np.dot(_matrix(a, rows).T, _matrix(g, rows))
+    def impl(x, source, front):
+        perm = _perm_front(nd, source) if front else _perm_back(nd, source)
+        return np.transpose(x, to_fixed_tuple(perm, nd))
 
-        return impl_nd
-    dtype = _product_dtype(g, a)
+    return impl
 
-    def impl_stacked(g, a, b):  # b (B..., k, m): a's rows (k) against g (A..., B..., m), summed over A
-        k, m = b.shape[-2], b.shape[-1]
-        count = b.size // (k * m) if k * m else 0
-        rows = a.size // k if k else 0
-        a2 = np.ascontiguousarray(np.ascontiguousarray(a).reshape((rows, k)).T).astype(dtype)
-        g2 = np.ascontiguousarray(g).reshape((rows, count * m)).astype(dtype)
-        out = np.dot(a2, g2).reshape((k, count, m))  # (k, B, m) -> (B, k, m)
-        return np.ascontiguousarray(out.transpose((1, 0, 2))).reshape(b.shape)
 
-    return impl_stacked
+def _size_of(x):
+    return np.size(x)
+
+
+@overload(_size_of)
+def _size_of_impl(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.size
+    return lambda x: 1
+
+
+def _piece(part, x):
+    return part
+
+
+@overload(_piece)
+def _piece_impl(part, x):
+    """A slice of the joined adjoint, shaped like x (a size-1 stand-in for zero fills the whole shape)."""
+    if not isinstance(part, types.Array):
+        if isinstance(x, types.Array):
+            return lambda part, x: np.full(x.shape, part)
+        return lambda part, x: part
+    if isinstance(x, types.Array):
+
+        def impl(part, x):
+            if part.size != x.size:
+                return np.full(x.shape, np.ascontiguousarray(part).reshape(part.size)[0])
+            return np.ascontiguousarray(part).reshape(x.shape)
+
+        return impl
+    return lambda part, x: np.ascontiguousarray(part).reshape(part.size)[0]
+
+
+def _joined_axis(g, axis):
+    return g
+
+
+@overload(_joined_axis)
+def _joined_axis_impl(g, axis):
+    """(g, axis) as split_like reads them: for axis None, g flattened and axis 0."""
+    if _is_none(axis):
+        return lambda g, axis: (np.ascontiguousarray(g).reshape(g.size), 0)
+    return lambda g, axis: (g, axis % g.ndim)
+
+
+def _as_reps(reps):
+    return reps
+
+
+@overload(_as_reps)
+def _as_reps_impl(reps):
+    if isinstance(reps, types.Integer):
+        return lambda reps: (reps,)
+    return lambda reps: reps
+
+
+def _reshape_like(flat, like):
+    return flat
+
+
+@overload(_reshape_like)
+def _reshape_like_impl(flat, like):
+    """A flat array reshaped like `like` (its only entry, for a scalar)."""
+    if isinstance(like, types.Array):
+        return lambda flat, like: flat.reshape(like.shape)
+    return lambda flat, like: flat[0]
+
+
+def _norm_order(ord):
+    """'two' (None, 2, 'fro'), or 'p' for an order known only at run time (a vector norm)."""
+    value = _literal(ord, "runtime")
+    if value is None or value == "fro" or value == 2:
+        return "two"
+    if isinstance(value, str) and value != "runtime":
+        raise TypingError(f"np.linalg.norm with ord={value!r} is not differentiable under jit")
+    return "p"
+
+
+def _check_vector_norm(x, ord, axis):
+    value = _literal(ord, "runtime")
+    if value is None or value == "fro":
+        return
+    nd = _ndim(x)
+    axes = 1 if isinstance(axis, types.Integer) else len(axis) if isinstance(axis, types.BaseTuple) else nd
+    if axes != 1:
+        raise TypingError("the gradient of a matrix norm (ord other than None or 'fro') is not supported under jit")
+
+
+@register_jitable
+def _group_norms(values, ids, groups, p):
+    norms = np.zeros(groups, np.float64)
+    for k in range(values.size):
+        if p == 2.0:
+            norms[ids[k]] += values[k] * values[k]
+        else:
+            norms[ids[k]] += abs(values[k]) ** p
+    for i in range(groups):
+        norms[i] = np.sqrt(norms[i]) if p == 2.0 else norms[i] ** (1.0 / p)
+    return norms
+
+
+def _order_value(ord):
+    return ord
+
+
+@overload(_order_value)
+def _order_value_impl(ord):
+    """The norm order as a float (2.0 for None and 'fro')."""
+    if _norm_order(ord) == "two":
+        return lambda ord: 2.0
+    return lambda ord: float(ord)
+
+
+@overload(np.ndim)
+def _np_ndim(x):
+    """np.ndim, which transpose's adjoint reads (Numba has no implementation of its own)."""
+    nd = _ndim(x)
+    return lambda x: nd
+
+
+def _fill(out, parts):
+    """out[...] = parts, item by item for a (nested) list or tuple; zeros are skipped."""
+
+
+@overload(_fill)
+def _fill_impl(out, parts):
+    if isinstance(parts, ZeroType):
+        return lambda out, parts: None
+    if _is_list(parts) or _is_tuple(parts):
+        items = parts.types if _is_tuple(parts) else (parts.dtype,)
+        scalars = all(isinstance(t, (types.Number, types.Boolean)) for t in items)
+        step = "out[{i}] = parts[{i}]" if scalars else "_fill(out[{i}], parts[{i}])"
+        if _is_list(parts):
+            body = ["for i in range(len(parts)):", "    " + step.format(i="i")]
+        else:
+            body = [step.format(i=i) for i in range(len(parts))] or ["return None"]
+        return _generated("fill_items", "out, parts", body, {"_fill": _fill})
+    if isinstance(out, types.Array) and out.ndim == 0:
+        return _generated("fill_scalar", "out, parts", ["out[()] = parts"], {})
+    return _generated("fill_array", "out, parts", ["out[...] = parts"], {})

@@ -7,10 +7,26 @@ import importlib
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .einsum import _call, _contraction, _dtype, _einsum_labels, _impl, einsum
+from .helpers import (
+    _check_vector_norm,
+    _flat,
+    _full,
+    _group_ids,
+    _group_norms,
+    _is_none,
+    _literal,
+    _mask_of,
+    _order_value,
+    advance,
+)
 from .lowered import _ndim
+from .lowered import dot as _jt_dot
+from .lowered import matmul as _jt_matmul
+from .lowered import solve as _jt_solve
 from .zero import ZeroType, make_zero
 
 _linalg = importlib.import_module("runtime.linalg")
@@ -117,3 +133,338 @@ def _einsum_slot_jvp(operands, k, out, tangents):
         if m != slot and not isinstance(tangents.types[m], ZeroType)
     ]
     return _impl("operands, k, out, tangents", _sum(parts), scope)
+
+
+@overload(_linalg.inner_vjp_a)
+def _inner_vjp_a(g, a_like, b):
+    if isinstance(g, ZeroType) or isinstance(b, ZeroType):
+        return lambda g, a_like, b: make_zero()
+    if _ndim(a_like) == 0 or _ndim(b) == 0:
+        return lambda g, a_like, b: _adjoint.unbroadcast(g * b, a_like)
+
+    def impl(g, a_like, b):
+        k = b.shape[-1]
+        rows_a = a_like.size // k if k else 0
+        rows_b = b.size // k if k else 0
+        gs = _full(g, a_like.shape[:-1] + b.shape[:-1]).reshape((rows_a, rows_b))
+        b2 = np.ascontiguousarray(b).reshape((rows_b, k))
+        return _jt_dot(gs, b2).reshape(a_like.shape)
+
+    return impl
+
+
+@overload(_linalg.inner_vjp_b)
+def _inner_vjp_b(g, a, b_like):
+    if isinstance(g, ZeroType) or isinstance(a, ZeroType):
+        return lambda g, a, b_like: make_zero()
+    if _ndim(a) == 0 or _ndim(b_like) == 0:
+        return lambda g, a, b_like: _adjoint.unbroadcast(g * a, b_like)
+
+    def impl(g, a, b_like):
+        k = a.shape[-1]
+        rows_a = a.size // k if k else 0
+        rows_b = b_like.size // k if k else 0
+        gs = _full(g, a.shape[:-1] + b_like.shape[:-1]).reshape((rows_a, rows_b))
+        a2 = np.ascontiguousarray(a).reshape((rows_a, k))
+        return _jt_dot(gs.T, a2).reshape(b_like.shape)
+
+    return impl
+
+
+@overload(_linalg.outer_vjp_a)
+def _outer_vjp_a(g, a_like, b):
+    if isinstance(g, ZeroType) or isinstance(b, ZeroType):
+        return lambda g, a_like, b: make_zero()
+    if _ndim(a_like) == 0:
+        return lambda g, a_like, b: np.dot(_flat(g), _flat(b))
+    return lambda g, a_like, b: np.dot(np.ascontiguousarray(g), _flat(b)).reshape(a_like.shape)
+
+
+@overload(_linalg.outer_vjp_b)
+def _outer_vjp_b(g, a, b_like):
+    if isinstance(g, ZeroType) or isinstance(a, ZeroType):
+        return lambda g, a, b_like: make_zero()
+    if _ndim(b_like) == 0:
+        return lambda g, a, b_like: np.dot(_flat(a), _flat(g))
+    return lambda g, a, b_like: np.dot(_flat(a), np.ascontiguousarray(g)).reshape(b_like.shape)
+
+
+@register_jitable
+def _diag_length(n1, n2, offset):
+    return max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
+
+
+@register_jitable
+def _embed(values, shape, offset, axis1, axis2, along):
+    """Zeros of `shape` with `values` (flat, C order over the other axes, then the diagonal when `along`) on
+    the diagonal of axes axis1, axis2 at `offset`."""
+    nd = len(shape)
+    size = 1
+    for n in shape:
+        size *= n
+    length = _diag_length(shape[axis1], shape[axis2], offset) if along else 1
+    out = np.zeros(size, values.dtype)
+    index = np.zeros(nd, np.int64)
+    for flat in range(size):
+        i1, i2 = index[axis1], index[axis2]
+        if i2 - i1 == offset:
+            pos = 0
+            for d in range(nd):
+                if d != axis1 and d != axis2:
+                    pos = pos * shape[d] + index[d]
+            out[flat] = values[pos * length + (min(i1, i2) if along else 0)]
+        advance(index, shape)
+    return out.reshape(shape)
+
+
+@register_jitable
+def _rest_shape(shape, axis1, axis2, extra, out_nd):
+    """shape without axes axis1 and axis2, then `extra` when out_nd says there is room for it."""
+    out = np.empty(out_nd, np.int64)
+    k = 0
+    for d in range(len(shape)):
+        if d != axis1 and d != axis2:
+            out[k] = shape[d]
+            k += 1
+    if k < out_nd:
+        out[k] = extra
+    return out
+
+
+def _diagonal_embedder(like, along):
+    nd = like.ndim
+    out_nd = nd - 2 + (1 if along else 0)
+    dtype = _float_dtype(like)
+
+    def impl(g, like, offset=0, axis1=0, axis2=1):
+        a1, a2 = axis1 % nd, axis2 % nd
+        length = _diag_length(like.shape[a1], like.shape[a2], offset)
+        shape = to_fixed_tuple(_rest_shape(like.shape, a1, a2, length, out_nd), out_nd)
+        values = _flat(_full(g, shape)).astype(dtype)
+        return _embed(values, like.shape, offset, a1, a2, along)
+
+    return impl
+
+
+@overload(_linalg.trace_vjp)
+def _trace_vjp(g, like, offset=0, axis1=0, axis2=1):
+    if isinstance(g, ZeroType):
+        return lambda g, like, offset=0, axis1=0, axis2=1: g
+    return _diagonal_embedder(like, False)
+
+
+@overload(_linalg.diagonal_vjp)
+def _diagonal_vjp(g, like, offset=0, axis1=0, axis2=1):
+    if isinstance(g, ZeroType):
+        return lambda g, like, offset=0, axis1=0, axis2=1: g
+    return _diagonal_embedder(like, True)
+
+
+@overload(_linalg.diag_vjp)
+def _diag_vjp(g, like, k=0):
+    if isinstance(g, ZeroType):
+        return lambda g, like, k=0: g
+    if _ndim(like) == 1:
+
+        def impl_1d(g, like, k=0):
+            n = like.shape[0] + abs(k)
+            return np.diag(_full(g, (n, n)), k).copy()
+
+        return impl_1d
+    embed = register_jitable(_diagonal_embedder(like, True))
+    return lambda g, like, k=0: embed(g, like, k, 0, 1)
+
+
+@overload(_linalg.solve_like)
+def _solve_like(a, b, like):
+    if isinstance(b, ZeroType):
+        return lambda a, b, like: b
+    if _ndim(a) == 2 and _ndim(like) == 1:
+        if _ndim(b) == 1:
+            return lambda a, b, like: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
+        if _ndim(b) == 2:
+            return lambda a, b, like: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b.T)).T
+    elif _ndim(a) == 2 and _ndim(b) == 2:
+        return lambda a, b, like: np.linalg.solve(np.ascontiguousarray(a), np.ascontiguousarray(b))
+    if _ndim(like) == 1:  # b: a stack of vectors, solved as one-column matrices (stacks broadcast, as NumPy's)
+
+        def impl_vectors(a, b, like):
+            out = _jt_solve(a, np.ascontiguousarray(b).reshape(b.shape + (1,)))
+            return out.reshape(out.shape[:-1])
+
+        return impl_vectors
+    return lambda a, b, like: _jt_solve(a, b)
+
+
+@overload(_linalg.as_column)
+def _as_column(v, like):
+    if isinstance(v, ZeroType):
+        return lambda v, like: v
+    if _ndim(like) == 1:
+        return lambda v, like: np.ascontiguousarray(v).reshape(v.shape + (1,))
+    return lambda v, like: v
+
+
+@overload(_linalg.from_column)
+def _from_column(v, like):
+    if isinstance(v, ZeroType):
+        return lambda v, like: v
+    if _ndim(like) == 1:
+        return lambda v, like: np.ascontiguousarray(v).reshape(v.shape[:-1])
+    return lambda v, like: v
+
+
+@overload(_linalg.matrix_transpose)
+def _matrix_transpose(x):
+    if isinstance(x, ZeroType):
+        return lambda x: x
+    return lambda x: np.swapaxes(x, -1, -2)
+
+
+@overload(_linalg.matmul_or_zero)
+def _matmul_or_zero(x, y):
+    if isinstance(x, ZeroType) or isinstance(y, ZeroType):
+        return lambda x, y: make_zero()
+    return lambda x, y: _jt_matmul(x, y)
+
+
+@overload(_linalg.slogdet)
+def _slogdet(a):
+    def impl(a):
+        sign, logabsdet = np.linalg.slogdet(a)
+        return sign, logabsdet
+
+    return impl
+
+
+@register_jitable
+def _norm_grad_flat(values, ids, groups, p):
+    out = np.zeros(values.size, np.float64)
+    if p == np.inf or p == -np.inf:
+        best = np.full(groups, -np.inf if p > 0 else np.inf)
+        for k in range(values.size):
+            v = abs(values[k])
+            if (p > 0 and v > best[ids[k]]) or (p < 0 and v < best[ids[k]]):
+                best[ids[k]] = v
+        count = np.zeros(groups)
+        for k in range(values.size):
+            if abs(values[k]) == best[ids[k]]:
+                count[ids[k]] += 1.0
+        for k in range(values.size):
+            if abs(values[k]) == best[ids[k]]:
+                out[k] = np.sign(values[k]) / count[ids[k]]
+        return out
+    if p == 0:
+        return out
+    norms = _group_norms(values, ids, groups, p)
+    for k in range(values.size):
+        n = norms[ids[k]]
+        if p == 2.0:
+            out[k] = values[k] / n
+        else:
+            out[k] = np.sign(values[k]) * (abs(values[k]) / n) ** (p - 1)
+    return out
+
+
+@register_jitable
+def _matrix_norm_grad(m, p, nuclear):
+    """d norm(m, ord) / dm for a float64 matrix and a matrix order p (1, -1, inf, -inf, 2, -2) or the nuclear norm."""
+    out = np.zeros(m.shape, np.float64)
+    if nuclear or p == 2.0 or p == -2.0:
+        u, s, vh = np.linalg.svd(m, full_matrices=False)
+        if nuclear:
+            return np.dot(u, vh)
+        k = 0 if p > 0 else s.size - 1  # the largest (smallest) singular value's vectors
+        return np.outer(u[:, k], vh[k, :])
+    if p == 1.0 or p == -1.0 or p == np.inf or p == -np.inf:
+        columns = p == 1.0 or p == -1.0  # 1: the largest column sum of |m|; inf: the largest row sum
+        sums = np.sum(np.abs(m), axis=0) if columns else np.sum(np.abs(m), axis=1)
+        best = np.max(sums) if p > 0 else np.min(sums)
+        ties = 0.0
+        for j in range(sums.size):
+            if sums[j] == best:
+                ties += 1.0
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                if sums[j if columns else i] == best:
+                    out[i, j] = np.sign(m[i, j]) / ties
+        return out
+    raise ValueError("invalid norm order for matrices")
+
+
+def _is_matrix_norm(x, ord, axis):
+    """A matrix norm of a 2-D array: ord other than None and 'fro', over both axes."""
+    value = _literal(ord, "runtime")
+    if not isinstance(x, types.Array) or x.ndim != 2 or value is None or value == "fro":
+        return False
+    return _is_none(axis) or (isinstance(axis, types.BaseTuple) and len(axis) == 2)
+
+
+@register_jitable
+def _axes_swapped(axis):
+    return axis[0] % 2 == 1
+
+
+@overload(_linalg.norm_grad, prefer_literal=True)
+def _norm_grad(x, ord=None, axis=None):
+    if _is_matrix_norm(x, ord, axis):
+        nuclear = _literal(ord) == "nuc"
+        if not nuclear and isinstance(_literal(ord, 0.0), str):
+            raise TypingError(f"invalid norm order {_literal(ord)!r} for matrices")
+
+        def impl_matrix(x, ord=None, axis=None):
+            p = 0.0 if nuclear else float(ord)
+            return _matrix_norm_grad(np.ascontiguousarray(x).astype(np.float64), p, nuclear)
+
+        def impl_axes(x, ord=None, axis=None):
+            p = 0.0 if nuclear else float(ord)
+            m = np.ascontiguousarray(x).astype(np.float64)
+            if _axes_swapped(axis):  # axis=(1, 0): the transposed matrix's norm
+                return np.ascontiguousarray(_matrix_norm_grad(np.ascontiguousarray(m.T), p, nuclear).T)
+            return _matrix_norm_grad(m, p, nuclear)
+
+        return impl_matrix if _is_none(axis) else impl_axes
+    _check_vector_norm(x, ord, axis)
+    if not isinstance(x, types.Array):
+        return lambda x, ord=None, axis=None: np.sign(x) * 1.0
+
+    def impl(x, ord=None, axis=None):
+        ids, groups = _group_ids(x.shape, _mask_of(x.ndim, axis))
+        values = _flat(x).astype(np.float64)
+        return _norm_grad_flat(values, ids, groups, _order_value(ord)).reshape(x.shape)
+
+    return impl
+
+
+@overload(_linalg.norm_hvp, prefer_literal=True)
+def _norm_hvp(g, x, ord=None, axis=None):
+    if isinstance(g, ZeroType):
+        return lambda g, x, ord=None, axis=None: g
+    _check_vector_norm(x, ord, axis)
+    if not isinstance(x, types.Array):
+        return lambda g, x, ord=None, axis=None: 0.0 * g
+
+    def impl(g, x, ord=None, axis=None):
+        p = _order_value(ord)
+        out = np.zeros(x.size, np.float64)
+        if p == np.inf or p == -np.inf or p == 0 or p == 1:
+            return out.reshape(x.shape)
+        ids, groups = _group_ids(x.shape, _mask_of(x.ndim, axis))
+        values = _flat(x).astype(np.float64)
+        gs = _flat(_full(g, x.shape))
+        norms = _group_norms(values, ids, groups, p)
+        d = _norm_grad_flat(values, ids, groups, p)
+        dot = np.zeros(groups)
+        for k in range(x.size):
+            dot[ids[k]] += gs[k] * d[k]
+        for k in range(x.size):
+            i = ids[k]
+            n = norms[i]
+            if p == 2.0:
+                out[k] = (gs[k] - d[k] * dot[i]) / n
+            else:
+                r = abs(values[k]) / n
+                out[k] = (p - 1) / n * (gs[k] * r ** (p - 2) - d[k] * dot[i])
+        return out.reshape(x.shape)
+
+    return impl

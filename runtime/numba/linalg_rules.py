@@ -16,7 +16,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .batching import _example_nd, _flag
 from .decompositions import _constant
-from .helpers_reverse import _check_vector_norm, _flat, _full, _group_ids, _group_norms, _mask_of, _order_value
+from .helpers import _check_vector_norm, _flat, _full, _group_ids, _group_norms, _mask_of, _order_value
 from .tensor_products import tensordot as _tensordot_lowered
 from .zero import ZeroType, make_zero
 

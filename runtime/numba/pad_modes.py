@@ -13,7 +13,7 @@ from numba.core.errors import TypingError
 from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 
-from .helpers_reverse import _is_none, _literal
+from .helpers import _is_none, _literal
 from .lowered import _compiled
 from .rearranging_parts import _number, _pairs, pad
 

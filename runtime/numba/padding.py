@@ -9,7 +9,7 @@ from numba.extending import overload
 from .. import copies as _copies
 from .. import padding as _padding
 from .. import rearranging as _rearranging
-from .helpers_reverse import _literal
+from .helpers import _literal
 from .lowered import _compiled
 from .pad_rules import pad_derivative
 from .rearranging_parts import _pad_lowering, _pairs

@@ -8,7 +8,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from .helpers_reverse import _flat, _float_dtype, _full, _group_ids, _mask_of
+from .helpers import _flat, _float_dtype, _full, _group_ids, _mask_of
 from .zero import ZeroType
 
 _shapes = importlib.import_module("runtime.shapes")

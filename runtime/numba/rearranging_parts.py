@@ -15,8 +15,7 @@ from numba.np.numpy_support import as_dtype
 
 from .. import batching_parts as _parts
 from .. import rearranging as _rearranging
-from .helpers import _sum_to, broadcast_to
-from .helpers_reverse import _full, _is_none, _literal
+from .helpers import _full, _is_none, _literal, _sum_to, broadcast_to
 from .lowered import _compiled, _literal_axes
 from .zero import ZeroType
 

@@ -8,7 +8,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from .helpers_reverse import _float_dtype, _full, _is_none
+from .helpers import _float_dtype, _full, _is_none
 from .zero import ZeroType
 
 _scans = importlib.import_module("runtime.scans")
