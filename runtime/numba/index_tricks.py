@@ -14,7 +14,6 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
-from numba.np.numpy_support import as_dtype
 
 _copies = importlib.import_module("runtime.copies")
 
@@ -23,112 +22,6 @@ __all__ = ["ix_"]
 
 def ix_(*args):
     return np.ix_(*args)
-
-
-def _directives(text, axis, ndmin, trans1d, what):
-    """(axis, ndmin, trans1d) from a directive string as NumPy reads it."""
-    if text in ("r", "c"):
-        raise TypingError(f"{what} under jit makes no matrices (the directive {text!r})")
-    try:
-        if "," in text:
-            parts = [int(p) for p in text.split(",")]
-            axis, ndmin = parts[0], parts[1]
-            trans1d = parts[2] if len(parts) == 3 else trans1d
-        else:
-            axis = int(text)
-    except (ValueError, IndexError):
-        raise TypingError(f"{what}: unknown special directive {text!r}") from None
-    return axis, ndmin, trans1d
-
-
-def _kind(ty):
-    if isinstance(ty, types.Array):
-        return "array"
-    if isinstance(ty, types.SliceType):
-        return "slice"
-    if isinstance(ty, (types.Number, types.Boolean)):
-        return "number"
-    return None
-
-
-def _stand_in(ty):
-    """A value with ty's dtype for np.result_type: Python numbers stay weak, as NumPy's r_ treats them."""
-    if isinstance(ty, types.Array):
-        return np.empty(0, as_dtype(ty.dtype))
-    if isinstance(ty, types.SliceType):
-        return np.empty(0, np.int64)
-    if isinstance(ty, types.Boolean):
-        return False
-    if isinstance(ty, types.Integer):
-        return 0
-    if isinstance(ty, types.Complex):
-        return 0j
-    return 0.0
-
-
-def _concatenation(items, axis, ndmin, trans1d, what):
-    """The source of a compiled `impl(*items)`: the items concatenated as np.r_ / np.c_ does."""
-    items = list(items)
-    start = 0
-    if items and isinstance(items[0], (types.UnicodeType, types.StringLiteral)):
-        if not isinstance(items[0], types.StringLiteral):
-            raise TypingError(f"{what} under jit takes its directive string as a constant")
-        axis, ndmin, trans1d = _directives(items[0].literal_value, axis, ndmin, trans1d, what)
-        start = 1
-    lines, pieces, ranks = ["def impl(*items):"], [], []
-    for k, ty in enumerate(items[start:], start):
-        kind = _kind(ty)
-        if kind is None:
-            raise TypingError(f"{what} under jit takes numbers, arrays and slices of integers, not {ty}")
-        name = f"p{k}"
-        if kind == "number":
-            rank = max(ndmin, 1)
-            lines.append(f"    {name} = np.full({(1,) * rank}, items[{k}], dtype)")
-        elif kind == "slice":
-            rank = max(ndmin, 1)
-            place = (trans1d if trans1d >= 0 else trans1d + rank) if ndmin > 1 and trans1d != -1 else rank - 1
-            shape = ", ".join("n" if d == place else "1" for d in range(rank))
-            lines.append(f"    s = items[{k}]")
-            lines.append("    line = np.arange(s.start, s.stop, s.step)")
-            lines.append("    n = line.size")
-            lines.append(f"    {name} = line.astype(dtype).reshape(({shape},))")
-        else:
-            d = ty.ndim
-            rank = max(d, ndmin, 1)
-            lines.append(f"    x = np.asarray(items[{k}]).astype(dtype)")
-            if d < rank:
-                shape = ", ".join(["1"] * (rank - d) + [f"x.shape[{i}]" for i in range(d)])
-                lines.append(f"    x = x.reshape(({shape},))")
-                if trans1d != -1 and d < ndmin:
-                    k2, k1 = ndmin - d, trans1d if trans1d >= 0 else trans1d + ndmin - d + 1
-                    order = list(range(ndmin))
-                    axes = tuple(order[:k1] + order[k2:] + order[k1:k2])
-                    lines.append(f"    x = np.ascontiguousarray(np.transpose(x, {axes}))")
-            lines.append(f"    {name} = x")
-        pieces.append(name)
-        ranks.append(rank)
-    if not pieces:
-        raise TypingError(f"{what} under jit takes at least one item")
-    if len(set(ranks)) > 1:
-        raise TypingError(f"{what}: the items have different numbers of dimensions once shaped ({ranks})")
-    rank = ranks[0]
-    if not -rank <= axis < rank:
-        raise TypingError(f"{what}: axis {axis} is out of bounds for {rank} dimensions")
-    lines.append(f"    return np.concatenate(({', '.join(pieces)},), axis={axis % rank})")
-    dtype = np.result_type(*[_stand_in(ty) for ty in items[start:]])
-    scope = {"np": np, "dtype": dtype}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the items' types and constant directives only
-    return scope["impl"]
-
-
-@overload(_copies.r_, prefer_literal=True)
-def _r_(*items):
-    return _concatenation(items, 0, 1, -1, "np.r_")
-
-
-@overload(_copies.c_, prefer_literal=True)
-def _c_(*items):
-    return _concatenation(items, -1, 2, 0, "np.c_")
 
 
 @overload(ix_)

@@ -12,9 +12,11 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from .records import _generated
+from .records import _generated, is_record_type
+from .zero import ZeroType, make_zero
 
 _pytree = importlib.import_module("runtime.pytree")
+_tree = importlib.import_module("runtime.tree")
 
 
 @overload(_pytree.make_namedtuple)
@@ -39,3 +41,62 @@ def _make_fields(cls, meta, *items):
         record = _pytree.built_record_class(source)
         values += "".join(f"meta[{i}], " for i in range(len(meta)))
     return _generated("make_fields", "cls, meta, *items", [f"return C({values})"], {"C": record})
+
+
+def _meta_of(x, name):
+    """(True, value) when x, the record of a registered object, holds `name` as a meta field (a constant)."""
+    meta = getattr(x.instance_class, "__transpile_meta__", None) if isinstance(x, types.BaseNamedTuple) else None
+    if meta is not None and isinstance(name, types.StringLiteral) and name.literal_value in meta:
+        return True, meta[name.literal_value]
+    return False, None
+
+
+def _built_meta(x, name) -> bool:
+    """Whether `name` is a meta field that x, the record of an object built in compiled code, holds as a field
+    (runtime/pytree.py: built_record_class): read as one, with no derivative."""
+    metas = getattr(x.instance_class, "__transpile_meta_fields__", ()) if isinstance(x, types.BaseNamedTuple) else ()
+    return isinstance(name, types.StringLiteral) and name.literal_value in metas
+
+
+def _field_position(x, name):
+    if not (isinstance(x, types.BaseNamedTuple) and isinstance(name, types.StringLiteral)):
+        raise TypingError(f"x.{getattr(name, 'literal_value', name)} under jit needs a NamedTuple, not {x}")
+    if is_record_type(x):  # a dict argument: it has keys, not fields, as in Python
+        what = f"a dict has no attribute `{name.literal_value}`"
+        raise TypingError(f"{what} that transpile can read (only pytree fields)")
+    if _meta_of(x, name)[0]:
+        return None
+    fields = tuple(x.instance_class._fields)
+    if name.literal_value not in fields:
+        meta = tuple(getattr(x.instance_class, "__transpile_meta__", ()))
+        raise TypingError(
+            f"{x.instance_class.__name__} has no field {name.literal_value!r} (its fields: {fields + meta})"
+        )
+    return fields.index(name.literal_value)
+
+
+@overload(_pytree.field, prefer_literal=True)
+def _field(x, name):
+    is_meta, value = _meta_of(x, name)
+    if is_meta:  # a meta field: compiled in as a constant (a Python number stays one, weakly typed)
+        from .pynumbers import weak
+
+        number = type(value) in (int, float, complex)
+        body = ["return weak(value)" if number else "return value"]
+        return _generated("meta_field", "x, name", body, {"value": value, "weak": weak})
+    return _generated("field", "x, name", [f"return x[{_field_position(x, name)}]"], {})
+
+
+@overload(_pytree.add_field, prefer_literal=True)
+def _add_field(acc, x, name, g):
+    at = None if _built_meta(x, name) else _field_position(x, name)
+    if at is None:  # a meta field has no adjoint
+        return lambda acc, x, name, g: acc
+    return _generated("add_field", "acc, x, name, g", [f"return _tree.add_at(acc, x, {at}, g)"], {"_tree": _tree})
+
+
+@overload(_pytree.field_tangent, prefer_literal=True)
+def _field_tangent(t, x, name):
+    if isinstance(t, ZeroType) or _built_meta(x, name) or _field_position(x, name) is None:
+        return lambda t, x, name: make_zero()
+    return _generated("field_tangent", "t, x, name", [f"return t[{_field_position(x, name)}]"], {})

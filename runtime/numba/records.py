@@ -17,8 +17,6 @@ from numba.core.errors import TypingError
 from numba.core.registry import cpu_target
 from numba.extending import overload
 
-from .zero import ZeroType, make_zero
-
 
 @functools.cache
 def record_class(keys: tuple):
@@ -157,126 +155,7 @@ def _record_runtime_key(record, key):
     return _generated("record_runtime_key", "record, key", lines, {})
 
 
-@overload(_dicts.dict_key_list)
-def _dict_key_list(d):
-    if not is_record_type(d):
-        raise TypingError(f"d.keys() under jit needs a dict with identifier keys, not {d}")
-    if not _fields_of(d):
-        raise TypingError("d.keys() of an empty dict is not supported under jit")
-    keys = "".join(f"{k!r}, " for k in _fields_of(d))
-    return _generated("dict_key_list", "d", [f"return [{keys}]"], {})
-
-
-@overload(_dicts.dict_value_list)
-def _dict_value_list(d):
-    if not is_record_type(d):
-        raise TypingError(f"d.values() under jit needs a dict with identifier keys, not {d}")
-    _one_type(d, "d.values()")
-    values = "".join(f"d[{i}], " for i in range(len(d)))
-    return _generated("dict_value_list", "d", [f"return [{values}]"], {})
-
-
-@overload(_dicts.dict_item_list)
-def _dict_item_list(d):
-    if not is_record_type(d):
-        raise TypingError(f"d.items() under jit needs a dict with identifier keys, not {d}")
-    _one_type(d, "d.items()")
-    pairs = "".join(f"({k!r}, d[{i}]), " for i, k in enumerate(_fields_of(d)))
-    return _generated("dict_item_list", "d", [f"return [{pairs}]"], {})
-
-
-@overload(_dicts.dict_value_list_tangent)
-def _dict_value_list_tangent(t):
-    if isinstance(t, ZeroType):
-        return lambda t: t
-    return lambda t: _dicts.dict_value_list(t)
-
-
-@overload(_dicts.dict_item_list_tangent)
-def _dict_item_list_tangent(t):
-    if isinstance(t, ZeroType):
-        return lambda t: t
-    _one_type(t, "the tangent of d.items()")
-    pairs = "".join(f"(make_zero(), t[{i}]), " for i in range(len(t)))
-    return _generated("dict_item_list_tangent", "t", [f"return [{pairs}]"], {"make_zero": make_zero})
-
-
-def _record_of(item):
-    """The typer of an adjoint list -> the record of d's keys holding `item(i)` for each position."""
-
-    def typer(bar, d):
-        if isinstance(bar, ZeroType):
-            return lambda bar, d: bar
-        values = "".join(f"{item(i)}, " for i in range(len(d)))
-        return _generated("record_of", "bar, d", [f"return cls({values})"], {"cls": d.instance_class})
-
-    return typer
-
-
-overload(_dicts.dict_value_list_vjp)(_record_of(lambda i: f"bar[{i}]"))
-overload(_dicts.dict_item_list_vjp)(_record_of(lambda i: f"bar[{i}][1]"))
-
-
 # ------------------------------------------------------------------ fields of NamedTuples and registered pytrees
 
 _pytree = importlib.import_module("runtime.pytree")
 _tree = importlib.import_module("runtime.tree")
-
-
-def _meta_of(x, name):
-    """(True, value) when x, the record of a registered object, holds `name` as a meta field (a constant)."""
-    meta = getattr(x.instance_class, "__transpile_meta__", None) if isinstance(x, types.BaseNamedTuple) else None
-    if meta is not None and isinstance(name, types.StringLiteral) and name.literal_value in meta:
-        return True, meta[name.literal_value]
-    return False, None
-
-
-def _built_meta(x, name) -> bool:
-    """Whether `name` is a meta field that x, the record of an object built in compiled code, holds as a field
-    (runtime/pytree.py: built_record_class): read as one, with no derivative."""
-    metas = getattr(x.instance_class, "__transpile_meta_fields__", ()) if isinstance(x, types.BaseNamedTuple) else ()
-    return isinstance(name, types.StringLiteral) and name.literal_value in metas
-
-
-def _field_position(x, name):
-    if not (isinstance(x, types.BaseNamedTuple) and isinstance(name, types.StringLiteral)):
-        raise TypingError(f"x.{getattr(name, 'literal_value', name)} under jit needs a NamedTuple, not {x}")
-    if is_record_type(x):  # a dict argument: it has keys, not fields, as in Python
-        what = f"a dict has no attribute `{name.literal_value}`"
-        raise TypingError(f"{what} that transpile can read (only pytree fields)")
-    if _meta_of(x, name)[0]:
-        return None
-    fields = tuple(x.instance_class._fields)
-    if name.literal_value not in fields:
-        meta = tuple(getattr(x.instance_class, "__transpile_meta__", ()))
-        raise TypingError(
-            f"{x.instance_class.__name__} has no field {name.literal_value!r} (its fields: {fields + meta})"
-        )
-    return fields.index(name.literal_value)
-
-
-@overload(_pytree.field, prefer_literal=True)
-def _field(x, name):
-    is_meta, value = _meta_of(x, name)
-    if is_meta:  # a meta field: compiled in as a constant (a Python number stays one, weakly typed)
-        from .pynumbers import weak
-
-        number = type(value) in (int, float, complex)
-        body = ["return weak(value)" if number else "return value"]
-        return _generated("meta_field", "x, name", body, {"value": value, "weak": weak})
-    return _generated("field", "x, name", [f"return x[{_field_position(x, name)}]"], {})
-
-
-@overload(_pytree.add_field, prefer_literal=True)
-def _add_field(acc, x, name, g):
-    at = None if _built_meta(x, name) else _field_position(x, name)
-    if at is None:  # a meta field has no adjoint
-        return lambda acc, x, name, g: acc
-    return _generated("add_field", "acc, x, name, g", [f"return _tree.add_at(acc, x, {at}, g)"], {"_tree": _tree})
-
-
-@overload(_pytree.field_tangent, prefer_literal=True)
-def _field_tangent(t, x, name):
-    if isinstance(t, ZeroType) or _built_meta(x, name) or _field_position(x, name) is None:
-        return lambda t, x, name: make_zero()
-    return _generated("field_tangent", "t, x, name", [f"return t[{_field_position(x, name)}]"], {})
