@@ -22,7 +22,7 @@ from . import (  # noqa: F401
     index_tricks,
     likeness,
     linalg,
-    linalg_rules,
+    linalg_batching,
     lowered,
     lstsq_batching,
     memory,

@@ -20,7 +20,7 @@ from numba.extending import intrinsic, overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
-from .helpers import _classes, _has_positions, _packed, check_real_output_type
+from .helpers import _classes, _has_positions, _packed, _zero, check_real_output_type
 from .shape_gaps import NUMBA_FORMS
 from .zero import ZeroType, make_zero
 
@@ -1499,3 +1499,33 @@ def _align_tangent(t, values, batched):
         parts.append(f"t[{i}]" + (_expand_index(rank - r) if grows else ""))
     body = ["return (" + "".join(p + ", " for p in parts) + ")"]
     return _generated("align_tangent", "t, values, batched", body)
+
+
+def _product_vjp(rule, own):
+    """The typer of batched_matmul_vjp_a (own=0) or _b (own=1): the batched adjoint of per-example operands of at
+    most two dimensions (each example's; summed over the examples for an operand the same for all)."""
+
+    def typer(g, a, b, a_batched, b_batched):
+        flags = (_flag(a_batched) and isinstance(a, types.Array), _flag(b_batched) and isinstance(b, types.Array))
+        other = b if own == 0 else a
+        if _zero(g) or _zero(other):
+            return lambda g, a, b, a_batched, b_batched: make_zero()
+        if any(_example_nd(x, f) > 2 for x, f in zip((a, b), flags)):
+            raise TypingError("the gradient of a vmapped product of stacks of matrices is not compiled yet")
+        if flags[own]:
+            return lambda g, a, b, a_batched, b_batched: rule(g, a, b, True, a_batched, b_batched)
+        return lambda g, a, b, a_batched, b_batched: np.sum(rule(g, a, b, True, a_batched, b_batched), axis=0)
+
+    return typer
+
+
+overload(_bt.batched_matmul_vjp_a, prefer_literal=True)(_product_vjp(_bt.dot_vjp_a_batched, 0))
+
+
+overload(_bt.batched_matmul_vjp_b, prefer_literal=True)(_product_vjp(_bt.dot_vjp_b_batched, 1))
+
+
+overload(_bt.batched_dot_vjp_a, prefer_literal=True)(_product_vjp(_bt.dot_vjp_a_batched, 0))
+
+
+overload(_bt.batched_dot_vjp_b, prefer_literal=True)(_product_vjp(_bt.dot_vjp_b_batched, 1))

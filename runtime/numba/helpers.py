@@ -472,3 +472,8 @@ def _fill_impl(out, parts):
     if isinstance(out, types.Array) and out.ndim == 0:
         return _generated("fill_scalar", "out, parts", ["out[()] = parts"], {})
     return _generated("fill_array", "out, parts", ["out[...] = parts"], {})
+
+
+def _zero(x):
+    """Whether x's type stands for the symbolic zero (as runtime.decompositions.is_zero reads it)."""
+    return isinstance(x, (ZeroType, types.Number)) or isinstance(x, types.Array) and x.ndim == 0

@@ -21,6 +21,7 @@ from .helpers import (
     _literal,
     _mask_of,
     _order_value,
+    _zero,
     advance,
 )
 from .lowered import _ndim
@@ -465,6 +466,48 @@ def _norm_hvp(g, x, ord=None, axis=None):
             else:
                 r = abs(values[k]) / n
                 out[k] = (p - 1) / n * (gs[k] * r ** (p - 2) - d[k] * dot[i])
+        return out.reshape(x.shape)
+
+    return impl
+
+
+@overload(_linalg.norm_third, prefer_literal=True)
+def _norm_third(v, u, x, ord=None, axis=None):
+    if _zero(v) or _zero(u):
+        return lambda v, u, x, ord=None, axis=None: make_zero()
+    _check_vector_norm(x, ord, axis)
+    if not isinstance(x, types.Array):
+        raise TypingError("the third derivative of np.linalg.norm of a number is not compiled")
+
+    def impl(v, u, x, ord=None, axis=None):
+        p = _order_value(ord)
+        out = np.zeros(x.size, np.float64)
+        if p == np.inf or p == -np.inf or p == 0 or p == 1:
+            return out.reshape(x.shape)  # piecewise linear (or constant): no curvature
+        if p != 2.0:
+            raise ValueError(
+                "third derivatives of np.linalg.norm are implemented for the 2-norm, the Frobenius norm and the "
+                "piecewise linear norms"
+            )
+        ids, groups = _group_ids(x.shape, _mask_of(x.ndim, axis))
+        values = _flat(x).astype(np.float64)
+        vs, us = _flat(_full(v, x.shape)), _flat(_full(u, x.shape))
+        norms = _group_norms(values, ids, groups, 2.0)
+        d = np.empty(x.size, np.float64)
+        vd, ud = np.zeros(groups), np.zeros(groups)
+        for k in range(x.size):
+            d[k] = values[k] / norms[ids[k]]
+            vd[ids[k]] += vs[k] * d[k]
+            ud[ids[k]] += us[k] * d[k]
+        hu, hv, v_hu = np.empty(x.size), np.empty(x.size), np.zeros(groups)
+        for k in range(x.size):
+            i = ids[k]
+            hu[k] = (us[k] - d[k] * ud[i]) / norms[i]  # the Hessian applied to u, and to v
+            hv[k] = (vs[k] - d[k] * vd[i]) / norms[i]
+            v_hu[i] += vs[k] * hu[k]
+        for k in range(x.size):
+            i = ids[k]
+            out[k] = -(hu[k] * vd[i] + d[k] * v_hu[i] + hv[k] * ud[i]) / norms[i]
         return out.reshape(x.shape)
 
     return impl

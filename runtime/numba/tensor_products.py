@@ -15,6 +15,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from .batching import _example_nd, _flag
 from .lowered import _common_dtype, _stack_of_matrices
 from .zero import ZeroType, make_zero
 
@@ -372,3 +373,74 @@ def _symmetrize(x):
     if isinstance(x, ZeroType):
         return lambda x: x
     return lambda x: 0.5 * (x + np.swapaxes(x, -1, -2))
+
+
+@overload(_products.batched_vdot, prefer_literal=True)
+def _batched_vdot(a, b, a_batched, b_batched):
+    ab, bb = _flag(a_batched), _flag(b_batched)
+
+    def impl(a, b, a_batched, b_batched):
+        rows_a = np.ascontiguousarray(a).reshape((a.shape[0] if ab else 1, -1))
+        rows_b = np.ascontiguousarray(b).reshape((b.shape[0] if bb else 1, -1))
+        return np.sum(np.conj(rows_a) * rows_b, axis=1)
+
+    return impl
+
+
+@overload(_products.batched_kron, prefer_literal=True)
+def _batched_kron(a, b, a_batched, b_batched):
+    ab, bb = _flag(a_batched), _flag(b_batched)
+    a_nd, b_nd = _example_nd(a, ab), _example_nd(b, bb)
+    n = max(a_nd, b_nd)
+    parts, kept = 2 * n + 1, n + 1  # the lengths of the shapes below, constants where the call is typed
+
+    def impl(a, b, a_batched, b_batched):
+        size = a.shape[0] if ab else b.shape[0]
+        a_shape, b_shape = np.ones(n, np.int64), np.ones(n, np.int64)
+        for d in range(a_nd):
+            a_shape[n - a_nd + d] = a.shape[d + ab]
+        for d in range(b_nd):
+            b_shape[n - b_nd + d] = b.shape[d + bb]
+        a_parts, b_parts = np.ones(parts, np.int64), np.ones(parts, np.int64)
+        a_parts[0] = size if ab else 1
+        b_parts[0] = size if bb else 1
+        out = np.empty(kept, np.int64)
+        out[0] = size
+        for d in range(n):
+            a_parts[1 + 2 * d] = a_shape[d]
+            b_parts[2 + 2 * d] = b_shape[d]
+            out[1 + d] = a_shape[d] * b_shape[d]
+        x = np.ascontiguousarray(a).reshape(to_fixed_tuple(a_parts, parts))
+        y = np.ascontiguousarray(b).reshape(to_fixed_tuple(b_parts, parts))
+        return np.ascontiguousarray(x * y).reshape(to_fixed_tuple(out, kept))
+
+    return impl
+
+
+@overload(_products.batched_tensordot, prefer_literal=True)
+def _batched_tensordot(a, b, axes, a_batched, b_batched):
+    ab, bb = _flag(a_batched), _flag(b_batched)
+    if ab and not bb:  # a's batch axis is one of its free axes, the first of the result's
+        return lambda a, b, axes, a_batched, b_batched: tensordot(a, b, axes)
+    if ab:
+
+        def example(a, b, axes, i):
+            return tensordot(a[i], b[i], axes)
+
+    else:
+
+        def example(a, b, axes, i):
+            return tensordot(a, b[i], axes)
+
+    each = register_jitable(example)
+
+    def impl(a, b, axes, a_batched, b_batched):
+        size = b.shape[0]
+        first = each(a, b, axes, 0)
+        out = np.empty((size,) + first.shape, first.dtype)
+        out[0] = first
+        for i in range(1, size):
+            out[i] = each(a, b, axes, i)
+        return out
+
+    return impl
