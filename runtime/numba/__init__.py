@@ -37,6 +37,7 @@ from . import (  # noqa: F401
     pytree,
     ranges,
     rearranging,
+    rearranging_batch,
     rearranging_parts,
     rearranging_rules,
     records,

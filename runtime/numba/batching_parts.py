@@ -16,6 +16,7 @@ from .. import tree as _tree
 from .copies import _callee
 from .helpers import _is_none, _literal, broadcast_to
 from .lowered import _compiled
+from .rearranging_parts import _diff_impl
 from .zero import ZeroType, make_zero
 
 # ---------------------------------------------------------------------------- np.cumprod
@@ -431,3 +432,61 @@ def _batched_copies_of(parts, fn, items, batched, *options):
         "    return out\n"
     )
     return _compiled(source, _SCOPE)
+
+
+overload(_parts.diff, prefer_literal=True)(_diff_impl)
+
+
+@overload(_parts.diff_edge, prefer_literal=True)
+def _diff_edge(p, a, axis, batched):
+    if _is_none(p) or isinstance(p, ZeroType):
+        return lambda p, a, axis, batched: p
+    if not isinstance(a, types.Array):
+        raise TypingError("np.diff's batched prepend or append under jit goes with an array")
+    if not _literal(batched):
+        if not isinstance(p, types.Array) or p.ndim == 0:
+            return lambda p, a, axis, batched: p
+        return lambda p, a, axis, batched: broadcast_to(p, (a.shape[0],) + p.shape)
+    if isinstance(p, types.Array) and p.ndim == a.ndim:
+        return lambda p, a, axis, batched: p
+    if not isinstance(p, types.Array) or p.ndim != 1:
+        raise TypingError("np.diff's batched prepend or append under jit is per-example numbers or arrays like a")
+    ones = "(" + "1, " * (a.ndim - 1) + ")"
+    source = (
+        "def impl(p, a, axis, batched):\n"
+        f"    bax = (axis + 1 if axis >= 0 else axis) % {a.ndim}\n"
+        f"    return broadcast_to(np.ascontiguousarray(p).reshape((p.shape[0],) + {ones}), "
+        "tuple_setitem(a.shape, bax, 1))\n"
+    )
+    return _compiled(source, {"broadcast_to": broadcast_to, "tuple_setitem": tuple_setitem})
+
+
+def _depth(depth):
+    value = getattr(depth, "literal_value", getattr(depth, "value", 1 if depth is None else depth))
+    if not isinstance(value, int):
+        raise TypingError("np.triu and np.tril under nested vmap need a constant depth under jit")
+    return value
+
+
+@overload(_parts.triangle_rows, prefer_literal=True)
+def _triangle_rows(m, depth=1):
+    lead = _depth(depth)
+    if not (isinstance(m, types.Array) and m.ndim == lead + 1):
+        return lambda m, depth=1: m
+    dims = "".join(f"m.shape[{d}], " for d in range(lead))
+    source = (
+        "def impl(m, depth=1):\n"
+        f"    rows = np.ascontiguousarray(m).reshape(({dims}1, m.shape[{lead}]))\n"
+        f"    return broadcast_to(rows, ({dims}m.shape[{lead}], m.shape[{lead}]))\n"
+    )
+    return _compiled(source, {"broadcast_to": broadcast_to})
+
+
+@overload(_parts.triangle_rows_vjp, prefer_literal=True)
+def _triangle_rows_vjp(v, m, depth=1):
+    lead = _depth(depth)
+    if isinstance(v, ZeroType):
+        return lambda v, m, depth=1: 0.0
+    if isinstance(m, types.Array) and m.ndim == lead + 1:
+        return lambda v, m, depth=1: np.sum(v, axis=lead)
+    return lambda v, m, depth=1: v

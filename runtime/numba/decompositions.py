@@ -19,7 +19,6 @@ from .lowered import _lead_shape
 from .zero import make_zero
 
 _dec = importlib.import_module("runtime.decompositions")
-_linalg = importlib.import_module("runtime.linalg")
 
 __all__ = ["pinv", "eigvalsh", "matrix_power"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib
 
 import numpy as np
 from numba import types
@@ -13,8 +12,6 @@ from numba.extending import overload, register_jitable
 from .helpers import _generated
 from .lowered import _dtype_of, _ndim
 from .zero import ZeroType, make_zero
-
-_linalg = importlib.import_module("runtime.linalg")
 
 __all__ = ["einsum"]
 

@@ -8,14 +8,10 @@ not a constant is refused with the reason.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
-
-_copies = importlib.import_module("runtime.copies")
 
 __all__ = ["ix_"]
 

@@ -13,11 +13,7 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .. import rearranging as _rr
-from .. import rearranging_batch as _rb
-from ..batching import batch_axis
 from .helpers import broadcast_to
-from .rearranging import _literal_mode
-from .zero import ZeroType
 
 __all__ = ["sort", "roll", "rollaxis", "take_along_axis"]
 
@@ -44,12 +40,6 @@ def _is_none(ty):
 
 def _nd(ty):
     return ty.ndim if isinstance(ty, types.Array) else 0
-
-
-def _float(ty):
-    """The NumPy scalar type of an adjoint of a value of type `ty` (float64 for integers and bools)."""
-    dtype = ty.dtype if isinstance(ty, types.Array) else ty
-    return as_dtype(dtype if isinstance(dtype, (types.Float, types.Complex)) else types.float64).type
 
 
 def _array(ty, what):
@@ -92,25 +82,6 @@ def _rows(moved):
     for d in range(moved.ndim - 1):
         count *= moved.shape[d]
     return moved.reshape((count, n))
-
-
-# ------------------------------------------------------------------ vmap's shapes and axes
-
-
-@overload(_rb.flat_examples_shape)
-def _flat_examples_shape(x, axis):
-    if not isinstance(x, types.Array):
-        raise TypingError("rt.flat_examples_shape takes a batched array")
-    if _is_none(axis):
-        return lambda x, axis: (x.shape[0], -1)
-    return lambda x, axis: x.shape
-
-
-@overload(_rb.flat_examples_axis)
-def _flat_examples_axis(axis, x):
-    if _is_none(axis):
-        return lambda axis, x: -1
-    return lambda axis, x: batch_axis(axis, x)
 
 
 # ------------------------------------------------------------------ np.sort
@@ -192,43 +163,10 @@ def _source(body, scope, params="a, shift, axis=None"):
     return scope["impl"]
 
 
-@overload(_rr.rollaxis_axes)
-def _rollaxis_axes(like, axis, start=0):
-    nd = _nd(like)
-
-    def impl(like, axis, start=0):
-        ax = axis % nd
-        to = start + nd if start < 0 else start
-        if ax < to:
-            to -= 1
-        axes = np.empty(nd, np.int64)
-        k = 0
-        for d in range(nd):
-            if d != ax:
-                if k == to:
-                    k += 1
-                axes[k] = d
-                k += 1
-        axes[to] = ax
-        return to_fixed_tuple(axes, nd)
-
-    return impl
-
-
 @overload(rollaxis)
 def _rollaxis(a, axis, start=0):
     _array(a, "np.rollaxis")
     return lambda a, axis, start=0: np.transpose(a, _rr.rollaxis_axes(a, axis, start))
-
-
-@overload(_rr.unroll)
-def _unroll(v, shift, axis=None):
-    if isinstance(v, ZeroType):
-        return lambda v, shift, axis=None: v
-    if isinstance(shift, types.BaseTuple):
-        body = "return roll(v, (" + "".join(f"-shift[{k}], " for k in range(len(shift))) + "), axis)"
-        return _source(body, {"roll": roll}, "v, shift, axis=None")
-    return lambda v, shift, axis=None: roll(v, -shift, axis)
 
 
 # ------------------------------------------------------------------ permutations: np.sort's derivatives
@@ -296,42 +234,6 @@ def _along(nd, kind):
     return impl
 
 
-@overload(_rr.permutation_of)
-def _permutation_of(out, a, axis=-1):
-    if _is_none(axis):
-        along = _along(1, "perm")
-        return lambda out, a, axis=-1: along(
-            np.ascontiguousarray(out).ravel(), np.ascontiguousarray(a).ravel(), 0, np.intp, out.shape
-        )
-    along = _along(_array(a, "np.sort's derivative"), "perm")
-    return lambda out, a, axis=-1: along(out, a, axis, np.intp, out.shape)
-
-
-@overload(_rr.permute)
-def _permute(v, perm, axis=-1):
-    if isinstance(v, ZeroType):
-        return lambda v, perm, axis=-1: v
-    dtype = as_dtype(v.dtype).type
-    if _is_none(axis):
-        along = _along(1, "take")
-        return lambda v, perm, axis=-1: along(np.ascontiguousarray(v).ravel(), perm, 0, dtype, perm.shape)
-    along = _along(_array(v, "np.sort's derivative"), "take")
-    return lambda v, perm, axis=-1: along(v, perm, axis, dtype, perm.shape)
-
-
-@overload(_rr.unpermute)
-def _unpermute(v, perm, like, axis=-1):
-    if isinstance(v, ZeroType):
-        return lambda v, perm, like, axis=-1: v
-    dtype = _float(v)
-    along = _along(_nd(perm), "put")
-    if _is_none(axis):
-        return lambda v, perm, like, axis=-1: np.ascontiguousarray(along(v, perm, 0, dtype, perm.shape)).reshape(
-            like.shape
-        )
-    return lambda v, perm, like, axis=-1: along(v, perm, axis, dtype, perm.shape)
-
-
 # ------------------------------------------------------------------ np.take_along_axis and np.take's derivatives
 
 
@@ -372,64 +274,6 @@ def _widened(nd):
         return a, p
 
     return impl
-
-
-@overload(_rr.take_along_vjp)
-def _take_along_vjp(v, indices, like, axis=-1):
-    if isinstance(v, ZeroType):
-        return lambda v, indices, like, axis=-1: v
-    dtype = _float(v)
-    if _is_none(axis):
-        along = _along(1, "put")
-        return lambda v, indices, like, axis=-1: np.ascontiguousarray(
-            along(np.ascontiguousarray(v).ravel(), indices, 0, dtype, (_size(like.shape),))
-        ).reshape(like.shape)
-    along = _along(_nd(indices), "put")
-    return lambda v, indices, like, axis=-1: along(v, indices, axis, dtype, like.shape)
-
-
-@register_jitable
-def _size(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-@overload(_rr.take_vjp)
-def _take_vjp(v, indices, like, axis=None, mode="raise"):
-    if isinstance(v, ZeroType):
-        return lambda v, indices, like, axis=None, mode="raise": v
-    how = _literal_mode(mode)
-    if how not in ("raise", "wrap", "clip"):
-        raise TypingError(f"np.take: mode must be 'raise', 'wrap' or 'clip', not {how!r}")
-    dtype = _float(v)
-    flat = "np.array([indices])" if isinstance(indices, types.Integer) else "np.ascontiguousarray(indices).ravel()"
-    fix = {"raise": "_checked(k, n)", "wrap": "k % n", "clip": "min(max(k, 0), n - 1)"}[how]
-    if _is_none(axis):
-        split = ["pre, n, post = 1, _size(like.shape), 1"]
-    else:
-        split = [
-            "ax = axis % len(like.shape)",
-            "pre, n, post = 1, like.shape[ax], 1",
-            "for d in range(len(like.shape)):",
-            "    if d < ax:",
-            "        pre *= like.shape[d]",
-            "    elif d > ax:",
-            "        post *= like.shape[d]",
-        ]
-    body = split + [
-        f"flat = {flat}",
-        "vv = np.ascontiguousarray(v).reshape((pre, flat.size, post))",
-        "out = np.zeros((pre, n, post), dtype)",
-        "for i in range(flat.size):",
-        "    k = flat[i]",
-        f"    k = {fix}",
-        "    out[:, k, :] += vv[:, i, :]",
-        "return out.reshape(like.shape)",
-    ]
-    scope = {"np": np, "_checked": _checked, "_size": _size, "dtype": dtype}
-    return _source("\n".join(body), scope, 'v, indices, like, axis=None, mode="raise"')
 
 
 def take_at(a, indices, how):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import importlib
 import operator
 
 from numba import types
@@ -92,8 +91,6 @@ def _record_item(record, key):
 
 # ------------------------------------------------------------------ iterating over a dict
 
-_dicts = importlib.import_module("runtime.dicts")
-
 
 def is_record_type(ty) -> bool:
     """A record type: the namedtuple class jit makes of a dict (not a namedtuple of the user's)."""
@@ -156,6 +153,3 @@ def _record_runtime_key(record, key):
 
 
 # ------------------------------------------------------------------ fields of NamedTuples and registered pytrees
-
-_pytree = importlib.import_module("runtime.pytree")
-_tree = importlib.import_module("runtime.tree")

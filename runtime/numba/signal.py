@@ -21,7 +21,6 @@ from .lowered import _common_dtype
 from .zero import ZeroType, make_zero
 
 _signal = importlib.import_module("runtime.signal")
-_constructors = importlib.import_module("runtime.constructors")
 _adjoint = importlib.import_module("runtime.adjoint")
 
 __all__ = [

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
-
-_lstsq = importlib.import_module("runtime.lstsq_batching")
 
 __all__ = ["cond"]
 
