@@ -1,6 +1,14 @@
 """What compiled (Numba) modules need beyond NumPy: the symbolic zero, helper overloads, and lowerings.
 
 Importing this package registers the Numba implementations; generated code refers to it as ``jt``.
+
+Files mirror runtime/: runtime/numba/X.py holds the Numba versions (``overload``s) of the helpers of runtime/X.py
+and of no other file (tests/runtime/test_numba_mirror.py checks it); such a file may also hold the lowerings of the
+NumPy functions those helpers serve.  The files with no counterpart in runtime/ hold what Numba itself lacks:
+lowerings of NumPy functions (einsum, index_tricks, lowered, numpy_loops, pad_modes, pad_rules, rearranging_parts,
+rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused), dicts as records
+(records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory), the symbolic zero
+(zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls

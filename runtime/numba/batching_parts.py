@@ -1,5 +1,5 @@
-"""Numba versions of the batching helpers of np.cumprod, np.select, np.trapezoid and np.pad (jit of vmap); those of
-the functions that copy entries are in copies_batching.py."""
+"""Numba versions of runtime/batching_parts.py's helpers: vmap of np.cumprod, np.select, np.trapezoid, np.diff and of
+the functions that copy entries."""
 
 from __future__ import annotations
 

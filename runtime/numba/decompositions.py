@@ -1,4 +1,5 @@
-"""np.linalg.pinv, eigh, eigvalsh, svd, qr, lstsq and matrix_power under Numba, of one matrix or a stack.
+"""np.linalg.pinv, eigh, eigvalsh, svd, qr, lstsq and matrix_power under Numba, of one matrix or a stack, and the
+Numba versions of runtime/decompositions.py's helpers (flags such as UPLO must be constants where they are typed).
 
 Numba's np.linalg takes one matrix, and no UPLO, hermitian, compute_uv or mode arguments: each is lowered here to a
 loop over the stack's matrices, with the flags read when the call is typed (they must be constants).

@@ -1,4 +1,4 @@
-"""Numba implementations of np.einsum and of its derivative helpers (rt.einsum_slot, ...): generated loop nests."""
+"""Numba implementation of np.einsum (jt.einsum) as generated loop nests; linalg.py's einsum helpers use it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""np.r_[...] and np.c_[...] (rt.r_, rt.c_) and np.ix_ under Numba, which has none of them.
+"""np.ix_ under Numba, which has none, and the lowering of np.r_[...] and np.c_[...] (copies.py registers rt.r_, rt.c_).
 
 rt.r_ and rt.c_ are lowered from the types of their items: numbers, arrays, slices of integers (np.arange of their
 bounds) and a first string of directives ("axis,ndmin,trans1d"); each item is shaped as NumPy's AxisConcatenator

@@ -1,7 +1,7 @@
 """The public runtime helpers (`rt.*`) that have no Numba implementation yet, each with why.
 
 Every other public function of `runtime` has one (an `overload` in this package), which
-tests/backends/test_jit_runtime_helpers.py checks; jit names a helper listed here when compiled code
+tests/runtime/test_numba_mirror.py checks; jit names a helper listed here when compiled code
 calls it, and calls any other helper that Numba cannot type an internal error.
 """
 

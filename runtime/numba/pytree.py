@@ -1,4 +1,4 @@
-"""NamedTuples and registered dataclasses built in compiled code (runtime/pytree.py's make_namedtuple, make_fields).
+"""NamedTuples and registered dataclasses built and read in compiled code (runtime/pytree.py's helpers).
 
 A registered dataclass travels under jit as a namedtuple of its data fields (see transpile/api/jit.py); one built
 in compiled code is of that class too (with meta fields: of a class that holds them after its data fields, values

@@ -1,4 +1,5 @@
-"""np.take under jit: Numba's own np.take mishandles axis= with indices of several dimensions, and has no mode=."""
+"""Numba versions of runtime/rearranging.py's helpers, and np.take (Numba's own mishandles axis= with indices of
+several dimensions, and has no mode=)."""
 
 from __future__ import annotations
 

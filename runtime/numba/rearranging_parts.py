@@ -1,4 +1,4 @@
-"""np.diff (with n=, axis=, prepend=, append=) and np.pad under jit, and the derivative helpers of np.diff.
+"""np.diff (with n=, axis=, prepend=, append=) and np.pad under jit (rt.diff's version, batching_parts.py, shares it).
 
 Each lowering sees its array as (before, along, after): the axes before `axis` flattened, `axis`, the axes after it
 flattened; the axis must be a constant under jit (it decides the generated loop nest), the sizes need not be.

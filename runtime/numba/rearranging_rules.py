@@ -1,5 +1,5 @@
 """Numba versions of np.sort, np.roll, np.rollaxis and np.take_along_axis along any axis (Numba's own take none, or a
-constant one), of what vmap calls around them, and of the derivative helpers of np.sort, np.take and np.roll."""
+constant one); rearranging.py and rearranging_batch.py hold the versions of the runtime helpers around them."""
 
 from __future__ import annotations
 

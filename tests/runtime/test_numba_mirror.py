@@ -1,10 +1,12 @@
 """Every public runtime helper has a Numba implementation or is listed as not compiling yet (runtime/numba/pending.py),
-so that jit's "has no Numba implementation" can only name a listed helper."""
+so that jit's "has no Numba implementation" can only name a listed helper; and the Numba version of a helper of
+runtime/X.py is in runtime/numba/X.py."""
 
 from __future__ import annotations
 
 import inspect
 import re
+from pathlib import Path
 
 import pytest
 from numba.core.typing.templates import builtin_registry
@@ -16,6 +18,7 @@ from transpile.api.jit import _summary
 from transpile.primitives import registry
 
 _IMPLEMENTED = {id(fn) for fn, _ in builtin_registry.globals}
+NUMBA = Path(runtime.numba.__file__).parent
 
 
 def _helpers():
@@ -65,3 +68,44 @@ def test_an_unlisted_helper_is_an_internal_error():
     message = _summary(_numba_text("unbroadcast"))
     assert "has no Numba implementation" not in message
     assert "internal error" in message
+
+
+def _numba_versions():
+    """(helper, module of the helper, module defining its Numba version) for each overload of a runtime function."""
+    out = []
+    for fn, ty in builtin_registry.globals:
+        home = getattr(fn, "__module__", None) or ""
+        if not home.startswith("runtime.") or home.startswith("runtime.numba"):
+            continue
+        for template in getattr(ty, "templates", ()):
+            out.append((fn.__name__, home.split(".")[1], template._overload_func.__module__.split(".")[-1]))
+    return sorted(set(out))
+
+
+def _registered_in(stem, helper):
+    """Whether runtime/numba/<stem>.py registers its overload of `helper` itself (the implementation may be shared
+    with a lowering elsewhere: rt.diff's is jt.diff's)."""
+    path = NUMBA / f"{stem}.py"
+    return path.exists() and re.search(rf"overload\(\w+\.{helper}\b", path.read_text()) is not None
+
+
+def test_the_check_sees_the_numba_versions():
+    found = _numba_versions()
+    assert ("unbroadcast", "adjoint", "adjoint") in found
+    assert len({home for _, home, _ in found}) > 20
+
+
+@pytest.mark.parametrize("helper, home, where", _numba_versions())
+def test_a_numba_version_lives_beside_its_helper(helper, home, where):
+    assert where == home or _registered_in(home, helper), (
+        f"the Numba version of rt.{helper} (runtime/{home}.py) is in runtime/numba/{where}.py: move it to "
+        f"runtime/numba/{home}.py"
+    )
+
+
+def test_each_mirror_file_has_its_runtime_file():
+    runtime_files = {p.stem for p in NUMBA.parent.glob("*.py")}
+    homes = {home for _, home, _ in _numba_versions()}
+    assert homes <= runtime_files
+    for stem in homes:
+        assert (NUMBA / f"{stem}.py").exists(), f"runtime/numba/{stem}.py is missing"
