@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import array_namespace
 from .tree import is_zero
 
 __all__ = [
@@ -27,16 +28,17 @@ def unbroadcast(g, x):
     """Sum g down to the shape of x, undoing NumPy broadcasting."""
     if isinstance(g, (tuple, list, dict)) or is_zero(g):
         return g
+    xp = array_namespace(g)
     shape = np.shape(x)
     gshape = np.shape(g)
     if gshape == shape:
         return g
     if len(gshape) < len(shape):
-        return np.broadcast_to(g, shape)
+        return xp.broadcast_to(g, shape)
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
-    out = np.sum(g, axis=axes, keepdims=False) if axes else g
-    return np.reshape(out, shape)
+    out = xp.sum(g, axis=axes, keepdims=False) if axes else g
+    return xp.reshape(out, shape)
 
 
 def broadcast_like(g, target):
@@ -44,34 +46,35 @@ def broadcast_like(g, target):
     if is_zero(g):
         return g
     shape = np.shape(target)
-    return g if np.shape(g) == shape else np.broadcast_to(g, shape)
+    return g if np.shape(g) == shape else array_namespace(g).broadcast_to(g, shape)
 
 
 def expand_reduced(g, x, axis=None, keepdims=False):
     """Broadcast the adjoint of a reduction over `axis` back to x's shape."""
     if is_zero(g):
         return g
+    xp = array_namespace(g)
     shape = np.shape(x)
     if not keepdims and axis is not None:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = sorted(a % len(shape) for a in axes)
         for a in axes:
-            g = np.expand_dims(g, a)
-    return np.broadcast_to(g, shape)
+            g = xp.expand_dims(g, a)
+    return xp.broadcast_to(g, shape)
 
 
 def save_region(x, index):
     """A copy of x[index], taken before an in-place write overwrites it."""
     if is_zero(x):
         return 0.0
-    return np.array(x[index], copy=True)
+    return array_namespace(x).array(x[index], copy=True)
 
 
 def zero_region(g, index):
     """g with g[index] set to zero (the adjoint of the value an in-place write replaced)."""
     if is_zero(g):
         return g
-    out = np.array(g, copy=True)
+    out = array_namespace(g).array(g, copy=True)
     out[index] = 0
     return out
 
