@@ -18,9 +18,9 @@ from .differences import *  # noqa: F401,F403
 from .einsum_parts import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .examples import *  # noqa: F401,F403
-from .fft import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
-from .like import *  # noqa: F401,F403
+from .fourier import *  # noqa: F401,F403
+from .likeness import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .linalg_batching import *  # noqa: F401,F403
 from .lstsq_batching import *  # noqa: F401,F403
@@ -29,6 +29,7 @@ from .padding import *  # noqa: F401,F403
 from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .pytree import *  # noqa: F401,F403
+from .ranges import *  # noqa: F401,F403
 from .rearranging import *  # noqa: F401,F403
 from .rearranging_batch import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403

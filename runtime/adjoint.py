@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .like import dtype_like
+from .likeness import dtype_like
+from .namespace import array_namespace
 from .tree import is_zero
 
 __all__ = [
@@ -27,16 +28,17 @@ def unbroadcast(g, x):
     """Sum g down to the shape of x, undoing NumPy broadcasting."""
     if isinstance(g, (tuple, list, dict)) or is_zero(g):
         return g
+    xp = array_namespace(g)
     shape = np.shape(x)
     gshape = np.shape(g)
     if gshape == shape:
         return g
     if len(gshape) < len(shape):
-        return np.broadcast_to(g, shape)
+        return xp.broadcast_to(g, shape)
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
-    out = np.sum(g, axis=axes, keepdims=False) if axes else g
-    return np.reshape(out, shape)
+    out = xp.sum(g, axis=axes, keepdims=False) if axes else g
+    return xp.reshape(out, shape)
 
 
 def broadcast_like(g, target):
@@ -44,34 +46,35 @@ def broadcast_like(g, target):
     if is_zero(g):
         return g
     shape = np.shape(target)
-    return g if np.shape(g) == shape else np.broadcast_to(g, shape)
+    return g if np.shape(g) == shape else array_namespace(g).broadcast_to(g, shape)
 
 
 def expand_reduced(g, x, axis=None, keepdims=False):
     """Broadcast the adjoint of a reduction over `axis` back to x's shape."""
     if is_zero(g):
         return g
+    xp = array_namespace(g)
     shape = np.shape(x)
     if not keepdims and axis is not None:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = sorted(a % len(shape) for a in axes)
         for a in axes:
-            g = np.expand_dims(g, a)
-    return np.broadcast_to(g, shape)
+            g = xp.expand_dims(g, a)
+    return xp.broadcast_to(g, shape)
 
 
 def save_region(x, index):
     """A copy of x[index], taken before an in-place write overwrites it."""
     if is_zero(x):
         return 0.0
-    return np.array(x[index], copy=True)
+    return array_namespace(x).array(x[index], copy=True)
 
 
 def zero_region(g, index):
     """g with g[index] set to zero (the adjoint of the value an in-place write replaced)."""
     if is_zero(g):
         return g
-    out = np.array(g, copy=True)
+    out = array_namespace(g).array(g, copy=True)
     out[index] = 0
     return out
 
@@ -227,35 +230,6 @@ def dtype_of(x):
 
 
 __all__ += ["inverse_axes", "dtype_of"]
-
-
-def backwards(steps, trips=None):
-    """The first `trips` values of a range, last first (itself a range, so it can be replayed)."""
-    if not isinstance(steps, range):
-        from .batching import PER_EXAMPLE_TRIPS, BatchError
-
-        raise BatchError(PER_EXAMPLE_TRIPS)
-    if trips is not None:
-        steps = steps[:trips]
-    return steps[::-1]
-
-
-__all__.append("backwards")
-
-
-def first(steps):
-    """The first value of a non-empty range: the last trip of the adjoint loop over rt.backwards(steps).  Of
-    the ranges of a loop whose trips differ per example (under vmap), each example's."""
-    if not isinstance(steps, range):
-        from .batching import PER_EXAMPLE_TRIPS, BatchedRange, BatchError, first_of_each
-
-        if isinstance(steps, BatchedRange):
-            return first_of_each(steps)
-        raise BatchError(PER_EXAMPLE_TRIPS)  # e.g. per-example ranges of an outer vmap, example by example
-    return steps[0]
-
-
-__all__.append("first")
 
 
 def real_only(v, like, what):

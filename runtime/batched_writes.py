@@ -5,7 +5,7 @@ import numpy as np
 
 from .adjoint import get_kept, unbroadcast
 from .batching import _batch_axis_first, _Shape, batch_index, batched_setitem, unbroadcast_batched
-from .like import dtype_like
+from .likeness import dtype_like
 from .tree import is_zero
 
 __all__ = ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_put_region"]

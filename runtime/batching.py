@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .adjoint import dot_vjp_a, dot_vjp_b, expand_reduced, get_kept, matmul_vjp_a, matmul_vjp_b, unbroadcast
 from .pytree import same_kind
 
 __all__ = [
@@ -232,7 +233,7 @@ def _selected(mask, size):
 
 def _is_static(value):
     """Values that describe a computation rather than data, and the symbolic zero: never batched or sliced."""
-    from .like import Like
+    from .likeness import Like
 
     return (
         value is None
@@ -386,7 +387,6 @@ def shared_index(index, batched):
 def batched_get_kept(g, index, g_batched, index_batched):
     """get_kept for every example: g behind its batch axis, or example by example for an index that differs
     per example."""
-    from .adjoint import get_kept
     from .tree import is_zero
 
     if is_zero(g):
@@ -586,7 +586,6 @@ def _vector_products_vjp(g, other, batched):
 
 def batched_matmul_vjp_a(g, a, b, a_batched, b_batched):
     """The adjoint of a in batched_matmul(a, b): each example's, or their sum if a is the same for all."""
-    from .adjoint import matmul_vjp_a
     from .tree import is_zero
 
     if is_zero(g) or is_zero(b):
@@ -599,7 +598,6 @@ def batched_matmul_vjp_a(g, a, b, a_batched, b_batched):
 
 def batched_matmul_vjp_b(g, a, b, a_batched, b_batched):
     """The adjoint of b in batched_matmul(a, b): each example's, or their sum if b is the same for all."""
-    from .adjoint import matmul_vjp_b
     from .tree import is_zero
 
     if is_zero(g) or is_zero(a):
@@ -625,7 +623,6 @@ def _dot_vjp_per_example(vjp, g, a, b, a_batched, b_batched, batched):
 
 def batched_dot_vjp_a(g, a, b, a_batched, b_batched):
     """The adjoint of a in batched_dot(a, b)."""
-    from .adjoint import dot_vjp_a
     from .tree import is_zero
 
     if is_zero(g) or is_zero(b):
@@ -637,7 +634,6 @@ def batched_dot_vjp_a(g, a, b, a_batched, b_batched):
 
 def batched_dot_vjp_b(g, a, b, a_batched, b_batched):
     """The adjoint of b in batched_dot(a, b)."""
-    from .adjoint import dot_vjp_b
     from .tree import is_zero
 
     if is_zero(g) or is_zero(a):
@@ -673,14 +669,14 @@ __all__.append("common_range")
 
 
 def _is_batched_like(value):
-    from .like import Like
+    from .likeness import Like
 
     return isinstance(value, Like) and getattr(value, "batched", False)
 
 
 def batched_like(x):
     """rt.like of a batched value: a Like whose rows are the examples' Likes."""
-    from .like import like
+    from .likeness import like
 
     out = like(x)
     _mark_batched(x, out)
@@ -873,7 +869,7 @@ def _same_for_all(value):
 
 def example_like(x):
     """The shape and dtype of one example of the batched x."""
-    from .like import Like, dtype_like
+    from .likeness import Like, dtype_like
 
     if isinstance(x, (tuple, list)):
         return same_kind(x, [example_like(v) for v in x])
@@ -897,7 +893,7 @@ def _example_ndim(x, batched):
 
 def _really_batched(x, flag):
     """A value flagged batched may still be a Like taken of an unbatched value (it rode in a batched tuple)."""
-    from .like import Like
+    from .likeness import Like
 
     if not flag:
         return False
@@ -908,7 +904,6 @@ def _really_batched(x, flag):
 
 def unbroadcast_batched(v, like, v_batched, like_batched):
     """unbroadcast for every example: v summed down to one example's shape of `like`."""
-    from .adjoint import unbroadcast
     from .tree import is_zero
 
     if is_zero(v) or isinstance(v, (tuple, list, dict)):
@@ -941,7 +936,6 @@ class _Shape:
 def expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, axis_batched=False):
     """expand_reduced for every example; an axis saved for the adjoint rides batched in its residuals: the same
     for every example it is taken as one, else each example expands along its own."""
-    from .adjoint import expand_reduced
     from .tree import is_zero
 
     if is_zero(v):
@@ -972,7 +966,6 @@ def _unbatch_same(x, flag):
 
 def dot_vjp_a_batched(g, a, b, g_batched, a_batched, b_batched):
     """The adjoint of a in dot(a, b), for every example (vectors and matrices; else example by example)."""
-    from .adjoint import dot_vjp_a
 
     a, a_batched = _unbatch_same(a, a_batched)
     b, b_batched = _unbatch_same(b, b_batched)
@@ -986,7 +979,6 @@ def dot_vjp_a_batched(g, a, b, g_batched, a_batched, b_batched):
 
 def dot_vjp_b_batched(g, a, b, g_batched, a_batched, b_batched):
     """The adjoint of b in dot(a, b), for every example."""
-    from .adjoint import dot_vjp_b
 
     a, a_batched = _unbatch_same(a, a_batched)
     b, b_batched = _unbatch_same(b, b_batched)
@@ -1106,87 +1098,6 @@ def batched_pack_like(like, parts, like_batched):
 
 
 __all__.append("batched_pack_like")
-
-
-class BatchedRange:
-    """The values of a loop that runs a different number of trips per example.
-
-    At trip k of the batched loop, an example's value is `base + k * stride`, and it runs the trips
-    `first <= k < first + trips`: range(start, stop, step) runs from trip 0; the adjoint of a loop (its
-    trips backwards) ends, for every example, at the last trip.
-    """
-
-    def __init__(self, base, stride, first, trips):
-        self.base, self.stride, self.first, self.trips = base, stride, first, trips
-
-
-def batched_range(bounds):
-    """The ranges of a loop whose bounds (a tuple, as range() takes them) differ per example."""
-    if len(bounds) == 1:
-        bounds = (0, bounds[0], 1)
-    elif len(bounds) == 2:
-        bounds = (bounds[0], bounds[1], 1)
-    start, stop, step = (np.asarray(b) for b in bounds)
-    if np.any(step == 0):
-        raise ValueError("range() arg 3 must not be zero")
-    trips = np.maximum(0, (stop - start + step - np.sign(step)) // step)
-    return BatchedRange(start, step, 0, trips)
-
-
-def batched_backwards(steps, trips=None, mask=None):
-    """rt.backwards(steps, trips) when the trip counts differ per example: the values each example ran,
-    last first.  Trip t of the loop that undoes a loop of L trips undoes its trip L - 1 - t: a range run
-    from trip 0 is undone ending together at the last trip, and the adjoint of such an adjoint begins
-    together at trip 0 again.
-
-    Examples outside the mask ran no trips; the others ran `trips` (all of `steps` if None).
-    """
-    if isinstance(steps, BatchedRange):
-        base, step, first, ran = steps.base, steps.stride, steps.first, steps.trips
-    else:
-        base, step, first, ran = steps.start, steps.step, 0, len(steps)
-    ran = np.minimum(ran, trips) if trips is not None else np.asarray(ran)
-    if mask is not None:
-        ran = np.where(mask, ran, 0)
-    ends = np.where(ran > 0, first + ran, 0)
-    total = int(np.max(ends)) if np.size(ends) else 0
-    return BatchedRange(base + (total - 1) * step, -step, total - first - ran, ran)
-
-
-def first_of_each(steps):
-    """The loop variable of every example at its own first trip."""
-    return np.broadcast_to(steps.base + steps.first * steps.stride, np.shape(steps.trips))
-
-
-def longest(steps, mask=None):
-    """How many trips the batched loop runs: the most any example (under the mask) runs."""
-    ends = steps.first + steps.trips
-    if mask is not None:
-        ends = np.where(mask, ends, 0)
-    return int(np.max(ends)) if np.size(ends) else 0
-
-
-def range_at(steps, trip):
-    """The loop variable of every example at trip `trip`."""
-    return np.broadcast_to(steps.base + trip * steps.stride, np.shape(steps.trips))
-
-
-def range_active(steps, trip, stopped=None, mask=None):
-    """Which examples run trip `trip`: within their trips, not broken out of the loop, and under the mask."""
-    active = (steps.first <= trip) & (trip < steps.first + steps.trips)
-    if stopped is not None:
-        active = active & ~np.asarray(stopped, dtype=bool)
-    if mask is not None:
-        active = active & mask
-    return np.broadcast_to(active, np.shape(steps.trips))
-
-
-def range_done(steps, trip, stopped, mask=None):
-    """Whether no example runs the trip after `trip` (each has run its range or broken out of the loop)."""
-    return not np.any(range_active(steps, trip + 1, stopped, mask))
-
-
-__all__ += ["BatchedRange", "batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"]
 
 
 class RuleWrapper:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .batching import batch_axis
 from .copies import _is_float_data, _placements, _results
-from .like import dtype_like
+from .likeness import dtype_like
 from .pytree import same_kind
 from .tree import is_zero
 

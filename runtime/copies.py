@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .like import dtype_like
+from .likeness import dtype_like
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -39,7 +39,7 @@ def meshgrid_grids(*args):
 
 def copying(fn):
     """fn itself: vmap's rules hand the function that copies entries to the batched helpers through it, so that
-    under jit it is a value Numba can keep for the backward sweep (see runtime/jit/copies_rules.py)."""
+    under jit it is a value Numba can keep for the backward sweep (see runtime/numba/copies.py)."""
     return fn
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batching import per_example
-from .like import dtype_like
+from .likeness import dtype_like
 from .tree import is_zero
 
 __all__ = ["gradient_of", "gradient_vjp", "batched_gradient"]

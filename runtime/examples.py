@@ -3,7 +3,7 @@
 import numpy as np
 
 from .batching import _is_batched_like, _is_static, _slice, _stack
-from .like import dtype_like
+from .likeness import dtype_like
 from .pytree import same_kind
 from .tree import is_zero
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .like import dtype_like
+from .likeness import dtype_like
 from .tree import is_zero
 
 __all__ = [

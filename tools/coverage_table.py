@@ -8,7 +8,7 @@ objects `np.r_`, `np.mgrid`, ...; no classes, dtypes, constants or modules), sor
 transpile does with a call, as the registry (transpile/primitives/) says it: reverse mode (a VJP rule), forward mode
 (a JVP rule), batching (a rule, or vmap's loop over the examples) and jit (a lowering in the Numba backend's table,
 transpile/backends/numba/lowerings.py, or a function Numba compiles itself, and whether the runtime helpers of its
-rules have a Numba version: runtime/jit/pending.py).
+rules have a Numba version: runtime/numba/pending.py).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ LEGEND = f"""\
 - **batching** (`vmap`): `{YES}`, a batching rule; `{PER_EXAMPLE}`, vmap calls the function once per example.
 - **jit**: `{YES}`, compiled code calls it (a lowering of the Numba backend, or Numba's own version) and the runtime
   helpers of its rules have Numba versions; `{PARTLY}`, the function compiles but some of its rules do not (see
-  the note, from runtime/jit/pending.py); `{NOT_YET}`, Numba cannot compile the call: a located error, and
+  the note, from runtime/numba/pending.py); `{NOT_YET}`, Numba cannot compile the call: a located error, and
   `tp.jit(f, fallback="numpy")` runs NumPy instead. The README's jit section lists the arguments that do not compile.
 - `{REFUSED}`: the function writes into its argument; every transformation refuses the call and says what to write.
 """
@@ -89,13 +89,13 @@ def public_functions(module):
 
 
 class _Numba:
-    """What Numba compiles itself (NumPy's functions), with the overloads runtime/jit registers."""
+    """What Numba compiles itself (NumPy's functions), with the overloads runtime/numba registers."""
 
     def __init__(self):
         from numba.core import types
         from numba.core.registry import cpu_target
 
-        import runtime.jit  # noqa: F401  (registers the Numba versions of runtime helpers)
+        import runtime.numba  # noqa: F401  (registers the Numba versions of runtime helpers)
 
         self.context = cpu_target.typing_context
         self.context.refresh()
@@ -114,9 +114,9 @@ def _rule_texts(prim):
 
 
 def _pending_helpers(prims, registry):
-    """The reasons runtime/jit/pending.py gives for the runtime helpers these entries' rules call, and the rules of
+    """The reasons runtime/numba/pending.py gives for the runtime helpers these entries' rules call, and the rules of
     those helpers (derivatives of every order, batched derivatives), sorted."""
-    from runtime.jit.pending import NO_NUMBA_VERSION
+    from runtime.numba.pending import NO_NUMBA_VERSION
 
     seen, todo = set(), list(prims)
     while todo:
@@ -133,7 +133,7 @@ def _pending_helpers(prims, registry):
 def _own_pending(prim):
     """pending.py's reason when generated code calls a runtime helper without a Numba version for `prim` itself
     (np.r_ is written rt.r_)."""
-    from runtime.jit.pending import NO_NUMBA_VERSION
+    from runtime.numba.pending import NO_NUMBA_VERSION
 
     helper = (prim.path or "").removeprefix("rt.") if (prim.path or "").startswith("rt.") else None
     return NO_NUMBA_VERSION.get(helper)

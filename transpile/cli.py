@@ -446,7 +446,7 @@ def _add_subcommands(subparsers, show=False):
     p = subparsers.add_parser(
         "jit",
         help="write a function compiled by Numba (@jt.njit: njit with NumPy's promotion) as a standalone module",
-        description="Write FUNCTION in normal form under @jt.njit, with what Numba lacks lowered to `runtime.jit`, "
+        description="Write FUNCTION in normal form under @jt.njit, with what Numba lacks lowered to `runtime.numba`, "
         "as a standalone module (compile a transformed function with emit, e.g. 'jit(grad(loss))').",
         formatter_class=formatter,
         epilog=f"example:\n  {example}\n\nA compiled gradient:\n  transpile emit model.py 'jit(grad(loss))'",

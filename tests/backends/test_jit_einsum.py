@@ -14,7 +14,7 @@ from support import assert_tree_close, load_module
 
 import runtime as rt
 import transpile as tp
-from runtime import jit as jt
+from runtime import numba as jt
 
 # (subscripts, operand shapes); () is a NumPy scalar
 EXPRESSIONS = [

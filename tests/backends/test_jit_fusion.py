@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import transpile as tp
-from runtime import jit as jt
-from runtime.jit import fused
-from runtime.like import Like
+from runtime import numba as jt
+from runtime.likeness import Like
+from runtime.numba import fused
 
 rng = np.random.default_rng(0)
 

@@ -62,7 +62,7 @@ def test_batch_of_reads_the_first_batched_leaf():
     from numba import njit
 
     import runtime as rt
-    import runtime.jit  # noqa: F401  (registers the Numba implementations)
+    import runtime.numba  # noqa: F401  (registers the Numba implementations)
 
     @njit
     def sizes(tree, rows):

@@ -1,4 +1,4 @@
-"""np.gradient under jit (runtime/jit/gradient_rules.py): vmap and forward mode, which the registry's jit table does
+"""np.gradient under jit (runtime/numba/differences.py): vmap and forward mode, which the registry's jit table does
 not compile, checked against the same functions uncompiled (themselves checked against NumPy by the registry)."""
 
 from __future__ import annotations

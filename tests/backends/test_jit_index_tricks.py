@@ -1,4 +1,4 @@
-"""np.r_, np.c_ and np.ix_ under jit (runtime/jit/index_tricks.py): the directive strings, slices and numbers the
+"""np.r_, np.c_ and np.ix_ under jit (runtime/numba/index_tricks.py): the directive strings, slices and numbers the
 registry's Examples leave out, and indexing with one integer array per axis, against NumPy."""
 
 from __future__ import annotations

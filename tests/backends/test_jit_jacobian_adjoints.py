@@ -12,7 +12,7 @@ from numba import njit
 from support import assert_tree_close, numeric_grad
 
 import runtime as rt
-import runtime.jit  # noqa: F401  (registers the Numba implementations)
+import runtime.numba  # noqa: F401  (registers the Numba implementations)
 import transpile as tp
 
 rng = np.random.default_rng(11)

@@ -7,7 +7,7 @@ import numba
 import numpy as np
 import pytest
 
-from runtime.jit import memory
+from runtime.numba import memory
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise and /proc/self/smaps are Linux's")
 

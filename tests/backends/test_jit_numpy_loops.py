@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import transpile  # noqa: F401  (fills the registry)
-from runtime import jit as jt
-from runtime.jit import numpy_loops
+from runtime import numba as jt
+from runtime.numba import numpy_loops
 from transpile.backends.numba.lowerings import NUMPY_LOOPS
 from transpile.backends.tables import lowerings
 

@@ -1,4 +1,4 @@
-"""The derivatives of np.pad's modes that copy no entries under jit (runtime/jit/pad_rules.py): reverse and forward
+"""The derivatives of np.pad's modes that copy no entries under jit (runtime/numba/pad_rules.py): reverse and forward
 mode against NumPy's rules (runtime/padding.py), ties of maximum and median included, and a located refusal (the
 registry harness, TRANSPILE_JIT_FULL=1, checks every pad Example's gradient too)."""
 

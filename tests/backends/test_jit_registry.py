@@ -39,7 +39,7 @@ GRADIENT_NOT_UNDER_JIT: dict[str, str] = {}
 # Gradients refused with a located error before any helper is named.
 GRADIENT_REFUSED: dict[str, str] = {}
 
-# The primitives whose value is checked by default: every lowering in runtime/jit and common elementwise ones.
+# The primitives whose value is checked by default: every lowering in runtime/numba and common elementwise ones.
 DEFAULT = {
     "add", "mul", "sub", "truediv", "pow", "neg", "tanh", "exp", "log", "sqrt", "maximum", "where", "abs",
     "sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "dot", "matmul", "np_matmul", "einsum",

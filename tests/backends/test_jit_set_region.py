@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import jit as jt  # noqa: F401  (registers the Numba implementations)
+from runtime import numba as jt  # noqa: F401  (registers the Numba implementations)
 
 rng = np.random.default_rng(5)
 X1, X2 = rng.standard_normal(4), rng.standard_normal((3, 2))

@@ -1,4 +1,4 @@
-"""jit of vmap through the forms runtime/jit/shape_gaps.py lowers: numbers given to np.atleast_*d and np.meshgrid
+"""jit of vmap through the forms runtime/numba/shape_gaps.py lowers: numbers given to np.atleast_*d and np.meshgrid
 (vmap's copying helpers), np.full and np.full_like filling with a batched array (vmap's loop over the examples).
 
 Their values and gradients without vmap are checked by tests/backends/test_jit_registry.py's examples."""

@@ -1,4 +1,4 @@
-"""np.tensordot, np.vdot, np.kron and np.linalg.cholesky under jit (runtime/jit/tensor_products.py): one compiled
+"""np.tensordot, np.vdot, np.kron and np.linalg.cholesky under jit (runtime/numba/tensor_products.py): one compiled
 value-and-gradient covers their lowerings (ranks Numba lacks: tensordot at all, vdot and kron beyond 1-D and 2-D,
 cholesky of a stack) and their adjoint helpers, checked against the same function uncompiled."""
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import jit as jt  # noqa: F401  (registers the Numba implementations)
+from runtime import numba as jt  # noqa: F401  (registers the Numba implementations)
 
 SHAPES = [
     ((256, 256, 3), (1, 256, 3)),

@@ -120,7 +120,7 @@ def test_what_jit_says_follows_pending(tool, table, monkeypatch):
     """A function whose own runtime helper has a Numba version (np.r_ is rt.r_) compiles; listed in pending.py it
     does not, with the reason; one whose rules reach such a helper compiles only partly, and the note gives
     pending.py's reason."""
-    from runtime.jit.pending import NO_NUMBA_VERSION
+    from runtime.numba.pending import NO_NUMBA_VERSION
 
     by_path = {row.function: row for rows in table.values() for row in rows}
     assert by_path["np.r_"].jit == "yes"

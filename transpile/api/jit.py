@@ -220,7 +220,7 @@ class Jitted:
         try:
             return self._call(statics, dynamic, everything, fuse=True)
         except self.backend.unfused:
-            # a loop nest met operand shapes it does not cover (runtime/jit/fused.py): calls of these types run
+            # a loop nest met operand shapes it does not cover (runtime/numba/fused.py): calls of these types run
             # without fusion from now on; the program changes nothing in place, so running it again is safe
             self._unfused.add(_call_types(self.backend, statics, dynamic))
             return self._call(statics, dynamic, everything, fuse=False)

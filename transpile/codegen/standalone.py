@@ -679,7 +679,7 @@ def standalone_text(generated_text, program, entry, *, user_function, module_nam
     if "numba" in used:
         imports.import_module("numba", "numba")
     if "jt" in used:
-        imports.import_from("runtime", "jit", "jt")
+        imports.import_from("runtime", "numba", "jt")
     header = _header_docstring(entry, origin, command, version, program, imports, module_name)
     body = header + "\n\n" + imports.text() + "\n\n\n" + functions
     undefined = _undefined_names(body)
@@ -761,7 +761,7 @@ def _header_docstring(entry, origin, command, version, program, imports, module_
             )
         )
     parts.append("")
-    compiled = "import numba" in imports.other or ("jit", "jt") in imports.from_imports.get("runtime", ())
+    compiled = "import numba" in imports.other or ("numba", "jt") in imports.from_imports.get("runtime", ())
     needs = "NumPy" + (", Numba" if compiled else "")
     needs += " and the `runtime` package of transpile" + (f", and `{module_name}`" if imported else "")
     parts.append(_wrap(f"At run time this module needs {needs}; it never imports transpile itself."))

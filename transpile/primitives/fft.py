@@ -6,7 +6,7 @@ transforms of g, cut or padded back (fft_fit) where `n` or `s` padded or cut the
 input: its adjoint is the real part of fft's.  irfft reads a half spectrum, its adjoint is rt.irfft_vjp.  rfftn
 is fftn of a real input with its last axis halved; irfftn is ifft along all but the last axis, then irfft; hfft
 is irfft of the conjugate and ihfft the conjugate of rfft, each scaled as the other direction.  Under jit NumPy
-computes them in object mode (runtime/jit/fourier.py).
+computes them in object mode (runtime/numba/fourier.py).
 """
 
 import numpy as np

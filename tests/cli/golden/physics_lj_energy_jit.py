@@ -17,7 +17,7 @@ it never imports transpile itself.
 import numpy as np
 
 # isort: split
-from runtime import jit as jt
+from runtime import numba as jt
 
 
 @jt.njit(cache=True)

@@ -15,7 +15,7 @@ class NumbaBackend(Backend):
 
     @property
     def unfused(self):
-        from runtime.jit.fused import ShapesNotFused  # imports Numba: not before the first call
+        from runtime.numba.fused import ShapesNotFused  # imports Numba: not before the first call
 
         return (ShapesNotFused,)
 

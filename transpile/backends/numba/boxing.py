@@ -18,7 +18,7 @@ _DTYPE_OF_BUILTIN = {int: np.int64, float: np.float64, bool: np.bool_, complex: 
 
 def captured_value(value):
     """A captured value as compiled code takes it: a Python number stays one (weakly typed, as NumPy types it)."""
-    from runtime.jit.pynumbers import python_number
+    from runtime.numba.pynumbers import python_number
 
     if isinstance(value, type) and getattr(pytree.node_of_class(value), "data_fields", None) is not None:
         return pytree.dataclass_record_class(value)  # a registered dataclass, built in compiled code as its record
@@ -48,10 +48,10 @@ def _nested_types(ty):
 def _numpy_scalars(result_type):
     """What turns the Python numbers Numba returns for NumPy scalars of `result_type` into NumPy scalars of
     their dtype, as NumPy returns them (np.float32 stays np.float32, np.int8 np.int8); None where nothing needs
-    it.  A Python number of the compiled code (runtime/jit/pynumbers.py) comes back as one."""
+    it.  A Python number of the compiled code (runtime/numba/pynumbers.py) comes back as one."""
     from numba import types
 
-    from runtime.jit.pynumbers import is_python
+    from runtime.numba.pynumbers import is_python
 
     if isinstance(result_type, (types.Number, types.Boolean)) and not is_python(result_type):
         return np.dtype(str(types.unliteral(result_type))).type
@@ -71,10 +71,10 @@ def _rebuilt(values, items):
 
 
 def as_records(target, pname, value):
-    """The argument as Numba takes it: each dict becomes a record (runtime/jit/records.py), each Python number is
-    marked as one (runtime/jit/pynumbers.py: weakly typed, as NumPy types it)."""
-    from runtime.jit import records
-    from runtime.jit.pynumbers import python_number
+    """The argument as Numba takes it: each dict becomes a record (runtime/numba/records.py), each Python number is
+    marked as one (runtime/numba/pynumbers.py: weakly typed, as NumPy types it)."""
+    from runtime.numba import records
+    from runtime.numba.pynumbers import python_number
 
     if type(value) in pytree._NODES:
         return _object_record(target, pname, value)
@@ -162,7 +162,7 @@ def refuse_dtypes(target, names, dynamic):
 
 def _as_dicts(value):
     """Results with every record (see as_records) turned back into the dict it stands for."""
-    from runtime.jit import records
+    from runtime.numba import records
 
     if records.is_record(value):
         return {k: _as_dicts(v) for k, v in zip(value._fields, value)}

@@ -57,13 +57,13 @@ def summary(exc_text) -> str:
     text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(keep))
     numpy_module = re.match(r"Unknown attribute '(\w+)' of type Module\(<module '(numpy\.\w+)'", text)
     if numpy_module:
-        from runtime.jit.pending import NOT_LOWERED_MODULES, missing_numpy_message
+        from runtime.numba.pending import NOT_LOWERED_MODULES, missing_numpy_message
 
         if numpy_module.group(2) in NOT_LOWERED_MODULES:
             return missing_numpy_message(numpy_module.group(2), numpy_module.group(1))
     helper = re.match(r"Unknown attribute '(\w+)' of type Module\(<module 'runtime'", text)
     if helper:
-        from runtime.jit.pending import missing_message
+        from runtime.numba.pending import missing_message
 
         return missing_message(helper.group(1))
     return text[:400]

@@ -4,13 +4,13 @@ A run is a straight-line stretch of a block whose statements the Numba table mar
 (`fuse(...)` in lowerings.py): elementwise operators ("map"), sums over one axis or all ("sum"), and the adjoint helpers
 that sum a value down to an operand's shape ("unbroadcast") or spread a reduced one back ("expand").
 Statements of a run that share no name with each other become separate loop nests (unrelated values
-need not share a shape; when related ones do not either, runtime/jit/fused.py refuses the shapes and
+need not share a shape; when related ones do not either, runtime/numba/fused.py refuses the shapes and
 tp.jit runs the call without fusion).
 Statements in between that neither read the run's values nor write what it reads move above it.  A
 reduction's value is complete only after the loop nest, so a statement reading it starts a new run.
 
 The run becomes one call whose first argument is the run itself, as text: a header `inputs -> outputs`
-(outputs are the values read after the run) and then its statements, which runtime/jit/fused.py
+(outputs are the values read after the run) and then its statements, which runtime/numba/fused.py
 compiles into a single loop nest once Numba knows the ranks and dtypes:
 
     diff, _t4 = jt.kernel(

@@ -12,7 +12,7 @@ The passes, in order, each a function of a function body (a list of normal-form 
    temporaries left that one elementwise primitive makes and the next reads once are put back into one
    expression, which Numba compiles to a single loop (one pass over memory).
 4. `lower_zeros`: in generated code, the symbolic zero ``0.0`` becomes ``jt.ZERO``, whose Numba type
-   joins with whatever value meets it (runtime/jit/zero.py).
+   joins with whatever value meets it (runtime/numba/zero.py).
 """
 
 from __future__ import annotations
@@ -354,7 +354,7 @@ def _prim_name(node):
 def loop_items(body):
     """A loop over a sequence reads its items by position (`for _i in range(len(s)): x = s[_i]`); under jit
     the read is `jt.loop_item(s, _i)`, which is `s[_i]`, except that a dict (a record) gives its i-th key, as
-    iterating over a dict does (runtime/jit/records.py)."""
+    iterating over a dict does (runtime/numba/records.py)."""
     module = gast.Module(body=body, type_ignores=[])
     defs = {
         n.targets[0].id: n.value
@@ -392,7 +392,7 @@ class _ListDisplays(gast.NodeTransformer):
 def list_displays(body):
     """`[a, b]` -> `jt.make_list(a, b)`: a list where its items share a type, else a tuple of them. Numba would
     make a list of mixed items (`[x, v]`, a float and an array) a literal list, which it cannot return from a
-    function (runtime/jit/records.py). An empty list stays one (Numba types it from its appends)."""
+    function (runtime/numba/records.py). An empty list stays one (Numba types it from its appends)."""
     transformer = _ListDisplays()
     return [transformer.visit(stmt) for stmt in body]
 
@@ -477,12 +477,12 @@ def _is_number(node) -> bool:
 def weak_constants(body):
     """`1.0 - y` with y float32 stays float32 in NumPy, `a8 + 100` int8 (Python numbers are weakly typed, NEP 50),
     but not in Numba: a number meeting a value in an operator or an elementwise call becomes `jt.weak(1.0, y)`,
-    of the dtype NumPy gives it next to y (runtime/jit/pynumbers.py), y being the operand it meets (in a call,
+    of the dtype NumPy gives it next to y (runtime/numba/pynumbers.py), y being the operand it meets (in a call,
     the nearest name after it, else before it: `np.where(c, y, 0.0)` meets y, not the condition); a number
     meeting only numbers becomes `jt.weak(2.0)`, a Python number, and so do a number assigned to a name and the
     value of a primitive that gives a Python number (`jt.weak(len(x))`, the registry's `python_number`).  An
     integer exponent stays a literal: Numba computes `x ** 2` as `x * x`, and integer powers follow NumPy's types
-    anyway (runtime/jit/promotion.py)."""
+    anyway (runtime/numba/promotion.py)."""
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and _gives_python_number(node):
             node.value = call("jt.weak", [node.value])  # `n = 0`, len(x), x.shape, math.sqrt(s): Python numbers too

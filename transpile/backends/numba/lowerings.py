@@ -26,7 +26,7 @@ fuse("invert", "")  # ~True is -2 for a Python bool, False for a NumPy one
 # containers.py
 lower("make_dict", "jt.make_record(keys, items)")
 
-# elementwise.py: these run NumPy's own SIMD inner loop (runtime/jit/numpy_loops.py), not a libm call per element
+# elementwise.py: these run NumPy's own SIMD inner loop (runtime/numba/numpy_loops.py), not a libm call per element
 NUMPY_LOOPS = frozenset(
     ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan"]
     + ["arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "cbrt"]

@@ -1,5 +1,5 @@
 """Assemble a Numba module: every function of a program, lowered and decorated with `jt.njit` (Numba's njit with
-NumPy 2's type promotion, runtime/jit/promotion.py)."""
+NumPy 2's type promotion, runtime/numba/promotion.py)."""
 
 from __future__ import annotations
 
@@ -28,4 +28,4 @@ def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_c
         cached = disk_cache and not program.reaches_recursion(key)
         return [DECORATOR if cached else "jt.njit"]
 
-    return module_text(program, statics, "compiled by Numba", ["from runtime import jit as jt"], body, decorators)
+    return module_text(program, statics, "compiled by Numba", ["from runtime import numba as jt"], body, decorators)

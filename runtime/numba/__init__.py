@@ -1,0 +1,99 @@
+"""What compiled (Numba) modules need beyond NumPy: the symbolic zero, helper overloads, and lowerings.
+
+Importing this package registers the Numba implementations; generated code refers to it as ``jt``.
+
+Files mirror runtime/: runtime/numba/X.py holds the Numba versions (``overload``s) of the helpers of runtime/X.py
+and of no other file (tests/runtime/test_numba_mirror.py checks it); such a file may also hold the lowerings of the
+NumPy functions those helpers serve.  The files with no counterpart in runtime/ hold what Numba itself lacks:
+lowerings of NumPy functions (einsum, index_tricks, lowered, numpy_loops, pad_modes, pad_rules, rearranging_parts,
+rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused), dicts as records
+(records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory), the symbolic zero
+(zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
+"""
+
+# importing these registers the Numba implementations of the runtime helpers generated code calls
+from . import (  # noqa: F401
+    adjoint,
+    batching,
+    batching_parts,
+    constructors,
+    copies,
+    decompositions,
+    dicts,
+    differences,
+    elementwise,
+    examples,
+    forward,
+    fourier,
+    fused,
+    helpers,
+    index_tricks,
+    likeness,
+    linalg,
+    linalg_batching,
+    lowered,
+    lstsq_batching,
+    memory,
+    norm_batching,
+    numpy_loops,
+    pad_rules,
+    padding,
+    promotion,
+    pyforms,
+    pyfuncs,
+    pynumbers,
+    pytree,
+    ranges,
+    rearranging,
+    rearranging_batch,
+    rearranging_parts,
+    rearranging_rules,
+    records,
+    scans,
+    selection_rules,
+    shape_gaps,
+    shapes,
+    signal,
+    stacked_linalg,
+    tensor_products,
+    tree,
+    zero,
+)
+from .batching_parts import select, trapezoid  # noqa: F401
+from .copies import column_stack, dstack  # noqa: F401
+from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
+from .differences import gradient  # noqa: F401
+from .einsum import einsum  # noqa: F401
+from .elementwise import heaviside  # noqa: F401
+from .forward import copy_tangent, pop_tangent  # noqa: F401
+from .fourier import *  # noqa: F401,F403
+from .fused import kernel  # noqa: F401
+from .index_tricks import ix_  # noqa: F401
+from .lowered import *  # noqa: F401,F403
+from .numpy_loops import *  # noqa: F401,F403
+from .pad_modes import pad_modes  # noqa: F401
+from .promotion import njit  # noqa: F401
+from .pynumbers import weak  # noqa: F401
+from .rearranging import take  # noqa: F401
+from .rearranging_parts import diff, pad  # noqa: F401
+from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
+from .records import loop_item, make_list, make_record  # noqa: F401
+from .scans import cumprod  # noqa: F401
+from .selection_rules import argpartition, partition  # noqa: F401
+from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
+from .signal import (  # noqa: F401
+    convolve,
+    correlate,
+    cross,
+    geomspace,
+    interp,
+    interp_with_period,
+    linspace,
+    logspace,
+    meshgrid,
+)
+from .stacked_linalg import cond  # noqa: F401
+from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
+from .zero import ZERO, ZeroType  # noqa: F401
+
+memory.install()

@@ -1,0 +1,482 @@
+"""Numba implementation of jt.kernel: a block of elementwise statements and their reductions as one loop nest.
+
+The Numba backend (transpile/backends/numba/fusion.py) passes a straight-line block as string literals, a
+header `inputs -> outputs` and then one per statement, then the inputs.  A statement is an elementwise
+expression or one of
+
+    t = jt.sum(v, axis, keepdims)            a reduction (axis an integer or None)
+    t = rt.unbroadcast(v, like)              v summed down to like's shape (the identity when they agree)
+    t = rt.expand_reduced(v, like, axis, k)  a reduced value read back at every element of like
+
+When typing the call, Numba types the block as ordinary array code (exactly the code the block was
+before fusion) and reads off the type of every statement.  From those types it writes one loop nest
+over the block's iteration space: each array input is read once per element (a size-1 axis
+broadcasts), every statement becomes scalar code cast to the dtype its array form has, values read after
+the block are stored (or, for `rt.like(x)` in the header, only their shape is returned), and reductions
+accumulate into their outputs.  A block the loop nest cannot express (a value summed in a space of
+higher rank, where it would be replicated; a reduction read inside the block; inputs that are not
+arrays or numbers, such as the symbolic zero) compiles to its array code instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import types
+from numba.core import compiler, typed_passes
+from numba.core.errors import TypingError
+from numba.core.registry import cpu_target
+from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
+
+from .helpers import _generated
+from .promotion import numpy_code
+
+__all__ = ["ShapesNotFused", "kernel"]
+
+
+def kernel(*parts):
+    """The block (its header and statements, then its inputs) run as NumPy code: what its loop nest computes."""
+    lines = _lines(parts)
+    return _fallback_function(_parse(lines))(*parts[len(lines) :])
+
+
+def _lines(parts):
+    """The block's text from the call's arguments: the header names the inputs that end them."""
+    n_inputs = len([n for n in parts[0].partition("->")[0].split(",") if n.strip()])
+    return parts[: len(parts) - n_inputs]
+
+
+# ------------------------------------------------------------------ the block
+
+
+@dataclass(frozen=True)
+class Statement:
+    target: str
+    rhs: str
+    role: str  # "map", "sum", "unbroadcast" or "expand"
+    operands: tuple = ()  # the names a "map" reads; (v,) for the others
+    like: str | None = None
+    axis: int | None = None
+    keepdims: bool = False
+
+
+@dataclass(frozen=True)
+class Block:
+    inputs: tuple
+    outputs: tuple
+    statements: tuple = field(default_factory=tuple)
+    shape_only: frozenset = frozenset()  # outputs read only for their shape: `rt.like(x)` in the header
+
+
+def _call_of(node, path: str, arity: int):
+    """The arguments of `node` if it is a call of `path` (as `jt.sum`) with `arity` positional arguments and no
+    keywords, else None."""
+    if not (isinstance(node, ast.Call) and len(node.args) == arity and not node.keywords):
+        return None
+    return node.args if ast.unparse(node.func) == path else None
+
+
+def _name(node) -> str | None:
+    return node.id if isinstance(node, ast.Name) else None
+
+
+_NOT_LITERAL = object()
+
+
+def _constant(node):
+    """The value of an axis or flag literal (`-1` included); _NOT_LITERAL where it is not one."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return _NOT_LITERAL
+
+
+def _axis(node):
+    value = _constant(node)
+    return value if value is None or type(value) is int else _NOT_LITERAL
+
+
+def _flag(node):
+    value = _constant(node)
+    return value if type(value) is bool else _NOT_LITERAL
+
+
+def _reads(expr) -> tuple:
+    """The names an elementwise expression reads for their values, in the order written: neither a called
+    function (`abs` in `abs(x)`) nor a module (`np` in `np.sqrt(x)`)."""
+    skip = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}
+    skip |= {id(n.value) for n in ast.walk(expr) if isinstance(n, ast.Attribute)}
+    names = [n for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skip]
+    return tuple(dict.fromkeys(n.id for n in sorted(names, key=lambda n: (n.lineno, n.col_offset))))
+
+
+def _statement(line: str) -> Statement:
+    """A statement of the block, parsed as the Python it is (fusion.py writes each with `ast.unparse`)."""
+    stmt = ast.parse(line.strip(), mode="exec").body[0]
+    target, value = stmt.targets[0].id, stmt.value
+    rhs = line.partition(" = ")[2].strip()
+    if (args := _call_of(value, "jt.sum", 3)) and _name(args[0]):
+        axis, keepdims = _axis(args[1]), _flag(args[2])
+        if _NOT_LITERAL not in (axis, keepdims):
+            return Statement(target, rhs, "sum", (args[0].id,), axis=axis, keepdims=keepdims)
+    if (args := _call_of(value, "rt.unbroadcast", 2)) and _name(args[0]) and _name(args[1]):
+        return Statement(target, rhs, "unbroadcast", (args[0].id,), like=args[1].id)
+    if (args := _call_of(value, "rt.expand_reduced", 4)) and _name(args[0]) and _name(args[1]):
+        axis, keepdims = _axis(args[2]), _flag(args[3])
+        if _NOT_LITERAL not in (axis, keepdims):
+            return Statement(target, rhs, "expand", (args[0].id,), like=args[1].id, axis=axis, keepdims=keepdims)
+    return Statement(target, rhs, "map", _reads(value))
+
+
+def _output(text: str):
+    """An output of the header: its name, and whether only its shape is read (`rt.like(x)`)."""
+    node = ast.parse(text, mode="eval").body
+    args = _call_of(node, "rt.like", 1)
+    return (args[0].id, True) if args and _name(args[0]) else (text, False)
+
+
+@functools.cache
+def _parse(lines: tuple) -> Block:
+    head, *lines = lines
+    ins, _, outs = head.partition("->")
+
+    def names(part):
+        return tuple(n.strip() for n in part.split(",") if n.strip())
+
+    outputs = [_output(n) for n in names(outs)]
+    shape_only = frozenset(name for name, only in outputs if only)
+    return Block(names(ins), tuple(name for name, _ in outputs), tuple(_statement(line) for line in lines), shape_only)
+
+
+def _namespace():
+    return {
+        "np": np,
+        "math": math,
+        "rt": importlib.import_module("runtime"),
+        "jt": importlib.import_module("runtime.numba"),
+    }
+
+
+def _params(block):
+    return ", ".join(f"__a{q}" for q in range(len(block.inputs)))
+
+
+def _fallback_lines(block, typed=False):
+    """The block as array code; `typed` also copies each statement's value to `__v<k>`, to read its type."""
+    lines = [f"{name} = __a{q}" for q, name in enumerate(block.inputs)]
+    for k, s in enumerate(block.statements):
+        lines.append(f"{s.target} = {s.rhs}")
+        if typed:
+            lines.append(f"__v{k} = {s.target}")
+    results = [f"rt.like({o})" if o in block.shape_only else o for o in block.outputs]
+    return lines + [f"return ({''.join(f'{r}, ' for r in results)})"]
+
+
+@functools.cache
+def _fallback_function(block):
+    """The block as a function of its inputs, in array code (the user's, so compiled with NumPy's promotion)."""
+    return numpy_code(_generated("block", _params(block), _fallback_lines(block), _namespace()))
+
+
+def _statement_types(block, argtypes):
+    """Numba's type of every statement's value, typing the block as the array code it was."""
+    function = numpy_code(_generated("block", _params(block), _fallback_lines(block, typed=True), _namespace()))
+    interp = compiler.run_frontend(function)
+    typing = typed_passes.type_inference_stage(
+        cpu_target.typing_context, cpu_target.target_context, interp, tuple(argtypes), None
+    )
+    return [typing.typemap[f"__v{k}"] for k in range(len(block.statements))]
+
+
+# ------------------------------------------------------------------ planning the loop nest
+
+
+class _Unfusable(Exception):
+    """The block keeps its array form."""
+
+
+def _rank(ty):
+    if isinstance(ty, types.Array) and isinstance(ty.dtype, (types.Number, types.Boolean)):
+        return ty.ndim
+    if isinstance(ty, (types.Number, types.Boolean)):
+        return 0
+    raise _Unfusable
+
+
+@dataclass
+class _Plan:
+    lines: list
+    scope: dict
+
+
+class _Writer:
+    """Collects the parts of the loop nest's source while walking the block's statements."""
+
+    def __init__(self, block, offset, argtypes, stmt_types):
+        self.block, self.offset, self.stmt_types = block, offset, stmt_types  # inputs start at parts[offset]
+        self.index = {name: q for q, name in enumerate(block.inputs)}
+        self.rank = {name: _rank(ty) for name, ty in zip(block.inputs, argtypes)}
+        self.is_array = {name: isinstance(ty, types.Array) for name, ty in zip(block.inputs, argtypes)}
+        self.space = max([0, *map(_rank, stmt_types)])
+        self.scope = {**_namespace(), "ShapesNotFused": ShapesNotFused, "SHAPES_NOT_FUSED": SHAPES_NOT_FUSED}
+        self.value_inputs = []  # inputs read at every element
+        self.shape_inputs = []  # arrays whose shapes broadcast into the space
+        self.checks = []  # ("fits" | "rest", input, ...): shapes the loop nest relies on
+        self.allocations, self.body, self.results = [], [], {}
+        self.before_inner, self.after_inner = [], []  # around the innermost loop
+        self.prologue = []  # statements on numbers, before the loops
+        self.full = []  # (inputs, rank): a value broadcast from these inputs must span the space's last axes
+
+    def arg(self, name):
+        return f"__a{self.index[name]}"
+
+    def dtype(self, k):
+        ty = self.stmt_types[k]
+        self.scope[f"__dt{k}"] = as_dtype(ty.dtype if isinstance(ty, types.Array) else ty).type
+        return f"__dt{k}"
+
+    def multipliers(self, name):
+        """Input `name` at the current element, a size-1 axis staying at index 0."""
+        r = self.rank[name]
+        if not self.is_array[name]:
+            return self.arg(name)
+        if r == 0:
+            return f"{self.arg(name)}[()]"
+        q = self.index[name]
+        axes = range(self.space - r, self.space)
+        return f"{self.arg(name)}[{', '.join(f'__i{d} * __m{q}_{j}' for j, d in enumerate(axes))},]"
+
+    def accumulator(self, k, shape):
+        out = f"__o{k}"
+        self.allocations.append(f"{out} = np.zeros({shape}, {self.dtype(k)})")
+        return out
+
+
+def _plan(block, offset, argtypes, stmt_types):
+    """Source lines of the fused loop nest, or raise _Unfusable."""
+    w = _Writer(block, offset, argtypes, stmt_types)
+    space, statements = w.space, block.statements
+    if space == 0:
+        raise _Unfusable  # numbers only: nothing to loop over
+    ranks = [_rank(ty) for ty in stmt_types]
+    read_later = [set().union(*(s.operands for s in statements[k + 1 :])) for k in range(len(statements))]
+    assigned, reduced = {}, set()  # block values' ranks; names whose value is a reduction's, not an element's
+    deps = {}  # a block value -> the array inputs its shape broadcasts from
+
+    def sources(name):
+        if name in deps:
+            return deps[name]
+        return frozenset([name]) if w.is_array.get(name) and w.rank[name] else frozenset()
+
+    for k, (s, r) in enumerate(zip(statements, ranks)):
+        for name in s.operands if s.role != "expand" else ():
+            if name in reduced:
+                raise _Unfusable  # a reduction read before it is complete
+            if name in w.index and name not in assigned and name not in w.value_inputs:
+                w.value_inputs.append(name)
+        if s.role == "expand":
+            source = _expanded(w, s, assigned)
+        if assigned.setdefault(s.target, r) != r:
+            raise _Unfusable  # a name of two ranks
+        operand = s.operands[0] if s.operands else None
+        operand_rank = assigned.get(operand, w.rank.get(operand)) if s.role != "map" else None
+        if s.role in ("sum", "unbroadcast"):
+            w.full.append((sources(operand), space))  # each of its elements is summed once
+        if s.role == "map":
+            deps[s.target] = frozenset().union(*map(sources, s.operands))
+        else:
+            deps[s.target] = frozenset([s.like]) if s.role == "expand" else frozenset()
+        if s.role == "map" and r == 0:  # numbers only: computed once, before the loops
+            w.prologue.append(f"{s.target} = {w.dtype(k)}({s.rhs})")
+            w.results[s.target] = s.target
+        elif s.role == "map":
+            w.body.append(f"{s.target} = {w.dtype(k)}({s.rhs})")
+        elif s.role == "expand":
+            w.body.append(f"{s.target} = {w.dtype(k)}({source})")
+        elif operand_rank != space:
+            raise _Unfusable  # a value replicated over the space cannot be summed in it
+        elif s.role == "unbroadcast" and s.target in read_later[k]:
+            raise _Unfusable  # its value is complete only after the loop nest
+        elif s.role == "unbroadcast":
+            if not w.is_array.get(s.like):
+                raise _Unfusable
+            like, r = w.arg(s.like), w.rank[s.like]
+            w.checks.append(("fits", s.like))
+            out = f"__o{k}"
+            w.allocations += [f"__u{k}_{j} = 0 if {like}.shape[{j}] == 1 else 1" for j in range(r)]
+            index = ", ".join(f"__i{space - r + j} * __u{k}_{j}" for j in range(r)) + "," if r else "()"
+            if r == space:  # often the identity: then each element is stored once, with no zeroing first
+                same = " and ".join(f"{like}.shape[{d}] == __n{d}" for d in range(space))
+                w.allocations += [f"__same{k} = {same}", f"{out} = np.empty({like}.shape, {w.dtype(k)})"]
+                w.allocations += [f"if not __same{k}:", f"    {out}.fill(0)"]
+                w.body += [
+                    f"if __same{k}:",
+                    f"    {out}[{index}] = {operand}",
+                    "else:",
+                    f"    {out}[{index}] += {operand}",
+                ]
+            else:
+                w.accumulator(k, f"{like}.shape")
+                w.body.append(f"{out}[{index}] += {operand}")
+            w.results[s.target] = out
+            reduced.add(s.target)
+        elif s.axis is None or r == 0:  # a sum of everything (as NumPy, a number even with an axis)
+            out = f"__o{k}"
+            w.allocations.append(f"{out} = {w.dtype(k)}(0)")
+            w.body.append(f"{out} += {operand}")
+            number = f"{w.dtype(k)}({out})"
+            w.results[s.target] = number if r == 0 else f"np.full({(1,) * r}, {number})"  # keepdims=True
+            reduced.add(s.target)
+        else:
+            axis = s.axis % space
+            kept = [d for d in range(space) if d != axis or s.keepdims]
+            shape = "".join("1, " if d == axis else f"__n{d}, " for d in kept)
+            index = "".join("0, " if d == axis else f"__i{d}, " for d in kept)
+            if axis == space - 1:  # the innermost loop: the sum stays in a register until it ends
+                out = f"__o{k}"
+                w.allocations.append(f"{out} = np.empty(({shape}), {w.dtype(k)})")
+                w.before_inner.append(f"__r{k} = {w.dtype(k)}(0)")
+                w.body.append(f"__r{k} += {operand}")
+                w.after_inner.append(f"{out}[{index or '()'}] = __r{k}")
+            else:
+                out = w.accumulator(k, f"({shape})")
+                w.body.append(f"{out}[{index or '()'}] += {operand}")
+            w.results[s.target] = out
+            reduced.add(s.target)
+        if (s.role == "map" and r) or s.role == "expand" or s.target not in w.results:
+            reduced.discard(s.target)
+            w.results.pop(s.target, None)
+
+    last = {s.target: k for k, s in enumerate(statements)}
+    stores = []
+    for name in block.outputs:
+        if name in w.results:
+            continue
+        if name not in assigned:
+            raise _Unfusable  # an input passed through
+        k, r = last[name], ranks[last[name]]
+        out = f"__o{k}"
+        shape = "".join(f"__n{d}, " for d in range(space - r, space))
+        w.full.append((deps[name], r))  # the space's shape is its shape
+        if name in block.shape_only:
+            w.results[name] = f"np.broadcast_to(np.zeros(1, {w.dtype(k)}), ({shape}))"
+            continue
+        w.allocations.append(f"{out} = np.empty(({shape}), {w.dtype(k)})")
+        stores.append(f"{out}[{', '.join(f'__i{d}' for d in range(space - r, space))},] = {name}")
+        w.results[name] = out
+    w.shape_inputs += [n for n in w.value_inputs if w.is_array[n] and w.rank[n] > 0]
+    return _Plan(_nest(w, stores), w.scope)
+
+
+def _expanded(w, s, assigned):
+    """Source reading the reduced value of an rt.expand_reduced at the current element."""
+    v, space = s.operands[0], w.space
+    if v in assigned or v not in w.index or not w.is_array.get(s.like) or w.rank[s.like] != space:
+        raise _Unfusable
+    w.shape_inputs.append(s.like)
+    r = w.rank[v]
+    if r == 0:
+        return w.multipliers(v)
+    if r == space:  # kept dimensions: it broadcasts
+        w.checks.append(("fits", v))
+        if v not in w.value_inputs:
+            w.value_inputs.append(v)
+        return v
+    if s.axis is None or s.keepdims or r != space - 1:
+        raise _Unfusable
+    axis = s.axis % space
+    w.checks.append(("rest", v, axis))
+    return f"{w.arg(v)}[{''.join(f'__i{d}, ' for d in range(space) if d != axis)}]"
+
+
+class ShapesNotFused(Exception):
+    """A fused loop nest met shapes it does not cover: operands that broadcast only in part (a value
+    spanning fewer elements than the nest, where it would be stored or summed more than once) or not
+    at all.  tp.jit then runs the call, and later calls of the same types, without fusion."""
+
+
+SHAPES_NOT_FUSED = "operand shapes a fused loop nest does not cover; jit reruns the call without fusion"
+
+
+def _nest(w, stores):
+    """The kernel's source: the space's shape, the checks of the operands' shapes, the loops."""
+    space = w.space
+    lines = [f"__a{q} = parts[{w.offset + q}]" for q in range(len(w.block.inputs))]
+    lines += [f"__n{d} = 1" for d in range(space)] + ["__fits = True"]
+    for name in dict.fromkeys(w.shape_inputs):
+        a, r = w.arg(name), w.rank[name]
+        for j in range(r):
+            d = space - r + j
+            lines += [
+                f"__s = {a}.shape[{j}]",
+                f"if __s != 1 and __n{d} == 1:",
+                f"    __n{d} = __s",
+                f"elif __s != 1 and __n{d} != __s:",
+                "    __fits = False",
+            ]
+    for check in w.checks:
+        a = w.arg(check[1])
+        if check[0] == "rest":  # the reduced value of an expansion: the space without the axis
+            kept = [d for d in range(space) if d != check[2]]
+            conditions = [f"{a}.shape[{j}] != __n{d}" for j, d in enumerate(kept)]
+        else:
+            r = w.rank[check[1]]
+            axes = [(j, space - r + j) for j in range(r)]
+            conditions = [f"({a}.shape[{j}] != 1 and {a}.shape[{j}] != __n{d})" for j, d in axes]
+        if conditions:
+            lines += [f"if {' or '.join(conditions)}:", "    __fits = False"]
+    for inputs, r in dict.fromkeys(w.full):
+        for d in range(space - r, space):
+            spans = [
+                f"{w.arg(n)}.shape[{d - space + w.rank[n]}] != 1" for n in sorted(inputs) if w.rank[n] > space - 1 - d
+            ]
+            lines += [f"if __n{d} != 1 and not ({' or '.join(spans) or 'False'}):", "    __fits = False"]
+    lines += ["if not __fits:", "    raise ShapesNotFused(SHAPES_NOT_FUSED)"]
+    for name in dict.fromkeys(w.value_inputs):
+        if w.is_array[name]:
+            q, a = w.index[name], w.arg(name)
+            lines += [f"__m{q}_{j} = 0 if {a}.shape[{j}] == 1 else 1" for j in range(w.rank[name])]
+    lines += w.allocations
+    assigned = {s.target for s in w.block.statements}
+    numbers = [name for name in w.value_inputs if w.rank[name] == 0 and name not in assigned]
+    lines += [f"{name} = {w.multipliers(name)}" for name in numbers] + w.prologue
+    lines += [f"{'    ' * d}for __i{d} in range(__n{d}):" for d in range(space - 1)]
+    outer = "    " * (space - 1)
+    lines += [outer + line for line in w.before_inner]
+    lines.append(f"{outer}for __i{space - 1} in range(__n{space - 1}):")
+    reads = [f"{name} = {w.multipliers(name)}" for name in w.value_inputs if name not in numbers]
+    lines += ["    " * space + line for line in reads + w.body + stores]
+    lines += [outer + line for line in w.after_inner]
+    return lines + [f"return ({''.join(f'{w.results[o]}, ' for o in w.block.outputs)})"]
+
+
+# ------------------------------------------------------------------ the overload
+
+
+@functools.cache
+def _compiled(block, offset, argtypes):
+    """The implementation for these argument types (the block's inputs start at `offset` of the call's
+    arguments): the loop nest, or the block's array code."""
+    try:
+        plan = _plan(block, offset, argtypes, _statement_types(block, argtypes))
+        return numpy_code(_generated("impl", "*parts", plan.lines, plan.scope))
+    except _Unfusable:
+        unpack = [f"__a{q} = parts[{offset + q}]" for q in range(len(block.inputs))]
+        body = unpack + [f"return fallback({_params(block)})"]
+        return _generated("impl", "*parts", body, {"fallback": register_jitable(_fallback_function(block))})
+
+
+@overload(kernel, prefer_literal=True, jit_options={"error_model": "numpy"})
+def _kernel(*parts):
+    parts = tuple(parts[0]) if len(parts) == 1 and isinstance(parts[0], types.StarArgTuple) else parts
+    values = [p.literal_value if isinstance(p, types.StringLiteral) else None for p in parts]
+    lines = _lines(values) if values and values[0] is not None else [None]
+    if None in lines:
+        raise TypingError("jt.kernel needs its block as string literals, then as many inputs as its header names")
+    return _compiled(_parse(tuple(lines)), len(lines), tuple(parts[len(lines) :]))

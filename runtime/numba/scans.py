@@ -1,0 +1,147 @@
+"""np.cumprod along an axis (Numba's takes none) and the Numba versions of runtime/scans.py's helpers."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
+
+from .helpers import _float_dtype, _full, _is_none
+from .zero import ZeroType
+
+_scans = importlib.import_module("runtime.scans")
+
+__all__ = ["cumprod"]
+
+
+def cumprod(a, axis=None):
+    return np.cumprod(a, axis=axis)
+
+
+@register_jitable
+def _layout(shape, axis):
+    """(entries before, along, after) `axis` of an array of `shape`, the array seen as (outer, n, inner)."""
+    ax = axis % len(shape)
+    outer = 1
+    for d in range(ax):
+        outer *= shape[d]
+    inner = 1
+    for d in range(ax + 1, len(shape)):
+        inner *= shape[d]
+    return outer, shape[ax], inner
+
+
+def _product_dtype(ty):
+    """np.cumprod's result dtype: integers and booleans as NumPy's default integer, else the input's."""
+    if isinstance(ty.dtype, types.Boolean) or (isinstance(ty.dtype, types.Integer) and ty.dtype.bitwidth < 64):
+        return types.int64 if getattr(ty.dtype, "signed", True) else types.uint64
+    return ty.dtype
+
+
+@overload(cumprod)
+def _cumprod(a, axis=None):
+    if not isinstance(a, types.Array):
+        return lambda a, axis=None: np.cumprod(np.asarray(a).reshape(1))
+    if _is_none(axis):
+        return lambda a, axis=None: np.cumprod(a)
+    dtype = _product_dtype(a)
+
+    def impl(a, axis=None):
+        out = np.ascontiguousarray(a).astype(dtype)
+        if out.size == 0:
+            return out
+        outer, n, inner = _layout(a.shape, axis)
+        blocks = out.reshape((outer, n, inner))
+        for o in range(outer):
+            for i in range(1, n):
+                blocks[o, i, :] *= blocks[o, i - 1, :]
+        return out
+
+    return impl
+
+
+def _blocks_of(x, axis):
+    """Typing-time choice: how a helper sees x as (outer, n, inner) blocks (axis=None: its entries in C order)."""
+    if _is_none(axis):
+        return register_jitable(lambda shape, axis: (1, _size(shape), 1))
+    return _layout
+
+
+@register_jitable
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+@overload(_scans.shift)
+def _shift(x, axis=None, step=1, fill=0.0):
+    if isinstance(x, ZeroType):
+        return lambda x, axis=None, step=1, fill=0.0: x
+    if not isinstance(x, types.Array):
+        return lambda x, axis=None, step=1, fill=0.0: x * 0.0 + fill
+    dtype = _float_dtype(x)
+    layout = _blocks_of(x, axis)
+
+    def impl(x, axis=None, step=1, fill=0.0):
+        outer, n, inner = layout(x.shape, axis)
+        source = np.ascontiguousarray(x).astype(dtype).reshape((outer, n, inner))
+        out = np.full((outer, n, inner), fill, dtype)
+        if n > 0:
+            if step == 1:
+                out[:, 1:, :] = source[:, : n - 1, :]
+            else:
+                out[:, : n - 1, :] = source[:, 1:, :]
+        return out.reshape(x.shape)
+
+    return impl
+
+
+@register_jitable
+def _run_scan(b, c, blocks, dtype, backwards):
+    """scan (s[i] = b[i] + c[i] s[i - 1]) or scan_back (r[i] = b[i] + c[i + 1] r[i + 1]) over (outer, n, inner)."""
+    outer, n, inner = blocks
+    out = np.ascontiguousarray(b).astype(dtype)
+    s = out.reshape((outer, n, inner))
+    k = _full(c, b.shape).astype(dtype).reshape((outer, n, inner))
+    for o in range(outer):
+        if backwards:
+            for i in range(n - 2, -1, -1):
+                s[o, i, :] += k[o, i + 1, :] * s[o, i + 1, :]
+        else:
+            for i in range(1, n):
+                s[o, i, :] += k[o, i, :] * s[o, i - 1, :]
+    return out
+
+
+def _easy_case(b, c):
+    """What scan and scan_back are without a loop, by their arguments' types: b itself (a zero, or a number: one
+    entry), b copied (c a zero), or None (run the loop)."""
+    if isinstance(b, ZeroType) or not isinstance(b, types.Array):
+        return "itself"
+    return "copy" if isinstance(c, ZeroType) else None
+
+
+@overload(_scans.scan)
+def _scan(b, c, axis=None):
+    dtype, easy = _float_dtype(b), _easy_case(b, c)
+    if easy == "itself":
+        return lambda b, c, axis=None: b
+    if easy == "copy":
+        return lambda b, c, axis=None: np.ascontiguousarray(b).astype(dtype)
+    layout = _blocks_of(b, axis)
+    return lambda b, c, axis=None: _run_scan(b, c, layout(b.shape, axis), dtype, False)
+
+
+@overload(_scans.scan_back)
+def _scan_back(v, c, axis=None):
+    dtype, easy = _float_dtype(v), _easy_case(v, c)
+    if easy == "itself":
+        return lambda v, c, axis=None: v
+    if easy == "copy":
+        return lambda v, c, axis=None: np.ascontiguousarray(v).astype(dtype)
+    layout = _blocks_of(v, axis)
+    return lambda v, c, axis=None: _run_scan(v, c, layout(v.shape, axis), dtype, True)
