@@ -19,6 +19,7 @@ masked per example, too.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 
 import gast
@@ -26,6 +27,7 @@ import gast
 from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
+from ..codegen.tidy import tidy
 from ..errors import TranspileError
 from ..frontend.program import NFunction, Program, const, function_def, name
 from .common import Mode
@@ -149,6 +151,19 @@ def _operands(stmt):
 def _is_empty_container(rhs):
     """`[]`, `()` or `{}`: the same for every example, and already batched (rt.to_batched would return it)."""
     return isinstance(rhs, (gast.List, gast.Tuple)) and not rhs.elts or isinstance(rhs, gast.Dict) and not rhs.keys
+
+
+_DERIVATIVE = re.compile(f"({re.escape(naming.adjoint(''))}|{re.escape(naming.tangent(''))})_*$")
+
+
+def _batched_as_is(stmt):
+    """`x = None`, or a derivative's symbolic zero `x_bar = 0.0`: rt.to_batched returns either as it is (and so does
+    its Numba version, for which a derivative's 0.0 is jt.ZERO), so no call follows to batch it."""
+    value, target = stmt.value, stmt.targets[0]
+    if not (isinstance(value, gast.Constant) and isinstance(target, gast.Name)):
+        return False
+    symbolic_zero = type(value.value) is float and value.value == 0.0 and _DERIVATIVE.search(target.id)
+    return value.value is None or bool(symbolic_zero)
 
 
 class _BatchBuilder:
@@ -427,6 +442,7 @@ class _BatchBuilder:
         fdef.lineno = fn.lineno
         fdef.kind = "batched"
         fdef.source_fn = fn
+        tidy(fdef)
         self.mode.functions.append(fdef)
 
     def _is_batched(self, atom):
@@ -494,7 +510,7 @@ class _BatchBuilder:
             return out
         if not reads & self.batched:
             out = [self._rewrite_unbatched(stmt)]
-            if _is_empty_container(rhs):  # a batched container holds batched items: an empty one is batched as is
+            if _is_empty_container(rhs) or _batched_as_is(stmt):
                 return out
             for x in targets:
                 if x in self.batched:  # same for every example here, batched elsewhere

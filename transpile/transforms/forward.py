@@ -26,6 +26,7 @@ from .. import naming
 from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
+from ..codegen.tidy import tidy
 from ..errors import TranspileError, no_rule_hint
 from ..frontend.program import NFunction, const, function_def, name
 from ..primitives import registry
@@ -145,6 +146,7 @@ class _ForwardBuilder:
         fdef.lineno = fn.lineno
         fdef.kind = "tangent"
         fdef.source_fn = fn
+        tidy(fdef)
         self.mode.functions.append(fdef)
 
     # ------------------------------------------------------------------ helpers
