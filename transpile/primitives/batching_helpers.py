@@ -358,7 +358,8 @@ defhelper(
     batch_same=True,
 )
 
-# batching rules of the adjoint helpers (vmap of grad); no derivative rules yet (third order)
+# batching rules of the adjoint helpers (vmap of grad); no derivative rules yet (third order).  Those that vmap
+# calls with its flags as keywords (`v_batched=True`) take the parameters of their runtime signatures.
 for _name in [
     "unbroadcast_batched",
     "expand_reduced_batched",
@@ -368,6 +369,9 @@ for _name in [
     "batched_get_kept",
     "batched_materialize",
     "batched_pack_like",
+]:
+    defhelper(getattr(rt, _name))
+for _name in [
     "batched_matmul_vjp_a",
     "batched_matmul_vjp_b",
     "batched_dot_vjp_a",

@@ -153,6 +153,18 @@ def _is_empty_container(rhs):
     return isinstance(rhs, (gast.List, gast.Tuple)) and not rhs.elts or isinstance(rhs, gast.Dict) and not rhs.keys
 
 
+def _by_position(prim, args, kwargs):
+    """A call's arguments all by position (defaults filling the gaps), where its parameters allow."""
+    if prim.varargs is not None or prim.positional is not None or not set(kwargs) <= set(prim.params):
+        return args, kwargs
+    given = dict(zip(prim.params, args)) | kwargs
+    last = max(prim.params.index(p) for p in given)
+    leading = prim.params[: last + 1]
+    if any(p not in given and p not in prim.defaults for p in leading):
+        return args, kwargs
+    return [given[p] if p in given else const(prim.defaults[p]) for p in leading], {}
+
+
 _DERIVATIVE = re.compile(f"({re.escape(naming.adjoint(''))}|{re.escape(naming.tangent(''))})_*$")
 
 
@@ -635,7 +647,12 @@ class _BatchBuilder:
         if path is None:
             self.error(stmt, f"`{prim.name}` cannot be batched yet", "file an issue with this example")
         if isinstance(rhs, gast.Call):  # the arguments as the call wrote them
-            return self._per_example(stmt, path, list(rhs.args), {k.arg: k.value for k in rhs.keywords})
+            args, kwargs = list(rhs.args), {k.arg: k.value for k in rhs.keywords}
+            if (
+                path.startswith("rt.") and kwargs
+            ):  # a helper's flags by position: jit's rt.per_example takes no keywords
+                args, kwargs = _by_position(prim, args, kwargs)
+            return self._per_example(stmt, path, args, kwargs)
         args = list(bound[prim.varargs]) if prim.varargs else [bound[p] for p in prim.params if p in bound]
         return self._per_example(stmt, path, args, {})
 

@@ -107,17 +107,33 @@ def predict_bwd_vmap(residuals, outputs_bar, _batch):
         _t10 = _tape_inputs
         inputs, _tape_inputs = rt.batched_unpack(_t10, 2)
         # mlp.py:23: outputs = np.dot(inputs, W) + b
-        _t5_bar = rt.unbroadcast_batched(outputs_bar, _t5, True, True)
-        b_bar = rt.unbroadcast_batched(outputs_bar, b, True, True)
+        _t5_bar = rt.unbroadcast_batched(
+            outputs_bar, _t5, v_batched=True, like_batched=True
+        )
+        b_bar = rt.unbroadcast_batched(
+            outputs_bar, b, v_batched=True, like_batched=True
+        )
         _t12 = rt.first(_range2)
         _t11 = _i3 != _t12
         if _t11:
-            inputs_bar = rt.dot_vjp_a_batched(_t5_bar, inputs, W, True, True, True)
+            inputs_bar = rt.dot_vjp_a_batched(
+                _t5_bar, inputs, W, g_batched=True, a_batched=True, b_batched=True
+            )
         # mlp.py:23: outputs = np.dot(inputs, W) + b
-        W_bar = rt.dot_vjp_b_batched(_t5_bar, inputs, W, True, True, True)
+        W_bar = rt.dot_vjp_b_batched(
+            _t5_bar, inputs, W, g_batched=True, a_batched=True, b_batched=True
+        )
         # mlp.py:22: for W, b in params:
-        _t4_bar = rt.batched_pack_like(_t4, (W_bar, b_bar), True)
-        _t14 = rt.batched_add_at(params_bar, params, _i3, _t4_bar, True, False, True)
+        _t4_bar = rt.batched_pack_like(_t4, (W_bar, b_bar), like_batched=True)
+        _t14 = rt.batched_add_at(
+            params_bar,
+            params,
+            _i3,
+            _t4_bar,
+            like_batched=True,
+            index_batched=False,
+            v_batched=True,
+        )
         params_bar = _t14
         outputs_bar = 0.0
     # mlp.py:22: for W, b in params:
@@ -128,11 +144,21 @@ def loss_bwd_vmap(residuals, _t1_bar, _batch):
     """`loss_bwd` on a batch of `_batch` examples (batched values carry it in axis 0)."""
     preds, _res_predict_1, _t3, _t2 = rt.batched_unpack(residuals, 4)
     # mlp.py:30: return np.sum((preds - targets) ** 2)
-    _t2_bar = rt.expand_reduced_batched(_t1_bar, _t2, None, False, True, True, False)
+    _t2_bar = rt.expand_reduced_batched(
+        _t1_bar,
+        _t2,
+        axis=None,
+        keepdims=False,
+        v_batched=True,
+        like_batched=True,
+        axis_batched=False,
+    )
     _t1 = _t2_bar * 2
     _b1, _b2 = rt.align((_t1, _t3), (True, True))
     _t3_bar = _b1 * _b2
-    preds_bar = rt.unbroadcast_batched(_t3_bar, preds, True, True)
+    preds_bar = rt.unbroadcast_batched(
+        _t3_bar, preds, v_batched=True, like_batched=True
+    )
     # mlp.py:29: preds = predict(params, inputs)
     _t4 = predict_bwd_vmap(_res_predict_1, preds_bar, _batch)
     (params_bar,) = rt.batched_unpack(_t4, 1)
@@ -146,7 +172,7 @@ def grad_loss_vmap(params, inputs, targets, _batch):
     _t3 = rt.batched_scalar_seed(ans, "loss")
     _t2 = loss_bwd_vmap(residuals, _t3, _batch)
     (params_bar,) = rt.batched_unpack(_t2, 1)
-    _t4 = rt.batched_materialize(params_bar, params, True, False)
+    _t4 = rt.batched_materialize(params_bar, params, v_batched=True, like_batched=False)
     return _t4
 
 
