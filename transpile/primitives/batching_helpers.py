@@ -318,13 +318,16 @@ defhelper(rt.runs_example, params=["i", "mask=None"], nondiff=True)
 for _product in ["matmul", "dot"]:  # bilinear: the tangent of a product is the product with one tangent
     defhelper(
         getattr(rt, f"batched_{_product}"),
-        params=["a", "b", "a_b", "b_b"],
-        structural=("a_b", "b_b"),
+        params=["a", "b", "a_batched", "b_batched"],
+        structural=("a_batched", "b_batched"),
         vjp={
-            "a": f"rt.batched_{_product}_vjp_a(g, a, b, a_b, b_b)",
-            "b": f"rt.batched_{_product}_vjp_b(g, a, b, a_b, b_b)",
+            "a": f"rt.batched_{_product}_vjp_a(g, a, b, a_batched, b_batched)",
+            "b": f"rt.batched_{_product}_vjp_b(g, a, b, a_batched, b_batched)",
         },
-        jvp={"a": f"rt.batched_{_product}(t, b, a_b, b_b)", "b": f"rt.batched_{_product}(a, t, a_b, b_b)"},
+        jvp={
+            "a": f"rt.batched_{_product}(t, b, a_batched=a_batched, b_batched=b_batched)",
+            "b": f"rt.batched_{_product}(a, t, a_batched=a_batched, b_batched=b_batched)",
+        },
     )
 defhelper(
     rt.prepare_batched_batched,

@@ -15,7 +15,7 @@ M34, M42 = (3, 4), (4, 2)
 defprim(
     "dot",
     np.dot,
-    batch="rt.batched_dot(a, b, a_batched, b_batched)",
+    batch="rt.batched_dot(a, b, a_batched=a_batched, b_batched=b_batched)",
     path="np.dot",
     params=["a", "b"],
     jit="jt.dot(a, b)",
@@ -37,7 +37,7 @@ defprim(
 defprim(
     "np_matmul",
     np.matmul,
-    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+    batch="rt.batched_matmul(x, y, a_batched=x_batched, b_batched=y_batched)",
     path="np.matmul",
     params=["x", "y"],
     jit="jt.matmul(x, y)",
@@ -653,7 +653,7 @@ defhelper(
     params=["x", "y"],
     vjp={"x": "rt.matmul_vjp_a(rt.gated(g, x), x, y)", "y": "rt.matmul_vjp_b(rt.gated(g, y), x, y)"},
     jvp={"x": "rt.matmul_or_zero(t, y)", "y": "rt.matmul_or_zero(x, t)"},
-    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+    batch="rt.batched_matmul(x, y, a_batched=x_batched, b_batched=y_batched)",
 )
 defhelper(
     rt.gated,

@@ -35,7 +35,7 @@ def predict_fwd_vmap(params, inputs, _batch):
         _t4 = params[_i3]
         W, b = _t4
         # mlp.py:23: outputs = np.dot(inputs, W) + b
-        _t5 = rt.batched_dot(inputs, W, True, False)
+        _t5 = rt.batched_dot(inputs, W, a_batched=True, b_batched=False)
         _b1, _b2 = rt.align((_t5, b), (True, False))
         outputs = _b1 + _b2
         # mlp.py:24: inputs = np.tanh(outputs)
