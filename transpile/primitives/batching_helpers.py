@@ -234,11 +234,11 @@ defhelper(
 )
 # vmap's in-place write: differentiated, it runs out of place (rt.batched_set), so that the adjoint sweep still
 # reads the x it overwrote; the overwritten region of x gets no gradient, the value gets each example's region of g
-_WRITE = ("x", "idx", "v", "v_batched", "mask")
+_WRITE = ("x", "idx", "v", "value_batched", "mask")
 defhelper(
     rt.batched_setitem,
-    params=["x", "idx", "v", "v_batched", "mask=None"],
-    structural=("idx", "v_batched", "mask"),
+    params=["x", "idx", "v", "value_batched", "mask=None"],
+    structural=("idx", "value_batched", "mask"),
     differentiated_as=lambda args, kwargs, fresh: _rt("batched_set", *_bound_args(_WRITE, args, kwargs)),
 )
 defhelper(

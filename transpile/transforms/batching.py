@@ -717,10 +717,9 @@ class _BatchBuilder:
                 _comment("an index that differs per example: writes example by example", stmt),
                 _assign(x, call, stmt),
             ]
-        value = _call(
-            "rt.batched_setitem",
-            [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v), const(self._is_batched(v))] + self._mask_args(),
-        )
+        value = _call("rt.batched_setitem", [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v)])
+        value.keywords = [gast.keyword(arg="value_batched", value=const(self._is_batched(v)))]
+        value.keywords += [gast.keyword(arg="mask", value=m) for m in self._mask_args()]
         return [_assign(x, value, stmt)]
 
     def _call(self, stmt):
