@@ -245,8 +245,14 @@ defhelper(
     rt.batched_set,
     params=["x", "idx", "v", "v_batched", "mask=None"],
     structural=("idx", "v_batched", "mask"),
-    vjp={"x": "rt.batched_zero_region(g, idx, mask)", "v": "rt.batched_region_vjp(g, v, idx, v_batched, mask)"},
-    jvp={"x": "rt.batched_zero_region(t, idx, mask)", "v": "rt.batched_put_region(x, idx, t, v_batched, mask)"},
+    vjp={
+        "x": "rt.batched_zero_region(g, idx, mask)",
+        "v": "rt.batched_region_vjp(g, v, idx, like_batched=v_batched, mask=mask)",
+    },
+    jvp={
+        "x": "rt.batched_zero_region(t, idx, mask)",
+        "v": "rt.batched_put_region(x, idx, t, v_batched=v_batched, mask=mask)",
+    },
 )
 defhelper(
     rt.batched_zero_region,
@@ -259,15 +265,15 @@ defhelper(
     rt.batched_region_vjp,
     params=["v", "like", "idx", "like_batched", "mask=None"],
     structural=("like", "idx", "like_batched", "mask"),
-    vjp={"v": "rt.batched_put_region(v, idx, g, like_batched, mask)"},
-    jvp={"v": "rt.batched_region_vjp(t, like, idx, like_batched, mask)"},
+    vjp={"v": "rt.batched_put_region(v, idx, g, v_batched=like_batched, mask=mask)"},
+    jvp={"v": "rt.batched_region_vjp(t, like, idx, like_batched=like_batched, mask=mask)"},
 )
 defhelper(
     rt.batched_put_region,
     params=["like", "idx", "v", "v_batched", "mask=None"],
     structural=("like", "idx", "v_batched", "mask"),
-    vjp={"v": "rt.batched_region_vjp(g, v, idx, v_batched, mask)"},
-    jvp={"v": "rt.batched_put_region(like, idx, t, v_batched, mask)"},
+    vjp={"v": "rt.batched_region_vjp(g, v, idx, like_batched=v_batched, mask=mask)"},
+    jvp={"v": "rt.batched_put_region(like, idx, t, v_batched=v_batched, mask=mask)"},
 )
 defhelper(
     rt.per_example_setitem,
