@@ -26,8 +26,7 @@ def tanh_bwd(residuals, _t2_bar):
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
     _t3_bar = _t2_bar / _t4
     _t4_bar = -_t2_bar * _t3 / (_t4 * _t4)
-    y_bar = _t4_bar
-    y_bar = y_bar + -_t3_bar
+    y_bar = _t4_bar + -_t3_bar
     # seeds.py:17: y = np.exp(-2.0 * x)
     _t1_bar = y_bar * y
     x_bar = _t1_bar * -2.0

@@ -234,19 +234,25 @@ defhelper(
 )
 # vmap's in-place write: differentiated, it runs out of place (rt.batched_set), so that the adjoint sweep still
 # reads the x it overwrote; the overwritten region of x gets no gradient, the value gets each example's region of g
-_WRITE = ("x", "idx", "v", "v_batched", "mask")
+_WRITE = ("x", "idx", "v", "value_batched", "mask")
 defhelper(
     rt.batched_setitem,
-    params=["x", "idx", "v", "v_batched", "mask=None"],
-    structural=("idx", "v_batched", "mask"),
+    params=["x", "idx", "v", "value_batched", "mask=None"],
+    structural=("idx", "value_batched", "mask"),
     differentiated_as=lambda args, kwargs, fresh: _rt("batched_set", *_bound_args(_WRITE, args, kwargs)),
 )
 defhelper(
     rt.batched_set,
     params=["x", "idx", "v", "v_batched", "mask=None"],
     structural=("idx", "v_batched", "mask"),
-    vjp={"x": "rt.batched_zero_region(g, idx, mask)", "v": "rt.batched_region_vjp(g, v, idx, v_batched, mask)"},
-    jvp={"x": "rt.batched_zero_region(t, idx, mask)", "v": "rt.batched_put_region(x, idx, t, v_batched, mask)"},
+    vjp={
+        "x": "rt.batched_zero_region(g, idx, mask)",
+        "v": "rt.batched_region_vjp(g, v, idx, like_batched=v_batched, mask=mask)",
+    },
+    jvp={
+        "x": "rt.batched_zero_region(t, idx, mask)",
+        "v": "rt.batched_put_region(x, idx, t, v_batched=v_batched, mask=mask)",
+    },
 )
 defhelper(
     rt.batched_zero_region,
@@ -259,15 +265,15 @@ defhelper(
     rt.batched_region_vjp,
     params=["v", "like", "idx", "like_batched", "mask=None"],
     structural=("like", "idx", "like_batched", "mask"),
-    vjp={"v": "rt.batched_put_region(v, idx, g, like_batched, mask)"},
-    jvp={"v": "rt.batched_region_vjp(t, like, idx, like_batched, mask)"},
+    vjp={"v": "rt.batched_put_region(v, idx, g, v_batched=like_batched, mask=mask)"},
+    jvp={"v": "rt.batched_region_vjp(t, like, idx, like_batched=like_batched, mask=mask)"},
 )
 defhelper(
     rt.batched_put_region,
     params=["like", "idx", "v", "v_batched", "mask=None"],
     structural=("like", "idx", "v_batched", "mask"),
-    vjp={"v": "rt.batched_region_vjp(g, v, idx, v_batched, mask)"},
-    jvp={"v": "rt.batched_put_region(like, idx, t, v_batched, mask)"},
+    vjp={"v": "rt.batched_region_vjp(g, v, idx, like_batched=v_batched, mask=mask)"},
+    jvp={"v": "rt.batched_put_region(like, idx, t, v_batched=v_batched, mask=mask)"},
 )
 defhelper(
     rt.per_example_setitem,
@@ -318,13 +324,16 @@ defhelper(rt.runs_example, params=["i", "mask=None"], nondiff=True)
 for _product in ["matmul", "dot"]:  # bilinear: the tangent of a product is the product with one tangent
     defhelper(
         getattr(rt, f"batched_{_product}"),
-        params=["a", "b", "a_b", "b_b"],
-        structural=("a_b", "b_b"),
+        params=["a", "b", "a_batched", "b_batched"],
+        structural=("a_batched", "b_batched"),
         vjp={
-            "a": f"rt.batched_{_product}_vjp_a(g, a, b, a_b, b_b)",
-            "b": f"rt.batched_{_product}_vjp_b(g, a, b, a_b, b_b)",
+            "a": f"rt.batched_{_product}_vjp_a(g, a, b, a_batched, b_batched)",
+            "b": f"rt.batched_{_product}_vjp_b(g, a, b, a_batched, b_batched)",
         },
-        jvp={"a": f"rt.batched_{_product}(t, b, a_b, b_b)", "b": f"rt.batched_{_product}(a, t, a_b, b_b)"},
+        jvp={
+            "a": f"rt.batched_{_product}(t, b, a_batched=a_batched, b_batched=b_batched)",
+            "b": f"rt.batched_{_product}(a, t, a_batched=a_batched, b_batched=b_batched)",
+        },
     )
 defhelper(
     rt.prepare_batched_batched,
@@ -358,7 +367,8 @@ defhelper(
     batch_same=True,
 )
 
-# batching rules of the adjoint helpers (vmap of grad); no derivative rules yet (third order)
+# batching rules of the adjoint helpers (vmap of grad); no derivative rules yet (third order).  Those that vmap
+# calls with its flags as keywords (`v_batched=True`) take the parameters of their runtime signatures.
 for _name in [
     "unbroadcast_batched",
     "expand_reduced_batched",
@@ -368,6 +378,9 @@ for _name in [
     "batched_get_kept",
     "batched_materialize",
     "batched_pack_like",
+]:
+    defhelper(getattr(rt, _name))
+for _name in [
     "batched_matmul_vjp_a",
     "batched_matmul_vjp_b",
     "batched_dot_vjp_a",

@@ -16,7 +16,7 @@ defhelper(
     vjp={"v": "rt.broadcast_like(g, v)"},
     structural=("like",),
     jvp={"v": "rt.unbroadcast(t, like)"},
-    batch="rt.unbroadcast_batched(v, like, v_batched, like_batched)",
+    batch="rt.unbroadcast_batched(v, like, v_batched=v_batched, like_batched=like_batched)",
 )
 defhelper(
     rt.broadcast_like,
@@ -31,7 +31,10 @@ defhelper(
     vjp={"v": "np.reshape(np.sum(g, axis=axis, keepdims=keepdims), np.shape(v))"},
     structural=("like", "axis", "keepdims"),
     jvp={"v": "rt.expand_reduced(t, like, axis, keepdims)"},
-    batch="rt.expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, axis_batched)",
+    batch=(
+        "rt.expand_reduced_batched(v, like, axis=axis, keepdims=keepdims, v_batched=v_batched,"
+        " like_batched=like_batched, axis_batched=axis_batched)"
+    ),
 )
 defhelper(
     rt.add_at,
@@ -40,7 +43,10 @@ defhelper(
     vjp={"base": "g", "v": "rt.unbroadcast(rt.get(g, idx), v)"},
     structural=("like", "idx"),
     jvp={"base": "t", "v": "rt.add_at(0.0, like, idx, t)"},
-    batch="rt.batched_add_at(base, like, idx, v, like_batched, idx_batched, v_batched)",
+    batch=(
+        "rt.batched_add_at(base, like, idx, v, like_batched=like_batched, index_batched=idx_batched,"
+        " v_batched=v_batched)"
+    ),
 )
 defhelper(
     rt.get,
@@ -67,7 +73,7 @@ defhelper(
     vjp={"parts": "rt.unpack_like(g, parts)"},
     structural=("like",),
     jvp={"parts": "rt.pack_like(like, t)"},
-    batch="rt.batched_pack_like(like, parts, like_batched)",
+    batch="rt.batched_pack_like(like, parts, like_batched=like_batched)",
 )
 defhelper(
     rt.unpack_like,
@@ -90,7 +96,7 @@ defhelper(
     vjp={"v": "rt.set_region(0.0, v, idx, g)"},
     structural=("idx",),
     jvp={"v": "rt.get_kept(t, idx)"},
-    batch="rt.batched_get_kept(v, idx, v_batched, idx_batched)",
+    batch="rt.batched_get_kept(v, idx, g_batched=v_batched, index_batched=idx_batched)",
 )
 defhelper(
     rt.save_region,
@@ -105,7 +111,7 @@ defhelper(
     vjp={"v": "np.dot(g, b)", "b": "rt.dot_vjp_b(v, g, b)"},
     structural=("a_like",),
     jvp={"v": "rt.dot_vjp_a(t, a_like, b)", "b": "rt.dot_vjp_a(v, a_like, t)"},
-    batch="rt.dot_vjp_a_batched(v, a_like, b, v_batched, a_like_batched, b_batched)",
+    batch="rt.dot_vjp_a_batched(v, a_like, b, g_batched=v_batched, a_batched=a_like_batched, b_batched=b_batched)",
 )
 defhelper(
     rt.dot_vjp_b,
@@ -113,7 +119,7 @@ defhelper(
     vjp={"v": "np.dot(a, g)", "a": "rt.dot_vjp_a(v, a, g)"},
     structural=("b_like",),
     jvp={"v": "rt.dot_vjp_b(t, a, b_like)", "a": "rt.dot_vjp_b(v, t, b_like)"},
-    batch="rt.dot_vjp_b_batched(v, a, b_like, v_batched, a_batched, b_like_batched)",
+    batch="rt.dot_vjp_b_batched(v, a, b_like, g_batched=v_batched, a_batched=a_batched, b_batched=b_like_batched)",
 )
 defhelper(
     rt.matmul_vjp_a,
@@ -137,7 +143,7 @@ defhelper(
     vjp={"v": "rt.unbroadcast(rt.real_like(g, like), v)"},
     structural=("like",),
     jvp={"v": "rt.materialize(t, like)"},
-    batch="rt.batched_materialize(v, like, v_batched, like_batched)",
+    batch="rt.batched_materialize(v, like, v_batched=v_batched, like_batched=like_batched)",
 )
 defhelper(
     rt.real_like,

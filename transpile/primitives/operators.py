@@ -85,7 +85,7 @@ defprim(
     operator.matmul,
     params=["x", "y"],
     operator=("BinOp", "MatMult"),
-    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+    batch="rt.batched_matmul(x, y, a_batched=x_batched, b_batched=y_batched)",
     vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
     jvp={"x": "t @ y", "y": "x @ t"},
     examples=[

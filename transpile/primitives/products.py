@@ -15,7 +15,7 @@ M34, M42 = (3, 4), (4, 2)
 defprim(
     "dot",
     np.dot,
-    batch="rt.batched_dot(a, b, a_batched, b_batched)",
+    batch="rt.batched_dot(a, b, a_batched=a_batched, b_batched=b_batched)",
     path="np.dot",
     params=["a", "b"],
     vjp={"a": "rt.dot_vjp_a(g, a, b)", "b": "rt.dot_vjp_b(g, a, b)"},
@@ -36,7 +36,7 @@ defprim(
 defprim(
     "np_matmul",
     np.matmul,
-    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+    batch="rt.batched_matmul(x, y, a_batched=x_batched, b_batched=y_batched)",
     path="np.matmul",
     params=["x", "y"],
     vjp={"x": "rt.matmul_vjp_a(g, x, y)", "y": "rt.matmul_vjp_b(g, x, y)"},
@@ -139,7 +139,7 @@ defprim(
     vjp={"a": "rt.tensordot_vjp_a(g, a, b, axes)", "b": "rt.tensordot_vjp_b(g, a, b, axes)"},
     jvp={"a": "np.tensordot(t, b, axes)", "b": "np.tensordot(a, t, axes)"},
     structural=("axes",),
-    batch="rt.batched_tensordot(a, b, axes, a_batched, b_batched)",
+    batch="rt.batched_tensordot(a, b, axes, a_batched=a_batched, b_batched=b_batched)",
     batch_needs_same=("axes",),
     zero_d="array",
     examples=[
@@ -165,7 +165,11 @@ defhelper(
     jvp={"v": "rt.tensordot_vjp_b(t, a, b_like, axes)", "a": "rt.tensordot_vjp_b(v, t, b_like, axes)"},
     structural=("b_like", "axes"),
 )
-defhelper(rt.batched_tensordot, params=["a", "b", "axes", "a_b", "b_b"], structural=("axes", "a_b", "b_b"))
+defhelper(
+    rt.batched_tensordot,
+    params=["a", "b", "axes", "a_batched", "b_batched"],
+    structural=("axes", "a_batched", "b_batched"),
+)
 # np.vdot flattens both arguments and conjugates the first: its adjoints refuse complex arrays (rt.vdot_vjp).
 defprim(
     "vdot",
@@ -174,7 +178,7 @@ defprim(
     params=["a", "b"],
     vjp={"a": "rt.vdot_vjp(g, b, a)", "b": "rt.vdot_vjp(g, a, b)"},
     jvp={"a": "np.vdot(t, b)", "b": "np.vdot(a, t)"},
-    batch="rt.batched_vdot(a, b, a_batched, b_batched)",
+    batch="rt.batched_vdot(a, b, a_batched=a_batched, b_batched=b_batched)",
     examples=[
         Example("np.vdot(a, b)", dict(a=(4,), b=(4,))),
         Example("np.vdot(a, b)", dict(a=M34, b=(4, 3))),
@@ -188,7 +192,7 @@ defhelper(
     jvp={"v": "rt.vdot_vjp(t, other, like)", "other": "rt.vdot_vjp(v, t, like)"},
     structural=("like",),
 )
-defhelper(rt.batched_vdot, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
+defhelper(rt.batched_vdot, params=["a", "b", "a_batched", "b_batched"], structural=("a_batched", "b_batched"))
 defprim(
     "kron",
     np.kron,
@@ -196,7 +200,7 @@ defprim(
     params=["a", "b"],
     vjp={"a": "rt.kron_vjp_a(g, a, b)", "b": "rt.kron_vjp_b(g, a, b)"},
     jvp={"a": "np.kron(t, b)", "b": "np.kron(a, t)"},
-    batch="rt.batched_kron(a, b, a_batched, b_batched)",
+    batch="rt.batched_kron(a, b, a_batched=a_batched, b_batched=b_batched)",
     examples=[
         Example("np.kron(a, b)", dict(a=(2, 3), b=(3, 2))),
         Example("np.kron(a, b)", dict(a=(3,), b=(2,))),
@@ -219,7 +223,7 @@ defhelper(
     jvp={"v": "rt.kron_vjp_b(t, a, b_like)", "a": "rt.kron_vjp_b(v, t, b_like)"},
     structural=("b_like",),
 )
-defhelper(rt.batched_kron, params=["a", "b", "a_b", "b_b"], structural=("a_b", "b_b"))
+defhelper(rt.batched_kron, params=["a", "b", "a_batched", "b_batched"], structural=("a_batched", "b_batched"))
 
 # Axis labels of einsum's sublist form, as NumPy spells them: 0-25 are A-Z, 26-51 are a-z.
 _LABELS = string.ascii_uppercase + string.ascii_lowercase
@@ -643,7 +647,7 @@ defhelper(
     params=["x", "y"],
     vjp={"x": "rt.matmul_vjp_a(rt.gated(g, x), x, y)", "y": "rt.matmul_vjp_b(rt.gated(g, y), x, y)"},
     jvp={"x": "rt.matmul_or_zero(t, y)", "y": "rt.matmul_or_zero(x, t)"},
-    batch="rt.batched_matmul(x, y, x_batched, y_batched)",
+    batch="rt.batched_matmul(x, y, a_batched=x_batched, b_batched=y_batched)",
 )
 defhelper(
     rt.gated,

@@ -19,6 +19,7 @@ masked per example, too.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 
 import gast
@@ -26,6 +27,7 @@ import gast
 from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
+from ..codegen.tidy import tidy
 from ..frontend.program import Program, const, name
 from .common import Builder, Mode
 from .common import assign as _assign
@@ -152,6 +154,31 @@ def _operands(stmt):
 def _is_empty_container(rhs):
     """`[]`, `()` or `{}`: the same for every example, and already batched (rt.to_batched would return it)."""
     return isinstance(rhs, (gast.List, gast.Tuple)) and not rhs.elts or isinstance(rhs, gast.Dict) and not rhs.keys
+
+
+def _by_position(prim, args, kwargs):
+    """A call's arguments all by position (defaults filling the gaps), where its parameters allow."""
+    if prim.varargs is not None or prim.positional is not None or not set(kwargs) <= set(prim.params):
+        return args, kwargs
+    given = dict(zip(prim.params, args)) | kwargs
+    last = max(prim.params.index(p) for p in given)
+    leading = prim.params[: last + 1]
+    if any(p not in given and p not in prim.defaults for p in leading):
+        return args, kwargs
+    return [given[p] if p in given else const(prim.defaults[p]) for p in leading], {}
+
+
+_DERIVATIVE = re.compile(f"({re.escape(naming.adjoint(''))}|{re.escape(naming.tangent(''))})_*$")
+
+
+def _batched_as_is(stmt):
+    """`x = None`, or a derivative's symbolic zero `x_bar = 0.0`: rt.to_batched returns either as it is (and so does
+    its Numba version, for which a derivative's 0.0 is jt.ZERO), so no call follows to batch it."""
+    value, target = stmt.value, stmt.targets[0]
+    if not (isinstance(value, gast.Constant) and isinstance(target, gast.Name)):
+        return False
+    symbolic_zero = type(value.value) is float and value.value == 0.0 and _DERIVATIVE.search(target.id)
+    return value.value is None or bool(symbolic_zero)
 
 
 class _BatchBuilder(Builder):
@@ -409,7 +436,9 @@ class _BatchBuilder(Builder):
         body += self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
         params = list(fn.params) + [self.batch]
-        self.mode.functions.append(self.define(self.var.name, params, body, "batched"))
+        fdef = self.define(self.var.name, params, body, "batched")
+        tidy(fdef)
+        self.mode.functions.append(fdef)
 
     def _is_batched(self, atom):
         return isinstance(atom, gast.Name) and atom.id in self.batched
@@ -476,7 +505,7 @@ class _BatchBuilder(Builder):
             return out
         if not reads & self.batched:
             out = [self._rewrite_unbatched(stmt)]
-            if _is_empty_container(rhs):  # a batched container holds batched items: an empty one is batched as is
+            if _is_empty_container(rhs) or _batched_as_is(stmt):
                 return out
             for x in targets:
                 if x in self.batched:  # same for every example here, batched elsewhere
@@ -601,7 +630,12 @@ class _BatchBuilder(Builder):
         if path is None:
             self.error(stmt, f"`{prim.name}` cannot be batched yet", "file an issue with this example")
         if isinstance(rhs, gast.Call):  # the arguments as the call wrote them
-            return self._per_example(stmt, path, list(rhs.args), {k.arg: k.value for k in rhs.keywords})
+            args, kwargs = list(rhs.args), {k.arg: k.value for k in rhs.keywords}
+            if (
+                path.startswith("rt.") and kwargs
+            ):  # a helper's flags by position: jit's rt.per_example takes no keywords
+                args, kwargs = _by_position(prim, args, kwargs)
+            return self._per_example(stmt, path, args, kwargs)
         args = list(bound[prim.varargs]) if prim.varargs else [bound[p] for p in prim.params if p in bound]
         return self._per_example(stmt, path, args, {})
 
@@ -666,10 +700,9 @@ class _BatchBuilder(Builder):
                 _comment("an index that differs per example: writes example by example", stmt),
                 _assign(x, call, stmt),
             ]
-        value = _call(
-            "rt.batched_setitem",
-            [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v), const(self._is_batched(v))] + self._mask_args(),
-        )
+        value = _call("rt.batched_setitem", [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v)])
+        value.keywords = [gast.keyword(arg="value_batched", value=const(self._is_batched(v)))]
+        value.keywords += [gast.keyword(arg="mask", value=m) for m in self._mask_args()]
         return [_assign(x, value, stmt)]
 
     def _call(self, stmt):

@@ -26,6 +26,7 @@ from .. import naming
 from ..analyses.activity import active_names, names_in, walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
+from ..codegen.tidy import tidy
 from ..errors import no_rule_hint
 from ..frontend.program import const, name
 from ..primitives import registry
@@ -135,7 +136,9 @@ class _ForwardBuilder(Builder):
         self.var.result_zeros = self._zeros_of(ret)
         body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
         params = list(fn.params) + [self.tan[p] for p in active_params]
-        self.mode.functions.append(self.define(self.var.name, params, body, "tangent"))
+        fdef = self.define(self.var.name, params, body, "tangent")
+        tidy(fdef)
+        self.mode.functions.append(fdef)
 
     # ------------------------------------------------------------------ helpers
     def _tangent_of(self, atom):

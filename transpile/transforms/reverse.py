@@ -30,6 +30,7 @@ from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..analyses.shapes import SameShapes
 from ..codegen.dce import eliminate_dead_code
+from ..codegen.tidy import tidy
 from ..errors import no_rule_hint
 from ..frontend.program import const, name
 from ..primitives import registry
@@ -201,6 +202,8 @@ class _VariantBuilder(Builder):
         self._drop_unread(bwd_body)
         fwd = self._forward_function()
         bwd = self._backward_function(bwd_body)
+        tidy(fwd)
+        tidy(bwd)
         self.mode.functions.extend([fwd, bwd])
 
     def _restore_for_views(self):

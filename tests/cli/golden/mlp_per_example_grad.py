@@ -27,9 +27,7 @@ def predict_fwd_vmap(params, inputs, _batch):
     examples (batched values carry it in axis 0).
     """
     _tape_inputs = None
-    _tape_inputs = rt.to_batched(_tape_inputs, _batch)
     _tape_i3 = None
-    _tape_i3 = rt.to_batched(_tape_i3, _batch)
     # mlp.py:22: for W, b in params:
     _t1 = len(params)
     _range2 = range(_t1)
@@ -37,35 +35,36 @@ def predict_fwd_vmap(params, inputs, _batch):
         _t4 = params[_i3]
         W, b = _t4
         # mlp.py:23: outputs = np.dot(inputs, W) + b
-        _t5 = rt.batched_dot(inputs, W, True, False)
+        _t5 = rt.batched_dot(inputs, W, a_batched=True, b_batched=False)
         _b1, _b2 = rt.align((_t5, b), (True, False))
         outputs = _b1 + _b2
         # mlp.py:24: inputs = np.tanh(outputs)
-        _t2 = (inputs, _tape_inputs)
-        _tape_inputs = _t2
+        _tape_inputs = (inputs, _tape_inputs)
         inputs = np.tanh(outputs)
         _t6 = rt.like(_t4)
         _t7 = rt.like(b)
         _t8 = rt.batched_like(_t5)
-        _t3 = (
-            rt.to_batched(_t6, _batch),
-            rt.to_batched(W, _batch),
-            rt.to_batched(_t7, _batch),
-            _t8,
+        _tape_i3 = (
+            (
+                rt.to_batched(_t6, _batch),
+                rt.to_batched(W, _batch),
+                rt.to_batched(_t7, _batch),
+                _t8,
+            ),
+            _tape_i3,
         )
-        _t9 = (_t3, _tape_i3)
-        _tape_i3 = _t9
     # mlp.py:24: inputs = np.tanh(outputs)
     _t12 = rt.like(params)
-    _t11 = (
-        rt.to_batched(_t12, _batch),
-        inputs,
-        rt.to_batched(_range2, _batch),
-        _tape_inputs,
-        _tape_i3,
+    return (
+        outputs,
+        (
+            rt.to_batched(_t12, _batch),
+            inputs,
+            rt.to_batched(_range2, _batch),
+            _tape_inputs,
+            _tape_i3,
+        ),
     )
-    _t10 = (outputs, _t11)
-    return _t10
 
 
 def loss_fwd_vmap(params, inputs, targets, _batch):
@@ -80,9 +79,7 @@ def loss_fwd_vmap(params, inputs, targets, _batch):
     _t1 = np.sum(_t2, axis=rt.batch_axis(None, _t2))
     _t7 = rt.batched_like(preds)
     _t8 = rt.batched_like(_t2)
-    _t6 = (_t7, _res_predict_1, _t3, _t8)
-    _t5 = (_t1, _t6)
-    return _t5
+    return (_t1, (_t7, _res_predict_1, _t3, _t8))
 
 
 def predict_bwd_vmap(residuals, outputs_bar, _batch):
@@ -92,9 +89,7 @@ def predict_bwd_vmap(residuals, outputs_bar, _batch):
     params, inputs, _range2, _tape_inputs, _tape_i3 = rt.batched_unpack(residuals, 5)
     # mlp.py:22: for W, b in params:
     inputs_bar = 0.0
-    inputs_bar = rt.to_batched(inputs_bar, _batch)
     params_bar = 0.0
-    params_bar = rt.to_batched(params_bar, _batch)
     _range1 = rt.backwards(_range2)
     for _i3 in _range1:
         _t2 = _tape_i3
@@ -112,40 +107,62 @@ def predict_bwd_vmap(residuals, outputs_bar, _batch):
         _t10 = _tape_inputs
         inputs, _tape_inputs = rt.batched_unpack(_t10, 2)
         # mlp.py:23: outputs = np.dot(inputs, W) + b
-        _t5_bar = rt.unbroadcast_batched(outputs_bar, _t5, True, True)
-        b_bar = rt.unbroadcast_batched(outputs_bar, b, True, True)
+        _t5_bar = rt.unbroadcast_batched(
+            outputs_bar, _t5, v_batched=True, like_batched=True
+        )
+        b_bar = rt.unbroadcast_batched(
+            outputs_bar, b, v_batched=True, like_batched=True
+        )
         _t12 = rt.first(_range2)
         _t11 = _i3 != _t12
         if _t11:
-            inputs_bar = rt.dot_vjp_a_batched(_t5_bar, inputs, W, True, True, True)
+            inputs_bar = rt.dot_vjp_a_batched(
+                _t5_bar, inputs, W, g_batched=True, a_batched=True, b_batched=True
+            )
         # mlp.py:23: outputs = np.dot(inputs, W) + b
-        W_bar = rt.dot_vjp_b_batched(_t5_bar, inputs, W, True, True, True)
+        W_bar = rt.dot_vjp_b_batched(
+            _t5_bar, inputs, W, g_batched=True, a_batched=True, b_batched=True
+        )
         # mlp.py:22: for W, b in params:
-        _t13 = (W_bar, b_bar)
-        _t4_bar = rt.batched_pack_like(_t4, _t13, True)
-        _t14 = rt.batched_add_at(params_bar, params, _i3, _t4_bar, True, False, True)
+        _t4_bar = rt.batched_pack_like(_t4, (W_bar, b_bar), like_batched=True)
+        _t14 = rt.batched_add_at(
+            params_bar,
+            params,
+            _i3,
+            _t4_bar,
+            like_batched=True,
+            index_batched=False,
+            v_batched=True,
+        )
         params_bar = _t14
         outputs_bar = 0.0
-        outputs_bar = rt.to_batched(outputs_bar, _batch)
     # mlp.py:22: for W, b in params:
-    _t15 = (params_bar,)
-    return _t15
+    return (params_bar,)
 
 
 def loss_bwd_vmap(residuals, _t1_bar, _batch):
     """`loss_bwd` on a batch of `_batch` examples (batched values carry it in axis 0)."""
     preds, _res_predict_1, _t3, _t2 = rt.batched_unpack(residuals, 4)
     # mlp.py:30: return np.sum((preds - targets) ** 2)
-    _t2_bar = rt.expand_reduced_batched(_t1_bar, _t2, None, False, True, True, False)
+    _t2_bar = rt.expand_reduced_batched(
+        _t1_bar,
+        _t2,
+        axis=None,
+        keepdims=False,
+        v_batched=True,
+        like_batched=True,
+        axis_batched=False,
+    )
     _t1 = _t2_bar * 2
     _b1, _b2 = rt.align((_t1, _t3), (True, True))
     _t3_bar = _b1 * _b2
-    preds_bar = rt.unbroadcast_batched(_t3_bar, preds, True, True)
+    preds_bar = rt.unbroadcast_batched(
+        _t3_bar, preds, v_batched=True, like_batched=True
+    )
     # mlp.py:29: preds = predict(params, inputs)
     _t4 = predict_bwd_vmap(_res_predict_1, preds_bar, _batch)
     (params_bar,) = rt.batched_unpack(_t4, 1)
-    _t5 = (params_bar,)
-    return _t5
+    return (params_bar,)
 
 
 def grad_loss_vmap(params, inputs, targets, _batch):
@@ -155,7 +172,7 @@ def grad_loss_vmap(params, inputs, targets, _batch):
     _t3 = rt.batched_scalar_seed(ans, "loss")
     _t2 = loss_bwd_vmap(residuals, _t3, _batch)
     (params_bar,) = rt.batched_unpack(_t2, 1)
-    _t4 = rt.batched_materialize(params_bar, params, True, False)
+    _t4 = rt.batched_materialize(params_bar, params, v_batched=True, like_batched=False)
     return _t4
 
 

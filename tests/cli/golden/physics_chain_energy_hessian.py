@@ -52,8 +52,7 @@ def chain_energy_fwd_jvp(x, k, rest, x_dot):
         _t11 = energy + _t8
         _t11_dot = energy_dot + _t8_dot
         _t3 = rt.like(energy)
-        _t12 = (_t3, _tape_energy)
-        _tape_energy = _t12
+        _tape_energy = (_t3, _tape_energy)
         energy = _t11
         energy_dot = _t11_dot
         _t14 = rt.like(_t5)
@@ -61,20 +60,15 @@ def chain_energy_fwd_jvp(x, k, rest, x_dot):
         _t16 = rt.like(_t4)
         _t17 = rt.like(_t10)
         _t18 = rt.like(_t8)
-        _t13 = (_t6, _t14, _t15, _t16, stretch, _t9, _t17, _t18)
-        _t13_dot = (0.0, 0.0, 0.0, 0.0, stretch_dot, 0.0, 0.0, 0.0)
-        _t19 = (_t13, _tape_i)
-        _t19_dot = (_t13_dot, _tape_i_dot)
-        _tape_i = _t19
-        _tape_i_dot = _t19_dot
+        _tape_i = ((_t6, _t14, _t15, _t16, stretch, _t9, _t17, _t18), _tape_i)
+        _tape_i_dot = ((0.0, 0.0, 0.0, 0.0, stretch_dot, 0.0, 0.0, 0.0), _tape_i_dot)
     # physics.py:55: energy = energy + 0.5 * k * stretch**2
     _t22 = rt.like(x)
     _t23 = rt.like(energy)
-    _t21 = (_t22, _t23, _range3, _tape_energy, _tape_i)
-    _t21_dot = (0.0, 0.0, 0.0, 0.0, _tape_i_dot)
-    _t20 = (energy, _t21)
-    _t20_dot = (energy_dot, _t21_dot)
-    return (_t20, _t20_dot)
+    return (
+        (energy, (_t22, _t23, _range3, _tape_energy, _tape_i)),
+        (energy_dot, (0.0, 0.0, 0.0, 0.0, _tape_i_dot)),
+    )
 
 
 def chain_energy_bwd_jvp(residuals, energy_bar, residuals_dot):
@@ -141,9 +135,7 @@ def chain_energy_bwd_jvp(residuals, energy_bar, residuals_dot):
         x_bar = _t19
         x_bar_dot = _t19_dot
     # physics.py:54: stretch = x[i + 1] - x[i] - rest
-    _t20 = (x_bar,)
-    _t20_dot = (x_bar_dot,)
-    return (_t20, _t20_dot)
+    return ((x_bar,), (x_bar_dot,))
 
 
 def jacrev_chain_energy_jvp(x, k, rest, x_dot):

@@ -31,29 +31,25 @@ def tanh_fwd_fwd_fwd(x):
     _t3 = 1.0 - y
     _t4 = 1.0 + y
     _t2 = _t3 / _t4
-    _t6 = (y, _t3, _t4)
-    _t5 = (_t2, _t6)
-    _t8 = (y, _t3, _t4)
-    _t7 = (_t5, _t8)
-    return (_t7, (y, _t3, _t4))
+    return (((_t2, (y, _t3, _t4)), (y, _t3, _t4)), (y, _t3, _t4))
 
 
-def tanh_fwd_fwd_bwd(residuals, _t7_bar):
+def tanh_fwd_fwd_bwd(residuals, _t5_bar):
     """Adjoint sweep of `tanh_fwd_fwd`: returns
     the adjoints of its differentiated arguments.
     """
     y, _t3, _t4 = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t5_bar = rt.get(_t7_bar, 0)
-    _t8_bar = rt.get(_t7_bar, 1)
+    _t6_bar = rt.get(_t5_bar, 0)
+    _t8_bar = rt.get(_t5_bar, 1)
     y_bar = rt.get(_t8_bar, 0)
     _t3_bar = rt.get(_t8_bar, 1)
     _t4_bar = rt.get(_t8_bar, 2)
-    _t2_bar = rt.get(_t5_bar, 0)
-    _t6_bar = rt.get(_t5_bar, 1)
-    y_bar = rt.tree_add(y_bar, rt.get(_t6_bar, 0))
-    _t3_bar = rt.tree_add(_t3_bar, rt.get(_t6_bar, 1))
-    _t4_bar = rt.tree_add(_t4_bar, rt.get(_t6_bar, 2))
+    _t2_bar = rt.get(_t6_bar, 0)
+    _t7_bar = rt.get(_t6_bar, 1)
+    y_bar = rt.tree_add(y_bar, rt.get(_t7_bar, 0))
+    _t3_bar = rt.tree_add(_t3_bar, rt.get(_t7_bar, 1))
+    _t4_bar = rt.tree_add(_t4_bar, rt.get(_t7_bar, 2))
     _t3_bar = _t3_bar + _t2_bar / _t4
     _t4_bar = _t4_bar + -_t2_bar * _t3 / (_t4 * _t4)
     y_bar = y_bar + _t4_bar
@@ -68,8 +64,6 @@ def tanh_bwd_fwd_fwd(residuals, _t2_bar):
     """Forward sweep of `tanh_bwd_fwd`: returns
     its value and what the adjoint sweep needs.
     """
-    _tape_y_bar_ = None
-    _tape_y_bar = None
     y, _t3, _t4 = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
     _t3_bar = _t2_bar / _t4
@@ -77,24 +71,17 @@ def tanh_bwd_fwd_fwd(residuals, _t2_bar):
     _t1 = _t2 * _t3
     _t5 = _t4 * _t4
     _t4_bar = _t1 / _t5
-    y_bar = _t4_bar
     _t6 = -_t3_bar
-    _t7 = y_bar + _t6
-    _t9 = (y_bar, _tape_y_bar)
-    _tape_y_bar = _t9
-    _tape_y_bar_ = (y_bar, _tape_y_bar_)
-    y_bar = _t7
+    y_bar = _t4_bar + _t6
     # seeds.py:17: y = np.exp(-2.0 * x)
     _t1_bar = y_bar * y
     x_bar = _t1_bar * -2.0
-    _t8 = (x_bar,)
-    _t12 = rt.like(residuals)
-    _t13 = rt.like(_t3)
-    _t14 = rt.like(_t6)
-    _t11 = (_t12, _t2_bar, y, _t13, _t4, _t2, _t1, _t5, y_bar, _t14, _tape_y_bar)
-    _t10 = (_t8, _t11)
+    _t10 = rt.like(residuals)
+    _t11 = rt.like(_t3)
+    _t12 = rt.like(_t4_bar)
+    _t13 = rt.like(_t6)
     return (
-        _t10,
+        ((x_bar,), (_t10, _t2_bar, y, _t11, _t4, _t2, _t1, _t5, _t12, _t13, y_bar)),
         (
             rt.like(residuals),
             _t2_bar,
@@ -104,40 +91,34 @@ def tanh_bwd_fwd_fwd(residuals, _t2_bar):
             _t2,
             _t1,
             _t5,
-            y_bar,
+            rt.like(_t4_bar),
             rt.like(_t6),
-            _tape_y_bar_,
+            y_bar,
         ),
     )
 
 
-def tanh_bwd_fwd_bwd(residuals, _t10_bar):
+def tanh_bwd_fwd_bwd(residuals, _t7_bar):
     """Adjoint sweep of `tanh_bwd_fwd`: returns
     the adjoints of its differentiated arguments.
     """
-    residuals, _t2_bar, y, _t3, _t4, _t2, _t1, _t5, y_bar, _t6, _tape_y_bar_ = residuals
+    residuals, _t2_bar, y, _t3, _t4, _t2, _t1, _t5, _t4_bar, _t6, y_bar = residuals
     # seeds.py:17: y = np.exp(-2.0 * x)
-    _t8_bar = rt.get(_t10_bar, 0)
-    _t11_bar = rt.get(_t10_bar, 1)
-    y_bar_ = rt.get(_t11_bar, 2)
-    _t4_bar_ = rt.get(_t11_bar, 4)
-    _t1_bar_ = rt.get(_t11_bar, 6)
-    _t5_bar = rt.get(_t11_bar, 7)
-    y_bar_bar = rt.get(_t11_bar, 8)
-    _tape_y_bar_bar = rt.get(_t11_bar, 10)
+    _t8_bar = rt.get(_t7_bar, 0)
+    _t9_bar = rt.get(_t7_bar, 1)
+    y_bar_ = rt.get(_t9_bar, 2)
+    _t4_bar_ = rt.get(_t9_bar, 4)
+    _t1_bar_ = rt.get(_t9_bar, 6)
+    _t5_bar = rt.get(_t9_bar, 7)
+    y_bar_bar = rt.get(_t9_bar, 10)
     x_bar_bar = rt.get(_t8_bar, 0)
     _t1_bar_bar = x_bar_bar * -2.0
     y_bar_bar = y_bar_bar + rt.unbroadcast(_t1_bar_bar * y, y_bar)
     y_bar_ = y_bar_ + rt.unbroadcast(_t1_bar_bar * y_bar, y)
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t7_bar = y_bar_bar
-    y_bar, _tape_y_bar_ = _tape_y_bar_
-    _t9_bar = _tape_y_bar_bar
-    y_bar_bar = rt.get(_t9_bar, 0)
-    y_bar_bar = y_bar_bar + rt.unbroadcast(_t7_bar, y_bar)
-    _t6_bar = rt.unbroadcast(_t7_bar, _t6)
+    _t4_bar_bar = rt.unbroadcast(y_bar_bar, _t4_bar)
+    _t6_bar = rt.unbroadcast(y_bar_bar, _t6)
     _t3_bar_bar = -_t6_bar
-    _t4_bar_bar = y_bar_bar
     _t1_bar_ = _t1_bar_ + rt.unbroadcast(_t4_bar_bar / _t5, _t1)
     _t5_bar = _t5_bar + rt.unbroadcast(-_t4_bar_bar * _t1 / (_t5 * _t5), _t5)
     _t4_bar_ = _t4_bar_ + _t5_bar * _t4
@@ -164,10 +145,8 @@ def grad_tanh_fwd_fwd(x):
     _t10 = rt.like(_t1)
     _t11 = rt.like(_t2)
     _t12 = rt.like(x_bar)
-    _t8 = (_t9, _t10, _res_tanh_fwd_1, _t11, _res_tanh_bwd_2, _t12)
-    _t7 = (_t4, _t8)
     return (
-        _t7,
+        (_t4, (_t9, _t10, _res_tanh_fwd_1, _t11, _res_tanh_bwd_2, _t12)),
         (
             rt.like(x),
             rt.like(_t5),
@@ -200,59 +179,52 @@ def grad_tanh_fwd_bwd(residuals, _t7_bar):
     return (x_bar_,)
 
 
-def tanh_bwd_bwd_fwd(residuals, _t8_bar):
+def tanh_bwd_bwd_fwd(residuals, _t7_bar):
     """Forward sweep of `tanh_bwd_bwd`: returns
     its value and what the adjoint sweep needs.
     """
-    _tape_y_bar_ = None
     _tape_t4_bar_ = None
     _t7 = residuals
-    residuals, _t2_bar, y, _t3, _t4, _t2, _t1, _t5, y_bar, _t6, _tape_y_bar = _t7
+    residuals, _t2_bar, y, _t3, _t4, _t2, _t1, _t5, _t4_bar, _t6, y_bar = _t7
     # seeds.py:17: y = np.exp(-2.0 * x)
-    x_bar_bar = rt.get(_t8_bar, 0)
+    x_bar_bar = rt.get(_t7_bar, 0)
     _t1_bar_bar = x_bar_bar * -2.0
     _t8 = _t1_bar_bar * y
     y_bar_bar = rt.unbroadcast(_t8, y_bar)
     _t9 = _t1_bar_bar * y_bar
     y_bar_ = rt.unbroadcast(_t9, y)
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    _t7_bar = y_bar_bar
-    _t10 = _tape_y_bar
-    _tape_y_bar_ = (y_bar, _tape_y_bar_)
-    y_bar, _tape_y_bar = _t10
-    y_bar_bar = rt.unbroadcast(_t7_bar, y_bar)
-    _t6_bar = rt.unbroadcast(_t7_bar, _t6)
+    _t4_bar_bar = rt.unbroadcast(y_bar_bar, _t4_bar)
+    _t6_bar = rt.unbroadcast(y_bar_bar, _t6)
     _t3_bar_bar = -_t6_bar
-    _t4_bar_bar = y_bar_bar
-    _t11 = _t4_bar_bar / _t5
-    _t1_bar_ = rt.unbroadcast(_t11, _t1)
-    _t14 = -_t4_bar_bar
-    _t13 = _t14 * _t1
-    _t15 = _t5 * _t5
-    _t12 = _t13 / _t15
-    _t5_bar = rt.unbroadcast(_t12, _t5)
+    _t10 = _t4_bar_bar / _t5
+    _t1_bar_ = rt.unbroadcast(_t10, _t1)
+    _t13 = -_t4_bar_bar
+    _t12 = _t13 * _t1
+    _t14 = _t5 * _t5
+    _t11 = _t12 / _t14
+    _t5_bar = rt.unbroadcast(_t11, _t5)
     _t4_bar_ = _t5_bar * _t4
-    _t16 = _t5_bar * _t4
-    _t17 = _t4_bar_ + _t16
+    _t15 = _t5_bar * _t4
+    _t16 = _t4_bar_ + _t15
     _tape_t4_bar_ = (rt.like(_t4_bar_), _tape_t4_bar_)
-    _t4_bar_ = _t17
-    _t18 = _t1_bar_ * _t2
-    _t3_bar_ = rt.unbroadcast(_t18, _t3)
-    _t22 = -_t3_bar_bar
-    _t21 = _t22 * _t2_bar
-    _t23 = _t4 * _t4
-    _t20 = _t21 / _t23
-    _t19 = rt.unbroadcast(_t20, _t4)
-    _t24 = _t4_bar_ + _t19
+    _t4_bar_ = _t16
+    _t17 = _t1_bar_ * _t2
+    _t3_bar_ = rt.unbroadcast(_t17, _t3)
+    _t21 = -_t3_bar_bar
+    _t20 = _t21 * _t2_bar
+    _t22 = _t4 * _t4
+    _t19 = _t20 / _t22
+    _t18 = rt.unbroadcast(_t19, _t4)
+    _t23 = _t4_bar_ + _t18
     _tape_t4_bar_ = (rt.like(_t4_bar_), _tape_t4_bar_)
-    _t4_bar_ = _t24
-    _t25 = (y_bar_, _t3_bar_, _t4_bar_)
-    residuals_bar = rt.pack_like(residuals, _t25)
-    _t26 = (residuals_bar,)
+    _t4_bar_ = _t23
+    _t24 = (y_bar_, _t3_bar_, _t4_bar_)
+    residuals_bar = rt.pack_like(residuals, _t24)
     return (
-        _t26,
+        (residuals_bar,),
         (
-            rt.like(_t8_bar),
+            rt.like(_t7_bar),
             rt.like(_t7),
             _t2_bar,
             y,
@@ -263,37 +235,36 @@ def tanh_bwd_bwd_fwd(residuals, _t8_bar):
             y_bar,
             _t1_bar_bar,
             rt.like(_t8),
+            rt.like(y_bar_bar),
             rt.like(_t9),
-            rt.like(_t7_bar),
             _t4_bar_bar,
-            rt.like(_t11),
+            rt.like(_t10),
             _t1_bar_,
-            _t14,
             _t13,
-            _t15,
-            rt.like(_t12),
+            _t12,
+            _t14,
+            rt.like(_t11),
             _t5_bar,
             rt.like(_t4_bar_),
-            rt.like(_t16),
-            rt.like(_t18),
-            _t22,
+            rt.like(_t15),
+            rt.like(_t17),
             _t21,
-            _t23,
-            rt.like(_t20),
+            _t20,
+            _t22,
             rt.like(_t19),
-            rt.like(_t25),
-            _tape_y_bar_,
+            rt.like(_t18),
+            rt.like(_t24),
             _tape_t4_bar_,
         ),
     )
 
 
-def tanh_bwd_bwd_bwd(residuals, _t26_bar):
+def tanh_bwd_bwd_bwd(residuals, _t25_bar):
     """Adjoint sweep of `tanh_bwd_bwd`: returns
     the adjoints of its differentiated arguments.
     """
     (
-        _t8_bar,
+        _t7_bar,
         _t7,
         _t2_bar,
         y,
@@ -304,83 +275,79 @@ def tanh_bwd_bwd_bwd(residuals, _t26_bar):
         y_bar,
         _t1_bar_bar,
         _t8,
+        y_bar_bar,
         _t9,
-        _t7_bar,
         _t4_bar_bar,
-        _t11,
+        _t10,
         _t1_bar_,
-        _t14,
         _t13,
-        _t15,
         _t12,
+        _t14,
+        _t11,
         _t5_bar,
         _t4_bar_,
-        _t16,
-        _t18,
-        _t22,
+        _t15,
+        _t17,
         _t21,
-        _t23,
         _t20,
+        _t22,
         _t19,
-        _t25,
-        _tape_y_bar_,
+        _t18,
+        _t24,
         _tape_t4_bar_,
     ) = residuals
     # seeds.py:18: return (1.0 - y) / (1.0 + y)
-    residuals_bar_bar = rt.get(_t26_bar, 0)
-    _t25_bar = rt.unpack_like(residuals_bar_bar, _t25)
-    y_bar__bar = rt.get(_t25_bar, 0)
-    _t3_bar__bar = rt.get(_t25_bar, 1)
-    _t4_bar__bar = rt.get(_t25_bar, 2)
-    _t24_bar = _t4_bar__bar
+    residuals_bar_bar = rt.get(_t25_bar, 0)
+    _t24_bar = rt.unpack_like(residuals_bar_bar, _t24)
+    y_bar__bar = rt.get(_t24_bar, 0)
+    _t3_bar__bar = rt.get(_t24_bar, 1)
+    _t4_bar__bar = rt.get(_t24_bar, 2)
+    _t23_bar = _t4_bar__bar
     _t4_bar_, _tape_t4_bar_ = _tape_t4_bar_
-    _t4_bar__bar = rt.unbroadcast(_t24_bar, _t4_bar_)
-    _t19_bar = rt.unbroadcast(_t24_bar, _t19)
-    _t20_bar = rt.broadcast_like(_t19_bar, _t20)
-    _t21_bar = rt.unbroadcast(_t20_bar / _t23, _t21)
-    _t23_bar = rt.unbroadcast(-_t20_bar * _t21 / (_t23 * _t23), _t23)
-    _t4_bar = _t23_bar * _t4
-    _t4_bar = _t4_bar + _t23_bar * _t4
-    _t22_bar = rt.unbroadcast(_t21_bar * _t2_bar, _t22)
-    _t2_bar_bar = rt.unbroadcast(_t21_bar * _t22, _t2_bar)
-    _t3_bar_bar_bar = -_t22_bar
-    _t18_bar = rt.broadcast_like(_t3_bar__bar, _t18)
-    _t1_bar__bar = rt.unbroadcast(_t18_bar * _t2, _t1_bar_)
-    _t2_bar_ = rt.unbroadcast(_t18_bar * _t1_bar_, _t2)
-    _t17_bar = _t4_bar__bar
+    _t4_bar__bar = rt.unbroadcast(_t23_bar, _t4_bar_)
+    _t18_bar = rt.unbroadcast(_t23_bar, _t18)
+    _t19_bar = rt.broadcast_like(_t18_bar, _t19)
+    _t20_bar = rt.unbroadcast(_t19_bar / _t22, _t20)
+    _t22_bar = rt.unbroadcast(-_t19_bar * _t20 / (_t22 * _t22), _t22)
+    _t4_bar__ = _t22_bar * _t4
+    _t4_bar__ = _t4_bar__ + _t22_bar * _t4
+    _t21_bar = rt.unbroadcast(_t20_bar * _t2_bar, _t21)
+    _t2_bar_bar = rt.unbroadcast(_t20_bar * _t21, _t2_bar)
+    _t3_bar_bar_bar = -_t21_bar
+    _t17_bar = rt.broadcast_like(_t3_bar__bar, _t17)
+    _t1_bar__bar = rt.unbroadcast(_t17_bar * _t2, _t1_bar_)
+    _t2_bar_ = rt.unbroadcast(_t17_bar * _t1_bar_, _t2)
+    _t16_bar = _t4_bar__bar
     _t4_bar_, _tape_t4_bar_ = _tape_t4_bar_
-    _t4_bar__bar = rt.unbroadcast(_t17_bar, _t4_bar_)
-    _t16_bar = rt.unbroadcast(_t17_bar, _t16)
-    _t5_bar_bar = rt.unbroadcast(_t16_bar * _t4, _t5_bar)
-    _t4_bar = _t4_bar + rt.unbroadcast(_t16_bar * _t5_bar, _t4)
+    _t4_bar__bar = rt.unbroadcast(_t16_bar, _t4_bar_)
+    _t15_bar = rt.unbroadcast(_t16_bar, _t15)
+    _t5_bar_bar = rt.unbroadcast(_t15_bar * _t4, _t5_bar)
+    _t4_bar__ = _t4_bar__ + rt.unbroadcast(_t15_bar * _t5_bar, _t4)
     _t5_bar_bar = _t5_bar_bar + rt.unbroadcast(_t4_bar__bar * _t4, _t5_bar)
-    _t4_bar = _t4_bar + rt.unbroadcast(_t4_bar__bar * _t5_bar, _t4)
-    _t12_bar = rt.broadcast_like(_t5_bar_bar, _t12)
-    _t13_bar = rt.unbroadcast(_t12_bar / _t15, _t13)
-    _t15_bar = rt.unbroadcast(-_t12_bar * _t13 / (_t15 * _t15), _t15)
-    _t5_bar_ = _t15_bar * _t5
-    _t5_bar_ = _t5_bar_ + _t15_bar * _t5
-    _t14_bar = rt.unbroadcast(_t13_bar * _t1, _t14)
-    _t1_bar = rt.unbroadcast(_t13_bar * _t14, _t1)
-    _t4_bar_bar_bar = -_t14_bar
-    _t11_bar = rt.broadcast_like(_t1_bar__bar, _t11)
-    _t4_bar_bar_bar = _t4_bar_bar_bar + rt.unbroadcast(_t11_bar / _t5, _t4_bar_bar)
-    _t5_bar_ = _t5_bar_ + rt.unbroadcast(-_t11_bar * _t4_bar_bar / (_t5 * _t5), _t5)
-    y_bar_bar_bar = _t4_bar_bar_bar
+    _t4_bar__ = _t4_bar__ + rt.unbroadcast(_t4_bar__bar * _t5_bar, _t4)
+    _t11_bar = rt.broadcast_like(_t5_bar_bar, _t11)
+    _t12_bar = rt.unbroadcast(_t11_bar / _t14, _t12)
+    _t14_bar = rt.unbroadcast(-_t11_bar * _t12 / (_t14 * _t14), _t14)
+    _t5_bar_ = _t14_bar * _t5
+    _t5_bar_ = _t5_bar_ + _t14_bar * _t5
+    _t13_bar = rt.unbroadcast(_t12_bar * _t1, _t13)
+    _t1_bar = rt.unbroadcast(_t12_bar * _t13, _t1)
+    _t4_bar_bar_bar = -_t13_bar
+    _t10_bar = rt.broadcast_like(_t1_bar__bar, _t10)
+    _t4_bar_bar_bar = _t4_bar_bar_bar + rt.unbroadcast(_t10_bar / _t5, _t4_bar_bar)
+    _t5_bar_ = _t5_bar_ + rt.unbroadcast(-_t10_bar * _t4_bar_bar / (_t5 * _t5), _t5)
     _t6_bar_bar = -_t3_bar_bar_bar
-    _t7_bar_bar = rt.broadcast_like(_t6_bar_bar, _t7_bar)
-    _t7_bar_bar = _t7_bar_bar + rt.broadcast_like(y_bar_bar_bar, _t7_bar)
-    y_bar, _tape_y_bar_ = _tape_y_bar_
-    y_bar_bar_bar = _t7_bar_bar
+    y_bar_bar_bar = rt.broadcast_like(_t6_bar_bar, y_bar_bar)
+    y_bar_bar_bar = y_bar_bar_bar + rt.broadcast_like(_t4_bar_bar_bar, y_bar_bar)
     # seeds.py:17: y = np.exp(-2.0 * x)
     _t9_bar = rt.broadcast_like(y_bar__bar, _t9)
     _t1_bar_bar_bar = rt.unbroadcast(_t9_bar * y_bar, _t1_bar_bar)
     y_bar_bar_ = rt.unbroadcast(_t9_bar * _t1_bar_bar, y_bar)
-    _t8_bar_ = rt.broadcast_like(y_bar_bar_bar, _t8)
-    _t1_bar_bar_bar = _t1_bar_bar_bar + rt.unbroadcast(_t8_bar_ * y, _t1_bar_bar)
-    y_bar__ = rt.unbroadcast(_t8_bar_ * _t1_bar_bar, y)
+    _t8_bar = rt.broadcast_like(y_bar_bar_bar, _t8)
+    _t1_bar_bar_bar = _t1_bar_bar_bar + rt.unbroadcast(_t8_bar * y, _t1_bar_bar)
+    y_bar__ = rt.unbroadcast(_t8_bar * _t1_bar_bar, y)
     x_bar_bar_bar = _t1_bar_bar_bar * -2.0
-    _t8_bar_bar = rt.add_at(0.0, _t8_bar, 0, x_bar_bar_bar)
+    _t7_bar_bar = rt.add_at(0.0, _t7_bar, 0, x_bar_bar_bar)
     _t7_bar_ = rt.pack_like(
         _t7,
         (
@@ -388,17 +355,17 @@ def tanh_bwd_bwd_bwd(residuals, _t26_bar):
             _t2_bar_bar,
             y_bar__,
             0.0,
-            _t4_bar,
+            _t4_bar__,
             _t2_bar_,
             _t1_bar,
             _t5_bar_,
+            0.0,
+            0.0,
             y_bar_bar_,
-            0.0,
-            0.0,
         ),
     )
     residuals_bar_ = _t7_bar_
-    return (residuals_bar_, _t8_bar_bar)
+    return (residuals_bar_, _t7_bar_bar)
 
 
 def tanh_fwd_bwd_fwd(residuals, _t5_bar):
@@ -436,9 +403,8 @@ def tanh_fwd_bwd_fwd(residuals, _t5_bar):
     # seeds.py:17: y = np.exp(-2.0 * x)
     _t1_bar = y_bar * y
     x_bar = _t1_bar * -2.0
-    _t13 = (x_bar,)
     return (
-        _t13,
+        (x_bar,),
         (
             rt.like(residuals),
             rt.like(_t5_bar),
@@ -536,17 +502,15 @@ def grad_tanh_bwd_fwd(residuals, _t4_bar):
     x, _t1, _res_tanh_fwd_1, _t2, _res_tanh_bwd_2, x_bar = residuals
     _t3 = rt.real_like(_t4_bar, x)
     x_bar_bar = rt.unbroadcast(_t3, x_bar)
-    _t4 = (x_bar_bar,)
-    _t2_bar = rt.pack_like(_t2, _t4)
+    _t2_bar = rt.pack_like(_t2, (x_bar_bar,))
     _t5, _res_tanh_bwd_bwd_1 = tanh_bwd_bwd_fwd(_res_tanh_bwd_2, _t2_bar)
     (residuals_bar,) = _t5
     _t6 = (0.0, residuals_bar)
     _t1_bar = rt.pack_like(_t1, _t6)
     _t7, _res_tanh_fwd_bwd_2 = tanh_fwd_bwd_fwd(_res_tanh_fwd_1, _t1_bar)
     (x_bar_,) = _t7
-    _t8 = (x_bar_,)
     return (
-        _t8,
+        (x_bar_,),
         (
             rt.like(residuals),
             rt.like(_t5),
