@@ -14,6 +14,7 @@ from .einsum import _call, _contraction, _dtype, _einsum_labels, _impl, einsum
 from .helpers import (
     _check_vector_norm,
     _flat,
+    _float_dtype,
     _full,
     _group_ids,
     _group_norms,
@@ -30,6 +31,7 @@ from .lowered import matmul as _jt_matmul
 from .lowered import solve as _jt_solve
 from .zero import ZeroType, make_zero
 
+_adjoint = importlib.import_module("runtime.adjoint")
 _linalg = importlib.import_module("runtime.linalg")
 
 
@@ -40,7 +42,7 @@ def _gated(g, x):
     return lambda g, x: g
 
 
-def _float_dtype(tys):
+def _contraction_dtype(tys):
     """The dtype of an adjoint computed from tensors of these types: their result dtype, at least floating."""
     dtype = _dtype(tys)
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)
@@ -80,19 +82,19 @@ def _replaced(tys, m, ty):
     return (*tys[:m], ty, *tys[m + 1 :])
 
 
-def _adjoint(terms, tys, target, args, scope):
+def _contraction_adjoint(terms, tys, target, args, scope):
     """Source of the adjoint of tensor `target`: the symbolic zero when another tensor is."""
     factors = [ty for m, ty in enumerate(tys) if m != target]
     if any(isinstance(ty, ZeroType) for ty in factors):
         return "make_zero()"
-    return _call(_contraction(terms, tys, target, _float_dtype(factors)), args, scope)
+    return _call(_contraction(terms, tys, target, _contraction_dtype(factors)), args, scope)
 
 
 @overload(_linalg.einsum_slot, prefer_literal=True)
 def _einsum_slot(operands, k, out):
     terms, tys = _einsum_tensors(operands, out)
     scope = {}
-    expr = _adjoint(terms, tys, _slot_index(k), _args(len(tys)), scope)
+    expr = _contraction_adjoint(terms, tys, _slot_index(k), _args(len(tys)), scope)
     return _impl("operands, k, out", expr, scope)
 
 
@@ -100,7 +102,11 @@ def _einsum_slot(operands, k, out):
 def _einsum_slot_vjp_out(operands, k, out, g):
     terms, tys = _einsum_tensors(operands, out)
     slot, scope = _slot_index(k), {}
-    expr = _adjoint(terms, _replaced(tys, slot, g), 0, _args(len(tys), slot, "g"), scope) if slot else "make_zero()"
+    expr = (
+        _contraction_adjoint(terms, _replaced(tys, slot, g), 0, _args(len(tys), slot, "g"), scope)
+        if slot
+        else "make_zero()"
+    )
     return _impl("operands, k, out, g", expr, scope)
 
 
@@ -109,7 +115,10 @@ def _einsum_slot_vjp_operands(operands, k, out, g):
     terms, tys = _einsum_tensors(operands, out)
     slot, scope = _slot_index(k), {}
     tys, args = _replaced(tys, slot, g), _args(len(tys), slot, "g")
-    parts = [_adjoint(terms, tys, m, args, scope) if m not in (0, slot) else "make_zero()" for m in range(len(tys))]
+    parts = [
+        _contraction_adjoint(terms, tys, m, args, scope) if m not in (0, slot) else "make_zero()"
+        for m in range(len(tys))
+    ]
     return _impl("operands, k, out, g", f"({', '.join(parts)},)", scope)
 
 
@@ -129,7 +138,9 @@ def _einsum_slot_jvp(operands, k, out, tangents):
     terms, tys = _einsum_tensors(operands, out)
     slot, scope = _slot_index(k), {}
     parts = [
-        _adjoint(terms, _replaced(tys, m, tangents.types[m]), slot, _args(len(tys), m, f"tangents[{m}]"), scope)
+        _contraction_adjoint(
+            terms, _replaced(tys, m, tangents.types[m]), slot, _args(len(tys), m, f"tangents[{m}]"), scope
+        )
         for m in range(1, len(tys))
         if m != slot and not isinstance(tangents.types[m], ZeroType)
     ]
