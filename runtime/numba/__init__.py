@@ -5,10 +5,10 @@ Importing this package registers the Numba implementations; generated code refer
 Files mirror runtime/: runtime/numba/X.py holds the Numba versions (``overload``s) of the helpers of runtime/X.py
 and of no other file (tests/runtime/test_numba_mirror.py checks it); such a file may also hold the lowerings of the
 NumPy functions those helpers serve.  The files with no counterpart in runtime/ hold what Numba itself lacks:
-lowerings of NumPy functions (einsum, index_tricks, lowered, numpy_loops, pad_modes, pad_rules, rearranging_parts,
-rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused), dicts as records
-(records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory), the symbolic zero
-(zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
+lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, pad_computed, pad_rules,
+rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused),
+dicts as records (records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory), the
+symbolic zero (zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -21,6 +21,7 @@ from . import (  # noqa: F401
     decompositions,
     dicts,
     differences,
+    einsum_loops,
     elementwise,
     examples,
     forward,
@@ -36,6 +37,7 @@ from . import (  # noqa: F401
     memory,
     norm_batching,
     numpy_loops,
+    pad_computed,
     pad_rules,
     padding,
     promotion,
@@ -53,7 +55,7 @@ from . import (  # noqa: F401
     selection_rules,
     shape_gaps,
     shapes,
-    signal,
+    signals,
     stacked_linalg,
     tensor_products,
     tree,
@@ -63,7 +65,7 @@ from .batching_parts import select, trapezoid  # noqa: F401
 from .copies import column_stack, dstack  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .differences import gradient  # noqa: F401
-from .einsum import einsum  # noqa: F401
+from .einsum_loops import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401
 from .forward import copy_tangent, pop_tangent  # noqa: F401
 from .fourier import *  # noqa: F401,F403
@@ -71,7 +73,7 @@ from .fused import kernel  # noqa: F401
 from .index_tricks import ix_  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403
-from .pad_modes import pad_modes  # noqa: F401
+from .pad_computed import pad_modes  # noqa: F401
 from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
 from .rearranging import take  # noqa: F401
@@ -81,7 +83,7 @@ from .records import loop_item, make_list, make_record  # noqa: F401
 from .scans import cumprod  # noqa: F401
 from .selection_rules import argpartition, partition  # noqa: F401
 from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
-from .signal import (  # noqa: F401
+from .signals import (  # noqa: F401
     convolve,
     correlate,
     cross,

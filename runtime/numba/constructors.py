@@ -8,7 +8,7 @@ import numpy as np
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from .signal import _divisions, _fraction, _grid, _is_zero, _literal_of, _ndim, _numbers, _spacing_options
+from .signals import _divisions, _fraction, _grid, _is_zero, _literal_of, _ndim, _numbers, _spacing_options
 from .zero import make_zero
 
 _adjoint = importlib.import_module("runtime.adjoint")

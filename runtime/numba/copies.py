@@ -20,7 +20,7 @@ from .. import copies as _copies
 from .helpers import _full
 from .lowered import _compiled
 from .shape_gaps import NUMBA_FORMS
-from .signal import meshgrid
+from .signals import meshgrid
 from .zero import ZeroType, make_zero
 
 __all__ = ["column_stack", "dstack"]

@@ -10,7 +10,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from .einsum import _call, _contraction, _dtype, _einsum_labels, _impl, einsum
+from .einsum_loops import _call, _contraction, _dtype, _einsum_labels, _impl, einsum
 from .helpers import (
     _check_vector_norm,
     _flat,

@@ -16,12 +16,12 @@ from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import register_jitable
 
 from .lowered import _compiled
-from .pad_modes import _extreme_axis, _length, _reflect_axis, _stat_axis, _value_pairs
+from .pad_computed import _extreme_axis, _length, _reflect_axis, _stat_axis, _value_pairs
 from .rearranging_parts import _number, _pairs
 
 __all__ = ["pad_derivative"]
 
-# The kind of each mode as runtime/numba/pad_modes.py's axis functions read it ('reflect' and 'symmetric': odd).
+# The kind of each mode as runtime/numba/pad_computed.py's axis functions read it ('reflect' and 'symmetric': odd).
 _KINDS = {"mean": 0, "linear_ramp": 1, "reflect": 2, "symmetric": 3, "maximum": 4, "minimum": 5, "median": 6}
 
 

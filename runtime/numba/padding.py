@@ -32,7 +32,7 @@ def _pad_by_mode(array, pad_width, mode="constant", constant_values=0, reflect_t
         rows = len(constant_values.types)
         if all(isinstance(t, types.BaseTuple) for t in constant_values.types) and 1 < rows < array.ndim:
             raise TypingError("vmap of np.pad under jit takes constant_values as one number or one pair")
-    from .pad_modes import is_stat_mode, stat_lowering  # the modes that copy no entries
+    from .pad_computed import is_stat_mode, stat_lowering  # the modes that copy no entries
 
     if is_stat_mode(mode, reflect_type):
         return stat_lowering(array, pad_width, _literal(mode), stat_length, end_values, aligned=True)

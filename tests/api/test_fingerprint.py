@@ -11,7 +11,7 @@ import pytest
 from support import runs_in_new_processes
 
 import transpile as tp
-from transpile.api.fingerprint import NoFingerprint, fingerprint, static_key
+from transpile.fingerprint import NoFingerprint, fingerprint, static_key
 
 Pair = collections.namedtuple("Pair", "a b")
 

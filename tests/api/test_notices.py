@@ -1,20 +1,10 @@
 """What a jit compile says: a line on stderr when it starts and one when it ends once it runs long, unless told
-to keep quiet; Numba's performance warnings become one actionable warning, or nothing."""
-
-import warnings
+to keep quiet."""
 
 import pytest
-from numba import types
-from numba.core.errors import NumbaPerformanceWarning
 
 import transpile as tp
-from transpile.api.notices import (
-    AFTER_ENV_VAR,
-    QUIET_ENV_VAR,
-    JitPerformanceWarning,
-    compile_notice,
-    performance_warnings,
-)
+from transpile.api.notices import AFTER_ENV_VAR, QUIET_ENV_VAR, compile_notice
 
 
 @pytest.fixture
@@ -62,29 +52,3 @@ def test_jit_takes_verbose(announce_at_once, capfd):
 
     assert tp.jit(cube, verbose=False)(2.0) == 8.0
     assert "transpile:" not in capfd.readouterr().err
-
-
-def performance_warning():
-    warnings.warn("'@' is faster on contiguous arrays", NumbaPerformanceWarning, stacklevel=1)
-
-
-def test_a_performance_warning_about_a_strided_argument_says_what_to_pass():
-    strided, contiguous = types.Array(types.float64, 2, "A"), types.Array(types.float64, 2, "C")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with performance_warnings("jit(f)", {"a": strided, "b": contiguous}):
-            performance_warning()
-            performance_warning()
-    assert [w.category for w in caught] == [JitPerformanceWarning]
-    assert "`a`" in str(caught[0].message) and "`b`" not in str(caught[0].message)
-    assert "np.ascontiguousarray" in str(caught[0].message)
-
-
-def test_performance_warnings_about_generated_code_are_dropped_and_others_pass():
-    contiguous = types.Array(types.float64, 2, "C")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with performance_warnings("jit(f)", {"a": contiguous}):
-            performance_warning()
-            warnings.warn("something else", UserWarning, stacklevel=1)
-    assert [(w.category, str(w.message)) for w in caught] == [(UserWarning, "something else")]

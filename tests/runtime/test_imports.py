@@ -1,4 +1,5 @@
-"""The runtime's modules import on their own, adjoint and batching without a cycle, and `rt.like` is the function."""
+"""The runtime's modules import on their own, adjoint and batching without a cycle, and no function of `rt` or `jt`
+hides a module of the same name (`rt.like` is the function, runtime/likeness.py its module)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import runtime as rt
+import runtime.numba as jt
 
 RUNTIME = Path(rt.__file__).parent
 
@@ -44,3 +46,22 @@ def test_like_is_the_function_and_likeness_the_module():
     assert rt.like is runtime.likeness.like
     assert rt.Like is runtime.likeness.Like
     assert rt.like(1.5).shape == ()
+
+
+def _submodules(package):
+    return sorted(p.stem for p in Path(package.__file__).parent.glob("*.py") if p.stem != "__init__")
+
+
+@pytest.mark.parametrize("package", [rt, jt], ids=["runtime", "runtime.numba"])
+def test_no_function_has_the_name_of_a_module(package):
+    assert len(_submodules(package)) > 20
+    shadowing = [name for name in _submodules(package) if callable(getattr(package, name, None))]
+    assert shadowing == [], f"rename these modules of {package.__name__}: their functions hide them"
+
+
+def test_the_numba_package_imports_each_of_its_modules():
+    """Importing runtime.numba registers every Numba implementation: each file is in its import list (pending.py,
+    the helpers not compiled yet, is read by the Numba backend's errors when it needs it)."""
+    tree = ast.parse(Path(jt.__file__).read_text())
+    listed = {a.name for node in tree.body if isinstance(node, ast.ImportFrom) and not node.module for a in node.names}
+    assert set(_submodules(jt)) - listed == {"pending"}

@@ -15,9 +15,10 @@ from runtime import pytree
 
 from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
-from ..errors import Location, TranspileError, TranspileTypeError
+from ..errors import TranspileError, TranspileTypeError
 from ..frontend.desugar import desugar_program
 from ..frontend.hooks import RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
+from ..frontend.locations import def_location, user_function
 from ..frontend.methods import as_function
 from ..frontend.parse import parse_function
 from ..transforms.templates import tuple_of
@@ -86,14 +87,6 @@ def _signature(fun):
         raise TranspileError(
             f"{fun!r} is not a Python function", hint="pass a function defined with def or lambda"
         ) from None
-
-
-def def_location(fun):
-    """Where `fun` is defined; for a generated function, the user's function it was made from."""
-    code = getattr(inspect.unwrap(user_function(fun)), "__code__", None)
-    if code is None:
-        return None
-    return linemap.entry_location(code.co_filename) or Location(code.co_filename, code.co_firstlineno, 0)
 
 
 def _param_location(fun, index):
@@ -295,24 +288,6 @@ def located_output_error(exc, user_fun, program):
     culprit = next((f for f in program.functions.values() if f.qualname == exc.culprit), None)
     where = culprit.location(None) if culprit is not None else _return_location(user_function(user_fun))
     return TranspileTypeError(message, where, hint or None)
-
-
-def user_function(fun):
-    """The user's own function behind `fun`, through transformations, jit and the functions vjp and linearize
-    return."""
-    fun = as_function(fun)
-    while True:
-        jitted = getattr(fun, "__transpile_jit__", None)
-        transform = getattr(fun, "__transpile__", None)
-        bound = getattr(fun, "__transpile_bound__", None)
-        if jitted is not None:
-            fun = jitted.fun
-        elif transform is not None:
-            fun = transform.user_fun
-        elif bound is not None:
-            fun = bound.user_fun
-        else:
-            return fun
 
 
 class Bound:

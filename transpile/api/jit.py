@@ -13,6 +13,7 @@ from ..backends.base import BACKENDS, backend_named
 from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
 from ..errors import TranspileError
+from ..fingerprint import NoFingerprint, fingerprint, static_key
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
 from .boundary import api_boundary, located_note
@@ -25,7 +26,6 @@ from .common import (
     source_texts,
     user_function,
 )
-from .fingerprint import NoFingerprint, fingerprint, static_key
 from .notices import compile_notice
 from .unbound import is_unbound, unbound_transform
 

@@ -120,7 +120,7 @@ defhelper(
 #   and their transposes S'(v) = rt.interp_slope_vjp, T'(v) = rt.interp_fp_vjp.
 # A move u of the points xp moves them by -S(.) * T(u) (np.interp, T), -S(c) * S(u) (S), -S'(v * T(u)) (T') and
 # -S'(v * S(u)) (S'); a move of x by t moves T(v) by S(v) * t and T'(v) by S'(v * t).  left and right (numbers)
-# count where x falls outside xp's range.  With period=, the helpers read the points NumPy does (runtime/signal.py);
+# count where x falls outside xp's range.  With period=, the helpers read the points NumPy does (runtime/signals.py);
 # the period itself has no rule.
 _I = "left, right, period"
 _S = "rt.interp_slope(x, xp, {}, " + _I + ")"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ..base import Backend, register_backend
-from . import boxing, errors
+from . import boxing, errors, performance
 
 
 class NumbaBackend(Backend):
@@ -62,9 +62,7 @@ class NumbaBackend(Backend):
         return as_numpy, loaded, compiled
 
     def compiling(self, what, argument_types):
-        from ...api.notices import performance_warnings
-
-        return performance_warnings(what, argument_types)
+        return performance.performance_warnings(what, argument_types)
 
     def translate(self, exc, module_files, fallback):
         return errors.translate(exc, module_files, fallback)

@@ -7,9 +7,9 @@ import numpy as np
 
 from runtime import pytree
 
-from ...api.common import def_location
-from ...api.fingerprint import NoFingerprint, fingerprint
 from ...errors import TranspileError
+from ...fingerprint import NoFingerprint, fingerprint
+from ...frontend.locations import def_location
 
 # Python's number types used as dtypes (`a.astype(int)`) as the NumPy types they stand for: Numba can keep those
 # in a tuple of residuals and write them to its disk cache (a builtin class it cannot pickle).

@@ -20,7 +20,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 from .lowered import _common_dtype
 from .zero import ZeroType, make_zero
 
-_signal = importlib.import_module("runtime.signal")
+_signal = importlib.import_module("runtime.signals")
 _adjoint = importlib.import_module("runtime.adjoint")
 
 __all__ = [
@@ -615,7 +615,7 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 # ------------------------------------------------------------------ np.interp
 #
-# Over rows, as runtime/signal.py: xp and fp of shape L + (n,) (one row per entry of L: np.interp's own xp and fp are
+# Over rows, as runtime/signals.py: xp and fp of shape L + (n,) (one row per entry of L: np.interp's own xp and fp are
 # one row), x of shape L + X, left and right None, numbers, or of shape L.
 
 
@@ -957,7 +957,7 @@ def _meshgrid(*args):
 
 # ------------------------------------------------------------------ np.interp with period= (jt.interp_with_period)
 # NumPy reads x % p against the points xp % p sorted and extended by one at each end (the last minus p, the first plus
-# p), fp in that order and extended the same way (runtime/signal.py): the helpers below build those rows, interpolate
+# p), fp in that order and extended the same way (runtime/signals.py): the helpers below build those rows, interpolate
 # on them, and fold an adjoint of the extended fp back onto fp.  The helpers above refuse a period; Numba then tries
 # the overloads below, which take only a period.
 
