@@ -403,7 +403,7 @@ defprim(
         ),
     },
     structural=("rcond",),
-    batch="rt.batched_lstsq(a, b, rcond, a_batched, b_batched, B, mask)",
+    batch="rt.batched_lstsq(a, b, rcond, a_batched=a_batched, b_batched=b_batched, size=B, mask=mask)",
     batch_needs_same=("rcond",),
     examples=[
         Example("np.linalg.lstsq(a, b)[0]", dict(a=(5, 3), b=(5,))),
