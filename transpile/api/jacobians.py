@@ -77,7 +77,9 @@ class ReverseJacobian(Transform):
         value, aux = ans, None
         if self.has_aux:
             value, aux = fresh("value"), fresh("aux")
-        checked = [value, literal(entry.qualname), Code('"jacrev"')] + ([Code("True")] if self.holomorphic else [])
+        checked = [value, literal(entry.qualname), Code('"jacrev"')] + (
+            [Code("complex_ok=True")] if self.holomorphic else []
+        )
         seed = expression("rt.basis(VALUE, INDEX)", VALUE=value, INDEX=k)
         if self.has_aux:
             seed = expression("(SEED, 0.0)", SEED=seed)
@@ -115,7 +117,7 @@ _FORWARD_JACOBIAN_ENTRY = Template(
         # the function (under jit, a second chain of functions to compile)
         ANS, _ = TANGENT_FN(ZEROS)
         UNPACK
-        VALUE = rt.check_real_output(VALUE, QUALNAME, "jacfwd", True)
+        VALUE = rt.check_real_output(VALUE, QUALNAME, "jacfwd", complex_ok=True)
         COLUMNS = []
         for INDEX in range(rt.tangent_count(WRT)):
             DIRECTIONS = rt.basis(WRT, INDEX)

@@ -135,7 +135,7 @@ _VMAP_ENTRY = Template(
         BATCH = rt.batch_size_of(ARGS, SPECS, NAMES, SIZE)
         PREPARE
         ANS = BATCHED_FN(BATCHED_ARGS)
-        return rt.finish_batched(ANS, OUT_AXES, RESULT_BATCHED, BATCH)
+        return rt.finish_batched(ANS, OUT_AXES, batched=RESULT_BATCHED, size=BATCH)
     """
 )
 _PREPARE = Template("PARAM = rt.prepare_batched(PARAM, SPEC, BATCH)")

@@ -327,8 +327,8 @@ for _product in ["matmul", "dot"]:  # bilinear: the tangent of a product is the 
         params=["a", "b", "a_batched", "b_batched"],
         structural=("a_batched", "b_batched"),
         vjp={
-            "a": f"rt.batched_{_product}_vjp_a(g, a, b, a_batched, b_batched)",
-            "b": f"rt.batched_{_product}_vjp_b(g, a, b, a_batched, b_batched)",
+            "a": f"rt.batched_{_product}_vjp_a(g, a, b, a_batched=a_batched, b_batched=b_batched)",
+            "b": f"rt.batched_{_product}_vjp_b(g, a, b, a_batched=a_batched, b_batched=b_batched)",
         },
         jvp={
             "a": f"rt.batched_{_product}(t, b, a_batched=a_batched, b_batched=b_batched)",
@@ -386,7 +386,7 @@ for _name in [
     "batched_dot_vjp_a",
     "batched_dot_vjp_b",
 ]:
-    defhelper(getattr(rt, _name), params=[], varargs="args")
+    defhelper(getattr(rt, _name))  # g, a, b, a_batched, b_batched: their flags are passed by name
 defhelper(
     rt.batched_scalar_seed,
     params=["value", "what"],

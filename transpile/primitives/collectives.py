@@ -13,7 +13,7 @@ defprim(
     structural=("axis_name",),
     vjp={"x": "rt.psum(g, axis_name)"},
     jvp={"x": "rt.psum(t, axis_name)"},
-    batch="rt.psum_batched(x, x_batched, B)",
+    batch="rt.psum_batched(x, batched=x_batched, size=B)",
     batch_same=True,
 )
 defprim(
@@ -25,7 +25,7 @@ defprim(
     structural=("axis_name",),
     vjp={"x": "rt.pmean(g, axis_name)"},
     jvp={"x": "rt.pmean(t, axis_name)"},
-    batch="rt.pmean_batched(x, x_batched, B)",
+    batch="rt.pmean_batched(x, batched=x_batched, size=B)",
     batch_same=True,
 )
 # the examples attaining the extreme share its adjoint equally (as JAX splits ties)
@@ -40,7 +40,7 @@ for _name in ["pmax", "pmin"]:
         structural=("axis_name",),
         vjp={"x": f"g * {SHARE}"},
         jvp={"x": f"rt.psum(t * {SHARE}, axis_name)"},
-        batch=f"rt.{_name}_batched(x, x_batched, B)",
+        batch=f"rt.{_name}_batched(x, batched=x_batched, size=B)",
         batch_same=True,
     )
 defprim(
@@ -52,7 +52,7 @@ defprim(
     structural=("axis_name",),
     vjp={"x": "rt.get(rt.psum(g, axis_name), rt.axis_index(axis_name))"},
     jvp={"x": "rt.all_gather(t, axis_name)"},
-    batch="rt.all_gather_batched(x, x_batched, B)",
+    batch="rt.all_gather_batched(x, batched=x_batched, size=B)",
     batch_same=True,
 )
 defprim(
@@ -73,22 +73,22 @@ defprim(
     structural=("axis_name", "perm"),
     jvp={"x": "rt.ppermute(t, axis_name, perm)"},
     vjp={"x": "rt.ppermute(g, axis_name, rt.inverse_perm(perm))"},
-    batch="rt.ppermute_batched(x, x_batched, B, perm)",
+    batch="rt.ppermute_batched(x, batched=x_batched, size=B, perm=perm)",
 )
 # What the collectives become inside a vmap with their axis name; linear ones carry their rules.
 defhelper(
     rt.psum_batched,
     params=["x", "batched", "size"],
     structural=("batched", "size"),
-    vjp={"x": "rt.spread_batched(g, batched, size)"},
-    jvp={"x": "rt.psum_batched(t, batched, size)"},
+    vjp={"x": "rt.spread_batched(g, batched=batched, size=size)"},
+    jvp={"x": "rt.psum_batched(t, batched=batched, size=size)"},
 )
 defhelper(
     rt.pmean_batched,
     params=["x", "batched", "size"],
     structural=("batched", "size"),
-    vjp={"x": "rt.spread_batched(g, batched, size, 1.0 / size)"},
-    jvp={"x": "rt.pmean_batched(t, batched, size)"},
+    vjp={"x": "rt.spread_batched(g, batched=batched, size=size, scale=1.0 / size)"},
+    jvp={"x": "rt.pmean_batched(t, batched=batched, size=size)"},
 )
 for _name in ["pmax_batched", "pmin_batched"]:
     defprim(
@@ -97,46 +97,49 @@ for _name in ["pmax_batched", "pmin_batched"]:
         path=f"rt.{_name}",
         params=["x", "batched", "size"],
         structural=("batched", "size"),
-        vjp={"x": "rt.extreme_batched_vjp(g, x, ans, batched)"},
-        jvp={"x": "rt.psum_batched(rt.extreme_batched_vjp(t, x, ans, batched), batched, 1)"},
+        vjp={"x": "rt.extreme_batched_vjp(g, x, ans, batched=batched)"},
+        jvp={"x": "rt.psum_batched(rt.extreme_batched_vjp(t, x, ans, batched=batched), batched=batched, size=1)"},
     )
 defhelper(
     rt.all_gather_batched,
     params=["x", "batched", "size"],
     structural=("batched", "size"),
-    vjp={"x": "rt.gathered_vjp(g, batched)"},
-    jvp={"x": "rt.all_gather_batched(t, batched, size)"},
+    vjp={"x": "rt.gathered_vjp(g, batched=batched)"},
+    jvp={"x": "rt.all_gather_batched(t, batched=batched, size=size)"},
 )
 defhelper(
     rt.ppermute_batched,
     params=["x", "batched", "size", "perm"],
     structural=("batched", "size", "perm"),
-    vjp={"x": "rt.gathered_vjp(rt.ppermute_batched(g, True, size, rt.inverse_perm(perm)), batched)"},
-    jvp={"x": "rt.ppermute_batched(t, batched, size, perm)"},
+    vjp={
+        "x": "rt.gathered_vjp(rt.ppermute_batched(g, batched=True, size=size, perm=rt.inverse_perm(perm)), "
+        "batched=batched)"
+    },
+    jvp={"x": "rt.ppermute_batched(t, batched=batched, size=size, perm=perm)"},
 )
 defhelper(rt.axis_index_batched, params=["size"], nondiff=True)
 defhelper(
     rt.spread_batched,
     params=["v", "batched", "size", "scale=1.0"],
     structural=("batched", "size", "scale"),
-    vjp={"v": "rt.psum_batched(g, batched, size) * scale"},
-    jvp={"v": "rt.spread_batched(t, batched, size, scale)"},
+    vjp={"v": "rt.psum_batched(g, batched=batched, size=size) * scale"},
+    jvp={"v": "rt.spread_batched(t, batched=batched, size=size, scale=scale)"},
 )
 defhelper(
     rt.extreme_batched_vjp,
     params=["v", "x", "chosen", "batched"],
     structural=("x", "chosen", "batched"),
     vjp={
-        "v": "rt.psum_batched(rt.extreme_batched_vjp(rt.spread_batched(g, batched, rt.batch_of(x)), "
-        "x, chosen, batched), batched, 1)"
+        "v": "rt.psum_batched(rt.extreme_batched_vjp(rt.spread_batched(g, batched=batched, size=rt.batch_of(x)), "
+        "x, chosen, batched=batched), batched=batched, size=1)"
     },
-    jvp={"v": "rt.extreme_batched_vjp(t, x, chosen, batched)"},
+    jvp={"v": "rt.extreme_batched_vjp(t, x, chosen, batched=batched)"},
 )
 defhelper(
     rt.gathered_vjp,
     params=["v", "batched"],
     structural=("batched",),
-    vjp={"v": "rt.all_gather_batched(g, batched, rt.batch_of(v))"},
-    jvp={"v": "rt.gathered_vjp(t, batched)"},
+    vjp={"v": "rt.all_gather_batched(g, batched=batched, size=rt.batch_of(v))"},
+    jvp={"v": "rt.gathered_vjp(t, batched=batched)"},
 )
 defhelper(rt.inverse_perm, params=["perm"], nondiff=True)

@@ -17,7 +17,7 @@ defprim(
     structural=("axis", "edge_order"),
     vjp={"f": "rt.gradient_vjp(g, f, spacing, axis, edge_order)"},
     jvp={"f": "rt.gradient_of(t, spacing, axis, edge_order)"},
-    batch="rt.batched_gradient(f, spacing, axis, edge_order, f_batched, spacing_batched)",
+    batch="rt.batched_gradient(f, spacing, axis, edge_order, f_batched=f_batched, spacing_batched=spacing_batched)",
     examples=[
         Example("np.gradient(a)", dict(a=(5,))),
         Example("np.gradient(a, 0.5, edge_order=2)", dict(a=(5,))),

@@ -174,7 +174,7 @@ defhelper(
     vjp={"value": "g"},
     structural=("what", "transform", "complex_ok"),
     jvp={"value": "t"},
-    batch="rt.check_real_output(value, what, transform, complex_ok)",
+    batch="rt.check_real_output(value, what, transform, complex_ok=complex_ok)",
 )
 defhelper(
     rt.scalar_seed,
@@ -324,9 +324,9 @@ defhelper(
     params=["value", "spec", "batched", "size"],
     container=True,
     structural=("spec", "batched", "size"),
-    vjp={"value": "rt.unfinish_batched(g, spec, batched, size)"},
-    jvp={"value": "rt.finish_batched(t, spec, batched, size)"},
-    batch="rt.finish_batched_batched(value, spec, batched, size)",
+    vjp={"value": "rt.unfinish_batched(g, spec, batched=batched, size=size)"},
+    jvp={"value": "rt.finish_batched(t, spec, batched=batched, size=size)"},
+    batch="rt.finish_batched_batched(value, spec, batched=batched, size=size)",
 )
 defhelper(
     rt.unprepare_batched,
@@ -341,8 +341,8 @@ defhelper(
     params=["v", "spec", "batched", "size"],
     container=True,
     structural=("spec", "batched", "size"),
-    vjp={"v": "rt.finish_batched(g, spec, batched, size)"},
-    jvp={"v": "rt.unfinish_batched(t, spec, batched, size)"},
+    vjp={"v": "rt.finish_batched(g, spec, batched=batched, size=size)"},
+    jvp={"v": "rt.unfinish_batched(t, spec, batched=batched, size=size)"},
 )
 defhelper(rt.batch_of, params=["value"], nondiff=True)
 # The adjoint and the tangent of a field read x.name (containers hold batched parts: batching is the same code)

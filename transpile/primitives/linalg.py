@@ -73,14 +73,14 @@ def _pinv_vjp(p, a, g):
 
 
 # With hermitian=True, NumPy reads the lower triangle of A only, as np.linalg.eigh does.
-_PINV_A = "rt.hermitian_part(a, 'L', hermitian)"
+_PINV_A = "rt.hermitian_part(a, 'L', on=hermitian)"
 defprim(
     "linalg.pinv",
     np.linalg.pinv,
     path="np.linalg.pinv",
     params=["a", "rcond=None", "hermitian=False", "rtol=None"],
-    vjp={"a": _real(f"rt.hermitian_part_vjp({_pinv_vjp('ans', _PINV_A, 'g')}, 'L', hermitian)", "np.linalg.pinv")},
-    jvp={"a": _real(_pinv_jvp("ans", _PINV_A, "rt.hermitian_part(t, 'L', hermitian)"), "np.linalg.pinv")},
+    vjp={"a": _real(f"rt.hermitian_part_vjp({_pinv_vjp('ans', _PINV_A, 'g')}, 'L', on=hermitian)", "np.linalg.pinv")},
+    jvp={"a": _real(_pinv_jvp("ans", _PINV_A, "rt.hermitian_part(t, 'L', on=hermitian)"), "np.linalg.pinv")},
     structural=("rcond", "hermitian", "rtol"),
     batch="np.linalg.pinv(a, rcond, hermitian)",
     batch_needs_same=("rcond", "hermitian", "rtol"),
@@ -227,8 +227,11 @@ def _svd_vjp(fac, ub, sb, vhb):
     return f"{main} + {left} + {right}"
 
 
-_FAC = "rt.svd_checked(rt.svd_factors(a, ans, full_matrices, compute_uv, hermitian), a, full_matrices, compute_uv)"
-_SVD_T = "rt.hermitian_part(t, 'L', hermitian)"
+_FAC = (
+    "rt.svd_checked(rt.svd_factors(a, ans, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian), "
+    "a, full_matrices=full_matrices, compute_uv=compute_uv)"
+)
+_SVD_T = "rt.hermitian_part(t, 'L', on=hermitian)"
 _SVD_PARTS = [f"rt.svd_part(g, compute_uv, {i})" for i in range(3)]
 defprim(
     "linalg.svd",
@@ -237,10 +240,10 @@ defprim(
     aliases=(rt.svd,),
     params=["a", "full_matrices=True", "compute_uv=True", "hermitian=False"],
     container=True,
-    vjp={"a": _real(f"rt.hermitian_part_vjp({_svd_vjp(_FAC, *_SVD_PARTS)}, 'L', hermitian)", "np.linalg.svd")},
+    vjp={"a": _real(f"rt.hermitian_part_vjp({_svd_vjp(_FAC, *_SVD_PARTS)}, 'L', on=hermitian)", "np.linalg.svd")},
     jvp={"a": _real(f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)", "np.linalg.svd")},
     structural=("full_matrices", "compute_uv", "hermitian"),
-    batch="rt.svd(a, full_matrices, compute_uv, hermitian)",
+    batch="rt.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)",
     batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
     examples=[
         Example("np.linalg.svd(a, compute_uv=False)", dict(a=(4, 3))),
@@ -260,16 +263,21 @@ defhelper(
     vjp={
         "a": (
             "rt.keep_if(rt.hermitian_part_vjp("
-            + _svd_vjp("rt.svd(a, False, True, hermitian)", *[_get("g", i) for i in range(3)])
-            + ", 'L', hermitian), compute_uv, False)"
+            + _svd_vjp(
+                "rt.svd(a, full_matrices=False, compute_uv=True, hermitian=hermitian)",
+                *[_get("g", i) for i in range(3)],
+            )
+            + ", 'L', on=hermitian), flag=compute_uv, keep=False)"
         ),
-        "computed": "rt.keep_if(g, compute_uv, True)",
+        "computed": "rt.keep_if(g, flag=compute_uv, keep=True)",
     },
     jvp={
         "a": (
-            "rt.keep_if((" + ", ".join(_svd_jvp("rt.svd(a, False, True, hermitian)", _SVD_T)) + "), compute_uv, False)"
+            "rt.keep_if(("
+            + ", ".join(_svd_jvp("rt.svd(a, full_matrices=False, compute_uv=True, hermitian=hermitian)", _SVD_T))
+            + "), flag=compute_uv, keep=False)"
         ),
-        "computed": "rt.keep_if(t, compute_uv, True)",
+        "computed": "rt.keep_if(t, flag=compute_uv, keep=True)",
     },
     structural=("full_matrices", "compute_uv", "hermitian"),
 )
@@ -277,8 +285,8 @@ defhelper(
     rt.keep_if,
     params=["x", "flag", "keep=True"],
     container=True,
-    vjp={"x": "rt.keep_if(g, flag, keep)"},
-    jvp={"x": "rt.keep_if(t, flag, keep)"},
+    vjp={"x": "rt.keep_if(g, flag=flag, keep=keep)"},
+    jvp={"x": "rt.keep_if(t, flag=flag, keep=keep)"},
     structural=("flag", "keep"),
 )
 _adjoint_pair(rt.svd_part, rt.svd_unpart, rest=("compute_uv", "i"), batched=False, container=True)
@@ -302,8 +310,8 @@ defhelper(
     rt.svd_checked,
     params=["x", "like", "full_matrices", "compute_uv"],
     container=True,
-    vjp={"x": "rt.svd_checked(g, like, full_matrices, compute_uv)"},
-    jvp={"x": "rt.svd_checked(t, like, full_matrices, compute_uv)"},
+    vjp={"x": "rt.svd_checked(g, like, full_matrices=full_matrices, compute_uv=compute_uv)"},
+    jvp={"x": "rt.svd_checked(t, like, full_matrices=full_matrices, compute_uv=compute_uv)"},
     structural=("like", "full_matrices", "compute_uv"),
 )
 defhelper(
@@ -362,7 +370,7 @@ _P = "np.linalg.pinv(a)"
 _X = _get("ans", 0)
 _BC, _XC = "rt.as_column(b, b)", f"rt.as_column({_X}, b)"
 _RES = f"({_BC} - {_mm('a', _XC)})"
-_SVD_A = "rt.svd(a, False)"
+_SVD_A = "rt.svd(a, full_matrices=False)"
 _LSTSQ_SB = f"rt.diag_embed({_get('g', 3)})"
 _RW = f"rt.as_weights({_get('g', 1)}, {_get('ans', 1)}, {_XC})"  # the residuals' cotangent, one weight per column
 _XB = f"rt.as_column({_get('g', 0)}, b)"
@@ -403,7 +411,7 @@ defprim(
         ),
     },
     structural=("rcond",),
-    batch="rt.batched_lstsq(a, b, rcond, a_batched, b_batched, B, mask)",
+    batch="rt.batched_lstsq(a, b, rcond, a_batched=a_batched, b_batched=b_batched, size=B, mask=mask)",
     batch_needs_same=("rcond",),
     examples=[
         Example("np.linalg.lstsq(a, b)[0]", dict(a=(5, 3), b=(5,))),

@@ -247,8 +247,8 @@ defhelper(
 _DIFF = "a, n, axis, prepend, append"
 # Batched: along the axis after the examples', a per-example number to prepend or append made a slab first.
 _DIFF_BATCH = (
-    "rt.diff(a, n, rt.batch_axis(axis, a), rt.diff_edge(prepend, a, axis, prepend_batched), "
-    "rt.diff_edge(append, a, axis, append_batched))"
+    "rt.diff(a, n, rt.batch_axis(axis, a), rt.diff_edge(prepend, a, axis, batched=prepend_batched), "
+    "rt.diff_edge(append, a, axis, batched=append_batched))"
 )
 defprim(
     "diff",
@@ -307,15 +307,15 @@ defhelper(
     rt.diff_edge,
     params=["p", "a", "axis", "batched"],
     structural=("a", "axis", "batched"),
-    vjp={"p": "rt.diff_edge_vjp(g, p, a, axis, batched)"},
-    jvp={"p": "rt.diff_edge(t, a, axis, batched)"},
+    vjp={"p": "rt.diff_edge_vjp(g, p, a, axis, batched=batched)"},
+    jvp={"p": "rt.diff_edge(t, a, axis, batched=batched)"},
 )
 defhelper(
     rt.diff_edge_vjp,
     params=["v", "p", "a", "axis", "batched"],
     structural=("p", "a", "axis", "batched"),
-    vjp={"v": "rt.diff_edge(g, a, axis, batched)"},
-    jvp={"v": "rt.diff_edge_vjp(t, p, a, axis, batched)"},
+    vjp={"v": "rt.diff_edge(g, a, axis, batched=batched)"},
+    jvp={"v": "rt.diff_edge_vjp(t, p, a, axis, batched=batched)"},
 )
 for _helper, _other in [(rt.diff_tangent, "diff_vjp"), (rt.diff_vjp, "diff_tangent")]:
     defhelper(
@@ -333,7 +333,7 @@ defprim(
     path="np.trapezoid",
     params=["y", "x=None", "dx=1.0", "axis=-1"],
     structural=("axis",),
-    batch="np.trapezoid(y, rt.trapezoid_points(x, y, axis, x_batched), dx, rt.batch_axis(axis, y))",
+    batch="np.trapezoid(y, rt.trapezoid_points(x, y, axis, batched=x_batched), dx, rt.batch_axis(axis, y))",
     batch_needs_same=("dx", "axis"),
     batch_broadcast=("y",),
     vjp={"y": "rt.trapezoid_vjp(g, y, x, dx, axis)", "x": "rt.trapezoid_x_vjp(g, y, x, axis)"},
@@ -353,15 +353,15 @@ defhelper(
     rt.trapezoid_points,
     params=["x", "y", "axis", "batched"],
     structural=("y", "axis", "batched"),
-    vjp={"x": "rt.trapezoid_points_vjp(g, x, y, axis, batched)"},
-    jvp={"x": "rt.trapezoid_points(t, y, axis, batched)"},
+    vjp={"x": "rt.trapezoid_points_vjp(g, x, y, axis, batched=batched)"},
+    jvp={"x": "rt.trapezoid_points(t, y, axis, batched=batched)"},
 )
 defhelper(
     rt.trapezoid_points_vjp,
     params=["v", "x", "y", "axis", "batched"],
     structural=("x", "y", "axis", "batched"),
-    vjp={"v": "rt.trapezoid_points(g, y, axis, batched)"},
-    jvp={"v": "rt.trapezoid_points_vjp(t, x, y, axis, batched)"},
+    vjp={"v": "rt.trapezoid_points(g, y, axis, batched=batched)"},
+    jvp={"v": "rt.trapezoid_points_vjp(t, x, y, axis, batched=batched)"},
 )
 # Their derivatives in x: the y-adjoint is linear in x, the x-adjoint linear in y.
 defhelper(

@@ -184,4 +184,4 @@ def vmap_grad_loss(params, inputs, targets):
     inputs = rt.prepare_batched(inputs, 0, _batch)
     targets = rt.prepare_batched(targets, 0, _batch)
     ans = grad_loss_vmap(params, inputs, targets, _batch)
-    return rt.finish_batched(ans, 0, True, _batch)
+    return rt.finish_batched(ans, 0, batched=True, size=_batch)

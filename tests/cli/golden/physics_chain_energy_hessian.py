@@ -176,7 +176,7 @@ def jacfwd_jacrev_chain_energy(x, k, rest):
     # the value from a forward pass along no direction, not from a call of
     # the function (under jit, a second chain of functions to compile)
     ans, _ = jacrev_chain_energy_jvp(x, k, rest, rt.zeros_like_tree(x))
-    ans = rt.check_real_output(ans, "jacrev_chain_energy", "jacfwd", True)
+    ans = rt.check_real_output(ans, "jacrev_chain_energy", "jacfwd", complex_ok=True)
     columns = []
     for k_ in range(rt.tangent_count(x)):
         x_dot = rt.basis(x, k_)
