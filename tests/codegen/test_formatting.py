@@ -97,3 +97,23 @@ def test_a_long_from_import_is_split_one_name_a_line():
     text = "from model import " + ", ".join(reversed(names)) + "\n"
     out = formatting.format_text(formatting.sort_imports(text))
     assert out == "from model import (\n" + "".join(f"    {n},\n" for n in names) + ")\n"
+
+
+def test_a_module_laid_out_without_ruff_is_not_reused_once_ruff_runs(warned, monkeypatch):
+    import numpy as np
+
+    import transpile as tp
+
+    def spread(x):
+        return np.sum((x - np.mean(x)) ** 2)
+
+    with monkeypatch.context() as without_ruff:
+        without_ruff.setattr(formatting, "ruff_binary", lambda: None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", formatting.FormatWarning)  # or none: the entry may be on disk already
+            as_emitted = tp.source(tp.grad(spread))
+    monkeypatch.setattr(formatting, "_warned", [])  # ruff runs again, as in a new process
+    laid_out = tp.source(tp.grad(spread))
+    assert formatting.formatter().startswith("ruff ")
+    assert laid_out != as_emitted
+    assert formatting.format_text(laid_out).rstrip() == laid_out.rstrip()

@@ -27,7 +27,7 @@ import warnings
 
 from .. import __version__
 from ..errors import Location, TranspileError
-from . import escape, linemap
+from . import escape, formatting, linemap
 
 ENV_VAR = "TRANSPILE_CACHE_DIR"
 NUMBA_ENV_VAR = "NUMBA_CACHE_DIR"
@@ -102,7 +102,7 @@ def cache_key(parts) -> str:
     import numpy
 
     digest = hashlib.sha256()
-    for part in (__version__, _compiler_fingerprint(), numpy.__version__, sys.version, *parts):
+    for part in (__version__, _compiler_fingerprint(), numpy.__version__, sys.version, formatting.formatter(), *parts):
         digest.update(str(part).encode())
         digest.update(b"\0")
     return digest.hexdigest()[:20]
@@ -241,9 +241,12 @@ def load_or_write(stem: str, key: str, generate, generate_in_memory=None) -> tup
             with contextlib.suppress(Exception):  # an entry that fails when imported is generated again
                 linemap.attach(path, origins)
                 return _import(module_name, text, path, written=False), text
+        laid_out_by = formatting.formatter()
         generated = generate()
         text = _entry_text(generated, key)
         origins = getattr(generated, "origins", {})
+        if formatting.formatter() != laid_out_by:  # ruff failed on this module: its key promised ruff's layout
+            return _in_memory(name, module_name, generate_in_memory() if generate_in_memory else generated, key)
         try:
             write_atomically(_origins_path(path), _origins_text(text, origins))  # first: it names the entry
             write_atomically(path, text)
@@ -252,7 +255,11 @@ def load_or_write(stem: str, key: str, generate, generate_in_memory=None) -> tup
         else:
             linemap.attach(path, origins)
             return _import(module_name, text, path, written=True), text
-    generated = (generate_in_memory or generate)()
+    return _in_memory(name, module_name, (generate_in_memory or generate)(), key)
+
+
+def _in_memory(name, module_name, generated, key):
+    """The generated module imported from memory, never written to the cache directory."""
     text = _entry_text(generated, key)
     filename = os.path.join(_IN_MEMORY, f"{name}.py")
     linemap.attach(filename, getattr(generated, "origins", {}))

@@ -48,6 +48,22 @@ def ruff_binary() -> str | None:
         return None
 
 
+@functools.cache
+def _ruff_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ruff")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def formatter() -> str:
+    """What lays generated modules out in this process, a part of their cache key: ruff and its version, or nothing
+    (modules used as emitted) once ruff cannot run."""
+    return f"ruff {_ruff_version()}" if ruff_binary() is not None and not _warned else "as emitted"
+
+
 def _run(args, text, what) -> str:
     """ruff's output for `text` on standard input, or `text` itself (after one FormatWarning) if it fails."""
     binary = ruff_binary()
