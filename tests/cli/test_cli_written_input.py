@@ -1,5 +1,6 @@
 """A module the command line wrote is a source file like any other: transformed again, the comments and the line
-map of what is made from it name its own lines (no comment of it is read back)."""
+map of what is made from it name its own lines (no comment of it is read back), and copied source lines never
+carry the user's lint directives into generated code."""
 
 import importlib.util
 import io
@@ -46,6 +47,12 @@ def written(tmp_path):
     code, _, err = run_cli(["grad", "model.py:energy", "-o", "grad_energy.py"], cwd=tmp_path)
     assert code == 0, err
     return tmp_path / "grad_energy.py"
+
+
+def test_comments_of_copied_lines_drop_lint_directives(written):
+    comments = [c[1:] for c in origin_comments(written.read_text())]
+    assert ("model.py", 5, "y = np.sin(x) * x") in comments
+    assert ("model.py", 6, "return y * y") in comments
 
 
 def test_a_written_module_transformed_again_names_its_own_lines(written, tmp_path):

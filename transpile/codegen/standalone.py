@@ -11,8 +11,8 @@ from) and returns the text the `transpile` command writes to a file:
   annotations mirror the original function's;
 - **lint-clean and formatted**: imports are sorted by ruff's isort rules and the module laid out by
   `ruff format` (formatting.py), so that `ruff check` and `ruff format --check` with default settings
-  pass; unused local bindings become `_`, and lint directives in copied source comments are
-  neutralized;
+  pass; unused local bindings become `_` (the comments that copy source lines carry no lint
+  directives: `emit.comment_text`);
 - **deterministic**: no absolute paths, no cache key, no timestamps.
 """
 
@@ -48,10 +48,6 @@ class Entry:
     defaults: bool = True  # carry the original function's default argument values over to the entry
 
 
-_DIRECTIVE = re.compile(
-    r"#\s*(noqa|type\s*:|fmt\s*:|isort\s*:|ruff\s*:|pyright\s*:|pylint\s*:|mypy\s*:|pragma)", re.IGNORECASE
-)
-_ORIGIN_COMMENT = re.compile(r"^(\s*# \S+\.py:\d+: )(.*)$")
 _DUMMY = re.compile(r"^(_+|_+\w*[^\W_])$")
 _TYPING_BUILTINS = {
     "List": "list",
@@ -73,18 +69,6 @@ def _error(message, fn=None, hint=None):
             line = linecache.getline(code.co_filename, code.co_firstlineno)
             location = Location(code.co_filename, code.co_firstlineno, len(line) - len(line.lstrip()))
     return TranspileError(message, location, hint)
-
-
-def _sanitize_comment_line(line):
-    """Copied source lines in `# file.py:N: ...` comments lose their lint directives (`# noqa`, `# fmt: off`)."""
-    match = _ORIGIN_COMMENT.match(line)
-    if not match:
-        return line
-    code = match.group(2)
-    directive = _DIRECTIVE.search(code)
-    if directive:
-        code = code[: directive.start()].rstrip()
-    return match.group(1) + code
 
 
 def _strip_generated_header(text):
@@ -661,7 +645,6 @@ def standalone_text(generated_text, program, entry, *, user_function, module_nam
     functions = _strip_generated_header(generated_text)
     if entry.extra_text:
         functions = functions.rstrip("\n") + "\n\n\n" + entry.extra_text
-    functions = "\n".join(_sanitize_comment_line(line) for line in functions.split("\n"))
     imports = _Imports()
     namespaces = _modules_by_namespace()
     for name in sorted(program.captures):
