@@ -72,15 +72,15 @@ def _error(message, fn=None, hint=None):
 
 
 def _strip_generated_header(text):
-    """The generated module's functions (everything from the first `def`), without the cache key."""
-    text = text.split("\n# transpile-cache-key:", 1)[0].rstrip("\n") + "\n"
+    """The generated module's functions: from the first `def` to the end of its last statement (the cache key
+    after it is no code)."""
     tree = ast.parse(text)
     first = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))), None)
     if first is None:
         return ""
     lines = text.split("\n")
     start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
-    return "\n".join(lines[start - 1 :])
+    return "\n".join(lines[start - 1 : tree.body[-1].end_lineno]) + "\n"
 
 
 # ---------------------------------------------------------------- captures become imports
