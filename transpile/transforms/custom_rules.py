@@ -9,8 +9,37 @@ from __future__ import annotations
 import gast
 
 from .. import naming
-from ..codegen import escape
 from ..errors import TranspileError
+from .templates import Template, expression, literal, tuple_of
+
+# custom_vjp in reverse mode: the user's forward rule, and the user's backward rule's cotangents, checked
+_VJP_SWEEPS = Template(
+    """
+    def FWD(PARAMS):
+        return USER_FWD(PARAMS)
+    def BWD(RESIDUALS, ans_bar):
+        cotangents = rt.check_cotangents(USER_BWD(RESIDUALS, ans_bar), COUNT, RULE)
+        return COTANGENTS
+    """
+)
+# custom_jvp in reverse mode: the user's rule, which is linear in the tangents, transposed
+_JVP_SWEEPS = Template(
+    """
+    def FWD(PARAMS):
+        pair, RESIDUALS = RULE_FWD(PRIMALS, rt.zeros_like_tree(PRIMALS))
+        return pair[0], RESIDUALS
+    def BWD(RESIDUALS, ans_bar):
+        (tangents_bar,) = RULE_BWD(RESIDUALS, (0.0, ans_bar))
+        return ADJOINTS
+    """
+)
+# custom_jvp in forward mode: the user's rule itself
+_TANGENT = Template(
+    """
+    def TANGENT(PARAMS):
+        return RULE(PRIMALS, TANGENTS)
+    """
+)
 
 
 def _functions(text, fn, kind_of):
@@ -23,40 +52,33 @@ def _functions(text, fn, kind_of):
     return defs
 
 
-def _params_text(names):
-    return ", ".join(names)
-
-
-def _tuple_text(items):
-    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
-
-
 def custom_rule_sweeps(mode, fn, var):
     """Forward and adjoint sweeps of a custom_vjp or custom_jvp function."""
     params = list(fn.params)
     active = [i for i, m in enumerate(var.mask) if m]
-    args = _params_text(params)
     if fn.custom == "vjp":
-        fwd = mode.primal(fn.rule_keys["fwd"])
-        bwd = mode.primal(fn.rule_keys["bwd"])
-        what = escape.literal(mode.program.functions[fn.rule_keys["bwd"]].qualname)
-        text = (
-            f"def {var.fwd}({args}):\n"
-            f"    return {fwd}({args})\n"
-            f"def {var.bwd}({naming.RESIDUALS}, ans_bar):\n"
-            f"    cotangents = rt.check_cotangents({bwd}({naming.RESIDUALS}, ans_bar), {len(params)}, {what})\n"
-            f"    return {_tuple_text([f'rt.get(cotangents, {i})' for i in active])}\n"
+        text = _VJP_SWEEPS.fill(
+            FWD=var.fwd,
+            BWD=var.bwd,
+            PARAMS=params,
+            RESIDUALS=naming.RESIDUALS,
+            USER_FWD=mode.primal(fn.rule_keys["fwd"]),
+            USER_BWD=mode.primal(fn.rule_keys["bwd"]),
+            COUNT=literal(len(params)),
+            RULE=literal(mode.program.functions[fn.rule_keys["bwd"]].qualname),
+            COTANGENTS=tuple_of([expression("rt.get(cotangents, INDEX)", INDEX=literal(i)) for i in active]),
         )
-    else:  # custom_jvp in reverse mode: transpose the user's rule, which is linear in the tangents
+    else:
         rule = mode.variant(fn.rule_keys["jvp"], (False, True))
-        primals = _tuple_text(params)
-        text = (
-            f"def {var.fwd}({args}):\n"
-            f"    pair, {naming.RESIDUALS} = {rule.fwd}({primals}, rt.zeros_like_tree({primals}))\n"
-            f"    return pair[0], {naming.RESIDUALS}\n"
-            f"def {var.bwd}({naming.RESIDUALS}, ans_bar):\n"
-            f"    (tangents_bar,) = {rule.bwd}({naming.RESIDUALS}, (0.0, ans_bar))\n"
-            f"    return {_tuple_text([f'rt.get(tangents_bar, {i})' for i in active])}\n"
+        text = _JVP_SWEEPS.fill(
+            FWD=var.fwd,
+            BWD=var.bwd,
+            PARAMS=params,
+            RESIDUALS=naming.RESIDUALS,
+            RULE_FWD=rule.fwd,
+            RULE_BWD=rule.bwd,
+            PRIMALS=tuple_of(params),
+            ADJOINTS=tuple_of([expression("rt.get(tangents_bar, INDEX)", INDEX=literal(i)) for i in active]),
         )
     return _functions(text, fn, {var.fwd: "forward", var.bwd: "adjoint"})
 
@@ -69,13 +91,17 @@ def custom_rule_tangent(mode, fn, var):
             fn.location(None),
             "differentiate it in reverse mode (grad, vjp, jacrev), or give it a custom_jvp rule",
         )
-    rule = mode.primal(fn.rule_keys["jvp"])
     params = list(fn.params)
-    dots = iter(naming.tangent(p) for p, m in zip(params, var.mask) if m)
-    tangents = [next(dots) if m else f"rt.zeros_like_tree({p})" for p, m in zip(params, var.mask)]
-    dot_params = [naming.tangent(p) for p, m in zip(params, var.mask) if m]
-    text = (
-        f"def {var.name}({_params_text(params + dot_params)}):\n"
-        f"    return {rule}({_tuple_text(params)}, {_tuple_text(tangents)})\n"
+    dots = [naming.tangent(p) for p, m in zip(params, var.mask) if m]
+    given = iter(dots)
+    tangents = [
+        next(given) if m else expression("rt.zeros_like_tree(PARAM)", PARAM=p) for p, m in zip(params, var.mask)
+    ]
+    text = _TANGENT.fill(
+        TANGENT=var.name,
+        PARAMS=params + dots,
+        RULE=mode.primal(fn.rule_keys["jvp"]),
+        PRIMALS=tuple_of(params),
+        TANGENTS=tuple_of(tangents),
     )
     return _functions(text, fn, {var.name: "tangent"})
