@@ -33,7 +33,7 @@ from .common import Builder, Mode
 from .common import assign as _assign
 from .common import call as _call
 from .common import tuple_ as _tuple
-from .templates import instantiate
+from .templates import Template, instantiate
 
 BATCH = naming.BATCH
 
@@ -58,6 +58,31 @@ def _comment(text, origin):
     node = gast.Expr(value=gast.Constant(value=text, kind=None))
     node.is_comment = True
     return gast.copy_location(node, origin) if origin is not None else node
+
+
+# a custom_vjp function batched: its rules batched, the batch size kept beside the residuals
+_BATCHED_VJP_RULE = Template(
+    """
+    def FWD_RULE(PARAMS):
+        ans, res = FWD(PARAMS)
+        return ans, (res, BATCH)
+    def BWD_RULE(saved, ans_bar):
+        res, BATCH = saved
+        COTANGENTS, = BWD(res, ans_bar, BATCH)
+        return (COTANGENTS, 0.0)
+    """
+)
+_VJP_BINDING = Template('PUBLIC = rt.custom_rule("vjp", BODY, FWD_RULE, BWD_RULE)')
+# a custom_jvp function batched: its rule batched, taking the batch size among the primals
+_BATCHED_JVP_RULE = Template(
+    """
+    def RULE(primals, tangents):
+        PARAMS, = primals
+        TANGENTS, _ = tangents
+        return BATCHED_RULE((USER,), (TANGENTS,), BATCH)
+    """
+)
+_JVP_BINDING = Template('PUBLIC = rt.custom_rule("jvp", BODY, RULE)')
 
 
 class BatchMode(Mode):
@@ -105,40 +130,38 @@ class BatchMode(Mode):
         builder.build()
         batch = builder.batch
         params = list(fn.params) + [batch]
-        args = ", ".join(params)
-        user = ", ".join(fn.params)
         if fn.custom == "vjp":
             fwd = self.variant(fn.rule_keys["fwd"], mask)
             bwd = self.variant(fn.rule_keys["bwd"], (True, True))
             fwd_name, bwd_name = self.program.unique(f"{public}_fwd_rule"), self.program.unique(f"{public}_bwd_rule")
-            cts = ", ".join(f"{p}_bar" for p in fn.params)
-            text = (
-                f"def {fwd_name}({args}):\n"
-                f"    ans, res = {fwd.name}({args})\n"
-                f"    return ans, (res, {batch})\n"
-                f"def {bwd_name}(saved, ans_bar):\n"
-                f"    res, {batch} = saved\n"
-                f"    {cts}, = {bwd.name}(res, ans_bar, {batch})\n"
-                f"    return ({cts}, 0.0)\n"
+            text = _BATCHED_VJP_RULE.fill(
+                FWD_RULE=fwd_name,
+                BWD_RULE=bwd_name,
+                PARAMS=params,
+                BATCH=batch,
+                FWD=fwd.name,
+                BWD=bwd.name,
+                COTANGENTS=[naming.adjoint(p) for p in fn.params],
             )
-            binding = f'{public} = rt.custom_rule("vjp", {var.name}, {fwd_name}, {bwd_name})'
+            binding = _VJP_BINDING.fill(PUBLIC=public, BODY=var.name, FWD_RULE=fwd_name, BWD_RULE=bwd_name)
         else:
             rule = self.variant(fn.rule_keys["jvp"], (True, True))
             rule_name = self.program.unique(f"{public}_jvp_rule")
-            dots = ", ".join(f"{p}_dot" for p in fn.params)
-            text = (
-                f"def {rule_name}(primals, tangents):\n"
-                f"    {args}, = primals\n"
-                f"    {dots}, _ = tangents\n"
-                f"    return {rule.name}(({user},), ({dots},), {batch})\n"
+            text = _BATCHED_JVP_RULE.fill(
+                RULE=rule_name,
+                PARAMS=params,
+                TANGENTS=[naming.tangent(p) for p in fn.params],
+                BATCHED_RULE=rule.name,
+                USER=list(fn.params),
+                BATCH=batch,
             )
-            binding = f'{public} = rt.custom_rule("jvp", {var.name}, {rule_name})'
+            binding = _JVP_BINDING.fill(PUBLIC=public, BODY=var.name, RULE=rule_name)
         for fdef in gast.parse(text).body:
             fdef.kind = "batched"
             fdef.source_fn = fn
             fdef.lineno = fn.lineno
             self.functions.append(fdef)
-        self.bindings.append(binding)
+        self.bindings.append(binding.rstrip("\n"))
         var.name = public
 
 
