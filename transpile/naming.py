@@ -47,5 +47,10 @@ def tangent(name: str) -> str:
     return f"{name}_dot"
 
 
+def is_derivative(name: str) -> bool:
+    """Whether `name` holds an adjoint or a tangent: `W_bar`, `x_dot`, or one of them renamed apart (`x_dot_`)."""
+    return name.rstrip("_").endswith((adjoint(""), tangent("")))
+
+
 def tangent_function(fname: str) -> str:
     return f"{fname}_jvp"

@@ -19,7 +19,6 @@ masked per example, too.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 
 import gast
@@ -191,16 +190,13 @@ def _by_position(prim, args, kwargs):
     return [given[p] if p in given else const(prim.defaults[p]) for p in leading], {}
 
 
-_DERIVATIVE = re.compile(f"({re.escape(naming.adjoint(''))}|{re.escape(naming.tangent(''))})_*$")
-
-
 def _batched_as_is(stmt):
     """`x = None`, or a derivative's symbolic zero `x_bar = 0.0`: rt.to_batched returns either as it is (and so does
     its Numba version, for which a derivative's 0.0 is jt.ZERO), so no call follows to batch it."""
     value, target = stmt.value, stmt.targets[0]
     if not (isinstance(value, gast.Constant) and isinstance(target, gast.Name)):
         return False
-    symbolic_zero = type(value.value) is float and value.value == 0.0 and _DERIVATIVE.search(target.id)
+    symbolic_zero = type(value.value) is float and value.value == 0.0 and naming.is_derivative(target.id)
     return value.value is None or bool(symbolic_zero)
 
 
