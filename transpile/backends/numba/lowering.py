@@ -18,7 +18,6 @@ The passes, in order, each a function of a function body (a list of normal-form 
 from __future__ import annotations
 
 import copy
-import re
 
 import gast
 
@@ -612,12 +611,9 @@ def lower_zeros(body, user_code: bool):
     return body
 
 
-_DERIVATIVE_NAME = re.compile(f"({re.escape(naming.adjoint(''))}|{re.escape(naming.tangent(''))})_*$")
-
-
 def _is_derivative_name(target) -> bool:
     """`x_bar`, `x_dot` (and `x_bar_`, which avoids a clash): names the transforms give derivatives."""
-    return isinstance(target, gast.Name) and _DERIVATIVE_NAME.search(target.id) is not None
+    return isinstance(target, gast.Name) and naming.is_derivative(target.id)
 
 
 def _carries_adjoints(call) -> bool:
