@@ -81,8 +81,7 @@ def on_disk(entry, signature) -> bool:
     if not disk_cached(entry):
         return False
     try:
-        cache = entry._cache
-        entry.targetctx.refresh()
+        cache = entry._cache  # (not targetctx.refresh(): it types every registry, 1.5 s, which the key needs not)
         key = cache._index_key(signature, entry.targetctx.codegen())
         return key in cache._cache_file._load_index()
     except Exception:  # noqa: BLE001 - Numba's internals changed, or the index is unreadable: compile it
