@@ -190,6 +190,20 @@ def test_a_killed_background_compile_leaves_the_cache_whole_and_the_next_call_co
     np.testing.assert_allclose(first, numeric_grad(tier_energy, (positions, 0.5)), rtol=1e-6, atol=1e-8)
 
 
+def tier_product(w, x):
+    return np.sum(x @ w)
+
+
+def test_what_the_numpy_tier_raises_is_the_users_error_not_a_compile_failure(cache):
+    jitted = tp.jit(tier_product, compile="background")
+    with pytest.raises(ValueError, match="matmul") as info:
+        jitted(np.ones((3, 2)), np.ones((2, 4)))
+    assert not isinstance(info.value, TranspileError)
+    (worker,) = workers(jitted)
+    worker.kill()  # the compile is not needed here
+    assert jitted.stats()["numpy_tier"] == 1
+
+
 # ------------------------------------------------------------------ without compiling
 
 

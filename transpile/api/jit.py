@@ -234,15 +234,15 @@ class Jitted:
             return self._call(statics, dynamic, everything, fuse=False)
 
     def _call(self, statics, dynamic, everything, fuse):
+        elsewhere = False  # compiled in the background: the NumPy code answers
         try:
             self.backend.check_arguments(self.target, self.dynamic_names, dynamic)
             entry = self.compiled(statics, fuse).entry
             signature = self.backend.signature(entry, dynamic)
             if (id(entry), signature) not in self._boxing:
-                if self.compile_mode == "background" and self._compiling_elsewhere(statics, fuse, signature):
-                    self._counts["numpy_tier"] += 1
-                    return self.numpy_code(*everything)
-                self._specialize(entry, signature)
+                elsewhere = self.compile_mode == "background" and self._compiling_elsewhere(statics, fuse, signature)
+                if not elsewhere:
+                    self._specialize(entry, signature)
         except TranspileError as exc:
             return self._fail(exc, everything)
         except rt.OutputError as exc:  # a helper refused the type of what user code returns, while Numba typed it
@@ -250,6 +250,9 @@ class Jitted:
         except Exception as exc:  # anything the backend raises while typing or compiling: a compile failure
             files = [c.module.__file__ for c in self._compiled.values()]
             return self._fail(self.backend.translate(exc, files, def_location(self.target)), everything)
+        if elsewhere:  # (outside the try: what the NumPy code raises is the user's error, not a compile failure)
+            self._counts["numpy_tier"] += 1
+            return self.numpy_code(*everything)
         try:
             result = entry(*dynamic)
         except Exception as exc:
