@@ -204,6 +204,21 @@ def test_what_the_numpy_tier_raises_is_the_users_error_not_a_compile_failure(cac
     assert jitted.stats()["numpy_tier"] == 1
 
 
+def tier_power(x, n):
+    if n == 1:
+        return x
+    return x * tier_power(x, n - 1)
+
+
+def test_a_recursion_compiles_in_the_caller(cache):
+    """Numba's disk cache does not keep recursive functions (numba#6061): nothing could reach the caller."""
+    x = np.linspace(0.5, 1.5, 4)
+    jitted = tp.jit(tier_power, compile="background")
+    np.testing.assert_allclose(jitted(x, 3), x**3, rtol=1e-15)
+    stats = jitted.stats()
+    assert stats["numpy_tier"] == 0 and stats["compiled"] == 1 and workers(jitted) == []
+
+
 # ------------------------------------------------------------------ without compiling
 
 
