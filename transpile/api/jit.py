@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import warnings
 
 import runtime as rt
@@ -30,6 +31,8 @@ from .notices import compile_notice
 from .unbound import is_unbound, unbound_transform
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
+COMPILE_ENV_VAR = "TRANSPILE_JIT_COMPILE"  # the default of jit's compile= (tests set "block")
+COMPILE_MODES = ("background", "block")
 
 
 class JitFallbackWarning(RuntimeWarning):
@@ -77,6 +80,7 @@ class Compiled:
         self.module = module
         self.text = text
         self.written = module.__transpile_written__
+        self.captures = dict(zip(program.captures, values))  # as read, for a background compile
         linemap.register(module.__file__, text, program)
         for cap_name, value in zip(program.captures, values):
             module.__dict__.setdefault(cap_name, backend.captured_value(copy.deepcopy(value)))
@@ -86,9 +90,12 @@ class Compiled:
 class Jitted:
     """The machinery behind `jit(fun)`: one generated module per set of static argument values."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), fallback=None, verbose=True, backend="numba"):
+    def __init__(
+        self, fun, static_argnums=(), static_argnames=(), fallback=None, verbose=True, backend="numba", compile=None
+    ):
         if fallback not in (None, "numpy"):
             raise TranspileError(f"fallback must be None or 'numpy', got {fallback!r}", def_location(fun))
+        self.compile_mode = _compile_mode(compile, fun)
         self.backend = backend_named(backend) if isinstance(backend, str) else None
         if self.backend is None:
             known = ", ".join(repr(name) for name in sorted(BACKENDS))
@@ -137,7 +144,8 @@ class Jitted:
         self._compiled: dict = {}
         self._program = None
         self._captured = None  # (the captured values last read, their fingerprint)
-        self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
+        self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0, "numpy_tier": 0}
+        self._workers = {}  # (id(entry), argument types) -> its background compile, while it runs
         self._boxing = {}  # (id(entry), argument types) -> how its results become NumPy values
         self._unfused = set()  # calls (statics, argument kinds) that run the module without fusion
 
@@ -226,12 +234,15 @@ class Jitted:
             return self._call(statics, dynamic, everything, fuse=False)
 
     def _call(self, statics, dynamic, everything, fuse):
+        elsewhere = False  # compiled in the background: the NumPy code answers
         try:
             self.backend.check_arguments(self.target, self.dynamic_names, dynamic)
             entry = self.compiled(statics, fuse).entry
             signature = self.backend.signature(entry, dynamic)
             if (id(entry), signature) not in self._boxing:
-                self._specialize(entry, signature)
+                elsewhere = self.compile_mode == "background" and self._compiling_elsewhere(statics, fuse, signature)
+                if not elsewhere:
+                    self._specialize(entry, signature)
         except TranspileError as exc:
             return self._fail(exc, everything)
         except rt.OutputError as exc:  # a helper refused the type of what user code returns, while Numba typed it
@@ -239,6 +250,9 @@ class Jitted:
         except Exception as exc:  # anything the backend raises while typing or compiling: a compile failure
             files = [c.module.__file__ for c in self._compiled.values()]
             return self._fail(self.backend.translate(exc, files, def_location(self.target)), everything)
+        if elsewhere:  # (outside the try: what the NumPy code raises is the user's error, not a compile failure)
+            self._counts["numpy_tier"] += 1
+            return self.numpy_code(*everything)
         try:
             result = entry(*dynamic)
         except Exception as exc:
@@ -255,6 +269,25 @@ class Jitted:
         what = self.backend.run_error_note(exc, user_function(self.fun).__name__)
         if what is not None:
             exc.add_note(located_note(def_location(self.target), what))
+
+    def _compiling_elsewhere(self, statics, fuse, signature) -> bool:
+        """Whether the compiled code for `signature` is being compiled in the background (started here if not):
+        then the NumPy code answers this call.  False once it is on disk (the caller loads it), and where it cannot
+        be compiled out of the way or that failed: the caller compiles it, as compile="block" does."""
+        compiled = self.compiled(statics, fuse)
+        key = (id(compiled.entry), signature)
+        worker = self._workers.get(key)
+        if worker is None:
+            if self.backend.on_disk(compiled.entry, signature):
+                return False
+            worker = self.backend.background(compiled.entry, signature, compiled.captures)
+            if worker is None:
+                return False
+            self._workers[key] = worker
+        if worker.poll() is None:
+            return True
+        del self._workers[key]
+        return False
 
     def _specialize(self, entry, signature):
         """Compile (or load from disk) the entry for these argument types, and count which it was."""
@@ -284,8 +317,27 @@ class Jitted:
     # ------------------------------------------------------------------ introspection
     def stats(self) -> dict:
         """What this function's calls cost: argument-type specializations, and how many of them were compiled
-        rather than loaded from Numba's disk cache; how many modules were generated rather than read from disk."""
+        rather than loaded from Numba's disk cache; how many modules were generated rather than read from disk;
+        how many calls the NumPy code answered while their compiled code was compiled in the background."""
         return dict(self._counts)
+
+    def wait(self, timeout=None) -> bool:
+        """Wait for the background compiles started so far (at most `timeout` seconds each): True when all ended
+        with the compiled code on disk, so that the next calls of their types run it."""
+        return all([worker.wait(timeout) is True for worker in list(self._workers.values())])
+
+
+def _compile_mode(mode, fun) -> str:
+    """jit's compile=, else TRANSPILE_JIT_COMPILE, else "background"; a TranspileError listing the choices."""
+    if mode is None:
+        mode = os.environ.get(COMPILE_ENV_VAR) or "background"
+        where = f"{COMPILE_ENV_VAR}={mode!r}"
+    else:
+        where = f"compile={mode!r}"
+    if mode not in COMPILE_MODES:
+        choices = " or ".join(repr(m) for m in COMPILE_MODES)
+        raise TranspileError(f"jit has no compile mode {where}", def_location(fun), f"pass compile= {choices}")
+    return mode
 
 
 def _call_types(backend, statics, dynamic):
@@ -294,10 +346,18 @@ def _call_types(backend, statics, dynamic):
 
 
 @api_boundary
-def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbose=True, backend="numba"):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbose=True, backend="numba", compile=None):
     """Compile `fun` with Numba; usable as `jit(f)`, `@jit` and `@jit(static_argnums=...)`.  verbose=False (or
     TRANSPILE_QUIET=1) keeps a compile that runs over a second from saying so on stderr.  backend="numpy" runs the
-    generated module in normal form as NumPy code instead (for debugging; backends/base.py lists the backends)."""
+    generated module in normal form as NumPy code instead (for debugging; backends/base.py lists the backends).
+
+    compile="background" (the default; TRANSPILE_JIT_COMPILE=block changes it): a call whose compiled code is
+    neither in memory nor in Numba's disk cache runs the (transformed) function's NumPy code, while another process
+    compiles it into the disk cache; the calls after that one ends load it and run compiled code.  Where the code
+    cannot reach the caller through the disk cache (a module kept in memory, recursion, an argument or captured
+    value of a class of the user's), or the other process failed, the call compiles, as compile="block" does: every
+    call waits for its compiled code.  `f.wait()` waits for the background compiles; `f.stats()["numpy_tier"]`
+    counts the calls the NumPy code answered."""
     if fun is None:
         return functools.partial(
             jit,
@@ -306,6 +366,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
             fallback=fallback,
             verbose=verbose,
             backend=backend,
+            compile=compile,
         )
     fun = as_function(fun)
     if is_unbound(fun):  # Layer.loss, called with its object first: compiled once per object
@@ -317,9 +378,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
             "fallback": fallback,
             "verbose": verbose,
             "backend": backend,
+            "compile": compile,
         }
         return unbound_transform(fun, f"jit({fun.__qualname__})", lambda bound: jit(bound, **options))
-    jitted = Jitted(fun, static_argnums, static_argnames, fallback, verbose, backend)
+    jitted = Jitted(fun, static_argnums, static_argnames, fallback, verbose, backend, compile)
 
     @functools.wraps(fun)
     @api_boundary
@@ -329,5 +391,6 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     compiled.__transpile_jit__ = jitted
     compiled.__signature__ = jitted.sig
     compiled.stats = jitted.stats
+    compiled.wait = jitted.wait
     del compiled.__wrapped__
     return compiled

@@ -51,6 +51,17 @@ class Backend:
         specializations were loaded from disk, how many compiled)."""
         return None, 0, 0
 
+    def on_disk(self, entry, signature) -> bool:
+        """Whether a disk cache holds the entry's code for `signature`, so that `specialize` loads it quickly."""
+        return False
+
+    def background(self, entry, signature, captured: dict):
+        """Start compiling the entry for `signature` out of the caller's way, into a disk cache `specialize` then
+        loads from: a handle whose poll() is None while it runs, then whether it succeeded, with wait(timeout) and
+        kill(); or None where it cannot (then jit compiles in the caller).  `captured`: the module's captured
+        values by name, as the function holds them."""
+        return None
+
     def compiling(self, what: str, argument_types: dict):
         """A context around a compile of `what` (warnings about the arguments' layout)."""
         return contextlib.nullcontext()

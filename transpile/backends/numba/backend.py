@@ -61,6 +61,16 @@ class NumbaBackend(Backend):
         compiled = sum(entry.stats.cache_misses.values()) - misses
         return as_numpy, loaded, compiled
 
+    def on_disk(self, entry, signature):
+        from .background import on_disk
+
+        return on_disk(entry, signature)
+
+    def background(self, entry, signature, captured):
+        from .background import start
+
+        return start(entry, signature, captured)
+
     def compiling(self, what, argument_types):
         return performance.performance_warnings(what, argument_types)
 

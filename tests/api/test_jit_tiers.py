@@ -1,0 +1,273 @@
+"""jit's tiers (compile="background"): the NumPy code answers while another process compiles into Numba's disk
+cache, then the compiled code runs, loaded rather than compiled in the caller; the tiers agree to rounding; a
+killed compile leaves the cache whole; a process that exits first lets the compile end for the next process."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from support import assert_tree_close, numeric_grad
+
+import transpile as tp
+from transpile.api.jit import COMPILE_ENV_VAR
+from transpile.backends.numba import background
+from transpile.errors import TranspileError
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(TESTS)
+
+
+def tier_predict(params, inputs):
+    for W, b in params:
+        outputs = inputs @ W + b
+        inputs = np.tanh(outputs)
+    return outputs
+
+
+def tier_loss(params, inputs, targets):
+    """The seeds' MLP loss (samples/mlp.py)."""
+    return np.sum((tier_predict(params, inputs) - targets) ** 2)
+
+
+def tier_example_loss(params, x, y):
+    """One example's loss, x and y vectors: per-example losses under vmap."""
+    return np.sum((tier_predict(params, x) - y) ** 2)
+
+
+def tier_energy(positions, scale):
+    d = positions[:, None] - positions[None, :]
+    return scale * np.sum(np.exp(-(d**2))) + np.sum(np.sin(positions))
+
+
+def mlp_data(sizes=(5, 7, 3), batch=6, seed=3):
+    rng = np.random.default_rng(seed)
+    layers = zip(sizes, sizes[1:])
+    params = [(rng.standard_normal((m, n)) / np.sqrt(m), 0.1 * rng.standard_normal(n)) for m, n in layers]
+    return params, rng.standard_normal((batch, sizes[0])), rng.standard_normal((batch, sizes[-1]))
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """A cache directory of the module's own, cold at its first test."""
+    path = tmp_path_factory.mktemp("tiers") / "cache"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRANSPILE_CACHE_DIR", str(path))
+        yield path
+
+
+def workers(jitted):
+    return list(jitted.__transpile_jit__._workers.values())
+
+
+def assert_cache_whole(cache_dir):
+    """Every index of Numba's names data files that exist, and no temporary file is left."""
+    pycache = cache_dir / "__pycache__"
+    names = os.listdir(pycache)
+    assert not [n for n in names if ".tmp." in n], names
+    indexes = [n for n in names if n.endswith(".nbi")]
+    assert indexes
+    for name in indexes:
+        with open(pycache / name, "rb") as handle:
+            pickle.load(handle)  # Numba's version
+            _stamp, overloads = pickle.loads(handle.read())
+        for data_name in overloads.values():
+            assert (pycache / data_name).is_file(), (name, data_name)
+
+
+def test_first_call_runs_numpy_code_then_the_compiled_code_loaded_not_compiled(cache):
+    params, x, y = mlp_data()
+    dloss = tp.jit(tp.grad(tier_loss), compile="background")
+    first = dloss(params, x, y)
+    stats = dloss.stats()
+    assert stats["numpy_tier"] == 1 and stats["specializations"] == 0 and stats["compiled"] == 0
+    assert len(workers(dloss)) == 1
+    assert_tree_close(first, tp.grad(tier_loss)(params, x, y), rtol=0, atol=0)  # the transformed function's code
+    assert_tree_close(first, numeric_grad(tier_loss, (params, x, y)), rtol=1e-6, atol=1e-7)
+
+    assert dloss.wait(timeout=600)
+    second = dloss(params, x, y)
+    stats = dloss.stats()
+    assert stats["numpy_tier"] == 1 and stats["specializations"] == 1
+    assert stats["loaded"] == 1 and stats["compiled"] == 0  # no recompiling in the caller
+    assert workers(dloss) == []
+    assert_tree_close(second, first, rtol=1e-12, atol=1e-14)  # the tiers agree to rounding
+    assert_cache_whole(cache)
+
+
+_EXITS_FIRST = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import transpile as tp
+    sys.path.insert(0, {tests!r})
+    from api.test_jit_tiers import mlp_data, tier_example_loss
+    params, x, y = mlp_data()
+    per_example = tp.jit(tp.vmap(tier_example_loss, in_axes=(None, 0, 0)), compile="background")
+    value = per_example(params, x, y)
+    pids = [worker.process.pid for worker in per_example.__transpile_jit__._workers.values()]
+    print(json.dumps(dict(per_example.stats(), value=value.tolist(), workers=pids)))
+    """
+)
+
+
+def _wait_for_exit(pid, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the background compile {pid} still runs after {timeout} s")
+
+
+def _run(script, cache):
+    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(cache), PYTHONPATH=ROOT)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_compile_outlives_its_process_and_the_next_process_loads_it(cache):
+    script = _EXITS_FIRST.format(tests=TESTS)
+    first = _run(script, cache)
+    assert first["numpy_tier"] == 1 and first["compiled"] == 0 and len(first["workers"]) == 1
+    _wait_for_exit(first["workers"][0], 900)  # the process exited before its compile ended, which ran on
+    assert_cache_whole(cache)
+
+    second = _run(script, cache)  # a second process loads the compiled code
+    assert second["numpy_tier"] == 0 and second["loaded"] == 1 and second["compiled"] == 0
+    assert second["generated"] == 0 and second["workers"] == []
+    params, x, y = mlp_data()
+    stacked = [tier_example_loss(params, x[i], y[i]) for i in range(len(x))]
+    np.testing.assert_allclose(first["value"], stacked, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(second["value"], first["value"], rtol=1e-12, atol=1e-14)  # the tiers agree
+
+
+def _holds_lock(path) -> bool:
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def test_a_killed_background_compile_leaves_the_cache_whole_and_the_next_call_compiles(cache):
+    positions = np.linspace(-1.0, 1.5, 6)
+    force = tp.jit(tp.grad(tier_energy), compile="background")
+    first = force(positions, 0.5)
+    (worker,) = workers(force)
+    lock = os.path.join(worker.cache_path, background._LOCK_NAME)
+    end = time.monotonic() + 300
+    while not (os.path.exists(lock) and _holds_lock(lock)):  # the worker is compiling
+        assert worker.poll() is None and time.monotonic() < end
+        time.sleep(0.05)
+    time.sleep(1.0)
+    orphan = os.path.join(worker.cache_path, f"x.nbi.tmp.{worker.process.pid}-0123456789ab")
+    open(orphan, "wb").close()  # what a write the kill interrupted leaves
+    os.kill(worker.process.pid, signal.SIGKILL)
+    worker.process.wait()
+
+    second = force(positions, 0.5)  # sees the worker died: compiles here, as compile="block" does
+    stats = force.stats()
+    assert stats["numpy_tier"] == 1 and stats["compiled"] == 1 and stats["loaded"] == 0
+    assert not os.path.exists(orphan)
+    assert_cache_whole(cache)
+    assert not _holds_lock(lock)
+    np.testing.assert_allclose(second, first, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(first, numeric_grad(tier_energy, (positions, 0.5)), rtol=1e-6, atol=1e-8)
+
+
+def tier_product(w, x):
+    return np.sum(x @ w)
+
+
+def test_what_the_numpy_tier_raises_is_the_users_error_not_a_compile_failure(cache):
+    jitted = tp.jit(tier_product, compile="background")
+    with pytest.raises(ValueError, match="matmul") as info:
+        jitted(np.ones((3, 2)), np.ones((2, 4)))
+    assert not isinstance(info.value, TranspileError)
+    (worker,) = workers(jitted)
+    worker.kill()  # the compile is not needed here
+    assert jitted.stats()["numpy_tier"] == 1
+
+
+def tier_power(x, n):
+    if n == 1:
+        return x
+    return x * tier_power(x, n - 1)
+
+
+def test_a_recursion_compiles_in_the_caller(cache):
+    """Numba's disk cache does not keep recursive functions (numba#6061): nothing could reach the caller."""
+    x = np.linspace(0.5, 1.5, 4)
+    jitted = tp.jit(tier_power, compile="background")
+    np.testing.assert_allclose(jitted(x, 3), x**3, rtol=1e-15)
+    stats = jitted.stats()
+    assert stats["numpy_tier"] == 0 and stats["compiled"] == 1 and workers(jitted) == []
+
+
+# ------------------------------------------------------------------ without compiling
+
+
+def test_compile_mode_default_and_refusals(monkeypatch):
+    monkeypatch.delenv(COMPILE_ENV_VAR, raising=False)
+    assert tp.jit(tier_loss).__transpile_jit__.compile_mode == "background"
+    monkeypatch.setenv(COMPILE_ENV_VAR, "block")
+    assert tp.jit(tier_loss).__transpile_jit__.compile_mode == "block"
+    assert tp.jit(tier_loss, compile="background").__transpile_jit__.compile_mode == "background"
+    with pytest.raises(TranspileError, match="compile='later'") as info:
+        tp.jit(tier_loss, compile="later")
+    assert "'background' or 'block'" in info.value.hint
+    monkeypatch.setenv(COMPILE_ENV_VAR, "eager")
+    with pytest.raises(TranspileError, match="TRANSPILE_JIT_COMPILE='eager'"):
+        tp.jit(tier_loss)
+
+
+def test_the_numpy_backend_has_nothing_to_compile_in_the_background():
+    params, x, y = mlp_data()
+    dloss = tp.jit(tp.grad(tier_loss), backend="numpy", compile="background")
+    assert_tree_close(dloss(params, x, y), tp.grad(tier_loss)(params, x, y), rtol=1e-12, atol=1e-14)
+    assert dloss.stats()["numpy_tier"] == 0 and workers(dloss) == []
+
+
+def test_a_writer_killed_between_data_and_index_leaves_no_entry(tmp_path):
+    from numba.core.caching import IndexDataCacheFile
+
+    cache_file = IndexDataCacheFile(str(tmp_path), "f-1.py311", ("stamp", 1))
+    cache_file.save = background._save_data_first.__get__(cache_file)
+    cache_file._open_for_write = background._open_for_write.__get__(cache_file)
+    cache_file.save("old", b"old code")
+
+    def killed(overloads):
+        raise KeyboardInterrupt  # the writer dies after the data file, before the index names it
+
+    cache_file._save_index = killed
+    with pytest.raises(KeyboardInterrupt):
+        cache_file.save("new", b"new code")
+    del cache_file._save_index
+    assert cache_file.load("new") is None and cache_file.load("old") == b"old code"
+    assert not [n for n in os.listdir(tmp_path) if ".tmp." in n]
+
+
+def test_stale_temporaries_are_removed_and_fresh_ones_kept(tmp_path):
+    stale, fresh, mine = (tmp_path / n for n in ("a.nbi.tmp.1-x", "b.nbc.tmp.2-y", "c.nbc.tmp.77-z"))
+    for path in (stale, fresh, mine):
+        path.write_bytes(b"")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    background.remove_temporaries(tmp_path, pid=77)
+    assert stale.exists() and fresh.exists() and not mine.exists()
+    background.remove_temporaries(tmp_path)
+    assert not stale.exists() and fresh.exists()
