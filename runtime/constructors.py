@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import unbroadcast
+from .namespace import asarray
 from .tree import get, is_zero
 
 __all__ = ["linspace_jvp", "linspace_vjp"]
@@ -32,8 +33,8 @@ def linspace_jvp(t_start, t_stop, start_like, stop_like, num, endpoint=True, ret
     if (is_zero(t_start) and is_zero(t_stop)) or _integer(dtype):
         return 0.0
     shape = np.broadcast_shapes(np.shape(start_like), np.shape(stop_like))
-    t0 = 0.0 if is_zero(t_start) else np.asarray(t_start)
-    t1 = 0.0 if is_zero(t_stop) else np.asarray(t_stop)
+    t0 = 0.0 if is_zero(t_start) else asarray(t_start)
+    t1 = 0.0 if is_zero(t_stop) else asarray(t_stop)
     s = _weights(num, endpoint, len(shape))
     samples = np.moveaxis(np.broadcast_to((1.0 - s) * t0 + s * t1, (num,) + shape), 0, axis)
     if not retstep:
@@ -55,8 +56,8 @@ def linspace_vjp(v, start_like, stop_like, num, endpoint=True, retstep=False, dt
     if not is_zero(samples_bar):
         s = _weights(num, endpoint, 0)
         weights = s if which else 1.0 - s
-        total = total + np.tensordot(weights, np.moveaxis(np.asarray(samples_bar), axis, 0), axes=(0, 0))
+        total = total + np.tensordot(weights, np.moveaxis(asarray(samples_bar), axis, 0), axes=(0, 0))
     div = _divisions(num, endpoint)
     if not is_zero(step_bar) and div > 0:
-        total = total + np.asarray(step_bar) * ((1.0 if which else -1.0) / div)
+        total = total + asarray(step_bar) * ((1.0 if which else -1.0) / div)
     return unbroadcast(total, like)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import asarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -66,7 +67,7 @@ def _placements(fn, items, options, i):
     places = []
     for marked, cleared in zip(call(marks), call(np.zeros(shape))):
         with np.errstate(invalid="ignore"):  # a NaN or an infinity elsewhere is no entry of item i
-            difference = np.asarray(marked, dtype=np.float64) - np.asarray(cleared, dtype=np.float64)
+            difference = asarray(marked, dtype=np.float64) - asarray(cleared, dtype=np.float64)
         places.append(np.where(np.isfinite(difference), difference, 0.0).astype(np.intp))
     return places
 
@@ -97,12 +98,12 @@ def copies_of(parts, fn, items, *options):
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
     out = fn(*items, *options)
-    dtype = np.result_type(np.float16, *[np.asarray(p).dtype for p in parts if not is_zero(p)])
+    dtype = np.result_type(np.float16, *[asarray(p).dtype for p in parts if not is_zero(p)])
     tangents = [np.zeros(np.shape(r), dtype=dtype) for r in _results(out)]
     for i, part in enumerate(parts):
         if is_zero(part):
             continue
-        entries = np.broadcast_to(np.asarray(part, dtype=dtype), np.shape(items[i])).ravel()
+        entries = np.broadcast_to(asarray(part, dtype=dtype), np.shape(items[i])).ravel()
         for tangent, where in zip(tangents, _placements(fn, items, options, i)):
             taken = where > 0
             tangent[taken] = entries[where[taken] - 1]

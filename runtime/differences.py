@@ -13,6 +13,7 @@ import numpy as np
 
 from .batching import per_example
 from .likeness import dtype_like
+from .namespace import asarray
 from .tree import is_zero
 
 __all__ = ["gradient_of", "gradient_vjp", "batched_gradient"]
@@ -58,7 +59,7 @@ def gradient_vjp(g, like, spacing=(), axis=None, edge_order=1):
     total = np.zeros(np.shape(like), dtype=dtype)
     for ax, part, h in zip(axes, parts, steps):
         if not is_zero(part):
-            total += _transposed(np.asarray(part), ax, h, edge_order)
+            total += _transposed(asarray(part), ax, h, edge_order)
     return total
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import asarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -65,7 +66,7 @@ def set_region(x_t, x, index, v_t):
     if is_zero(x_t) and is_zero(v_t):
         return 0.0
     shape = np.shape(x)
-    dtype = np.result_type(getattr(x, "dtype", np.float64), np.float64 if is_zero(x_t) else np.asarray(x_t).dtype)
+    dtype = np.result_type(getattr(x, "dtype", np.float64), np.float64 if is_zero(x_t) else asarray(x_t).dtype)
     if dtype.kind not in "fc":
         dtype = np.float64
     out = np.zeros(shape, dtype=dtype)
@@ -109,7 +110,7 @@ def _rebuild(tree, leaves):
 
 
 def _dtype(leaf):
-    dtype = np.asarray(leaf).dtype
+    dtype = asarray(leaf).dtype
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 

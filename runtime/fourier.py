@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import asarray
 from .tree import is_zero
 
 __all__ = [
@@ -19,7 +20,7 @@ def fft_static(v):
         return v
     if isinstance(v, (tuple, list)):
         return tuple(fft_static(item) for item in v)
-    v = np.asarray(v)
+    v = asarray(v)
     if v.ndim and np.any(v != v.flat[0]):
         raise ValueError("an np.fft length or axis that differs per example cannot be batched")
     return int(v.flat[0]) if v.size else v
@@ -72,7 +73,7 @@ def fft_fit(v, sizes, axes):
     padding and cutting that np.fft's `n` and `s` do)."""
     if is_zero(v):
         return v
-    v = np.asarray(v)
+    v = asarray(v)
     for ax, size in zip(fft_static(axes), fft_static(sizes)):
         have = v.shape[ax]
         if have > size:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import asarray
+
 __all__ = ["batched_lstsq"]
 
 
@@ -18,7 +20,7 @@ def batched_lstsq(a, b, rcond, a_batched, b_batched, size, mask=None):
     The residuals are the squared norms of b - a x when a has full column rank and more rows than columns, else
     none: examples that differ in this are refused (their residuals cannot be stacked), among those the mask selects
     (those running here, under vmap's per-example conditions; the others' residuals are computed alike)."""
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = asarray(a), asarray(b)
     a = a if a_batched else np.broadcast_to(a, (size,) + a.shape)
     vector = b.ndim - bool(b_batched) == 1
     b = b if b_batched else np.broadcast_to(b, (size,) + b.shape)
@@ -38,7 +40,7 @@ def batched_lstsq(a, b, rcond, a_batched, b_batched, size, mask=None):
     rank = np.sum(kept, axis=1)
     full = (rank == cols) & (rows > cols)
     if mask is not None:
-        running = np.broadcast_to(np.asarray(mask, dtype=bool), (size,))
+        running = np.broadcast_to(asarray(mask, dtype=bool), (size,))
         full = full[running] if np.any(running) else full
     if np.any(full) != np.all(full):
         raise ValueError(

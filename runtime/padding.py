@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .copies import copied_parts, copies_of
+from .namespace import array, asarray
 from .rearranging import _COPYING_MODES, pad_copy, per_axis_aligned
 from .tree import get, is_zero
 
@@ -28,7 +29,7 @@ def _pairs(value, ndim):
     per axis."""
     if value is None:
         return [(None, None)] * ndim
-    x = np.asarray(per_axis_aligned(value, ndim))
+    x = asarray(per_axis_aligned(value, ndim))
     if x.size == 1:
         return [(int(x.ravel()[0]),) * 2] * ndim
     if x.size == 2 and x.shape != (2, 1):
@@ -51,7 +52,7 @@ def _mode(mode, reflect_type):
 
 def _floats(v):
     """v as an array of floats (complex ones stay complex)."""
-    return np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    return asarray(v, dtype=np.result_type(asarray(v).dtype, np.float64))
 
 
 # ---------------------------------------------------------------------------- maximum, minimum, median
@@ -83,7 +84,7 @@ def _stat_weights(part, mode):
 def _stat_axes(array, pad_width, mode, stat_length):
     """For each axis in turn: (the axis, its width (before, after), the weights of its left and right pads over
     the entries along it, that axis last, of the array padded along the axes before it, as NumPy pads)."""
-    a = np.asarray(array)
+    a = asarray(array)
     ndim = a.ndim
     widths, lengths = _pairs(pad_width, ndim), _pairs(stat_length, ndim)
     out = []
@@ -169,7 +170,7 @@ def _axis_adjoint(g, axis, width, length, mode):
     before, after = width
     n = g.shape[axis] - before - after
     moved = np.moveaxis(g, axis, 0)
-    out = np.array(moved[before : before + n])
+    out = array(moved[before : before + n])
     left, right = moved[:before], moved[before + n :]
     if mode == "mean":
         count_left = n if length[0] is None else min(length[0], n)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import asarray
 from .tree import get, is_zero, pack_like
 
 __all__ = [
@@ -131,12 +132,12 @@ def _flat_position(shape, index):
 
 def item(x, *index):
     """x.item(*index): one element of an array as a Python number."""
-    return np.asarray(x).item(*index)
+    return asarray(x).item(*index)
 
 
 def item_batched(x, index, axes=1):
     """x.item(*index) of each example, x batched (its first `axes` axes are the examples'): an array of them."""
-    x = np.asarray(x)
+    x = asarray(x)
     return x.reshape(x.shape[:axes] + (-1,))[..., _flat_position(x.shape[axes:], index)]
 
 
@@ -154,7 +155,7 @@ def item_tangent(t, x, index):
     """The tangent of x.item(*index) from x's tangent t."""
     if is_zero(t):
         return 0.0
-    return np.asarray(t).reshape(-1)[_flat_position(np.shape(x), index)]
+    return asarray(t).reshape(-1)[_flat_position(np.shape(x), index)]
 
 
 # what compiled code raises in place of a formatted message, before its template and values (Numba cannot format

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .copies import copied_parts, copies_of
+from .namespace import array, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -47,11 +48,11 @@ def _sum_to(v, shape):
 def permutation_of(out, a, axis=-1):
     """Indices `p` with np.take_along_axis(a, p, axis) == out, for `out` a rearrangement of `a` along `axis` (its
     sorted or partitioned entries; with axis=None, of a's flattened entries): equal entries are matched by rank."""
-    a = np.asarray(a)
+    a = asarray(a)
     if axis is None:
         a, axis = a.ravel(), -1
     order_a = np.argsort(a, axis=axis, kind="stable")
-    order_out = np.argsort(np.asarray(out), axis=axis, kind="stable")
+    order_out = np.argsort(asarray(out), axis=axis, kind="stable")
     perm = np.empty_like(order_a)
     np.put_along_axis(perm, order_out, order_a, axis)
     return perm
@@ -61,7 +62,7 @@ def permute(v, perm, axis=-1):
     """v's entries taken along `axis` in the order `perm` (the tangent of a sort); axis=None: of v flattened."""
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     if axis is None:
         v, axis = v.ravel(), -1
     return np.take_along_axis(v, perm, axis)
@@ -71,7 +72,7 @@ def unpermute(v, perm, like, axis=-1):
     """The adjoint of permute: v's entries put back where `perm` took them from, shaped like `like`."""
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     out = np.zeros(np.shape(perm), dtype=np.result_type(v.dtype, np.float64))
     np.put_along_axis(out, perm, v, -1 if axis is None else axis)
     return np.reshape(out, np.shape(like))
@@ -81,7 +82,7 @@ def unpermute(v, perm, like, axis=-1):
 
 
 def _wrapped(indices, n, mode):
-    indices = np.asarray(indices)
+    indices = asarray(indices)
     if mode == "wrap":
         return np.mod(indices, n)
     if mode == "clip":
@@ -93,7 +94,7 @@ def take_vjp(v, indices, like, axis=None, mode="raise"):
     """The adjoint of np.take(a, indices, axis, mode=mode): v added back at the indices (repeats accumulate)."""
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     shape = np.shape(like)
     out = _float_zeros(int(np.prod(shape)) if axis is None else shape, v.dtype)
     if axis is None:
@@ -108,18 +109,18 @@ def take_along_vjp(v, indices, like, axis=-1):
     """The adjoint of np.take_along_axis(a, indices, axis): v added back at the indices (repeats accumulate)."""
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     shape = np.shape(like)
     if axis is None:
         out = _float_zeros(int(np.prod(shape)), v.dtype)
-        np.add.at(out, np.asarray(indices), v)
+        np.add.at(out, asarray(indices), v)
         return np.reshape(out, shape)
     ndim = len(shape)
     ax = axis % ndim
     index = []
     for d in range(ndim):
         if d == ax:
-            index.append(np.asarray(indices))
+            index.append(asarray(indices))
         else:
             index.append(np.arange(shape[d]).reshape((-1,) + (1,) * (ndim - d - 1)))
     out = _float_zeros(shape, v.dtype)
@@ -157,13 +158,13 @@ def rollaxis_axes(like, axis, start=0):
 def _diff_parts(a, prepend, append, axis):
     """The pieces np.diff joins before differencing: (prepend or None, a, append or None), broadcast as NumPy
     does (a number becomes a slab of length 1 along `axis`)."""
-    a = np.asarray(a)
+    a = asarray(a)
     axis = axis % a.ndim
 
     def grown(x):
         if x is None:
             return None
-        x = np.asarray(x)
+        x = asarray(x)
         if x.ndim == 0:
             shape = list(a.shape)
             shape[axis] = 1
@@ -183,14 +184,14 @@ def diff_tangent(v, which, a, n=1, axis=-1, prepend=None, append=None):
         return 0.0
     pieces = _diff_parts(a, prepend, append, axis)
     axis = pieces[3]
-    dtype = np.result_type(np.asarray(v).dtype, np.float64)
+    dtype = np.result_type(asarray(v).dtype, np.float64)
     joined = []
     slot = _SLOT[which]
     for k, piece in enumerate(pieces[:3]):
         if piece is None:
             continue
         if k == slot:
-            joined.append(np.broadcast_to(np.asarray(v, dtype=dtype), piece.shape))
+            joined.append(np.broadcast_to(asarray(v, dtype=dtype), piece.shape))
         else:
             joined.append(np.zeros(piece.shape, dtype=dtype))
     return np.diff(np.concatenate(joined, axis=axis), n=n, axis=axis)
@@ -202,7 +203,7 @@ def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
         return 0.0
     pieces = _diff_parts(a, prepend, append, axis)
     axis = pieces[3]
-    total = np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    total = asarray(v, dtype=np.result_type(asarray(v).dtype, np.float64))
     for _ in range(n):  # the adjoint of one difference x[1:] - x[:-1]
         total = -np.diff(total, axis=axis, prepend=0.0, append=0.0)
     start, slot = 0, _SLOT[which]
@@ -231,7 +232,7 @@ def per_axis_aligned(value, ndim):
     refuses such a value, so this changes no call NumPy accepts."""
     if value is None or np.ndim(value) != 2 or not 1 < np.shape(value)[0] < ndim:
         return value
-    rows = np.broadcast_to(np.asarray(value, dtype=object), (np.shape(value)[0], 2))
+    rows = np.broadcast_to(asarray(value, dtype=object), (np.shape(value)[0], 2))
     return tuple(map(tuple, rows[:1])) * (ndim - rows.shape[0]) + tuple(map(tuple, rows))
 
 
@@ -290,11 +291,11 @@ def select_tangent(v, which, condlist, choicelist, default=0):
         t_choices, t_default = v, 0.0
     else:
         t_choices, t_default = [0.0] * len(choicelist), v
-    dtypes = [np.asarray(t).dtype for t in (*t_choices, t_default) if not is_zero(t)]
+    dtypes = [asarray(t).dtype for t in (*t_choices, t_default) if not is_zero(t)]
     dtype = np.result_type(np.float64, *dtypes)
-    choices = [np.broadcast_to(np.asarray(t, dtype=dtype), shape) for t in t_choices]
-    base = np.broadcast_to(np.asarray(t_default, dtype=dtype), shape)
-    return np.select(condlist, choices, base) if choices else np.array(base)
+    choices = [np.broadcast_to(asarray(t, dtype=dtype), shape) for t in t_choices]
+    base = np.broadcast_to(asarray(t_default, dtype=dtype), shape)
+    return np.select(condlist, choices, base) if choices else array(base)
 
 
 def select_vjp(v, which, condlist, choicelist, default=0):
@@ -303,12 +304,12 @@ def select_vjp(v, which, condlist, choicelist, default=0):
     where no condition holds."""
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     shape = _select_shape(condlist, choicelist, default)
     taken = np.zeros(shape, dtype=bool)
     parts = []
     for cond, choice in zip(condlist, choicelist):
-        here = np.broadcast_to(np.asarray(cond, dtype=bool), shape) & ~taken
+        here = np.broadcast_to(asarray(cond, dtype=bool), shape) & ~taken
         taken |= here
         parts.append(_sum_to(np.where(here, v, 0.0), np.shape(choice)))
     if which == "default":
@@ -328,17 +329,17 @@ def trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
     ax = axis % len(shape)
     n = shape[ax]
     if n <= 1:
-        return np.zeros(shape, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+        return np.zeros(shape, dtype=np.result_type(asarray(v).dtype, np.float64))
     if x is None:
         steps = np.full(max(n - 1, 0), dx, dtype=np.result_type(dx, np.float64))
     else:
-        steps = np.diff(np.asarray(x, dtype=np.result_type(x, np.float64)), axis=-1 if np.ndim(x) == 1 else ax)
+        steps = np.diff(asarray(x, dtype=np.result_type(x, np.float64)), axis=-1 if np.ndim(x) == 1 else ax)
     x_ax = -1 if np.ndim(steps) == 1 else ax
     zero = np.zeros_like(np.take(steps, [0], axis=x_ax))
     weights = (np.concatenate([zero, steps], axis=x_ax) + np.concatenate([steps, zero], axis=x_ax)) / 2.0
     if np.ndim(weights) == 1:
         weights = np.reshape(weights, (n,) + (1,) * (len(shape) - ax - 1))
-    return _sum_to(np.expand_dims(np.asarray(v), ax) * weights, shape)
+    return _sum_to(np.expand_dims(asarray(v), ax) * weights, shape)
 
 
 def trapezoid_x_vjp(v, y, like, axis=-1):
@@ -346,12 +347,12 @@ def trapezoid_x_vjp(v, y, like, axis=-1):
     the step before it and the step after it, weighted by the mean of y over each."""
     if is_zero(v) or is_zero(y):
         return 0.0
-    y = np.asarray(y)
+    y = asarray(y)
     ax = axis % y.ndim
     n = y.shape[ax]
     means = (np.take(y, np.arange(1, n), axis=ax) + np.take(y, np.arange(n - 1), axis=ax)) / 2.0
     moves = -np.diff(means, axis=ax, prepend=0.0, append=0.0)
-    total = np.expand_dims(np.asarray(v), ax) * moves
+    total = np.expand_dims(asarray(v), ax) * moves
     if np.ndim(like) == 1:
         return np.sum(np.reshape(np.moveaxis(total, ax, -1), (-1, n)), axis=0)
     return _sum_to(total, np.shape(like))

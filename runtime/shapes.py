@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import array, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -52,14 +53,14 @@ def _keep(ans, ndim, axis, keepdims):
 
 def tie_weights(a, best, axis=None, keepdims=False):
     """Where `a` attains its max/min `best`, 1/(number of ties); elsewhere 0 (JAX's rule for ties)."""
-    hit = np.asarray(a) == _keep(best, np.ndim(a), axis, keepdims)
+    hit = asarray(a) == _keep(best, np.ndim(a), axis, keepdims)
     count = np.sum(hit, axis=axis, keepdims=True)
     return hit / count
 
 
 def _to_last(a, axis):
     """Move the reduced axes of `a` to the end and flatten them: (rest..., n), plus how to undo it."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = reduced_axes(a.ndim, axis)
     rest = [d for d in range(a.ndim) if d not in axes]
     moved = np.transpose(a, rest + list(axes))
@@ -84,7 +85,7 @@ def _exclusive_prod(x):
 
 def prod_others(a, axis=None):
     """For each entry of `a`, the product of the other entries of its reduction group (d np.prod / d a)."""
-    flat, undo = _to_last(np.asarray(a, dtype=np.result_type(a, np.float64)), axis)
+    flat, undo = _to_last(asarray(a, dtype=np.result_type(a, np.float64)), axis)
     if flat.shape[-1] == 0:
         return undo(flat)
     return undo(_exclusive_prod(flat))
@@ -94,7 +95,7 @@ def prod_others_vjp(g, a, axis=None):
     """The adjoint of prod_others: result_j = sum over i != j of g_i * prod over k not in {i, j} of a_k."""
     if is_zero(g):
         return 0.0
-    flat, undo = _to_last(np.asarray(a, dtype=np.result_type(a, np.float64)), axis)
+    flat, undo = _to_last(asarray(a, dtype=np.result_type(a, np.float64)), axis)
     gflat, _ = _to_last(g, axis)
     n = flat.shape[-1]
     # rows[..., i, :] is `a` with entry i replaced by 1
@@ -152,7 +153,7 @@ def prod_others_vjp2(v, w, a, axis=None):
     if is_zero(v) or is_zero(w):
         return 0.0
     dtype = np.result_type(a, v, w, np.float64)
-    flat, undo = _to_last(np.asarray(a, dtype=dtype), axis)
+    flat, undo = _to_last(asarray(a, dtype=dtype), axis)
     directions = [_to_last(np.broadcast_to(x, np.shape(a)).astype(dtype), axis)[0] for x in (v, w)]
     return undo(_exclusive_multilinear(flat, directions))
 
@@ -161,7 +162,7 @@ def cumsum_vjp(g, like, axis=None):
     """The adjoint of np.cumsum: a reversed cumulative sum, shaped like the input."""
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     if axis is None:
         return np.reshape(np.cumsum(g.ravel()[::-1])[::-1], np.shape(like))
     return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
@@ -189,7 +190,7 @@ def split_like(g, arrays, axis=0, ndmin=1):
     """The adjoint of joining `arrays` along `axis` (np.concatenate, hstack, vstack): one piece per array."""
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     shapes = [np.shape(x) for x in arrays]
     if axis is None:
         sizes = [int(np.prod(s)) for s in shapes]
@@ -206,11 +207,11 @@ def split_like(g, arrays, axis=0, ndmin=1):
 
 
 def _part(p, shape, dtype):
-    return np.zeros(shape, dtype=dtype) if is_zero(p) else np.reshape(np.asarray(p), shape)
+    return np.zeros(shape, dtype=dtype) if is_zero(p) else np.reshape(asarray(p), shape)
 
 
 def _dtype(parts):
-    return np.result_type(np.float64, *[np.asarray(p).dtype for p in parts if not is_zero(p)])
+    return np.result_type(np.float64, *[asarray(p).dtype for p in parts if not is_zero(p)])
 
 
 def concat_like(parts, arrays, axis=0, ndmin=1):
@@ -227,7 +228,7 @@ def unstack_like(g, arrays, axis=0):
     """The adjoint of np.stack(arrays, axis): the slices of g along `axis`."""
     if is_zero(g):
         return 0.0
-    g = np.moveaxis(np.asarray(g), axis, 0)
+    g = np.moveaxis(asarray(g), axis, 0)
     out = tuple(g[i] for i in range(len(arrays)))
     return list(out) if isinstance(arrays, list) else out
 
@@ -261,7 +262,7 @@ def unrepeat(g, like, repeats, axis=None):
     """The adjoint of np.repeat(a, repeats, axis): the copies of each entry of g summed."""
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     shape = np.shape(like)
     if axis is None:
         n, ax, moved = int(np.prod(shape)), 0, g
@@ -281,7 +282,7 @@ def unrepeat(g, like, repeats, axis=None):
 
 def astype(x, dtype):
     """x.astype(dtype), also for Python scalars."""
-    return np.asarray(x).astype(dtype) if not isinstance(x, np.generic) else x.astype(dtype)
+    return asarray(x).astype(dtype) if not isinstance(x, np.generic) else x.astype(dtype)
 
 
 def astype_vjp(g, like, dtype):
@@ -293,7 +294,7 @@ def astype_vjp(g, like, dtype):
         return 0.0
     if np.dtype(dtype).kind == "f" and np.iscomplexobj(g):
         g = np.real(g)  # the adjoint of a real result: only its real part means something
-    return np.asarray(g).astype(x_dtype) if not isinstance(g, np.generic) else g.astype(x_dtype)
+    return asarray(g).astype(x_dtype) if not isinstance(g, np.generic) else g.astype(x_dtype)
 
 
 def astype_jvp(t, dtype):
@@ -305,7 +306,7 @@ def astype_jvp(t, dtype):
 
 def flatten(x):
     """x.flatten(): a 1-D copy."""
-    return np.array(x, copy=True).ravel()
+    return array(x, copy=True).ravel()
 
 
 def is_array(x, zero_d_at=None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import asarray
 from .tree import is_zero
 
 __all__ = [
@@ -167,7 +168,7 @@ def tril_half(x):
     """The lower triangle of each matrix of x with its diagonal halved (a linear map equal to its own adjoint)."""
     if is_zero(x):
         return 0.0
-    x = np.asarray(x)
+    x = asarray(x)
     n = x.shape[-1]
     return x * (np.tri(n, dtype=x.dtype) - 0.5 * np.eye(n, dtype=x.dtype))
 
