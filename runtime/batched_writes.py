@@ -6,7 +6,7 @@ import numpy as np
 from .adjoint import get_kept, unbroadcast
 from .batching import _batch_axis_first, _Shape, batch_index, batched_setitem, unbroadcast_batched
 from .likeness import dtype_like
-from .namespace import array
+from .namespace import array, array_namespace
 from .tree import is_zero
 
 __all__ = ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_put_region"]
@@ -43,7 +43,8 @@ def batched_region_vjp(g, like, index, like_batched, mask=None):
 def batched_put_region(like, index, v, v_batched, mask=None):
     """Zeros shaped like the batched x with each written example's region `index` set to v: the tangent that the
     value written by rt.batched_setitem brings, and the adjoint of batched_region_vjp."""
+    xp = array_namespace(like, v)
     if is_zero(v):
         return 0.0
-    out = np.zeros(np.shape(like), dtype=np.result_type(dtype_like(like), dtype_like(v), np.float64))
+    out = xp.zeros(np.shape(like), dtype=np.result_type(dtype_like(like), dtype_like(v), np.float64))
     return batched_setitem(out, index, v, v_batched, mask)

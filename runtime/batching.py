@@ -847,13 +847,14 @@ def batched_getitem_vjp(acc, x, index, g):
 
 def batched_pack(x, parts):
     """The adjoint of batched_unpack."""
+    xp = array_namespace(x, *parts)
     from .tree import is_zero, pack_like
 
     if isinstance(x, (tuple, list, dict)):
         return pack_like(x, parts)
     if all(is_zero(p) for p in parts):
         return 0.0
-    out = np.zeros(np.shape(x), dtype=np.result_type(float, *[asarray(p).dtype for p in parts]))
+    out = xp.zeros(np.shape(x), dtype=np.result_type(float, *[asarray(p).dtype for p in parts]))
     for i, p in enumerate(parts):
         if not is_zero(p):
             out[:, i] = p
@@ -905,6 +906,7 @@ def _really_batched(x, flag):
 
 def unbroadcast_batched(v, like, v_batched, like_batched):
     """unbroadcast for every example: v summed down to one example's shape of `like`."""
+    xp = array_namespace(v, like)
     from .tree import is_zero
 
     if is_zero(v) or isinstance(v, (tuple, list, dict)):
@@ -917,7 +919,7 @@ def unbroadcast_batched(v, like, v_batched, like_batched):
     if shape == tuple(target):
         return v
     if len(shape) < len(target):
-        return np.broadcast_to(align((v, np.zeros(target)), (True, False))[0], np.shape(v)[:1] + tuple(target))
+        return np.broadcast_to(align((v, xp.zeros(target)), (True, False))[0], np.shape(v)[:1] + tuple(target))
     lead = len(shape) - len(target)
     axes = tuple(range(1, 1 + lead)) + tuple(
         1 + lead + i for i, n in enumerate(target) if n == 1 and shape[lead + i] != 1
@@ -1067,6 +1069,7 @@ def batched_materialize(v, like, v_batched, like_batched):
 
 def batched_scalar_seed(value, what):
     """The seed of grad for every example (each example's output must be a scalar)."""
+    xp = array_namespace(value)
     from .tree import OutputError, check_real_output
 
     if np.ndim(value) != 1:
@@ -1075,7 +1078,7 @@ def batched_scalar_seed(value, what):
             "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)"
         )
     check_real_output(value, what, "grad")
-    return np.ones(np.shape(value), dtype=value.dtype)
+    return xp.ones(np.shape(value), dtype=value.dtype)
 
 
 __all__ += [

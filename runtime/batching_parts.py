@@ -11,7 +11,7 @@ import numpy as np
 from .batching import batch_axis
 from .copies import _is_float_data, _placements, _results
 from .likeness import dtype_like
-from .namespace import array, asarray
+from .namespace import array, array_namespace, asarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -134,10 +134,11 @@ def items_of(seq):
 
 def items_of_vjp(v, seq):
     """The adjoint of items_of: for an array, its items' parts stacked back along axis 1 (a zero part as zeros)."""
+    xp = array_namespace(seq, *v)
     if is_zero(v) or not isinstance(seq, np.ndarray):
         return v
     dtype = np.result_type(np.float64, *(asarray(p).dtype for p in v if not is_zero(p)))
-    return np.stack([np.zeros(seq.shape[:1] + seq.shape[2:], dtype) if is_zero(p) else p for p in v], axis=1)
+    return np.stack([xp.zeros(seq.shape[:1] + seq.shape[2:], dtype) if is_zero(p) else p for p in v], axis=1)
 
 
 def select_rank(*trees):
@@ -257,6 +258,7 @@ def batched_copies(fn, items, batched, *options):
 def batched_copied_parts(g, fn, items, batched, *options):
     """The adjoint of rt.batched_copies(fn, items, batched, *options): one part per item, batched items' with the
     examples in axis 0, unbatched items' summed over the examples (0.0 for items that carry no derivative)."""
+    xp = array_namespace(g)
     if is_zero(g):
         return 0.0
     if isinstance(items, np.ndarray):  # the sequence as one array: its adjoint one array too
@@ -271,13 +273,13 @@ def batched_copied_parts(g, fn, items, batched, *options):
             parts.append(0.0)
             continue
         count = int(np.prod(np.shape(stand_ins[i])))
-        total = np.zeros((count, size), dtype=np.result_type(np.float64, dtype_like(stand_ins[i])))
+        total = xp.zeros((count, size), dtype=np.result_type(np.float64, dtype_like(stand_ins[i])))
         for where, cotangent in zip(_placements(fn, stand_ins, options, i), cotangents):
             if is_zero(cotangent):
                 continue
             taken = where > 0
             rows = np.reshape(np.broadcast_to(cotangent, (size,) + where.shape), (size, -1))
-            np.add.at(total, where[taken] - 1, rows[:, taken.ravel()].T)
+            xp.add.at(total, where[taken] - 1, rows[:, taken.ravel()].T)
         total = np.reshape(total.T, (size,) + np.shape(stand_ins[i]))
         if flag:
             parts.append(_like_item(total, item))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .namespace import asarray
+from .namespace import array_namespace, asarray
 from .tree import is_zero as _is_symbolic_zero
 
 
@@ -97,24 +97,26 @@ def _lower(uplo):
 
 def hermitian_part(x, UPLO="L", on=True):
     """The matrices of x with the triangle UPLO names mirrored onto the other (x itself when `on` is false)."""
+    xp = array_namespace(x)
     if is_zero(x) or not on:
         return x
     x = asarray(x)
     k = -1 if _lower(UPLO) else 1
     part = np.tril(x, k) if k < 0 else np.triu(x, k)
-    diagonal = x * np.eye(x.shape[-1], dtype=x.dtype)
+    diagonal = x * xp.eye(x.shape[-1], dtype=x.dtype)
     return part + np.swapaxes(part, -1, -2) + diagonal
 
 
 def hermitian_part_vjp(g, UPLO="L", on=True):
     """The adjoint of hermitian_part: g folded onto the triangle UPLO names (g itself when `on` is false)."""
+    xp = array_namespace(g)
     if is_zero(g) or not on:
         return g
     g = asarray(g)
     k = -1 if _lower(UPLO) else 1
     both = g + np.swapaxes(g, -1, -2)
     part = np.tril(both, k) if k < 0 else np.triu(both, k)
-    return part + g * np.eye(g.shape[-1], dtype=g.dtype)
+    return part + g * xp.eye(g.shape[-1], dtype=g.dtype)
 
 
 # ---------------------------------------------------------------------------- eigenvalue gaps
@@ -124,12 +126,13 @@ def gap_scaled(x, w):
     """x[..., i, j] / (w[..., j] - w[..., i]) off the diagonal, 0 on it: the spectral factor of eigh and svd.
 
     A tie (two equal eigenvalues) where x is not zero has no derivative: it raises instead of giving inf or nan."""
+    xp = array_namespace(x, w)
     if is_zero(x):
         return 0.0
     x, w = asarray(x), asarray(w)
     n = w.shape[-1]
     gap = w[..., None, :] - w[..., :, None]
-    off = ~np.eye(n, dtype=bool)
+    off = ~xp.eye(n, dtype=bool)
     tie = (gap == 0) & off & (x != 0)
     if np.any(tie):
         raise ValueError(
@@ -179,10 +182,11 @@ def diag_part(x):
 
 def diag_embed(v):
     """The vectors of v (..., n) as diagonal matrices (..., n, n); the adjoint of np.diagonal(x, 0, -2, -1)."""
+    xp = array_namespace(v)
     if is_zero(v):
         return 0.0
     v = asarray(v)
-    return v[..., :, None] * np.eye(v.shape[-1], dtype=np.result_type(v, np.float64))
+    return v[..., :, None] * xp.eye(v.shape[-1], dtype=np.result_type(v, np.float64))
 
 
 # ---------------------------------------------------------------------------- matrix_power
@@ -301,18 +305,20 @@ def as_weights(v, like, columns):
     """A cotangent of lstsq's residuals (shaped like `like`) as one weight per column of b (b a matrix, or b a
     vector as one column): zeros where there are no residuals, as many as `columns` (the solution as columns)
     has."""
+    xp = array_namespace(v, like, columns)
     if is_zero(v):
         return 0.0
     if np.size(like) == 0:
-        return np.zeros(np.shape(columns)[-1])
+        return xp.zeros(np.shape(columns)[-1])
     return np.reshape(v, (-1,))
 
 
 def from_weights(v, like, columns):
     """The adjoint of as_weights: weights back in the shape of lstsq's residuals `like` (zeros where there are
     none)."""
+    xp = array_namespace(v, like, columns)
     if np.size(like) == 0:
-        return np.zeros(np.shape(like))
+        return xp.zeros(np.shape(like))
     if is_zero(v):
         return 0.0
     return np.reshape(v, np.shape(like))

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 
 from .adjoint import unbroadcast
-from .namespace import array, asarray
+from .namespace import array, array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -77,7 +77,8 @@ def _slot(terms, tensors, k):
     """d T / d tensors[k] for the full contraction of `tensors` with `terms`, shaped like tensors[k]."""
     if any(is_zero(x) for m, x in enumerate(tensors) if m != k):
         return 0.0
-    tensors = [asarray(x) for x in tensors]
+    xp = array_namespace(*tensors)
+    tensors = [xp.asarray(x) for x in tensors]
     sizes = {}
     for term, x in zip(terms, tensors):
         for c, n in zip(term, x.shape):
@@ -107,7 +108,7 @@ def _slot(terms, tensors, k):
     dtype = r.dtype if r.dtype.kind in "fc" else np.dtype(np.float64)  # floating, float32 stays float32
     if len(unique) == len(target):
         return array(r, dtype=dtype)
-    out = np.zeros(shape, dtype=dtype)
+    out = xp.zeros(shape, dtype=dtype)
     np.einsum(target + "->" + unique, out)[...] = r  # a writable view of the diagonal
     return out
 
@@ -230,9 +231,10 @@ def _diagonal_index(shape, offset, axis1, axis2):
 
 
 def _embed_diagonal(values, like, offset, axis1, axis2):
+    xp = array_namespace(values, like)
     shape = np.shape(like)
     moved_shape, rows, cols, axis1, axis2 = _diagonal_index(shape, offset, axis1, axis2)
-    out = np.zeros(moved_shape, dtype=np.result_type(asarray(values).dtype, np.float64))
+    out = xp.zeros(moved_shape, dtype=np.result_type(asarray(values).dtype, np.float64))
     out[..., rows, cols] = values
     return np.moveaxis(out, (-2, -1), (axis1, axis2))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
-from .namespace import asarray
+from .namespace import array_namespace, asarray
 from .tree import get, is_zero, pack_like
 
 __all__ = [
@@ -143,10 +143,11 @@ def item_batched(x, index, axes=1):
 
 def item_vjp(bar, x, index):
     """The adjoint of x in x.item(*index): bar at that element, zeros elsewhere."""
+    xp = array_namespace(bar, x)
     if is_zero(bar):
         return 0.0
     dtype = dtype_like(x)
-    out = np.zeros(np.shape(x), dtype=dtype if dtype.kind == "f" else np.float64)
+    out = xp.zeros(np.shape(x), dtype=dtype if dtype.kind == "f" else np.float64)
     out.reshape(-1)[_flat_position(np.shape(x), index)] = bar
     return out
 

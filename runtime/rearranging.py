@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .copies import copied_parts, copies_of
-from .namespace import array, asarray
+from .namespace import array, array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -70,10 +70,11 @@ def permute(v, perm, axis=-1):
 
 def unpermute(v, perm, like, axis=-1):
     """The adjoint of permute: v's entries put back where `perm` took them from, shaped like `like`."""
+    xp = array_namespace(v, perm, like)
     if is_zero(v):
         return 0.0
     v = asarray(v)
-    out = np.zeros(np.shape(perm), dtype=np.result_type(v.dtype, np.float64))
+    out = xp.zeros(np.shape(perm), dtype=np.result_type(v.dtype, np.float64))
     np.put_along_axis(out, perm, v, -1 if axis is None else axis)
     return np.reshape(out, np.shape(like))
 
@@ -92,28 +93,30 @@ def _wrapped(indices, n, mode):
 
 def take_vjp(v, indices, like, axis=None, mode="raise"):
     """The adjoint of np.take(a, indices, axis, mode=mode): v added back at the indices (repeats accumulate)."""
+    xp = array_namespace(v, like)
     if is_zero(v):
         return 0.0
     v = asarray(v)
     shape = np.shape(like)
     out = _float_zeros(int(np.prod(shape)) if axis is None else shape, v.dtype)
     if axis is None:
-        np.add.at(out, _wrapped(indices, out.size, mode), v)
+        xp.add.at(out, _wrapped(indices, out.size, mode), v)
         return np.reshape(out, shape)
     ax = axis % len(shape)
-    np.add.at(out, (slice(None),) * ax + (_wrapped(indices, shape[ax], mode),), v)
+    xp.add.at(out, (slice(None),) * ax + (_wrapped(indices, shape[ax], mode),), v)
     return out
 
 
 def take_along_vjp(v, indices, like, axis=-1):
     """The adjoint of np.take_along_axis(a, indices, axis): v added back at the indices (repeats accumulate)."""
+    xp = array_namespace(v, like)
     if is_zero(v):
         return 0.0
     v = asarray(v)
     shape = np.shape(like)
     if axis is None:
         out = _float_zeros(int(np.prod(shape)), v.dtype)
-        np.add.at(out, asarray(indices), v)
+        xp.add.at(out, asarray(indices), v)
         return np.reshape(out, shape)
     ndim = len(shape)
     ax = axis % ndim
@@ -122,9 +125,9 @@ def take_along_vjp(v, indices, like, axis=-1):
         if d == ax:
             index.append(asarray(indices))
         else:
-            index.append(np.arange(shape[d]).reshape((-1,) + (1,) * (ndim - d - 1)))
+            index.append(xp.arange(shape[d]).reshape((-1,) + (1,) * (ndim - d - 1)))
     out = _float_zeros(shape, v.dtype)
-    np.add.at(out, tuple(index), v)
+    xp.add.at(out, tuple(index), v)
     return out
 
 
@@ -180,6 +183,7 @@ _SLOT = {0: 1, 1: 0, 2: 2}  # argument (0: a, 1: prepend, 2: append) -> its plac
 def diff_tangent(v, which, a, n=1, axis=-1, prepend=None, append=None):
     """np.diff's tangent when only argument `which` (0: a, 1: prepend, 2: append) moves, by v: the difference of
     the joined pieces with v in its place and zeros elsewhere."""
+    xp = array_namespace(v, a)
     if is_zero(v):
         return 0.0
     pieces = _diff_parts(a, prepend, append, axis)
@@ -193,12 +197,13 @@ def diff_tangent(v, which, a, n=1, axis=-1, prepend=None, append=None):
         if k == slot:
             joined.append(np.broadcast_to(asarray(v, dtype=dtype), piece.shape))
         else:
-            joined.append(np.zeros(piece.shape, dtype=dtype))
+            joined.append(xp.zeros(piece.shape, dtype=dtype))
     return np.diff(np.concatenate(joined, axis=axis), n=n, axis=axis)
 
 
 def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
     """The adjoint of argument `which` (0: a, 1: prepend, 2: append) of np.diff(a, n, axis, prepend, append)."""
+    xp = array_namespace(v, a)
     if is_zero(v):
         return 0.0
     pieces = _diff_parts(a, prepend, append, axis)
@@ -212,7 +217,7 @@ def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
             continue
         stop = start + piece.shape[axis]
         if k == slot:
-            part = np.take(total, np.arange(start, stop), axis=axis)
+            part = np.take(total, xp.arange(start, stop), axis=axis)
             original = (prepend, a, append)[k]
             return _sum_to(part, np.shape(original))
         start = stop
@@ -302,11 +307,12 @@ def select_vjp(v, which, condlist, choicelist, default=0):
     """The adjoint of np.select(condlist, choicelist, default): for which="choices", one part per choice (where
     its condition is the first that holds), as a list or tuple as choicelist is; for which="default", the part
     where no condition holds."""
+    xp = array_namespace(v, *condlist)
     if is_zero(v):
         return 0.0
     v = asarray(v)
     shape = _select_shape(condlist, choicelist, default)
-    taken = np.zeros(shape, dtype=bool)
+    taken = xp.zeros(shape, dtype=bool)
     parts = []
     for cond, choice in zip(condlist, choicelist):
         here = np.broadcast_to(asarray(cond, dtype=bool), shape) & ~taken
@@ -323,15 +329,16 @@ def select_vjp(v, which, condlist, choicelist, default=0):
 def trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
     """The adjoint of y in np.trapezoid(y, x, dx, axis) (linear in y): v spread over the samples, each weighted
     by half the steps on either side of it."""
+    xp = array_namespace(v, like, x)
     if is_zero(v):
         return 0.0
     shape = np.shape(like)
     ax = axis % len(shape)
     n = shape[ax]
     if n <= 1:
-        return np.zeros(shape, dtype=np.result_type(asarray(v).dtype, np.float64))
+        return xp.zeros(shape, dtype=np.result_type(asarray(v).dtype, np.float64))
     if x is None:
-        steps = np.full(max(n - 1, 0), dx, dtype=np.result_type(dx, np.float64))
+        steps = xp.full(max(n - 1, 0), dx, dtype=np.result_type(dx, np.float64))
     else:
         steps = np.diff(asarray(x, dtype=np.result_type(x, np.float64)), axis=-1 if np.ndim(x) == 1 else ax)
     x_ax = -1 if np.ndim(steps) == 1 else ax
@@ -345,12 +352,13 @@ def trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
 def trapezoid_x_vjp(v, y, like, axis=-1):
     """The adjoint of the sample points x in np.trapezoid(y, x, axis=axis) (x shaped like `like`): each point moves
     the step before it and the step after it, weighted by the mean of y over each."""
+    xp = array_namespace(v, y, like)
     if is_zero(v) or is_zero(y):
         return 0.0
     y = asarray(y)
     ax = axis % y.ndim
     n = y.shape[ax]
-    means = (np.take(y, np.arange(1, n), axis=ax) + np.take(y, np.arange(n - 1), axis=ax)) / 2.0
+    means = (np.take(y, xp.arange(1, n), axis=ax) + np.take(y, xp.arange(n - 1), axis=ax)) / 2.0
     moves = -np.diff(means, axis=ax, prepend=0.0, append=0.0)
     total = np.expand_dims(asarray(v), ax) * moves
     if np.ndim(like) == 1:

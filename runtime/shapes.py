@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
-from .namespace import array, asarray
+from .namespace import array, array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -66,7 +66,7 @@ def _to_last(a, axis):
     moved = np.transpose(a, rest + list(axes))
     lead = moved.shape[: len(rest)]
     flat = np.reshape(moved, lead + (-1,))
-    inverse = np.argsort(rest + list(axes))
+    inverse = tuple(int(d) for d in np.argsort(rest + list(axes)))
 
     def undo(b):
         return np.transpose(np.reshape(b, moved.shape), inverse)
@@ -76,8 +76,9 @@ def _to_last(a, axis):
 
 def _exclusive_prod(x):
     """Along the last axis: the product of all the other entries, without dividing (so zeros are fine)."""
+    xp = array_namespace(x)
     n = x.shape[-1]
-    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    ones = xp.ones(x.shape[:-1] + (1,), dtype=x.dtype)
     left = np.cumprod(np.concatenate([ones, x[..., : n - 1]], axis=-1), axis=-1)
     right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     return left * right
@@ -93,6 +94,7 @@ def prod_others(a, axis=None):
 
 def prod_others_vjp(g, a, axis=None):
     """The adjoint of prod_others: result_j = sum over i != j of g_i * prod over k not in {i, j} of a_k."""
+    xp = array_namespace(g, a)
     if is_zero(g):
         return 0.0
     flat, undo = _to_last(asarray(a, dtype=np.result_type(a, np.float64)), axis)
@@ -100,7 +102,7 @@ def prod_others_vjp(g, a, axis=None):
     n = flat.shape[-1]
     # rows[..., i, :] is `a` with entry i replaced by 1
     rows = np.repeat(flat[..., None, :], n, axis=-2)
-    eye = np.eye(n, dtype=bool)
+    eye = xp.eye(n, dtype=bool)
     rows[..., eye] = 1.0
     pairs = _exclusive_prod(rows)  # pairs[..., i, j] = prod over k not in {i, j} (for i != j)
     pairs[..., eye] = 0.0
@@ -125,12 +127,13 @@ def _exclusive_multilinear(flat, directions):
     """Along the last axis, for each entry j: the coefficient of s_1 ... s_k in the product over the other
     entries l of (a_l + sum_r s_r v_r[l]), that is the k-th derivative of prod_others along v_1, ..., v_k
     (sums over distinct entries excluding j; no division, so zeros are fine)."""
+    xp = array_namespace(flat)
     n, size = flat.shape[-1], 1 << len(directions)
-    one = [np.ones(flat.shape[:-1], dtype=flat.dtype)] + [0.0] * (size - 1)
+    one = [xp.ones(flat.shape[:-1], dtype=flat.dtype)] + [0.0] * (size - 1)
     left = [one]  # left[l]: the product over the entries before l
     for l in range(n - 1):
         left.append(_times(left[-1], _term(flat, directions, l)))
-    out = np.empty(flat.shape, dtype=flat.dtype)
+    out = xp.empty(flat.shape, dtype=flat.dtype)
     right = one  # the product over the entries after l
     for l in range(n - 1, -1, -1):
         out[..., l] = _times(left[l], right)[size - 1]
@@ -260,6 +263,7 @@ def untile(g, like, reps):
 
 def unrepeat(g, like, repeats, axis=None):
     """The adjoint of np.repeat(a, repeats, axis): the copies of each entry of g summed."""
+    xp = array_namespace(g, like)
     if is_zero(g):
         return 0.0
     g = asarray(g)
@@ -269,10 +273,10 @@ def unrepeat(g, like, repeats, axis=None):
     else:
         ax = axis % len(shape)
         n, moved = shape[ax], g
-    owner = np.repeat(np.arange(n), repeats)
+    owner = np.repeat(xp.arange(n), repeats)
     moved = np.moveaxis(moved, ax, 0)
-    out = np.zeros((n,) + moved.shape[1:], dtype=np.result_type(g.dtype, np.float64))
-    np.add.at(out, owner, moved)
+    out = xp.zeros((n,) + moved.shape[1:], dtype=np.result_type(g.dtype, np.float64))
+    xp.add.at(out, owner, moved)
     out = np.moveaxis(out, 0, ax)
     return np.reshape(out, shape)
 

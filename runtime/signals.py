@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .adjoint import unbroadcast
-from .namespace import asarray
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -57,6 +57,7 @@ def _kernel(v, kind):
 def signal(a, v, mode, kind):
     """np.convolve(a, v, mode) (kind "convolve") or np.correlate(a, v, mode) (kind "correlate"), of one pair of
     signals or of stacks of them; a zero stays zero."""
+    ns = array_namespace(a, v)
     if is_zero(a) or is_zero(v):
         return 0.0
     a, v = asarray(a), asarray(v)
@@ -67,7 +68,7 @@ def signal(a, v, mode, kind):
         raise ValueError(f"np.{kind} of an empty signal")
     k = _kernel(v, kind)
     lead = np.broadcast_shapes(a.shape[:-1], v.shape[:-1])
-    full = np.zeros(lead + (n + m - 1,), dtype=np.result_type(a.dtype, v.dtype))
+    full = ns.zeros(lead + (n + m - 1,), dtype=np.result_type(a.dtype, v.dtype))
     for j in range(m):
         full[..., j : j + n] += a * k[..., j : j + 1]
     start, length = _window(n, m, mode, kind)
@@ -76,9 +77,10 @@ def signal(a, v, mode, kind):
 
 def _full(w, n, m, mode, kind):
     """w, the cotangent of the `mode` part of the full product of lengths n and m, placed in the full product."""
+    ns = array_namespace(w)
     w = asarray(w, dtype=np.result_type(asarray(w).dtype, np.float64))
     start, _ = _window(n, m, mode, kind)
-    full = np.zeros(w.shape[:-1] + (n + m - 1,), dtype=w.dtype)
+    full = ns.zeros(w.shape[:-1] + (n + m - 1,), dtype=w.dtype)
     full[..., start : start + w.shape[-1]] = w
     return full
 
@@ -94,13 +96,14 @@ def _slide(x, y):
 
 def signal_vjp_a(w, a, v, mode, kind):
     """The adjoint of a in signal(a, v, mode, kind), for the cotangent w of its result (`a` read for its shape)."""
+    ns = array_namespace(w, a, v)
     if is_zero(w) or is_zero(v):
         return 0.0
     v = asarray(v)
     n, m = np.shape(a)[-1], v.shape[-1]
     full = _full(w, n, m, mode, kind)
     k = _kernel(v, kind)
-    total = np.zeros(np.broadcast_shapes(full.shape[:-1], k.shape[:-1]) + (n,), dtype=full.dtype)
+    total = ns.zeros(np.broadcast_shapes(full.shape[:-1], k.shape[:-1]) + (n,), dtype=full.dtype)
     for j in range(m):
         total += full[..., j : j + n] * k[..., j : j + 1]
     return unbroadcast(total, a)
@@ -124,6 +127,7 @@ def signal_vjp_v(w, a, v, mode, kind):
 def _cross_vjp(w, x_like, other, axisa, axisb, axisc, axis, which):
     """The adjoint of operand `which` (0: a, 1: b) of np.cross(a, b, ...), `other` the other operand: per component
     i of the vectors, the cotangent against the cross product of the i-th unit vector with `other`."""
+    ns = array_namespace(w, x_like, other)
     if axis is not None:
         axisa = axisb = axisc = axis
     shape = np.shape(x_like)
@@ -134,7 +138,7 @@ def _cross_vjp(w, x_like, other, axisa, axisb, axisc, axis, which):
     w = np.moveaxis(asarray(w), axisc, -1) if vectors else asarray(w)
     rows = []
     for i in range(m):
-        unit = np.zeros(m)
+        unit = ns.zeros(m)
         unit[i] = 1.0
         with warnings.catch_warnings():  # 2-vectors: the user's own call has warned already
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -223,10 +227,11 @@ def _row_by_row(fn, xp, *arrays):
 
 def _fold(out, order):
     """The adjoint of _extend: an adjoint of the extended fq, as one of fp."""
-    folded = np.zeros(out.shape[0] - 2, dtype=out.dtype)
-    np.add.at(folded, order, out[1:-1])
-    np.add.at(folded, order[-1:], out[:1])
-    np.add.at(folded, order[:1], out[-1:])
+    ns = array_namespace(out)
+    folded = ns.zeros(out.shape[0] - 2, dtype=out.dtype)
+    ns.add.at(folded, order, out[1:-1])
+    ns.add.at(folded, order[-1:], out[:1])
+    ns.add.at(folded, order[:1], out[-1:])
     return folded
 
 
@@ -263,13 +268,14 @@ def _take(a, i, lead):
 def _segments(x, xp):
     """For each x: the segment i of xp it falls in (xp[i] <= x <= xp[i + 1]), its place w in it (0 to 1), whether it
     is inside [xp[0], xp[-1]], and the segment's width."""
+    ns = array_namespace(x, xp)
     x = asarray(x, dtype=np.float64)
     xp = asarray(xp, dtype=np.float64)
     lead, n = _lead(xp), xp.shape[-1]
     first, last = _ends(x, xp)
     inside = (x >= first) & (x <= last)
     if n < 2:
-        return np.zeros(x.shape, dtype=np.intp), np.zeros(x.shape), inside, np.ones(x.shape)
+        return ns.zeros(x.shape, dtype=np.intp), ns.zeros(x.shape), inside, ns.ones(x.shape)
     if lead:
         counts = np.sum(_rows(xp, lead)[:, None, :] <= _rows(x, lead)[:, :, None], axis=-1)
         i = np.clip(counts.reshape(x.shape) - 1, 0, n - 2)
@@ -302,6 +308,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 def interp_slope(x, xp, fp, left=None, right=None, period=None):
     """The derivative of np.interp(x, xp, fp) in x: the slope of the segment each x falls in, 0 outside xp's range."""
+    ns = array_namespace(x, xp, fp)
     if is_zero(fp):
         return 0.0
     if period is not None and np.ndim(xp) > 1:
@@ -311,7 +318,7 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
         return interp_slope(x, xq, _extend(fp, order))
     fp = asarray(fp)
     if fp.shape[-1] < 2:
-        return np.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
+        return ns.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
     lead = _lead(fp)
     i, _, inside, width = _segments(x, xp)
     return np.where(inside, (_take(fp, i + 1, lead) - _take(fp, i, lead)) / width, 0.0)
@@ -319,14 +326,16 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
 
 def _scatter(out, i, values, lead):
     """out[..., i] += values, entry by entry of the stack (out of shape lead + (n,), i and values lead + X)."""
+    ns = array_namespace(out, values)
     rows = _rows(out, lead)
-    k = np.broadcast_to(np.arange(rows.shape[0])[:, None], _rows(i, lead).shape)
-    np.add.at(rows, (k, _rows(i, lead)), _rows(np.broadcast_to(values, np.shape(i)), lead))
+    k = np.broadcast_to(ns.arange(rows.shape[0])[:, None], _rows(i, lead).shape)
+    ns.add.at(rows, (k, _rows(i, lead)), _rows(np.broadcast_to(values, np.shape(i)), lead))
     return rows.reshape(out.shape)
 
 
 def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in interp_slope(x, xp, fp), fp shaped like `like`."""
+    ns = array_namespace(v, x, xp, like)
     if is_zero(v):
         return 0.0
     if period is not None and np.ndim(xp) > 1:
@@ -338,7 +347,7 @@ def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     v = asarray(v)
     shape = np.shape(like)
     lead = shape[:-1]
-    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    out = ns.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
     if shape[-1] < 2:
         return out
     i, _, inside, width = _segments(x, xp)
@@ -359,6 +368,7 @@ def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
 
 def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in np.interp(x, xp, fp, left, right), fp shaped like `like`."""
+    ns = array_namespace(v, x, xp, like)
     if is_zero(v):
         return 0.0
     if period is not None and np.ndim(xp) > 1:
@@ -370,7 +380,7 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     shape = np.shape(like)
     lead, n = shape[:-1], shape[-1]
     v = np.broadcast_to(asarray(v), np.shape(x))
-    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    out = ns.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
     i, w, inside, _ = _segments(x, xp)
     if n >= 2:
         out = _scatter(out, i, np.where(inside, (1.0 - w) * v, 0.0), lead)
@@ -396,9 +406,10 @@ def interp_outside(v, x, xp, side, period=None):
     """The tangent of np.interp(x, xp, fp, left, right) for a tangent v of `left` (side "left") or `right`: v
     where x falls before the first point (after the last), 0 elsewhere (everywhere with a period: NumPy then
     ignores left and right)."""
+    ns = array_namespace(v, x, xp)
     if is_zero(v) or period is not None:
         return 0.0
-    zero = np.zeros((), dtype=np.result_type(asarray(v).dtype, np.float64))
+    zero = ns.zeros((), dtype=np.result_type(asarray(v).dtype, np.float64))
     return np.where(_outside(x, xp, side), _per_entry(v, x, _lead(xp)), zero)
 
 

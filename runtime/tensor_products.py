@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .namespace import asarray
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -166,11 +166,12 @@ def batched_kron(a, b, a_batched, b_batched):
 
 def tril_half(x):
     """The lower triangle of each matrix of x with its diagonal halved (a linear map equal to its own adjoint)."""
+    xp = array_namespace(x)
     if is_zero(x):
         return 0.0
     x = asarray(x)
     n = x.shape[-1]
-    return x * (np.tri(n, dtype=x.dtype) - 0.5 * np.eye(n, dtype=x.dtype))
+    return x * (xp.tri(n, dtype=x.dtype) - 0.5 * xp.eye(n, dtype=x.dtype))
 
 
 def symmetrize(x):

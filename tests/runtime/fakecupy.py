@@ -192,7 +192,9 @@ def installed():
 
 
 def device(a):
-    """`a` (host, or a pytree of host arrays) copied to the fake device; Python scalars stay."""
+    """`a` (a pytree of host arrays and numbers) copied to the fake device; floats become 0-d arrays, ints stay."""
+    if isinstance(a, float):
+        return _GUARDED["asarray"](a).view(ndarray)
     if isinstance(a, np.ndarray):
         return np.array(a).view(ndarray)  # NB: _GUARDED["array"] when installed: a is a host array here
     if isinstance(a, tuple):
