@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from .likeness import dtype_like
-from .namespace import array_namespace, is_ndarray
+from .namespace import array_namespace, asarray, is_ndarray
 from .tree import is_zero
 
 __all__ = [
@@ -88,7 +88,8 @@ def get_kept(g, index):
         return g
     read = g[index]
     kept = kept_writes(np.shape(g), index)
-    return read if kept is None else array_namespace(g).where(kept, read, 0)
+    xp = array_namespace(g)
+    return read if kept is None else xp.where(xp.asarray(kept), read, 0)  # kept: on the host for a host index
 
 
 def kept_writes(shape, index):
@@ -97,8 +98,9 @@ def kept_writes(shape, index):
     parts = index if isinstance(index, tuple) else (index,)
     if not any(isinstance(p, (list, tuple)) or (is_ndarray(p) and p.dtype.kind in "iu") for p in parts):
         return None  # only integer arrays can name a place twice
+    parts = [asarray(p) if isinstance(p, (list, tuple)) else p for p in parts]
     xp = array_namespace(*parts)
-    shape, index = _places_of_arrays(shape, parts, xp)
+    shape, index = _places_of_arrays(shape, parts)
     reached = xp.zeros(shape, dtype=bool)
     reached[index] = True
     written = reached[index].shape
@@ -110,10 +112,9 @@ def kept_writes(shape, index):
     return places[index] == order
 
 
-def _places_of_arrays(shape, parts, xp):
+def _places_of_arrays(shape, parts):
     """`shape` and the index `parts` with each axis that a slice or a number indexes cut to length 1: the
     places the integer arrays name, in the order NumPy writes them, without the rest of each write."""
-    parts = [xp.asarray(p) if isinstance(p, (list, tuple)) else p for p in parts]
     arrays = [is_ndarray(p) and p.ndim > 0 for p in parts]
     widths = [
         p.ndim if is_array and p.dtype == bool else int(p is not None and p is not Ellipsis)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import dot_vjp_a, dot_vjp_b, expand_reduced, get_kept, matmul_vjp_a, matmul_vjp_b, unbroadcast
-from .namespace import array, array_namespace, asarray
+from .namespace import BatchSize, array, array_namespace, asarray
 from .pytree import same_kind
 
 __all__ = [
@@ -201,7 +201,7 @@ def to_batched(value, size):
         return same_kind(value, [to_batched(v, size) for v in value])
     if isinstance(value, dict):
         return same_kind(value, {k: to_batched(v, size) for k, v in value.items()})
-    value = asarray(value)
+    value = array_namespace(value, size).asarray(value)
     return np.broadcast_to(value, (size,) + value.shape)
 
 
@@ -444,9 +444,10 @@ def _spec_leaves(value, spec, what):
 
 def batch_size_of(args, specs, names, axis_size=None):
     """The batch size from every mapped leaf of the arguments, checked for agreement and range."""
-    sizes = {}
+    sizes, xp = {}, np
     for value, spec, what in zip(args, specs, names):
         for leaf, axis, where in _spec_leaves(value, spec, what):
+            xp = xp if xp is not np else array_namespace(leaf)
             if axis is None:
                 continue
             ndim = np.ndim(leaf)
@@ -461,7 +462,7 @@ def batch_size_of(args, specs, names, axis_size=None):
         )
     if not sizes:
         raise BatchError("vmap needs at least one mapped argument (an in_axes entry that is not None), or axis_size")
-    return next(iter(sizes))
+    return BatchSize(next(iter(sizes)), xp)
 
 
 def prepare_batched(value, spec, size):

@@ -11,7 +11,7 @@ import numpy as np
 from .batching import batch_axis
 from .copies import _is_float_data, _placements, _results
 from .likeness import dtype_like
-from .namespace import array, array_namespace, asarray
+from .namespace import array, array_namespace, asarray, is_ndarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -129,13 +129,13 @@ def _leaves(tree):
 def items_of(seq):
     """The items of a batched sequence argument (np.select's conditions and choices): a tuple or list as it is; one
     array with the examples in axis 0 (np.select(c, x) of a batched c), its entries along axis 1."""
-    return tuple(np.moveaxis(seq, 0, 1)) if isinstance(seq, np.ndarray) else seq
+    return tuple(np.moveaxis(seq, 0, 1)) if is_ndarray(seq) else seq
 
 
 def items_of_vjp(v, seq):
     """The adjoint of items_of: for an array, its items' parts stacked back along axis 1 (a zero part as zeros)."""
     xp = array_namespace(seq, *v)
-    if is_zero(v) or not isinstance(seq, np.ndarray):
+    if is_zero(v) or not is_ndarray(seq):
         return v
     dtype = np.result_type(np.float64, *(asarray(p).dtype for p in v if not is_zero(p)))
     return np.stack([xp.zeros(seq.shape[:1] + seq.shape[2:], dtype) if is_zero(p) else p for p in v], axis=1)
@@ -211,7 +211,7 @@ def _as_batched_array(item, size, flag):
     if isinstance(item, (tuple, list)):
         return np.stack([_as_batched_array(x, size, flag) for x in item], axis=1)
     if is_zero(item):
-        return np.zeros((size,))
+        return array_namespace(size).zeros((size,))
     return asarray(item)
 
 
@@ -227,7 +227,7 @@ def _stand_ins(items, flags):
     for item, flag in zip(items, flags):
         if flag:
             size = np.shape(_as_batched_array(item, 1, flag))
-            out.append(np.zeros(size[1:], dtype=dtype_like(_leaves(item)[0])))
+            out.append(array_namespace(*_leaves(item)).zeros(size[1:], dtype=dtype_like(_leaves(item)[0])))
         else:
             out.append(item)
     return out
@@ -261,7 +261,7 @@ def batched_copied_parts(g, fn, items, batched, *options):
     xp = array_namespace(g)
     if is_zero(g):
         return 0.0
-    if isinstance(items, np.ndarray):  # the sequence as one array: its adjoint one array too
+    if is_ndarray(items):  # the sequence as one array: its adjoint one array too
         return np.stack(batched_copied_parts(g, fn, items_of(items), batched, *options), axis=1)
     flags = _flags(items, batched)
     size = _size(items, flags)
@@ -293,7 +293,7 @@ def batched_copies_of(parts, fn, items, batched, *options):
     allowed): each example's results with the tangents in place of the entries they copy, zeros elsewhere."""
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
-    items, parts = items_of(items), items_of(parts) if isinstance(items, np.ndarray) else parts
+    items, parts = items_of(items), items_of(parts) if is_ndarray(items) else parts
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)

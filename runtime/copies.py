@@ -11,10 +11,12 @@ arguments after the items (so that, under jit, each keeps its own type, a consta
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .likeness import dtype_like
-from .namespace import asarray
+from .namespace import array_namespace, asarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -59,13 +61,14 @@ def _is_float_data(item):
 def _placements(fn, items, options, i):
     """For each result of fn(*items, *options), where item i's entries went: k + 1 for entry k, 0 elsewhere."""
     shape = np.shape(items[i])
-    marks = np.arange(1.0, np.prod(shape) + 1.0).reshape(shape)
+    xp = array_namespace(*items)
+    marks = xp.arange(1.0, math.prod(shape) + 1.0).reshape(shape)
 
     def call(value):
         return _results(fn(*[value if j == i else item for j, item in enumerate(items)], *options))
 
     places = []
-    for marked, cleared in zip(call(marks), call(np.zeros(shape))):
+    for marked, cleared in zip(call(marks), call(xp.zeros(shape))):
         with np.errstate(invalid="ignore"):  # a NaN or an infinity elsewhere is no entry of item i
             difference = asarray(marked, dtype=np.float64) - asarray(cleared, dtype=np.float64)
         places.append(np.where(np.isfinite(difference), difference, 0.0).astype(np.intp))
@@ -84,11 +87,12 @@ def copied_parts(g, fn, items, *options):
             parts.append(0.0)
             continue
         shape = np.shape(item)
-        total = np.zeros(int(np.prod(shape)), dtype=dtype_like(item))
+        xp = array_namespace(g, *items)
+        total = xp.zeros(math.prod(shape), dtype=dtype_like(item))
         for where, cotangent in zip(_placements(fn, items, options, i), cotangents):
             if not is_zero(cotangent):
                 taken = where > 0
-                np.add.at(total, where[taken] - 1, np.broadcast_to(cotangent, where.shape)[taken])
+                xp.add.at(total, where[taken] - 1, np.broadcast_to(cotangent, where.shape)[taken])
         parts.append(total.reshape(shape))
     return tuple(parts)
 
@@ -99,7 +103,8 @@ def copies_of(parts, fn, items, *options):
         return 0.0
     out = fn(*items, *options)
     dtype = np.result_type(np.float16, *[asarray(p).dtype for p in parts if not is_zero(p)])
-    tangents = [np.zeros(np.shape(r), dtype=dtype) for r in _results(out)]
+    xp = array_namespace(*items, *parts)
+    tangents = [xp.zeros(np.shape(r), dtype=dtype) for r in _results(out)]
     for i, part in enumerate(parts):
         if is_zero(part):
             continue

@@ -18,6 +18,7 @@ class Like:
     """
 
     __slots__ = ("shape", "dtype", "batched", "xp")
+    _keeps_namespace = True
 
     def __init__(self, shape, dtype, xp=np):
         self.shape = tuple(shape)

@@ -19,9 +19,21 @@ def array_namespace(*arrays):
     for a in arrays:
         if type(a).__module__.partition(".")[0] == "cupy":
             return sys.modules["cupy"]
-        if type(a).__name__ == "Like" and a.xp is not np:  # runtime/likeness.py's stand-in keeps its library
+        if getattr(a, "_keeps_namespace", False) and a.xp is not np:  # a Like, a BatchSize: what they were taken from
             return a.xp
     return np
+
+
+class BatchSize(int):
+    """vmap's batch size, which remembers the mapped arguments' library: a value broadcast over the batch is made
+    in it (rt.to_batched of a number under vmap of CuPy arrays gives a CuPy array)."""
+
+    _keeps_namespace = True
+
+    def __new__(cls, n, xp=np):
+        size = super().__new__(cls, n)
+        size.xp = xp
+        return size
 
 
 def is_ndarray(x):
@@ -32,8 +44,8 @@ def is_ndarray(x):
 def _namespace_of(x):
     """The library of `x`, or of the arrays in the (nested) list or tuple `x`."""
     if isinstance(x, (list, tuple)):
-        return array_namespace(*(_namespace_of(v) for v in x))
-    return x if x is np or x is sys.modules.get("cupy") else array_namespace(x)
+        return next((xp for xp in map(_namespace_of, x) if xp is not np), np)
+    return array_namespace(x)
 
 
 def asarray(x, *args, **kwargs):

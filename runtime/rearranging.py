@@ -30,8 +30,8 @@ __all__ = [
 ]
 
 
-def _float_zeros(shape, *dtypes):
-    return np.zeros(shape, dtype=np.result_type(np.float64, *dtypes))
+def _float_zeros(shape, *dtypes, xp=np):
+    return xp.zeros(shape, dtype=np.result_type(np.float64, *dtypes))
 
 
 def _sum_to(v, shape):
@@ -82,8 +82,8 @@ def unpermute(v, perm, like, axis=-1):
 # ---------------------------------------------------------------------------- np.take, np.take_along_axis
 
 
-def _wrapped(indices, n, mode):
-    indices = asarray(indices)
+def _wrapped(indices, n, mode, xp):
+    indices = xp.asarray(indices)
     if mode == "wrap":
         return np.mod(indices, n)
     if mode == "clip":
@@ -98,12 +98,12 @@ def take_vjp(v, indices, like, axis=None, mode="raise"):
         return 0.0
     v = asarray(v)
     shape = np.shape(like)
-    out = _float_zeros(int(np.prod(shape)) if axis is None else shape, v.dtype)
+    out = _float_zeros(int(np.prod(shape)) if axis is None else shape, v.dtype, xp=xp)
     if axis is None:
-        xp.add.at(out, _wrapped(indices, out.size, mode), v)
+        xp.add.at(out, _wrapped(indices, out.size, mode, xp), v)
         return np.reshape(out, shape)
     ax = axis % len(shape)
-    xp.add.at(out, (slice(None),) * ax + (_wrapped(indices, shape[ax], mode),), v)
+    xp.add.at(out, (slice(None),) * ax + (_wrapped(indices, shape[ax], mode, xp),), v)
     return out
 
 
@@ -115,8 +115,8 @@ def take_along_vjp(v, indices, like, axis=-1):
     v = asarray(v)
     shape = np.shape(like)
     if axis is None:
-        out = _float_zeros(int(np.prod(shape)), v.dtype)
-        xp.add.at(out, asarray(indices), v)
+        out = _float_zeros(int(np.prod(shape)), v.dtype, xp=xp)
+        xp.add.at(out, xp.asarray(indices), v)
         return np.reshape(out, shape)
     ndim = len(shape)
     ax = axis % ndim
@@ -126,7 +126,7 @@ def take_along_vjp(v, indices, like, axis=-1):
             index.append(asarray(indices))
         else:
             index.append(xp.arange(shape[d]).reshape((-1,) + (1,) * (ndim - d - 1)))
-    out = _float_zeros(shape, v.dtype)
+    out = _float_zeros(shape, v.dtype, xp=xp)
     xp.add.at(out, tuple(index), v)
     return out
 
@@ -298,8 +298,9 @@ def select_tangent(v, which, condlist, choicelist, default=0):
         t_choices, t_default = [0.0] * len(choicelist), v
     dtypes = [asarray(t).dtype for t in (*t_choices, t_default) if not is_zero(t)]
     dtype = np.result_type(np.float64, *dtypes)
-    choices = [np.broadcast_to(asarray(t, dtype=dtype), shape) for t in t_choices]
-    base = np.broadcast_to(asarray(t_default, dtype=dtype), shape)
+    xp = array_namespace(*condlist, *t_choices, t_default)
+    choices = [np.broadcast_to(xp.asarray(t, dtype=dtype), shape) for t in t_choices]
+    base = np.broadcast_to(xp.asarray(t_default, dtype=dtype), shape)
     return np.select(condlist, choices, base) if choices else array(base)
 
 
@@ -346,7 +347,7 @@ def trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
     weights = (np.concatenate([zero, steps], axis=x_ax) + np.concatenate([steps, zero], axis=x_ax)) / 2.0
     if np.ndim(weights) == 1:
         weights = np.reshape(weights, (n,) + (1,) * (len(shape) - ax - 1))
-    return _sum_to(np.expand_dims(asarray(v), ax) * weights, shape)
+    return _sum_to(np.expand_dims(xp.asarray(v), ax) * weights, shape)
 
 
 def trapezoid_x_vjp(v, y, like, axis=-1):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .likeness import dtype_like
@@ -203,14 +205,14 @@ def split_like(g, arrays, axis=0, ndmin=1):
         ax = axis % len(grown[0])
         sizes = [s[ax] for s in grown]
         flat = g
-    bounds = np.cumsum(sizes)[:-1]
+    bounds = list(itertools.accumulate(sizes))[:-1]
     pieces = np.split(flat, bounds, axis=ax)
     out = tuple(np.reshape(p, s) for p, s in zip(pieces, shapes))
     return list(out) if isinstance(arrays, list) else out
 
 
-def _part(p, shape, dtype):
-    return np.zeros(shape, dtype=dtype) if is_zero(p) else np.reshape(asarray(p), shape)
+def _part(p, shape, dtype, xp):
+    return xp.zeros(shape, dtype=dtype) if is_zero(p) else np.reshape(asarray(p), shape)
 
 
 def _dtype(parts):
@@ -221,10 +223,10 @@ def concat_like(parts, arrays, axis=0, ndmin=1):
     """The adjoint of split_like: the pieces (zeros allowed) joined back together."""
     if is_zero(parts):
         return 0.0
-    dtype = _dtype(parts)
+    dtype, xp = _dtype(parts), array_namespace(*parts, *arrays)
     if axis is None:
-        return np.concatenate([np.ravel(_part(p, np.shape(x), dtype)) for p, x in zip(parts, arrays)])
-    return np.concatenate([_part(p, _grown(np.shape(x), ndmin), dtype) for p, x in zip(parts, arrays)], axis=axis)
+        return np.concatenate([np.ravel(_part(p, np.shape(x), dtype, xp)) for p, x in zip(parts, arrays)])
+    return np.concatenate([_part(p, _grown(np.shape(x), ndmin), dtype, xp) for p, x in zip(parts, arrays)], axis=axis)
 
 
 def unstack_like(g, arrays, axis=0):
@@ -240,8 +242,8 @@ def stack_like(parts, arrays, axis=0):
     """The adjoint of unstack_like: the slices (zeros allowed) stacked back along `axis`."""
     if is_zero(parts):
         return 0.0
-    dtype = _dtype(parts)
-    return np.stack([_part(p, np.shape(x), dtype) for p, x in zip(parts, arrays)], axis=axis)
+    dtype, xp = _dtype(parts), array_namespace(*parts, *arrays)
+    return np.stack([_part(p, np.shape(x), dtype, xp) for p, x in zip(parts, arrays)], axis=axis)
 
 
 # ---------------------------------------------------------------------------- tiles and repeats

@@ -229,7 +229,10 @@ def scalar_seed(value, what):
     """The adjoint 1.0 that starts a gradient, after checking that `value` is a real scalar."""
     check_real_output(check_scalar_output(value, what), what, "grad")
     dtype = getattr(value, "dtype", None)
-    return dtype.type(1) if dtype is not None else 1.0
+    if dtype is None:
+        return 1.0
+    xp = array_namespace(value)
+    return dtype.type(1) if xp is np else xp.ones((), dtype=dtype)  # a CuPy scalar is a 0-d array
 
 
 # JAX's dtype for the tangents and cotangents of integer and boolean values (they are always zero)

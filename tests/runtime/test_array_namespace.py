@@ -94,3 +94,119 @@ def test_corpus_on_device(cupy, transform, f, make_args, argnums):
     want = _run(transform, f, args, argnums, on_device=False)
     got = _run(transform, f, args, argnums, on_device=True)
     assert_same(got, want)
+
+
+# More NumPy functions whose rules call the reference helpers: one small function each, written as code for CuPy
+# arrays is (no host constructors: np.ones_like(x) where NumPy code says np.ones(n)).
+def take_repeat(x):
+    twice = np.repeat(x, 2)
+    return np.sum(np.take(x, [0, 2, 2]) ** 2) + np.sum(twice * np.cumsum(np.ones_like(twice)))
+
+
+def scatter_rows(x):
+    y = x * 1.0
+    y[[0, 1, 0]] = x[1:4] ** 2
+    return np.sum(y**2)
+
+
+def sorted_cumulative(x):
+    return np.sum(np.sort(x) * np.cumsum(x)) + np.sum(np.diff(x, n=2) ** 2)
+
+
+def signals(a, v):
+    return np.sum(np.convolve(a, v) ** 2) + np.sum(np.correlate(a, v, "same"))
+
+
+def interpolated(fp, x):
+    xp = np.cumsum(np.ones_like(fp)) / fp.shape[0]
+    return np.sum(np.interp(x, xp, fp) ** 2) + np.trapezoid(fp**2)
+
+
+def spectral(x):
+    return np.sum(np.abs(np.fft.rfft(x)) ** 2) + np.sum(np.fft.irfft(np.fft.rfft(x), n=x.shape[0]) ** 3)
+
+
+def decompositions(a):
+    s = a @ a.T + np.diag(np.ones_like(a[:, 0]))
+    w, v = np.linalg.eigh(s)
+    q, r = np.linalg.qr(a)
+    return np.sum(w**2) + np.sum(v[:, 0] ** 4) + np.sum(np.abs(np.linalg.svd(a, compute_uv=False))) + np.sum(r**2)
+
+
+def products(a, b):
+    return np.sum(np.cross(a[:3], b[:3]) ** 2) + np.sum(np.outer(a, b) ** 2) + np.sum(np.kron(a, b) ** 2)
+
+
+def padded(x):
+    return np.sum(np.pad(x, (2, 1), mode="reflect") ** 2) + np.sum(np.pad(x, 1) * 2.0)
+
+
+def selections(x):
+    return np.sum(np.select([x > 0.5, x < -0.5], [x**2, -x], default=np.sin(x))) + np.sum(np.maximum(x, 0.1) ** 2)
+
+
+def norms(a):
+    return np.linalg.norm(a) + np.linalg.norm(a, ord=1) + np.linalg.det(a @ a.T + np.diag(np.ones_like(a[0])))
+
+
+def stacked(a, b):
+    return np.sum(np.stack([a, b]) ** 2) + np.sum(np.concatenate([a, b * 2.0]) ** 3) + np.sum(np.split(a, 2)[1])
+
+
+MORE = [
+    (take_repeat, lambda: (rng.normal(size=5),), (0,)),
+    (scatter_rows, lambda: (rng.normal(size=5),), (0,)),
+    (sorted_cumulative, lambda: (rng.normal(size=6),), (0,)),
+    (signals, lambda: (rng.normal(size=6), rng.normal(size=3)), (0, 1)),
+    (interpolated, lambda: (rng.normal(size=5), rng.uniform(size=7)), (0,)),
+    (spectral, lambda: (rng.normal(size=8),), (0,)),
+    (decompositions, lambda: (rng.normal(size=(4, 3)),), (0,)),
+    (products, lambda: (rng.normal(size=4), rng.normal(size=4)), (0, 1)),
+    (padded, lambda: (rng.normal(size=5),), (0,)),
+    (selections, lambda: (rng.normal(size=6),), (0,)),
+    (norms, lambda: (rng.normal(size=(3, 3)),), (0,)),
+    (stacked, lambda: (rng.normal(size=4), rng.normal(size=4)), (0, 1)),
+]
+
+rng = np.random.default_rng(5)
+
+REFUSED_ON_NUMPY = {
+    ("spectral", "hessian"): "the second derivative of np.abs of complex values is refused on NumPy arrays too",
+}
+
+# What vmap and hessian add: batched helpers and forward-over-reverse.
+BATCHED = {
+    "vmap": lambda f, args, argnums: tp.vmap(f, in_axes=(0,) + (None,) * (len(args) - 1))(*args),
+    "per_example_grad": lambda f, args, argnums: tp.vmap(tp.grad(f), in_axes=(0,) + (None,) * (len(args) - 1))(*args),
+    "hessian": lambda f, args, argnums: tp.hessian(f)(*args),
+}
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp", "vjp"])
+@pytest.mark.parametrize("f, make_args, argnums", MORE, ids=[c[0].__name__ for c in MORE])
+def test_more_functions_on_device(cupy, transform, f, make_args, argnums):
+    args = make_args()
+    want = _run(transform, f, args, argnums, on_device=False)
+    got = _run(transform, f, args, argnums, on_device=True)
+    assert_same(got, want)
+
+
+def _batched_args(args):
+    """The first argument stacked three times (vmap's examples), the others as they are."""
+    first = args[0]
+    return (np.stack([first, 0.5 * first, first + 0.25]),) + tuple(args[1:])
+
+
+@pytest.mark.parametrize("transform", sorted(BATCHED))
+@pytest.mark.parametrize("f, make_args, argnums", CASES + MORE, ids=[c[0].__name__ for c in CASES + MORE])
+def test_batched_and_second_order_on_device(cupy, transform, f, make_args, argnums):
+    args = make_args()
+    if not isinstance(args[0], np.ndarray) or any(isinstance(a, int) for a in args):
+        pytest.skip("vmap and hessian here take an array first argument, and no step count")
+    if (f.__name__, transform) in REFUSED_ON_NUMPY:
+        pytest.skip(REFUSED_ON_NUMPY[f.__name__, transform])
+    if transform != "hessian":
+        args = _batched_args(args)
+    want = BATCHED[transform](f, args, argnums)
+    got = BATCHED[transform](f, fakecupy.device(args), argnums)
+    assert_same(got, want)
