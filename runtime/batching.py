@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import dot_vjp_a, dot_vjp_b, expand_reduced, get_kept, matmul_vjp_a, matmul_vjp_b, unbroadcast
-from .namespace import BatchSize, array, array_namespace, asarray
+from .namespace import BatchSize, array, array_namespace, asarray, is_ndarray
 from .pytree import same_kind
 
 __all__ = [
@@ -342,8 +342,9 @@ def _advanced_lead(index):
     advanced = [
         i
         for i, p in enumerate(parts)
-        if isinstance(p, (np.ndarray, list))
-        or (isinstance(p, (int, np.integer)) and any(isinstance(q, (np.ndarray, list)) for q in parts))
+        if is_ndarray(p)
+        or isinstance(p, list)
+        or (isinstance(p, (int, np.integer)) and any(is_ndarray(q) or isinstance(q, list) for q in parts))
     ]
     if not advanced or advanced == list(range(advanced[0], advanced[-1] + 1)):
         return 0
@@ -368,7 +369,7 @@ def batched_setitem(x, index, value, value_batched, mask=None):
 
 def _region_values(x, index, value, value_batched):
     """Each example's value of `x[index] = value` broadcast to the region it writes (batch axis first)."""
-    region = np.shape(np.broadcast_to(np.zeros((), x.dtype), x.shape[1:])[index])
+    region = np.shape(np.broadcast_to(array_namespace(x).zeros((), x.dtype), x.shape[1:])[index])
     value = asarray(value) if value_batched else asarray(value)[None]
     value = np.reshape(value, value.shape[:1] + (1,) * (len(region) + 1 - value.ndim) + value.shape[1:])
     return np.broadcast_to(value, x.shape[:1] + region)
@@ -380,7 +381,7 @@ def shared_index(index, batched):
     if not batched:
         return index, False
     for leaf in _leaves(index):
-        if isinstance(leaf, np.ndarray) and leaf.ndim and not (leaf.strides[0] == 0 or (leaf == leaf[:1]).all()):
+        if is_ndarray(leaf) and leaf.ndim and not (leaf.strides[0] == 0 or (leaf == leaf[:1]).all()):
             return index, True
     return _slice(index, 0), False
 
@@ -420,7 +421,7 @@ def batched_copy(x):
         return same_kind(x, [batched_copy(v) for v in x])
     if isinstance(x, dict):
         return same_kind(x, {k: batched_copy(v) for k, v in x.items()})
-    return array(x) if isinstance(x, np.ndarray) else x
+    return array(x) if is_ndarray(x) else x
 
 
 def _spec_leaves(value, spec, what):
@@ -867,7 +868,7 @@ __all__ += ["sum_batch", "unalign", "align_tangent", "batched_getitem_vjp", "bat
 
 def _same_for_all(value):
     """A value made by to_batched: a broadcast view, identical for every example."""
-    return _is_static(value) or (isinstance(value, np.ndarray) and value.ndim > 0 and value.strides[0] == 0)
+    return _is_static(value) or (is_ndarray(value) and value.ndim > 0 and value.strides[0] == 0)
 
 
 def example_like(x):

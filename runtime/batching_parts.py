@@ -300,7 +300,8 @@ def batched_copies_of(parts, fn, items, batched, *options):
     out = fn(*stand_ins, *options)
     dtypes = [asarray(p).dtype for p in _leaves(list(parts)) if not is_zero(p)]
     dtype = np.result_type(np.float64, *dtypes)
-    tangents = [np.zeros((size,) + np.shape(r), dtype=dtype) for r in _results(out)]
+    xp = array_namespace(size, *_leaves(list(parts)))
+    tangents = [xp.zeros((size,) + np.shape(r), dtype=dtype) for r in _results(out)]
     for i, (part, flag) in enumerate(zip(parts, flags)):
         if is_zero(part):
             continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .namespace import array, asarray
+from .namespace import array, array_namespace, asarray
 
 __all__ = [
     "psum",
@@ -91,7 +91,7 @@ def all_gather_batched(x, batched, size):
 
 
 def axis_index_batched(size):
-    return np.arange(size)
+    return array_namespace(size).arange(size)  # vmap's size: a BatchSize, which knows the library
 
 
 def ppermute_batched(x, batched, size, perm):

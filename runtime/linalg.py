@@ -225,8 +225,8 @@ def _diagonal_index(shape, offset, axis1, axis2):
     rest = [d for d in range(nd) if d not in (axis1, axis2)]
     n1, n2 = shape[axis1], shape[axis2]
     length = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
-    i = np.arange(length)
-    rows, cols = i - min(offset, 0), i + max(offset, 0)
+    rows = list(range(-min(offset, 0), length - min(offset, 0)))  # Python lists index arrays of any library
+    cols = list(range(max(offset, 0), length + max(offset, 0)))
     return [shape[d] for d in rest] + [n1, n2], rows, cols, axis1, axis2
 
 

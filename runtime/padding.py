@@ -93,7 +93,7 @@ def _stat_axes(array, pad_width, mode, stat_length):
         moved = np.moveaxis(a, axis, -1)
         n = moved.shape[-1]
         left, right = (n if k is None else min(k, n) for k in lengths[axis])
-        w_left, w_right = np.zeros(moved.shape), np.zeros(moved.shape)
+        w_left, w_right = array_namespace(a).zeros(moved.shape), array_namespace(a).zeros(moved.shape)
         w_left[..., :left] = _stat_weights(moved[..., :left], mode)
         w_right[..., n - right :] = _stat_weights(moved[..., n - right :], mode)
         out.append((axis, widths[axis], w_left, w_right))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
-from .namespace import array_namespace, asarray
+from .namespace import array_namespace, asarray, is_ndarray
 from .tree import get, is_zero, pack_like
 
 __all__ = [
@@ -181,9 +181,9 @@ def format_text(template, *values):
     try:
         return template.format(*values)
     except (TypeError, ValueError):
-        if not any(isinstance(v, np.ndarray) for v in values):
+        if not any(is_ndarray(v) for v in values):
             raise
-        return template.format(*(_ElementWise(v) if isinstance(v, np.ndarray) else v for v in values))
+        return template.format(*(_ElementWise(v) if is_ndarray(v) else v for v in values))
 
 
 class _ElementWise:

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 
 from .likeness import dtype_like
-from .namespace import array, array_namespace, asarray
+from .namespace import array, array_namespace, asarray, is_ndarray
 from .tree import is_zero
 
 __all__ = [
@@ -319,7 +319,7 @@ def is_array(x, zero_d_at=None):
     """Whether x is an array, which `x += 1.0` changes in place, rather than a number, which it binds anew.
     `zero_d_at` (the user's file and line) says that x may be a 0-d array: vmap cannot tell one from a number
     (runtime/batching.py's batched_is_array)."""
-    return isinstance(x, np.ndarray)
+    return is_ndarray(x)
 
 
 def copy(x):

@@ -3,6 +3,8 @@ tests/runtime/fakecupy.py): results stay device arrays and equal the NumPy resul
 
 from __future__ import annotations
 
+import ast
+import re
 import sys
 from pathlib import Path
 
@@ -210,3 +212,34 @@ def test_batched_and_second_order_on_device(cupy, transform, f, make_args, argnu
     want = BATCHED[transform](f, args, argnums)
     got = BATCHED[transform](f, fakecupy.device(args), argnums)
     assert_same(got, want)
+
+
+# Every reference helper builds its arrays in its arguments' library.  What gives a host array whatever the
+# arguments are: NumPy's constructors and conversions, ufunc methods (np.add.at), and np.ndarray checks (a CuPy
+# array is no np.ndarray).  A function that must use one lists it here, with the reason.
+HOST_BY_DESIGN = {
+    ("namespace.py", "is_ndarray"): "the check itself: a NumPy array, or a CuPy one by its type's module",
+}
+_HOST_ONLY = re.compile(
+    r"(?<![\w.])np\.(zeros|ones|empty|full|eye|arange|identity|tri|indices|linspace|asarray|array|ascontiguousarray|"
+    r"asanyarray|\w+\.at|\w+\.outer|\w+\.reduceat|\w+\.accumulate)\(|isinstance\([^)]*np\.ndarray"
+)
+RUNTIME = Path(__file__).parents[2] / "runtime"
+
+
+def _host_only_uses():
+    """(file, function) of each line of runtime/*.py (not runtime/numba/) that makes a host array or asks for one."""
+    found = set()
+    for path in sorted(RUNTIME.glob("*.py")):
+        text = path.read_text()
+        functions = [n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)]
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if _HOST_ONLY.search(line.split("#")[0]) and '"""' not in line:
+                inner = [f for f in functions if f.lineno <= lineno <= f.end_lineno]
+                name = min(inner, key=lambda f: f.end_lineno - f.lineno).name if inner else "<module>"
+                found.add((path.name, name))
+    return found
+
+
+def test_helpers_make_no_host_arrays_but_those_listed():
+    assert _host_only_uses() == set(HOST_BY_DESIGN)
