@@ -155,7 +155,12 @@ def stacked(a, b):
     return np.sum(np.stack([a, b]) ** 2) + np.sum(np.concatenate([a, b * 2.0]) ** 3) + np.sum(np.split(a, 2)[1])
 
 
+def filled(a, b):
+    return np.sum(np.full_like(b, a[0]) * b) + np.sum(np.zeros_like(a) + a**2)
+
+
 MORE = [
+    (filled, lambda: (rng.normal(size=3), rng.normal(size=(2, 3))), (0, 1)),
     (take_repeat, lambda: (rng.normal(size=5),), (0,)),
     (scatter_rows, lambda: (rng.normal(size=5),), (0,)),
     (sorted_cumulative, lambda: (rng.normal(size=6),), (0,)),
