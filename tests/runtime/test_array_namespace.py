@@ -73,10 +73,16 @@ def _tangents(args):
     return np.ones_like(args) if isinstance(args, np.ndarray) else 1.0
 
 
+def _pull_ones(out, vjp_fn):
+    """The pullback of a cotangent of ones in the output's library (a Python 1.0 for a CuPy output stays a host
+    number, which some rules' np.expand_dims would make a host array)."""
+    return vjp_fn(np.ones_like(out))
+
+
 TRANSFORMS = {
     "grad": lambda f, args, argnums: tp.grad(f, argnums=argnums)(*args),
     "value_and_grad": lambda f, args, argnums: tp.value_and_grad(f, argnums=argnums)(*args),
-    "vjp": lambda f, args, argnums: tp.vjp(f, *args)[1](1.0),
+    "vjp": lambda f, args, argnums: _pull_ones(*tp.vjp(f, *args)),
     "jvp": lambda f, args, argnums: tp.jvp(f, args, _tangents(args)),
     "jacrev": lambda f, args, argnums: tp.jacrev(f, argnums=argnums)(*args),
 }
@@ -159,7 +165,45 @@ def filled(a, b):
     return np.sum(np.full_like(b, a[0]) * b) + np.sum(np.zeros_like(a) + a**2)
 
 
+def contractions(a, b):
+    m = a.reshape(2, 3)
+    products = np.tensordot(m, b.reshape(3, 2), axes=1).sum() + np.vdot(a, b) + np.inner(a, b)
+    return products + np.sum(np.diagonal(m @ m.T))
+
+
+def determinants(a):
+    s = a @ a.T + np.diag(np.ones_like(a[0]))
+    sign, logdet = np.linalg.slogdet(s)
+    return logdet + np.sum(np.linalg.lstsq(s, a[:, 0], rcond=None)[0] ** 2) + np.sum(np.tril(s) ** 2)
+
+
+def sampled(a, b):
+    line = np.linspace(a[0], a[1], 5)
+    return np.sum(line**2) + np.sum(np.gradient(b) ** 2) + np.sum(np.einsum("ii->i", b.reshape(2, 2)) ** 2)
+
+
+def branches(x):
+    total = x[0] * 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            total = total + x[i] ** 2
+        else:
+            total = total - np.sin(x[i])
+    return total
+
+
+def containers(x):
+    d = {"a": x[:2], "b": x[2:] * 2.0}
+    parts = [v for v in d.values()]
+    return np.sum(parts[0] ** 2) + np.sum(parts[1] ** 3) + x[1].item() * np.sum(x)
+
+
 MORE = [
+    (contractions, lambda: (rng.normal(size=6), rng.normal(size=6)), (0, 1)),
+    (determinants, lambda: (rng.normal(size=(3, 3)),), (0,)),
+    (sampled, lambda: (rng.normal(size=2), rng.normal(size=4)), (0, 1)),
+    (branches, lambda: (rng.normal(size=5),), (0,)),
+    (containers, lambda: (rng.normal(size=5),), (0,)),
     (filled, lambda: (rng.normal(size=3), rng.normal(size=(2, 3))), (0, 1)),
     (take_repeat, lambda: (rng.normal(size=5),), (0,)),
     (scatter_rows, lambda: (rng.normal(size=5),), (0,)),
