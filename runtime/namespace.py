@@ -13,8 +13,10 @@ def array_namespace(*arrays):
     """The module whose functions take `arrays`: CuPy if one of them is a CuPy array, else NumPy.
 
     CuPy is never imported here: an argument that is a CuPy array means that it already is.  Helpers written
-    against the namespace (`xp = array_namespace(g)`, then `xp.sum`, ...) serve both libraries with one body;
-    runtime/adjoint.py's unbroadcast, broadcast_like, expand_reduced, save_region and zero_region are written so.
+    against the namespace (`xp = array_namespace(g)`, then `xp.zeros`, `xp.add.at`, ...) serve both libraries with
+    one body; every reference helper of runtime/*.py is (tests/runtime/test_array_namespace.py runs them on a fake
+    CuPy, and keeps NumPy's constructors, conversions and ufunc methods out of them).  np.f(x) for an array x
+    dispatches to x's library by itself (`__array_function__`, `__array_ufunc__`) and stays as it is.
     """
     for a in arrays:
         if type(a).__module__.partition(".")[0] == "cupy":
