@@ -220,7 +220,7 @@ def _row_by_row(fn, xp, *arrays):
     """fn(*rows) for each entry of the stack xp leads (of shape lead + (n,)), stacked: how the helpers meet a period
     under vmap, every array of `arrays` broadcast to lead + its own shape."""
     lead = _lead(xp)
-    arrays = [np.broadcast_to(a, lead + np.shape(a)[len(lead) :]) for a in map(np.asarray, arrays)]
+    arrays = [np.broadcast_to(a, lead + np.shape(a)[len(lead) :]) for a in map(asarray, arrays)]
     rows = [fn(*(a[index] for a in arrays)) for index in np.ndindex(lead)]
     return np.stack(rows).reshape(lead + np.shape(rows[0]))
 

@@ -198,7 +198,26 @@ def containers(x):
     return np.sum(parts[0] ** 2) + np.sum(parts[1] ** 3) + x[1].item() * np.sum(x)
 
 
+def edges(x):
+    padded = np.sum(np.pad(x, 2, mode="mean") ** 2) + np.sum(np.pad(x, (1, 2), mode="edge") ** 3)
+    return padded + np.sum(np.roll(x, 2) * x)
+
+
+def grids(a, b):
+    rows, cols = np.meshgrid(a, b)
+    return np.sum(rows * cols**2) + np.sum(np.einsum("ij,jk,kl->il", np.outer(a, a), np.outer(a, a), np.outer(a, a)))
+
+
+def periodic(fp, x):
+    xp = np.cumsum(np.ones_like(fp)) / fp.shape[0]
+    wrapped = np.interp(x, xp, fp, period=1.0)
+    return np.sum(wrapped**2) + np.sum(np.interp(x, xp, fp, left=2.0 * fp[0], right=fp[1]) ** 2)
+
+
 MORE = [
+    (edges, lambda: (rng.normal(size=5),), (0,)),
+    (grids, lambda: (rng.normal(size=3), rng.normal(size=4)), (0, 1)),
+    (periodic, lambda: (rng.normal(size=5), rng.uniform(-0.5, 1.5, size=7)), (0,)),
     (contractions, lambda: (rng.normal(size=6), rng.normal(size=6)), (0, 1)),
     (determinants, lambda: (rng.normal(size=(3, 3)),), (0,)),
     (sampled, lambda: (rng.normal(size=2), rng.normal(size=4)), (0, 1)),
@@ -271,7 +290,7 @@ HOST_BY_DESIGN = {
 }
 _HOST_ONLY = re.compile(
     r"(?<![\w.])np\.(zeros|ones|empty|full|eye|arange|identity|tri|indices|linspace|asarray|array|ascontiguousarray|"
-    r"asanyarray|\w+\.at|\w+\.outer|\w+\.reduceat|\w+\.accumulate)\(|isinstance\([^)]*np\.ndarray"
+    r"asanyarray|\w+\.at|\w+\.outer|\w+\.reduceat|\w+\.accumulate)\b|isinstance\([^)]*np\.ndarray"
 )
 RUNTIME = Path(__file__).parents[2] / "runtime"
 
