@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .likeness import dtype_like
-from .namespace import array_namespace
+from .namespace import array_namespace, asarray, is_ndarray
 from .tree import is_zero
 
 __all__ = [
@@ -28,7 +30,7 @@ def unbroadcast(g, x):
     """Sum g down to the shape of x, undoing NumPy broadcasting."""
     if isinstance(g, (tuple, list, dict)) or is_zero(g):
         return g
-    xp = array_namespace(g)
+    xp = array_namespace(g, x)
     shape = np.shape(x)
     gshape = np.shape(g)
     if gshape == shape:
@@ -46,14 +48,14 @@ def broadcast_like(g, target):
     if is_zero(g):
         return g
     shape = np.shape(target)
-    return g if np.shape(g) == shape else array_namespace(g).broadcast_to(g, shape)
+    return g if np.shape(g) == shape else array_namespace(g, target).broadcast_to(g, shape)
 
 
 def expand_reduced(g, x, axis=None, keepdims=False):
     """Broadcast the adjoint of a reduction over `axis` back to x's shape."""
     if is_zero(g):
         return g
-    xp = array_namespace(g)
+    xp = array_namespace(g, x)
     shape = np.shape(x)
     if not keepdims and axis is not None:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -86,23 +88,26 @@ def get_kept(g, index):
         return g
     read = g[index]
     kept = kept_writes(np.shape(g), index)
-    return read if kept is None else np.where(kept, read, 0)
+    xp = array_namespace(g)
+    return read if kept is None else xp.where(xp.asarray(kept), read, 0)  # kept: on the host for a host index
 
 
 def kept_writes(shape, index):
     """Which positions of `x[index] = v` (x of `shape`) stay written, as a mask that broadcasts against x[index];
     None when every one does. NumPy writes each position's number, and the numbers left are the kept ones."""
     parts = index if isinstance(index, tuple) else (index,)
-    if not any(isinstance(p, (list, tuple)) or (isinstance(p, np.ndarray) and p.dtype.kind in "iu") for p in parts):
+    if not any(isinstance(p, (list, tuple)) or (is_ndarray(p) and p.dtype.kind in "iu") for p in parts):
         return None  # only integer arrays can name a place twice
+    parts = [asarray(p) if isinstance(p, (list, tuple)) else p for p in parts]
+    xp = array_namespace(*parts)
     shape, index = _places_of_arrays(shape, parts)
-    reached = np.zeros(shape, dtype=bool)
+    reached = xp.zeros(shape, dtype=bool)
     reached[index] = True
     written = reached[index].shape
-    if np.count_nonzero(reached) == np.prod(written):  # as many places as positions
+    if int(xp.count_nonzero(reached)) == math.prod(written):  # as many places as positions
         return None
-    places = np.empty(shape, dtype=np.intp)
-    order = np.arange(np.prod(written)).reshape(written)
+    places = xp.empty(shape, dtype=np.intp)
+    order = xp.arange(math.prod(written)).reshape(written)
     places[index] = order
     return places[index] == order
 
@@ -110,8 +115,7 @@ def kept_writes(shape, index):
 def _places_of_arrays(shape, parts):
     """`shape` and the index `parts` with each axis that a slice or a number indexes cut to length 1: the
     places the integer arrays name, in the order NumPy writes them, without the rest of each write."""
-    parts = [np.asarray(p) if isinstance(p, (list, tuple)) else p for p in parts]
-    arrays = [isinstance(p, np.ndarray) and p.ndim > 0 for p in parts]
+    arrays = [is_ndarray(p) and p.ndim > 0 for p in parts]
     widths = [
         p.ndim if is_array and p.dtype == bool else int(p is not None and p is not Ellipsis)
         for p, is_array in zip(parts, arrays)
@@ -136,7 +140,7 @@ def dot_vjp_a(g, a, b):
     if a_nd == 0 or b_nd == 0:
         return unbroadcast(g * b, a)
     if b_nd == 1:
-        return np.multiply.outer(g, b) if a_nd >= 1 else g * b
+        return array_namespace(g, b).multiply.outer(g, b) if a_nd >= 1 else g * b
     # a (..., k), b (..., k, m) -> out (a..., b... without k)
     b_moved = np.moveaxis(b, -2, -1)  # (..., m, k)
     g_axes = list(range(a_nd - 1, np.ndim(g)))
@@ -194,7 +198,7 @@ def astype_like(g, x):
     dtype = dtype_like(x)
     if dtype.kind not in "fc":
         return g
-    return np.asarray(g, dtype=dtype)
+    return array_namespace(g).asarray(g, dtype=dtype)
 
 
 def shape_of(x):
@@ -203,7 +207,7 @@ def shape_of(x):
 
 def clip_mask(a, a_min, a_max):
     """1 where np.clip passes `a` through, else 0."""
-    inside = np.ones(np.shape(a), dtype=bool)
+    inside = array_namespace(a).ones(np.shape(a), dtype=bool)
     if a_min is not None:
         inside &= a >= a_min
     if a_max is not None:

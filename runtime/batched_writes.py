@@ -6,6 +6,7 @@ import numpy as np
 from .adjoint import get_kept, unbroadcast
 from .batching import _batch_axis_first, _Shape, batch_index, batched_setitem, unbroadcast_batched
 from .likeness import dtype_like
+from .namespace import array, array_namespace
 from .tree import is_zero
 
 __all__ = ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_put_region"]
@@ -13,7 +14,7 @@ __all__ = ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_
 
 def batched_set(x, index, value, value_batched, mask=None):
     """rt.batched_setitem on a copy of x: the write leaves x (which the adjoint sweep may still read) as it was."""
-    return batched_setitem(np.array(x), index, value, value_batched, mask)
+    return batched_setitem(array(x), index, value, value_batched, mask)
 
 
 def batched_zero_region(v, index, mask=None):
@@ -21,7 +22,7 @@ def batched_zero_region(v, index, mask=None):
     and tangent of the x that rt.batched_setitem overwrites."""
     if is_zero(v):
         return v
-    return batched_setitem(np.array(v), index, 0.0, False, mask)
+    return batched_setitem(array(v), index, 0.0, False, mask)
 
 
 def batched_region_vjp(g, like, index, like_batched, mask=None):
@@ -42,7 +43,8 @@ def batched_region_vjp(g, like, index, like_batched, mask=None):
 def batched_put_region(like, index, v, v_batched, mask=None):
     """Zeros shaped like the batched x with each written example's region `index` set to v: the tangent that the
     value written by rt.batched_setitem brings, and the adjoint of batched_region_vjp."""
+    xp = array_namespace(like, v)
     if is_zero(v):
         return 0.0
-    out = np.zeros(np.shape(like), dtype=np.result_type(dtype_like(like), dtype_like(v), np.float64))
+    out = xp.zeros(np.shape(like), dtype=np.result_type(dtype_like(like), dtype_like(v), np.float64))
     return batched_setitem(out, index, v, v_batched, mask)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import dot_vjp_a, dot_vjp_b, expand_reduced, get_kept, matmul_vjp_a, matmul_vjp_b, unbroadcast
+from .namespace import BatchSize, array, array_namespace, asarray, is_ndarray
 from .pytree import same_kind
 
 __all__ = [
@@ -160,8 +161,8 @@ def select_bound(condition, then, otherwise):
 def select_tape(condition, then, otherwise, mask=None):
     """select for a tape that both branches of an `if` push onto (or pop from): where one branch ran alone (no
     example under the mask took the other), its tape; where both ran, their entries selected one by one."""
-    condition = np.asarray(condition, dtype=bool)
-    running = np.ones_like(condition) if mask is None else np.asarray(mask, dtype=bool)
+    condition = asarray(condition, dtype=bool)
+    running = np.ones_like(condition) if mask is None else asarray(mask, dtype=bool)
     if not np.any(running & ~condition):
         return then
     if not np.any(running & condition):
@@ -200,13 +201,13 @@ def to_batched(value, size):
         return same_kind(value, [to_batched(v, size) for v in value])
     if isinstance(value, dict):
         return same_kind(value, {k: to_batched(v, size) for k, v in value.items()})
-    value = np.asarray(value)
+    value = array_namespace(value, size).asarray(value)
     return np.broadcast_to(value, (size,) + value.shape)
 
 
 def writable(x):
     """x, copied if it is a read-only view (before an in-place write)."""
-    return x if x.flags.writeable else np.array(x)
+    return x if x.flags.writeable else array(x)
 
 
 def per_example(fn, args, batched, size, keywords=(), mask=None):
@@ -267,7 +268,7 @@ def _stack(results):
             f"the per-example results have different shapes {sorted(shapes)}: "
             "their shape depends on a mapped value, so they cannot be stacked"
         )
-    return np.stack([np.asarray(r) for r in results])
+    return np.stack([asarray(r) for r in results])
 
 
 def batch_index(index):
@@ -299,9 +300,9 @@ def example_shape(x):
 
 def all_examples(condition, mask=None):
     """A batched condition holds for every example (or every example under `mask`)."""
-    condition = np.asarray(condition, dtype=bool)
+    condition = asarray(condition, dtype=bool)
     if mask is not None:
-        condition = condition | ~np.asarray(mask, dtype=bool)
+        condition = condition | ~asarray(mask, dtype=bool)
     return bool(np.all(condition))
 
 
@@ -324,7 +325,7 @@ def batched_getitem(x, index):
     out = _batch_axis_first(x[batch_index(index)], index)
     parts = index if isinstance(index, tuple) else (index,)
     if len(parts) == np.ndim(x) - 1 and all(isinstance(p, (int, np.integer)) for p in parts):
-        out = np.array(out)  # each example's item is a number, not a view of x: a later write into x leaves it
+        out = array(out)  # each example's item is a number, not a view of x: a later write into x leaves it
     return out
 
 
@@ -341,12 +342,13 @@ def _advanced_lead(index):
     advanced = [
         i
         for i, p in enumerate(parts)
-        if isinstance(p, (np.ndarray, list))
-        or (isinstance(p, (int, np.integer)) and any(isinstance(q, (np.ndarray, list)) for q in parts))
+        if is_ndarray(p)
+        or isinstance(p, list)
+        or (isinstance(p, (int, np.integer)) and any(is_ndarray(q) or isinstance(q, list) for q in parts))
     ]
     if not advanced or advanced == list(range(advanced[0], advanced[-1] + 1)):
         return 0
-    arrays = [np.asarray(parts[i]) for i in advanced]
+    arrays = [asarray(parts[i]) for i in advanced]
     return len(np.broadcast_shapes(*[a.shape if a.dtype != bool else (int(a.sum()),) for a in arrays]))
 
 
@@ -356,7 +358,7 @@ def batched_setitem(x, index, value, value_batched, mask=None):
     where = batch_index(index)
     lead = _advanced_lead(index)
     if not (value_batched or lead or mask is not None):
-        x[where] = np.asarray(value)
+        x[where] = asarray(value)
         return x
     value = _region_values(x, index, value, value_batched)
     if mask is not None:
@@ -367,8 +369,8 @@ def batched_setitem(x, index, value, value_batched, mask=None):
 
 def _region_values(x, index, value, value_batched):
     """Each example's value of `x[index] = value` broadcast to the region it writes (batch axis first)."""
-    region = np.shape(np.broadcast_to(np.zeros((), x.dtype), x.shape[1:])[index])
-    value = np.asarray(value) if value_batched else np.asarray(value)[None]
+    region = np.shape(np.broadcast_to(array_namespace(x).zeros((), x.dtype), x.shape[1:])[index])
+    value = asarray(value) if value_batched else asarray(value)[None]
     value = np.reshape(value, value.shape[:1] + (1,) * (len(region) + 1 - value.ndim) + value.shape[1:])
     return np.broadcast_to(value, x.shape[:1] + region)
 
@@ -379,7 +381,7 @@ def shared_index(index, batched):
     if not batched:
         return index, False
     for leaf in _leaves(index):
-        if isinstance(leaf, np.ndarray) and leaf.ndim and not (leaf.strides[0] == 0 or (leaf == leaf[:1]).all()):
+        if is_ndarray(leaf) and leaf.ndim and not (leaf.strides[0] == 0 or (leaf == leaf[:1]).all()):
             return index, True
     return _slice(index, 0), False
 
@@ -405,7 +407,7 @@ def per_example_setitem(x, index, value, batched, mask=None):
     x_b, index_b, value_b = batched
     index, index_b = shared_index(index, index_b)
     size = batch_of([v for v, b in zip((x, index, value), (x_b, index_b, value_b)) if b])
-    x = np.array(to_batched(x, size) if not x_b else x)
+    x = array(to_batched(x, size) if not x_b else x)
     if not index_b:
         return batched_setitem(x, index, value, value_b, mask)
     for i in range(size) if mask is None else np.flatnonzero(np.broadcast_to(mask, (size,))):
@@ -419,7 +421,7 @@ def batched_copy(x):
         return same_kind(x, [batched_copy(v) for v in x])
     if isinstance(x, dict):
         return same_kind(x, {k: batched_copy(v) for k, v in x.items()})
-    return np.array(x) if isinstance(x, np.ndarray) else x
+    return array(x) if is_ndarray(x) else x
 
 
 def _spec_leaves(value, spec, what):
@@ -443,9 +445,10 @@ def _spec_leaves(value, spec, what):
 
 def batch_size_of(args, specs, names, axis_size=None):
     """The batch size from every mapped leaf of the arguments, checked for agreement and range."""
-    sizes = {}
+    sizes, xp = {}, np
     for value, spec, what in zip(args, specs, names):
         for leaf, axis, where in _spec_leaves(value, spec, what):
+            xp = xp if xp is not np else array_namespace(leaf)
             if axis is None:
                 continue
             ndim = np.ndim(leaf)
@@ -460,7 +463,7 @@ def batch_size_of(args, specs, names, axis_size=None):
         )
     if not sizes:
         raise BatchError("vmap needs at least one mapped argument (an in_axes entry that is not None), or axis_size")
-    return next(iter(sizes))
+    return BatchSize(next(iter(sizes)), xp)
 
 
 def prepare_batched(value, spec, size):
@@ -472,7 +475,7 @@ def prepare_batched(value, spec, size):
             return same_kind(value, [prepare_batched(v, spec, size) for v in value])
         if isinstance(value, dict):
             return same_kind(value, {k: prepare_batched(v, spec, size) for k, v in value.items()})
-        return np.moveaxis(np.asarray(value), spec, 0)
+        return np.moveaxis(asarray(value), spec, 0)
     if isinstance(value, dict):
         return same_kind(value, {k: prepare_batched(value[k], spec[k], size) for k in value})
     return same_kind(value, [prepare_batched(v, s, size) for v, s in zip(value, spec)])
@@ -493,8 +496,8 @@ def finish_batched(value, spec, batched, size):
     if isinstance(value, dict):
         return same_kind(value, {k: finish_batched(v, spec, batched, size) for k, v in value.items()})
     if not batched or _is_static(value):  # the same for every example: broadcast along the batch
-        value = np.broadcast_to(np.asarray(value), (size,) + np.shape(value))
-    value = np.asarray(value)
+        value = np.broadcast_to(asarray(value), (size,) + np.shape(value))
+    value = asarray(value)
     if not -np.ndim(value) <= spec < np.ndim(value):
         raise BatchError(
             f"out_axes {spec} is out of range for an output with {np.ndim(value) - 1} dimension(s) per example"
@@ -722,7 +725,7 @@ def prepare_batched_batched(value, spec, size):
             return same_kind(value, [prepare_batched_batched(v, spec, size) for v in value])
         if isinstance(value, dict):
             return same_kind(value, {k: prepare_batched_batched(v, spec, size) for k, v in value.items()})
-        return np.moveaxis(np.asarray(value), _shift_spec(spec), 1)
+        return np.moveaxis(asarray(value), _shift_spec(spec), 1)
     if isinstance(value, dict):
         return same_kind(value, {k: prepare_batched_batched(value[k], spec[k], size) for k in value})
     return same_kind(value, [prepare_batched_batched(v, s, size) for v, s in zip(value, spec)])
@@ -735,7 +738,7 @@ def _insert_axis(value, size):
         return same_kind(value, {k: _insert_axis(v, size) for k, v in value.items()})
     if _is_static(value):
         return value
-    value = np.asarray(value)
+    value = asarray(value)
     return np.broadcast_to(value[:, None], value.shape[:1] + (size,) + value.shape[1:])
 
 
@@ -755,7 +758,7 @@ def unprepare_batched(g, value, spec):
             return same_kind(value, [unprepare_batched(_part(g, i), v, spec) for i, v in enumerate(value)])
         if isinstance(value, dict):
             return same_kind(value, {k: unprepare_batched(_part(g, k), v, spec) for k, v in value.items()})
-        return g if type(g) is float and g == 0.0 else np.moveaxis(np.asarray(g), 0, spec)
+        return g if type(g) is float and g == 0.0 else np.moveaxis(asarray(g), 0, spec)
     if isinstance(value, dict):
         return same_kind(value, {k: unprepare_batched(_part(g, k), value[k], spec[k]) for k in value})
     return same_kind(value, [unprepare_batched(_part(g, i), v, s) for i, (v, s) in enumerate(zip(value, spec))])
@@ -785,7 +788,7 @@ def unfinish_batched(g, spec, batched, size):
         return same_kind(g, [unfinish_batched(v, spec, batched, size) for v in g])
     if isinstance(g, dict):
         return {k: unfinish_batched(v, spec, batched, size) for k, v in g.items()}
-    moved = np.moveaxis(np.asarray(g), spec, 0)
+    moved = np.moveaxis(asarray(g), spec, 0)
     return moved if batched else np.sum(moved, axis=0)
 
 
@@ -846,13 +849,14 @@ def batched_getitem_vjp(acc, x, index, g):
 
 def batched_pack(x, parts):
     """The adjoint of batched_unpack."""
+    xp = array_namespace(x, *parts)
     from .tree import is_zero, pack_like
 
     if isinstance(x, (tuple, list, dict)):
         return pack_like(x, parts)
     if all(is_zero(p) for p in parts):
         return 0.0
-    out = np.zeros(np.shape(x), dtype=np.result_type(float, *[np.asarray(p).dtype for p in parts]))
+    out = xp.zeros(np.shape(x), dtype=np.result_type(float, *[asarray(p).dtype for p in parts]))
     for i, p in enumerate(parts):
         if not is_zero(p):
             out[:, i] = p
@@ -864,7 +868,7 @@ __all__ += ["sum_batch", "unalign", "align_tangent", "batched_getitem_vjp", "bat
 
 def _same_for_all(value):
     """A value made by to_batched: a broadcast view, identical for every example."""
-    return _is_static(value) or (isinstance(value, np.ndarray) and value.ndim > 0 and value.strides[0] == 0)
+    return _is_static(value) or (is_ndarray(value) and value.ndim > 0 and value.strides[0] == 0)
 
 
 def example_like(x):
@@ -877,7 +881,7 @@ def example_like(x):
         return same_kind(x, {k: example_like(v) for k, v in x.items()})
     if _is_static(x):
         return x
-    return Like(np.shape(x)[1:], dtype_like(x))
+    return Like(np.shape(x)[1:], dtype_like(x), array_namespace(x))
 
 
 __all__.append("example_like")
@@ -904,6 +908,7 @@ def _really_batched(x, flag):
 
 def unbroadcast_batched(v, like, v_batched, like_batched):
     """unbroadcast for every example: v summed down to one example's shape of `like`."""
+    xp = array_namespace(v, like)
     from .tree import is_zero
 
     if is_zero(v) or isinstance(v, (tuple, list, dict)):
@@ -916,7 +921,7 @@ def unbroadcast_batched(v, like, v_batched, like_batched):
     if shape == tuple(target):
         return v
     if len(shape) < len(target):
-        return np.broadcast_to(align((v, np.zeros(target)), (True, False))[0], np.shape(v)[:1] + tuple(target))
+        return np.broadcast_to(align((v, xp.zeros(target)), (True, False))[0], np.shape(v)[:1] + tuple(target))
     lead = len(shape) - len(target)
     axes = tuple(range(1, 1 + lead)) + tuple(
         1 + lead + i for i, n in enumerate(target) if n == 1 and shape[lead + i] != 1
@@ -1023,7 +1028,7 @@ def _add_at_items(base, like, index, v, v_batched):
     the adjoint of the examples that read it, and zero for the others."""
     from .tree import add_at
 
-    index = np.asarray(index)
+    index = asarray(index)
     if isinstance(like, dict) or index.ndim != 1 or index.dtype.kind not in "iu":
         raise BatchError(
             "vmap(grad): a container item read at a position that differs per example is supported for an "
@@ -1061,11 +1066,12 @@ def batched_materialize(v, like, v_batched, like_batched):
     if size is None:
         return materialize(v, like)
     dtype = like.dtype if hasattr(like, "dtype") and like.dtype.kind in "fc" else np.float64
-    return np.array(np.broadcast_to(v, (size,) + np.shape(like)), dtype=dtype)
+    return array(np.broadcast_to(v, (size,) + np.shape(like)), dtype=dtype)
 
 
 def batched_scalar_seed(value, what):
     """The seed of grad for every example (each example's output must be a scalar)."""
+    xp = array_namespace(value)
     from .tree import OutputError, check_real_output
 
     if np.ndim(value) != 1:
@@ -1074,7 +1080,7 @@ def batched_scalar_seed(value, what):
             "use jacrev/vjp for non-scalar outputs, or reduce it (e.g. np.sum)"
         )
     check_real_output(value, what, "grad")
-    return np.ones(np.shape(value), dtype=value.dtype)
+    return xp.ones(np.shape(value), dtype=value.dtype)
 
 
 __all__ += [

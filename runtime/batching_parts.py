@@ -11,6 +11,7 @@ import numpy as np
 from .batching import batch_axis
 from .copies import _is_float_data, _placements, _results
 from .likeness import dtype_like
+from .namespace import array, array_namespace, asarray, is_ndarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -66,17 +67,17 @@ def diff_edge(p, a, axis, batched):
         return p if np.ndim(p) == 0 else np.broadcast_to(p, np.shape(a)[:1] + np.shape(p))
     if np.ndim(p) == np.ndim(a):
         return p
-    return np.broadcast_to(_lifted(np.asarray(p), np.ndim(a)), _edge_shape(a, axis))
+    return np.broadcast_to(_lifted(asarray(p), np.ndim(a)), _edge_shape(a, axis))
 
 
 def _summed_back(v, p, batched):
     """v summed back to the shape of p, which was repeated over the examples (unbatched) or lifted and broadcast."""
-    v = np.asarray(v)
+    v = asarray(v)
     if np.shape(v) == np.shape(p):
         return v
     if not batched:
         return np.reshape(np.sum(v, axis=0), np.shape(p))
-    lifted = np.shape(_lifted(np.asarray(p), np.ndim(v)))
+    lifted = np.shape(_lifted(asarray(p), np.ndim(v)))
     axes = tuple(k for k, (m, n) in enumerate(zip(lifted, v.shape)) if m == 1 and n != 1)
     return np.reshape(np.sum(v, axis=axes, keepdims=True), np.shape(p))
 
@@ -128,15 +129,16 @@ def _leaves(tree):
 def items_of(seq):
     """The items of a batched sequence argument (np.select's conditions and choices): a tuple or list as it is; one
     array with the examples in axis 0 (np.select(c, x) of a batched c), its entries along axis 1."""
-    return tuple(np.moveaxis(seq, 0, 1)) if isinstance(seq, np.ndarray) else seq
+    return tuple(np.moveaxis(seq, 0, 1)) if is_ndarray(seq) else seq
 
 
 def items_of_vjp(v, seq):
     """The adjoint of items_of: for an array, its items' parts stacked back along axis 1 (a zero part as zeros)."""
-    if is_zero(v) or not isinstance(seq, np.ndarray):
+    xp = array_namespace(seq, *v)
+    if is_zero(v) or not is_ndarray(seq):
         return v
-    dtype = np.result_type(np.float64, *(np.asarray(p).dtype for p in v if not is_zero(p)))
-    return np.stack([np.zeros(seq.shape[:1] + seq.shape[2:], dtype) if is_zero(p) else p for p in v], axis=1)
+    dtype = np.result_type(np.float64, *(asarray(p).dtype for p in v if not is_zero(p)))
+    return np.stack([xp.zeros(seq.shape[:1] + seq.shape[2:], dtype) if is_zero(p) else p for p in v], axis=1)
 
 
 def select_rank(*trees):
@@ -151,7 +153,7 @@ def ranked(tree, rank):
         return tree
     if isinstance(tree, (tuple, list)):
         return same_kind(tree, [ranked(item, rank) for item in tree])
-    return _lifted(np.asarray(tree), rank)
+    return _lifted(asarray(tree), rank)
 
 
 def unranked(v, like, rank):
@@ -169,7 +171,7 @@ def unranked(v, like, rank):
 def triangle_rows(m, depth=1):
     """np.triu and np.tril's batched argument: per-example rows (1-D) repeated into per-example square matrices, as
     NumPy repeats a 1-D argument; matrices as they are.  `depth` leading axes are batch axes (2 under nested vmap)."""
-    m = np.asarray(m)
+    m = asarray(m)
     if m.ndim != depth + 1:
         return m
     return np.broadcast_to(np.expand_dims(m, depth), m.shape + m.shape[-1:])
@@ -179,7 +181,7 @@ def triangle_rows_vjp(v, m, depth=1):
     """The adjoint of triangle_rows: repeated rows summed back."""
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     return np.sum(v, axis=depth) if np.ndim(m) == depth + 1 else v
 
 
@@ -209,8 +211,8 @@ def _as_batched_array(item, size, flag):
     if isinstance(item, (tuple, list)):
         return np.stack([_as_batched_array(x, size, flag) for x in item], axis=1)
     if is_zero(item):
-        return np.zeros((size,))
-    return np.asarray(item)
+        return array_namespace(size).zeros((size,))
+    return asarray(item)
 
 
 def _like_item(part, item):
@@ -225,7 +227,7 @@ def _stand_ins(items, flags):
     for item, flag in zip(items, flags):
         if flag:
             size = np.shape(_as_batched_array(item, 1, flag))
-            out.append(np.zeros(size[1:], dtype=dtype_like(_leaves(item)[0])))
+            out.append(array_namespace(*_leaves(item)).zeros(size[1:], dtype=dtype_like(_leaves(item)[0])))
         else:
             out.append(item)
     return out
@@ -243,7 +245,7 @@ def batched_copies(fn, items, batched, *options):
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
     out = fn(*stand_ins, *options)  # the entries that come from no batched item
-    results = [np.array(np.broadcast_to(r, (size,) + np.shape(r))) for r in _results(out)]
+    results = [array(np.broadcast_to(r, (size,) + np.shape(r))) for r in _results(out)]
     for i, (item, flag) in enumerate(zip(items, flags)):
         if flag:
             entries = np.reshape(_as_batched_array(item, size, flag), (size, -1))
@@ -256,9 +258,10 @@ def batched_copies(fn, items, batched, *options):
 def batched_copied_parts(g, fn, items, batched, *options):
     """The adjoint of rt.batched_copies(fn, items, batched, *options): one part per item, batched items' with the
     examples in axis 0, unbatched items' summed over the examples (0.0 for items that carry no derivative)."""
+    xp = array_namespace(g)
     if is_zero(g):
         return 0.0
-    if isinstance(items, np.ndarray):  # the sequence as one array: its adjoint one array too
+    if is_ndarray(items):  # the sequence as one array: its adjoint one array too
         return np.stack(batched_copied_parts(g, fn, items_of(items), batched, *options), axis=1)
     flags = _flags(items, batched)
     size = _size(items, flags)
@@ -270,13 +273,13 @@ def batched_copied_parts(g, fn, items, batched, *options):
             parts.append(0.0)
             continue
         count = int(np.prod(np.shape(stand_ins[i])))
-        total = np.zeros((count, size), dtype=np.result_type(np.float64, dtype_like(stand_ins[i])))
+        total = xp.zeros((count, size), dtype=np.result_type(np.float64, dtype_like(stand_ins[i])))
         for where, cotangent in zip(_placements(fn, stand_ins, options, i), cotangents):
             if is_zero(cotangent):
                 continue
             taken = where > 0
             rows = np.reshape(np.broadcast_to(cotangent, (size,) + where.shape), (size, -1))
-            np.add.at(total, where[taken] - 1, rows[:, taken.ravel()].T)
+            xp.add.at(total, where[taken] - 1, rows[:, taken.ravel()].T)
         total = np.reshape(total.T, (size,) + np.shape(stand_ins[i]))
         if flag:
             parts.append(_like_item(total, item))
@@ -290,14 +293,15 @@ def batched_copies_of(parts, fn, items, batched, *options):
     allowed): each example's results with the tangents in place of the entries they copy, zeros elsewhere."""
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
-    items, parts = items_of(items), items_of(parts) if isinstance(items, np.ndarray) else parts
+    items, parts = items_of(items), items_of(parts) if is_ndarray(items) else parts
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
     out = fn(*stand_ins, *options)
-    dtypes = [np.asarray(p).dtype for p in _leaves(list(parts)) if not is_zero(p)]
+    dtypes = [asarray(p).dtype for p in _leaves(list(parts)) if not is_zero(p)]
     dtype = np.result_type(np.float64, *dtypes)
-    tangents = [np.zeros((size,) + np.shape(r), dtype=dtype) for r in _results(out)]
+    xp = array_namespace(size, *_leaves(list(parts)))
+    tangents = [xp.zeros((size,) + np.shape(r), dtype=dtype) for r in _results(out)]
     for i, (part, flag) in enumerate(zip(parts, flags)):
         if is_zero(part):
             continue

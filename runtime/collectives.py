@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import array, array_namespace, asarray
+
 __all__ = [
     "psum",
     "pmean",
@@ -68,7 +70,7 @@ def ppermute(x, axis_name, perm):
 
 
 def psum_batched(x, batched, size):
-    return np.sum(x, axis=0) if batched else np.asarray(x) * size
+    return np.sum(x, axis=0) if batched else asarray(x) * size
 
 
 def pmean_batched(x, batched, size):
@@ -84,16 +86,16 @@ def pmin_batched(x, batched, size):
 
 
 def all_gather_batched(x, batched, size):
-    x = np.asarray(x)
-    return np.array(x) if batched else np.stack([x] * size)
+    x = asarray(x)
+    return array(x) if batched else np.stack([x] * size)
 
 
 def axis_index_batched(size):
-    return np.arange(size)
+    return array_namespace(size).arange(size)  # vmap's size: a BatchSize, which knows the library
 
 
 def ppermute_batched(x, batched, size, perm):
-    x = np.asarray(x) if batched else np.broadcast_to(x, (size,) + np.shape(x))
+    x = asarray(x) if batched else np.broadcast_to(x, (size,) + np.shape(x))
     out = np.zeros_like(x)
     for src, dst in perm:
         out[dst] = x[src]
@@ -110,7 +112,7 @@ __all__.append("inverse_perm")
 
 def spread_batched(g, batched, size, scale=1.0):
     """The adjoint of psum_batched (scale 1) and pmean_batched (scale 1/size)."""
-    g = np.asarray(g) * scale
+    g = asarray(g) * scale
     return np.broadcast_to(g, (size,) + g.shape) if batched else g * size
 
 
@@ -118,7 +120,7 @@ def extreme_batched_vjp(g, x, ans, batched):
     """The adjoint of pmax_batched/pmin_batched: g shared equally by the examples that attain it."""
     if not batched:
         return g
-    hit = (np.asarray(x) == np.asarray(ans)).astype(float)
+    hit = (asarray(x) == asarray(ans)).astype(float)
     return g * hit / np.sum(hit, axis=0)
 
 

@@ -11,9 +11,12 @@ arguments after the items (so that, under jit, each keeps its own type, a consta
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import array_namespace, asarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -58,15 +61,16 @@ def _is_float_data(item):
 def _placements(fn, items, options, i):
     """For each result of fn(*items, *options), where item i's entries went: k + 1 for entry k, 0 elsewhere."""
     shape = np.shape(items[i])
-    marks = np.arange(1.0, np.prod(shape) + 1.0).reshape(shape)
+    xp = array_namespace(*items)
+    marks = xp.arange(1.0, math.prod(shape) + 1.0).reshape(shape)
 
     def call(value):
         return _results(fn(*[value if j == i else item for j, item in enumerate(items)], *options))
 
     places = []
-    for marked, cleared in zip(call(marks), call(np.zeros(shape))):
+    for marked, cleared in zip(call(marks), call(xp.zeros(shape))):
         with np.errstate(invalid="ignore"):  # a NaN or an infinity elsewhere is no entry of item i
-            difference = np.asarray(marked, dtype=np.float64) - np.asarray(cleared, dtype=np.float64)
+            difference = asarray(marked, dtype=np.float64) - asarray(cleared, dtype=np.float64)
         places.append(np.where(np.isfinite(difference), difference, 0.0).astype(np.intp))
     return places
 
@@ -83,11 +87,12 @@ def copied_parts(g, fn, items, *options):
             parts.append(0.0)
             continue
         shape = np.shape(item)
-        total = np.zeros(int(np.prod(shape)), dtype=dtype_like(item))
+        xp = array_namespace(g, *items)
+        total = xp.zeros(math.prod(shape), dtype=dtype_like(item))
         for where, cotangent in zip(_placements(fn, items, options, i), cotangents):
             if not is_zero(cotangent):
                 taken = where > 0
-                np.add.at(total, where[taken] - 1, np.broadcast_to(cotangent, where.shape)[taken])
+                xp.add.at(total, where[taken] - 1, np.broadcast_to(cotangent, where.shape)[taken])
         parts.append(total.reshape(shape))
     return tuple(parts)
 
@@ -97,12 +102,13 @@ def copies_of(parts, fn, items, *options):
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0
     out = fn(*items, *options)
-    dtype = np.result_type(np.float16, *[np.asarray(p).dtype for p in parts if not is_zero(p)])
-    tangents = [np.zeros(np.shape(r), dtype=dtype) for r in _results(out)]
+    dtype = np.result_type(np.float16, *[asarray(p).dtype for p in parts if not is_zero(p)])
+    xp = array_namespace(*items, *parts)
+    tangents = [xp.zeros(np.shape(r), dtype=dtype) for r in _results(out)]
     for i, part in enumerate(parts):
         if is_zero(part):
             continue
-        entries = np.broadcast_to(np.asarray(part, dtype=dtype), np.shape(items[i])).ravel()
+        entries = np.broadcast_to(asarray(part, dtype=dtype), np.shape(items[i])).ravel()
         for tangent, where in zip(tangents, _placements(fn, items, options, i)):
             taken = where > 0
             tangent[taken] = entries[where[taken] - 1]

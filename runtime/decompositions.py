@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import array_namespace, asarray
 from .tree import is_zero as _is_symbolic_zero
 
 
@@ -96,24 +97,26 @@ def _lower(uplo):
 
 def hermitian_part(x, UPLO="L", on=True):
     """The matrices of x with the triangle UPLO names mirrored onto the other (x itself when `on` is false)."""
+    xp = array_namespace(x)
     if is_zero(x) or not on:
         return x
-    x = np.asarray(x)
+    x = asarray(x)
     k = -1 if _lower(UPLO) else 1
     part = np.tril(x, k) if k < 0 else np.triu(x, k)
-    diagonal = x * np.eye(x.shape[-1], dtype=x.dtype)
+    diagonal = x * xp.eye(x.shape[-1], dtype=x.dtype)
     return part + np.swapaxes(part, -1, -2) + diagonal
 
 
 def hermitian_part_vjp(g, UPLO="L", on=True):
     """The adjoint of hermitian_part: g folded onto the triangle UPLO names (g itself when `on` is false)."""
+    xp = array_namespace(g)
     if is_zero(g) or not on:
         return g
-    g = np.asarray(g)
+    g = asarray(g)
     k = -1 if _lower(UPLO) else 1
     both = g + np.swapaxes(g, -1, -2)
     part = np.tril(both, k) if k < 0 else np.triu(both, k)
-    return part + g * np.eye(g.shape[-1], dtype=g.dtype)
+    return part + g * xp.eye(g.shape[-1], dtype=g.dtype)
 
 
 # ---------------------------------------------------------------------------- eigenvalue gaps
@@ -123,12 +126,13 @@ def gap_scaled(x, w):
     """x[..., i, j] / (w[..., j] - w[..., i]) off the diagonal, 0 on it: the spectral factor of eigh and svd.
 
     A tie (two equal eigenvalues) where x is not zero has no derivative: it raises instead of giving inf or nan."""
+    xp = array_namespace(x, w)
     if is_zero(x):
         return 0.0
-    x, w = np.asarray(x), np.asarray(w)
+    x, w = asarray(x), asarray(w)
     n = w.shape[-1]
     gap = w[..., None, :] - w[..., :, None]
-    off = ~np.eye(n, dtype=bool)
+    off = ~xp.eye(n, dtype=bool)
     tie = (gap == 0) & off & (x != 0)
     if np.any(tie):
         raise ValueError(
@@ -143,7 +147,7 @@ def gaps(t):
     """t[..., j] - t[..., i] at [..., i, j] (linear in t)."""
     if is_zero(t):
         return 0.0
-    t = np.asarray(t)
+    t = asarray(t)
     return t[..., None, :] - t[..., :, None]
 
 
@@ -151,7 +155,7 @@ def gaps_vjp(g):
     """The adjoint of gaps: the column sums of g minus its row sums."""
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     return np.sum(g, axis=-2) - np.sum(g, axis=-1)
 
 
@@ -159,29 +163,30 @@ def scale_columns(x, d):
     """The matrices of x with column j multiplied by d[..., j]: x @ diag(d) (linear in x and in d)."""
     if is_zero(x) or is_zero(d):
         return 0.0
-    return np.asarray(x) * np.expand_dims(d, -2)
+    return asarray(x) * np.expand_dims(d, -2)
 
 
 def column_dots(x, y):
     """The dot products of the columns of x and y: np.sum(x * y, axis=-2) (the adjoint of scale_columns in d)."""
     if is_zero(x) or is_zero(y):
         return 0.0
-    return np.sum(np.asarray(x) * np.asarray(y), axis=-2)
+    return np.sum(asarray(x) * asarray(y), axis=-2)
 
 
 def diag_part(x):
     """The diagonals of the matrices of x (np.diagonal(x, 0, -2, -1)); the symbolic zero stays zero."""
     if is_zero(x):
         return 0.0
-    return np.diagonal(np.asarray(x), 0, -2, -1)
+    return np.diagonal(asarray(x), 0, -2, -1)
 
 
 def diag_embed(v):
     """The vectors of v (..., n) as diagonal matrices (..., n, n); the adjoint of np.diagonal(x, 0, -2, -1)."""
+    xp = array_namespace(v)
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
-    return v[..., :, None] * np.eye(v.shape[-1], dtype=np.result_type(v, np.float64))
+    v = asarray(v)
+    return v[..., :, None] * xp.eye(v.shape[-1], dtype=np.result_type(v, np.float64))
 
 
 # ---------------------------------------------------------------------------- matrix_power
@@ -194,9 +199,9 @@ def block_upper(x, y):
     """The block matrices [[x, y], [0, x]] of the matrices of x and y (either may be the symbolic zero)."""
     if is_zero(x) and is_zero(y):
         return 0.0
-    like = np.asarray(y if is_zero(x) else x)
-    x = np.zeros_like(like) if is_zero(x) else np.asarray(x)
-    y = np.zeros_like(like) if is_zero(y) else np.asarray(y)
+    like = asarray(y if is_zero(x) else x)
+    x = np.zeros_like(like) if is_zero(x) else asarray(x)
+    y = np.zeros_like(like) if is_zero(y) else asarray(y)
     x, y = np.broadcast_arrays(x, y)
     zero = np.zeros_like(x)
     return np.concatenate([np.concatenate([x, y], axis=-1), np.concatenate([zero, x], axis=-1)], axis=-2)
@@ -207,7 +212,7 @@ def block_corner(m, which=1):
     adjoints of block_upper's y and x."""
     if is_zero(m):
         return 0.0
-    m = np.asarray(m)
+    m = asarray(m)
     n = m.shape[-1] // 2
     if which == 1:
         return m[..., :n, n:]
@@ -300,18 +305,20 @@ def as_weights(v, like, columns):
     """A cotangent of lstsq's residuals (shaped like `like`) as one weight per column of b (b a matrix, or b a
     vector as one column): zeros where there are no residuals, as many as `columns` (the solution as columns)
     has."""
+    xp = array_namespace(v, like, columns)
     if is_zero(v):
         return 0.0
     if np.size(like) == 0:
-        return np.zeros(np.shape(columns)[-1])
+        return xp.zeros(np.shape(columns)[-1])
     return np.reshape(v, (-1,))
 
 
 def from_weights(v, like, columns):
     """The adjoint of as_weights: weights back in the shape of lstsq's residuals `like` (zeros where there are
     none)."""
+    xp = array_namespace(v, like, columns)
     if np.size(like) == 0:
-        return np.zeros(np.shape(like))
+        return xp.zeros(np.shape(like))
     if is_zero(v):
         return 0.0
     return np.reshape(v, np.shape(like))
@@ -321,7 +328,7 @@ def skew_lower(x):
     """tril(x, -1) - tril(x, -1)^T for the matrices of x (linear in x)."""
     if is_zero(x):
         return 0.0
-    low = np.tril(np.asarray(x), -1)
+    low = np.tril(asarray(x), -1)
     return low - np.swapaxes(low, -1, -2)
 
 
@@ -329,7 +336,7 @@ def skew_lower_vjp(g):
     """The adjoint of skew_lower: tril(g - g^T, -1)."""
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     return np.tril(g - np.swapaxes(g, -1, -2), -1)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from .batching import per_example
 from .likeness import dtype_like
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = ["gradient_of", "gradient_vjp", "batched_gradient"]
@@ -33,32 +34,34 @@ def _axes(ndim, axis):
 
 def _transposed(g, ax, h, edge_order):
     """The adjoint of np.gradient(f, h, axis=ax, edge_order=edge_order) for its cotangent g."""
+    xp = array_namespace(g)
     n = g.shape[ax]
-    lo = np.clip(np.arange(n) - 1, 0, max(n - 3, 0))  # the first column of each row's window
+    lo = np.clip(xp.arange(n) - 1, 0, max(n - 3, 0))  # the first column of each row's window
     rows = np.moveaxis(g, ax, 0)
-    out = np.zeros(rows.shape, dtype=np.result_type(rows.dtype, np.float64))
+    out = xp.zeros(rows.shape, dtype=np.result_type(rows.dtype, np.float64))
     for r in range(min(3, n)):
-        comb = (np.arange(n) % 3 == r).astype(np.float64)
+        comb = (xp.arange(n) % 3 == r).astype(np.float64)
         coefficient = np.gradient(comb, h, edge_order=edge_order)
         column = lo + (r - lo) % 3  # the column of residue r in each row's window
         inside = column < n
         weights = coefficient[inside].reshape((-1,) + (1,) * (rows.ndim - 1))
-        np.add.at(out, column[inside], weights * rows[inside])
+        xp.add.at(out, column[inside], weights * rows[inside])
     return np.moveaxis(out, 0, ax)
 
 
 def gradient_vjp(g, like, spacing=(), axis=None, edge_order=1):
     """The adjoint of f in np.gradient(f, *spacing, axis=axis, edge_order=edge_order), f shaped like `like`."""
+    xp = array_namespace(g, like)
     if is_zero(g):
         return 0.0
     axes = _axes(len(np.shape(like)), axis)
     parts = list(g) if len(axes) > 1 else [g]
     steps = list(spacing) if len(spacing) > 1 else list(spacing) * len(axes) or [1.0] * len(axes)
     dtype = dtype_like(like) if dtype_like(like).kind in "fc" else np.dtype(np.float64)
-    total = np.zeros(np.shape(like), dtype=dtype)
+    total = xp.zeros(np.shape(like), dtype=dtype)
     for ax, part, h in zip(axes, parts, steps):
         if not is_zero(part):
-            total += _transposed(np.asarray(part), ax, h, edge_order)
+            total += _transposed(asarray(part), ax, h, edge_order)
     return total
 
 

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from .namespace import asarray
+
 __all__ = ["sinc_derivative"]
 
 _NEAR_ZERO = 0.5  # below this |pi x|, a power series (the closed form cancels there)
@@ -19,7 +21,7 @@ def sinc_derivative(x, order):
     sum_j C(order, j) sin(u + (order - j) pi / 2) (-1)**j j! / u**(j + 1) (Leibniz's rule), or near 0 the
     series sum_n (-1)**n u**(2n - order) / ((2n + 1) (2n - order)!) over 2n >= order.
     """
-    x = np.asarray(x)
+    x = asarray(x)
     u = np.pi * x.astype(np.result_type(x, 0.0))
     small = np.abs(u) < _NEAR_ZERO
     near = np.where(small, u, 0.0)

@@ -4,6 +4,7 @@ import numpy as np
 
 from .batching import _is_batched_like, _is_static, _slice, _stack
 from .likeness import dtype_like
+from .namespace import array_namespace
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -24,6 +25,7 @@ def example(value, i):
 
 def example_vjp(acc, value, i, g):
     """acc plus g put back at row i of value's leaves: the adjoint of example(value, i)."""
+    xp = array_namespace(acc, value, g)
     if is_zero(g):
         return acc
     if isinstance(value, (tuple, list, dict)):
@@ -32,7 +34,7 @@ def example_vjp(acc, value, i, g):
         return same_kind(value, dict(zip(keys, items)) if isinstance(value, dict) else items)
     if _is_static(value) and not _is_batched_like(value):
         return acc
-    out = np.zeros(np.shape(value), dtype=np.result_type(dtype_like(value), dtype_like(g)))
+    out = xp.zeros(np.shape(value), dtype=np.result_type(dtype_like(value), dtype_like(g)))
     if not is_zero(acc):
         out += acc
     out[i] += g

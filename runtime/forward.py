@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import array_namespace, asarray, is_ndarray
 from .pytree import same_kind
 from .tree import is_zero
 
@@ -62,13 +63,14 @@ def split_tangent(t, n):
 
 def set_region(x_t, x, index, v_t):
     """The tangent of x after `x[index] = v`: x's tangent with the region replaced by v's."""
+    xp = array_namespace(x, x_t, v_t)
     if is_zero(x_t) and is_zero(v_t):
         return 0.0
     shape = np.shape(x)
-    dtype = np.result_type(getattr(x, "dtype", np.float64), np.float64 if is_zero(x_t) else np.asarray(x_t).dtype)
+    dtype = np.result_type(getattr(x, "dtype", np.float64), np.float64 if is_zero(x_t) else asarray(x_t).dtype)
     if dtype.kind not in "fc":
         dtype = np.float64
-    out = np.zeros(shape, dtype=dtype)
+    out = xp.zeros(shape, dtype=dtype)
     if not is_zero(x_t):
         out[...] = x_t
     out[index] = 0.0 if is_zero(v_t) else v_t
@@ -109,28 +111,30 @@ def _rebuild(tree, leaves):
 
 
 def _dtype(leaf):
-    dtype = np.asarray(leaf).dtype
+    dtype = asarray(leaf).dtype
     return dtype if dtype.kind in "fc" else np.dtype(np.float64)
 
 
 def basis(tree, k):
     """The k-th unit direction in the space of `tree`: zeros of its structure with a single 1."""
+    xp = array_namespace(*float_leaves(tree))
     parts = []
     offset = 0
     for leaf in float_leaves(tree):
         size = int(np.size(leaf))
-        part = np.zeros(np.shape(leaf), dtype=_dtype(leaf))
+        part = xp.zeros(np.shape(leaf), dtype=_dtype(leaf))
         if offset <= k < offset + size:
             part.reshape(-1)[k - offset] = 1.0
-        parts.append(part if np.ndim(leaf) or isinstance(leaf, np.ndarray) else part[()])
+        parts.append(part if np.ndim(leaf) or is_ndarray(leaf) else part[()])
         offset += size
     return _rebuild(tree, parts)
 
 
 def _stack_leaf(vectors, leaf_index, like_leaf, count):
     """Stack leaf `leaf_index` of each tangent tree in `vectors` (zeros allowed): shape (count,) + leaf shape."""
+    xp = array_namespace(like_leaf, *(float_leaves(v)[leaf_index] for v in vectors if not is_zero(v)))
     shape = np.shape(like_leaf)
-    out = np.zeros((count,) + shape, dtype=_dtype(like_leaf))
+    out = xp.zeros((count,) + shape, dtype=_dtype(like_leaf))
     for j, vec in enumerate(vectors):
         if is_zero(vec):
             continue

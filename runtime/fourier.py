@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -19,7 +20,7 @@ def fft_static(v):
         return v
     if isinstance(v, (tuple, list)):
         return tuple(fft_static(item) for item in v)
-    v = np.asarray(v)
+    v = asarray(v)
     if v.ndim and np.any(v != v.flat[0]):
         raise ValueError("an np.fft length or axis that differs per example cannot be batched")
     return int(v.flat[0]) if v.size else v
@@ -70,13 +71,14 @@ def fft_sizes(x, axes):
 def fft_fit(v, sizes, axes):
     """v cut or padded with zeros at the end of each of `axes` to the length in `sizes` (the adjoint of the
     padding and cutting that np.fft's `n` and `s` do)."""
+    xp = array_namespace(v)
     if is_zero(v):
         return v
-    v = np.asarray(v)
+    v = asarray(v)
     for ax, size in zip(fft_static(axes), fft_static(sizes)):
         have = v.shape[ax]
         if have > size:
-            v = np.take(v, np.arange(size), axis=ax)
+            v = np.take(v, xp.arange(size), axis=ax)
         elif have < size:
             pad = [(0, 0)] * v.ndim
             pad[ax] = (0, size - have)
@@ -100,13 +102,14 @@ def irfft_vjp(v, a, n, axis, norm):
     """The adjoint of a in np.fft.irfft(a, n, axis, norm), from the adjoint v of its (real) result: the real part
     of v transformed by rfft, its middle entries doubled (each stands for two of the full spectrum), scaled as
     `norm` says and conjugated (the bilinear pairing Re(ct * t) of JAX's convention); then cut or padded to a."""
+    xp = array_namespace(v, a)
     if is_zero(v):
         return v
     n, axis = fft_static(n), fft_static(axis)
     length = irfft_length(a, n, axis)
     spectrum = np.fft.rfft(np.real(v), axis=axis)
     m = spectrum.shape[axis]
-    weights = np.full(m, 2.0)
+    weights = xp.full(m, 2.0)
     weights[0] = 1.0
     if length % 2 == 0:
         weights[-1] = 1.0

@@ -5,20 +5,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import array_namespace, asarray, is_ndarray
 from .pytree import same_kind
 
 __all__ = ["Like", "like", "dtype_like"]
 
 
 class Like:
-    """Shape and dtype of an array, without its data.  np.shape and np.ndim accept it."""
+    """Shape and dtype of an array, without its data.  np.shape and np.ndim accept it.
 
-    __slots__ = ("shape", "dtype", "batched")
+    `xp` is the array's library (NumPy, or CuPy for a CuPy array): what an adjoint built from it is made with.
+    """
 
-    def __init__(self, shape, dtype):
+    __slots__ = ("shape", "dtype", "batched", "xp")
+    _keeps_namespace = True
+
+    def __init__(self, shape, dtype, xp=np):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.batched = False
+        self.xp = xp
 
     @property
     def ndim(self):
@@ -32,7 +38,7 @@ class Like:
         """One row: how a batched Like is sliced into examples."""
         if not isinstance(i, (int, np.integer)):
             raise TypeError("a Like can only be indexed by an integer")
-        return Like(self.shape[1:], self.dtype)
+        return Like(self.shape[1:], self.dtype, self.xp)
 
     def __repr__(self):
         return f"Like(shape={self.shape}, dtype={self.dtype})"
@@ -47,9 +53,9 @@ def like(x, depth=MAX_DEPTH):
         return same_kind(x, [like(v, depth - 1) if depth else None for v in x])
     if isinstance(x, dict):
         return same_kind(x, {k: like(v, depth - 1) if depth else None for k, v in x.items()})
-    if not isinstance(x, (np.ndarray, np.generic, float, int, complex)) or isinstance(x, bool):
+    if not (is_ndarray(x) or isinstance(x, (np.generic, float, int, complex))) or isinstance(x, bool):
         return x  # types, dtypes, strings, slices, ranges, None and Likes: kept as they are
-    return Like(np.shape(x), dtype_like(x))
+    return Like(np.shape(x), dtype_like(x), array_namespace(x))
 
 
 def dtype_like(x):
@@ -57,4 +63,4 @@ def dtype_like(x):
     dtype = getattr(x, "dtype", None)
     if dtype is not None:
         return np.dtype(dtype)
-    return np.asarray(x).dtype
+    return asarray(x).dtype  # a Python or NumPy scalar

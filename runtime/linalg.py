@@ -8,6 +8,7 @@ from collections import Counter
 import numpy as np
 
 from .adjoint import unbroadcast
+from .namespace import array, array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -76,7 +77,8 @@ def _slot(terms, tensors, k):
     """d T / d tensors[k] for the full contraction of `tensors` with `terms`, shaped like tensors[k]."""
     if any(is_zero(x) for m, x in enumerate(tensors) if m != k):
         return 0.0
-    tensors = [np.asarray(x) for x in tensors]
+    xp = array_namespace(*tensors)
+    tensors = [xp.asarray(x) for x in tensors]
     sizes = {}
     for term, x in zip(terms, tensors):
         for c, n in zip(term, x.shape):
@@ -105,8 +107,8 @@ def _slot(terms, tensors, k):
         r = np.sum(r, axis=summed, keepdims=True)
     dtype = r.dtype if r.dtype.kind in "fc" else np.dtype(np.float64)  # floating, float32 stays float32
     if len(unique) == len(target):
-        return np.array(r, dtype=dtype)
-    out = np.zeros(shape, dtype=dtype)
+        return array(r, dtype=dtype)
+    out = xp.zeros(shape, dtype=dtype)
     np.einsum(target + "->" + unique, out)[...] = r  # a writable view of the diagonal
     return out
 
@@ -223,15 +225,16 @@ def _diagonal_index(shape, offset, axis1, axis2):
     rest = [d for d in range(nd) if d not in (axis1, axis2)]
     n1, n2 = shape[axis1], shape[axis2]
     length = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
-    i = np.arange(length)
-    rows, cols = i - min(offset, 0), i + max(offset, 0)
+    rows = list(range(-min(offset, 0), length - min(offset, 0)))  # Python lists index arrays of any library
+    cols = list(range(max(offset, 0), length + max(offset, 0)))
     return [shape[d] for d in rest] + [n1, n2], rows, cols, axis1, axis2
 
 
 def _embed_diagonal(values, like, offset, axis1, axis2):
+    xp = array_namespace(values, like)
     shape = np.shape(like)
     moved_shape, rows, cols, axis1, axis2 = _diagonal_index(shape, offset, axis1, axis2)
-    out = np.zeros(moved_shape, dtype=np.result_type(np.asarray(values).dtype, np.float64))
+    out = xp.zeros(moved_shape, dtype=np.result_type(asarray(values).dtype, np.float64))
     out[..., rows, cols] = values
     return np.moveaxis(out, (-2, -1), (axis1, axis2))
 
@@ -240,7 +243,7 @@ def trace_vjp(g, like, offset=0, axis1=0, axis2=1):
     """The adjoint of np.trace: g placed on the traced diagonal."""
     if is_zero(g):
         return 0.0
-    return _embed_diagonal(np.asarray(g)[..., None], like, offset, axis1, axis2)
+    return _embed_diagonal(asarray(g)[..., None], like, offset, axis1, axis2)
 
 
 def diagonal_vjp(g, like, offset=0, axis1=0, axis2=1):
@@ -288,7 +291,7 @@ def _extreme(values, axis, largest):
 
 def norm_grad(x, ord=None, axis=None):
     """d np.linalg.norm(x, ord, axis) / dx, shaped like x (a reduction's gradient before g is applied)."""
-    x = np.asarray(x, dtype=np.result_type(x, np.float64))
+    x = asarray(x, dtype=np.result_type(x, np.float64))
     kind, axes = _norm_kind(x, ord, axis)
     if kind == "fro":
         return x / np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
@@ -322,7 +325,7 @@ def norm_hvp(g, x, ord=None, axis=None):
     """The adjoint of norm_grad(x, ord, axis): the norm's Hessian applied to g."""
     if is_zero(g):
         return 0.0
-    x = np.asarray(x, dtype=np.result_type(x, np.float64))
+    x = asarray(x, dtype=np.result_type(x, np.float64))
     kind, axes = _norm_kind(x, ord, axis)
     if kind == "fro" or kind == "vector" and ord in (None, 2):
         n = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
@@ -346,7 +349,7 @@ def norm_third(v, u, x, ord=None, axis=None):
     """The derivative of norm_hvp(v, x, ord, axis) in x along u: the norm's third derivative applied to v and u."""
     if is_zero(v) or is_zero(u):
         return 0.0
-    x = np.asarray(x, dtype=np.result_type(x, np.float64))
+    x = asarray(x, dtype=np.result_type(x, np.float64))
     kind, axes = _norm_kind(x, ord, axis)
     if kind == "fro" or kind == "vector" and ord in (None, 2):
         n = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
@@ -375,7 +378,7 @@ def solve_like(a, b, like):
     if _no_matrix(b):
         return 0.0
     if np.ndim(like) == 1:
-        return np.linalg.solve(a, np.asarray(b)[..., None])[..., 0]
+        return np.linalg.solve(a, asarray(b)[..., None])[..., 0]
     return np.linalg.solve(a, b)
 
 
@@ -383,14 +386,14 @@ def as_column(v, like):
     """v with a trailing length-1 axis when `like` is 1-D (a vector right-hand side), else v."""
     if _no_matrix(v):
         return 0.0
-    return np.asarray(v)[..., None] if np.ndim(like) == 1 else v
+    return asarray(v)[..., None] if np.ndim(like) == 1 else v
 
 
 def from_column(v, like):
     """v without the trailing length-1 axis that as_column gave it when `like` is 1-D, else v."""
     if _no_matrix(v):
         return 0.0
-    return np.asarray(v)[..., 0] if np.ndim(like) == 1 else v
+    return asarray(v)[..., 0] if np.ndim(like) == 1 else v
 
 
 def _no_matrix(x):

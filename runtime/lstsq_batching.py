@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import array_namespace, asarray
+
 __all__ = ["batched_lstsq"]
 
 
@@ -18,7 +20,8 @@ def batched_lstsq(a, b, rcond, a_batched, b_batched, size, mask=None):
     The residuals are the squared norms of b - a x when a has full column rank and more rows than columns, else
     none: examples that differ in this are refused (their residuals cannot be stacked), among those the mask selects
     (those running here, under vmap's per-example conditions; the others' residuals are computed alike)."""
-    a, b = np.asarray(a), np.asarray(b)
+    xp = array_namespace(a, b)
+    a, b = asarray(a), asarray(b)
     a = a if a_batched else np.broadcast_to(a, (size,) + a.shape)
     vector = b.ndim - bool(b_batched) == 1
     b = b if b_batched else np.broadcast_to(b, (size,) + b.shape)
@@ -32,13 +35,13 @@ def batched_lstsq(a, b, rcond, a_batched, b_batched, size, mask=None):
     eps = np.finfo(dtype).eps
     cut = eps * max(rows, cols) if rcond is None else (eps if rcond < 0 else rcond)
     u, s, vh = np.linalg.svd(a, full_matrices=False)
-    kept = s > cut * s[:, :1] if s.shape[1] else np.zeros(s.shape, dtype=bool)
+    kept = s > cut * s[:, :1] if s.shape[1] else xp.zeros(s.shape, dtype=bool)
     inverse = np.divide(1.0, s, out=np.zeros_like(s), where=kept)
     x = _adjoint(vh) @ (inverse[..., None] * (_adjoint(u) @ columns))
     rank = np.sum(kept, axis=1)
     full = (rank == cols) & (rows > cols)
     if mask is not None:
-        running = np.broadcast_to(np.asarray(mask, dtype=bool), (size,))
+        running = np.broadcast_to(asarray(mask, dtype=bool), (size,))
         full = full[running] if np.any(running) else full
     if np.any(full) != np.all(full):
         raise ValueError(
@@ -48,5 +51,5 @@ def batched_lstsq(a, b, rcond, a_batched, b_batched, size, mask=None):
     if np.all(full) and size and rows > cols:
         residuals = np.sum(np.abs(columns - a @ x) ** 2, axis=1)
     else:
-        residuals = np.zeros((size, 0), dtype=s.dtype)
+        residuals = xp.zeros((size, 0), dtype=s.dtype)
     return (x[..., 0] if vector else x), residuals, rank, s

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .copies import copied_parts, copies_of
+from .namespace import array, array_namespace, asarray
 from .rearranging import _COPYING_MODES, pad_copy, per_axis_aligned
 from .tree import get, is_zero
 
@@ -28,7 +29,7 @@ def _pairs(value, ndim):
     per axis."""
     if value is None:
         return [(None, None)] * ndim
-    x = np.asarray(per_axis_aligned(value, ndim))
+    x = asarray(per_axis_aligned(value, ndim))
     if x.size == 1:
         return [(int(x.ravel()[0]),) * 2] * ndim
     if x.size == 2 and x.shape != (2, 1):
@@ -51,7 +52,7 @@ def _mode(mode, reflect_type):
 
 def _floats(v):
     """v as an array of floats (complex ones stay complex)."""
-    return np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    return asarray(v, dtype=np.result_type(asarray(v).dtype, np.float64))
 
 
 # ---------------------------------------------------------------------------- maximum, minimum, median
@@ -67,8 +68,9 @@ def _share(part, value):
 def _stat_weights(part, mode):
     """The weights over the last axis of `part` by which its statistic (np.max, np.min or np.median along that
     axis) combines its entries: 1 on the max or min, 1/2 on each of the two middle entries of an even count."""
+    xp = array_namespace(part)
     if part.shape[-1] == 0:  # a median of nothing, NaN: no entry reaches it
-        return np.zeros(part.shape)
+        return xp.zeros(part.shape)
     if mode == "maximum":
         return _share(part, np.max(part, axis=-1, keepdims=True))
     if mode == "minimum":
@@ -83,7 +85,7 @@ def _stat_weights(part, mode):
 def _stat_axes(array, pad_width, mode, stat_length):
     """For each axis in turn: (the axis, its width (before, after), the weights of its left and right pads over
     the entries along it, that axis last, of the array padded along the axes before it, as NumPy pads)."""
-    a = np.asarray(array)
+    a = asarray(array)
     ndim = a.ndim
     widths, lengths = _pairs(pad_width, ndim), _pairs(stat_length, ndim)
     out = []
@@ -91,7 +93,7 @@ def _stat_axes(array, pad_width, mode, stat_length):
         moved = np.moveaxis(a, axis, -1)
         n = moved.shape[-1]
         left, right = (n if k is None else min(k, n) for k in lengths[axis])
-        w_left, w_right = np.zeros(moved.shape), np.zeros(moved.shape)
+        w_left, w_right = array_namespace(a).zeros(moved.shape), array_namespace(a).zeros(moved.shape)
         w_left[..., :left] = _stat_weights(moved[..., :left], mode)
         w_right[..., n - right :] = _stat_weights(moved[..., n - right :], mode)
         out.append((axis, widths[axis], w_left, w_right))
@@ -132,13 +134,14 @@ def _stat_vjp(v, array, pad_width, mode, stat_length):
 def _odd_vjp(v, pad_width, mode):
     """The adjoint of np.pad(..., mode, reflect_type="odd"), linear: along each axis, the transpose of the matrix
     whose column j pads the unit vector j."""
+    xp = array_namespace(v)
     g = _floats(v)
     widths = _pairs(pad_width, g.ndim)
     for axis in reversed(range(g.ndim)):
         before, after = widths[axis]
         moved = np.moveaxis(g, axis, -1)
         n = moved.shape[-1] - before - after
-        matrix = np.pad(np.eye(n), ((before, after), (0, 0)), mode, reflect_type="odd")
+        matrix = np.pad(xp.eye(n), ((before, after), (0, 0)), mode, reflect_type="odd")
         g = np.moveaxis(moved @ matrix, -1, axis)
     return g
 
@@ -166,10 +169,11 @@ def pad_tangent(v, array, constant_values, pad_width, mode="constant", reflect_t
 
 def _axis_adjoint(g, axis, width, length, mode):
     """The adjoint of padding one axis (by `width` (before, after), mean over `length`) for the cotangent g."""
+    xp = array_namespace(g)
     before, after = width
     n = g.shape[axis] - before - after
     moved = np.moveaxis(g, axis, 0)
-    out = np.array(moved[before : before + n])
+    out = array(moved[before : before + n])
     left, right = moved[:before], moved[before + n :]
     if mode == "mean":
         count_left = n if length[0] is None else min(length[0], n)
@@ -181,9 +185,9 @@ def _axis_adjoint(g, axis, width, length, mode):
     else:  # linear_ramp: entry i of the left pad holds i / before of the first entry, the right pad mirrored
         shape = (-1,) + (1,) * (out.ndim - 1)
         if before:
-            out[0] += np.sum(left * (np.arange(before) / before).reshape(shape), axis=0)
+            out[0] += np.sum(left * (xp.arange(before) / before).reshape(shape), axis=0)
         if after:
-            out[n - 1] += np.sum(right * ((after - 1 - np.arange(after)) / after).reshape(shape), axis=0)
+            out[n - 1] += np.sum(right * ((after - 1 - xp.arange(after)) / after).reshape(shape), axis=0)
     return np.moveaxis(out, 0, axis)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import array_namespace, asarray, is_ndarray
 from .tree import get, is_zero, pack_like
 
 __all__ = [
@@ -131,21 +132,22 @@ def _flat_position(shape, index):
 
 def item(x, *index):
     """x.item(*index): one element of an array as a Python number."""
-    return np.asarray(x).item(*index)
+    return asarray(x).item(*index)
 
 
 def item_batched(x, index, axes=1):
     """x.item(*index) of each example, x batched (its first `axes` axes are the examples'): an array of them."""
-    x = np.asarray(x)
+    x = asarray(x)
     return x.reshape(x.shape[:axes] + (-1,))[..., _flat_position(x.shape[axes:], index)]
 
 
 def item_vjp(bar, x, index):
     """The adjoint of x in x.item(*index): bar at that element, zeros elsewhere."""
+    xp = array_namespace(bar, x)
     if is_zero(bar):
         return 0.0
     dtype = dtype_like(x)
-    out = np.zeros(np.shape(x), dtype=dtype if dtype.kind == "f" else np.float64)
+    out = xp.zeros(np.shape(x), dtype=dtype if dtype.kind == "f" else np.float64)
     out.reshape(-1)[_flat_position(np.shape(x), index)] = bar
     return out
 
@@ -154,7 +156,7 @@ def item_tangent(t, x, index):
     """The tangent of x.item(*index) from x's tangent t."""
     if is_zero(t):
         return 0.0
-    return np.asarray(t).reshape(-1)[_flat_position(np.shape(x), index)]
+    return asarray(t).reshape(-1)[_flat_position(np.shape(x), index)]
 
 
 # what compiled code raises in place of a formatted message, before its template and values (Numba cannot format
@@ -179,9 +181,9 @@ def format_text(template, *values):
     try:
         return template.format(*values)
     except (TypeError, ValueError):
-        if not any(isinstance(v, np.ndarray) for v in values):
+        if not any(is_ndarray(v) for v in values):
             raise
-        return template.format(*(_ElementWise(v) if isinstance(v, np.ndarray) else v for v in values))
+        return template.format(*(_ElementWise(v) if is_ndarray(v) else v for v in values))
 
 
 class _ElementWise:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import unbroadcast
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -36,7 +37,7 @@ def py_min(*args):
 
 
 def array_vjp(g, obj):
-    """The adjoint of np.array(obj) for obj a (nested) list or tuple of scalars and arrays."""
+    """The adjoint of array(obj) for obj a (nested) list or tuple of scalars and arrays."""
     if is_zero(g):
         return 0.0
     if isinstance(obj, (list, tuple)):
@@ -46,7 +47,8 @@ def array_vjp(g, obj):
 
 def array_from_parts(parts, like):
     """The adjoint of array_vjp: parts (zeros allowed) stacked back into an array shaped like `like`."""
-    out = np.zeros(np.shape(like), dtype=np.result_type(float, *[np.asarray(p).dtype for p in _flat(parts)]))
+    xp = array_namespace(like, *_flat(parts))
+    out = xp.zeros(np.shape(like), dtype=np.result_type(float, *[asarray(p).dtype for p in _flat(parts)]))
     _fill(out, parts)
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batching import PER_EXAMPLE_TRIPS, BatchError
+from .namespace import asarray
 
 __all__ = ["backwards", "first"]
 
@@ -46,7 +47,7 @@ def batched_range(bounds):
         bounds = (0, bounds[0], 1)
     elif len(bounds) == 2:
         bounds = (bounds[0], bounds[1], 1)
-    start, stop, step = (np.asarray(b) for b in bounds)
+    start, stop, step = (asarray(b) for b in bounds)
     if np.any(step == 0):
         raise ValueError("range() arg 3 must not be zero")
     trips = np.maximum(0, (stop - start + step - np.sign(step)) // step)
@@ -65,7 +66,7 @@ def batched_backwards(steps, trips=None, mask=None):
         base, step, first, ran = steps.base, steps.stride, steps.first, steps.trips
     else:
         base, step, first, ran = steps.start, steps.step, 0, len(steps)
-    ran = np.minimum(ran, trips) if trips is not None else np.asarray(ran)
+    ran = np.minimum(ran, trips) if trips is not None else asarray(ran)
     if mask is not None:
         ran = np.where(mask, ran, 0)
     ends = np.where(ran > 0, first + ran, 0)
@@ -95,7 +96,7 @@ def range_active(steps, trip, stopped=None, mask=None):
     """Which examples run trip `trip`: within their trips, not broken out of the loop, and under the mask."""
     active = (steps.first <= trip) & (trip < steps.first + steps.trips)
     if stopped is not None:
-        active = active & ~np.asarray(stopped, dtype=bool)
+        active = active & ~asarray(stopped, dtype=bool)
     if mask is not None:
         active = active & mask
     return np.broadcast_to(active, np.shape(steps.trips))

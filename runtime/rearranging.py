@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .copies import copied_parts, copies_of
+from .namespace import array, array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -29,8 +30,8 @@ __all__ = [
 ]
 
 
-def _float_zeros(shape, *dtypes):
-    return np.zeros(shape, dtype=np.result_type(np.float64, *dtypes))
+def _float_zeros(shape, *dtypes, xp=np):
+    return xp.zeros(shape, dtype=np.result_type(np.float64, *dtypes))
 
 
 def _sum_to(v, shape):
@@ -47,11 +48,11 @@ def _sum_to(v, shape):
 def permutation_of(out, a, axis=-1):
     """Indices `p` with np.take_along_axis(a, p, axis) == out, for `out` a rearrangement of `a` along `axis` (its
     sorted or partitioned entries; with axis=None, of a's flattened entries): equal entries are matched by rank."""
-    a = np.asarray(a)
+    a = asarray(a)
     if axis is None:
         a, axis = a.ravel(), -1
     order_a = np.argsort(a, axis=axis, kind="stable")
-    order_out = np.argsort(np.asarray(out), axis=axis, kind="stable")
+    order_out = np.argsort(asarray(out), axis=axis, kind="stable")
     perm = np.empty_like(order_a)
     np.put_along_axis(perm, order_out, order_a, axis)
     return perm
@@ -61,7 +62,7 @@ def permute(v, perm, axis=-1):
     """v's entries taken along `axis` in the order `perm` (the tangent of a sort); axis=None: of v flattened."""
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     if axis is None:
         v, axis = v.ravel(), -1
     return np.take_along_axis(v, perm, axis)
@@ -69,10 +70,11 @@ def permute(v, perm, axis=-1):
 
 def unpermute(v, perm, like, axis=-1):
     """The adjoint of permute: v's entries put back where `perm` took them from, shaped like `like`."""
+    xp = array_namespace(v, perm, like)
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
-    out = np.zeros(np.shape(perm), dtype=np.result_type(v.dtype, np.float64))
+    v = asarray(v)
+    out = xp.zeros(np.shape(perm), dtype=np.result_type(v.dtype, np.float64))
     np.put_along_axis(out, perm, v, -1 if axis is None else axis)
     return np.reshape(out, np.shape(like))
 
@@ -80,8 +82,8 @@ def unpermute(v, perm, like, axis=-1):
 # ---------------------------------------------------------------------------- np.take, np.take_along_axis
 
 
-def _wrapped(indices, n, mode):
-    indices = np.asarray(indices)
+def _wrapped(indices, n, mode, xp):
+    indices = xp.asarray(indices)
     if mode == "wrap":
         return np.mod(indices, n)
     if mode == "clip":
@@ -91,39 +93,41 @@ def _wrapped(indices, n, mode):
 
 def take_vjp(v, indices, like, axis=None, mode="raise"):
     """The adjoint of np.take(a, indices, axis, mode=mode): v added back at the indices (repeats accumulate)."""
+    xp = array_namespace(v, like)
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     shape = np.shape(like)
-    out = _float_zeros(int(np.prod(shape)) if axis is None else shape, v.dtype)
+    out = _float_zeros(int(np.prod(shape)) if axis is None else shape, v.dtype, xp=xp)
     if axis is None:
-        np.add.at(out, _wrapped(indices, out.size, mode), v)
+        xp.add.at(out, _wrapped(indices, out.size, mode, xp), v)
         return np.reshape(out, shape)
     ax = axis % len(shape)
-    np.add.at(out, (slice(None),) * ax + (_wrapped(indices, shape[ax], mode),), v)
+    xp.add.at(out, (slice(None),) * ax + (_wrapped(indices, shape[ax], mode, xp),), v)
     return out
 
 
 def take_along_vjp(v, indices, like, axis=-1):
     """The adjoint of np.take_along_axis(a, indices, axis): v added back at the indices (repeats accumulate)."""
+    xp = array_namespace(v, like)
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     shape = np.shape(like)
     if axis is None:
-        out = _float_zeros(int(np.prod(shape)), v.dtype)
-        np.add.at(out, np.asarray(indices), v)
+        out = _float_zeros(int(np.prod(shape)), v.dtype, xp=xp)
+        xp.add.at(out, xp.asarray(indices), v)
         return np.reshape(out, shape)
     ndim = len(shape)
     ax = axis % ndim
     index = []
     for d in range(ndim):
         if d == ax:
-            index.append(np.asarray(indices))
+            index.append(asarray(indices))
         else:
-            index.append(np.arange(shape[d]).reshape((-1,) + (1,) * (ndim - d - 1)))
-    out = _float_zeros(shape, v.dtype)
-    np.add.at(out, tuple(index), v)
+            index.append(xp.arange(shape[d]).reshape((-1,) + (1,) * (ndim - d - 1)))
+    out = _float_zeros(shape, v.dtype, xp=xp)
+    xp.add.at(out, tuple(index), v)
     return out
 
 
@@ -157,13 +161,13 @@ def rollaxis_axes(like, axis, start=0):
 def _diff_parts(a, prepend, append, axis):
     """The pieces np.diff joins before differencing: (prepend or None, a, append or None), broadcast as NumPy
     does (a number becomes a slab of length 1 along `axis`)."""
-    a = np.asarray(a)
+    a = asarray(a)
     axis = axis % a.ndim
 
     def grown(x):
         if x is None:
             return None
-        x = np.asarray(x)
+        x = asarray(x)
         if x.ndim == 0:
             shape = list(a.shape)
             shape[axis] = 1
@@ -179,30 +183,32 @@ _SLOT = {0: 1, 1: 0, 2: 2}  # argument (0: a, 1: prepend, 2: append) -> its plac
 def diff_tangent(v, which, a, n=1, axis=-1, prepend=None, append=None):
     """np.diff's tangent when only argument `which` (0: a, 1: prepend, 2: append) moves, by v: the difference of
     the joined pieces with v in its place and zeros elsewhere."""
+    xp = array_namespace(v, a)
     if is_zero(v):
         return 0.0
     pieces = _diff_parts(a, prepend, append, axis)
     axis = pieces[3]
-    dtype = np.result_type(np.asarray(v).dtype, np.float64)
+    dtype = np.result_type(asarray(v).dtype, np.float64)
     joined = []
     slot = _SLOT[which]
     for k, piece in enumerate(pieces[:3]):
         if piece is None:
             continue
         if k == slot:
-            joined.append(np.broadcast_to(np.asarray(v, dtype=dtype), piece.shape))
+            joined.append(np.broadcast_to(asarray(v, dtype=dtype), piece.shape))
         else:
-            joined.append(np.zeros(piece.shape, dtype=dtype))
+            joined.append(xp.zeros(piece.shape, dtype=dtype))
     return np.diff(np.concatenate(joined, axis=axis), n=n, axis=axis)
 
 
 def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
     """The adjoint of argument `which` (0: a, 1: prepend, 2: append) of np.diff(a, n, axis, prepend, append)."""
+    xp = array_namespace(v, a)
     if is_zero(v):
         return 0.0
     pieces = _diff_parts(a, prepend, append, axis)
     axis = pieces[3]
-    total = np.asarray(v, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    total = asarray(v, dtype=np.result_type(asarray(v).dtype, np.float64))
     for _ in range(n):  # the adjoint of one difference x[1:] - x[:-1]
         total = -np.diff(total, axis=axis, prepend=0.0, append=0.0)
     start, slot = 0, _SLOT[which]
@@ -211,7 +217,7 @@ def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
             continue
         stop = start + piece.shape[axis]
         if k == slot:
-            part = np.take(total, np.arange(start, stop), axis=axis)
+            part = np.take(total, xp.arange(start, stop), axis=axis)
             original = (prepend, a, append)[k]
             return _sum_to(part, np.shape(original))
         start = stop
@@ -231,7 +237,7 @@ def per_axis_aligned(value, ndim):
     refuses such a value, so this changes no call NumPy accepts."""
     if value is None or np.ndim(value) != 2 or not 1 < np.shape(value)[0] < ndim:
         return value
-    rows = np.broadcast_to(np.asarray(value, dtype=object), (np.shape(value)[0], 2))
+    rows = np.broadcast_to(asarray(value, dtype=object), (np.shape(value)[0], 2))
     return tuple(map(tuple, rows[:1])) * (ndim - rows.shape[0]) + tuple(map(tuple, rows))
 
 
@@ -290,25 +296,27 @@ def select_tangent(v, which, condlist, choicelist, default=0):
         t_choices, t_default = v, 0.0
     else:
         t_choices, t_default = [0.0] * len(choicelist), v
-    dtypes = [np.asarray(t).dtype for t in (*t_choices, t_default) if not is_zero(t)]
+    dtypes = [asarray(t).dtype for t in (*t_choices, t_default) if not is_zero(t)]
     dtype = np.result_type(np.float64, *dtypes)
-    choices = [np.broadcast_to(np.asarray(t, dtype=dtype), shape) for t in t_choices]
-    base = np.broadcast_to(np.asarray(t_default, dtype=dtype), shape)
-    return np.select(condlist, choices, base) if choices else np.array(base)
+    xp = array_namespace(*condlist, *t_choices, t_default)
+    choices = [np.broadcast_to(xp.asarray(t, dtype=dtype), shape) for t in t_choices]
+    base = np.broadcast_to(xp.asarray(t_default, dtype=dtype), shape)
+    return np.select(condlist, choices, base) if choices else array(base)
 
 
 def select_vjp(v, which, condlist, choicelist, default=0):
     """The adjoint of np.select(condlist, choicelist, default): for which="choices", one part per choice (where
     its condition is the first that holds), as a list or tuple as choicelist is; for which="default", the part
     where no condition holds."""
+    xp = array_namespace(v, *condlist)
     if is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     shape = _select_shape(condlist, choicelist, default)
-    taken = np.zeros(shape, dtype=bool)
+    taken = xp.zeros(shape, dtype=bool)
     parts = []
     for cond, choice in zip(condlist, choicelist):
-        here = np.broadcast_to(np.asarray(cond, dtype=bool), shape) & ~taken
+        here = np.broadcast_to(asarray(cond, dtype=bool), shape) & ~taken
         taken |= here
         parts.append(_sum_to(np.where(here, v, 0.0), np.shape(choice)))
     if which == "default":
@@ -322,36 +330,38 @@ def select_vjp(v, which, condlist, choicelist, default=0):
 def trapezoid_vjp(v, like, x=None, dx=1.0, axis=-1):
     """The adjoint of y in np.trapezoid(y, x, dx, axis) (linear in y): v spread over the samples, each weighted
     by half the steps on either side of it."""
+    xp = array_namespace(v, like, x)
     if is_zero(v):
         return 0.0
     shape = np.shape(like)
     ax = axis % len(shape)
     n = shape[ax]
     if n <= 1:
-        return np.zeros(shape, dtype=np.result_type(np.asarray(v).dtype, np.float64))
+        return xp.zeros(shape, dtype=np.result_type(asarray(v).dtype, np.float64))
     if x is None:
-        steps = np.full(max(n - 1, 0), dx, dtype=np.result_type(dx, np.float64))
+        steps = xp.full(max(n - 1, 0), dx, dtype=np.result_type(dx, np.float64))
     else:
-        steps = np.diff(np.asarray(x, dtype=np.result_type(x, np.float64)), axis=-1 if np.ndim(x) == 1 else ax)
+        steps = np.diff(asarray(x, dtype=np.result_type(x, np.float64)), axis=-1 if np.ndim(x) == 1 else ax)
     x_ax = -1 if np.ndim(steps) == 1 else ax
     zero = np.zeros_like(np.take(steps, [0], axis=x_ax))
     weights = (np.concatenate([zero, steps], axis=x_ax) + np.concatenate([steps, zero], axis=x_ax)) / 2.0
     if np.ndim(weights) == 1:
         weights = np.reshape(weights, (n,) + (1,) * (len(shape) - ax - 1))
-    return _sum_to(np.expand_dims(np.asarray(v), ax) * weights, shape)
+    return _sum_to(np.expand_dims(xp.asarray(v), ax) * weights, shape)
 
 
 def trapezoid_x_vjp(v, y, like, axis=-1):
     """The adjoint of the sample points x in np.trapezoid(y, x, axis=axis) (x shaped like `like`): each point moves
     the step before it and the step after it, weighted by the mean of y over each."""
+    xp = array_namespace(v, y, like)
     if is_zero(v) or is_zero(y):
         return 0.0
-    y = np.asarray(y)
+    y = asarray(y)
     ax = axis % y.ndim
     n = y.shape[ax]
-    means = (np.take(y, np.arange(1, n), axis=ax) + np.take(y, np.arange(n - 1), axis=ax)) / 2.0
+    means = (np.take(y, xp.arange(1, n), axis=ax) + np.take(y, xp.arange(n - 1), axis=ax)) / 2.0
     moves = -np.diff(means, axis=ax, prepend=0.0, append=0.0)
-    total = np.expand_dims(np.asarray(v), ax) * moves
+    total = np.expand_dims(asarray(v), ax) * moves
     if np.ndim(like) == 1:
         return np.sum(np.reshape(np.moveaxis(total, ax, -1), (-1, n)), axis=0)
     return _sum_to(total, np.shape(like))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import asarray
 from .tree import is_zero
 
 __all__ = ["shift", "scan", "scan_back"]
@@ -16,7 +17,7 @@ __all__ = ["shift", "scan", "scan_back"]
 
 def _last(x, axis, dtype):
     """A copy of x (flattened for axis=None) of `dtype` with `axis` last, and how to give back x's layout."""
-    x = np.asarray(x)
+    x = asarray(x)
     shape = x.shape
     flat = x.reshape(-1) if axis is None else x
     ax = 0 if axis is None else axis
@@ -25,7 +26,7 @@ def _last(x, axis, dtype):
 
 
 def _dtype(*values):
-    return np.result_type(*[np.asarray(v).dtype for v in values], 0.0)
+    return np.result_type(*[asarray(v).dtype for v in values], 0.0)
 
 
 def shift(x, axis=None, step=1, fill=0.0):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import array, array_namespace, asarray, is_ndarray
 from .tree import is_zero
 
 __all__ = [
@@ -52,20 +55,20 @@ def _keep(ans, ndim, axis, keepdims):
 
 def tie_weights(a, best, axis=None, keepdims=False):
     """Where `a` attains its max/min `best`, 1/(number of ties); elsewhere 0 (JAX's rule for ties)."""
-    hit = np.asarray(a) == _keep(best, np.ndim(a), axis, keepdims)
+    hit = asarray(a) == _keep(best, np.ndim(a), axis, keepdims)
     count = np.sum(hit, axis=axis, keepdims=True)
     return hit / count
 
 
 def _to_last(a, axis):
     """Move the reduced axes of `a` to the end and flatten them: (rest..., n), plus how to undo it."""
-    a = np.asarray(a)
+    a = asarray(a)
     axes = reduced_axes(a.ndim, axis)
     rest = [d for d in range(a.ndim) if d not in axes]
     moved = np.transpose(a, rest + list(axes))
     lead = moved.shape[: len(rest)]
     flat = np.reshape(moved, lead + (-1,))
-    inverse = np.argsort(rest + list(axes))
+    inverse = tuple(int(d) for d in np.argsort(rest + list(axes)))
 
     def undo(b):
         return np.transpose(np.reshape(b, moved.shape), inverse)
@@ -75,8 +78,9 @@ def _to_last(a, axis):
 
 def _exclusive_prod(x):
     """Along the last axis: the product of all the other entries, without dividing (so zeros are fine)."""
+    xp = array_namespace(x)
     n = x.shape[-1]
-    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    ones = xp.ones(x.shape[:-1] + (1,), dtype=x.dtype)
     left = np.cumprod(np.concatenate([ones, x[..., : n - 1]], axis=-1), axis=-1)
     right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     return left * right
@@ -84,7 +88,7 @@ def _exclusive_prod(x):
 
 def prod_others(a, axis=None):
     """For each entry of `a`, the product of the other entries of its reduction group (d np.prod / d a)."""
-    flat, undo = _to_last(np.asarray(a, dtype=np.result_type(a, np.float64)), axis)
+    flat, undo = _to_last(asarray(a, dtype=np.result_type(a, np.float64)), axis)
     if flat.shape[-1] == 0:
         return undo(flat)
     return undo(_exclusive_prod(flat))
@@ -92,14 +96,15 @@ def prod_others(a, axis=None):
 
 def prod_others_vjp(g, a, axis=None):
     """The adjoint of prod_others: result_j = sum over i != j of g_i * prod over k not in {i, j} of a_k."""
+    xp = array_namespace(g, a)
     if is_zero(g):
         return 0.0
-    flat, undo = _to_last(np.asarray(a, dtype=np.result_type(a, np.float64)), axis)
+    flat, undo = _to_last(asarray(a, dtype=np.result_type(a, np.float64)), axis)
     gflat, _ = _to_last(g, axis)
     n = flat.shape[-1]
     # rows[..., i, :] is `a` with entry i replaced by 1
     rows = np.repeat(flat[..., None, :], n, axis=-2)
-    eye = np.eye(n, dtype=bool)
+    eye = xp.eye(n, dtype=bool)
     rows[..., eye] = 1.0
     pairs = _exclusive_prod(rows)  # pairs[..., i, j] = prod over k not in {i, j} (for i != j)
     pairs[..., eye] = 0.0
@@ -124,12 +129,13 @@ def _exclusive_multilinear(flat, directions):
     """Along the last axis, for each entry j: the coefficient of s_1 ... s_k in the product over the other
     entries l of (a_l + sum_r s_r v_r[l]), that is the k-th derivative of prod_others along v_1, ..., v_k
     (sums over distinct entries excluding j; no division, so zeros are fine)."""
+    xp = array_namespace(flat)
     n, size = flat.shape[-1], 1 << len(directions)
-    one = [np.ones(flat.shape[:-1], dtype=flat.dtype)] + [0.0] * (size - 1)
+    one = [xp.ones(flat.shape[:-1], dtype=flat.dtype)] + [0.0] * (size - 1)
     left = [one]  # left[l]: the product over the entries before l
     for l in range(n - 1):
         left.append(_times(left[-1], _term(flat, directions, l)))
-    out = np.empty(flat.shape, dtype=flat.dtype)
+    out = xp.empty(flat.shape, dtype=flat.dtype)
     right = one  # the product over the entries after l
     for l in range(n - 1, -1, -1):
         out[..., l] = _times(left[l], right)[size - 1]
@@ -152,7 +158,7 @@ def prod_others_vjp2(v, w, a, axis=None):
     if is_zero(v) or is_zero(w):
         return 0.0
     dtype = np.result_type(a, v, w, np.float64)
-    flat, undo = _to_last(np.asarray(a, dtype=dtype), axis)
+    flat, undo = _to_last(asarray(a, dtype=dtype), axis)
     directions = [_to_last(np.broadcast_to(x, np.shape(a)).astype(dtype), axis)[0] for x in (v, w)]
     return undo(_exclusive_multilinear(flat, directions))
 
@@ -161,7 +167,7 @@ def cumsum_vjp(g, like, axis=None):
     """The adjoint of np.cumsum: a reversed cumulative sum, shaped like the input."""
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     if axis is None:
         return np.reshape(np.cumsum(g.ravel()[::-1])[::-1], np.shape(like))
     return np.flip(np.cumsum(np.flip(g, axis), axis), axis)
@@ -189,7 +195,7 @@ def split_like(g, arrays, axis=0, ndmin=1):
     """The adjoint of joining `arrays` along `axis` (np.concatenate, hstack, vstack): one piece per array."""
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     shapes = [np.shape(x) for x in arrays]
     if axis is None:
         sizes = [int(np.prod(s)) for s in shapes]
@@ -199,35 +205,35 @@ def split_like(g, arrays, axis=0, ndmin=1):
         ax = axis % len(grown[0])
         sizes = [s[ax] for s in grown]
         flat = g
-    bounds = np.cumsum(sizes)[:-1]
+    bounds = list(itertools.accumulate(sizes))[:-1]
     pieces = np.split(flat, bounds, axis=ax)
     out = tuple(np.reshape(p, s) for p, s in zip(pieces, shapes))
     return list(out) if isinstance(arrays, list) else out
 
 
-def _part(p, shape, dtype):
-    return np.zeros(shape, dtype=dtype) if is_zero(p) else np.reshape(np.asarray(p), shape)
+def _part(p, shape, dtype, xp):
+    return xp.zeros(shape, dtype=dtype) if is_zero(p) else np.reshape(asarray(p), shape)
 
 
 def _dtype(parts):
-    return np.result_type(np.float64, *[np.asarray(p).dtype for p in parts if not is_zero(p)])
+    return np.result_type(np.float64, *[asarray(p).dtype for p in parts if not is_zero(p)])
 
 
 def concat_like(parts, arrays, axis=0, ndmin=1):
     """The adjoint of split_like: the pieces (zeros allowed) joined back together."""
     if is_zero(parts):
         return 0.0
-    dtype = _dtype(parts)
+    dtype, xp = _dtype(parts), array_namespace(*parts, *arrays)
     if axis is None:
-        return np.concatenate([np.ravel(_part(p, np.shape(x), dtype)) for p, x in zip(parts, arrays)])
-    return np.concatenate([_part(p, _grown(np.shape(x), ndmin), dtype) for p, x in zip(parts, arrays)], axis=axis)
+        return np.concatenate([np.ravel(_part(p, np.shape(x), dtype, xp)) for p, x in zip(parts, arrays)])
+    return np.concatenate([_part(p, _grown(np.shape(x), ndmin), dtype, xp) for p, x in zip(parts, arrays)], axis=axis)
 
 
 def unstack_like(g, arrays, axis=0):
     """The adjoint of np.stack(arrays, axis): the slices of g along `axis`."""
     if is_zero(g):
         return 0.0
-    g = np.moveaxis(np.asarray(g), axis, 0)
+    g = np.moveaxis(asarray(g), axis, 0)
     out = tuple(g[i] for i in range(len(arrays)))
     return list(out) if isinstance(arrays, list) else out
 
@@ -236,8 +242,8 @@ def stack_like(parts, arrays, axis=0):
     """The adjoint of unstack_like: the slices (zeros allowed) stacked back along `axis`."""
     if is_zero(parts):
         return 0.0
-    dtype = _dtype(parts)
-    return np.stack([_part(p, np.shape(x), dtype) for p, x in zip(parts, arrays)], axis=axis)
+    dtype, xp = _dtype(parts), array_namespace(*parts, *arrays)
+    return np.stack([_part(p, np.shape(x), dtype, xp) for p, x in zip(parts, arrays)], axis=axis)
 
 
 # ---------------------------------------------------------------------------- tiles and repeats
@@ -259,19 +265,20 @@ def untile(g, like, reps):
 
 def unrepeat(g, like, repeats, axis=None):
     """The adjoint of np.repeat(a, repeats, axis): the copies of each entry of g summed."""
+    xp = array_namespace(g, like)
     if is_zero(g):
         return 0.0
-    g = np.asarray(g)
+    g = asarray(g)
     shape = np.shape(like)
     if axis is None:
         n, ax, moved = int(np.prod(shape)), 0, g
     else:
         ax = axis % len(shape)
         n, moved = shape[ax], g
-    owner = np.repeat(np.arange(n), repeats)
+    owner = np.repeat(xp.arange(n), repeats)
     moved = np.moveaxis(moved, ax, 0)
-    out = np.zeros((n,) + moved.shape[1:], dtype=np.result_type(g.dtype, np.float64))
-    np.add.at(out, owner, moved)
+    out = xp.zeros((n,) + moved.shape[1:], dtype=np.result_type(g.dtype, np.float64))
+    xp.add.at(out, owner, moved)
     out = np.moveaxis(out, 0, ax)
     return np.reshape(out, shape)
 
@@ -281,7 +288,7 @@ def unrepeat(g, like, repeats, axis=None):
 
 def astype(x, dtype):
     """x.astype(dtype), also for Python scalars."""
-    return np.asarray(x).astype(dtype) if not isinstance(x, np.generic) else x.astype(dtype)
+    return asarray(x).astype(dtype) if not isinstance(x, np.generic) else x.astype(dtype)
 
 
 def astype_vjp(g, like, dtype):
@@ -293,7 +300,7 @@ def astype_vjp(g, like, dtype):
         return 0.0
     if np.dtype(dtype).kind == "f" and np.iscomplexobj(g):
         g = np.real(g)  # the adjoint of a real result: only its real part means something
-    return np.asarray(g).astype(x_dtype) if not isinstance(g, np.generic) else g.astype(x_dtype)
+    return asarray(g).astype(x_dtype) if not isinstance(g, np.generic) else g.astype(x_dtype)
 
 
 def astype_jvp(t, dtype):
@@ -305,14 +312,14 @@ def astype_jvp(t, dtype):
 
 def flatten(x):
     """x.flatten(): a 1-D copy."""
-    return np.array(x, copy=True).ravel()
+    return array(x, copy=True).ravel()
 
 
 def is_array(x, zero_d_at=None):
     """Whether x is an array, which `x += 1.0` changes in place, rather than a number, which it binds anew.
     `zero_d_at` (the user's file and line) says that x may be a 0-d array: vmap cannot tell one from a number
     (runtime/batching.py's batched_is_array)."""
-    return isinstance(x, np.ndarray)
+    return is_ndarray(x)
 
 
 def copy(x):

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .adjoint import unbroadcast
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -56,9 +57,10 @@ def _kernel(v, kind):
 def signal(a, v, mode, kind):
     """np.convolve(a, v, mode) (kind "convolve") or np.correlate(a, v, mode) (kind "correlate"), of one pair of
     signals or of stacks of them; a zero stays zero."""
+    ns = array_namespace(a, v)
     if is_zero(a) or is_zero(v):
         return 0.0
-    a, v = np.asarray(a), np.asarray(v)
+    a, v = asarray(a), asarray(v)
     if a.ndim <= 1 and v.ndim <= 1:
         return (np.convolve if kind == "convolve" else np.correlate)(a, v, mode)
     n, m = a.shape[-1], v.shape[-1]
@@ -66,7 +68,7 @@ def signal(a, v, mode, kind):
         raise ValueError(f"np.{kind} of an empty signal")
     k = _kernel(v, kind)
     lead = np.broadcast_shapes(a.shape[:-1], v.shape[:-1])
-    full = np.zeros(lead + (n + m - 1,), dtype=np.result_type(a.dtype, v.dtype))
+    full = ns.zeros(lead + (n + m - 1,), dtype=np.result_type(a.dtype, v.dtype))
     for j in range(m):
         full[..., j : j + n] += a * k[..., j : j + 1]
     start, length = _window(n, m, mode, kind)
@@ -75,9 +77,10 @@ def signal(a, v, mode, kind):
 
 def _full(w, n, m, mode, kind):
     """w, the cotangent of the `mode` part of the full product of lengths n and m, placed in the full product."""
-    w = np.asarray(w, dtype=np.result_type(np.asarray(w).dtype, np.float64))
+    ns = array_namespace(w)
+    w = asarray(w, dtype=np.result_type(asarray(w).dtype, np.float64))
     start, _ = _window(n, m, mode, kind)
-    full = np.zeros(w.shape[:-1] + (n + m - 1,), dtype=w.dtype)
+    full = ns.zeros(w.shape[:-1] + (n + m - 1,), dtype=w.dtype)
     full[..., start : start + w.shape[-1]] = w
     return full
 
@@ -93,13 +96,14 @@ def _slide(x, y):
 
 def signal_vjp_a(w, a, v, mode, kind):
     """The adjoint of a in signal(a, v, mode, kind), for the cotangent w of its result (`a` read for its shape)."""
+    ns = array_namespace(w, a, v)
     if is_zero(w) or is_zero(v):
         return 0.0
-    v = np.asarray(v)
+    v = asarray(v)
     n, m = np.shape(a)[-1], v.shape[-1]
     full = _full(w, n, m, mode, kind)
     k = _kernel(v, kind)
-    total = np.zeros(np.broadcast_shapes(full.shape[:-1], k.shape[:-1]) + (n,), dtype=full.dtype)
+    total = ns.zeros(np.broadcast_shapes(full.shape[:-1], k.shape[:-1]) + (n,), dtype=full.dtype)
     for j in range(m):
         total += full[..., j : j + n] * k[..., j : j + 1]
     return unbroadcast(total, a)
@@ -109,7 +113,7 @@ def signal_vjp_v(w, a, v, mode, kind):
     """The adjoint of v in signal(a, v, mode, kind), for the cotangent w of its result (`v` read for its shape)."""
     if is_zero(w) or is_zero(a):
         return 0.0
-    a = np.asarray(a)
+    a = asarray(a)
     n, m = a.shape[-1], np.shape(v)[-1]
     full = _full(w, n, m, mode, kind)
     parts = [np.sum(full[..., j : j + n] * a, axis=-1) for j in range(m)]
@@ -123,6 +127,7 @@ def signal_vjp_v(w, a, v, mode, kind):
 def _cross_vjp(w, x_like, other, axisa, axisb, axisc, axis, which):
     """The adjoint of operand `which` (0: a, 1: b) of np.cross(a, b, ...), `other` the other operand: per component
     i of the vectors, the cotangent against the cross product of the i-th unit vector with `other`."""
+    ns = array_namespace(w, x_like, other)
     if axis is not None:
         axisa = axisb = axisc = axis
     shape = np.shape(x_like)
@@ -130,10 +135,10 @@ def _cross_vjp(w, x_like, other, axisa, axisb, axisc, axis, which):
     m = shape[ax]
     other_ax = (axisb if which == 0 else axisa) % np.ndim(other)
     vectors = not (m == 2 and np.shape(other)[other_ax] == 2)  # two 2-vectors give a number, not a vector
-    w = np.moveaxis(np.asarray(w), axisc, -1) if vectors else np.asarray(w)
+    w = np.moveaxis(asarray(w), axisc, -1) if vectors else asarray(w)
     rows = []
     for i in range(m):
-        unit = np.zeros(m)
+        unit = ns.zeros(m)
         unit[i] = 1.0
         with warnings.catch_warnings():  # 2-vectors: the user's own call has warned already
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -176,14 +181,14 @@ def cross_vjp_a(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The adjoint of a in np.cross(a, b, ...) for the cotangent w of its result (`a` read for its shape)."""
     if is_zero(w) or is_zero(b):
         return 0.0
-    return _cross_vjp(w, a, np.asarray(b), axisa, axisb, axisc, axis, 0)
+    return _cross_vjp(w, a, asarray(b), axisa, axisb, axisc, axis, 0)
 
 
 def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The adjoint of b in np.cross(a, b, ...) for the cotangent w of its result (`b` read for its shape)."""
     if is_zero(w) or is_zero(a):
         return 0.0
-    return _cross_vjp(w, b, np.asarray(a), axisa, axisb, axisc, axis, 1)
+    return _cross_vjp(w, b, asarray(a), axisa, axisb, axisc, axis, 1)
 
 
 # ---------------------------------------------------------------------------- np.interp
@@ -199,15 +204,15 @@ def cross_vjp_b(w, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 def _periodic(x, xp, period):
     """(x % p, xq, order): the points np.interp reads with period p, and the order of xp they take."""
-    x = np.asarray(x, dtype=np.float64) % period
-    wrapped = np.asarray(xp, dtype=np.float64) % period
+    x = asarray(x, dtype=np.float64) % period
+    wrapped = asarray(xp, dtype=np.float64) % period
     order = np.argsort(wrapped, kind="stable")
     sorted_xp = wrapped[order]
     return x, np.concatenate([sorted_xp[-1:] - period, sorted_xp, sorted_xp[:1] + period]), order
 
 
 def _extend(fp, order):
-    fp = np.asarray(fp)[order]
+    fp = asarray(fp)[order]
     return np.concatenate([fp[-1:], fp, fp[:1]])
 
 
@@ -215,17 +220,18 @@ def _row_by_row(fn, xp, *arrays):
     """fn(*rows) for each entry of the stack xp leads (of shape lead + (n,)), stacked: how the helpers meet a period
     under vmap, every array of `arrays` broadcast to lead + its own shape."""
     lead = _lead(xp)
-    arrays = [np.broadcast_to(a, lead + np.shape(a)[len(lead) :]) for a in map(np.asarray, arrays)]
+    arrays = [np.broadcast_to(a, lead + np.shape(a)[len(lead) :]) for a in map(asarray, arrays)]
     rows = [fn(*(a[index] for a in arrays)) for index in np.ndindex(lead)]
     return np.stack(rows).reshape(lead + np.shape(rows[0]))
 
 
 def _fold(out, order):
     """The adjoint of _extend: an adjoint of the extended fq, as one of fp."""
-    folded = np.zeros(out.shape[0] - 2, dtype=out.dtype)
-    np.add.at(folded, order, out[1:-1])
-    np.add.at(folded, order[-1:], out[:1])
-    np.add.at(folded, order[:1], out[-1:])
+    ns = array_namespace(out)
+    folded = ns.zeros(out.shape[0] - 2, dtype=out.dtype)
+    ns.add.at(folded, order, out[1:-1])
+    ns.add.at(folded, order[-1:], out[:1])
+    ns.add.at(folded, order[:1], out[-1:])
     return folded
 
 
@@ -241,13 +247,13 @@ def _rows(a, lead):
 
 def _per_entry(a, x, lead):
     """a (a number, or of shape lead) shaped to broadcast against x, of shape lead + X."""
-    a = np.asarray(a)
+    a = asarray(a)
     return a if a.ndim == 0 else np.reshape(a, a.shape + (1,) * (np.ndim(x) - len(lead)))
 
 
 def _ends(x, xp):
     """xp's first and last points, shaped to broadcast against x."""
-    xp = np.asarray(xp, dtype=np.float64)
+    xp = asarray(xp, dtype=np.float64)
     lead = _lead(xp)
     return _per_entry(xp[..., 0], x, lead), _per_entry(xp[..., -1], x, lead)
 
@@ -255,20 +261,21 @@ def _ends(x, xp):
 def _take(a, i, lead):
     """a[..., i] entry by entry of the stack: a of shape lead + (n,), i of shape lead + X."""
     if not lead:
-        return np.asarray(a)[i]
+        return asarray(a)[i]
     return np.take_along_axis(_rows(a, lead), _rows(i, lead), axis=1).reshape(np.shape(i))
 
 
 def _segments(x, xp):
     """For each x: the segment i of xp it falls in (xp[i] <= x <= xp[i + 1]), its place w in it (0 to 1), whether it
     is inside [xp[0], xp[-1]], and the segment's width."""
-    x = np.asarray(x, dtype=np.float64)
-    xp = np.asarray(xp, dtype=np.float64)
+    ns = array_namespace(x, xp)
+    x = asarray(x, dtype=np.float64)
+    xp = asarray(xp, dtype=np.float64)
     lead, n = _lead(xp), xp.shape[-1]
     first, last = _ends(x, xp)
     inside = (x >= first) & (x <= last)
     if n < 2:
-        return np.zeros(x.shape, dtype=np.intp), np.zeros(x.shape), inside, np.ones(x.shape)
+        return ns.zeros(x.shape, dtype=np.intp), ns.zeros(x.shape), inside, ns.ones(x.shape)
     if lead:
         counts = np.sum(_rows(xp, lead)[:, None, :] <= _rows(x, lead)[:, :, None], axis=-1)
         i = np.clip(counts.reshape(x.shape) - 1, 0, n - 2)
@@ -286,13 +293,13 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         return np.interp(x, xp, fp, left, right, period)
     if period is not None:
         return _row_by_row(lambda x, xp, fp: np.interp(x, xp, fp, period=period), xp, x, xp, fp)
-    fp = np.asarray(fp)
+    fp = asarray(fp)
     lead = _lead(fp)
     i, w, _, _ = _segments(x, xp)
     low = _take(fp, i, lead)
     value = low if fp.shape[-1] < 2 else low + w * (_take(fp, i + 1, lead) - low)
     first, last = _ends(x, xp)
-    x = np.asarray(x)
+    x = asarray(x)
     before = fp[..., 0] if left is None else left
     after = fp[..., -1] if right is None else right
     value = np.where(x < first, _per_entry(before, x, lead), value)
@@ -301,6 +308,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 def interp_slope(x, xp, fp, left=None, right=None, period=None):
     """The derivative of np.interp(x, xp, fp) in x: the slope of the segment each x falls in, 0 outside xp's range."""
+    ns = array_namespace(x, xp, fp)
     if is_zero(fp):
         return 0.0
     if period is not None and np.ndim(xp) > 1:
@@ -308,9 +316,9 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         x, xq, order = _periodic(x, xp, period)
         return interp_slope(x, xq, _extend(fp, order))
-    fp = np.asarray(fp)
+    fp = asarray(fp)
     if fp.shape[-1] < 2:
-        return np.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
+        return ns.zeros(np.shape(x), dtype=np.result_type(fp.dtype, np.float64))
     lead = _lead(fp)
     i, _, inside, width = _segments(x, xp)
     return np.where(inside, (_take(fp, i + 1, lead) - _take(fp, i, lead)) / width, 0.0)
@@ -318,14 +326,16 @@ def interp_slope(x, xp, fp, left=None, right=None, period=None):
 
 def _scatter(out, i, values, lead):
     """out[..., i] += values, entry by entry of the stack (out of shape lead + (n,), i and values lead + X)."""
+    ns = array_namespace(out, values)
     rows = _rows(out, lead)
-    k = np.broadcast_to(np.arange(rows.shape[0])[:, None], _rows(i, lead).shape)
-    np.add.at(rows, (k, _rows(i, lead)), _rows(np.broadcast_to(values, np.shape(i)), lead))
+    k = np.broadcast_to(ns.arange(rows.shape[0])[:, None], _rows(i, lead).shape)
+    ns.add.at(rows, (k, _rows(i, lead)), _rows(np.broadcast_to(values, np.shape(i)), lead))
     return rows.reshape(out.shape)
 
 
 def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in interp_slope(x, xp, fp), fp shaped like `like`."""
+    ns = array_namespace(v, x, xp, like)
     if is_zero(v):
         return 0.0
     if period is not None and np.ndim(xp) > 1:
@@ -334,10 +344,10 @@ def interp_slope_vjp(v, x, xp, like, left=None, right=None, period=None):
     if period is not None:
         x, xq, order = _periodic(x, xp, period)
         return _fold(interp_slope_vjp(v, x, xq, xq), order)
-    v = np.asarray(v)
+    v = asarray(v)
     shape = np.shape(like)
     lead = shape[:-1]
-    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    out = ns.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
     if shape[-1] < 2:
         return out
     i, _, inside, width = _segments(x, xp)
@@ -358,6 +368,7 @@ def interp_fp_tangent(v, x, xp, left=None, right=None, period=None):
 
 def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
     """The adjoint of fp in np.interp(x, xp, fp, left, right), fp shaped like `like`."""
+    ns = array_namespace(v, x, xp, like)
     if is_zero(v):
         return 0.0
     if period is not None and np.ndim(xp) > 1:
@@ -368,15 +379,15 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
         return _fold(interp_fp_vjp(v, x, xq, xq), order)
     shape = np.shape(like)
     lead, n = shape[:-1], shape[-1]
-    v = np.broadcast_to(np.asarray(v), np.shape(x))
-    out = np.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
+    v = np.broadcast_to(asarray(v), np.shape(x))
+    out = ns.zeros(shape, dtype=np.result_type(v.dtype, np.float64))
     i, w, inside, _ = _segments(x, xp)
     if n >= 2:
         out = _scatter(out, i, np.where(inside, (1.0 - w) * v, 0.0), lead)
         out = _scatter(out, i + 1, np.where(inside, w * v, 0.0), lead)
     else:
         out = _scatter(out, np.zeros_like(i), np.where(inside, v, 0.0), lead)
-    xs = np.asarray(x, dtype=np.float64)
+    xs = asarray(x, dtype=np.float64)
     first, last = _ends(xs, xp)
     if left is None:
         out = _scatter(out, np.zeros_like(i), np.where(xs < first, v, 0.0), lead)
@@ -387,7 +398,7 @@ def interp_fp_vjp(v, x, xp, like, left=None, right=None, period=None):
 
 def _outside(x, xp, side):
     first, last = _ends(x, xp)
-    x = np.asarray(x)
+    x = asarray(x)
     return x < first if side == "left" else x > last
 
 
@@ -395,9 +406,10 @@ def interp_outside(v, x, xp, side, period=None):
     """The tangent of np.interp(x, xp, fp, left, right) for a tangent v of `left` (side "left") or `right`: v
     where x falls before the first point (after the last), 0 elsewhere (everywhere with a period: NumPy then
     ignores left and right)."""
+    ns = array_namespace(v, x, xp)
     if is_zero(v) or period is not None:
         return 0.0
-    zero = np.zeros((), dtype=np.result_type(np.asarray(v).dtype, np.float64))
+    zero = ns.zeros((), dtype=np.result_type(asarray(v).dtype, np.float64))
     return np.where(_outside(x, xp, side), _per_entry(v, x, _lead(xp)), zero)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = [
@@ -49,7 +50,7 @@ def tensordot_vjp_a(g, a_like, b, axes):
     r = np.tensordot(g, b, axes=(list(range(len(free_a), np.ndim(g))), free_b))
     # r's axes: a's free ones, then b's summed ones in increasing order, each paired with one of a's
     order = free_a + [a_axes[j] for j in np.argsort(b_axes, kind="stable")]
-    return np.transpose(r, np.argsort(order))
+    return np.transpose(r, tuple(int(d) for d in np.argsort(order)))
 
 
 def tensordot_vjp_b(g, a, b_like, axes):
@@ -61,7 +62,7 @@ def tensordot_vjp_b(g, a, b_like, axes):
     free_b = _free(np.ndim(b_like), b_axes)
     r = np.tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
     order = [b_axes[j] for j in np.argsort(a_axes, kind="stable")] + free_b
-    return np.transpose(r, np.argsort(order))
+    return np.transpose(r, tuple(int(d) for d in np.argsort(order)))
 
 
 def batched_tensordot(a, b, axes, a_batched, b_batched):
@@ -165,11 +166,12 @@ def batched_kron(a, b, a_batched, b_batched):
 
 def tril_half(x):
     """The lower triangle of each matrix of x with its diagonal halved (a linear map equal to its own adjoint)."""
+    xp = array_namespace(x)
     if is_zero(x):
         return 0.0
-    x = np.asarray(x)
+    x = asarray(x)
     n = x.shape[-1]
-    return x * (np.tri(n, dtype=x.dtype) - 0.5 * np.eye(n, dtype=x.dtype))
+    return x * (xp.tri(n, dtype=x.dtype) - 0.5 * xp.eye(n, dtype=x.dtype))
 
 
 def symmetrize(x):

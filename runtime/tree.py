@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .likeness import dtype_like
+from .namespace import array_namespace, is_ndarray
 from .pytree import same_kind
 
 __all__ = [
@@ -75,12 +76,13 @@ def add_at(acc, x, index, g):
         else:
             out[index] = tree_add(out[index], g)
         return tuple(out) if isinstance(x, tuple) else out
+    xp = array_namespace(x, g, acc)
     shape = np.shape(x)
     dtype = np.result_type(dtype_like(x) if np.ndim(x) else np.float64, dtype_like(g))
-    out = np.zeros(shape, dtype=dtype)
+    out = xp.zeros(shape, dtype=dtype)
     if not is_zero(acc):
         out += acc
-    np.add.at(out, index, g)
+    xp.add.at(out, index, g)
     return out
 
 
@@ -95,7 +97,8 @@ def pack_like(x, parts):
     if isinstance(x, dict):
         return dict(zip(x.keys(), parts))
     dtype = dtype_like(x)
-    out = np.zeros(np.shape(x), dtype=np.result_type(dtype, np.float64) if dtype.kind != "f" else dtype)
+    xp = array_namespace(x, *parts)
+    out = xp.zeros(np.shape(x), dtype=np.result_type(dtype, np.float64) if dtype.kind != "f" else dtype)
     for i, p in enumerate(parts):
         if not is_zero(p):
             out[i] = p
@@ -118,7 +121,7 @@ def zeros_like_tree(x):
         return same_kind(x, {k: zeros_like_tree(v) for k, v in x.items()})
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return 0.0
-    return np.zeros_like(x, dtype=_float_dtype(x))
+    return array_namespace(x).zeros(np.shape(x), dtype=_float_dtype(x))
 
 
 def _float_dtype(x):
@@ -135,19 +138,20 @@ def materialize(adjoint, x):
         parts = {k: materialize(adjoint.get(k, 0.0) if isinstance(adjoint, dict) else 0.0, v) for k, v in x.items()}
         return same_kind(x, parts)
     if isinstance(x, complex):
-        return np.complex128(adjoint) if np.ndim(adjoint) == 0 else np.complex128(np.sum(adjoint))
+        return np.complex128(complex(adjoint if np.ndim(adjoint) == 0 else np.sum(adjoint)))
     if np.iscomplexobj(adjoint) and not np.iscomplexobj(x):
         adjoint = np.real(adjoint)  # a real value's gradient: the real part of its adjoint (JAX's convention)
     if isinstance(x, float) or (isinstance(x, int) and not isinstance(x, bool)):
-        return np.float64(adjoint) if np.ndim(adjoint) == 0 else np.float64(np.sum(adjoint))
+        return np.float64(float(adjoint if np.ndim(adjoint) == 0 else np.sum(adjoint)))
     dtype = _float_dtype(x)
     shape = np.shape(x)
-    value = np.asarray(adjoint, dtype=dtype)
+    if isinstance(x, np.generic) or np.ndim(x) == 0 and not is_ndarray(x):
+        return dtype.type(adjoint.item() if is_ndarray(adjoint) else adjoint)
+    xp = array_namespace(x, adjoint)
+    value = xp.asarray(adjoint, dtype=dtype)
     if value.shape != shape:
-        value = np.broadcast_to(value, shape)
-    if isinstance(x, np.generic) or np.ndim(x) == 0 and not isinstance(x, np.ndarray):
-        return dtype.type(value)
-    return np.array(value, dtype=dtype, copy=True) if value.base is not None or value is adjoint else value
+        value = xp.broadcast_to(value, shape)
+    return xp.array(value, dtype=dtype, copy=True) if value.base is not None or value is adjoint else value
 
 
 class OutputError(TypeError):
@@ -214,7 +218,7 @@ def check_real_output(value, what, transform, complex_ok=False):
     """`value`, after checking that `transform` can differentiate it: floating-point leaves only (complex ones
     too when `complex_ok`), as JAX requires."""
     for path, leaf in _leaves_with_paths(value):
-        dtype = np.asarray(leaf).dtype
+        dtype = dtype_like(leaf)
         if dtype.kind not in ("fc" if complex_ok else "f"):
             got = _type_name(leaf, dtype) + (f" at {path}" if path else "")
             raise output_type_error(transform, what, got, dtype.kind)
@@ -225,7 +229,10 @@ def scalar_seed(value, what):
     """The adjoint 1.0 that starts a gradient, after checking that `value` is a real scalar."""
     check_real_output(check_scalar_output(value, what), what, "grad")
     dtype = getattr(value, "dtype", None)
-    return dtype.type(1) if dtype is not None else 1.0
+    if dtype is None:
+        return 1.0
+    xp = array_namespace(value)
+    return dtype.type(1) if xp is np else xp.ones((), dtype=dtype)  # a CuPy scalar is a 0-d array
 
 
 # JAX's dtype for the tangents and cotangents of integer and boolean values (they are always zero)
@@ -252,7 +259,7 @@ def check_cotangent(out, cotangent, what):
         for key in keys:
             check_cotangent(out[key], cotangent[key], what)
         return cotangent
-    dtype = np.asarray(out).dtype
+    dtype = dtype_like(out)
     if dtype.kind not in "fc" and cotangent is not None and getattr(cotangent, "dtype", None) != _FLOAT0:
         raise OutputError(
             f"{what} returned {_type_name(out, dtype)}, which has no derivative, so the vjp takes no cotangent "

@@ -136,10 +136,18 @@ def source_texts(program):
     return texts
 
 
+def _leaf_dtype(leaf):
+    """A leaf's dtype, read off an array of any library (a CuPy array refuses np.asarray)."""
+    if isinstance(leaf, float):
+        return np.dtype(float)
+    dtype = getattr(leaf, "dtype", None)
+    return dtype if isinstance(dtype, np.dtype) else np.asarray(leaf).dtype
+
+
 def _float_leaves_check(fun, value, position, pname):
     """Differentiated arguments must hold floating-point values only."""
     for leaf in leaves(value):
-        dtype = np.asarray(leaf).dtype if not isinstance(leaf, float) else np.dtype(float)
+        dtype = _leaf_dtype(leaf)
         if dtype.kind not in "fc":
             what = f"{dtype} values" if dtype.kind != "O" else f"a {type(leaf).__name__}, not a pytree of arrays"
             hint = "pass floats (e.g. 1.0 instead of 1, or x.astype(float)), or leave this argument out of argnums"
@@ -159,7 +167,7 @@ def _complex_leaves_check(transform, fun, value, position, pname):
     if not holomorphic and transform.kind != "jacfwd":
         return
     for leaf in leaves(value):
-        dtype = np.asarray(leaf).dtype if not isinstance(leaf, float) else np.dtype(float)
+        dtype = _leaf_dtype(leaf)
         if (dtype.kind == "c") != holomorphic:
             hint = (
                 "pass complex values (e.g. x.astype(complex)), or leave out holomorphic=True"
@@ -398,7 +406,7 @@ def bind_arguments(fun, primals, what):
 
 
 def is_float_tree(value):
-    return all(np.asarray(leaf).dtype.kind in "fc" for leaf in leaves(value))
+    return all(_leaf_dtype(leaf).kind in "fc" for leaf in leaves(value))
 
 
 def internal_arguments(fun, values, checked=()):

@@ -32,7 +32,7 @@ for _name, _params in _CONSTRUCTORS:
 # The fill value broadcast to the result's shape, cast to its dtype (integers pass no derivative).
 _FILL = {
     "vjp": {"fill_value": "rt.astype_vjp(rt.unbroadcast(g, fill_value), fill_value, rt.dtype_of(ans))"},
-    "jvp": {"fill_value": "rt.astype_jvp(np.full(np.shape(ans), t), rt.dtype_of(ans))"},
+    "jvp": {"fill_value": "rt.astype_jvp(np.broadcast_to(t, np.shape(ans)), rt.dtype_of(ans))"},  # t's library
 }
 defprim(
     "full",
