@@ -205,6 +205,8 @@ def test_gradient_fused_into_loop_nests_matches_numpy():
     positions = np.arange(24.0).reshape(8, 3) * 0.37 % 2.1
     jitted = tp.jit(tp.grad(lennard_jones))
     assert _kernels(jitted, positions) >= 4
+    kernel_lines = [line.strip() for line in jitted.__transpile_jit__.compiled({}).text.splitlines()]
+    assert any(line.startswith('"') and "rt.expand_reduced(" in line and "keepdims=" in line for line in kernel_lines)
     np.testing.assert_allclose(jitted(positions), tp.grad(lennard_jones)(positions), rtol=1e-10)
 
 
