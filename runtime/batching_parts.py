@@ -237,9 +237,10 @@ def _size(items, flags):
     return next(np.shape(_leaves(x)[0])[0] for x, f in zip(items, flags) if f)
 
 
-def batched_copies(fn, items, batched, *options):
+def batched_copies(fn, items, batched, options=()):
     """fn(*items, *options) for every example (items flagged in `batched`, or all for batched=True, carry the
-    examples in axis 0): where an example's entries go depends only on shapes, so one example's places serve all."""
+    examples in axis 0; `options`: fn's arguments after the items, a tuple): where an example's entries go depends
+    only on shapes, so one example's places serve all."""
     items = items_of(items)
     flags = _flags(items, batched)
     size = _size(items, flags)
@@ -255,14 +256,14 @@ def batched_copies(fn, items, batched, *options):
     return same_kind(out, results) if isinstance(out, (tuple, list)) else results[0]
 
 
-def batched_copied_parts(g, fn, items, batched, *options):
-    """The adjoint of rt.batched_copies(fn, items, batched, *options): one part per item, batched items' with the
+def batched_copied_parts(g, fn, items, batched, options=()):
+    """The adjoint of rt.batched_copies(fn, items, batched, options): one part per item, batched items' with the
     examples in axis 0, unbatched items' summed over the examples (0.0 for items that carry no derivative)."""
     xp = array_namespace(g)
     if is_zero(g):
         return 0.0
     if is_ndarray(items):  # the sequence as one array: its adjoint one array too
-        return np.stack(batched_copied_parts(g, fn, items_of(items), batched, *options), axis=1)
+        return np.stack(batched_copied_parts(g, fn, items_of(items), batched, options), axis=1)
     flags = _flags(items, batched)
     size = _size(items, flags)
     stand_ins = _stand_ins(items, flags)
@@ -288,8 +289,8 @@ def batched_copied_parts(g, fn, items, batched, *options):
     return tuple(parts)
 
 
-def batched_copies_of(parts, fn, items, batched, *options):
-    """The tangent of rt.batched_copies(fn, items, batched, *options) for the tangents `parts` of its items (zeros
+def batched_copies_of(parts, fn, items, batched, options=()):
+    """The tangent of rt.batched_copies(fn, items, batched, options) for the tangents `parts` of its items (zeros
     allowed): each example's results with the tangents in place of the entries they copy, zeros elsewhere."""
     if is_zero(parts) or all(is_zero(p) for p in parts):
         return 0.0

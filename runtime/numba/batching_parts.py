@@ -361,6 +361,11 @@ def _items_at(items, flags, i):
 
 
 def _options(options):
+    """Source of the options one after the other (none where the call leaves them out)."""
+    if isinstance(options, (tuple, types.Omitted)):  # left out: its default, ()
+        return ""
+    if not isinstance(options, types.BaseTuple):
+        raise TypingError("vmap of a function that copies entries under jit takes its options as a tuple")
     return "".join(f"options[{j}], " for j in range(len(options)))
 
 
@@ -368,11 +373,11 @@ _SCOPE = {"_alloc": _alloc, "_store": _store, "_example": _example, "_copies": _
 
 
 @overload(_parts.batched_copies, prefer_literal=True)
-def _batched_copies(fn, items, batched, *options):
+def _batched_copies(fn, items, batched, options=()):
     flags, first = _flags(items, batched, "vmap of a function that copies entries")
     call = "callee({items}{options})"
     source = (
-        "def impl(fn, items, batched, *options):\n"
+        "def impl(fn, items, batched, options=()):\n"
         f"    n = items[{first}].shape[0]\n"
         f"    r = {call.format(items=_items_at(items, flags, 0), options=_options(options))}\n"
         "    out = _alloc(r, n)\n"
@@ -385,13 +390,13 @@ def _batched_copies(fn, items, batched, *options):
 
 
 @overload(_parts.batched_copied_parts, prefer_literal=True)
-def _batched_copied_parts(g, fn, items, batched, *options):
+def _batched_copied_parts(g, fn, items, batched, options=()):
     if isinstance(g, ZeroType):
-        return lambda g, fn, items, batched, *options: g
+        return lambda g, fn, items, batched, options=(): g
     flags, first = _flags(items, batched, "the adjoint of vmap of a function that copies entries")
     call = "_copies.copied_parts(_example(g, {i}), fn, ({items}), {options})"
     lines = [
-        "def impl(g, fn, items, batched, *options):",
+        "def impl(g, fn, items, batched, options=()):",
         f"    n = items[{first}].shape[0]",
         f"    p = {call.format(i=0, items=_items_at(items, flags, 0), options=_options(options))}",
     ]
@@ -412,9 +417,9 @@ def _batched_copied_parts(g, fn, items, batched, *options):
 
 
 @overload(_parts.batched_copies_of, prefer_literal=True)
-def _batched_copies_of(parts, fn, items, batched, *options):
+def _batched_copies_of(parts, fn, items, batched, options=()):
     if isinstance(parts, ZeroType) or all(isinstance(t, ZeroType) for t in parts.types):
-        return lambda parts, fn, items, batched, *options: make_zero()
+        return lambda parts, fn, items, batched, options=(): make_zero()
     flags, first = _flags(items, batched, "the tangent of vmap of a function that copies entries")
 
     def call(i):
@@ -422,7 +427,7 @@ def _batched_copies_of(parts, fn, items, batched, *options):
         return f"_copies.copies_of(({tangents}), fn, ({_items_at(items, flags, i)}), {_options(options)})"
 
     source = (
-        "def impl(parts, fn, items, batched, *options):\n"
+        "def impl(parts, fn, items, batched, options=()):\n"
         f"    n = items[{first}].shape[0]\n"
         f"    r = {call(0)}\n"
         "    out = _alloc(r, n)\n"

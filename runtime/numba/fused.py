@@ -4,9 +4,11 @@ The Numba backend (transpile/backends/numba/fusion.py) passes a straight-line bl
 header `inputs -> outputs` and then one per statement, then the inputs.  A statement is an elementwise
 expression or one of
 
-    t = jt.sum(v, axis, keepdims)            a reduction (axis an integer or None)
-    t = rt.unbroadcast(v, like)              v summed down to like's shape (the identity when they agree)
-    t = rt.expand_reduced(v, like, axis, k)  a reduced value read back at every element of like
+    t = jt.sum(v, axis, keepdims)                          a reduction (axis an integer or None)
+    t = rt.unbroadcast(v, like)                            v summed down to like's shape (the identity when they agree)
+    t = rt.expand_reduced(v, like, axis=axis, keepdims=k)  a reduced value read back at every element of like
+
+(their axes and flags constants, given by position or by name).
 
 When typing the call, Numba types the block as ordinary array code (exactly the code the block was
 before fusion) and reads off the type of every statement.  From those types it writes one loop nest
@@ -23,6 +25,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib
+import inspect
 import math
 from dataclasses import dataclass, field
 
@@ -74,12 +77,28 @@ class Block:
     shape_only: frozenset = frozenset()  # outputs read only for their shape: `rt.like(x)` in the header
 
 
-def _call_of(node, path: str, arity: int):
-    """The arguments of `node` if it is a call of `path` (as `jt.sum`) with `arity` positional arguments and no
-    keywords, else None."""
-    if not (isinstance(node, ast.Call) and len(node.args) == arity and not node.keywords):
+def _call_of(node, path: str):
+    """The arguments of `node` if it is a call of `path` (as `jt.sum`), in the order of the parameters of the function
+    `path` names, keywords bound by name and defaults filled in as constants; None for another call, or one that
+    does not bind."""
+    if not (isinstance(node, ast.Call) and ast.unparse(node.func) == path):
         return None
-    return node.args if ast.unparse(node.func) == path else None
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    signature = _signature(path)
+    try:
+        bound = signature.bind(*node.args, **{k.arg: k.value for k in node.keywords})
+    except TypeError:
+        return None
+    given = bound.arguments
+    return [given[p] if p in given else ast.Constant(q.default) for p, q in signature.parameters.items()]
+
+
+@functools.cache
+def _signature(path: str) -> inspect.Signature:
+    """The signature of the function `path` names (`rt.expand_reduced`): its parameters have no `*args`."""
+    module, _, name = path.partition(".")
+    return inspect.signature(getattr(_namespace()[module], name))
 
 
 def _name(node) -> str | None:
@@ -121,13 +140,13 @@ def _statement(line: str) -> Statement:
     stmt = ast.parse(line.strip(), mode="exec").body[0]
     target, value = stmt.targets[0].id, stmt.value
     rhs = line.partition(" = ")[2].strip()
-    if (args := _call_of(value, "jt.sum", 3)) and _name(args[0]):
+    if (args := _call_of(value, "jt.sum")) and _name(args[0]):
         axis, keepdims = _axis(args[1]), _flag(args[2])
         if _NOT_LITERAL not in (axis, keepdims):
             return Statement(target, rhs, "sum", (args[0].id,), axis=axis, keepdims=keepdims)
-    if (args := _call_of(value, "rt.unbroadcast", 2)) and _name(args[0]) and _name(args[1]):
+    if (args := _call_of(value, "rt.unbroadcast")) and _name(args[0]) and _name(args[1]):
         return Statement(target, rhs, "unbroadcast", (args[0].id,), like=args[1].id)
-    if (args := _call_of(value, "rt.expand_reduced", 4)) and _name(args[0]) and _name(args[1]):
+    if (args := _call_of(value, "rt.expand_reduced")) and _name(args[0]) and _name(args[1]):
         axis, keepdims = _axis(args[2]), _flag(args[3])
         if _NOT_LITERAL not in (axis, keepdims):
             return Statement(target, rhs, "expand", (args[0].id,), like=args[1].id, axis=axis, keepdims=keepdims)
@@ -137,7 +156,7 @@ def _statement(line: str) -> Statement:
 def _output(text: str):
     """An output of the header: its name, and whether only its shape is read (`rt.like(x)`)."""
     node = ast.parse(text, mode="eval").body
-    args = _call_of(node, "rt.like", 1)
+    args = _call_of(node, "rt.like")
     return (args[0].id, True) if args and _name(args[0]) else (text, False)
 
 

@@ -66,13 +66,13 @@ CASES = {
         (
             "s, t, like -> u, rt.like(v)",
             "v = rt.expand_reduced(s, like, None, False)",
-            "w = rt.expand_reduced(t, like, 1, False)",
+            "w = rt.expand_reduced(t, like, axis=1, keepdims=False)",
             "u = v * w",
         ),
         lambda: (np.float64(2.5), rng.standard_normal((3, 5)), np.zeros((3, 4, 5))),
     ),
     "expand with kept dimensions": (
-        ("t, like -> u", "w = rt.expand_reduced(t, like, 0, True)", "u = w * 2.0"),
+        ("t, like -> u", "w = rt.expand_reduced(t, like, 0, keepdims=True)", "u = w * 2.0"),
         lambda: (rng.standard_normal((1, 4)), np.zeros((3, 4))),
     ),
     "a name assigned twice and an input reassigned": (
@@ -108,6 +108,15 @@ def test_loop_nest_matches_array_code(case):
     compiled, numpy_version = _block(*lines)
     inputs = make()
     _same(compiled(*inputs), numpy_version(*inputs))
+
+
+def test_an_expansion_takes_its_axis_and_flag_by_position_or_by_name():
+    for call in ["(t, like, 1, False)", "(t, like, axis=1, keepdims=False)", "(t, like, 1, keepdims=False)"]:
+        s = fused._statement(f"w = rt.expand_reduced{call}")
+        assert (s.role, s.operands, s.like, s.axis, s.keepdims) == ("expand", ("t",), "like", 1, False)
+    s = fused._statement("w = rt.expand_reduced(t, like, keepdims=True)")
+    assert (s.role, s.axis, s.keepdims) == ("expand", None, True)  # the axis left out: its default
+    assert fused._statement("w = rt.expand_reduced(t, like, axis=k)").role != "expand"  # not a constant
 
 
 def test_float32_stays_float32_and_mixed_dtypes_are_typed_as_the_array_code():
@@ -196,6 +205,8 @@ def test_gradient_fused_into_loop_nests_matches_numpy():
     positions = np.arange(24.0).reshape(8, 3) * 0.37 % 2.1
     jitted = tp.jit(tp.grad(lennard_jones))
     assert _kernels(jitted, positions) >= 4
+    kernel_lines = [line.strip() for line in jitted.__transpile_jit__.compiled({}).text.splitlines()]
+    assert any(line.startswith('"') and "rt.expand_reduced(" in line and "keepdims=" in line for line in kernel_lines)
     np.testing.assert_allclose(jitted(positions), tp.grad(lennard_jones)(positions), rtol=1e-10)
 
 

@@ -184,7 +184,7 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
     ) = residuals
     # physics.py:70: return 0.5 * np.sum(v * v)
     _t11_bar = _t10_bar * 0.5
-    _t12_bar = rt.expand_reduced(_t11_bar, _t12, None, False)
+    _t12_bar = rt.expand_reduced(_t11_bar, _t12, axis=None, keepdims=False)
     v_bar = rt.unbroadcast(_t12_bar * v, v)
     v_bar = v_bar + rt.unbroadcast(_t12_bar * v, v)
     # physics.py:65: for _ in range(steps):

@@ -81,7 +81,7 @@ def einsum(bound, batched):
 _NORM_DEFAULTS = (("ord", None), ("axis", None), ("keepdims", False))
 _NORM_AT_RUN_TIME = (
     "np.reshape(np.linalg.norm(np.reshape(x, rt.norm_rows(x, ord, axis)), ord, rt.norm_axes(x, ord, axis), keepdims), "
-    "rt.norm_result_shape(x, ord, axis, keepdims))"
+    "rt.norm_result_shape(x, ord, axis, keepdims=keepdims))"
 )
 
 
@@ -98,7 +98,7 @@ def norm(bound, batched):
         return _expr(_NORM_AT_RUN_TIME, x=x, **{p: bound.get(p, gast.Constant(d, None)) for p, d in _NORM_DEFAULTS})
     (_, axis), (_, keepdims) = fixed
     if axis is None and value is None:
-        flat = _expr("np.linalg.norm(np.reshape(x, rt.batch_flat_shape(x, None)), None, -1)", x=x)
+        flat = _expr("np.linalg.norm(np.reshape(x, rt.batch_flat_shape(x, axis=None)), None, -1)", x=x)
         return _expr("np.expand_dims(r, rt.batch_axis(None, x))", r=flat, x=x) if keepdims else flat
     return _expr(
         "np.linalg.norm(x, ord, axis, keepdims)",
@@ -152,7 +152,7 @@ def flip(bound, batched):
     reshaped to (batch, -1)."""
     m = bound["m"]
     if _constant(bound.get("axis")) == (True, None):
-        return _expr("np.reshape(np.flip(np.reshape(m, rt.batch_flat_shape(m, None)), 1), np.shape(m))", m=m)
+        return _expr("np.reshape(np.flip(np.reshape(m, rt.batch_flat_shape(m, axis=None)), 1), np.shape(m))", m=m)
     return _expr("np.flip(m, axis)", m=m, axis=_shifted(bound["axis"], m))
 
 
@@ -161,7 +161,7 @@ def outer(bound, batched):
     products np.einsum's, with the batch label on the batched ones."""
     rows = []
     for p in ("a", "b"):
-        flat = "np.reshape(x, rt.batch_flat_shape(x, None))" if batched[p] else "np.ravel(x)"
+        flat = "np.reshape(x, rt.batch_flat_shape(x, axis=None))" if batched[p] else "np.ravel(x)"
         rows.append(_expr(flat, x=bound[p]))
     labels = ["zi" if batched["a"] else "i", "zj" if batched["b"] else "j"]
     text = gast.Constant(value=f"{labels[0]},{labels[1]}->zij", kind=None)

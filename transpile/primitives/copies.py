@@ -39,7 +39,7 @@ for _n, _examples in [
         view="maybe",
         vjp={"ary": "np.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
-        batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), (True,))",
+        batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), batched=(True,))",
         examples=_examples,
     )
     defprim(
@@ -51,7 +51,7 @@ for _n, _examples in [
         view="items",  # each the argument itself or a view of it
         variant_of=_name,
         **_copy_rules(f"np.{_name}", "arys"),
-        batch=f"rt.batched_copies(rt.copying(np.{_name}), arys, arys_batched)",
+        batch=f"rt.batched_copies(rt.copying(np.{_name}), arys, batched=arys_batched)",
         examples=[
             Example(f"np.{_name}(a, b)[0] * np.{_name}(a, b)[1]", dict(a=(), b=())),
             Example(f"np.{_name}(a, 2.0, b)[2]", dict(a=V, b=X)),
@@ -66,7 +66,7 @@ defprim(
     container=True,
     view="items",  # views of the arguments
     **_copy_rules("np.broadcast_arrays", "args"),
-    batch="rt.batched_copies(rt.copying(np.broadcast_arrays), args, args_batched)",  # subok changes no number
+    batch="rt.batched_copies(rt.copying(np.broadcast_arrays), args, batched=args_batched)",  # subok changes no number
     batch_needs_same=("subok",),
     examples=[
         Example("np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1]", dict(a=(2, 1), b=V)),
@@ -81,7 +81,7 @@ defprim(
     params=["*xi", "copy=True", "sparse=False", "indexing='xy'"],
     container=True,
     **_copy_rules("rt.meshgrid_grids", "xi", _MESHGRID_OPTIONS),
-    batch=f"rt.batched_copies(rt.copying(rt.meshgrid_grids), xi, xi_batched{_MESHGRID_OPTIONS})",
+    batch="rt.batched_copies(rt.copying(rt.meshgrid_grids), xi, batched=xi_batched, options=(copy, sparse, indexing))",
     examples=[
         Example("np.meshgrid(a, b)[0] * np.meshgrid(a, b)[1]", dict(a=V, b=(2,))),
         Example("np.meshgrid(a, b, indexing='ij')[1]", dict(a=V, b=(2,))),
@@ -104,7 +104,7 @@ for _name, _examples in [
         subscript=True,
         aliases=(getattr(rt, _name),),
         **_copy_rules(f"rt.{_name}", "items"),
-        batch=f"rt.batched_copies(rt.copying(rt.{_name}), items, items_batched)",
+        batch=f"rt.batched_copies(rt.copying(rt.{_name}), items, batched=items_batched)",
         examples=_examples + [Example(f"np.{_name}['0,2', a, b]", dict(a=V, b=V))],
     )
 
@@ -131,25 +131,25 @@ defhelper(
 # Batched: one example's places serve every example; batched items' parts keep the examples' axis.
 defhelper(
     rt.batched_copies,
-    params=["fn", "items", "batched", "*options"],
+    params=["fn", "items", "batched", "options=()"],
     container=True,
     structural=("fn", "batched", "options"),
-    vjp={"items": "rt.batched_copied_parts(g, fn, items, batched, *options)"},
-    jvp={"items": "rt.batched_copies_of(t, fn, items, batched, *options)"},
+    vjp={"items": "rt.batched_copied_parts(g, fn, items, batched=batched, options=options)"},
+    jvp={"items": "rt.batched_copies_of(t, fn, items, batched=batched, options=options)"},
 )
 defhelper(
     rt.batched_copied_parts,
-    params=["v", "fn", "items", "batched", "*options"],
+    params=["v", "fn", "items", "batched", "options=()"],
     container=True,
     structural=("fn", "items", "batched", "options"),
-    vjp={"v": "rt.batched_copies_of(g, fn, items, batched, *options)"},
-    jvp={"v": "rt.batched_copied_parts(t, fn, items, batched, *options)"},
+    vjp={"v": "rt.batched_copies_of(g, fn, items, batched=batched, options=options)"},
+    jvp={"v": "rt.batched_copied_parts(t, fn, items, batched=batched, options=options)"},
 )
 defhelper(
     rt.batched_copies_of,
-    params=["parts", "fn", "items", "batched", "*options"],
+    params=["parts", "fn", "items", "batched", "options=()"],
     container=True,
     structural=("fn", "items", "batched", "options"),
-    vjp={"parts": "rt.batched_copied_parts(g, fn, items, batched, *options)"},
-    jvp={"parts": "rt.batched_copies_of(t, fn, items, batched, *options)"},
+    vjp={"parts": "rt.batched_copied_parts(g, fn, items, batched=batched, options=options)"},
+    jvp={"parts": "rt.batched_copies_of(t, fn, items, batched=batched, options=options)"},
 )

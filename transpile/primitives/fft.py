@@ -18,8 +18,8 @@ from .registry import Example, defhelper, defprim
 V = dict(a=(8,))
 X = dict(a=(3, 4))
 R3 = dict(a=(2, 3, 4))
-ONE = "rt.fft_axes(a, None, axis)"  # a single axis, as a one-tuple of a negative number
-MANY = "rt.fft_axes(a, s, axes)"
+ONE = "rt.fft_axes(a, axes=axis)"  # a single axis, as a one-tuple of a negative number
+MANY = "rt.fft_axes(a, s=s, axes=axes)"
 HOW = ("n", "axis", "norm")
 HOW_N = ("s", "axes", "norm")
 
@@ -40,7 +40,7 @@ def _transform(name, vjp, examples, axes=None, **more):
     if axes is None:
         params, batch = ["a", "n=None", "axis=-1", "norm=None"], "rt.batch_axis(rt.fft_static(axis), a)"
     else:
-        params, batch = ["a", "s=None", f"axes={axes}", "norm=None"], "rt.fft_axes(a, s, axes, 1)"
+        params, batch = ["a", "s=None", f"axes={axes}", "norm=None"], "rt.fft_axes(a, s=s, axes=axes, batched=1)"
     first = how.split(",")[0]
     defprim(
         name,
@@ -178,7 +178,7 @@ for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
         vjp={"x": f"np.fft.{_back}(g, axes)"},
         jvp={"x": f"np.fft.{_name}(t, axes)"},
         structural=("axes",),
-        batch=f"np.fft.{_name}(x, rt.fft_axes(x, None, axes, 1))",
+        batch=f"np.fft.{_name}(x, rt.fft_axes(x, axes=axes, batched=1))",
         examples=[
             Example(f"np.fft.{_name}(a)", X),
             Example(f"np.fft.{_name}(a, axes=0) * a", dict(a=(5,))),
@@ -188,7 +188,7 @@ for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
     )
 
 # Helpers of the rules above (rt.*): shapes and axes read from arrays, and the linear maps of the adjoints.
-_AXES_BATCHED = "rt.fft_axes(a, s, axes, batched + a_batched)"  # vmap's axes lead: `batched` of them
+_AXES_BATCHED = "rt.fft_axes(a, s=s, axes=axes, batched=batched + a_batched)"  # vmap's axes lead: `batched` of them
 _SHAPES = dict(nondiff=True, batch_same=True)  # read only shapes; negative axes name the same axes when batched
 defhelper(rt.fft_static, params=["v"], batch="rt.fft_static(v)", **_SHAPES)
 defhelper(rt.fft_axes, params=["a", "s=None", "axes=None", "batched=0"], batch=_AXES_BATCHED, **_SHAPES)

@@ -30,7 +30,7 @@ defhelper(
     params=["v", "like", "axis=None", "keepdims=False"],
     vjp={"v": "np.reshape(np.sum(g, axis=axis, keepdims=keepdims), np.shape(v))"},
     structural=("like", "axis", "keepdims"),
-    jvp={"v": "rt.expand_reduced(t, like, axis, keepdims)"},
+    jvp={"v": "rt.expand_reduced(t, like, axis=axis, keepdims=keepdims)"},
     batch=(
         "rt.expand_reduced_batched(v, like, axis=axis, keepdims=keepdims, v_batched=v_batched,"
         " like_batched=like_batched, axis_batched=axis_batched)"

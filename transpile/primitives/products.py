@@ -483,7 +483,7 @@ defprim(
     np.linalg.norm,
     path="np.linalg.norm",
     params=["x", "ord=None", "axis=None", "keepdims=False"],
-    vjp={"x": f"rt.expand_reduced(g, x, axis, keepdims) * {_NORM_GRAD}"},
+    vjp={"x": f"rt.expand_reduced(g, x, axis=axis, keepdims=keepdims) * {_NORM_GRAD}"},
     jvp={"x": f"np.sum(t * {_NORM_GRAD}, axis=axis, keepdims=keepdims)"},
     structural=("axis", "keepdims"),  # no rule for `ord` (JAX asks for a concrete one too)
     batch=batch_rules.norm,

@@ -388,7 +388,10 @@ defprim(
     params=["arr", "values", "axis=None"],
     structural=("axis",),
     **_copies("np.append", ["arr", "values"], ", axis"),
-    batch="rt.batched_copies(rt.copying(np.append), (arr, values), (arr_batched, values_batched), axis)",
+    batch=(
+        "rt.batched_copies(rt.copying(np.append), (arr, values), batched=(arr_batched, values_batched),"
+        " options=(axis,))"
+    ),
     batch_needs_same=("axis",),
     examples=[
         Example("np.append(a, b)", dict(a=(2, 3), b=(2,))),
@@ -518,7 +521,7 @@ for _name, _params, _call, _examples in [
         container=True,
         view="maybe",  # views of ary
         structural=tuple(p.split("=")[0] for p in _params[1:]),
-        batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), (True,){_call})",
+        batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), batched=(True,), options=({_call[2:]},))",
         batch_needs_same=tuple(p.split("=")[0] for p in _params[1:]),
         vjp=_rules["vjp"],
         jvp={"ary": f"np.{_name}(t, {', '.join(p.split('=')[0] for p in _params[1:])})"},
@@ -550,7 +553,7 @@ for _name, _examples in [
         params=["tup"],
         container=True,
         vjp={"tup": f"rt.sequence_parts(g, {_items}, tup)"},
-        batch=f"rt.batched_copies(rt.copying({_items}), tup, True)",
+        batch=f"rt.batched_copies(rt.copying({_items}), tup, batched=True)",
         batch_broadcast=("tup",),
         jvp={"tup": f"rt.sequence_copies(t, {_items}, tup)"},
         examples=_examples,

@@ -13,7 +13,7 @@ S = dict(a=())
 
 # The adjoint of a reduction is g broadcast back over the reduced axes (rt.expand_reduced),
 # times the derivative of the reduction with respect to each entry.
-EXPAND = "rt.expand_reduced(g, a, axis, keepdims)"
+EXPAND = "rt.expand_reduced(g, a, axis=axis, keepdims=keepdims)"
 REDUCE_PARAMS = ["a", "axis=None", "dtype=None", "out=None", "keepdims=False"]
 # Parameters that only say how to reduce.  Marked structural so that, when adjoint code is differentiated
 # again (where they arrive through the residuals, which are all active), they are not asked for a rule.
@@ -111,10 +111,10 @@ for _name, _fn, _alias in [("max", np.max, np.amax), ("min", np.min, np.amin)]:
         batch="axis",
         path=f"np.{_name}",
         params=["a", "axis=None", "out=None", "keepdims=False"],
-        vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis, keepdims)"},
+        vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims)"},
         methods=[_name],
         aliases=(_alias,),
-        jvp={"a": "np.sum(t * rt.tie_weights(a, ans, axis, keepdims), axis=axis, keepdims=keepdims)"},
+        jvp={"a": "np.sum(t * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)"},
         structural=HOW,
         examples=[
             Example(f"np.{_name}(a)", X),
@@ -163,7 +163,7 @@ defprim(
     path="np.std",
     params=MOMENT_PARAMS,
     vjp={
-        "a": f"rt.expand_reduced(g / ans, a, axis, keepdims) * {_MOMENT} / {_COUNT}",
+        "a": f"rt.expand_reduced(g / ans, a, axis=axis, keepdims=keepdims) * {_MOMENT} / {_COUNT}",
         "ddof": f"g * 0.5 * ans / {_COUNT}",
     },
     methods=["std"],

@@ -40,7 +40,7 @@ defprim(
     view="maybe",
     vjp={"a": BACK},
     jvp={"a": "np.ravel(t)"},
-    batch="np.reshape(a, rt.batch_flat_shape(a, None))",
+    batch="np.reshape(a, rt.batch_flat_shape(a, axis=None))",
     methods=["ravel"],
     examples=[Example("np.ravel(a)", X), Example("a.ravel()", R3), Example("np.ravel(a)", dict(a=()))],
 )
@@ -51,7 +51,7 @@ defprim(
     params=["a"],
     vjp={"a": BACK},
     jvp={"a": "rt.flatten(t)"},
-    batch="np.reshape(np.copy(a), rt.batch_flat_shape(a, None))",
+    batch="np.reshape(np.copy(a), rt.batch_flat_shape(a, axis=None))",
     methods=["flatten"],
     examples=[Example("a.flatten()", X), Example("a.flatten()", R3)],
 )

@@ -146,7 +146,7 @@ def accumulate_bwd(residuals, out_bar):
         # cli_model.py:45: out[i] += np.sum(x * (i + 1)) ** 2
         _t4_bar = rt.unbroadcast(_t3_bar, _t4)
         _t5_bar = rt.unbroadcast(_t4_bar * 2 * _t5, _t5)
-        _t6_bar = rt.expand_reduced(_t5_bar, _t6, None, False)
+        _t6_bar = rt.expand_reduced(_t5_bar, _t6, axis=None, keepdims=False)
         x_bar = x_bar + rt.unbroadcast(_t6_bar * _t7, x)
         if i != rt.first(_range1):
             out_bar = rt.add_at(out_bar, out, i, _t2_bar)

@@ -67,7 +67,7 @@ def energy_bwd(residuals, _t4_bar):
     # cli_model.py:25: return SCALE * k * np.sum(y**2) + np.pi * offsets[1]
     _t5_bar = rt.unbroadcast(_t4_bar, _t5)
     _t8_bar = rt.unbroadcast(_t5_bar * _t6, _t8)
-    _t9_bar = rt.expand_reduced(_t8_bar, _t9, None, False)
+    _t9_bar = rt.expand_reduced(_t8_bar, _t9, axis=None, keepdims=False)
     y_bar = _t9_bar * 2 * y
     # cli_model.py:24: y = x * WEIGHTS + CONFIG.shift
     _t1_bar = rt.unbroadcast(y_bar, _t1)

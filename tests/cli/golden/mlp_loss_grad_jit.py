@@ -51,7 +51,7 @@ def loss_fwd(params, inputs, targets):
 def loss_bwd(residuals, _t1_bar):
     preds, _res_predict_1, _t3, _t2 = residuals
     # mlp.py:30: return np.sum((preds - targets) ** 2)
-    _t2_bar = rt.expand_reduced(_t1_bar, _t2, None, False)
+    _t2_bar = rt.expand_reduced(_t1_bar, _t2, axis=None, keepdims=False)
     _t3_bar = _t2_bar * jt.weak(2, _t2_bar) * _t3
     preds_bar = rt.unbroadcast(_t3_bar, preds)
     # mlp.py:29: preds = predict(params, inputs)

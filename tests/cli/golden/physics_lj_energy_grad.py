@@ -152,7 +152,7 @@ def lj_per_atom_bwd(residuals, per_atom_bar):
             _t8_bar = rt.unbroadcast(s6_bar * 3 * _t8**2, _t8)
             r2_bar = rt.unbroadcast(-_t8_bar * _t9 / (r2 * r2), r2)
             # physics.py:27: r2 = np.sum(d * d)
-            _t7_bar = rt.expand_reduced(r2_bar, _t7, None, False)
+            _t7_bar = rt.expand_reduced(r2_bar, _t7, axis=None, keepdims=False)
             d_bar = rt.unbroadcast(_t7_bar * d, d)
             d_bar = d_bar + rt.unbroadcast(_t7_bar * d, d)
             # physics.py:26: d = positions[i] - positions[j]
@@ -177,7 +177,7 @@ def lj_energy_bwd(residuals, _t1_bar):
     """
     _t2, _res_lj_per_atom_1 = residuals
     # physics.py:36: return np.sum(lj_per_atom(positions, epsilon, sigma))
-    _t2_bar = rt.expand_reduced(_t1_bar, _t2, None, False)
+    _t2_bar = rt.expand_reduced(_t1_bar, _t2, axis=None, keepdims=False)
     (positions_bar,) = lj_per_atom_bwd(_res_lj_per_atom_1, _t2_bar)
     return (positions_bar,)
 

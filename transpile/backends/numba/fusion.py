@@ -58,9 +58,21 @@ def _role(stmt) -> str | None:
         return role
     if role == "unbroadcast" and len(args) == 2 and all(isinstance(a, gast.Name) for a in args) and not value.keywords:
         return role
-    if role == "expand" and len(args) == 4 and all(isinstance(a, gast.Name) for a in args[:2]) and not value.keywords:
-        return role if _axis(args[2]) and _flag(args[3]) else None
+    if role == "expand" and len(args) >= 2 and all(isinstance(a, gast.Name) for a in args[:2]):  # v, like
+        bound = _arguments(value, prim)  # v, like, axis, keepdims: the axis and flag by name or position
+        return role if bound and len(bound) == 4 and _axis(bound[2]) and _flag(bound[3]) else None
     return None
+
+
+def _arguments(call, prim):
+    """The arguments of a call of `prim` in the order of its parameters, keywords bound by name and defaults filled
+    in as constants; None for a call that does not bind (or spreads `*args` or `**kwargs`)."""
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    bound, missing, extra = prim.bind(call.args, {k.arg: k.value for k in call.keywords})
+    if missing or extra or prim.varargs is not None:
+        return None
+    return [bound[p] if p in bound else gast.Constant(value=prim.defaults[p], kind=None) for p in prim.params]
 
 
 def _is_map(expr) -> bool:
