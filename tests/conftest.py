@@ -1,0 +1,38 @@
+"""Test order: files that compile with Numba run last, largest first, each kept on one xdist worker (`compiles`)."""
+
+import functools
+
+import pytest
+
+# a test file whose text has one of these compiles with Numba (jit's default backend) in some of its tests
+_COMPILING = ("jit(", "jit\n", "numba")
+
+
+@functools.cache
+def _compiles(path) -> bool:
+    """Whether the test file at `path` compiles with Numba: by its text, read once."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(word in text for word in _COMPILING)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "compiles: in a file that compiles with Numba; run last, the file on one worker")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Fast files first, so that progress shows at once; then the compiling files, largest first (the longest
+    tail is started earliest), each as one xdist group: its tests share what the worker compiled for them."""
+    grouped = config.pluginmanager.hasplugin("xdist")
+    sizes = {}
+    for item in items:
+        if _compiles(item.path):
+            item.add_marker(pytest.mark.compiles)
+            if grouped:
+                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+            sizes[item.path] = sizes.get(item.path, 0) + 1
+    order = {path: rank for rank, path in enumerate(sorted(sizes, key=lambda p: (-sizes[p], str(p))), start=1)}
+    items.sort(key=lambda item: order.get(item.path, 0))  # stable: collection order within a file
