@@ -28,8 +28,12 @@ $(STAMP): setup.cfg pyproject.toml
 	$(VPY) -m pip install -e '.[$(EXTRAS)]'
 	touch $@
 
+# One pytest worker per core (pytest-xdist, in the dev extra); tests/conftest.py runs the files that compile with
+# Numba last, each file on one worker, so that progress shows at once and no two workers compile the same functions.
+TEST_WORKERS ?= auto
+
 test: $(STAMP)
-	$(VPY) -m pytest -q
+	$(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=15
 
 demo: $(STAMP)
 	$(VPY) samples/mlp.py

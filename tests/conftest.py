@@ -1,6 +1,43 @@
-"""The suite's environment: jit compiles in the caller (compile="block") unless a test asks for its tiers."""
+"""The suite's environment and order: jit compiles in the caller (compile="block") unless a test asks for its tiers;
+files that compile with Numba run last, largest first, each kept on one xdist worker (`compiles`)."""
 
+import functools
 import os
+
+import pytest
 
 # the suite checks compiled code at every call; tests/api/test_jit_tiers.py passes compile="background" itself
 os.environ.setdefault("TRANSPILE_JIT_COMPILE", "block")
+
+# a test file whose text has one of these compiles with Numba (jit's default backend) in some of its tests
+_COMPILING = ("jit(", "jit\n", "numba")
+
+
+@functools.cache
+def _compiles(path) -> bool:
+    """Whether the test file at `path` compiles with Numba: by its text, read once."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(word in text for word in _COMPILING)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "compiles: in a file that compiles with Numba; run last, the file on one worker")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Fast files first, so that progress shows at once; then the compiling files, largest first (the longest
+    tail is started earliest), each as one xdist group: its tests share what the worker compiled for them."""
+    grouped = config.pluginmanager.hasplugin("xdist")
+    sizes = {}
+    for item in items:
+        if _compiles(item.path):
+            item.add_marker(pytest.mark.compiles)
+            if grouped:
+                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+            sizes[item.path] = sizes.get(item.path, 0) + 1
+    order = {path: rank for rank, path in enumerate(sorted(sizes, key=lambda p: (-sizes[p], str(p))), start=1)}
+    items.sort(key=lambda item: order.get(item.path, 0))  # stable: collection order within a file

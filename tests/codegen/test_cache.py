@@ -1,11 +1,13 @@
 """The on-disk module cache: location from the environment, reuse, atomic writes, corrupt entries regenerated,
 private directories, and modules in memory when the cache cannot be written; faults in fresh processes."""
 
+import json
 import os
 import stat
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -262,3 +264,59 @@ def test_a_generated_module_that_fails_when_imported_is_a_located_error(tmp_path
         cache.load_or_write("failing", key, lambda: "x = 1\ny = 1 / 0\n")
     assert info.value.location.lineno == 2 and info.value.location.text() == "y = 1 / 0"
     assert f"transpile_generated.failing_{key}" not in sys.modules
+
+
+# ---------------------------------------------------------------- two processes at once (pytest-xdist workers)
+
+RACER = textwrap.dedent("""
+    import json, sys, time
+    import numpy as np
+    import transpile as tp
+
+    {functions}
+
+    start = float(sys.argv[1])
+    while time.time() < start:  # both processes begin together
+        time.sleep(0.005)
+    x = np.linspace(0.1, 1.0, 4)
+    errors = []
+    for k, f in enumerate(FUNCTIONS, start=1):
+        g = tp.grad(f)(x)
+        want = np.cos(x) * x**k + k * np.sin(x) * x ** (k - 1)
+        errors.append(float(np.max(np.abs(g - want))))
+    print(json.dumps(errors))
+""")
+RACED = 12  # modules each process generates
+
+
+def _racer_text():
+    """The racing script: functions f1 ... f12, x -> sum(sin(x) * x**k), each its own generated module."""
+    functions = "\n".join(f"def f{k}(x):\n    return np.sum(np.sin(x) * x**{k})\n" for k in range(1, RACED + 1))
+    listed = ", ".join(f"f{k}" for k in range(1, RACED + 1))
+    return RACER.replace("{functions}", f"{functions}\nFUNCTIONS = [{listed}]")
+
+
+def test_two_processes_writing_one_cache_at_once_read_intact_entries(tmp_path):
+    """Two processes (two test workers) that generate the same modules into one cache at the same moment both
+    import intact modules with the right gradients, and leave intact entries and no temporary files."""
+    script = tmp_path / "racer.py"
+    script.write_text(_racer_text())
+    directory = tmp_path / "cache"
+    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(directory))
+    start = str(time.time() + 3.0)
+    procs = [
+        subprocess.Popen([sys.executable, str(script), start], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()
+        errors = np.array(json.loads(out.decode().splitlines()[-1]))
+        assert errors.shape == (RACED,) and np.all(errors < 1e-12), errors
+    entries = sorted(directory.glob("*.py"))
+    assert len(entries) == RACED
+    for path in entries:
+        key = path.stem.rsplit("_", 1)[1]
+        text = cache._read_entry(str(path), key)
+        assert text is not None and cache._read_origins(str(path), text) is not None, path.name
+    assert no_temporary_files(directory)
