@@ -1,0 +1,44 @@
+"""Compositions found to raise, checked under jit against independent references (stacked per-example results,
+central differences)."""
+
+import numpy as np
+import pytest
+
+import transpile as tp
+
+rng = np.random.default_rng(28)
+
+
+def diff_prepend_number(x):
+    return np.diff(x, prepend=0.5) * 2.0
+
+
+def diff_both_given(x):
+    return np.diff(x, prepend=np.array([1.0, 2.0]), append=3.0)
+
+
+def diff_append_slice(x):
+    return np.diff(x**2, append=x[:1])
+
+
+def diff_append_sum(x):
+    return np.diff(x, 2, append=np.sum(x))
+
+
+def diff_prepend_per_example(x, p):
+    return np.diff(x, prepend=p)
+
+
+@pytest.mark.parametrize("f", [diff_prepend_number, diff_both_given, diff_append_slice, diff_append_sum])
+def test_jit_of_nested_vmap_of_diff_with_edges(f):
+    x = rng.normal(size=(2, 3, 5))
+    want = np.stack([np.stack([f(row) for row in block]) for block in x])
+    np.testing.assert_allclose(tp.jit(tp.vmap(tp.vmap(f)))(x), want, rtol=1e-14)
+
+
+def test_jit_of_nested_vmap_of_diff_with_edges_batched_at_one_level():
+    x, p = rng.normal(size=(3, 5)), rng.normal(size=(2, 3))
+    inner = tp.vmap(diff_prepend_per_example, in_axes=(0, 0))
+    got = tp.jit(tp.vmap(inner, in_axes=(None, 0)))(x, p)
+    want = np.stack([np.stack([np.diff(x[j], prepend=p[i, j]) for j in range(3)]) for i in range(2)])
+    np.testing.assert_allclose(got, want, rtol=1e-14)
