@@ -42,3 +42,35 @@ def test_jit_of_nested_vmap_of_diff_with_edges_batched_at_one_level():
     got = tp.jit(tp.vmap(inner, in_axes=(None, 0)))(x, p)
     want = np.stack([np.stack([np.diff(x[j], prepend=p[i, j]) for j in range(3)]) for i in range(2)])
     np.testing.assert_allclose(got, want, rtol=1e-14)
+
+
+def softmax_over_examples(x):
+    return np.exp(x - tp.pmax(x, "i")) / tp.psum(np.exp(x - tp.pmax(x, "i")), "i")
+
+
+def weighted_softmax(x):
+    return np.sum(tp.vmap(softmax_over_examples, axis_name="i")(x) * np.arange(4.0))
+
+
+def _softmax_energy_gradient(x):
+    """The gradient of sum(softmax(x) * c), written out: y * (c - sum(y * c))."""
+    y = np.exp(x - x.max()) / np.sum(np.exp(x - x.max()))
+    c = np.arange(4.0)
+    return y * (c - np.sum(y * c))
+
+
+def _central_jacobian(f, x, h=1e-6):
+    columns = []
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = h
+        columns.append((f(x + e) - f(x - e)) / (2 * h))
+    return np.stack(columns, axis=-1)
+
+
+@pytest.mark.parametrize("backend", [None, "numpy"])
+def test_jacrev_of_grad_through_pmax_over_a_named_axis(backend):
+    x = rng.normal(size=4)
+    hessian = tp.jacrev(tp.grad(weighted_softmax))
+    got = hessian(x) if backend is None else tp.jit(hessian, backend=backend)(x)
+    np.testing.assert_allclose(got, _central_jacobian(_softmax_energy_gradient, x), atol=1e-8)
