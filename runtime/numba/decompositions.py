@@ -13,7 +13,6 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
-from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .helpers import _zero
 from .lowered import _lead_shape
@@ -336,11 +335,7 @@ def _diag_part(x):
         for s in range(mats.shape[0]):
             for i in range(k):
                 out[s, i] = mats[s, i, i]
-        shape = np.empty(lead + 1, np.int64)
-        for d in range(lead):
-            shape[d] = x.shape[d]
-        shape[lead] = k
-        return out.reshape(to_fixed_tuple(shape, lead + 1))
+        return out.reshape(x.shape[:lead] + (k,))
 
     return impl
 
