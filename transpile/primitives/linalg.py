@@ -282,6 +282,10 @@ defhelper(
         "computed": "rt.keep_if(t, flag=compute_uv, keep=True)",
     },
     structural=("full_matrices", "compute_uv", "hermitian"),
+    # a stack of matrices: the same call (its flags the same for every example)
+    batch="rt.svd_factors(a, computed, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)",
+    batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
+    batch_broadcast=("a", "computed"),
 )
 defhelper(
     rt.keep_if,
@@ -291,9 +295,7 @@ defhelper(
     jvp={"x": "rt.keep_if(t, flag=flag, keep=keep)"},
     structural=("flag", "keep"),
 )
-_adjoint_pair(
-    rt.svd_part, rt.svd_unpart, rest=("i", "compute_uv"), batched=False, flags=("compute_uv",), container=True
-)
+_adjoint_pair(rt.svd_part, rt.svd_unpart, rest=("i", "compute_uv"), flags=("compute_uv",), container=True)
 defhelper(
     rt.svd_result,
     params=["u", "s", "vh", "compute_uv"],
@@ -317,6 +319,9 @@ defhelper(
     vjp={"x": "rt.svd_checked(g, like, full_matrices=full_matrices, compute_uv=compute_uv)"},
     jvp={"x": "rt.svd_checked(t, like, full_matrices=full_matrices, compute_uv=compute_uv)"},
     structural=("like", "full_matrices", "compute_uv"),
+    batch="rt.svd_checked(x, like, full_matrices=full_matrices, compute_uv=compute_uv)",
+    batch_needs_same=("full_matrices", "compute_uv"),
+    batch_broadcast=("x",),
 )
 defhelper(
     rt.qr_checked,
