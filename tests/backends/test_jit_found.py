@@ -74,3 +74,31 @@ def test_jacrev_of_grad_through_pmax_over_a_named_axis(backend):
     hessian = tp.jacrev(tp.grad(weighted_softmax))
     got = hessian(x) if backend is None else tp.jit(hessian, backend=backend)(x)
     np.testing.assert_allclose(got, _central_jacobian(_softmax_energy_gradient, x), atol=1e-8)
+
+
+def singular_value_sum(x):
+    return np.sum(np.linalg.svd(x, compute_uv=False))
+
+
+def squared_singular_values(x):
+    return np.linalg.svd(x, compute_uv=False) ** 2
+
+
+def svd_parts_combined(x):
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    return np.sum(s) + np.sum((u * s) @ vt * x)
+
+
+def test_jit_of_vmap_of_grad_of_singular_values():
+    x = rng.normal(size=(5, 4, 3))
+    want = np.stack([_central_jacobian(lambda m: np.array(singular_value_sum(m)), m) for m in x])
+    got = tp.jit(tp.vmap(tp.grad(singular_value_sum)))(x)
+    np.testing.assert_allclose(got, want.reshape(got.shape), atol=1e-7)
+
+
+@pytest.mark.parametrize("f", [squared_singular_values, svd_parts_combined])
+def test_jit_of_jacfwd_of_svd(f):
+    x = rng.normal(size=(4, 3))
+    want = _central_jacobian(lambda m: np.asarray(f(m), dtype=float), x)
+    got = tp.jit(tp.jacfwd(f))(x)
+    np.testing.assert_allclose(got, want.reshape(got.shape), atol=1e-7)
