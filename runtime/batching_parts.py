@@ -45,10 +45,16 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 # ---------------------------------------------------------------------------- np.diff's prepend and append
 
 
-def _edge_shape(a, axis):
-    """The shape of a's slab of length 1 along the per-example `axis` (a batched, examples in axis 0)."""
+def _levels(batched):
+    """np.diff edge's batched flags, one per leading example axis of `a` (outermost first): a bool is one level."""
+    return tuple(batched) if isinstance(batched, tuple) else (batched,)
+
+
+def _edge_shape(a, axis, depth):
+    """The shape of a's slab of length 1 along the per-example `axis` (a batched, examples in its `depth` leading
+    axes)."""
     shape = list(np.shape(a))
-    shape[batch_axis(axis, a)] = 1
+    shape[axis + depth if axis >= 0 else axis] = 1
     return tuple(shape)
 
 
@@ -58,26 +64,43 @@ def _lifted(p, ndim):
     return np.reshape(p, shape[:1] + (1,) * (ndim - len(shape)) + shape[1:])
 
 
+def _lifted_levels(p, flags, ndim):
+    """p, carrying the example axes whose flags are set, with axes of length 1 for the others and then up to `ndim`
+    dimensions inserted after the example axes."""
+    shape = np.shape(p)
+    carried = iter(shape[: sum(flags)])
+    lead = tuple(next(carried) if flag else 1 for flag in flags)
+    rest = shape[sum(flags) :]
+    return np.reshape(p, lead + (1,) * (ndim - len(flags) - len(rest)) + rest)
+
+
 def diff_edge(p, a, axis, batched):
     """np.diff's prepend or append `p` (None: not given) for the batched `a`: an unbatched array is repeated for
-    every example, a batched per-example number becomes a slab of length 1 along `axis` (as NumPy makes it)."""
-    if p is None or is_zero(p):
+    every example, a batched per-example number becomes a slab of length 1 along `axis` (as NumPy makes it).
+    `batched` is a flag, or under nested vmaps a tuple of flags, one per leading example axis of `a` (outermost
+    first): whether p carries that axis."""
+    flags = _levels(batched)
+    if p is None or is_zero(p) or np.ndim(p) == 0:  # a number carries no example axis: np.diff broadcasts it
         return p
-    if not batched:
-        return p if np.ndim(p) == 0 else np.broadcast_to(p, np.shape(a)[:1] + np.shape(p))
-    if np.ndim(p) == np.ndim(a):
-        return p
-    return np.broadcast_to(_lifted(asarray(p), np.ndim(a)), _edge_shape(a, axis))
+    if not any(flags):
+        return np.broadcast_to(p, np.shape(a)[: len(flags)] + np.shape(p))
+    if np.ndim(p) - sum(flags) == np.ndim(a) - len(flags):
+        if all(flags):
+            return p
+        return np.broadcast_to(
+            _lifted_levels(p, flags, np.ndim(a)), np.shape(a)[: len(flags)] + np.shape(p)[sum(flags) :]
+        )
+    return np.broadcast_to(_lifted_levels(asarray(p), flags, np.ndim(a)), _edge_shape(a, axis, len(flags)))
 
 
 def _summed_back(v, p, batched):
     """v summed back to the shape of p, which was repeated over the examples (unbatched) or lifted and broadcast."""
-    v = asarray(v)
+    v, flags = asarray(v), _levels(batched)
     if np.shape(v) == np.shape(p):
         return v
-    if not batched:
-        return np.reshape(np.sum(v, axis=0), np.shape(p))
-    lifted = np.shape(_lifted(asarray(p), np.ndim(v)))
+    if not any(flags):
+        return np.reshape(np.sum(v, axis=tuple(range(len(flags)))), np.shape(p))
+    lifted = np.shape(_lifted_levels(asarray(p), flags, np.ndim(v)))
     axes = tuple(k for k, (m, n) in enumerate(zip(lifted, v.shape)) if m == 1 and n != 1)
     return np.reshape(np.sum(v, axis=axes, keepdims=True), np.shape(p))
 

@@ -277,7 +277,7 @@ def keep_if(x, flag, keep=True):
     return x if bool(flag) == keep else 0.0
 
 
-def svd_part(g, compute_uv, i):
+def svd_part(g, i, compute_uv):
     """Part i (0: u, 1: s, 2: vh) of a cotangent (or tangent) of np.linalg.svd's result."""
     if is_zero(g):
         return 0.0
@@ -286,7 +286,7 @@ def svd_part(g, compute_uv, i):
     return g if i == 1 else 0.0
 
 
-def svd_unpart(v, compute_uv, i):
+def svd_unpart(v, i, compute_uv):
     """The adjoint of svd_part: v as part i of a result of np.linalg.svd, its other parts zero."""
     if not compute_uv:
         return v if i == 1 else 0.0

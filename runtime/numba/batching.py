@@ -703,6 +703,8 @@ def _c(a):
 
 @overload(_bt.batched_matmul, prefer_literal=True)
 def _batched_matmul(a, b, a_batched, b_batched):
+    if isinstance(a, ZeroType) or isinstance(b, ZeroType):  # as runtime.batching.batched_matmul
+        return lambda a, b, a_batched, b_batched: make_zero()
     ab = _flag(a_batched) and isinstance(a, types.Array)
     bb = _flag(b_batched) and isinstance(b, types.Array)
     a_nd, b_nd = _example_nd(a, ab), _example_nd(b, bb)

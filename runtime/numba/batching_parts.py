@@ -442,27 +442,45 @@ def _batched_copies_of(parts, fn, items, batched, options=()):
 overload(_parts.diff, prefer_literal=True)(_diff_impl)
 
 
+def _edge_levels(batched):
+    """diff_edge's batched flags as constants, one per leading example axis (a flag is one level)."""
+    items = batched.types if isinstance(batched, types.BaseTuple) else (batched,)
+    flags = tuple(_literal(t) for t in items)
+    if any(not isinstance(f, (bool, int)) for f in flags):
+        raise TypingError("np.diff's batched prepend or append under jit takes constant batched flags")
+    return tuple(bool(f) for f in flags)
+
+
 @overload(_parts.diff_edge, prefer_literal=True)
 def _diff_edge(p, a, axis, batched):
-    if _is_none(p) or isinstance(p, ZeroType):
+    if _is_none(p) or isinstance(p, ZeroType) or not isinstance(p, types.Array) or p.ndim == 0:
         return lambda p, a, axis, batched: p
     if not isinstance(a, types.Array):
         raise TypingError("np.diff's batched prepend or append under jit goes with an array")
-    if not _literal(batched):
-        if not isinstance(p, types.Array) or p.ndim == 0:
-            return lambda p, a, axis, batched: p
-        return lambda p, a, axis, batched: broadcast_to(p, (a.shape[0],) + p.shape)
-    if isinstance(p, types.Array) and p.ndim == a.ndim:
+    flags = _edge_levels(batched)
+    depth, carried = len(flags), sum(flags)
+    lead = "".join(f"a.shape[{k}], " for k in range(depth))
+    if not carried:
+        return _compiled(
+            f"def impl(p, a, axis, batched):\n    return broadcast_to(p, ({lead}) + p.shape)\n",
+            {"broadcast_to": broadcast_to},
+        )
+    ndim = p.ndim
+    if ndim == a.ndim and carried == depth:
         return lambda p, a, axis, batched: p
-    if not isinstance(p, types.Array) or p.ndim != 1:
+    if ndim < carried or (ndim - carried not in (0, a.ndim - depth)):
         raise TypingError("np.diff's batched prepend or append under jit is per-example numbers or arrays like a")
-    ones = "(" + "1, " * (a.ndim - 1) + ")"
-    source = (
-        "def impl(p, a, axis, batched):\n"
-        f"    bax = (axis + 1 if axis >= 0 else axis) % {a.ndim}\n"
-        f"    return broadcast_to(np.ascontiguousarray(p).reshape((p.shape[0],) + {ones}), "
-        "tuple_setitem(a.shape, bax, 1))\n"
-    )
+    shape, k = [], 0
+    for flag in flags:
+        shape.append(f"p.shape[{k}], " if flag else "1, ")
+        k += flag
+    shape += ["1, "] * (a.ndim - depth - (ndim - carried)) + [f"p.shape[{j}], " for j in range(carried, ndim)]
+    lifted = f"np.ascontiguousarray(p).reshape(({''.join(shape)}))"
+    if ndim - carried:  # per-example arrays like a's, repeated over the levels p does not carry
+        target = f"({lead}) + p.shape[{carried}:]"
+    else:  # per-example numbers: a slab of length 1 along the axis
+        target = f"tuple_setitem(a.shape, (axis + {depth} if axis >= 0 else axis) % {a.ndim}, 1)"
+    source = f"def impl(p, a, axis, batched):\n    return broadcast_to({lifted}, {target})\n"
     return _compiled(source, {"broadcast_to": broadcast_to, "tuple_setitem": tuple_setitem})
 
 

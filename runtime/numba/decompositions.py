@@ -13,7 +13,6 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
-from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .helpers import _zero
 from .lowered import _lead_shape
@@ -336,11 +335,7 @@ def _diag_part(x):
         for s in range(mats.shape[0]):
             for i in range(k):
                 out[s, i] = mats[s, i, i]
-        shape = np.empty(lead + 1, np.int64)
-        for d in range(lead):
-            shape[d] = x.shape[d]
-        shape[lead] = k
-        return out.reshape(to_fixed_tuple(shape, lead + 1))
+        return out.reshape(x.shape[:lead] + (k,))
 
     return impl
 
@@ -478,31 +473,31 @@ def _keep_if(x, flag, keep=True):
 
 
 @overload(_dec.svd_part, prefer_literal=True)
-def _svd_part(g, compute_uv, i):
+def _svd_part(g, i, compute_uv):
     k = _constant(i, None, "rt.svd_part's part")
     if _zero(g):
-        return lambda g, compute_uv, i: make_zero()
+        return lambda g, i, compute_uv: make_zero()
     if _constant(compute_uv, True, "np.linalg.svd's compute_uv"):
         if not isinstance(g, types.BaseTuple):
             raise TypingError("rt.svd_part needs the (u, s, vh) parts of np.linalg.svd's result")
-        return lambda g, compute_uv, i: g[k]
+        return lambda g, i, compute_uv: g[k]
     if k == 1:
-        return lambda g, compute_uv, i: g
-    return lambda g, compute_uv, i: make_zero()
+        return lambda g, i, compute_uv: g
+    return lambda g, i, compute_uv: make_zero()
 
 
 @overload(_dec.svd_unpart, prefer_literal=True)
-def _svd_unpart(v, compute_uv, i):
+def _svd_unpart(v, i, compute_uv):
     k = _constant(i, None, "rt.svd_unpart's part")
     if not _constant(compute_uv, True, "np.linalg.svd's compute_uv"):
         if k == 1:
-            return lambda v, compute_uv, i: v
-        return lambda v, compute_uv, i: make_zero()
+            return lambda v, i, compute_uv: v
+        return lambda v, i, compute_uv: make_zero()
     if k == 0:
-        return lambda v, compute_uv, i: (v, make_zero(), make_zero())
+        return lambda v, i, compute_uv: (v, make_zero(), make_zero())
     if k == 1:
-        return lambda v, compute_uv, i: (make_zero(), v, make_zero())
-    return lambda v, compute_uv, i: (make_zero(), make_zero(), v)
+        return lambda v, i, compute_uv: (make_zero(), v, make_zero())
+    return lambda v, i, compute_uv: (make_zero(), make_zero(), v)
 
 
 @overload(_dec.svd_result, prefer_literal=True)

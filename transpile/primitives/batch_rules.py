@@ -168,6 +168,21 @@ def outer(bound, batched):
     return gast.Call(func=_expr("np.einsum"), args=[text, *rows], keywords=[])
 
 
+def diff_edge(bound, batched):
+    """rt.diff_edge(p, a, axis, batched) batched (an outer vmap of np.diff's batching rule): a prepend or append
+    not given stays None; one given gains the outer level in front of its constant flags (whether p carries it)."""
+    ok, flags = _constant(bound.get("batched"))
+    if _constant(bound.get("p")) == (True, None):
+        return gast.Constant(value=None, kind=None)
+    if not (ok and batched["a"]):
+        return None
+    levels = (batched["p"],) + (flags if isinstance(flags, tuple) else (bool(flags),))
+    flag_ast = gast.Tuple(elts=[gast.Constant(value=f, kind=None) for f in levels], ctx=gast.Load())
+    return _expr(
+        "rt.diff_edge(p, a, axis, batched=flags)", p=bound["p"], a=bound["a"], axis=bound["axis"], flags=flag_ast
+    )
+
+
 def full_like(bound, batched):
     """np.full_like(a, fill_value, dtype) batched, for a batched `a` (its shape the result's) and no shape= given."""
     if _constant(bound.get("shape")) != (True, None) or not batched["a"]:

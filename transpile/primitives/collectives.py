@@ -130,8 +130,8 @@ defhelper(
     params=["v", "x", "chosen", "batched"],
     structural=("x", "chosen", "batched"),
     vjp={
-        "v": "rt.psum_batched(rt.extreme_batched_vjp(rt.spread_batched(g, batched=batched, size=rt.batch_of(x)), "
-        "x, chosen, batched=batched), batched=batched, size=1)"
+        # g is shaped like x (per example): the examples' shares of it summed back
+        "v": "rt.psum_batched(rt.extreme_batched_vjp(g, x, chosen, batched=batched), batched=batched, size=1)"
     },
     jvp={"v": "rt.extreme_batched_vjp(t, x, chosen, batched=batched)"},
 )

@@ -29,13 +29,15 @@ def _get(x, i):
     return f"rt.get({x}, {i})"
 
 
-def _adjoint_pair(fn, transpose, rest=(), batched=True, **kw):
-    """Two linear helpers, each the other's adjoint: the VJP of one applies the other to g, its JVP itself to t."""
+def _adjoint_pair(fn, transpose, rest=(), batched=True, flags=(), **kw):
+    """Two linear helpers, each the other's adjoint: the VJP of one applies the other to g, its JVP itself to t.
+    The parameters in `flags` (the last of `rest`) are passed by name."""
     names = tuple(p.split("=")[0] for p in rest)
+    passed = [f"{n}={n}" if n in flags else n for n in names]
     for f, other, x in ((fn, transpose, "x"), (transpose, fn, "g")):
 
         def call(h, v):
-            return f"rt.{h.__name__}({', '.join([v, *names])})"
+            return f"rt.{h.__name__}({', '.join([v, *passed])})"
 
         batch = dict(batch=call(f, x), batch_needs_same=names) if batched else {}
         defhelper(
@@ -151,7 +153,7 @@ defprim(
         Example("np.linalg.eigvalsh(a)", STACK),
     ],
 )
-_adjoint_pair(rt.hermitian_part, rt.hermitian_part_vjp, rest=("UPLO='L'", "on=True"))
+_adjoint_pair(rt.hermitian_part, rt.hermitian_part_vjp, rest=("UPLO='L'", "on=True"), flags=("on",))
 # gap_scaled(x, w) = x / (w_j - w_i) off the diagonal: linear in x (its own adjoint); in w, its derivative along dw
 # is -gap_scaled(gap_scaled(x, w), w) o gaps(dw), gaps(dw)[i, j] = dw[j] - dw[i].
 defhelper(
@@ -232,7 +234,7 @@ _FAC = (
     "a, full_matrices=full_matrices, compute_uv=compute_uv)"
 )
 _SVD_T = "rt.hermitian_part(t, 'L', on=hermitian)"
-_SVD_PARTS = [f"rt.svd_part(g, compute_uv, {i})" for i in range(3)]
+_SVD_PARTS = [f"rt.svd_part(g, {i}, compute_uv=compute_uv)" for i in range(3)]
 defprim(
     "linalg.svd",
     np.linalg.svd,
@@ -241,7 +243,7 @@ defprim(
     params=["a", "full_matrices=True", "compute_uv=True", "hermitian=False"],
     container=True,
     vjp={"a": _real(f"rt.hermitian_part_vjp({_svd_vjp(_FAC, *_SVD_PARTS)}, 'L', on=hermitian)", "np.linalg.svd")},
-    jvp={"a": _real(f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv)", "np.linalg.svd")},
+    jvp={"a": _real(f"rt.svd_result({', '.join(_svd_jvp(_FAC, _SVD_T))}, compute_uv=compute_uv)", "np.linalg.svd")},
     structural=("full_matrices", "compute_uv", "hermitian"),
     batch="rt.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)",
     batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
@@ -280,6 +282,10 @@ defhelper(
         "computed": "rt.keep_if(t, flag=compute_uv, keep=True)",
     },
     structural=("full_matrices", "compute_uv", "hermitian"),
+    # a stack of matrices: the same call (its flags the same for every example)
+    batch="rt.svd_factors(a, computed, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)",
+    batch_needs_same=("full_matrices", "compute_uv", "hermitian"),
+    batch_broadcast=("a", "computed"),
 )
 defhelper(
     rt.keep_if,
@@ -289,20 +295,20 @@ defhelper(
     jvp={"x": "rt.keep_if(t, flag=flag, keep=keep)"},
     structural=("flag", "keep"),
 )
-_adjoint_pair(rt.svd_part, rt.svd_unpart, rest=("compute_uv", "i"), batched=False, container=True)
+_adjoint_pair(rt.svd_part, rt.svd_unpart, rest=("i", "compute_uv"), flags=("compute_uv",), container=True)
 defhelper(
     rt.svd_result,
     params=["u", "s", "vh", "compute_uv"],
     container=True,
     vjp={
-        "u": "rt.svd_part(g, compute_uv, 0)",
-        "s": "rt.svd_part(g, compute_uv, 1)",
-        "vh": "rt.svd_part(g, compute_uv, 2)",
+        "u": "rt.svd_part(g, 0, compute_uv=compute_uv)",
+        "s": "rt.svd_part(g, 1, compute_uv=compute_uv)",
+        "vh": "rt.svd_part(g, 2, compute_uv=compute_uv)",
     },
     jvp={
-        "u": "rt.svd_result(t, 0.0, 0.0, compute_uv)",
-        "s": "rt.svd_result(0.0, t, 0.0, compute_uv)",
-        "vh": "rt.svd_result(0.0, 0.0, t, compute_uv)",
+        "u": "rt.svd_result(t, 0.0, 0.0, compute_uv=compute_uv)",
+        "s": "rt.svd_result(0.0, t, 0.0, compute_uv=compute_uv)",
+        "vh": "rt.svd_result(0.0, 0.0, t, compute_uv=compute_uv)",
     },
     structural=("compute_uv",),
 )
@@ -313,6 +319,9 @@ defhelper(
     vjp={"x": "rt.svd_checked(g, like, full_matrices=full_matrices, compute_uv=compute_uv)"},
     jvp={"x": "rt.svd_checked(t, like, full_matrices=full_matrices, compute_uv=compute_uv)"},
     structural=("like", "full_matrices", "compute_uv"),
+    batch="rt.svd_checked(x, like, full_matrices=full_matrices, compute_uv=compute_uv)",
+    batch_needs_same=("full_matrices", "compute_uv"),
+    batch_broadcast=("x",),
 )
 defhelper(
     rt.qr_checked,

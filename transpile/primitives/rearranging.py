@@ -9,6 +9,7 @@ import numpy as np
 
 import runtime as rt
 
+from . import batch_rules
 from .registry import Example, defhelper, defprim
 
 X = dict(a=(3, 4))
@@ -307,6 +308,7 @@ defhelper(
     rt.diff_edge,
     params=["p", "a", "axis", "batched"],
     structural=("a", "axis", "batched"),
+    batch=batch_rules.diff_edge,
     vjp={"p": "rt.diff_edge_vjp(g, p, a, axis, batched=batched)"},
     jvp={"p": "rt.diff_edge(t, a, axis, batched=batched)"},
 )
