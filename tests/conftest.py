@@ -1,5 +1,6 @@
-"""The suite's environment and order: jit compiles in the caller (compile="block") unless a test asks for its tiers;
-files that compile with Numba run last, largest first, each kept on one xdist worker (`compiles`)."""
+"""The suite's environment and order: jit compiles in the caller (compile="block") unless a test asks for its tiers,
+in runtime/numba/linking.py's quicker mode; files that compile with Numba run last, largest first, each kept on
+one xdist worker (`compiles`)."""
 
 import functools
 import os
@@ -8,6 +9,11 @@ import pytest
 
 # the suite checks compiled code at every call; tests/api/test_jit_tiers.py passes compile="background" itself
 os.environ.setdefault("TRANSPILE_JIT_COMPILE", "block")
+
+# helpers linked into a caller are optimized once, in the caller: a quarter less compile CPU, the same numbers, slower
+# code (not what the tests measure); tests/api/test_jit.py runs the default mode in new processes too.  Set
+# TRANSPILE_LINKED_OPT=3 to run the whole suite in the default mode.
+os.environ.setdefault("TRANSPILE_LINKED_OPT", "0")
 
 # a test file whose text has one of these compiles with Numba (jit's default backend) in some of its tests
 _COMPILING = ("jit(", "jit\n", "numba")

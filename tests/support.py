@@ -108,10 +108,10 @@ def load_module(directory, text, prefix="generated_test_module"):
     return module
 
 
-def runs_in_new_processes(script, cache_dir, times=2):
-    """Run `script` in `times` fresh Python processes sharing one transpile cache; each prints a JSON object
-    last, and the objects come back in order."""
-    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(cache_dir))
+def runs_in_new_processes(script, cache_dir, times=2, **environment):
+    """Run `script` in `times` fresh Python processes sharing one transpile cache (and with `environment` set);
+    each prints a JSON object last, and the objects come back in order."""
+    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(cache_dir), **environment)
     runs = []
     for _ in range(times):
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)

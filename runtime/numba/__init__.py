@@ -7,8 +7,9 @@ and of no other file (tests/runtime/test_numba_mirror.py checks it); such a file
 NumPy functions those helpers serve.  The files with no counterpart in runtime/ hold what Numba itself lacks:
 lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, pad_computed, pad_rules,
 rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused),
-dicts as records (records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory), the
-symbolic zero (zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
+dicts as records (records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory),
+optimizing linked code once, in its caller (linking), the symbolic zero (zero), what the helpers share (helpers) and
+the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -32,6 +33,7 @@ from . import (  # noqa: F401
     likeness,
     linalg,
     linalg_batching,
+    linking,
     lowered,
     lstsq_batching,
     memory,
@@ -99,3 +101,4 @@ from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 
 memory.install()
+linking.install()

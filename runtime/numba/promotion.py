@@ -38,6 +38,7 @@ import numba
 import numpy as np
 from numba import types
 from numba.core import ir
+from numba.core.caching import NullCache
 from numba.core.datamodel import models
 from numba.core.registry import CPUDispatcher, cpu_target
 from numba.core.typing.npydecl import Numpy_rules_ufunc
@@ -46,6 +47,7 @@ from numba.extending import intrinsic, overload, register_model
 from numba.np import ufunc_db
 from numba.np.numpy_support import as_dtype, from_dtype, ufunc_find_matching_loop
 
+from . import linking
 from .pynumbers import WeakNumber, _converted, pybool, python_numbers, python_type_of
 
 __all__ = ["njit", "numpy_code"]
@@ -85,6 +87,7 @@ def njit(fun=None, **options):
         return functools.partial(njit, **options)
     dispatcher = numba.njit(numpy_code(fun), **options)
     dispatcher.__class__ = NumpyDispatcher
+    linking.tag_cache(dispatcher)
     return dispatcher
 
 
@@ -94,6 +97,17 @@ class NumpyDispatcher(CPUDispatcher):
 
     def __call__(self, *args, **kwargs):
         return super().__call__(*map(python_numbers, args), **{k: python_numbers(v) for k, v in kwargs.items()})
+
+    def compile(self, sig):
+        """With TRANSPILE_LINKED_OPT=0, a function compiled for its caller (a generated callee) skips the disk
+        cache: only the caller's machine code, which has the callee's linked in, is loaded (see linking.py)."""
+        if not linking.nested() or isinstance(self._cache, NullCache):
+            return super().compile(sig)
+        cache, self._cache = self._cache, NullCache()
+        try:
+            return super().compile(sig)
+        finally:
+            self._cache = cache
 
 
 def _in_numpy_code(context) -> bool:

@@ -200,12 +200,17 @@ _SECOND_PROCESS = textwrap.dedent(
 )
 
 
-def test_a_second_process_reuses_generated_modules_and_machine_code(tmp_path):
+@pytest.mark.parametrize("linked_opt", ["0", "3"], ids=["suite-mode", "default-mode"])
+def test_a_second_process_reuses_generated_modules_and_machine_code(tmp_path, linked_opt):
+    """In the suite's quicker mode (tests/conftest.py) and in the mode users get (runtime/numba/linking.py), with
+    the same numbers in both."""
     script = _SECOND_PROCESS.format(tests=os.path.dirname(os.path.dirname(__file__)))
-    runs = runs_in_new_processes(script, tmp_path / "cache")
+    runs = runs_in_new_processes(script, tmp_path / "cache", TRANSPILE_LINKED_OPT=linked_opt)
     assert runs[0]["generated"] == 1 and runs[0]["compiled"] == 1
     assert runs[1]["generated"] == 0 and runs[1]["compiled"] == 0 and runs[1]["loaded"] == 1
     assert runs[0]["value"] == runs[1]["value"]
+    uncompiled = tp.grad(rk4)(np.linspace(0.1, 0.5, 4), 0.01, 10)
+    np.testing.assert_allclose(runs[1]["value"], uncompiled, rtol=1e-12)
 
 
 # ------------------------------------------------------------------ API forms

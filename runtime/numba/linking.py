@@ -1,0 +1,78 @@
+"""Optionally, code compiled only to be linked into a caller is optimized once, in the caller's module.
+
+Numba compiles every helper a function calls (each ``overload`` implementation, each generated callee) as a
+library of its own: it optimizes it at NUMBA_OPT, makes machine code of it, and then links its IR into the caller,
+whose module is optimized again as a whole.  With ``TRANSPILE_LINKED_OPT=0`` in the environment, ``install()``
+runs the module passes of a library finalized while another function is compiling at level 0, so that the whole
+program's module passes run once, in the function compiled for the call from Python.  LLVM keeps IEEE semantics
+at every level (Numba asks for no fast-math here), so the numbers are the same (bit for bit on bench/'s
+workloads); but the compiled code is slower (Lennard-Jones forces 2.7x: the caller inlines less of the unoptimized
+helpers), so it is for the test suite (tests/conftest.py), not the default.  Measured with bench/compile_time.py:
+cold compile of the Lennard-Jones jit(grad) 43 -> 30 CPU seconds.
+
+In that mode a generated callee is not written to Numba's disk cache (runtime/numba/promotion.py: only its caller's
+machine code is ever loaded), and a cached caller's index key names the mode, so its code is never served to a
+process that optimizes fully.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+
+from numba.core import codegen, config, event
+
+_compiling = threading.local()
+ACTIVE = os.environ.get("TRANSPILE_LINKED_OPT", "") == "0"
+TAG = "linked-opt-0"  # in the disk cache's index key of code compiled in this mode
+
+
+def nested() -> bool:
+    """Whether this mode is on and a function is being compiled now, on this thread (so what compiles next is
+    compiled for it)."""
+    return ACTIVE and getattr(_compiling, "depth", 0) > 0
+
+
+class _Depth(event.Listener):
+    """Counts the dispatcher compiles under way on this thread."""
+
+    def on_start(self, ev):
+        _compiling.depth = getattr(_compiling, "depth", 0) + 1
+
+    def on_end(self, ev):
+        _compiling.depth -= 1
+
+
+def _once_in_caller(optimize):
+    """`optimize` (a CPUCodeLibrary method), at level 0 for a library finalized inside another compile."""
+
+    @functools.wraps(optimize)
+    def optimized(library, *args, **kwargs):
+        if getattr(_compiling, "depth", 0) < 2:
+            return optimize(library, *args, **kwargs)
+        level = config.OPT
+        config.OPT = config._OptLevel(0)
+        try:
+            return optimize(library, *args, **kwargs)
+        finally:
+            config.OPT = level
+
+    optimized.__transpile_linking__ = True
+    return optimized
+
+
+def tag_cache(dispatcher):
+    """In this mode, name it in the index key of `dispatcher`'s disk cache (if it has one)."""
+    cache = getattr(dispatcher, "_cache", None)
+    if ACTIVE and hasattr(cache, "_index_key"):
+        index_key = cache._index_key
+        cache._index_key = lambda sig, codegen: (*index_key(sig, codegen), TAG)
+
+
+def install():
+    """In this mode, count compiles and run linked libraries' module passes once, in their caller (idempotent)."""
+    if not ACTIVE or getattr(codegen.CPUCodeLibrary._optimize_final_module, "__transpile_linking__", False):
+        return
+    event.register("numba:compile", _Depth())
+    codegen.CPUCodeLibrary._optimize_final_module = _once_in_caller(codegen.CPUCodeLibrary._optimize_final_module)
