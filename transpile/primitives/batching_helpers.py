@@ -171,19 +171,19 @@ defhelper(
 )
 defhelper(
     rt.align,
-    params=["values", "flags"],
+    params=["values", "batched"],
     container=True,
-    structural=("flags",),
+    structural=("batched",),
     vjp={"values": "rt.unalign(g, values)"},
-    jvp={"values": "rt.align_tangent(t, values, flags)"},
+    jvp={"values": "rt.align_tangent(t, values, batched=batched)"},
 )
 defhelper(
     rt.align_tangent,
-    params=["t", "values", "flags"],
+    params=["t", "values", "batched"],
     container=True,
-    structural=("values", "flags"),
+    structural=("values", "batched"),
     vjp={"t": "rt.unalign(g, values)"},
-    jvp={"t": "rt.align_tangent(t, values, flags)"},
+    jvp={"t": "rt.align_tangent(t, values, batched=batched)"},
 )
 defhelper(
     rt.unalign,

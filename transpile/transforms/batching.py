@@ -668,7 +668,11 @@ class _BatchBuilder(Builder):
         aligned = [self.fresh("_b") for _ in values]
         align = _assign(
             _tuple([name(a, True) for a in aligned], store=True),
-            _call("rt.align", [_tuple([copy.deepcopy(v) for v in values]), _tuple([const(f) for f in flags])]),
+            _call(
+                "rt.align",
+                [_tuple([copy.deepcopy(v) for v in values])],
+                [gast.keyword(arg="batched", value=_tuple([const(f) for f in flags]))],
+            ),
             stmt,
         )
         for (_, put), a in zip(operands, aligned):

@@ -36,7 +36,7 @@ def predict_fwd_vmap(params, inputs, _batch):
         W, b = _t4
         # mlp.py:23: outputs = np.dot(inputs, W) + b
         _t5 = rt.batched_dot(inputs, W, a_batched=True, b_batched=False)
-        _b1, _b2 = rt.align((_t5, b), (True, False))
+        _b1, _b2 = rt.align((_t5, b), batched=(True, False))
         outputs = _b1 + _b2
         # mlp.py:24: inputs = np.tanh(outputs)
         _tape_inputs = (inputs, _tape_inputs)
@@ -73,7 +73,7 @@ def loss_fwd_vmap(params, inputs, targets, _batch):
     _t4 = predict_fwd_vmap(params, inputs, _batch)
     preds, _res_predict_1 = rt.batched_unpack(_t4, 2)
     # mlp.py:30: return np.sum((preds - targets) ** 2)
-    _b1, _b2 = rt.align((preds, targets), (True, True))
+    _b1, _b2 = rt.align((preds, targets), batched=(True, True))
     _t3 = _b1 - _b2
     _t2 = _t3**2
     _t1 = np.sum(_t2, axis=rt.batch_axis(None, _t2))
@@ -96,12 +96,12 @@ def predict_bwd_vmap(residuals, outputs_bar, _batch):
         _t3, _tape_i3 = rt.batched_unpack(_t2, 2)
         _t4, W, b, _t5 = rt.batched_unpack(_t3, 4)
         # mlp.py:24: inputs = np.tanh(outputs)
-        _b1, _b2 = rt.align((inputs, inputs), (True, True))
+        _b1, _b2 = rt.align((inputs, inputs), batched=(True, True))
         _t8 = _b1 * _b2
         _t7 = 1.0 - _t8
-        _b3, _b4 = rt.align((inputs_bar, _t7), (True, True))
+        _b3, _b4 = rt.align((inputs_bar, _t7), batched=(True, True))
         _t6 = _b3 * _b4
-        _b5, _b6 = rt.align((outputs_bar, _t6), (True, True))
+        _b5, _b6 = rt.align((outputs_bar, _t6), batched=(True, True))
         _t9 = _b5 + _b6
         outputs_bar = _t9
         _t10 = _tape_inputs
@@ -154,7 +154,7 @@ def loss_bwd_vmap(residuals, _t1_bar, _batch):
         axis_batched=False,
     )
     _t1 = _t2_bar * 2
-    _b1, _b2 = rt.align((_t1, _t3), (True, True))
+    _b1, _b2 = rt.align((_t1, _t3), batched=(True, True))
     _t3_bar = _b1 * _b2
     preds_bar = rt.unbroadcast_batched(
         _t3_bar, preds, v_batched=True, like_batched=True
