@@ -4,7 +4,7 @@ The Numba backend (transpile/backends/numba/fusion.py) passes a straight-line bl
 header `inputs -> outputs` and then one per statement, then the inputs.  A statement is an elementwise
 expression or one of
 
-    t = jt.sum(v, axis, keepdims)                          a reduction (axis an integer or None)
+    t = jt.sum(v, axis=axis, keepdims=keepdims)            a reduction (axis an integer or None)
     t = rt.unbroadcast(v, like)                            v summed down to like's shape (the identity when they agree)
     t = rt.expand_reduced(v, like, axis=axis, keepdims=k)  a reduced value read back at every element of like
 

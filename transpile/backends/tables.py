@@ -8,8 +8,8 @@ _OPERATOR_FUSION: dict[str, str] = {}  # backend -> the role of an elementwise o
 
 
 def register_lowering(name: str, template: str, *, backend: str) -> None:
-    """Calls of the primitive `name` go through `template` under `backend`: a call like "jt.sum(a, axis,
-    keepdims)" naming the primitive's parameters (a parameter left out must keep its default)."""
+    """Calls of the primitive `name` go through `template` under `backend`: a call like "jt.sum(a,
+    axis=axis, keepdims=keepdims)" naming the primitive's parameters (a parameter left out must keep its default)."""
     table = _LOWERINGS.setdefault(backend, {})
     if name in table:
         raise ValueError(f"lowering of {name!r} for backend {backend!r} registered twice")

@@ -39,7 +39,7 @@ def loss_fwd(params, inputs, targets):
     # mlp.py:30: return np.sum((preds - targets) ** 2)
     _t3 = preds - targets
     _t2 = _t3**2
-    _t1 = jt.sum(_t2, None, False)
+    _t1 = jt.sum(_t2, axis=None, keepdims=False)
     _t7 = rt.like(preds)
     _t8 = rt.like(_t2)
     _t6 = (_t7, _res_predict_1, _t3, _t8)

@@ -23,7 +23,7 @@ from runtime import numba as jt
 @jt.njit(cache=True)
 def lj_energy(positions, epsilon=1.0, sigma=1.0):
     _t2 = lj_per_atom(positions, epsilon, sigma)
-    _t1 = jt.sum(_t2, None, False)
+    _t1 = jt.sum(_t2, axis=None, keepdims=False)
     return _t1
 
 
@@ -47,7 +47,7 @@ def lj_per_atom(positions, epsilon, sigma):
             d = _t5 - _t6
             # physics.py:27: r2 = np.sum(d * d)
             _t7 = d * d
-            r2 = jt.sum(_t7, None, False)
+            r2 = jt.sum(_t7, axis=None, keepdims=False)
             # physics.py:28: s6 = (sigma * sigma / r2) ** 3
             s6 = (sigma * sigma / r2) ** 3
             # physics.py:29: pair = 4.0 * epsilon * (s6 * s6 - s6)

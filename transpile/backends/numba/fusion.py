@@ -17,7 +17,7 @@ compiles into a single loop nest once Numba knows the ranks and dtypes:
         '''_t2, _t3 -> diff, _t4
         diff = _t2 - _t3
         _t5 = diff**2
-        _t4 = jt.sum(_t5, -1, False)''',
+        _t4 = jt.sum(_t5, axis=-1, keepdims=False)''',
         _t2,
         _t3,
     )
@@ -54,14 +54,28 @@ def _role(stmt) -> str | None:
     if role == "map":
         return "map" if _is_map(value) else None
     args = value.args if isinstance(value, gast.Call) else []
-    if role == "sum" and len(args) == 3 and isinstance(args[0], gast.Name) and _axis(args[1]) and _flag(args[2]):
-        return role
+    if role == "sum" and (bound := _reduction(value)) and isinstance(bound[0], gast.Name):
+        return role if _axis(bound[1]) and _flag(bound[2]) else None
     if role == "unbroadcast" and len(args) == 2 and all(isinstance(a, gast.Name) for a in args) and not value.keywords:
         return role
     if role == "expand" and len(args) >= 2 and all(isinstance(a, gast.Name) for a in args[:2]):  # v, like
         bound = _arguments(value, prim)  # v, like, axis, keepdims: the axis and flag by name or position
         return role if bound and len(bound) == 4 and _axis(bound[2]) and _flag(bound[3]) else None
     return None
+
+
+def _reduction(call):
+    """(a, axis, keepdims) of a lowered reduction, `jt.sum(a, axis=None, keepdims=False)`, each given by position
+    or by name; None for another form."""
+    params = ("a", "axis", "keepdims")
+    if len(call.args) > len(params) or any(isinstance(a, gast.Starred) for a in call.args):
+        return None
+    bound = dict(zip(params, call.args))
+    for keyword in call.keywords:
+        if keyword.arg not in params or keyword.arg in bound:
+            return None
+        bound[keyword.arg] = keyword.value
+    return [bound[p] for p in params] if len(bound) == len(params) else None
 
 
 def _arguments(call, prim):

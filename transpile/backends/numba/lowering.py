@@ -400,15 +400,19 @@ def list_displays(body):
 
 
 def _template(prim):
-    """("jt.sum", ["a", "axis", "keepdims"]) from the primitive's lowering (lowerings.py)."""
-    head, _, rest = lowering(prim, "numba").partition("(")
-    params = [p.strip() for p in rest.rstrip(")").split(",") if p.strip()]
-    return head, params
+    """("jt.sum", ["a"], {"axis": "axis", "keepdims": "keepdims"}) from the primitive's lowering (lowerings.py,
+    "jt.sum(a, axis=axis, keepdims=keepdims)"): the call's head, the parameters passed by position, and the call's
+    keywords with the parameter each passes."""
+    template = gast.parse(lowering(prim, "numba"), mode="eval").body
+    positional = [arg.id for arg in template.args]
+    keywords = {kw.arg: kw.value.id for kw in template.keywords}
+    return dotted(template.func), positional, keywords
 
 
 def _lowered_call(rhs, where):
     prim = rhs.prim
-    head, params = _template(prim)
+    head, positional, keywords = _template(prim)
+    params = positional + list(keywords.values())
     bound = getattr(rhs, "bound", {})
     for key, value in bound.items():
         if key in params:
@@ -420,16 +424,19 @@ def _lowered_call(rhs, where):
                 where(rhs),
                 f"drop `{key}=`, or call the function without jit",
             )
+
+    def argument(p):
+        value = bound.get(p)
+        return copy.deepcopy(const(prim.defaults.get(p)) if value is None else value)
+
     args = []
-    for p in params:
+    for p in positional:
         value = bound.get(p)
         if isinstance(value, tuple):  # the `*args` of a varargs primitive (np.einsum's operands), spliced in
             args.extend(copy.deepcopy(v) for v in value)
-            continue
-        if value is None:
-            value = const(prim.defaults.get(p))
-        args.append(copy.deepcopy(value))
-    lowered = call(head, args)
+        else:
+            args.append(argument(p))
+    lowered = call(head, args, [gast.keyword(arg=k, value=argument(p)) for k, p in keywords.items()])
     lowered.lowered_from = prim  # what it computes, for fusion (fusion.py)
     return lowered
 

@@ -1,7 +1,8 @@
 """The Numba backend's table: the primitives called through a `jt.` lowering, and their parts in fused loop nests.
 
-A lowering is a call template naming the primitive's parameters (`np.max(a, axis=1)` -> `jt.max(a, 1, False)`), so
-that NumPy's semantics survive what Numba lacks; a parameter it leaves out must keep its default (else the call is
+A lowering is a call template naming the primitive's parameters, options and flags by keyword
+("jt.max(a, axis=axis, keepdims=keepdims)": `np.max(a, axis=1)` -> `jt.max(a, axis=1, keepdims=False)`), so that
+NumPy's semantics survive what Numba lacks; a parameter it leaves out must keep its default (else the call is
 refused at its line).  Grouped as the primitive files are (transpile/primitives/*.py).
 """
 
@@ -40,14 +41,14 @@ for _name in sorted(SCALAR_FORMS):
 lower("heaviside", "jt.heaviside(x1, x2)")
 
 # reductions.py
-lower("sum", "jt.sum(a, axis, keepdims)")
+lower("sum", "jt.sum(a, axis=axis, keepdims=keepdims)")
 fuse("sum", "sum")
-lower("mean", "jt.mean(a, axis, keepdims)")
-lower("prod", "jt.prod(a, axis, keepdims)")
-lower("max", "jt.max(a, axis, keepdims)")
-lower("min", "jt.min(a, axis, keepdims)")
-lower("var", "jt.var(a, axis, ddof, keepdims)")
-lower("std", "jt.std(a, axis, ddof, keepdims)")
+lower("mean", "jt.mean(a, axis=axis, keepdims=keepdims)")
+lower("prod", "jt.prod(a, axis=axis, keepdims=keepdims)")
+lower("max", "jt.max(a, axis=axis, keepdims=keepdims)")
+lower("min", "jt.min(a, axis=axis, keepdims=keepdims)")
+lower("var", "jt.var(a, axis=axis, ddof=ddof, keepdims=keepdims)")
+lower("std", "jt.std(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("cumsum", "jt.cumsum(a, axis)")
 lower("cumprod", "jt.cumprod(a, axis)")
 
@@ -59,7 +60,7 @@ lower("tensordot", "jt.tensordot(a, b, axes)")
 lower("vdot", "jt.vdot(a, b)")
 lower("kron", "jt.kron(a, b)")
 lower("einsum", "jt.einsum(optimize, operands)")
-lower("linalg.norm", "jt.norm(x, ord, axis, keepdims)")
+lower("linalg.norm", "jt.norm(x, ord=ord, axis=axis, keepdims=keepdims)")
 lower("linalg.inv", "jt.inv(a)")
 lower("linalg.solve", "jt.solve(a, b)")
 lower("linalg.det", "jt.det(a)")
@@ -93,11 +94,15 @@ lower("ix_", "jt.ix_(args)")  # Numba has no np.ix_
 # constructors.py
 lower("full", "jt.full(shape, fill_value, dtype)")  # Numba's fills with a number only
 lower("full_like", "jt.full_like(a, fill_value, dtype, shape)")  # Numba's fills with a number only, and takes no shape=
-lower("linspace", "jt.linspace(start, stop, num, endpoint, retstep, dtype, axis)")  # Numba's: numbers, no keywords
-lower("logspace", "jt.logspace(start, stop, num, endpoint, base, dtype, axis)")  # Numba's: no endpoint, base or axis
-lower("geomspace", "jt.geomspace(start, stop, num, endpoint, dtype, axis)")
-lower("argmax", "jt.argmax(a, axis, keepdims)")
-lower("argmin", "jt.argmin(a, axis, keepdims)")
+lower(
+    "linspace", "jt.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)"
+)  # Numba's: numbers, no keywords
+lower(
+    "logspace", "jt.logspace(start, stop, num, endpoint=endpoint, base=base, dtype=dtype, axis=axis)"
+)  # Numba's: no endpoint, base or axis
+lower("geomspace", "jt.geomspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)")
+lower("argmax", "jt.argmax(a, axis=axis, keepdims=keepdims)")
+lower("argmin", "jt.argmin(a, axis=axis, keepdims=keepdims)")
 lower("argsort", "jt.argsort(a, axis)")
 lower("argpartition", "jt.argpartition(a, kth, axis)")  # Numba's takes no axis=
 
@@ -152,7 +157,7 @@ for _name in ("float64", "float32", "float16"):
     lower(f"np.{_name}", f"jt.{_name}(x)")
 
 # linalg.py
-lower("linalg.pinv", "jt.pinv(a, rcond, hermitian, rtol)")
+lower("linalg.pinv", "jt.pinv(a, rcond=rcond, hermitian=hermitian, rtol=rtol)")
 lower("linalg.eigvalsh", "jt.eigvalsh(a, UPLO)")
 lower("linalg.matrix_power", "jt.matrix_power(a, n)")
 lower("linalg.cond", "jt.cond(x, p)")
