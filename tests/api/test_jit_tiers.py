@@ -104,6 +104,31 @@ def test_first_call_runs_numpy_code_then_the_compiled_code_loaded_not_compiled(c
     assert_cache_whole(cache)
 
 
+TIER_SCALE = np.array([2.0])
+
+
+def tier_scaled(x):
+    return np.sum(x * TIER_SCALE)
+
+
+def test_a_background_compile_keeps_the_captured_values_as_they_were_read(cache):
+    """Compiled code keeps the captured values it was keyed by (README, jit): a change made in place afterwards
+    reaches no compile, in the caller or in the background, of another argument type either."""
+    scaled = tp.jit(tier_scaled, compile="background")
+    x = np.linspace(0.0, 1.0, 5)
+    scaled(x)
+    assert scaled.wait(timeout=600)
+    try:
+        TIER_SCALE[0] = 5.0
+        x32 = x.astype(np.float32)
+        scaled(x32)  # a new argument type: compiled in the background
+        assert scaled.wait(timeout=600)
+        assert scaled(x32) == pytest.approx(2.0 * np.sum(x32), rel=1e-6)
+        assert scaled.stats()["compiled"] == 0  # both loaded from what the background compiles wrote
+    finally:
+        TIER_SCALE[0] = 2.0
+
+
 _EXITS_FIRST = textwrap.dedent(
     """
     import json, sys

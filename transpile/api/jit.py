@@ -80,10 +80,12 @@ class Compiled:
         self.module = module
         self.text = text
         self.written = module.__transpile_written__
-        self.captures = dict(zip(program.captures, values))  # as read, for a background compile
+        # copies of the values as read (and keyed): a change the user makes in place later reaches neither the
+        # module nor a background compile of it
+        self.captures = {cap_name: copy.deepcopy(value) for cap_name, value in zip(program.captures, values)}
         linemap.register(module.__file__, text, program)
-        for cap_name, value in zip(program.captures, values):
-            module.__dict__.setdefault(cap_name, backend.captured_value(copy.deepcopy(value)))
+        for cap_name, value in self.captures.items():
+            module.__dict__.setdefault(cap_name, backend.captured_value(value))
         self.entry = getattr(module, program.entry)
 
 
