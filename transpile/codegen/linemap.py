@@ -9,6 +9,8 @@ here, by the module's file name, for tracebacks and errors to name the user's li
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
 import linecache
 from dataclasses import dataclass
 
@@ -30,6 +32,33 @@ class ModuleText(str):
 def mapped(text: str, emitter) -> ModuleText:
     """`text` (a module holding what `emitter` wrote, formatted) with the origins of its lines."""
     return ModuleText(text, statement_lines(ast.parse(text), emitter.origins))
+
+
+def _digest(text) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def map_path(path) -> str:
+    """Where the line map of the module file `path` is kept: `NAME.lines.json` beside `NAME.py`."""
+    return path[: -len(".py")] + ".lines.json"
+
+
+def map_text(module, origins) -> str:
+    """The origins of a module's lines as JSON, with the digest of the module text they belong to."""
+    rows = [[line, *origins[line]] for line in sorted(origins)]
+    return json.dumps({"entry": _digest(module), "origins": rows}, separators=(",", ":")) + "\n"
+
+
+def read_map(path, module):
+    """The origins kept beside the module file at `path` if they belong to its text `module`; None otherwise."""
+    try:
+        with open(map_path(path), encoding="utf-8") as handle:
+            data = json.load(handle)
+        if data["entry"] != _digest(module):
+            return None
+        return {int(row[0]): (str(row[1]), int(row[2]), str(row[3])) for row in data["origins"]}
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 @dataclass(frozen=True)
