@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import difflib
 import os
 import shlex
@@ -33,7 +34,7 @@ from .api import catalog
 from .api.boundary import at_users_line
 from .api.catalog import KINDS
 from .api.written import CLIError, build, load_module
-from .codegen import escape
+from .codegen import escape, linemap
 from .codegen.cache import write_atomically
 from .errors import TranspileError
 
@@ -307,11 +308,21 @@ def _highlight(text):
     return highlight(text, PythonLexer(), TerminalFormatter())
 
 
-def _atomic_write(path, text):
+def _atomic_write(path, built):
+    """Write the module and, first, its line map beside it (`out.lines.json`, which names the module's text by its
+    digest), each atomically; when the module cannot be written, the new map is removed again."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise CLIError(f"{path}: directory {directory} does not exist")
-    write_atomically(path, text, mode=0o666)  # a file of the user's: the umask decides who may read it
+    lines = linemap.map_path(path)
+    # files of the user's: the umask decides who may read them
+    write_atomically(lines, linemap.map_text(built.text, built.origins, directory), mode=0o666)
+    try:
+        write_atomically(path, built.text, mode=0o666)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(lines)
+        raise
 
 
 def run(args, out=None, err=None):
@@ -349,7 +360,7 @@ def run(args, out=None, err=None):
         err.write(f"transpile: {args.output} is stale; regenerate it with:\n    {command}\n")
         return 1
     if args.output:
-        _atomic_write(args.output, built.text)
+        _atomic_write(args.output, built)
         err.write(f"transpile: wrote {args.output} ({built.entry})\n")
         stem = os.path.splitext(os.path.basename(args.output))[0]
         if escape.identifier(stem) != stem:
