@@ -206,6 +206,53 @@ def test_a_module_written_by_the_command_line_names_the_users_line(tmp_path, mon
     assert note.endswith("h = np.tanh(W @ x)")
 
 
+def _written_gradient(folder, stem, monkeypatch):
+    """`transpile grad STEM_model.py:layer -o STEM_grad.py` in `folder`: the model is this file's first lines."""
+    from transpile import cli
+
+    folder.mkdir()
+    (folder / f"{stem}_model.py").write_text(inspect.getsource(sys.modules[__name__]).split("\n\n\ndef calls_layer")[0])
+    monkeypatch.chdir(folder)
+    assert cli.main(["grad", f"{stem}_model.py:layer", "-o", f"{stem}_grad.py"]) == 0
+    assert (folder / f"{stem}_grad.lines.json").exists()
+
+
+def test_a_written_module_moved_with_the_users_file_names_the_users_line_where_they_are(tmp_path, monkeypatch):
+    _written_gradient(tmp_path / "checkout", "moved", monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    os.rename(tmp_path / "checkout", tmp_path / "elsewhere")  # a repository cloned elsewhere
+    monkeypatch.syspath_prepend(str(tmp_path / "elsewhere"))
+    from moved_grad import grad_layer
+
+    with pytest.raises(ValueError) as info:
+        tp.vmap(grad_layer, in_axes=(None, 0))(W, np.ones((2, 5)))
+    note = located_note(info.value)
+    where = tmp_path / "elsewhere" / "moved_model.py"
+    assert f"{where}:{line_of(layer, 'h = np.tanh')}\n" in note, note
+    assert note.endswith("h = np.tanh(W @ x)")
+
+
+@pytest.mark.parametrize("change", ["edited", "map deleted"])
+def test_a_written_module_without_its_own_map_is_located_at_its_own_lines(tmp_path, monkeypatch, change):
+    stem = "edited" if change == "edited" else "unmapped"
+    _written_gradient(tmp_path / "here", stem, monkeypatch)
+    module = tmp_path / "here" / f"{stem}_grad.py"
+    if change == "edited":  # the edited file is the truth: the map names another text
+        module.write_text(module.read_text().replace("\ndef ", "\n# a line added by hand\ndef ", 1))
+    else:
+        os.unlink(tmp_path / "here" / f"{stem}_grad.lines.json")
+    monkeypatch.syspath_prepend(str(tmp_path / "here"))
+    grad_layer = __import__(f"{stem}_grad").grad_layer
+
+    with pytest.raises(ValueError) as info:
+        tp.vmap(grad_layer, in_axes=(None, 0))(W, np.ones((2, 5)))
+    note = located_note(info.value)
+    lines = module.read_text().splitlines()
+    raised = 1 + next(i for i, line in enumerate(lines) if line.strip() == "_t1 = W @ x")
+    assert f"{module}:{raised}\n" in note, note
+    assert note.endswith("_t1 = W @ x")
+
+
 def doubled_layer(W, x):
     return np.sum(np.tanh(W @ x)) * 2.0
 

@@ -87,14 +87,15 @@ def test_hostile_options_in_the_header(tmp_path):
         exec(compile(out, "written.py", "exec"), {})  # what it defines, and nothing it should not run
 
 
-def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("failing", ["out.py", "out.lines.json"])
+def test_a_failed_write_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch, failing):
     (tmp_path / "model.py").write_text(SOURCE, encoding="utf-8")
     (tmp_path / "out.py").write_text("# the committed version\n")
 
     real_replace = os.replace
 
-    def full(src, dst, *args, **kwargs):  # the disk fills up as the module is written (not transpile's cache)
-        if os.path.basename(dst) != "out.py":
+    def full(src, dst, *args, **kwargs):  # the disk fills up as the module or its line map is written
+        if os.path.basename(dst) != failing:
             return real_replace(src, dst, *args, **kwargs)
         raise OSError(errno.ENOSPC, "No space left on device", dst)
 
@@ -112,4 +113,6 @@ def test_written_files_keep_the_users_permissions(tmp_path):
         assert run_cli(["grad", "model.py:f", "-o", "out.py"], cwd=tmp_path)[0] == 0
     finally:
         os.umask(umask)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.py", "out.lines.json", "out.py"]
     assert (tmp_path / "out.py").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "out.lines.json").stat().st_mode & 0o777 == 0o644

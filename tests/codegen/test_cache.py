@@ -14,7 +14,7 @@ import pytest
 from support import assert_tree_close, runs_in_new_processes
 
 import transpile as tp
-from transpile.codegen import cache
+from transpile.codegen import cache, linemap
 
 PROGRAM = textwrap.dedent("""
     import sys
@@ -318,5 +318,5 @@ def test_two_processes_writing_one_cache_at_once_read_intact_entries(tmp_path):
     for path in entries:
         key = path.stem.rsplit("_", 1)[1]
         text = cache._read_entry(str(path), key)
-        assert text is not None and cache._read_origins(str(path), text) is not None, path.name
+        assert text is not None and linemap.read_map(str(path), text) is not None, path.name
     assert no_temporary_files(directory)

@@ -129,3 +129,20 @@ def test_a_module_read_from_the_cache_has_its_line_map(tmp_path):
     os.unlink(sidecar)
     (again,) = runs_in_new_processes(script, tmp_path / "cache", times=1)
     assert again["written"] and again["table"] == first["table"]
+
+
+def test_a_written_map_names_files_in_the_tree_relative_to_the_module_and_reads_them_back(tmp_path):
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "gen").mkdir()
+    module = str(tmp_path / "repo" / "gen" / "out.py")
+    inside, outside = str(tmp_path / "repo" / "src" / "model.py"), str(tmp_path / "elsewhere.py")
+    origins = {3: (inside, 5, "y = f(x)"), 4: (outside, 2, "z = g(y)"), 9: ("<string>", 1, "w = h(z)")}
+    text = "module text\n"
+    data = json.loads(linemap.map_text(text, origins, os.path.dirname(module)))
+    assert data["paths"] == linemap.RELATIVE
+    assert [row[1] for row in data["origins"]] == [os.path.join("..", "src", "model.py"), outside, "<string>"]
+    with open(linemap.map_path(module), "w") as handle:
+        json.dump(data, handle)
+    assert linemap.read_map(module, text) == origins
+    assert linemap.read_map(module, text + "edited\n") is None
+    assert json.loads(linemap.map_text(text, origins))["origins"] == [[n, *o] for n, o in sorted(origins.items())]

@@ -122,6 +122,7 @@ def _no_argument_object(module, owner, path):
 class Built:
     text: str
     entry: str
+    origins: dict  # line of `text` -> (the user's file, its line, the statement there)
 
 
 def _normalized(argnums, nparams, fn_name):
@@ -136,7 +137,7 @@ def _normalized(argnums, nparams, fn_name):
 
 def build(spec, module, module_name, path, command):
     """The standalone module text for a transform expression over functions of `module`."""
-    from ..codegen import standalone
+    from ..codegen import linemap, standalone
     from . import common
 
     leaf = spec.leaf()
@@ -161,22 +162,21 @@ def build(spec, module, module_name, path, command):
         text = numba_module_text(program, {}, fuse=False, disk_cache=not imports_values)
         entry = _jit_entry(spec.inner, api, program.entry, fn)
     else:
-        transformed = api[id(spec)]
-        text, program = transformed.__transpile__.generated().text, transformed.__transpile__.generated().program
-        entry = _transform_entry(spec, transformed, inner_text)
-    return Built(
-        standalone.standalone_text(
-            text,
-            program,
-            entry,
-            user_function=fn,
-            module_name=module_name,
-            origin=origin,
-            command=command,
-            version=__version__,
-        ),
-        entry.name,
+        generated = api[id(spec)].__transpile__.generated()
+        text, program = generated.text, generated.program
+        text = linemap.ModuleText(text, linemap.module_origins(generated.module.__file__))
+        entry = _transform_entry(spec, api[id(spec)], inner_text)
+    written = standalone.standalone_text(
+        text,
+        program,
+        entry,
+        user_function=fn,
+        module_name=module_name,
+        origin=origin,
+        command=command,
+        version=__version__,
     )
+    return Built(written, entry.name, linemap.carried(text, getattr(text, "origins", {}), written))
 
 
 def _transform_entry(spec, transformed, inner_text):

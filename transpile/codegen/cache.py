@@ -15,7 +15,6 @@ import contextlib
 import functools
 import hashlib
 import io
-import json
 import linecache
 import os
 import secrets
@@ -129,32 +128,6 @@ def _read_entry(path, key):
     return text if mark and text == body + _marker(key, body) else None
 
 
-def _digest(text) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _origins_path(path) -> str:
-    return path[: -len(".py")] + ".lines.json"
-
-
-def _origins_text(entry, origins) -> str:
-    """The origins of an entry's lines as JSON, with the digest of the entry they belong to."""
-    rows = [[line, *origins[line]] for line in sorted(origins)]
-    return json.dumps({"entry": _digest(entry), "origins": rows}, separators=(",", ":")) + "\n"
-
-
-def _read_origins(path, entry):
-    """The origins kept beside the entry at `path` if they belong to `entry`; None otherwise."""
-    try:
-        with open(_origins_path(path), encoding="utf-8") as handle:
-            data = json.load(handle)
-        if data["entry"] != _digest(entry):
-            return None
-        return {int(row[0]): (str(row[1]), int(row[2]), str(row[3])) for row in data["origins"]}
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        return None
-
-
 def write_atomically(path, text, mode=0o600):
     """Write `text` to `path` through a temporary file beside it, renamed over it: readers see the old file or the
     new one, never part of one, and the temporary file is removed whatever fails."""
@@ -236,7 +209,7 @@ def load_or_write(stem: str, key: str, generate, generate_in_memory=None) -> tup
     if directory is not None:
         path = os.path.join(directory, f"{name}.py")
         text = _read_entry(path, key)
-        origins = _read_origins(path, text) if text is not None else None
+        origins = linemap.read_map(path, text) if text is not None else None
         if origins is not None:
             with contextlib.suppress(Exception):  # an entry that fails when imported is generated again
                 linemap.attach(path, origins)
@@ -248,7 +221,7 @@ def load_or_write(stem: str, key: str, generate, generate_in_memory=None) -> tup
         if formatting.formatter() != laid_out_by:  # ruff failed on this module: its key promised ruff's layout
             return _in_memory(name, module_name, generate_in_memory() if generate_in_memory else generated, key)
         try:
-            write_atomically(_origins_path(path), _origins_text(text, origins))  # first: it names the entry
+            write_atomically(linemap.map_path(path), linemap.map_text(text, origins))  # first: it names the entry
             write_atomically(path, text)
         except OSError as exc:
             _keep_in_memory(f"{directory}: {exc.strerror or exc}")
