@@ -628,7 +628,10 @@ def _annotate_entry(functions_text, entry, annotations):
     lines = functions_text.split("\n")
     if fdef.body[0].lineno == fdef.lineno:
         return functions_text
-    lines[fdef.lineno - 1 : fdef.body[0].lineno - 1] = [header]
+    end = fdef.body[0].lineno - 1  # the comments just above the first statement name its line: they stay
+    while end - 1 > fdef.lineno - 1 and lines[end - 1].lstrip().startswith("#"):
+        end -= 1
+    lines[fdef.lineno - 1 : end] = [header]
     return "\n".join(lines)
 
 

@@ -22,6 +22,7 @@ from runtime import numba as jt
 
 @jt.njit(cache=True)
 def lj_energy(positions, epsilon=1.0, sigma=1.0):
+    # physics.py:36: return np.sum(lj_per_atom(positions, epsilon, sigma))
     _t2 = lj_per_atom(positions, epsilon, sigma)
     _t1 = jt.sum(_t2, axis=None, keepdims=False)
     return _t1
