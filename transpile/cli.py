@@ -328,6 +328,25 @@ def _atomic_write(path, built):
         raise
 
 
+def _check_map(path, built, command, err):
+    """--check of an up-to-date module's line map: 0 when the map beside it is the one the CLI writes, else 1."""
+    lines = linemap.map_path(path)
+    expected = linemap.map_text(built.text, built.origins, os.path.dirname(os.path.abspath(path)))
+    try:
+        with open(lines, encoding="utf-8") as handle:
+            state = "up to date" if handle.read() == expected else "stale"
+    except FileNotFoundError:
+        state = "missing"
+    if state == "up to date":
+        err.write(f"transpile: {path} is up to date\n")
+        return 0
+    err.write(
+        f"transpile: {path} is up to date but its line map {lines} is {state} (errors would not name your lines);"
+        f" regenerate both with:\n    {command}\n"
+    )
+    return 1
+
+
 def run(args, out=None, err=None):
     """Execute parsed arguments; returns the exit code."""
     out = out if out is not None else sys.stdout
@@ -351,8 +370,7 @@ def run(args, out=None, err=None):
             err.write(f"transpile: {args.output} does not exist; generate it with:\n    {command}\n")
             return 1
         if current == built.text:
-            err.write(f"transpile: {args.output} is up to date\n")
-            return 0
+            return _check_map(args.output, built, command, err)
         diff = difflib.unified_diff(
             current.splitlines(keepends=True),
             built.text.splitlines(keepends=True),

@@ -362,3 +362,22 @@ def test_written_gradient_of_writes_with_repeated_indices(tmp_path):
     assert got[0][0] == 0.0  # y[0] keeps x[1], and y[1] keeps w * x[1]: x[0] does not reach the result
     np.testing.assert_allclose(got[0], numeric_grad(user.scatter, (x, w), 0), rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(got[1], numeric_grad(user.scatter, (x, w), 1), rtol=1e-6, atol=1e-9)
+
+
+def test_check_reports_a_missing_or_stale_line_map(tmp_path):
+    seeds = ROOT / "samples" / "seeds.py"
+    (tmp_path / "seeds_copy.py").write_text(seeds.read_text())
+    args = ["grad", "seeds_copy.py:quadratic", "-o", "quadratic_grad.py"]
+    assert run_cli(args, cwd=tmp_path)[0] == 0
+    lines = tmp_path / "quadratic_grad.lines.json"
+    written = lines.read_text()
+    lines.write_text(written.replace('"entry":"', '"entry":"0'))
+    code, out, err = run_cli([*args, "--check"], cwd=tmp_path)
+    assert (code, out) == (1, "") and "its line map" in err and "is stale" in err
+    lines.unlink()
+    code, out, err = run_cli([*args, "--check"], cwd=tmp_path)
+    assert code == 1 and "is missing" in err
+    assert "regenerate both with:\n    transpile grad seeds_copy.py:quadratic -o quadratic_grad.py" in err
+    assert run_cli(args, cwd=tmp_path)[0] == 0
+    assert lines.read_text() == written
+    assert run_cli([*args, "--check"], cwd=tmp_path)[0] == 0
