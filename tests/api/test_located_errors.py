@@ -253,6 +253,21 @@ def test_a_written_module_without_its_own_map_is_located_at_its_own_lines(tmp_pa
     assert note.endswith("_t1 = W @ x")
 
 
+def test_a_map_deleted_after_a_transform_is_not_read_from_the_cache(tmp_path, monkeypatch):
+    _written_gradient(tmp_path / "again", "remapped", monkeypatch)
+    monkeypatch.syspath_prepend(str(tmp_path / "again"))
+    from remapped_grad import grad_layer
+
+    def raised_at():
+        with pytest.raises(ValueError) as info:
+            tp.vmap(grad_layer, in_axes=(None, 0))(W, np.ones((2, 5)))
+        return located_note(info.value)
+
+    assert f"remapped_model.py:{line_of(layer, 'h = np.tanh')}\n" in raised_at()
+    os.unlink(tmp_path / "again" / "remapped_grad.lines.json")  # the cached module was made with the map
+    assert raised_at().endswith("_t1 = W @ x")
+
+
 def doubled_layer(W, x):
     return np.sum(np.tanh(W @ x)) * 2.0
 

@@ -133,6 +133,7 @@ def source_texts(program):
     texts += sorted({guard.key() for guard in program.guards})  # what names and attributes held, built in
     for filename in sorted({fn.filename for fn in program.functions.values()}):
         texts.append(filename + "\n" + "".join(linecache.getlines(filename)))
+        texts.append(linemap.map_file_text(filename))  # a written module's locations come from its map
     return texts
 
 

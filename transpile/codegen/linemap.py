@@ -52,6 +52,15 @@ RELATIVE = "relative to this file's folder"  # the value of "paths" in a map tha
 _VCS = (".git", ".hg", ".svn")
 
 
+def map_file_text(path) -> str:
+    """The text of the line map beside the module file `path`; empty when there is none."""
+    try:
+        with open(map_path(path), encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 def map_text(module, origins, folder=None) -> str:
     """The origins of a module's lines as JSON, with the digest of the module text they belong to; given the
     `folder` the module is written to, a user's file in the same tree is named relative to it."""
