@@ -106,8 +106,8 @@ def kernel(block: Block, dtypes: tuple, ranks: tuple, spellings) -> Kernel:
 
 
 def _python(d) -> bool:
-    """Whether a dtype stands for a Python number (int, float, bool), which NumPy types beside its operands."""
-    return isinstance(d, type) and d in (int, float, bool)
+    """Whether a dtype stands for a Python number (int, float, bool, complex), which NumPy types beside its operands."""
+    return isinstance(d, type) and d in (int, float, bool, complex)
 
 
 def _dtype_key(d):
@@ -226,8 +226,10 @@ class _Writer:
         if isinstance(node, ast.Name):
             text = self.read(node.id)
             return self.cast(text, self.ctypes[text], ctype)
-        own = _dtype(self.values.get(id(node)))
-        return self.cast(self.operation(node, own), own and _ctype(own), ctype)
+        if id(node) not in self.values:
+            raise NoKernel(f"`{ast.unparse(node)}` has no value of its own")
+        own = np.asarray(self.values[id(node)]).dtype  # of a Python number, as Python computes: int64, float64
+        return self.cast(self.operation(node, own), _ctype(own), ctype)
 
     def weak_number(self, node):
         """The Python number a node is (a literal, or `jt.weak(2, x)`), or None."""
@@ -256,8 +258,6 @@ class _Writer:
         params, template = self.spellings[key]
         if len(operands) > len(params):
             raise NoKernel(f"`{ast.unparse(node)}` passes more arguments than {key} takes")
-        if own is None:
-            raise NoKernel(f"`{ast.unparse(node)}` is a Python number, not an element")
         computed = own  # the dtype the operation computes in: its result's, or its operands' for a condition
         if own == np.dtype(bool):
             computed = np.result_type(*(self.values[id(o)] for o in operands if id(o) in self.values))

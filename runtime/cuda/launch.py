@@ -72,7 +72,7 @@ def arguments(kernel, inputs, xp=np):
         shape = _shape(values[i.name])
         if i.axis is not None and list(shape) != [e for d, e in enumerate(n) if d != i.axis]:
             raise ShapesNotCovered(f"{i.name} of shape {shape} is not the space without axis {i.axis}")
-        if i.kind == "array" and not _fits(shape, n):
+        if i.kind == "array" and i.axis is None and not _fits(shape, n):
             raise ShapesNotCovered(f"{i.name} of shape {shape} does not fit the space {tuple(n)}")
     for sources, rank in kernel.summed:
         if not _spans(kernel, values, n, sources, rank):

@@ -1,12 +1,14 @@
 """A fused block's CUDA kernel compiled by g++ through shim.h and run on NumPy arrays: its checks without a GPU.
 
-The library holds the kernel's source as it is, after shim.h, and a launcher `tp_launch(grid, threads, <the
-kernel's arguments>)`; it is compiled once per source and kept under `directory`, named by the source's digest.
+The kernel's library holds its source as it is, after shim.h, and a launcher `tp_launch(grid, threads, <the
+kernel's arguments>)`; it uses the shim's own library (shim.cpp: threads, barrier, atomics), loaded first with
+its symbols global.  Both are compiled once per source and kept under `directory`, named by their digest.
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import subprocess
@@ -20,6 +22,7 @@ from .launch import arguments
 __all__ = ["library", "run"]
 
 SHIM = Path(__file__).with_name("shim.h")
+SHIM_SOURCE = Path(__file__).with_name("shim.cpp")
 C_TYPES = {
     "double": ctypes.c_double,
     "float": ctypes.c_float,
@@ -34,27 +37,39 @@ def _launcher(kernel) -> str:
     names = ", ".join(name for _, name in kernel.params)
     return (
         f'extern "C" void tp_launch(unsigned grid, unsigned threads, {params}) {{\n'
-        f"    tp_shim::launch(grid, threads, [&] {{ {kernel.name}({names}); }});\n"
+        f"    auto body = [&] {{ {kernel.name}({names}); }};\n"
+        "    tp_shim::launch(grid, threads, [](void* c) { (*static_cast<decltype(body)*>(c))(); }, &body);\n"
         "}\n"
     )
 
 
-def library(kernel, directory) -> ctypes.CDLL:
-    """The kernel and its launcher compiled by g++ (C++20) into a shared library under `directory`."""
-    text = f'#include "{SHIM}"\n\n{kernel.source}\n{_launcher(kernel)}'
+def _built(text, directory, stem, flags=()) -> Path:
+    """The C++ `text` compiled by g++ into a shared library under `directory`, once per text."""
     digest = hashlib.sha256((SHIM.read_text() + text).encode()).hexdigest()[:24]
-    path = Path(directory) / f"{kernel.name}_{digest}.so"
+    path = Path(directory) / f"{stem}_{digest}.so"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
-            source, built = Path(tmp) / "kernel.cpp", Path(tmp) / "kernel.so"
+            source, built = Path(tmp) / "source.cpp", Path(tmp) / "library.so"
             source.write_text(text)
-            command = ["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-w", str(source), "-o", str(built)]
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            command = ["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-w", f"-I{SHIM.parent}"]
+            done = subprocess.run([*command, *flags, str(source), "-o", str(built)], capture_output=True, text=True)
             if done.returncode:
-                raise RuntimeError(f"g++ refused kernel {kernel.name}:\n{done.stderr}")
+                raise RuntimeError(f"g++ refused {stem}:\n{done.stderr}")
             os.replace(built, path)
-    return ctypes.CDLL(str(path))
+    return path
+
+
+@functools.cache
+def _shim_library(directory) -> ctypes.CDLL:
+    return ctypes.CDLL(str(_built(SHIM_SOURCE.read_text(), directory, "tp_shim")), mode=ctypes.RTLD_GLOBAL)
+
+
+def library(kernel, directory) -> ctypes.CDLL:
+    """The kernel and its launcher compiled by g++ into a shared library under `directory`."""
+    _shim_library(str(directory))
+    text = f'#include "shim.h"\n\n{kernel.source}\n{_launcher(kernel)}'
+    return ctypes.CDLL(str(_built(text, directory, kernel.name)))
 
 
 def run(kernel, inputs, directory, grid=None):
