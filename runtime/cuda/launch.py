@@ -92,6 +92,8 @@ def arguments(kernel, inputs, xp=np):
             shape = tuple(n[space - o.rank :])
             if not _spans(kernel, values, n, o.sources, o.rank):
                 raise ShapesNotCovered(f"{o.name} spans fewer elements than the space")
+            if o.kind == "store" and 0 in n and 0 not in shape:  # no element of the space would store it
+                raise ShapesNotCovered(f"{o.name} has elements where the space has none")
             if o.kind == "shape":
                 outputs.append(xp.broadcast_to(xp.zeros((), o.dtype), shape))
                 continue

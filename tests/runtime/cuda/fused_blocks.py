@@ -3,6 +3,7 @@ under tp.jit, run as Python (their jt.kernel calls recorded), so that their CUDA
 
 from __future__ import annotations
 
+import inspect
 import types
 import warnings
 
@@ -41,7 +42,9 @@ def recorded_blocks(jitted, *args):
     scope["jt"] = _Recording(kernel=kernel)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        scope[jitted.__transpile_jit__.program().entry](*args)
+        bound = inspect.signature(jitted).bind(*args)
+        bound.apply_defaults()
+        scope[jitted.__transpile_jit__.program().entry](*bound.args)
     return seen
 
 

@@ -8,6 +8,7 @@ cubins are kept under $TRANSPILE_CACHE_DIR/cuda-tests (else the session's tmp di
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -287,6 +288,9 @@ def test_shapes_the_kernel_does_not_cover_are_refused(built):
     _check(lines, (_f64(3, 4), _f64(1, 4), _f64(3, 4)), built)  # the same kernel, on shapes it covers
     with pytest.raises(kernels.NoKernel, match="replicated"):  # a value of lower rank than the space, summed
         _kernel(lines, (_f64(4), _f64(4), _f64(3, 4)))
+    lines = ("a, b -> c, s", "c = b * 2.0", "e = a * c", "s = jt.sum(e, 0, False)")
+    with pytest.raises(ShapesNotCovered, match="where the space has none"):  # c of shape (3,), in a space (0, 3)
+        shim.run(_kernel(lines, (_f64(0, 3), _f64(3))), (_f64(0, 3), _f64(3)), built)
 
 
 @pytest.fixture(scope="module")
@@ -309,6 +313,42 @@ def test_every_fused_registry_example_compiles_and_runs(found_blocks, built):
     assert not failures, "\n".join(failures)
     print(f"{ran} kernels compiled and run, {len(refused)} blocks without one:", *refused, sep="\n  ")
     assert ran >= 40 and len(refused) <= len(found_blocks) // 4
+
+
+def _sample(name):
+    """samples/<name>.py as a module (samples/ is not a package)."""
+    path = Path(__file__).resolve().parents[3] / "samples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"cuda_sample_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mlp_args(m):
+    inputs, targets = m.make_data(np.random.default_rng(1), sizes=(3, 4, 2), batch=5)
+    return m.init_params((3, 4, 2), np.random.default_rng(0)), inputs, targets
+
+
+# sample.function -> (its arguments, how many kernels its jitted gradient's blocks make): the physics samples loop
+# over atoms and springs with numbers, and seeds.quadratic is a number's gradient, so that only the MLP fuses
+SAMPLES = {
+    "seeds.quadratic": (lambda m: (np.float32(2.0),), 0),
+    "physics.lj_energy": (lambda m: (m.lennard_jones_cluster(),), 0),
+    "physics.final_kinetic_energy": (lambda m: (m.spring_chain(), 2.0, 1.0, 0.01, 5), 0),
+    "mlp.loss": (_mlp_args, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_the_samples_gradients_blocks_run_as_kernels(name, built):
+    """Every block of a sample's jitted gradient runs as a kernel as NumPy runs it."""
+    sample, function = name.split(".")
+    module = _sample(sample)
+    make_args, expected = SAMPLES[name]
+    found = recorded_blocks(tp.jit(tp.grad(getattr(module, function))), *make_args(module))
+    for lines, inputs in found:
+        _check(lines, inputs, built)
+    assert len(found) == expected
 
 
 def lennard_jones(positions):
