@@ -55,7 +55,7 @@ class NoKernel(Exception):
 @dataclass(frozen=True)
 class Input:
     """How the kernel reads a block input: "array" (a pointer and strides), "number" (by value), "shape" (only
-    its shape, on the host); `axis`: an rt.expand_reduced operand reduced along this axis of the space."""
+    its shape, on the host: no C type); `axis`: an rt.expand_reduced operand reduced along this axis of the space."""
 
     name: str
     kind: str
@@ -142,6 +142,8 @@ def _typed(block, dtypes, ranks):
                         values[id(node)] = eval(compile(ast.Expression(node), "<block>", "eval"), scope)  # noqa: S307
                     except Exception:  # noqa: BLE001  (a called function's name, `np.sqrt`, is no value)
                         continue
+            if id(tree.body) not in values:
+                raise NoKernel(f"`{s.target} = {s.rhs}` does not run as NumPy code on these dtypes")
             scope[s.target] = values[id(tree.body)]
             statements.append((tree.body, scope[s.target]))
     return values, statements
@@ -277,7 +279,7 @@ class _Writer:
 
     def kernel(self) -> Kernel:
         block, space = self.block, self.space
-        roles = {}  # an input's use: "value", "shape" (a `like`) or an expanded operand's axis
+        roles = {}  # an input's use: "value" (read at every element) or "shape" (only a `like`)
         for s in block.statements:
             for name in s.operands if s.role != "expand" else ():
                 roles[name] = "value"
@@ -288,13 +290,13 @@ class _Writer:
         expanded = {s.operands[0]: s for s in block.statements if s.role == "expand"}
         for name in block.inputs:
             dtype, rank = self.dtypes[name], self.ranks[name]
-            ctype = _ctype(dtype)
             if name in expanded and (name in assigned or roles.get(name) == "value" and rank == space - 1):
                 raise NoKernel(f"{name} is expanded and read otherwise")
             use = roles.get(name, "expand" if name in expanded else None)
             if use is None or (use == "shape" and name not in expanded):
-                inputs.append(Input(name, "shape", ctype, rank))
+                inputs.append(Input(name, "shape", "", rank))
                 continue
+            ctype = _ctype(dtype)
             var = self.fresh(name, ctype)
             if _python(dtype):
                 inputs.append(Input(name, "number", ctype, 0))

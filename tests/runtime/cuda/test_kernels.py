@@ -8,6 +8,7 @@ cubins are kept under $TRANSPILE_CACHE_DIR/cuda-tests (else the session's tmp di
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -57,7 +58,7 @@ def _kernel(lines, inputs):
 
 def _nvcc(kernel, directory):
     """The kernel compiled for sm_90 by nvcc, once per source."""
-    cubin = directory / f"{kernel.name}.cubin"
+    cubin = directory / f"{kernel.name}_{hashlib.sha256(kernel.source.encode()).hexdigest()[:24]}.cubin"
     if cubin.exists():
         return
     directory.mkdir(parents=True, exist_ok=True)
@@ -274,6 +275,8 @@ def test_a_call_without_a_cuda_spelling_leaves_the_block_unfused():
         _kernel(("a -> s", "e = a * 2.0", "s = jt.sum(e, None, False)"), (_f64(3) + 1j,))
     with pytest.raises(kernels.NoKernel, match="numbers only"):
         _kernel(("a, b -> c", "c = a + b"), (1.0, 2.0))
+    with pytest.raises(kernels.NoKernel, match="does not run as NumPy code"):  # NumPy refuses `-` on bools
+        _kernel(("a -> s", "e = a - a", "s = jt.sum(e, None, False)"), (np.ones(3, bool),))
 
 
 def test_shapes_the_kernel_does_not_cover_are_refused(built):
