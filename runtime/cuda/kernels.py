@@ -164,20 +164,25 @@ def _ctype(dtype) -> str:
     return C_TYPES[np.dtype(dtype)]
 
 
+# infinity and NaN by their bits: NVRTC has no <math.h> (INFINITY, NAN)
+_SPECIAL = {
+    ("double", "inf"): "__longlong_as_double(0x7ff0000000000000LL)",
+    ("double", "nan"): "__longlong_as_double(0x7ff8000000000000LL)",
+    ("float", "inf"): "__int_as_float(0x7f800000)",
+    ("float", "nan"): "__int_as_float(0x7fc00000)",
+}
+
+
 def _literal(value, ctype) -> str:
     """A Python number as a C literal of `ctype`."""
     if ctype == "bool":
         return "true" if value else "false"
     if ctype in ("double", "float"):
         value = float(value)
-        if math.isnan(value):
-            text = "NAN"
-        elif math.isinf(value):
-            text = "INFINITY" if value > 0 else "-INFINITY"
-        else:
-            text = repr(value)
-            text = text + ("f" if ctype == "float" else "")
-        return f"(({ctype}){text})" if "N" in text or "I" in text else text
+        if math.isnan(value) or math.isinf(value):
+            text = _SPECIAL[ctype, "nan" if math.isnan(value) else "inf"]
+            return f"(-{text})" if value < 0 else text
+        return repr(value) + ("f" if ctype == "float" else "")
     if type(value) is float and not value.is_integer():
         raise NoKernel(f"the number {value!r} in an integer operation")
     return f"{int(value)}" + ("LL" if ctype == "long long" else "")

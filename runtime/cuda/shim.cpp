@@ -2,6 +2,7 @@
 #include "shim.h"
 
 #include <barrier>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,6 +22,16 @@ template <class T> T atomic_add(T* p, T v) {
 }
 }  // namespace
 
+double __longlong_as_double(long long bits) {
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+float __int_as_float(int bits) {
+    float value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
 void __syncthreads() { block_barrier->arrive_and_wait(); }
 float atomicAdd(float* p, float v) { return atomic_add(p, v); }
 double atomicAdd(double* p, double v) { return atomic_add(p, v); }

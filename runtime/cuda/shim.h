@@ -16,6 +16,8 @@ struct dim3 {
 extern thread_local dim3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 
+double __longlong_as_double(long long bits);
+float __int_as_float(int bits);
 void __syncthreads();
 float atomicAdd(float* p, float v);
 double atomicAdd(double* p, double v);
