@@ -43,6 +43,7 @@ C_TYPES = {
     np.dtype(np.int32): "int",
     np.dtype(np.bool_): "bool",
 }
+C_DTYPES = {ctype: dtype for dtype, ctype in C_TYPES.items()}
 ATOMIC = frozenset(["double", "float", "long long", "int"])  # the types tp_atomic_add adds to
 
 PRELUDE = (Path(__file__).with_name("prelude.cuh")).read_text()

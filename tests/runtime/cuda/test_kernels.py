@@ -9,6 +9,7 @@ cubins are kept under $TRANSPILE_CACHE_DIR/cuda-tests (else the session's tmp di
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import hashlib
 import importlib.util
 import os
@@ -22,7 +23,7 @@ from fused_blocks import recorded_blocks, registry_blocks
 
 import transpile as tp
 from runtime.blocks import parse
-from runtime.cuda import kernels, shim
+from runtime.cuda import device, kernels, shim
 from runtime.cuda.launch import ShapesNotCovered
 from runtime.likeness import Like
 from runtime.numba import fused
@@ -350,6 +351,53 @@ def test_every_fused_registry_example_compiles_and_runs(found_blocks, built):
     assert not failures, "\n".join(failures)
     print(f"{ran} kernels compiled and run, {len(refused)} blocks without one:", *refused, sep="\n  ")
     assert ran >= 40 and len(refused) <= len(found_blocks) // 4
+
+
+class _FakeCupy:
+    """CuPy as runtime/cuda/device.py uses it, on NumPy arrays: RawModule's functions run through the g++ shim and
+    check that each argument is the NumPy scalar type CuPy needs for the kernel's C parameter."""
+
+    def __init__(self, kernels_by_name, directory):
+        self.asarray, self.zeros, self.empty, self.broadcast_to = np.asarray, np.zeros, np.empty, np.broadcast_to
+        self.kernels_by_name, self.directory, self.launches = kernels_by_name, directory, []
+        fake = self
+
+        class RawModule:
+            def __init__(self, code, options=()):
+                self.code = code
+
+            def get_function(self, name):
+                kernel = fake.kernels_by_name[name]
+                assert self.code == kernel.source
+
+                def run(grid, block, args):
+                    fake.launches.append((grid, block))
+                    converted = []
+                    for (ctype, _), value in zip(kernel.params, args, strict=True):
+                        if ctype.endswith("*"):
+                            assert (
+                                isinstance(value, np.ndarray)
+                                and value.dtype == kernels.C_DTYPES[ctype[:-1].removeprefix("const ")]
+                            )
+                            converted.append(ctypes.c_void_p(value.ctypes.data))
+                        else:
+                            assert type(value) is kernels.C_DTYPES[ctype.removeprefix("const ")].type
+                            converted.append(shim.C_TYPES[ctype.removeprefix("const ")](value))
+                    shim.library(kernel, fake.directory).tp_launch(grid[0], block[0], *converted)
+
+                return run
+
+        self.RawModule = RawModule
+
+
+def test_a_kernel_launched_as_cupy_launches_it(built):
+    """device.launch passes CuPy the arguments its RawModule function takes (a fake CuPy runs it on the CPU)."""
+    lines = ("a, c, k -> e, s", "e = a * c + k", "s = jt.sum(e, 0, False)")
+    inputs = (_f32(700, 3), 0.5, np.int32(2))
+    kernel = _kernel(lines, inputs)
+    cupy = _FakeCupy({kernel.name: kernel}, built)
+    _same(device.launch(kernel, inputs, cupy), fused.kernel(*lines, *inputs))
+    assert cupy.launches == [((9,), (256,))]  # one element per thread: 2100 elements in 9 blocks of 256
 
 
 def _sample(name):
