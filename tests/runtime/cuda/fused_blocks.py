@@ -63,14 +63,15 @@ def _inputs(example):
     return values
 
 
-def registry_blocks(directory):
+def registry_blocks(directory, every=False):
     """{the block's lines: (the example, its inputs)}: every distinct block met by the first example of each
-    primitive, in `raw(a, b) = <expr>` and the gradient of `f(a, b, w) = np.sum((<expr>) * w)`."""
+    primitive (`every`: by all its examples), in `raw(a, b) = <expr>` and the gradient of
+    `f(a, b, w) = np.sum((<expr>) * w)`."""
     blocks = {}
-    for prim in registry.all_primitives():
-        if prim.name.startswith("rt.") or not prim.examples:
-            continue
-        example = prim.examples[0]
+    examples = [(p, ex) for p in registry.all_primitives() if not p.name.startswith("rt.") for ex in p.examples]
+    if not every:
+        examples = [(p, ex) for p, ex in examples if ex is p.examples[0]]
+    for _, example in examples:
         if example.domain == "complex" or not example.grad:
             continue
         names = [n for n in ("a", "b", "c") if n in example.shapes]
