@@ -150,13 +150,6 @@ def _typed(block, dtypes, ranks):
     return values, statements
 
 
-def _dtype(value):
-    """The NumPy dtype of a value of the block; None for a Python number (NumPy types it beside its operands)."""
-    if type(value) in (int, float, bool):
-        return None
-    return np.asarray(value).dtype
-
-
 def _ctype(dtype) -> str:
     if _python(dtype):
         dtype = np.dtype(dtype)
@@ -334,6 +327,7 @@ class _Writer:
         return Kernel(name, source, space, params, tuple(inputs), outputs, spanning, summed)
 
     def sources(self, name, deps):
+        """The array inputs a value broadcasts from (its shape is theirs broadcast together)."""
         if name in deps:
             return deps[name]
         i = self.input_kinds.get(name)
@@ -347,9 +341,7 @@ class _Writer:
             set().union(*(s.operands for s in block.statements[k + 1 :])) for k in range(len(block.statements))
         ]
         for k, (s, (node, value)) in enumerate(zip(block.statements, self.typed)):
-            rank, dtype = np.ndim(value), _dtype(value)
-            if dtype is None:
-                dtype = np.asarray(value).dtype
+            rank, dtype = np.ndim(value), np.asarray(value).dtype  # a Python number's: as Python computes it
             ctype = _ctype(dtype)
             if ranks.setdefault(s.target, rank) != rank:
                 raise NoKernel(f"{s.target} takes two ranks")
