@@ -5,6 +5,7 @@ from __future__ import annotations
 _LOWERINGS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: call template}
 _FUSIONS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: role in a loop nest, "" for none}
 _OPERATOR_FUSION: dict[str, str] = {}  # backend -> the role of an elementwise operator not in _FUSIONS
+_SPELLINGS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: its element in a kernel's C}
 
 
 def register_lowering(name: str, template: str, *, backend: str) -> None:
@@ -28,6 +29,21 @@ def register_fusion(name: str, role: str, *, backend: str) -> None:
 def register_operator_fusion(role: str, *, backend: str) -> None:
     """Elementwise operators (`+`, `<`, ...) without an entry of their own take `role` under `backend`."""
     _OPERATOR_FUSION[backend] = role
+
+
+def register_spelling(name: str, template: str, *, backend: str) -> None:
+    """Elements of the primitive `name` are written `template` in `backend`'s generated kernels (C): an expression
+    over the primitive's parameters in braces, "tp_pow({x1}, {x2})", whose operands are already of the dtype the
+    primitive computes in."""
+    table = _SPELLINGS.setdefault(backend, {})
+    if name in table:
+        raise ValueError(f"kernel spelling of {name!r} for backend {backend!r} registered twice")
+    table[name] = template
+
+
+def spellings(backend: str) -> dict[str, str]:
+    """Every kernel spelling of `backend`: {primitive name: C template}."""
+    return dict(_SPELLINGS.get(backend, {}))
 
 
 def lowering(prim, backend: str) -> str | None:

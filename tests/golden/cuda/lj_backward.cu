@@ -1,0 +1,72 @@
+// transpile's device helpers, the ones the CuPy backend's table spells elements with (transpile/backends/cupy/kernels.py)
+__device__ inline double tp_pow(double x, double y) { return pow(x, y); }
+__device__ inline float tp_pow(float x, float y) { return powf(x, y); }
+template <class T> __device__ inline T tp_integer_pow(T x, T y) {
+    // NumPy raises for a negative exponent of an integer; here it gives 1 / x rounded toward zero
+    if (y < 0) return x == 1 ? 1 : (x == -1 ? (y % 2 ? -1 : 1) : 0);
+    T r = 1;
+    for (; y; y >>= 1, x *= x) if (y & 1) r *= x;
+    return r;
+}
+__device__ inline long long tp_pow(long long x, long long y) { return tp_integer_pow(x, y); }
+__device__ inline int tp_pow(int x, int y) { return tp_integer_pow(x, y); }
+template <class T> __device__ inline T tp_square(T x) { return x * x; }
+__device__ inline double tp_abs(double x) { return fabs(x); }
+__device__ inline float tp_abs(float x) { return fabsf(x); }
+template <class T> __device__ inline T tp_abs(T x) { return x < 0 ? -x : x; }
+template <class T> __device__ inline T tp_sign(T x) { return x > 0 ? T(1) : (x < 0 ? T(-1) : x); }
+template <class T> __device__ inline T tp_maximum(T x, T y) { return (x != x || x > y) ? x : y; }
+template <class T> __device__ inline T tp_minimum(T x, T y) { return (x != x || x < y) ? x : y; }
+template <class T> __device__ inline bool tp_isnan(T x) { return x != x; }
+__device__ inline void tp_atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ inline void tp_atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ inline void tp_atomic_add(int* p, int v) { atomicAdd(p, v); }
+__device__ inline void tp_atomic_add(long long* p, long long v) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
+}
+
+// a fused block: _t4_bar, _t5, diff, _t2, _t3 -> _t2_bar, _t3_bar
+extern "C" __global__ void tp_fused_08549bf112aba020(
+    const long long n0,
+    const long long n1,
+    const long long n2,
+    const double* __restrict__ p__t4_bar,
+    const long long p__t4_bar_s0,
+    const long long p__t4_bar_s1,
+    const double* __restrict__ p_diff,
+    const long long p_diff_s0,
+    const long long p_diff_s1,
+    const long long p_diff_s2,
+    double* __restrict__ o__t2_bar,
+    const long long o__t2_bar_s0,
+    const long long o__t2_bar_s1,
+    const long long o__t2_bar_s2,
+    double* __restrict__ o__t3_bar,
+    const long long o__t3_bar_s0,
+    const long long o__t3_bar_s1,
+    const long long o__t3_bar_s2
+) {
+    const long long size = n0 * n1 * n2;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)blockDim.x * gridDim.x) {
+        long long rest = i;
+        const long long i2 = rest % n2;
+        rest /= n2;
+        const long long i1 = rest % n1;
+        rest /= n1;
+        const long long i0 = rest;
+        const double v__t4_bar = p__t4_bar[i0 * p__t4_bar_s0 + i1 * p__t4_bar_s1];
+        const double v_diff = p_diff[i0 * p_diff_s0 + i1 * p_diff_s1 + i2 * p_diff_s2];
+        // _t5_bar = rt.expand_reduced(_t4_bar, _t5, axis=-1, keepdims=False)
+        const double v__t5_bar = v__t4_bar;
+        // _t16 = _t5_bar * jt.weak(2, _t5_bar)
+        const double v__t16 = (v__t5_bar * 2.0);
+        // diff_bar = _t16 * diff
+        const double v_diff_bar = (v__t16 * v_diff);
+        // _t2_bar = rt.unbroadcast(diff_bar, _t2)
+        tp_atomic_add(&o__t2_bar[i0 * o__t2_bar_s0 + i1 * o__t2_bar_s1 + i2 * o__t2_bar_s2], v_diff_bar);
+        // _t17 = -diff_bar
+        const double v__t17 = (-v_diff_bar);
+        // _t3_bar = rt.unbroadcast(_t17, _t3)
+        tp_atomic_add(&o__t3_bar[i0 * o__t3_bar_s0 + i1 * o__t3_bar_s1 + i2 * o__t3_bar_s2], v__t17);
+    }
+}

@@ -1,0 +1,69 @@
+// transpile's device helpers, the ones the CuPy backend's table spells elements with (transpile/backends/cupy/kernels.py)
+__device__ inline double tp_pow(double x, double y) { return pow(x, y); }
+__device__ inline float tp_pow(float x, float y) { return powf(x, y); }
+template <class T> __device__ inline T tp_integer_pow(T x, T y) {
+    // NumPy raises for a negative exponent of an integer; here it gives 1 / x rounded toward zero
+    if (y < 0) return x == 1 ? 1 : (x == -1 ? (y % 2 ? -1 : 1) : 0);
+    T r = 1;
+    for (; y; y >>= 1, x *= x) if (y & 1) r *= x;
+    return r;
+}
+__device__ inline long long tp_pow(long long x, long long y) { return tp_integer_pow(x, y); }
+__device__ inline int tp_pow(int x, int y) { return tp_integer_pow(x, y); }
+template <class T> __device__ inline T tp_square(T x) { return x * x; }
+__device__ inline double tp_abs(double x) { return fabs(x); }
+__device__ inline float tp_abs(float x) { return fabsf(x); }
+template <class T> __device__ inline T tp_abs(T x) { return x < 0 ? -x : x; }
+template <class T> __device__ inline T tp_sign(T x) { return x > 0 ? T(1) : (x < 0 ? T(-1) : x); }
+template <class T> __device__ inline T tp_maximum(T x, T y) { return (x != x || x > y) ? x : y; }
+template <class T> __device__ inline T tp_minimum(T x, T y) { return (x != x || x < y) ? x : y; }
+template <class T> __device__ inline bool tp_isnan(T x) { return x != x; }
+__device__ inline void tp_atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ inline void tp_atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ inline void tp_atomic_add(int* p, int v) { atomicAdd(p, v); }
+__device__ inline void tp_atomic_add(long long* p, long long v) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
+}
+
+// a fused block: _t2, _t3 -> diff, _t5, _t4
+extern "C" __global__ void tp_fused_d9dbc8193f71adb2(
+    const long long n0,
+    const long long n1,
+    const long long n2,
+    const double* __restrict__ p__t2,
+    const long long p__t2_s0,
+    const long long p__t2_s1,
+    const long long p__t2_s2,
+    const double* __restrict__ p__t3,
+    const long long p__t3_s0,
+    const long long p__t3_s1,
+    const long long p__t3_s2,
+    double* __restrict__ o_diff,
+    const long long o_diff_s0,
+    const long long o_diff_s1,
+    const long long o_diff_s2,
+    double* __restrict__ o__t4,
+    const long long o__t4_s0,
+    const long long o__t4_s1,
+    const long long o__t4_s2
+) {
+    const long long size = n0 * n1 * n2;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)blockDim.x * gridDim.x) {
+        long long rest = i;
+        const long long i2 = rest % n2;
+        rest /= n2;
+        const long long i1 = rest % n1;
+        rest /= n1;
+        const long long i0 = rest;
+        const double v__t2 = p__t2[i0 * p__t2_s0 + i1 * p__t2_s1 + i2 * p__t2_s2];
+        const double v__t3 = p__t3[i0 * p__t3_s0 + i1 * p__t3_s1 + i2 * p__t3_s2];
+        // diff = _t2 - _t3
+        const double v_diff = (v__t2 - v__t3);
+        // _t5 = diff ** 2
+        const double v__t5 = tp_pow(v_diff, 2.0);
+        // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
+        tp_atomic_add(&o__t4[i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2], v__t5);
+        // the values read after the block
+        o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
+    }
+}

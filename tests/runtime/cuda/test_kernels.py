@@ -1,0 +1,460 @@
+"""Fused blocks as CUDA C kernels (runtime/cuda/), checked without a GPU: the emitted source against golden files,
+every kernel compiled by `nvcc -arch=sm_90 --cubin` (skipped without nvcc), and the same source compiled by g++
+through runtime/cuda/shim.h, run on NumPy arrays and compared with the block run as NumPy code.
+
+Regenerate the golden kernels after an intended change with TRANSPILE_UPDATE_GOLDEN=1.  Compiled libraries and
+cubins are kept under $TRANSPILE_CACHE_DIR/cuda-tests (else the session's tmp dir), named by the source's digest.
+The registry's blocks come from each primitive's first example; TRANSPILE_JIT_FULL=1 takes every example.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import ctypes
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fused_blocks import recorded_blocks, registry_blocks
+
+import transpile as tp
+from runtime.blocks import parse
+from runtime.cuda import device, kernels, shim
+from runtime.cuda.launch import ShapesNotCovered
+from runtime.likeness import Like
+from runtime.numba import fused
+from transpile.backends.cupy.kernels import kernel_spellings
+
+SPELLINGS = kernel_spellings()
+NVCC = shutil.which("nvcc")
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "cuda"
+UPDATE_GOLDEN = os.environ.get("TRANSPILE_UPDATE_GOLDEN") == "1"
+FULL = os.environ.get("TRANSPILE_JIT_FULL") == "1"
+rng = np.random.default_rng(0)
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """Where compiled kernels are kept between runs (the project's test cache) or for this session."""
+    cache = os.environ.get("TRANSPILE_CACHE_DIR")
+    return Path(cache) / "cuda-tests" if cache else tmp_path_factory.mktemp("cuda-tests")
+
+
+def _kind(value):
+    """The dtype (or Python number type) and rank the kernel is written for."""
+    if isinstance(value, (np.ndarray, np.generic, Like)):
+        return np.dtype(value.dtype), np.ndim(value)
+    for python in (bool, int, float, complex):
+        if isinstance(value, python):
+            return python, 0
+    raise TypeError(type(value))
+
+
+def _kernel(lines, inputs):
+    dtypes, ranks = zip(*map(_kind, inputs)) if inputs else ((), ())
+    return kernels.kernel(parse(tuple(lines)), dtypes, ranks, SPELLINGS)
+
+
+def _nvcc(kernel, directory):
+    """The kernel compiled for sm_90 by nvcc, once per source."""
+    cubin = directory / f"{kernel.name}_{hashlib.sha256(kernel.source.encode()).hexdigest()[:24]}.cubin"
+    if cubin.exists():
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    source = directory / f"{kernel.name}.cu"
+    source.write_text(kernel.source)
+    done = subprocess.run(
+        [NVCC, "-arch=sm_90", "--cubin", "-o", str(cubin), str(source)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, f"nvcc refused {kernel.name}:\n{done.stderr}\n{kernel.source}"
+
+
+def _same(got, want, dtype_tolerance=True):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        w = np.asarray(w) if not isinstance(w, Like) else w
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        if isinstance(w, Like) or w.strides == (0,) * w.ndim and w.size > 1:  # returned for its shape only
+            continue
+        rtol = 1e-5 if w.dtype == np.float32 else 1e-12
+        scale = np.abs(w[np.isfinite(w)]).max(initial=1.0) if w.dtype.kind == "f" else 1.0
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * float(scale))
+
+
+def _compile_all(blocks, directory):
+    """The kernels of these blocks (lines, inputs) that have one, built by g++ and nvcc on every core at once."""
+    found = []
+    for lines, inputs in blocks:
+        try:
+            found.append(_kernel(lines, inputs))
+        except kernels.NoKernel:
+            continue
+
+    def build(kernel):
+        shim.library(kernel, directory)
+        if NVCC:
+            _nvcc(kernel, directory)
+
+    with concurrent.futures.ThreadPoolExecutor(min(8, os.cpu_count() or 1)) as pool:
+        list(pool.map(build, found))
+
+
+def _check(lines, inputs, directory):
+    """The block's kernel run through the shim equals the block run as NumPy code; nvcc compiles it."""
+    kernel = _kernel(lines, inputs)
+    _same(shim.run(kernel, inputs, directory), fused.kernel(*lines, *inputs))
+    if NVCC:
+        _nvcc(kernel, directory)
+    return kernel
+
+
+def _f32(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def _f64(*shape):
+    return rng.standard_normal(shape)
+
+
+CASES = {
+    "broadcast and sum over the last axis": (
+        ("a, b -> d, s", "d = a - b", "e = d ** 2", "s = jt.sum(e, -1, False)"),
+        lambda: (_f64(9, 1, 11), _f64(1, 7, 11)),
+    ),
+    "sum over the first axis, keepdims": (
+        ("a, b -> s", "e = a * b", "s = jt.sum(e, 0, True)"),
+        lambda: (_f64(9, 7, 11), _f64(11)),
+    ),
+    "sum over a middle axis": (
+        ("a, b -> s", "e = a * b", "s = jt.sum(e, 1, False)"),
+        lambda: (_f64(9, 7, 11), _f64(7, 1)),
+    ),
+    "sum over the last axis, keepdims, float32": (
+        ("a -> s, t", "e = a * 2.0", "s = jt.sum(e, 2, True)", "t = e + 1.0"),
+        lambda: (_f32(9, 7, 11),),
+    ),
+    "sum of everything, a bool mask from int64 indices": (
+        ("a, i, j -> r, m, total", "r = a * a", "m = i < j", "p = r * m", "total = jt.sum(p, None, False)"),
+        lambda: (_f64(40, 40), np.arange(40)[:, None], np.arange(40)[None, :]),
+    ),
+    "sum of everything, keepdims, float32": (
+        ("a -> total", "e = np.tanh(a)", "total = jt.sum(e, None, True)"),
+        lambda: (_f32(30, 40),),
+    ),
+    "unbroadcast to size-1 axes and to a lower rank": (
+        ("g, a, b -> ga, gb", "h = g * 3.0", "ga = rt.unbroadcast(h, a)", "gb = rt.unbroadcast(h, b)"),
+        lambda: (_f64(9, 7, 11), Like((9, 1, 11), np.float64), Like((11,), np.float64)),
+    ),
+    "unbroadcast that is the identity": (
+        ("g, a -> ga", "h = -g", "ga = rt.unbroadcast(h, a)"),
+        lambda: (_f64(30, 40), np.ones((30, 40))),
+    ),
+    "expand a sum of everything and a sum over an axis": (
+        (
+            "s, t, like -> u, rt.like(v)",
+            "v = rt.expand_reduced(s, like, None, False)",
+            "w = rt.expand_reduced(t, like, axis=1, keepdims=False)",
+            "u = v * w",
+        ),
+        lambda: (np.float64(2.5), _f64(9, 11), Like((9, 7, 11), np.float64)),
+    ),
+    "expand with kept dimensions": (
+        ("t, like -> u", "w = rt.expand_reduced(t, like, 0, keepdims=True)", "u = w * 2.0"),
+        lambda: (_f64(1, 40), np.zeros((30, 40))),
+    ),
+    "a name assigned twice and an input reassigned": (
+        ("a, x -> x, s", "x = x + a", "x = x * x", "s = jt.sum(x, -1, False)"),
+        lambda: (_f64(20, 30), _f64(20, 30)),
+    ),
+    "numbers and 0-d arrays as inputs": (
+        ("a, c, z -> s", "e = a * c + z", "s = jt.sum(e, None, False)"),
+        lambda: (_f64(30, 20), 1.5, np.array(2.0)),
+    ),
+    "a Python float beside float32 stays float32": (
+        ("a, c -> e, s", "e = a * c", "s = jt.sum(e, 0, False)"),
+        lambda: (_f32(30, 20), 0.1),
+    ),
+    "NumPy functions with a scalar form, float32": (
+        ("a, b -> c, s", "c = np.sqrt(np.abs(a)) + np.square(b)", "d = np.negative(c)", "s = jt.sum(d, 0, False)"),
+        lambda: (_f32(30, 40), _f32(40)),
+    ),
+    "exp, log, maximum, where and weak numbers": (
+        (
+            "a, b -> y, s",
+            "m = a > jt.weak(0.0, a)",
+            "y = np.where(m, np.exp(a), np.log(np.abs(b) + jt.weak(1, b)))",
+            "z = np.maximum(y, b) ** jt.weak(3, y)",
+            "s = jt.sum(z, -1, False)",
+        ),
+        lambda: (_f64(20, 30), _f64(30)),
+    ),
+    "infinities and NaN as numbers of the block, float64 and float32": (
+        (
+            "a, b -> c, d, s",
+            "c = np.minimum(a, 1e309) + np.maximum(a, -1e309) * jt.weak(0.5, a)",
+            "d = np.where(b > jt.weak(0.0, b), b, jt.weak(1e309, b)) + np.isnan(b)",
+            "s = jt.sum(c, 0, False)",
+        ),
+        lambda: (_f64(20, 30), _f32(30)),
+    ),
+    "powers: float ** float, int ** int, float ** int": (
+        ("a, k, j -> p, q, s", "p = np.abs(a) ** a", "q = k ** j", "r = a ** k", "s = jt.sum(r, None, False)"),
+        lambda: (_f64(20, 6), np.arange(6, dtype=np.int64), np.array([3], dtype=np.int64)),
+    ),
+    "int32 and int64 sums, true division of integers": (
+        ("i, j -> s, t, q", "p = i * j", "s = jt.sum(p, 0, False)", "t = jt.sum(i, None, False)", "q = i / j"),
+        lambda: (rng.integers(-50, 50, (30, 20)).astype(np.int32), rng.integers(1, 9, 20)),
+    ),
+    "bool values and a sum of a bool": (
+        ("a, b -> m, n", "m = a < b", "k = m == jt.weak(True, m)", "n = jt.sum(k, -1, False)"),
+        lambda: (_f64(30, 20), _f64(20)),
+    ),
+    "views: a reversed axis and a transposed input": (
+        ("a, b -> c, s", "c = a * b", "s = jt.sum(c, 1, False)"),
+        lambda: (_f64(20, 30)[::-1], _f64(30, 20).T),
+    ),
+    "size-1 axes everywhere": (
+        ("a, b -> c, s", "c = a + b", "s = jt.sum(c, 0, True)"),
+        lambda: (_f64(1, 1, 5), _f64(1, 3, 1)),
+    ),
+    "empty arrays": (
+        ("a -> b, s", "b = a * 2.0", "s = jt.sum(b, 0, False)"),
+        lambda: (np.zeros((0, 3)),),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_kernel_matches_numpy(case, built):
+    lines, make = CASES[case]
+    _check(lines, make(), built)
+
+
+def test_sums_over_each_axis_and_dtype(built):
+    """A sum over each axis, kept or not, and of everything (float64), and in each other dtype a sum is made in."""
+    variants = [(np.float64, axis, keepdims) for axis in (0, 1, -1, None) for keepdims in (False, True)]
+    variants += [(dtype, axis, False) for dtype in (np.float32, np.int64, np.int32) for axis in (1, None)]
+    blocks = []
+    for dtype, axis, keepdims in variants:
+        a = (rng.standard_normal((5, 6, 7)) * 10).astype(dtype)
+        b = (rng.standard_normal((6, 1)) * 10).astype(dtype)
+        blocks.append((("a, b -> s", "e = a - b", f"s = jt.sum(e, {axis}, {keepdims})"), (a, b)))
+    _compile_all(blocks, built)
+    for lines, inputs in blocks:
+        _check(lines, inputs, built)
+
+
+GOLDEN_BLOCKS = {
+    "lj_forward": (
+        (
+            "_t2, _t3 -> diff, rt.like(_t5), _t4",
+            "diff = _t2 - _t3",
+            "_t5 = diff ** 2",
+            "_t4 = jt.sum(_t5, axis=-1, keepdims=False)",
+        ),
+        (np.dtype(np.float64), np.dtype(np.float64)),
+        (3, 3),
+    ),
+    "lj_backward": (
+        (
+            "_t4_bar, _t5, diff, _t2, _t3 -> _t2_bar, _t3_bar",
+            "_t5_bar = rt.expand_reduced(_t4_bar, _t5, axis=-1, keepdims=False)",
+            "_t16 = _t5_bar * jt.weak(2, _t5_bar)",
+            "diff_bar = _t16 * diff",
+            "_t2_bar = rt.unbroadcast(diff_bar, _t2)",
+            "_t17 = -diff_bar",
+            "_t3_bar = rt.unbroadcast(_t17, _t3)",
+        ),
+        (np.dtype(np.float64),) * 5,
+        (2, 3, 3, 3, 3),
+    ),
+    "float32_masked_total": (
+        (
+            "a, b -> y, s",
+            "m = a > jt.weak(0.0, a)",
+            "y = np.where(m, np.tanh(a), b * jt.weak(0.5, b))",
+            "s = jt.sum(y, None, False)",
+        ),
+        (np.dtype(np.float32), np.dtype(np.float32)),
+        (2, 1),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_BLOCKS))
+def test_kernel_source_matches_golden_file(name, built):
+    lines, dtypes, ranks = GOLDEN_BLOCKS[name]
+    name_, source = kernels.cuda_source(parse(lines), dtypes, ranks, SPELLINGS)
+    path = GOLDEN / f"{name}.cu"
+    if UPDATE_GOLDEN:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(source)
+    assert source == path.read_text(), f"the kernel of {name} changed; after an intended change regenerate it"
+    assert f'extern "C" __global__ void {name_}(' in source
+    for line in lines[1:]:
+        assert f"// {line.partition(' = ')[0]} = " in source  # each statement's line is a comment above its C
+
+
+def test_a_call_without_a_cuda_spelling_leaves_the_block_unfused():
+    for lines in [
+        ("a -> s", "e = a // 2.0", "s = jt.sum(e, None, False)"),  # Python's floor division is not C's
+        ("a -> s", "e = np.fmod(a, 2.0)", "s = jt.sum(e, None, False)"),  # no spelling in the table
+    ]:
+        with pytest.raises(kernels.NoKernel, match="no CUDA spelling"):
+            _kernel(lines, (_f64(3, 4),))
+    with pytest.raises(kernels.NoKernel, match="no CUDA type"):
+        _kernel(("a -> s", "e = a * 2.0", "s = jt.sum(e, None, False)"), (_f64(3) + 1j,))
+    with pytest.raises(kernels.NoKernel, match="numbers only"):
+        _kernel(("a, b -> c", "c = a + b"), (1.0, 2.0))
+    with pytest.raises(kernels.NoKernel, match="does not run as NumPy code"):  # NumPy refuses `-` on bools
+        _kernel(("a -> s", "e = a - a", "s = jt.sum(e, None, False)"), (np.ones(3, bool),))
+
+
+def test_shapes_the_kernel_does_not_cover_are_refused(built):
+    """A value spanning fewer elements than the space would be summed more than once, and shapes that do not
+    broadcast have no space: both refused before the launch (the block then runs as array code)."""
+    lines = ("a, b, c -> s, t", "e = a * b", "s = jt.sum(e, None, False)", "t = c + 1.0")
+    kernel = _kernel(lines, (_f64(1, 4), _f64(1, 4), _f64(3, 4)))
+    with pytest.raises(ShapesNotCovered):
+        shim.run(kernel, (_f64(1, 4), _f64(1, 4), _f64(3, 4)), built)
+    with pytest.raises(ShapesNotCovered):
+        shim.run(kernel, (_f64(1, 4), _f64(1, 5), _f64(3, 4)), built)
+    _check(lines, (_f64(3, 4), _f64(1, 4), _f64(3, 4)), built)  # the same kernel, on shapes it covers
+    with pytest.raises(kernels.NoKernel, match="replicated"):  # a value of lower rank than the space, summed
+        _kernel(lines, (_f64(4), _f64(4), _f64(3, 4)))
+    lines = ("a, b -> c, s", "c = b * 2.0", "e = a * c", "s = jt.sum(e, 0, False)")
+    with pytest.raises(ShapesNotCovered, match="where the space has none"):  # c of shape (3,), in a space (0, 3)
+        shim.run(_kernel(lines, (_f64(0, 3), _f64(3))), (_f64(0, 3), _f64(3)), built)
+
+
+@pytest.fixture(scope="module")
+def found_blocks(tmp_path_factory):
+    return registry_blocks(tmp_path_factory.mktemp("examples"), every=FULL)
+
+
+def test_every_fused_registry_example_compiles_and_runs(found_blocks, built):
+    """Every block the fusion pass makes of the registry's first examples (all of them with
+    TRANSPILE_JIT_FULL=1), in a function and its gradient: a kernel for each block that has one, compiled by nvcc
+    and run through the shim; the others raise NoKernel.  First examples: 63 blocks, 51 kernels; all examples
+    (2026-12-02): 166 blocks, 135 kernels, the others complex (24), numbers only (3), a sum of a value replicated
+    over the space (3) and `%` (1)."""
+    ran, refused, failures = 0, [], []
+    _compile_all([(lines, inputs) for lines, (_, inputs) in found_blocks.items()], built)
+    for lines, (expr, inputs) in found_blocks.items():
+        try:
+            _check(lines, inputs, built)
+            ran += 1
+        except kernels.NoKernel as exc:
+            refused.append(f"{expr}: {exc}")
+        except Exception as exc:  # noqa: BLE001  (all of them reported at once)
+            failures.append(f"{expr}: {lines}: {type(exc).__name__}: {exc}")
+    assert not failures, "\n".join(failures)
+    print(f"{ran} kernels compiled and run, {len(refused)} blocks without one:", *refused, sep="\n  ")
+    assert ran >= 40 and len(refused) <= len(found_blocks) // 4
+
+
+class _FakeCupy:
+    """CuPy as runtime/cuda/device.py uses it, on NumPy arrays: RawModule's functions run through the g++ shim and
+    check that each argument is the NumPy scalar type CuPy needs for the kernel's C parameter."""
+
+    def __init__(self, kernels_by_name, directory):
+        self.asarray, self.zeros, self.empty, self.broadcast_to = np.asarray, np.zeros, np.empty, np.broadcast_to
+        self.kernels_by_name, self.directory, self.launches = kernels_by_name, directory, []
+        fake = self
+
+        class RawModule:
+            def __init__(self, code, options=()):
+                self.code = code
+
+            def get_function(self, name):
+                kernel = fake.kernels_by_name[name]
+                assert self.code == kernel.source
+
+                def run(grid, block, args):
+                    fake.launches.append((grid, block))
+                    converted = []
+                    for (ctype, _), value in zip(kernel.params, args, strict=True):
+                        if ctype.endswith("*"):
+                            assert (
+                                isinstance(value, np.ndarray)
+                                and value.dtype == kernels.C_DTYPES[ctype[:-1].removeprefix("const ")]
+                            )
+                            converted.append(ctypes.c_void_p(value.ctypes.data))
+                        else:
+                            assert type(value) is kernels.C_DTYPES[ctype.removeprefix("const ")].type
+                            converted.append(shim.C_TYPES[ctype.removeprefix("const ")](value))
+                    shim.library(kernel, fake.directory).tp_launch(grid[0], block[0], *converted)
+
+                return run
+
+        self.RawModule = RawModule
+
+
+def test_a_kernel_launched_as_cupy_launches_it(built):
+    """device.launch passes CuPy the arguments its RawModule function takes (a fake CuPy runs it on the CPU)."""
+    lines = ("a, c, k -> e, s", "e = a * c + k", "s = jt.sum(e, 0, False)")
+    inputs = (_f32(700, 3), 0.5, np.int32(2))
+    kernel = _kernel(lines, inputs)
+    cupy = _FakeCupy({kernel.name: kernel}, built)
+    _same(device.launch(kernel, inputs, cupy), fused.kernel(*lines, *inputs))
+    assert cupy.launches == [((9,), (256,))]  # one element per thread: 2100 elements in 9 blocks of 256
+
+
+def _sample(name):
+    """samples/<name>.py as a module (samples/ is not a package)."""
+    path = Path(__file__).resolve().parents[3] / "samples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"cuda_sample_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mlp_args(m):
+    inputs, targets = m.make_data(np.random.default_rng(1), sizes=(3, 4, 2), batch=5)
+    return m.init_params((3, 4, 2), np.random.default_rng(0)), inputs, targets
+
+
+# sample.function -> (its arguments, how many kernels its jitted gradient's blocks make): the physics samples loop
+# over atoms and springs with numbers, and seeds.quadratic is a number's gradient, so that only the MLP fuses
+SAMPLES = {
+    "seeds.quadratic": (lambda m: (np.float32(2.0),), 0),
+    "physics.lj_energy": (lambda m: (m.lennard_jones_cluster(),), 0),
+    "physics.final_kinetic_energy": (lambda m: (m.spring_chain(), 2.0, 1.0, 0.01, 5), 0),
+    "mlp.loss": (_mlp_args, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_the_samples_gradients_blocks_run_as_kernels(name, built):
+    """Every block of a sample's jitted gradient runs as a kernel as NumPy runs it."""
+    sample, function = name.split(".")
+    module = _sample(sample)
+    make_args, expected = SAMPLES[name]
+    found = recorded_blocks(tp.jit(tp.grad(getattr(module, function))), *make_args(module))
+    for lines, inputs in found:
+        _check(lines, inputs, built)
+    assert len(found) == expected
+
+
+def lennard_jones(positions):
+    n = positions.shape[0]
+    diff = positions[:, None, :] - positions[None, :, :]
+    r2 = np.sum(diff**2, axis=-1) + np.eye(n)
+    inv_r6 = 1.0 / r2**3
+    pair = 4.0 * (inv_r6 * inv_r6 - inv_r6)
+    upper = np.arange(n)[:, None] < np.arange(n)[None, :]
+    return np.sum(pair * upper)
+
+
+def test_every_block_of_a_gradient_runs_as_kernels(built):
+    """The Lennard-Jones gradient's blocks, each a kernel, equal the blocks run as NumPy code."""
+    positions = np.arange(96.0).reshape(32, 3) * 0.37 % 2.1
+    found = recorded_blocks(tp.jit(tp.grad(lennard_jones)), positions)
+    assert len(found) >= 4
+    for lines, inputs in found:
+        _check(lines, inputs, built)
