@@ -1,0 +1,175 @@
+"""jk.launch: a fused block (runtime/numba/fused.py's text) compiled by Numba alone, called from Python.
+
+The numba-kernels backend (transpile/backends/kernels/) runs a generated module as Python and calls `jk.launch`
+where the Numba backend's module calls `jt.kernel`: with the same arguments, the block's header and statements as
+strings, then its inputs.  The block's loop nest (fused.py's `loop_nest`) is compiled once per block and argument
+types, as a function of its own in a file of the cache directory named by a digest of its text, under
+`jt.njit(cache=True)`: every function with that block shares it, and another process loads its machine code from
+Numba's disk cache.  A block the loop nest cannot express (inputs that are not arrays or numbers, a sum of a value
+replicated over a larger space), or whose shapes it does not cover (ShapesNotFused), runs its array form as NumPy
+code, right there.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import os
+import re
+import sys
+import types
+
+import numpy as np
+from numba import typeof
+from numba.core.errors import NumbaError
+
+from runtime.likeness import Like
+from runtime.tree import is_zero
+
+from . import fused
+from .promotion import NumpyRefusal, njit
+from .pynumbers import python_number
+
+__all__ = ["launch", "stats"]
+
+_ARRAY_FORM = object()  # a block and types whose loop nest cannot be written: their array form runs
+_launchers: dict = {}  # (block lines, argument types) -> the compiled loop nest's entry point, or _ARRAY_FORM
+_counts = {"compiled": 0, "loaded": 0, "shared": 0, "array_form": 0}
+_SCOPE_IMPORTS = {
+    "np": "import numpy as np",
+    "math": "import math",
+    "rt": "import runtime as rt",
+    "jt": "from runtime import numba as jt",
+    "ShapesNotFused": "from runtime.numba.fused import ShapesNotFused",
+    "SHAPES_NOT_FUSED": "from runtime.numba.fused import SHAPES_NOT_FUSED",
+}
+
+
+def launch(*parts):
+    """The block's outputs, as a tuple: its loop nest compiled for the inputs' types, else its array form."""
+    lines = fused._lines(parts)
+    inputs = parts[len(lines) :]
+    marked = tuple(map(_as_compiled, inputs))
+    try:  # the symbolic zero (0.0) or a value Numba has no type for: the array form takes it
+        argtypes = None if any(map(is_zero, inputs)) else tuple(typeof(p) for p in marked)
+    except ValueError:
+        argtypes = None
+    key = (lines, argtypes)
+    run = _launchers.get(key)
+    if run is None:
+        run = _launchers[key] = _compile(fused._parse(canonical(lines)), argtypes)
+    if run is not _ARRAY_FORM:
+        try:
+            return run(*marked)
+        except fused.ShapesNotFused:
+            pass  # raised before anything is computed: the array form answers
+    return fused._fallback_function(fused._parse(tuple(lines)))(*inputs)
+
+
+def canonical(lines) -> tuple:
+    """The block with its values renamed `v0`, `v1`, ... in the order they appear (the header's inputs first):
+    blocks that differ only in their names, as the same loop in two functions, are one kernel."""
+    block = fused._parse(tuple(lines))
+    names = {}
+    for name in [*block.inputs, *(s.target for s in block.statements)]:
+        names.setdefault(name, f"v{len(names)}")
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node):
+            return ast.copy_location(ast.Name(names.get(node.id, node.id), node.ctx), node)
+
+    def renamed(text):
+        return ast.unparse(Rename().visit(ast.parse(text.strip())))
+
+    return (_header(block, names), *(renamed(line) for line in lines[1:]))
+
+
+def _as_compiled(value):
+    """An input as compiled code holds it: a Python number marked as one (typed weakly, as jt.njit's callers do), a
+    Like as the array of zeros that rt.like gives in compiled code (a block reads it only for its shape)."""
+    if type(value) is Like:
+        zero = np.zeros((), value.dtype)
+        return np.broadcast_to(zero.reshape((1,) * len(value.shape)), value.shape) if value.shape else zero[()]
+    return python_number(value)
+
+
+def stats() -> dict:
+    """How many loop nests this process compiled, loaded from Numba's disk cache, found compiled already for
+    another function's block (the same but for its names), or left in array form."""
+    return dict(_counts)
+
+
+def _compile(block, argtypes):
+    """The entry point of the block's loop nest compiled (or loaded) for `argtypes`, or _ARRAY_FORM."""
+    try:
+        plan = fused.loop_nest(block, argtypes) if argtypes is not None else None
+    except (fused._Unfusable, NumbaError, NumpyRefusal):  # the array form raises NumPy's own error, if any
+        plan = None
+    if plan is None:
+        _counts["array_form"] += 1
+        return _ARRAY_FORM
+    dispatcher = _dispatcher(kernel_source(block, plan))
+    if argtypes in dispatcher.overloads:  # another function's block, the same but for its names
+        _counts["shared"] += 1
+    else:
+        hits = sum(dispatcher.stats.cache_hits.values())
+        dispatcher.compile(argtypes)
+        _counts["loaded" if sum(dispatcher.stats.cache_hits.values()) > hits else "compiled"] += 1
+    return dispatcher.overloads[argtypes].entry_point
+
+
+def kernel_source(block, plan) -> str:
+    """The text of the module holding the block's loop nest as `kernel(__a0, __a1, ...)`, the block in comments."""
+    imports, dtypes = [], []
+    used = set(re.findall(r"\b\w+\b", "\n".join(plan.lines)))
+    for name, value in plan.scope.items():
+        if name not in used:
+            continue
+        if name in _SCOPE_IMPORTS:
+            imports.append(_SCOPE_IMPORTS[name])
+        elif name.startswith("__dt"):
+            dtypes.append(f"{name} = np.dtype({np.dtype(value).name!r}).type")
+        else:
+            raise AssertionError(f"a loop nest's name {name!r} has no source")
+    if dtypes and _SCOPE_IMPORTS["np"] not in imports:
+        imports.append(_SCOPE_IMPORTS["np"])
+    text = ['"""A fused loop nest, generated by transpile: compiled by Numba for the numba-kernels backend."""', ""]
+    text += [*sorted(imports), "", *dtypes, "", ""]
+    text += ["# the block:", f"#     {_header(block)}", *(f"#     {s.target} = {s.rhs}" for s in block.statements)]
+    text += [f"def kernel({', '.join(f'__a{q}' for q in range(len(block.inputs)))}):"]
+    text += [f"    {line}" for line in plan.lines]
+    return "\n".join(text) + "\n"
+
+
+def _header(block, names=None):
+    """The block's first line, `inputs -> outputs`, its names renamed by `names`."""
+    names = names or {}
+    inputs = [names.get(i, i) for i in block.inputs]
+    outputs = [f"rt.like({names.get(o, o)})" if o in block.shape_only else names.get(o, o) for o in block.outputs]
+    return f"{', '.join(inputs)} -> {', '.join(outputs)}"
+
+
+def _dispatcher(source):
+    """`kernel` of the module `source` under jt.njit: written (once, formatted) to the cache directory under a
+    digest of its text and the compiler's, and imported from there, so that Numba caches its machine code beside
+    it; kept in memory, and compiled in each process, where the cache directory cannot be written."""
+    from transpile.codegen.cache import cache_dir, cache_key, write_atomically  # as generated modules have them
+    from transpile.codegen.formatting import format_text, sort_imports
+
+    name = f"kernel_{cache_key(['kernel', source])}"  # the text, and the compiler's, ruff's and NumPy's versions
+    module_name = f"transpile_generated.{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name].kernel
+    path, text = f"<transpile kernel {name}>", source
+    with contextlib.suppress(OSError):  # the cache directory cannot be written: in memory
+        on_disk = os.path.join(cache_dir(), f"{name}.py")
+        if not os.path.exists(on_disk):
+            write_atomically(on_disk, format_text(sort_imports(source)))
+        with open(on_disk, encoding="utf-8") as handle:
+            path, text = on_disk, handle.read()
+    module = types.ModuleType(module_name)
+    module.__file__ = path
+    exec(compile(text, path, "exec"), module.__dict__)  # noqa: S102 - written by kernel_source
+    module.kernel = njit(module.kernel, cache=os.path.isabs(path), error_model="numpy")
+    sys.modules[module_name] = module
+    return module.kernel
