@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -47,23 +48,54 @@ _SCOPE_IMPORTS = {
 
 def launch(*parts):
     """The block's outputs, as a tuple: its loop nest compiled for the inputs' types, else its array form."""
-    lines = fused._lines(parts)
-    inputs = parts[len(lines) :]
-    marked = tuple(map(_as_compiled, inputs))
-    try:  # the symbolic zero (0.0) or a value Numba has no type for: the array form takes it
-        argtypes = None if any(map(is_zero, inputs)) else tuple(typeof(p) for p in marked)
-    except ValueError:
-        argtypes = None
-    key = (lines, argtypes)
-    run = _launchers.get(key)
+    n = len(parts) - _input_count(parts[0])
+    lines, inputs = parts[:n], parts[n:]
+    kinds = tuple(map(_kind, inputs))
+    run = _launchers.get((lines, kinds))
     if run is None:
-        run = _launchers[key] = _compile(fused._parse(canonical(lines)), argtypes)
+        run = _launchers[lines, kinds] = _launcher(lines, inputs)
     if run is not _ARRAY_FORM:
         try:
-            return run(*marked)
+            return run(*map(_as_compiled, inputs))
         except fused.ShapesNotFused:
             pass  # raised before anything is computed: the array form answers
-    return fused._fallback_function(fused._parse(tuple(lines)))(*inputs)
+    return fused._fallback_function(fused._parse(lines))(*inputs)
+
+
+@functools.cache
+def _input_count(header) -> int:
+    """How many inputs the block's header `inputs -> outputs` names (they end the call's arguments)."""
+    return len([n for n in header.partition("->")[0].split(",") if n.strip()])
+
+
+def _kind(value):
+    """What decides an input's Numba type, found quicker than by Numba's typeof: an array's dtype, rank, layout,
+    and flags; a number's class (the symbolic zero, 0.0, apart); a Like's rank and dtype; else the value's Numba
+    type (None where it has none)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        flags = value.flags
+        return value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, flags.aligned
+    if kind is float:
+        return "zero" if value == 0.0 else float
+    if kind in (int, bool, complex) or isinstance(value, np.generic):
+        return kind
+    if kind is Like:
+        return Like, value.dtype, len(value.shape)
+    try:
+        return typeof(_as_compiled(value))
+    except ValueError:
+        return None
+
+
+def _launcher(lines, inputs):
+    """The compiled loop nest for inputs like these, or _ARRAY_FORM (for the symbolic zero, a value Numba has no type
+    for, or a block the nest cannot express)."""
+    try:
+        argtypes = None if any(map(is_zero, inputs)) else tuple(typeof(_as_compiled(p)) for p in inputs)
+    except ValueError:
+        argtypes = None
+    return _compile(fused._parse(canonical(lines)), argtypes)
 
 
 def canonical(lines) -> tuple:
@@ -88,9 +120,15 @@ def _as_compiled(value):
     """An input as compiled code holds it: a Python number marked as one (typed weakly, as jt.njit's callers do), a
     Like as the array of zeros that rt.like gives in compiled code (a block reads it only for its shape)."""
     if type(value) is Like:
-        zero = np.zeros((), value.dtype)
-        return np.broadcast_to(zero.reshape((1,) * len(value.shape)), value.shape) if value.shape else zero[()]
+        return _zeros(value.shape, value.dtype)
     return python_number(value)
+
+
+@functools.lru_cache(maxsize=256)
+def _zeros(shape, dtype):
+    """Zeros of this shape and dtype that take no memory (read-only), or a zero number for the shape ()."""
+    zero = np.zeros((), dtype)
+    return np.broadcast_to(zero.reshape((1,) * len(shape)), shape) if shape else zero[()]
 
 
 def stats() -> dict:
