@@ -34,7 +34,7 @@ from .pynumbers import python_number
 __all__ = ["launch", "stats"]
 
 _ARRAY_FORM = object()  # a block and types whose loop nest cannot be written: their array form runs
-_launchers: dict = {}  # (block lines, argument types) -> the compiled loop nest's entry point, or _ARRAY_FORM
+_launchers: dict = {}  # (block lines, the inputs' kinds: _kind) -> the loop nest's entry point, or _ARRAY_FORM
 _counts = {"compiled": 0, "loaded": 0, "shared": 0, "array_form": 0}
 _SCOPE_IMPORTS = {
     "np": "import numpy as np",
