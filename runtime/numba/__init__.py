@@ -6,10 +6,10 @@ Files mirror runtime/: runtime/numba/X.py holds the Numba versions (``overload``
 and of no other file (tests/runtime/test_numba_mirror.py checks it); such a file may also hold the lowerings of the
 NumPy functions those helpers serve.  The files with no counterpart in runtime/ hold what Numba itself lacks:
 lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, pad_computed, pad_rules,
-rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused),
-dicts as records (records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory),
-optimizing linked code once, in its caller (linking), the symbolic zero (zero), what the helpers share (helpers) and
-the helpers not compiled yet (pending).
+rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused)
+and their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers
+and NumPy's type promotion (pynumbers, promotion), memory (memory), optimizing linked code once, in its caller
+(linking), the symbolic zero (zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls

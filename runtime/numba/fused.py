@@ -106,8 +106,8 @@ class _Plan:
 class _Writer:
     """Collects the parts of the loop nest's source while walking the block's statements."""
 
-    def __init__(self, block, offset, argtypes, stmt_types):
-        self.block, self.offset, self.stmt_types = block, offset, stmt_types  # inputs start at parts[offset]
+    def __init__(self, block, argtypes, stmt_types):
+        self.block, self.stmt_types = block, stmt_types
         self.index = {name: q for q, name in enumerate(block.inputs)}
         self.rank = {name: _rank(ty) for name, ty in zip(block.inputs, argtypes)}
         self.is_array = {name: isinstance(ty, types.Array) for name, ty in zip(block.inputs, argtypes)}
@@ -146,9 +146,9 @@ class _Writer:
         return out
 
 
-def _plan(block, offset, argtypes, stmt_types):
-    """Source lines of the fused loop nest, or raise _Unfusable."""
-    w = _Writer(block, offset, argtypes, stmt_types)
+def _plan(block, argtypes, stmt_types):
+    """Source lines of the fused loop nest, a body reading the inputs as `__a0`, `__a1`, ...; or raise _Unfusable."""
+    w = _Writer(block, argtypes, stmt_types)
     space, statements = w.space, block.statements
     if space == 0:
         raise _Unfusable  # numbers only: nothing to loop over
@@ -295,8 +295,7 @@ SHAPES_NOT_FUSED = "operand shapes a fused loop nest does not cover; jit reruns 
 def _nest(w, stores):
     """The kernel's source: the space's shape, the checks of the operands' shapes, the loops."""
     space = w.space
-    lines = [f"__a{q} = parts[{w.offset + q}]" for q in range(len(w.block.inputs))]
-    lines += [f"__n{d} = 1" for d in range(space)] + ["__fits = True"]
+    lines = [f"__n{d} = 1" for d in range(space)] + ["__fits = True"]
     for name in dict.fromkeys(w.shape_inputs):
         a, r = w.arg(name), w.rank[name]
         for j in range(r):
@@ -344,6 +343,61 @@ def _nest(w, stores):
     return lines + [f"return ({''.join(f'{w.results[o]}, ' for o in w.block.outputs)})"]
 
 
+def _quick_statement_types(block, argtypes):
+    """The types `_statement_types` gives, without typing the reductions and helpers (typing jt.sum compiles its
+    implementation, seconds): Numba types the elementwise statements as array code, a statement of another role
+    is a parameter of the type NumPy gives it, from its operand's and `like`'s (the same dtype, for floating-point
+    and complex operands).  None where an operand is of another kind: then only typing the helpers tells."""
+    given = {}  # statement -> the type of the parameter standing for its value
+    while True:
+        lines = [f"{name} = __a{q}" for q, name in enumerate(block.inputs)]
+        pending = None
+        for k, s in enumerate(block.statements):
+            if s.role != "map" and k not in given:
+                pending = k
+                lines += [f"__w = {s.operands[0]}"] + ([f"__x = {s.like}"] if s.like else [])
+                break
+            lines += [f"{s.target} = {s.rhs if k not in given else f'__s{k}'}", f"__v{k} = {s.target}"]
+        params = [f"__a{q}" for q in range(len(block.inputs))] + [f"__s{k}" for k in given]
+        function = numpy_code(_generated("block", ", ".join(params), lines + ["return 0"], _namespace()))
+        typing = typed_passes.type_inference_stage(
+            cpu_target.typing_context,
+            cpu_target.target_context,
+            compiler.run_frontend(function),
+            tuple(argtypes) + tuple(given.values()),
+            None,
+        )
+        if pending is None:
+            return [typing.typemap[f"__v{k}"] for k in range(len(block.statements))]
+        s, value = block.statements[pending], typing.typemap["__w"]
+        like = typing.typemap["__x"] if s.like else None
+        inexact = (types.Float, types.Complex)
+        if s.role == "expand" and isinstance(value, inexact) and isinstance(like, types.Array):  # a number spread
+            value = types.Array(types.unliteral(value), 0, "C")
+        if not (isinstance(value, types.Array) and isinstance(value.dtype, inexact)):
+            return None
+        if s.role == "sum" and s.axis is None:
+            rank = value.ndim if s.keepdims else 0
+        elif s.role == "sum":
+            rank = value.ndim if s.keepdims else value.ndim - 1
+        elif isinstance(like, types.Array):  # unbroadcast, expand: like's shape
+            rank = like.ndim
+        else:
+            return None
+        given[pending] = types.Array(value.dtype, rank, "C") if rank else value.dtype
+
+
+def loop_nest(block, argtypes):
+    """The block's loop nest for inputs of these Numba types: its source lines (reading the inputs as `__a0`,
+    `__a1`, ...) and the names they use; _Unfusable where the block keeps its array form.  Called outside Numba's
+    compiler (the overload above plans inside it): the overloads registered since the last compile are made known
+    to its typing first, and the reductions and helpers are not typed where their types are plain."""
+    cpu_target.typing_context.refresh()
+    cpu_target.target_context.refresh()
+    stmt_types = _quick_statement_types(block, argtypes) or _statement_types(block, argtypes)
+    return _plan(block, argtypes, stmt_types)
+
+
 # ------------------------------------------------------------------ the overload
 
 
@@ -351,11 +405,11 @@ def _nest(w, stores):
 def _compiled(block, offset, argtypes):
     """The implementation for these argument types (the block's inputs start at `offset` of the call's
     arguments): the loop nest, or the block's array code."""
+    unpack = [f"__a{q} = parts[{offset + q}]" for q in range(len(block.inputs))]
     try:
-        plan = _plan(block, offset, argtypes, _statement_types(block, argtypes))
-        return numpy_code(_generated("impl", "*parts", plan.lines, plan.scope))
+        plan = _plan(block, argtypes, _statement_types(block, argtypes))
+        return numpy_code(_generated("impl", "*parts", unpack + plan.lines, plan.scope))
     except _Unfusable:
-        unpack = [f"__a{q} = parts[{offset + q}]" for q in range(len(block.inputs))]
         body = unpack + [f"return fallback({_params(block)})"]
         return _generated("impl", "*parts", body, {"fallback": register_jitable(_fallback_function(block))})
 

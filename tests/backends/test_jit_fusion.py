@@ -175,7 +175,7 @@ def test_blocks_the_loop_nest_cannot_express_run_as_array_code():
     parsed = fused._parse(("a, b -> s, t", "e = a * 2.0", "s = jt.sum(e, None, False)", "t = b + e"))
     types = (numba.typeof(inputs[0]), numba.typeof(inputs[1]))
     with pytest.raises(fused._Unfusable):
-        fused._plan(parsed, 4, types, fused._statement_types(parsed, types))
+        fused.loop_nest(parsed, types)
 
 
 # ------------------------------------------------------------------ the fusion pass on generated code

@@ -352,6 +352,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     """Compile `fun` with Numba; usable as `jit(f)`, `@jit` and `@jit(static_argnums=...)`.  verbose=False (or
     TRANSPILE_QUIET=1) keeps a compile that runs over a second from saying so on stderr.  backend="numpy" runs the
     generated module in normal form as NumPy code instead (for debugging; backends/base.py lists the backends).
+    backend="numba-kernels" runs the module as Python and compiles only its fused loop nests with Numba, each
+    once per block and argument types, cached on disk and shared between functions: a cold compile of seconds,
+    for code whose time goes to array operations rather than to loops over numbers.
 
     compile="background" (the default; TRANSPILE_JIT_COMPILE=block changes it): a call whose compiled code is
     neither in memory nor in Numba's disk cache runs the (transformed) function's NumPy code, while another process

@@ -86,6 +86,6 @@ def register_backend(backend: Backend) -> Backend:
 
 def backend_named(name: str) -> Backend | None:
     """The backend registered as `name` (importing the built-in ones), or None."""
-    from . import numba, numpy  # noqa: F401  (register themselves)
+    from . import kernels, numba, numpy  # noqa: F401  (register themselves)
 
     return BACKENDS.get(name)

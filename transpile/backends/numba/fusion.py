@@ -212,8 +212,10 @@ class _Run:
         return len(group) >= 2 and any(self.roles[id(stmt)] != "map" for stmt in group)
 
 
-def fuse_kernels(body, weak):
-    """Runs of fusible statements in a function body (and its nested blocks) -> jt.kernel calls.
+def fuse_kernels(body, weak, callee: str = "jt.kernel"):
+    """Runs of fusible statements in a function body (and its nested blocks) -> calls of `callee` (jt.kernel,
+    which Numba compiles inside the function; the numba-kernels backend's jk.launch, which compiles the loop nest
+    alone), each with the run's text and inputs.
 
     `weak(statements)` writes Python numbers as NumPy treats them (lowering.weak_constants), for the
     kernel's text.
@@ -230,7 +232,7 @@ def fuse_kernels(body, weak):
                 trailing = run.order[last + 1 :]
                 out.extend(stmt for stmt in run.hoisted if stmt not in trailing)
                 for group, outputs in sorted(groups, key=lambda g: run.order.index(g[0][0])):
-                    out.extend([_kernel_call(group, outputs, weak)] if outputs else group)
+                    out.extend([_kernel_call(group, outputs, weak, callee)] if outputs else group)
                 out.extend(trailing)
             else:
                 out.extend(run.order)
@@ -271,8 +273,9 @@ def _read_outside(body, statements):
     return [(n, n not in values) for n in assigned if n in values or n in shapes]
 
 
-def _kernel_call(statements, read_after, weak):
-    """`outputs = jt.kernel("inputs -> outputs", "<statement>", ..., *inputs)` for a group of a run."""
+def _kernel_call(statements, read_after, weak, callee):
+    """`outputs = jt.kernel("inputs -> outputs", "<statement>", ..., *inputs)` for a group of a run (`callee` in
+    place of jt.kernel)."""
     inputs, assigned = [], set()
     for stmt in statements:
         for n in _names(stmt.value, gast.Load):
@@ -285,7 +288,7 @@ def _kernel_call(statements, read_after, weak):
     for stmt in weak(copy.deepcopy(statements)):
         lines.append(_unparse(stmt))
     texts = [gast.Constant(value=line, kind=None) for line in lines]
-    value = call("jt.kernel", texts + [name(n) for n in inputs])
+    value = call(callee, texts + [name(n) for n in inputs])
     target = tuple_([gast.Name(id=n, ctx=gast.Store(), annotation=None, type_comment=None) for n in outputs], True)
     return assign(target, value, statements[0])
 

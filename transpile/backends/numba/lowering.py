@@ -663,8 +663,9 @@ def formatted_messages(body):
     return map_blocks(body, rewrite)
 
 
-def lower_function(fn, generated: bool, where, fuse: bool = True):
-    """The body of one normal-form function, ready for Numba (with `fuse`, its runs in jt.kernel loop nests)."""
+def lower_function(fn, generated: bool, where, fuse: bool = True, kernel: str = "jt.kernel", zero: bool = True):
+    """The body of one normal-form function, ready for Numba (with `fuse`, its runs in loop nests: calls of
+    `kernel`; with `zero`, the symbolic zero as jt.ZERO, else the 0.0 runtime/ takes as it when run as Python)."""
     body = copy.deepcopy(fn.body)
     if generated:
         body = drop_placeholders(body, fn.params)
@@ -675,9 +676,9 @@ def lower_function(fn, generated: bool, where, fuse: bool = True):
     body = loop_items(body)
     body = lower_primitives(body, where)
     if fuse:
-        body = fuse_kernels(body, weak_constants)
+        body = fuse_kernels(body, weak_constants, kernel)
     body = fuse_elementwise(body)
     body = weak_constants(body)
-    if generated:
+    if generated and zero:
         body = lower_zeros(body, user_code=fn.qualname.endswith(naming.forward_sweep("")))
     return list_displays(body)
