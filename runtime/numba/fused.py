@@ -120,6 +120,7 @@ class _Writer:
         self.before_inner, self.after_inner = [], []  # around the innermost loop
         self.prologue = []  # statements on numbers, before the loops
         self.full = []  # (inputs, rank): a value broadcast from these inputs must span the space's last axes
+        self.stored_outside = 0  # how many leading axes of the space a stored output of lower rank does not span
 
     def arg(self, name):
         return f"__a{self.index[name]}"
@@ -256,6 +257,7 @@ def _plan(block, argtypes, stmt_types):
             w.results[name] = f"np.broadcast_to(np.zeros(1, {w.dtype(k)}), ({shape}))"
             continue
         w.allocations.append(f"{out} = np.empty(({shape}), {w.dtype(k)})")
+        w.stored_outside = max(w.stored_outside, space - r)  # axes it is not stored along: it needs them non-empty
         stores.append(f"{out}[{', '.join(f'__i{d}' for d in range(space - r, space))},] = {name}")
         w.results[name] = out
     w.shape_inputs += [n for n in w.value_inputs if w.is_array[n] and w.rank[n] > 0]
@@ -324,6 +326,9 @@ def _nest(w, stores):
                 f"{w.arg(n)}.shape[{d - space + w.rank[n]}] != 1" for n in sorted(inputs) if w.rank[n] > space - 1 - d
             ]
             lines += [f"if __n{d} != 1 and not ({' or '.join(spans) or 'False'}):", "    __fits = False"]
+    if w.stored_outside:  # with no iteration of the outer loops, a value stored inside them would stay unwritten
+        empty = " or ".join(f"__n{d} == 0" for d in range(w.stored_outside))
+        lines += [f"if {empty}:", "    __fits = False"]
     lines += ["if not __fits:", "    raise ShapesNotFused(SHAPES_NOT_FUSED)"]
     for name in dict.fromkeys(w.value_inputs):
         if w.is_array[name]:

@@ -140,6 +140,8 @@ def _with_symbolic_zero(a):
         (("a, b -> c, s", "c = a + b", "s = jt.sum(c, None, False)"), [(3, 4), (2, 4)]),  # no broadcasting
         (("a, b -> c, d", "c = a * 2.0", "d = c + b"), [(1, 4), (3, 4)]),  # c spans one row of the nest
         (("a, b -> d, s", "c = a * 2.0", "d = c + b", "s = jt.sum(c, -1, False)"), [(3, 1), (3, 4)]),
+        # the nest has no element, so c (a row of it) would never be stored
+        (("a, b -> c, s", "c = b * 2.0", "e = a * c", "s = jt.sum(e, 0, False)"), [(0, 3), (3,)]),
     ],
 )
 def test_shapes_the_loop_nest_does_not_cover_are_refused(lines, shapes):
