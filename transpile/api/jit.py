@@ -425,8 +425,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     compiles it into the disk cache; the calls after that one ends load it and run compiled code.  Where the code
     cannot reach the caller through the disk cache (a module kept in memory, recursion, an argument or captured
     value of a class of the user's), or the other process failed, the call compiles, as compile="block" does: every
-    call waits for its compiled code.  `f.wait()` waits for the background compiles; `f.stats()["numpy_tier"]`
-    counts the calls the NumPy code answered."""
+    call waits for its compiled code.  In a process that has not imported Numba yet, the first call is answered by
+    the NumPy code while a thread imports it and loads the compiled code from disk (or starts its compile), so a
+    warm start does not wait for it either.  `f.wait()` waits for those; `f.stats()["numpy_tier"]` counts the calls
+    the NumPy code answered."""
     if fun is None:
         return functools.partial(
             jit,
