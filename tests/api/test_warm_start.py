@@ -102,3 +102,37 @@ def test_a_warm_first_call_with_compile_block_loads_in_the_caller(warm_cache):
     first = warm["after_first"]
     assert first["numpy_tier"] == 0 and first["loaded"] == 1 and first["compiled"] == 0
     assert_tree_close(_as_tree(warm["first"]), _as_tree(cold["second"]), rtol=0, atol=0)
+
+
+_REFUSED = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import transpile as tp
+    sys.path.insert(0, {tests!r})
+    from api.test_jit_tiers import tier_scaled
+    scaled = tp.jit(tier_scaled, compile="background")
+    x = np.linspace(0.0, 1.0, 5).astype(np.float16)
+    first = scaled(x)  # the NumPy code answers; the loader meets the float16 argument Numba cannot take
+    ready = scaled.wait(timeout=600)
+    try:
+        scaled(x)
+        second = "ran"
+    except tp.TranspileError as exc:
+        second = str(exc)
+    print(json.dumps(dict(first=float(first), ready=ready, second=second, stats=scaled.stats())))
+    """
+)
+
+
+def test_what_the_loader_fails_at_is_raised_by_the_next_call_in_the_caller(tmp_path):
+    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT, TRANSPILE_QUIET="1")
+    script = _REFUSED.format(tests=TESTS)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    x = np.linspace(0.0, 1.0, 5).astype(np.float16)
+    assert result["first"] == pytest.approx(float(np.sum(x * np.array([2.0]))), rel=1e-6)
+    assert result["ready"] is False  # wait() says the compiled code is not ready
+    assert "float16" in result["second"]  # the refusal, raised where jit raises it
+    assert result["stats"]["numpy_tier"] == 1 and result["stats"]["specializations"] == 0
