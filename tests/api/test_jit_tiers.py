@@ -65,6 +65,13 @@ def cache(tmp_path_factory):
         yield path
 
 
+@pytest.fixture(autouse=True)
+def numba_imported():
+    """Numba imported in this process: a first call goes straight to its compile in another process (before it is,
+    a thread imports it first: test_warm_start.py, and the new processes here)."""
+    import runtime.numba  # noqa: F401
+
+
 def workers(jitted):
     return list(jitted.__transpile_jit__._workers.values())
 
@@ -139,8 +146,10 @@ _EXITS_FIRST = textwrap.dedent(
     params, x, y = mlp_data()
     per_example = tp.jit(tp.vmap(tier_example_loss, in_axes=(None, 0, 0)), compile="background")
     value = per_example(params, x, y)
+    per_example.__transpile_jit__._loader.join()  # Numba imported, and the compiled code loaded or being compiled
     pids = [worker.process.pid for worker in per_example.__transpile_jit__._workers.values()]
-    print(json.dumps(dict(per_example.stats(), value=value.tolist(), workers=pids)))
+    again = per_example(params, x, y)
+    print(json.dumps(dict(per_example.stats(), value=value.tolist(), again=again.tolist(), workers=pids)))
     """
 )
 
@@ -165,17 +174,17 @@ def _run(script, cache):
 def test_a_compile_outlives_its_process_and_the_next_process_loads_it(cache):
     script = _EXITS_FIRST.format(tests=TESTS)
     first = _run(script, cache)
-    assert first["numpy_tier"] == 1 and first["compiled"] == 0 and len(first["workers"]) == 1
+    assert first["numpy_tier"] == 2 and first["compiled"] == 0 and len(first["workers"]) == 1
     _wait_for_exit(first["workers"][0], 900)  # the process exited before its compile ended, which ran on
     assert_cache_whole(cache)
 
-    second = _run(script, cache)  # a second process loads the compiled code
-    assert second["numpy_tier"] == 0 and second["loaded"] == 1 and second["compiled"] == 0
+    second = _run(script, cache)  # a second process loads the compiled code (in a thread, while NumPy answers)
+    assert second["numpy_tier"] == 1 and second["loaded"] == 1 and second["compiled"] == 0
     assert second["generated"] == 0 and second["workers"] == []
     params, x, y = mlp_data()
     stacked = [tier_example_loss(params, x[i], y[i]) for i in range(len(x))]
     np.testing.assert_allclose(first["value"], stacked, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(second["value"], first["value"], rtol=1e-12, atol=1e-14)  # the tiers agree
+    np.testing.assert_allclose(second["again"], first["value"], rtol=1e-12, atol=1e-14)  # the tiers agree
 
 
 def _holds_lock(path) -> bool:

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import os
+import threading
 import warnings
 
 import runtime as rt
@@ -150,9 +152,16 @@ class Jitted:
         self._workers = {}  # (id(entry), argument types) -> its background compile, while it runs
         self._boxing = {}  # (id(entry), argument types) -> how its results become NumPy values
         self._unfused = set()  # calls (statics, argument kinds) that run the module without fusion
+        self._loader = None  # the thread loading the backend and the first call's compiled code (see _load_later)
+        self._load_failed = False
+        self._lock = threading.RLock()  # held by whoever builds modules (the loader or the caller)
 
     # ------------------------------------------------------------------ modules
     def program(self):
+        with self._lock:
+            return self._program_now()
+
+    def _program_now(self):
         if self._program is not None and self._program.stale():
             # an attribute holds another method or object now: build for it
             self._program, self._compiled, self._captured = None, {}, None
@@ -178,6 +187,10 @@ class Jitted:
     def compiled(self, statics: dict, fuse: bool = True) -> Compiled:
         """The module for these static values and the current captured values; `fuse=False`: without loop nests
         (see ShapesNotFused)."""
+        with self._lock:
+            return self._compiled_now(statics, fuse)
+
+    def _compiled_now(self, statics, fuse):
         values, captured = self.captured()
         key = (_static_key(statics), captured, fuse)
         if key not in self._compiled:
@@ -206,7 +219,7 @@ class Jitted:
         statics, dynamic = {}, []
         if self.bound is not None:
             self.bound.check(*bound.args, **bound.kwargs)
-            dynamic = [self.backend.box(self.target, n, v) for n, v in zip(self.dynamic_names, self.bound.values)]
+            dynamic = list(self.bound.values)
         for pname, value in bound.arguments.items():
             if pname in self.statics:
                 if not _is_static_value(value):
@@ -218,11 +231,20 @@ class Jitted:
                     )
                 statics[pname] = value
             else:
-                dynamic.append(self.backend.box(self.target, pname, value))
+                dynamic.append(value)
         return statics, dynamic, list(bound.arguments.values())
+
+    def boxed(self, dynamic) -> list:
+        """The non-static arguments (those `split` returns) as the compiled entry takes them."""
+        return [self.backend.box(self.target, n, v) for n, v in zip(self.dynamic_names, dynamic)]
 
     def __call__(self, *args, **kwargs):
         statics, dynamic, everything = self.split(args, kwargs)
+        if self._answers_while_loading():
+            result = self.numpy_tier(everything)
+            self._load_later(statics, dynamic)
+            return result
+        dynamic = self.boxed(dynamic)
         if not self.backend.fuses:
             return self._call(statics, dynamic, everything, fuse=False)
         if self._unfused and _call_types(self.backend, statics, dynamic) in self._unfused:
@@ -253,8 +275,7 @@ class Jitted:
             files = [c.module.__file__ for c in self._compiled.values()]
             return self._fail(self.backend.translate(exc, files, def_location(self.target)), everything)
         if elsewhere:  # (outside the try: what the NumPy code raises is the user's error, not a compile failure)
-            self._counts["numpy_tier"] += 1
-            return self.numpy_code(*everything)
+            return self.numpy_tier(everything)
         try:
             result = entry(*dynamic)
         except Exception as exc:
@@ -265,6 +286,46 @@ class Jitted:
             raise formatted from None
         as_numpy = self._boxing[id(entry), signature]
         return as_numpy(result) if as_numpy else result
+
+    def numpy_tier(self, everything):
+        """Answer a call with the (transformed) function's NumPy code, while its compiled code is made ready."""
+        self._counts["numpy_tier"] += 1
+        return self.numpy_code(*everything)
+
+    def _answers_while_loading(self) -> bool:
+        """Whether the NumPy code answers this call because the backend is not imported yet (importing Numba and
+        loading compiled code takes most of a second): a thread then does that, and the calls after it ends run
+        the compiled code (compile="background" only; compile="block" loads in the caller)."""
+        loader = self._loader
+        if loader is not None:
+            return loader.is_alive()
+        return self.compile_mode == "background" and not self.backend.imported()
+
+    def _load_later(self, statics, dynamic):
+        """Start the loader (once): in a thread, what the first call does before it runs compiled code."""
+        if self._loader is None:
+            self._loader = threading.Thread(
+                target=self._load, args=(statics, dynamic), name=f"transpile: jit({self.target.__name__})"
+            )
+            self._loader.start()
+
+    def _load(self, statics, dynamic):
+        """Import the backend, build (or read) the module and load its compiled code for these arguments from the
+        disk cache, or start its compile in the background (_compiling_elsewhere).  What fails is left to the next
+        call, which does it again in the caller and raises what it raises."""
+        with self._lock:
+            try:
+                fuse = self.backend.fuses
+                dynamic = self.boxed(dynamic)
+                self.backend.check_arguments(self.target, self.dynamic_names, dynamic)
+                entry = self.compiled(statics, fuse).entry
+                signature = self.backend.signature(entry, dynamic, filters=False)
+                if (id(entry), signature) not in self._boxing and not self._compiling_elsewhere(
+                    statics, fuse, signature
+                ):
+                    self._specialize(entry, signature, caller=False)
+            except Exception:  # noqa: BLE001 - the next call raises it, located, in the caller
+                self._load_failed = True
 
     def _note_run_error(self, exc):
         """Compiled code does not say at which line it raised: a note names the function, and how to see the line."""
@@ -291,15 +352,17 @@ class Jitted:
         del self._workers[key]
         return False
 
-    def _specialize(self, entry, signature):
-        """Compile (or load from disk) the entry for these argument types, and count which it was."""
+    def _specialize(self, entry, signature, caller=True):
+        """Compile (or load from disk) the entry for these argument types, and count which it was; caller=False:
+        out of the caller's way (the loader), which neither announces a long load nor touches warnings' filters."""
         known = self.backend.known(entry, signature)
         what = f"jit({self.target.__name__}) for ({', '.join(map(self.backend.type_name, signature))})"
+        types = dict(zip(self.dynamic_names, signature))
         with (
-            compile_notice(what, self.verbose and not known) as notice,
-            self.backend.compiling(f"jit({self.target.__name__})", dict(zip(self.dynamic_names, signature))),
+            compile_notice(what, caller and self.verbose and not known) as notice,
+            self.backend.compiling(f"jit({self.target.__name__})", types) if caller else contextlib.nullcontext(),
         ):
-            as_numpy, loaded, compiled = self.backend.specialize(entry, signature, notice)
+            as_numpy, loaded, compiled = self.backend.specialize(entry, signature, notice, filters=caller)
         self._boxing[id(entry), signature] = as_numpy
         self._counts["specializations"] += 1
         if not known:
@@ -324,8 +387,12 @@ class Jitted:
         return dict(self._counts)
 
     def wait(self, timeout=None) -> bool:
-        """Wait for the background compiles started so far (at most `timeout` seconds each): True when all ended
-        with the compiled code on disk, so that the next calls of their types run it."""
+        """Wait for the loading and background compiles started so far (at most `timeout` seconds each): True when
+        all ended with the compiled code loaded or on disk, so that the next calls of their types run it."""
+        if self._loader is not None:
+            self._loader.join(timeout)
+            if self._loader.is_alive() or self._load_failed:
+                return False
         return all([worker.wait(timeout) is True for worker in list(self._workers.values())])
 
 
@@ -361,8 +428,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     compiles it into the disk cache; the calls after that one ends load it and run compiled code.  Where the code
     cannot reach the caller through the disk cache (a module kept in memory, recursion, an argument or captured
     value of a class of the user's), or the other process failed, the call compiles, as compile="block" does: every
-    call waits for its compiled code.  `f.wait()` waits for the background compiles; `f.stats()["numpy_tier"]`
-    counts the calls the NumPy code answered."""
+    call waits for its compiled code.  In a process that has not imported Numba yet, the first call is answered by
+    the NumPy code while a thread imports it and loads the compiled code from disk (or starts its compile), so a
+    warm start does not wait for it either.  `f.wait()` waits for those; `f.stats()["numpy_tier"]` counts the calls
+    the NumPy code answered."""
     if fun is None:
         return functools.partial(
             jit,

@@ -31,8 +31,9 @@ class Backend:
     def check_arguments(self, target, names, values) -> None:
         """Refuse, with a TranspileError naming the argument, values the compiled code cannot take."""
 
-    def signature(self, entry, values) -> tuple:
-        """What the entry is specialized on for these arguments."""
+    def signature(self, entry, values, filters: bool = True) -> tuple:
+        """What the entry is specialized on for these arguments; filters=False: warnings' filters are left alone
+        (they are the process's: a thread out of the caller's way that changed them would change the caller's)."""
         return tuple(type(v) for v in values)
 
     def call_types(self, values) -> tuple:
@@ -46,10 +47,15 @@ class Backend:
         """Whether the entry is compiled for `signature` already (no compile notice)."""
         return True
 
-    def specialize(self, entry, signature, notice) -> tuple:
+    def specialize(self, entry, signature, notice, filters: bool = True) -> tuple:
         """Compile (or load) the entry for `signature`: (how its results become NumPy values or None, how many
-        specializations were loaded from disk, how many compiled)."""
+        specializations were loaded from disk, how many compiled); `filters` as for `signature`."""
         return None, 0, 0
+
+    def imported(self) -> bool:
+        """Whether what the backend compiles and loads with is imported in this process (jit's compile="background"
+        loads the first call's code in a thread while it is not)."""
+        return True
 
     def on_disk(self, entry, signature) -> bool:
         """Whether a disk cache holds the entry's code for `signature`, so that `specialize` loads it quickly."""

@@ -118,7 +118,9 @@ class Docstring(str):
 
 
 class Template:
-    """Python source whose names in capitals, two letters or more (`ENTRY`, `PARAMS`), are placeholders; parsed once.
+    """Python source whose names in capitals, two letters or more (`ENTRY`, `PARAMS`), are placeholders; parsed once
+    (checked at once, its placeholders found at its first use: modules define templates at import, and a warm start
+    fills none).
 
     `fill(**values)` puts each value where its placeholder stands, keeping the template's layout and comments:
     a name (checked to be an identifier), `Code`, a list of them (joined by ", "), or a `Docstring` (its
@@ -130,13 +132,20 @@ class Template:
     def __init__(self, text: str):
         self.lines = textwrap.dedent(text).strip("\n").split("\n")
         ast.parse("\n".join(self.lines))  # a template is Python with its placeholders as names
+
+    @functools.cached_property
+    def spots(self) -> list:
+        """(row, start column, end column, name) of each placeholder."""
         tokens = tokenize.generate_tokens(io.StringIO("\n".join(self.lines) + "\n").readline)
-        self.spots = [
+        return [
             (t.start[0] - 1, t.start[1], t.end[1], t.string)
             for t in tokens
             if t.type == tokenize.NAME and t.string.isupper() and len(t.string) > 1
         ]
-        self.names = {spot[3] for spot in self.spots}
+
+    @functools.cached_property
+    def names(self) -> set:
+        return {spot[3] for spot in self.spots}
 
     def fill(self, **values) -> Code:
         if set(values) != self.names:

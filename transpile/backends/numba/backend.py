@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import warnings
 
 from ..base import Backend, register_backend
@@ -33,9 +35,8 @@ class NumbaBackend(Backend):
     def check_arguments(self, target, names, values):
         boxing.refuse_dtypes(target, names, values)
 
-    def signature(self, entry, values):
-        with warnings.catch_warnings():
-            errors.quiet_numba_warnings()
+    def signature(self, entry, values, filters=True):
+        with _quiet(filters):
             return tuple(entry.typeof_pyval(a) for a in values)
 
     def call_types(self, values):
@@ -49,10 +50,9 @@ class NumbaBackend(Backend):
     def known(self, entry, signature):
         return signature in entry.overloads
 
-    def specialize(self, entry, signature, notice):
+    def specialize(self, entry, signature, notice, filters=True):
         hits, misses = sum(entry.stats.cache_hits.values()), sum(entry.stats.cache_misses.values())
-        with warnings.catch_warnings():
-            errors.quiet_numba_warnings()
+        with _quiet(filters):
             entry.compile(signature)
         if sum(entry.stats.cache_misses.values()) == misses:
             notice.outcome = "loaded from Numba's disk cache:"
@@ -60,6 +60,10 @@ class NumbaBackend(Backend):
         loaded = sum(entry.stats.cache_hits.values()) - hits
         compiled = sum(entry.stats.cache_misses.values()) - misses
         return as_numpy, loaded, compiled
+
+    def imported(self):
+        module = sys.modules.get("runtime.numba")  # what generated modules import: Numba, and its registrations
+        return module is not None and not getattr(module.__spec__, "_initializing", False)
 
     def on_disk(self, entry, signature):
         from .background import on_disk
@@ -81,6 +85,17 @@ class NumbaBackend(Backend):
         if isinstance(exc, self.unfused):
             return None
         return f"raised by Numba's code compiled from `{name}` (without jit, the error names its line), at"
+
+
+@contextlib.contextmanager
+def _quiet(filters):
+    """Numba's pending deprecations ignored, where warnings' filters may be changed (see Backend.signature)."""
+    if not filters:
+        yield
+        return
+    with warnings.catch_warnings():
+        errors.quiet_numba_warnings()
+        yield
 
 
 NUMBA = register_backend(NumbaBackend())
