@@ -6,7 +6,10 @@ optimization, machine code) are timed exclusively: a pass that compiles another 
 compiles it) is charged only for its own time.  What the first call spends outside Numba's compiler is "transpile"
 (AST work, module text, ruff, dispatch).
 
-    .venv/bin/python bench/compile_time.py [mlp] [lj] [--helpers 15] [--json]
+    .venv/bin/python bench/compile_time.py [mlp] [lj] [--helpers 15] [--json] [--steady 20]
+
+With --steady N, the child also times the compiled code: the median of N calls after ten (bench/bench_jit.py's
+`steady`), so that a change to how code is compiled shows its cost in speed in the same run.
 
 Environment variables such as NUMBA_OPT pass through to the child processes, so `NUMBA_OPT=0 ... compile_time.py`
 measures another optimization level.
@@ -75,8 +78,8 @@ def _category(pass_name):
     return "numba other passes"
 
 
-def child(workload):
-    """Run one workload cold in this process and print its timings as JSON."""
+def child(workload, repeats=0):
+    """Run one workload cold in this process and print its timings as JSON (and its steady speed, if `repeats`)."""
     start = now()
     sys.path.insert(0, HERE)
     import numba
@@ -114,30 +117,44 @@ def child(workload):
     numba_seconds = sum(clock.totals.values())
     then = now()
     fun(*args)
+    second = now() - then
+    if repeats:
+        from bench_jit import steady
+
+        steady_seconds = steady(lambda: fun(*args), repeats)
     result = {
         "workload": workload,
         "numba_opt": int(numba.config.OPT),
         "import": imported,
         "first_call": total,
         "first_call_wall": wall,
-        "second_call": now() - then,
+        "second_call": second,
         "transpile and dispatch": total - numba_seconds,
         **clock.totals,
         "functions compiled": sum(compiled.values()),
         "helpers": clock.owners.most_common(),
         "compiled by name": compiled.most_common(),
     }
+    if repeats:
+        result["steady"] = steady_seconds
     print(json.dumps(result))
 
 
-def run(workload):
+def run(workload, repeats=0):
     """The child's timings, measured in a new process with empty caches."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
         env["TRANSPILE_CACHE_DIR"] = os.path.join(cache, "transpile")
+        env.setdefault(
+            "TRANSPILE_JIT_COMPILE", "block"
+        )  # the first call compiles, on this thread (not in the background)
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
         out = subprocess.run(
-            [sys.executable, __file__, "--child", workload], env=env, capture_output=True, text=True, check=False
+            [sys.executable, __file__, "--child", workload, "--steady", str(repeats)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     if out.returncode:
         sys.exit(out.stderr)
@@ -149,6 +166,8 @@ def report(result, helpers):
         f"{result['workload']} (NUMBA_OPT={result['numba_opt']}): first call {result['first_call']:.2f} CPU s "
         f"({result['first_call_wall']:.2f} s wall), second call {result['second_call'] * 1e3:.1f} ms"
     )
+    if "steady" in result:
+        print(f"  steady call (median)     {result['steady'] * 1e3:7.2f} ms")
     keys = ["transpile and dispatch", "numba typing", "numba other passes", "numba lowering"]
     keys += ["llvm function passes", "llvm module passes", "llvm machine code"]
     for key in keys:
@@ -168,14 +187,15 @@ def main():
     parser.add_argument("workloads", nargs="*", help="mlp, lj (default: both)")
     parser.add_argument("--helpers", type=int, default=15, help="how many functions to list")
     parser.add_argument("--json", action="store_true", help="print the raw timings as JSON")
+    parser.add_argument("--steady", type=int, default=0, help="also time this many calls of the compiled code")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.child)
+        return child(args.child, args.steady)
     for workload in args.workloads or ["mlp", "lj"]:
         if workload not in ("mlp", "lj"):
             parser.error(f"no workload {workload!r}: mlp or lj")
-        result = run(workload)
+        result = run(workload, args.steady)
         if args.json:
             print(json.dumps(result))
         else:
