@@ -24,14 +24,20 @@ import threading
 from numba.core import codegen, config, event
 
 _compiling = threading.local()
+_counting: list = []  # the listener counting compiles, once registered
 ACTIVE = os.environ.get("TRANSPILE_LINKED_OPT", "") == "0"
 TAG = "linked-opt-0"  # in the disk cache's index key of code compiled in this mode
+
+
+def depth() -> int:
+    """How many dispatcher compiles are under way on this thread (counted once `count_compiles()` ran)."""
+    return getattr(_compiling, "depth", 0)
 
 
 def nested() -> bool:
     """Whether this mode is on and a function is being compiled now, on this thread (so what compiles next is
     compiled for it)."""
-    return ACTIVE and getattr(_compiling, "depth", 0) > 0
+    return ACTIVE and depth() > 0
 
 
 class _Depth(event.Listener):
@@ -49,7 +55,7 @@ def _once_in_caller(optimize):
 
     @functools.wraps(optimize)
     def optimized(library, *args, **kwargs):
-        if getattr(_compiling, "depth", 0) < 2:
+        if depth() < 2:
             return optimize(library, *args, **kwargs)
         level = config.OPT
         config.OPT = config._OptLevel(0)
@@ -70,9 +76,16 @@ def tag_cache(dispatcher):
         cache._index_key = lambda sig, codegen: (*index_key(sig, codegen), TAG)
 
 
+def count_compiles():
+    """Count the dispatcher compiles under way on each thread, for `depth()` (idempotent)."""
+    if not _counting:
+        _counting.append(_Depth())
+        event.register("numba:compile", _counting[0])
+
+
 def install():
     """In this mode, count compiles and run linked libraries' module passes once, in their caller (idempotent)."""
     if not ACTIVE or getattr(codegen.CPUCodeLibrary._optimize_final_module, "__transpile_linking__", False):
         return
-    event.register("numba:compile", _Depth())
+    count_compiles()
     codegen.CPUCodeLibrary._optimize_final_module = _once_in_caller(codegen.CPUCodeLibrary._optimize_final_module)
