@@ -8,8 +8,8 @@ NumPy functions those helpers serve.  The files with no counterpart in runtime/ 
 lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, pad_computed, pad_rules,
 rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused),
 dicts as records (records), Python numbers and NumPy's type promotion (pynumbers, promotion), memory (memory),
-optimizing linked code once, in its caller (linking), the symbolic zero (zero), what the helpers share (helpers) and
-the helpers not compiled yet (pending).
+optimizing linked code once, in its caller (linking), machine code only when it is asked for (lazy_code), the
+symbolic zero (zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -30,6 +30,7 @@ from . import (  # noqa: F401
     fused,
     helpers,
     index_tricks,
+    lazy_code,
     likeness,
     linalg,
     linalg_batching,
@@ -102,3 +103,4 @@ from .zero import ZERO, ZeroType  # noqa: F401
 
 memory.install()
 linking.install()
+lazy_code.install()

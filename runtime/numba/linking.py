@@ -10,9 +10,10 @@ workloads); but the compiled code is slower (Lennard-Jones forces 2.7x: the call
 helpers), so it is for the test suite (tests/conftest.py), not the default.  Measured with bench/compile_time.py:
 cold compile of the Lennard-Jones jit(grad) 43 -> 30 CPU seconds.
 
-In that mode a generated callee is not written to Numba's disk cache (runtime/numba/promotion.py: only its caller's
-machine code is ever loaded), and a cached caller's index key names the mode, so its code is never served to a
-process that optimizes fully.
+In that mode, and with lazy machine code (runtime/numba/lazy_code.py, the default), a generated callee is not
+written to Numba's disk cache (runtime/numba/promotion.py: only its caller's machine code is ever loaded; saving it
+would make machine code nothing runs).  In that mode a cached caller's index key names the mode, so its code is
+never served to a process that optimizes fully.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from numba.core import codegen, config, event
 _compiling = threading.local()
 _counting: list = []  # the listener counting compiles, once registered
 ACTIVE = os.environ.get("TRANSPILE_LINKED_OPT", "") == "0"
+LAZY_CODE = os.environ.get("TRANSPILE_LAZY_CODE", "") != "0"  # runtime/numba/lazy_code.py
 TAG = "linked-opt-0"  # in the disk cache's index key of code compiled in this mode
 
 
@@ -35,9 +37,10 @@ def depth() -> int:
 
 
 def nested() -> bool:
-    """Whether this mode is on and a function is being compiled now, on this thread (so what compiles next is
-    compiled for it)."""
-    return ACTIVE and depth() > 0
+    """Whether a function is being compiled now, on this thread (so what compiles next is compiled for it), in a
+    mode where what is compiled for it needs no disk cache of its own: this one, or lazy machine code (only the
+    caller's machine code, which has it linked in, is ever loaded)."""
+    return (ACTIVE or LAZY_CODE) and depth() > 0
 
 
 class _Depth(event.Listener):
