@@ -130,3 +130,22 @@ def test_a_second_process_loads_the_caller_and_the_helper_from_numbas_disk_cache
     for run in runs:
         assert run["value"] == pytest.approx((x / np.linalg.norm(x)).sum(), rel=1e-14)
         assert run["direct"] == pytest.approx(np.linalg.norm(x), rel=1e-14)
+
+
+def test_a_recursion_compiled_for_a_caller_finds_its_callee():
+    """Typing a recursive call compiles the function once more; the outer compile's call is left for Numba's runtime
+    linker, which must find the inner one's symbol (in a deferred library) when the caller runs."""
+
+    @numba.njit
+    def power(x, n):
+        if n == 1:
+            return x
+        return x * power(x, n - 1)
+
+    @numba.njit
+    def caller(x):
+        return np.sum(power(x, 4))
+
+    x = np.linspace(0.5, 1.5, 5)
+    assert caller(x) == pytest.approx(np.sum(x**4), rel=1e-14)
+    assert power(x, 3) == pytest.approx(x**3, rel=1e-14)
