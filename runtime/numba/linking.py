@@ -1,14 +1,17 @@
-"""Optionally, code compiled only to be linked into a caller is optimized once, in the caller's module.
+"""Optionally, code compiled only to be linked into a caller is optimized less: the caller's module is, fully.
 
 Numba compiles every helper a function calls (each ``overload`` implementation, each generated callee) as a
 library of its own: it optimizes it at NUMBA_OPT, makes machine code of it, and then links its IR into the caller,
-whose module is optimized again as a whole.  With ``TRANSPILE_LINKED_OPT=0`` in the environment, ``install()``
-runs the module passes of a library finalized while another function is compiling at level 0, so that the whole
-program's module passes run once, in the function compiled for the call from Python.  LLVM keeps IEEE semantics
-at every level (Numba asks for no fast-math here), so the numbers are the same (bit for bit on bench/'s
-workloads); but the compiled code is slower (Lennard-Jones forces 2.7x: the caller inlines less of the unoptimized
-helpers), so it is for the test suite (tests/conftest.py), not the default.  Measured with bench/compile_time.py:
-cold compile of the Lennard-Jones jit(grad) 43 -> 30 CPU seconds.
+whose module is optimized again as a whole.  With ``TRANSPILE_LINKED_OPT=0`` (or 1, 2) in the environment,
+``install()`` runs the module passes of a library finalized while another function is compiling at that level, so
+that the whole program's full module passes run once, in the function compiled for the call from Python.  LLVM
+keeps IEEE semantics at every level (Numba asks for no fast-math here), so the numbers are the same (bit for bit
+on bench/'s workloads).  At level 0 the compiled code is slower (Lennard-Jones forces 2.7x: the caller inlines less
+of the unoptimized helpers), so it is for the test suite (tests/conftest.py), not the default.  Measured with
+bench/compile_time.py: cold compile of the Lennard-Jones jit(grad) 43 -> 30 CPU seconds.  With lazy machine code
+(runtime/numba/lazy_code.py), level 1 took the cold compiles from 31.4 to 27.9 (Lennard-Jones) and 26.9 to 24.7
+(MLP) CPU seconds, level 2 to 29.6 and 25.0, with no steady-speed change the shared machine could resolve (+-10%):
+not the default until a quiet machine says it is within 5%.
 
 In that mode, and with lazy machine code (runtime/numba/lazy_code.py, the default), a generated callee is not
 written to Numba's disk cache (runtime/numba/promotion.py: only its caller's machine code is ever loaded; saving it
@@ -26,9 +29,11 @@ from numba.core import codegen, config, event
 
 _compiling = threading.local()
 _counting: list = []  # the listener counting compiles, once registered
-ACTIVE = os.environ.get("TRANSPILE_LINKED_OPT", "") == "0"
+_LEVELS = {"0": 0, "1": 1, "2": 2}  # below NUMBA_OPT's default 3; "3" (or nothing) is the default mode
+LEVEL = _LEVELS.get(os.environ.get("TRANSPILE_LINKED_OPT", ""))
+ACTIVE = LEVEL is not None
 LAZY_CODE = os.environ.get("TRANSPILE_LAZY_CODE", "") != "0"  # runtime/numba/lazy_code.py
-TAG = "linked-opt-0"  # in the disk cache's index key of code compiled in this mode
+TAG = f"linked-opt-{LEVEL}"  # in the disk cache's index key of code compiled in this mode
 
 
 def depth() -> int:
@@ -54,14 +59,14 @@ class _Depth(event.Listener):
 
 
 def _once_in_caller(optimize):
-    """`optimize` (a CPUCodeLibrary method), at level 0 for a library finalized inside another compile."""
+    """`optimize` (a CPUCodeLibrary method), at LEVEL for a library finalized inside another compile."""
 
     @functools.wraps(optimize)
     def optimized(library, *args, **kwargs):
         if depth() < 2:
             return optimize(library, *args, **kwargs)
         level = config.OPT
-        config.OPT = config._OptLevel(0)
+        config.OPT = config._OptLevel(LEVEL)
         try:
             return optimize(library, *args, **kwargs)
         finally:
