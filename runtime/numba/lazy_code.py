@@ -34,7 +34,6 @@ from numba.core.compiler_lock import global_compiler_lock
 
 from . import linking
 
-_ENV_PREFIX = "_ZN08NumbaEnv"
 _UNRESOLVED = codegen.RuntimeLinker.PREFIX
 
 _deferred_symbols: dict[str, codegen.JITCodeLibrary] = {}  # a symbol defined by a library without machine code
@@ -55,8 +54,11 @@ class _Entry:
 
 
 def _defers(library) -> bool:
-    """Whether `library`'s machine code waits: it is finalized inside another compile, without recursion links."""
-    if not getattr(library, "_transpile_nested", False) or library._codegen._rtlinker._unresolved:
+    """Whether `library`'s machine code waits: a JIT library finalized inside another compile, with no references
+    left for recursion (in it or pending)."""
+    if not isinstance(library, codegen.JITCodeLibrary) or not getattr(library, "_transpile_nested", False):
+        return False
+    if library._codegen._rtlinker._unresolved:
         return False
     return not any(gv.name.startswith(_UNRESOLVED) for gv in library._final_module.global_variables)
 
@@ -82,15 +84,16 @@ def _declared_first(module):
 
 
 def _finalize_final_module(original):
+    """`original`, leaving out the JIT engine for a library that `_defers`."""
+
     def finalize_final_module(library):
         if not _defers(library):
             _declared_first(library._final_module)
             return original(library)
         library._finalize_dynamic_globals()
         library._verify_declare_only_symbols()
-        library._final_module._CPUCodeLibrary__library = weakref.proxy(
-            library
-        )  # as original() does, for the object cache
+        # as original() does: the object cache's hooks find the library through its module
+        library._final_module._CPUCodeLibrary__library = weakref.proxy(library)
         library._transpile_deferred = True
         for fn in library._final_module.functions:
             if not fn.is_declaration:
@@ -101,6 +104,8 @@ def _finalize_final_module(original):
 
 
 def _finalize(original):
+    """`original`, noting first whether the library is finalized inside another compile."""
+
     def finalize(library):
         library._transpile_nested = linking.depth() >= 2
         return original(library)
@@ -109,6 +114,8 @@ def _finalize(original):
 
 
 def _finalize_specific(original):
+    """`original`, then the deferred callees of a recursion it leaves unresolved and the environments it defines."""
+
     def finalize_specific(library):
         original(library)
         for name in list(library._codegen._rtlinker._unresolved):  # a recursion's callee defined by a deferred one
@@ -122,6 +129,8 @@ def _finalize_specific(original):
 
 
 def _compiling_first(original):
+    """`original`, after making the library's machine code if it waits."""
+
     def method(library, *args, **kwargs):
         library._ensure_finalized()
         make_machine_code(library)
@@ -131,6 +140,8 @@ def _compiling_first(original):
 
 
 def _get_executable(original):
+    """`original`, or for a library whose machine code waits, an entry point calling the trampoline."""
+
     def get_executable(context, library, fndesc, env):
         library._ensure_finalized()
         if not getattr(library, "_transpile_deferred", False):
