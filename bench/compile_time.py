@@ -6,7 +6,10 @@ optimization, machine code) are timed exclusively: a pass that compiles another 
 compiles it) is charged only for its own time.  What the first call spends outside Numba's compiler is "transpile"
 (AST work, module text, ruff, dispatch).
 
-    .venv/bin/python bench/compile_time.py [mlp] [lj] [--helpers 15] [--json] [--backend numba-kernels]
+    .venv/bin/python bench/compile_time.py [mlp] [lj] [--helpers 15] [--json] [--backend numba-kernels] [--steady 20]
+
+With --steady N, the child also times the compiled code: the median of N calls after ten (bench/bench_jit.py's
+`steady`), so that a change to how code is compiled shows its cost in speed in the same run.
 
 Environment variables such as NUMBA_OPT pass through to the child processes, so `NUMBA_OPT=0 ... compile_time.py`
 measures another optimization level.
@@ -75,8 +78,9 @@ def _category(pass_name):
     return "numba other passes"
 
 
-def child(workload, backend):
-    """Run one workload cold in this process, under jit's `backend`, and print its timings as JSON."""
+def child(workload, backend, repeats=0):
+    """Run one workload cold in this process, under jit's `backend`, and print its timings as JSON (and its steady
+    speed, if `repeats`)."""
     start = now()
     sys.path.insert(0, HERE)
     import numba
@@ -114,6 +118,11 @@ def child(workload, backend):
     numba_seconds = sum(clock.totals.values())
     then = now()
     fun(*args)
+    second = now() - then
+    if repeats:
+        from bench_jit import steady
+
+        steady_seconds = steady(lambda: fun(*args), repeats)
     result = {
         "workload": workload,
         "backend": backend,
@@ -121,25 +130,27 @@ def child(workload, backend):
         "import": imported,
         "first_call": total,
         "first_call_wall": wall,
-        "second_call": now() - then,
+        "second_call": second,
         "transpile and dispatch": total - numba_seconds,
         **clock.totals,
         "functions compiled": sum(compiled.values()),
         "helpers": clock.owners.most_common(),
         "compiled by name": compiled.most_common(),
     }
+    if repeats:
+        result["steady"] = steady_seconds
     print(json.dumps(result))
 
 
-def run(workload, backend="numba"):
+def run(workload, backend="numba", repeats=0):
     """The child's timings, measured in a new process with empty caches."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
         env["TRANSPILE_CACHE_DIR"] = os.path.join(cache, "transpile")
-        env["TRANSPILE_JIT_COMPILE"] = "block"  # the first call compiles (not in the background, running NumPy)
+        env.setdefault("TRANSPILE_JIT_COMPILE", "block")  # the first call compiles, on this thread
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
         out = subprocess.run(
-            [sys.executable, __file__, "--child", workload, "--backend", backend],
+            [sys.executable, __file__, "--child", workload, "--backend", backend, "--steady", str(repeats)],
             env=env,
             capture_output=True,
             text=True,
@@ -156,6 +167,8 @@ def report(result, helpers):
         f"first call {result['first_call']:.2f} CPU s "
         f"({result['first_call_wall']:.2f} s wall), second call {result['second_call'] * 1e3:.1f} ms"
     )
+    if "steady" in result:
+        print(f"  steady call (median)     {result['steady'] * 1e3:7.2f} ms")
     keys = ["transpile and dispatch", "numba typing", "numba other passes", "numba lowering"]
     keys += ["llvm function passes", "llvm module passes", "llvm machine code"]
     for key in keys:
@@ -176,14 +189,15 @@ def main():
     parser.add_argument("--helpers", type=int, default=15, help="how many functions to list")
     parser.add_argument("--json", action="store_true", help="print the raw timings as JSON")
     parser.add_argument("--backend", default="numba", help="jit's backend (numba, numba-kernels)")
+    parser.add_argument("--steady", type=int, default=0, help="also time this many calls of the compiled code")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.child, args.backend)
+        return child(args.child, args.backend, args.steady)
     for workload in args.workloads or ["mlp", "lj"]:
         if workload not in ("mlp", "lj"):
             parser.error(f"no workload {workload!r}: mlp or lj")
-        result = run(workload, args.backend)
+        result = run(workload, args.backend, args.steady)
         if args.json:
             print(json.dumps(result))
         else:

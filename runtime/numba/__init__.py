@@ -9,7 +9,8 @@ lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, 
 rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused)
 and their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers
 and NumPy's type promotion (pynumbers, promotion), memory (memory), optimizing linked code once, in its caller
-(linking), the symbolic zero (zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
+(linking), machine code only when it is asked for (lazy_code), the symbolic zero (zero), what the helpers share
+(helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -30,6 +31,7 @@ from . import (  # noqa: F401
     fused,
     helpers,
     index_tricks,
+    lazy_code,
     likeness,
     linalg,
     linalg_batching,
@@ -102,3 +104,4 @@ from .zero import ZERO, ZeroType  # noqa: F401
 
 memory.install()
 linking.install()
+lazy_code.install()

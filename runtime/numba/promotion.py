@@ -99,8 +99,9 @@ class NumpyDispatcher(CPUDispatcher):
         return super().__call__(*map(python_numbers, args), **{k: python_numbers(v) for k, v in kwargs.items()})
 
     def compile(self, sig):
-        """With TRANSPILE_LINKED_OPT=0, a function compiled for its caller (a generated callee) skips the disk
-        cache: only the caller's machine code, which has the callee's linked in, is loaded (see linking.py)."""
+        """A function compiled for its caller (a generated callee) skips the disk cache (with lazy machine code, the
+        default, or TRANSPILE_LINKED_OPT=0): only the caller's machine code, which has the callee's linked in, is
+        loaded (see linking.py)."""
         if not linking.nested() or isinstance(self._cache, NullCache):
             return super().compile(sig)
         cache, self._cache = self._cache, NullCache()
