@@ -101,6 +101,8 @@ def _rank(ty):
 class _Plan:
     lines: list
     scope: dict
+    checked: int = 0  # lines[:checked] find the space's shape, __n0, __n1, ..., and refuse shapes not covered
+    space: int = 0
 
 
 class _Writer:
@@ -261,7 +263,8 @@ def _plan(block, argtypes, stmt_types):
         stores.append(f"{out}[{', '.join(f'__i{d}' for d in range(space - r, space))},] = {name}")
         w.results[name] = out
     w.shape_inputs += [n for n in w.value_inputs if w.is_array[n] and w.rank[n] > 0]
-    return _Plan(_nest(w, stores), w.scope)
+    lines = _nest(w, stores)
+    return _Plan(lines, w.scope, lines.index(_REFUSE) + 1, w.space)
 
 
 def _expanded(w, s, assigned):
@@ -292,6 +295,9 @@ class ShapesNotFused(Exception):
 
 
 SHAPES_NOT_FUSED = "operand shapes a fused loop nest does not cover; jit reruns the call without fusion"
+
+
+_REFUSE = "    raise ShapesNotFused(SHAPES_NOT_FUSED)"
 
 
 def _nest(w, stores):
@@ -329,7 +335,7 @@ def _nest(w, stores):
     if w.stored_outside:  # with no iteration of the outer loops, a value stored inside them would stay unwritten
         empty = " or ".join(f"__n{d} == 0" for d in range(w.stored_outside))
         lines += [f"if {empty}:", "    __fits = False"]
-    lines += ["if not __fits:", "    raise ShapesNotFused(SHAPES_NOT_FUSED)"]
+    lines += ["if not __fits:", _REFUSE]
     for name in dict.fromkeys(w.value_inputs):
         if w.is_array[name]:
             q, a = w.index[name], w.arg(name)
