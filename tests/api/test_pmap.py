@@ -274,3 +274,29 @@ def test_a_device_that_never_comes_times_out(monkeypatch):
 
     with pytest.raises(devices.CollectiveTimeout, match="waited 0.3 s"):
         within(20, tp.pmap(late, axis_name="i"), np.arange(2.0))
+
+
+def compiled_collectives(x, k):
+    perm = ((0, 1), (1, 0))
+    return (
+        tp.psum(x, "i"),
+        tp.pmean(x, "i"),
+        tp.pmax(x, "i"),
+        tp.pmin(x, "i"),
+        tp.all_gather(x, "i"),
+        tp.axis_index("i") * 1.0,
+        tp.ppermute(x, "i", perm),
+        tp.psum(k, "i"),
+    )
+
+
+def test_jit_inside_pmap_compiles_the_collectives():
+    x, k = rng.normal(size=(3, 2, 3)).astype(np.float32), np.arange(3.0)
+    compiled = tp.jit(compiled_collectives, compile="block")
+    got = within(120, tp.pmap(compiled, axis_name="i"), x, k)
+    stats = compiled.stats()
+    assert stats["compiled"] + stats["loaded"] >= 1 and stats["numpy_tier"] == 0  # Numba's code ran
+    want = tp.vmap(compiled_collectives, axis_name="i")(x, k)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)

@@ -2,8 +2,9 @@
 
 Called, a pmap runs the function on each slice on its own device thread (runtime/devices.py), and its collectives
 meet between the threads.  Met by a transform (grad, vmap, jit, an enclosing pmap's transforms), it is the vmap
-with the same axis name, which computes the same numbers: the transform batches or differentiates that.  The
-function runs as NumPy code on each device; it is not compiled with Numba yet.
+with the same axis name, which computes the same numbers: the transform batches or differentiates that.  Each
+device runs the function as given: NumPy code, or compiled code for tp.pmap(tp.jit(f)), whose collectives call back
+to Python (runtime/numba/collectives.py).  pmap does not compile the function itself yet.
 """
 
 from __future__ import annotations
@@ -164,8 +165,9 @@ class Parallel(Vectorized):
 @api_boundary
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, backend=None):
     """`fun` mapped over the leading axis of its arguments, one slice per device, with collectives between the
-    devices over `axis_name` (JAX's pmap).  Each device runs `fun` as NumPy code on its own thread; under a
-    transform (grad, vmap, ...) a pmap is the vmap with the same axis name."""
+    devices over `axis_name` (JAX's pmap).  Each device runs `fun` as given on its own thread: NumPy code, or
+    Numba's for `tp.pmap(tp.jit(f))` (its collectives call back to Python in numba.objmode, and the compiled code
+    holds the GIL); under a transform (grad, vmap, ...) a pmap is the vmap with the same axis name."""
     fun = as_function(fun)
     if is_unbound(fun):
         raise TranspileError(
