@@ -300,3 +300,36 @@ def test_jit_inside_pmap_compiles_the_collectives():
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def predict(params, inputs):
+    for W, b in params:
+        outputs = np.dot(inputs, W) + b
+        inputs = np.tanh(outputs)
+    return outputs
+
+
+def mlp_loss(params, inputs, targets):
+    return np.mean((predict(params, inputs) - targets) ** 2)
+
+
+def data_parallel_step(params, inputs, targets):
+    grads = tp.grad(mlp_loss)(params, inputs, targets)
+    return [(W - 0.1 * tp.pmean(dW, "i"), b - 0.1 * tp.pmean(db, "i")) for (W, b), (dW, db) in zip(params, grads)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_data_parallel_steps_equal_the_full_batch_step(n):
+    sizes = [3, 5, 2]
+    params = [(rng.normal(size=(m, k)), rng.normal(size=k)) for m, k in zip(sizes[:-1], sizes[1:])]
+    x, y = rng.normal(size=(8, 3)), rng.normal(size=(8, 2))
+    shards = (x.reshape(n, 8 // n, 3), y.reshape(n, 8 // n, 2))
+    step = tp.pmap(data_parallel_step, axis_name="i", in_axes=(None, 0, 0), out_axes=None)
+    full = tp.grad(mlp_loss)
+    for _ in range(3):
+        got = within(60, step, params, *shards)  # out_axes=None: every device holds the same bits
+        want = [(W - 0.1 * dW, b - 0.1 * db) for (W, b), (dW, db) in zip(params, full(params, x, y))]
+        for (gW, gb), (wW, wb) in zip(got, want):
+            np.testing.assert_allclose(gW, wW, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(gb, wb, rtol=1e-12, atol=1e-15)
+        params = got
