@@ -41,12 +41,15 @@ def _unbound(what, axis_name):
 
 
 def _gathered(what, x, axis_name):
-    """Every device's x, in device order, from the pmap over `axis_name` this thread runs in (runtime/devices.py)."""
+    """Every device's x stacked in device order, from the pmap over `axis_name` this thread runs in
+    (runtime/devices.py); the stack is shared by the devices: read it, never write into it."""
     found = devices.bound(axis_name)
     if found is None:
         _unbound(what[0], axis_name)
+    if isinstance(x, (tuple, list, dict)):
+        raise TypeError(f"{what[0]} between pmap's devices takes an array or a number, not a {type(x).__name__}")
     group, index, inner = found
-    return np.stack([asarray(v) for v in group.exchange(index, what, asarray(x), inner)])
+    return group.exchange(index, what, asarray(x), inner)
 
 
 def psum(x, axis_name):
@@ -68,7 +71,7 @@ def pmin(x, axis_name):
 
 def all_gather(x, axis_name):
     """Every example's x, stacked along a new leading axis."""
-    return _gathered(("all_gather",), x, axis_name)
+    return _gathered(("all_gather",), x, axis_name).copy()
 
 
 def axis_index(axis_name):

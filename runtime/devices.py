@@ -113,9 +113,10 @@ class Group:
         self._cond = threading.Condition()
         # keyed by the device's place in the pmaps nested inside this one (a collective over this axis inside an
         # inner pmap meets the devices at the same inner place): the collectives each device has entered, each
-        # round's [(what, value) or None per device], and how many devices have read a round
+        # round's [(what, value) or None per device], its outcome, and how many devices have read a round
         self._rounds = {}
         self._slots = {}
+        self._outcomes = {}  # round -> the stacked values, or why the devices disagree
         self._read = {}
         self._returned = [False] * self.size
         self.failed = None  # (index, exception) of the first device that raised
@@ -136,16 +137,20 @@ class Group:
             self._cond.notify_all()
 
     def exchange(self, index, what, value, inner=()):
-        """Every device's (what, value) of this device's next collective, once all have deposited theirs (`inner`:
-        the caller's indices in pmaps nested inside this one's device `index`)."""
+        """Every device's value of this device's next collective, stacked in device order, once all have deposited
+        theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`).  The stack is made
+        by the last device to arrive, before any is released: a device that then writes into its own array changes
+        nobody's result.  Every device gets the same stack: copy it before handing it out."""
         with self._cond:
             turn = (inner, self._rounds.get((inner, index), 0))
             self._rounds[inner, index] = turn[1] + 1
             slots = self._slots.setdefault(turn, [None] * self.size)
             slots[index] = (what, value)
+            if all(s is not None for s in slots):
+                self._outcomes[turn] = self._combined(slots)
             self._cond.notify_all()
             deadline = time.monotonic() + self.timeout
-            while any(s is None for s in slots):
+            while turn not in self._outcomes:
                 if self.failed is not None:
                     raise _Stopped
                 gone = [k for k, s in enumerate(slots) if s is None and self._returned[k]]
@@ -162,24 +167,27 @@ class Group:
                         f"for device(s) {waiting}, which did not call it (${TIMEOUT_ENV_VAR} sets the timeout)"
                     )
                 self._cond.wait(left)
-            entries = list(slots)
+            outcome = self._outcomes[turn]
             self._read[turn] = self._read.get(turn, 0) + 1
             if self._read[turn] == self.size:
-                del self._slots[turn], self._read[turn]
-        kinds = {w for w, _ in entries}
-        if len(kinds) > 1:
+                del self._slots[turn], self._read[turn], self._outcomes[turn]
+        if isinstance(outcome, str):
+            raise CollectiveError(outcome)
+        return outcome
+
+    def _combined(self, entries):
+        """The devices' values stacked, or what makes them disagree (collectives, shapes or dtypes)."""
+        if len({w for w, _ in entries}) > 1:
             called = ", ".join(f"device {k} {' '.join(map(str, w))}" for k, (w, _) in enumerate(entries))
-            raise CollectiveError(
-                f"the devices called different collectives over axis_name={self.axis_name!r}: {called}"
-            )
+            return f"the devices called different collectives over axis_name={self.axis_name!r}: {called}"
         values = [v for _, v in entries]
-        forms = {_describe(v) for v in values}
-        if len(forms) > 1:
+        if len({_describe(v) for v in values}) > 1:
             each = ", ".join(f"device {k} has {_describe(v)}" for k, v in enumerate(values))
-            raise CollectiveError(
-                f"{what[0]} over axis_name={self.axis_name!r}: the devices' values differ in shape or dtype: {each}"
+            return (
+                f"{entries[0][0][0]} over axis_name={self.axis_name!r}: the devices' values differ in shape or "
+                f"dtype: {each}"
             )
-        return values
+        return np.stack(values)
 
 
 _local = threading.local()

@@ -165,3 +165,26 @@ def test_the_timeout_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv(devices.TIMEOUT_ENV_VAR, "-1")
     with pytest.raises(ValueError, match="positive number of seconds"):
         devices.collective_timeout()
+
+
+def test_a_device_writing_into_its_arrays_changes_no_other_result():
+    def body(x, k):
+        gathered = tp.all_gather(x, "i")
+        total = tp.psum(x, "i")
+        x[:] = -1.0  # its own slice, after the collectives: the others' results must not see it
+        gathered[k] = 100.0  # and its own copy of the gathered values
+        time.sleep(0.05)
+        return gathered, total
+
+    xs = [np.full(3, float(k)) for k in range(3)]
+    results = on_devices(body, [(x.copy(), k) for k, x in enumerate(xs)])
+    for k, (gathered, total) in enumerate(results):
+        want = np.stack(xs)
+        want[k] = 100.0
+        np.testing.assert_array_equal(gathered, want)
+        np.testing.assert_array_equal(total, np.full(3, 3.0))
+
+
+def test_containers_are_refused_by_name():
+    with pytest.raises(TypeError, match="psum between pmap's devices takes an array or a number, not a tuple"):
+        on_devices(lambda x: tp.psum((x, x), "i"), [(1.0,), (2.0,)])
