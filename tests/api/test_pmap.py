@@ -234,6 +234,17 @@ def test_too_many_slices():
         within(20, tp.pmap(normalize, axis_name="i"), np.ones(5))
 
 
+def test_bad_mapped_axes():
+    with pytest.raises(tp.TranspileError, match="inconsistent sizes for the mapped axis"):
+        tp.pmap(lambda a, b: a + b)(np.ones(2), np.ones(3))
+    with pytest.raises(tp.TranspileError, match="the mapped axis of `x` is empty"):
+        tp.pmap(normalize, axis_name="i")(np.ones((0, 2)))
+    with pytest.raises(tp.TranspileError, match="at least one mapped argument"):
+        tp.pmap(normalize, axis_name="i", in_axes=None)(np.ones(2))
+    with pytest.raises(tp.TranspileError, match="in_axes 2 is out of range for `x`"):
+        tp.pmap(normalize, axis_name="i", in_axes=2)(np.ones((2, 2)))
+
+
 def test_devices_and_backend():
     two = tp.devices()[2:]
     got = within(20, tp.pmap(normalize, axis_name="i", devices=two), np.array([1.0, 3.0]))

@@ -143,9 +143,11 @@ class Parallel(Vectorized):
                         caller_location() or def_location(self.user_fun),
                     )
                 sizes.setdefault(np.shape(leaf)[axis], what)
-        if len(sizes) != 1:
+        if len(sizes) != 1 or 0 in sizes:
             problem = (
                 "inconsistent sizes for the mapped axis: " + ", ".join(f"`{w}` has {n}" for n, w in sizes.items())
+                if len(sizes) > 1
+                else f"the mapped axis of `{sizes[0]}` is empty: a pmap needs at least one slice"
                 if sizes
                 else "pmap needs at least one mapped argument (an in_axes entry that is not None)"
             )
