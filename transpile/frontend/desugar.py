@@ -396,6 +396,13 @@ class _FunctionDesugarer:
 
         def visit(stmts):
             for stmt in stmts:
+                if isinstance(stmt, gast.FunctionDef) and stmt.decorator_list:  # lifting would drop it
+                    self.error(
+                        stmt.decorator_list[0],
+                        "a decorator on a nested function is not supported in transformed code (`@tp.vmap` or "
+                        "`@tp.pmap` there would be ignored)",
+                        "define the decorated function at module level and pass it the values it uses",
+                    )
                 if isinstance(stmt, gast.FunctionDef):
                     self._lift(stmt.name, stmt)
                 elif (
