@@ -1241,6 +1241,11 @@ class _FunctionDesugarer:
             expr = expr.value
         return isinstance(expr, gast.Name) and expr.id not in self.locals
 
+    def _is_free_array(self, expr):
+        """Whether a free name or chain holds an array (a global's or a closure's: `y.sum()` on a captured `y`)."""
+        ok, obj, _, _ = self._resolve_chain(expr)
+        return ok and isinstance(obj, (np.ndarray, np.generic))
+
     def _resolve_chain(self, expr):
         """Resolve `np.linalg.norm`-style chains rooted at a free name; (ok, obj, reader, path)."""
         attrs = []
@@ -1414,7 +1419,11 @@ class _FunctionDesugarer:
                 self.error(k.value, "`**kwargs` in calls is not supported", "pass keyword arguments by name")
         resolved = self._super_method(func)  # super().method(x) in a method
         # method call on a local value: x.sum(axis=0)
-        if resolved is None and isinstance(func, gast.Attribute) and not self._is_free_chain(func.value):
+        if (
+            resolved is None
+            and isinstance(func, gast.Attribute)
+            and (not self._is_free_chain(func.value) or self._is_free_array(func.value))
+        ):
             m = registry.method(func.attr)
             if m is None:
                 self.error(func, f"method `.{func.attr}()` is not supported", _method_hint(func.attr))
