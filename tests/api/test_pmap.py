@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
 
 import numpy as np
 import pytest
@@ -57,6 +58,21 @@ def test_the_seeds_normalize():
     got = within(20, tp.pmap(normalize, axis_name="i"), np.arange(4.0, dtype=np.float32))
     np.testing.assert_array_equal(got, np.array([0.0, 0.16666667, 0.33333334, 0.5], np.float32))
     assert got.dtype == np.float32
+
+
+@partial(tp.pmap, axis_name="i")
+def normalized(x):
+    return x / tp.psum(x, "i")
+
+
+def test_the_seeds_decorator_spelling_called_and_differentiated():
+    x = np.arange(1.0, 5.0)
+    np.testing.assert_allclose(within(20, normalized, x), x / x.sum(), rtol=1e-15)
+
+    def weighted(v):
+        return np.sum(normalized(v) * np.arange(4.0))
+
+    np.testing.assert_allclose(tp.grad(weighted)(x), central(weighted, x), rtol=1e-6)
 
 
 def test_the_seeds_matmul_and_mean_over_a_stack():
