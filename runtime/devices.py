@@ -230,13 +230,14 @@ def run_on_devices(fn, per_device, axis_name, devices, timeout):
     group = Group(axis_name, devices, timeout)
     outer = _stack()
     results = [None] * group.size
+    stopped = []  # devices stopped by a failure: of this group, or of an enclosing one (then this device stops too)
 
     def work(index):
         _local.stack = outer + [(axis_name, group, index)]
         try:
             results[index] = fn(*per_device[index])
         except _Stopped:
-            pass
+            stopped.append(index)
         except BaseException as exc:  # noqa: BLE001  (re-raised by the caller)
             group.fail(index, exc)
         finally:
@@ -261,4 +262,6 @@ def run_on_devices(fn, per_device, axis_name, devices, timeout):
         index, exc = group.failed
         exc.add_note(f"raised on {group.where(index)}")
         raise exc
+    if stopped:
+        raise _Stopped
     return results

@@ -188,3 +188,21 @@ def test_a_device_writing_into_its_arrays_changes_no_other_result():
 def test_containers_are_refused_by_name():
     with pytest.raises(TypeError, match="psum between pmap's devices takes an array or a number, not a tuple"):
         on_devices(lambda x: tp.psum((x, x), "i"), [(1.0,), (2.0,)])
+
+
+def test_a_failure_outside_stops_the_devices_of_a_pmap_inside():
+    def inner(v, j):
+        if j == 0:
+            return tp.psum(v, "i")  # meets the other outer device, which fails
+        return v
+
+    def outer(row, i):
+        if i == 1:
+            raise KeyError("outer device one")
+        return devices.run_on_devices(inner, [(v, j) for j, v in enumerate(row)], "j", devices.devices()[:2], 5.0)
+
+    start = time.monotonic()
+    with pytest.raises(KeyError, match="outer device one") as info:
+        on_devices(outer, [(np.ones(2), 0), (np.ones(2), 1)])
+    assert time.monotonic() - start < 4.0
+    assert "device 1 (CpuDevice(id=1)) of the pmap over axis_name='i'" in "".join(info.value.__notes__)
