@@ -98,7 +98,7 @@ KINDS = {
             jacobians.hessian_returns,
         ),
         Kind("vmap", vmap.vmap, describe=vmap.written_entry),  # its subcommand has options of its own (cli.py)
-        Kind("pmap", pmap.pmap, written=False),  # the CLI writes its vmap
+        Kind("pmap", pmap.pmap, written=False),  # the CLI refuses it and suggests its vmap (cli.NOT_IMPLEMENTED)
         Kind("linearize", forward.linearize, written=False),
         Kind("jit", jit.jit, written=False),  # outermost only, in the CLI's `emit` and `jit`
     )
