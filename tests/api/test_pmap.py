@@ -161,6 +161,12 @@ def test_static_broadcasted_argnums():
     got = within(20, tp.pmap(power, static_broadcasted_argnums=(1,)), np.arange(4.0), 3)
     np.testing.assert_array_equal(got, np.arange(4.0) ** 3)
 
+    def total(x):
+        return np.sum(tp.pmap(power, static_broadcasted_argnums=(1,))(x, 3))
+
+    x = np.arange(1.0, 4.0)
+    np.testing.assert_allclose(tp.grad(total)(x), central(total, x), rtol=1e-6)
+
 
 def energy(x):
     return np.sum(tp.pmap(normalize, axis_name="i")(x) ** 2 * np.arange(4.0))
