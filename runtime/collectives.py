@@ -1,12 +1,14 @@
-"""Collectives over a named mapped axis (psum, pmean, ...): what they compute inside vmap.
+"""Collectives over a named mapped axis (psum, pmean, ...): what they compute inside vmap, and between the
+devices of a pmap (runtime/devices.py: the threads of a pmap call exchange their values).
 
-Called outside any vmap with that axis name they have nothing to reduce over, and say so.
+Called outside any vmap or pmap with that axis name they have nothing to reduce over, and say so.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import devices
 from .namespace import array, array_namespace, asarray
 
 __all__ = [
@@ -28,45 +30,65 @@ __all__ = [
 
 
 class UnboundAxisError(NameError):
-    """A collective named an axis that no enclosing vmap maps over."""
+    """A collective named an axis that no enclosing vmap or pmap maps over."""
 
 
 def _unbound(what, axis_name):
     raise UnboundAxisError(
-        f"{what}: no enclosing vmap has axis_name={axis_name!r}; call it inside tp.vmap(..., axis_name={axis_name!r})"
+        f"{what}: no enclosing vmap or pmap has axis_name={axis_name!r}; call it inside "
+        f"tp.vmap(..., axis_name={axis_name!r}) or tp.pmap(..., axis_name={axis_name!r})"
     )
+
+
+def _gathered(what, x, axis_name):
+    """Every device's x stacked in device order, from the pmap over `axis_name` this thread runs in
+    (runtime/devices.py); the stack is shared by the devices: read it, never write into it."""
+    found = devices.bound(axis_name)
+    if found is None:
+        _unbound(what[0], axis_name)
+    if isinstance(x, (tuple, list, dict)):
+        raise TypeError(f"{what[0]} between pmap's devices takes an array or a number, not a {type(x).__name__}")
+    group, index, inner = found
+    return group.exchange(index, what, asarray(x), inner)
 
 
 def psum(x, axis_name):
     """The sum of x over every example of the mapped axis `axis_name`."""
-    _unbound("psum", axis_name)
+    return np.sum(_gathered(("psum",), x, axis_name), axis=0)
 
 
 def pmean(x, axis_name):
-    _unbound("pmean", axis_name)
+    return np.mean(_gathered(("pmean",), x, axis_name), axis=0)
 
 
 def pmax(x, axis_name):
-    _unbound("pmax", axis_name)
+    return np.max(_gathered(("pmax",), x, axis_name), axis=0)
 
 
 def pmin(x, axis_name):
-    _unbound("pmin", axis_name)
+    return np.min(_gathered(("pmin",), x, axis_name), axis=0)
 
 
 def all_gather(x, axis_name):
     """Every example's x, stacked along a new leading axis."""
-    _unbound("all_gather", axis_name)
+    return _gathered(("all_gather",), x, axis_name).copy()
 
 
 def axis_index(axis_name):
     """This example's position along the mapped axis."""
-    _unbound("axis_index", axis_name)
+    found = devices.bound(axis_name)
+    if found is None:
+        _unbound("axis_index", axis_name)
+    return np.arange(found[0].size)[found[1]]  # as vmap's: an element of np.arange
 
 
 def ppermute(x, axis_name, perm):
     """x sent from example `src` to example `dst` for each (src, dst) in perm; zeros where none arrives."""
-    _unbound("ppermute", axis_name)
+    perm = tuple((int(src), int(dst)) for src, dst in perm)
+    values = _gathered(("ppermute", perm), x, axis_name)
+    found = devices.bound(axis_name)
+    sources = [src for src, dst in perm if dst == found[1]]
+    return values[sources[-1]].copy() if sources else np.zeros_like(values[0])  # the last pair wins, as in vmap
 
 
 def psum_batched(x, batched, size):

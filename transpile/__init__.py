@@ -3,9 +3,30 @@
 __version__ = "0.1.0"
 
 from runtime.collectives import all_gather, axis_index, pmax, pmean, pmin, ppermute, psum  # noqa: E402
+from runtime.devices import (  # noqa: E402
+    device_count,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
 
 from . import tree_util  # noqa: E402
-from .api import grad, hessian, jacfwd, jacrev, jit, jvp, linearize, source, value_and_grad, vjp, vmap  # noqa: E402
+from .api import (  # noqa: E402
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jit,
+    jvp,
+    linearize,
+    pmap,
+    source,
+    value_and_grad,
+    vjp,
+    vmap,
+)
 from .custom import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient  # noqa: E402
 from .errors import TranspileError  # noqa: E402
 
@@ -19,6 +40,13 @@ __all__ = [
     "axis_index",
     "ppermute",
     "vmap",
+    "pmap",
+    "devices",
+    "local_devices",
+    "device_count",
+    "local_device_count",
+    "process_index",
+    "process_count",
     "custom_jvp",
     "custom_vjp",
     "checkpoint",

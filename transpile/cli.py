@@ -45,7 +45,7 @@ from .errors import TranspileError
 TRANSFORMS = catalog.written()
 SUBCOMMANDS = {KINDS[name].subcommand: name for name in TRANSFORMS if KINDS[name].description}
 NOT_IMPLEMENTED = {
-    "pmap": "no issue yet; it will build on the collectives of issue 4",
+    "pmap": "issue 18: tp.pmap runs in Python on device threads; write its vmap, `vmap(f, axis_name=...)`",
 }
 
 

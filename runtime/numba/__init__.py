@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     adjoint,
     batching,
     batching_parts,
+    collectives,
     constructors,
     copies,
     decompositions,

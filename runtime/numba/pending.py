@@ -7,7 +7,7 @@ calls it, and calls any other helper that Numba cannot type an internal error.
 
 from __future__ import annotations
 
-_COLLECTIVES = "collectives over a named vmap axis are not compiled yet"
+_COLLECTIVES = "collectives over a named vmap axis are not compiled yet; between pmap's devices they are"
 _PER_EXAMPLE_RANGES = "vmap of a `for` loop whose range differs per example is not compiled yet"
 _CONTAINER_WRITES = "writing into a tuple, list or dict item (and its derivatives) is not compiled yet"
 _PYTHON_SIDE = "run by the API around compiled code, or by other helpers, never by generated code"
@@ -15,8 +15,7 @@ _PYTHON_SIDE = "run by the API around compiled code, or by other helpers, never 
 NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
-            "psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "psum_batched",
-            "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
+            "psum_batched", "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
             "ppermute_batched", "spread_batched", "extreme_batched_vjp", "gathered_vjp", "inverse_perm",
         ],
         _COLLECTIVES,

@@ -222,3 +222,18 @@ def test_jit_fallback_runs_the_numpy_code_with_its_own_constants():
         with pytest.warns(JitFallbackWarning):
             got = tp.jit(g, fallback="numpy")(x16)
         np.testing.assert_allclose(got, c * c * np.cos(c * x16.astype(float)), rtol=2e-3)
+
+
+def make_scaled(w):
+    def f(x):
+        return np.sum(x * w.sum() + w.max())  # methods of a captured array
+
+    return f
+
+
+def test_methods_of_a_captured_array():
+    x = np.linspace(0.0, 1.0, 4)
+    for w in (np.arange(3.0), np.array([2.0, -5.0])):
+        f = make_scaled(w)
+        np.testing.assert_allclose(tp.grad(f)(x), np.full(4, w.sum()))
+        np.testing.assert_allclose(tp.value_and_grad(f)(x)[0], np.sum(x * w.sum() + w.max()))

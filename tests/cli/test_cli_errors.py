@@ -152,7 +152,7 @@ def test_bad_transform_expressions(expression, fragment):
     assert_error(code, err, fragment)
 
 
-@pytest.mark.parametrize("command, issue", [("pmap", "no issue yet")])
+@pytest.mark.parametrize("command, issue", [("pmap", "issue 18")])
 def test_pmap_subcommand_says_it_is_not_implemented(command, issue):
     code, out, err = run_cli([command, "samples/mlp.py:loss"])
     assert_error(code, err, f"`{command}` is not implemented yet ({issue}")

@@ -93,6 +93,19 @@ def two_args(x, n):
     return np.sum(x) * n
 
 
+def decorated_nested(x):
+    @tp.vmap
+    def row_total(z):
+        return np.sum(z) * z[0]
+
+    return np.sum(row_total(x) ** 2)
+
+
+def test_a_decorated_nested_function_is_rejected():
+    # lifted as a plain function, it summed the whole matrix: grad and jit gave the numbers of another function
+    expect_error(decorated_nested, (X,), "tp.vmap", "a decorator on a nested function is not supported")
+
+
 def test_try_is_rejected():
     expect_error(uses_try, (X,), "try:", "`try` blocks are not supported")
 

@@ -198,6 +198,14 @@ def test_collectives_against_numpy():
         normalize(x)
 
 
+def test_a_collective_over_the_outer_axis_inside_an_inner_vmap():
+    x = rng.random((2, 3)) + 0.5
+    over_rows = tp.vmap(tp.vmap(lambda v: tp.psum(v, "i"), axis_name="j"), axis_name="i")
+    np.testing.assert_allclose(over_rows(x), np.broadcast_to(x.sum(axis=0), x.shape))
+    both = tp.vmap(tp.vmap(lambda v: v / tp.psum(v, "i") + tp.pmax(v, "j"), axis_name="j"), axis_name="i")
+    np.testing.assert_allclose(both(x), x / x.sum(axis=0) + x.max(axis=1, keepdims=True))
+
+
 def normalized_energy(x):
     return np.sum(tp.vmap(normalize, axis_name="i")(x) ** 2)
 

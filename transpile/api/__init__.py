@@ -6,6 +6,7 @@ from .common import generated_function, source
 from .forward import jvp, linearize, tangent_entry
 from .jacobians import hessian, jacfwd, jacrev
 from .jit import jit
+from .pmap import pmap
 from .reverse import grad, value_and_grad, vjp
 from .unbound import is_unbound
 from .vmap import vmap
@@ -13,6 +14,7 @@ from .vmap import vmap
 __all__ = [
     "jit",
     "vmap",
+    "pmap",
     "grad",
     "value_and_grad",
     "vjp",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import described, forward, jacobians, jit, reverse, vmap
+from . import described, forward, jacobians, jit, pmap, reverse, vmap
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,7 @@ KINDS = {
             jacobians.hessian_returns,
         ),
         Kind("vmap", vmap.vmap, describe=vmap.written_entry),  # its subcommand has options of its own (cli.py)
+        Kind("pmap", pmap.pmap, written=False),  # the CLI refuses it and suggests its vmap (cli.NOT_IMPLEMENTED)
         Kind("linearize", forward.linearize, written=False),
         Kind("jit", jit.jit, written=False),  # outermost only, in the CLI's `emit` and `jit`
     )

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import os
 import subprocess
+import threading
 import warnings
 
 LINE_WIDTH = 88
@@ -37,10 +38,19 @@ class FormatWarning(RuntimeWarning):
 _warned = []  # the reason, once ruff failed in this process
 
 
-@functools.cache
+_FINDING = threading.Lock()  # the first sysconfig.get_config_var is not thread-safe: threads generating at once
+# (pmap's devices, or the threads of tests/api/test_captures.py) met `"ruff" + None` in find_ruff_bin
+
+
 def ruff_binary() -> str | None:
     """The executable the `ruff` package (a runtime dependency) installed, found by `ruff.find_ruff_bin` (this
     interpreter's scripts directory first); None without it."""
+    with _FINDING:
+        return _found_ruff_binary()
+
+
+@functools.cache
+def _found_ruff_binary() -> str | None:
     try:
         from ruff import find_ruff_bin
 

@@ -396,6 +396,13 @@ class _FunctionDesugarer:
 
         def visit(stmts):
             for stmt in stmts:
+                if isinstance(stmt, gast.FunctionDef) and stmt.decorator_list:  # lifting would drop it
+                    self.error(
+                        stmt.decorator_list[0],
+                        "a decorator on a nested function is not supported in transformed code (`@tp.vmap` or "
+                        "`@tp.pmap` there would be ignored)",
+                        "define the decorated function at module level and pass it the values it uses",
+                    )
                 if isinstance(stmt, gast.FunctionDef):
                     self._lift(stmt.name, stmt)
                 elif (
@@ -1234,6 +1241,11 @@ class _FunctionDesugarer:
             expr = expr.value
         return isinstance(expr, gast.Name) and expr.id not in self.locals
 
+    def _is_free_array(self, expr):
+        """Whether a free name or chain holds an array (a global's or a closure's: `y.sum()` on a captured `y`)."""
+        ok, obj, _, _ = self._resolve_chain(expr)
+        return ok and isinstance(obj, (np.ndarray, np.generic))
+
     def _resolve_chain(self, expr):
         """Resolve `np.linalg.norm`-style chains rooted at a free name; (ok, obj, reader, path)."""
         attrs = []
@@ -1407,7 +1419,11 @@ class _FunctionDesugarer:
                 self.error(k.value, "`**kwargs` in calls is not supported", "pass keyword arguments by name")
         resolved = self._super_method(func)  # super().method(x) in a method
         # method call on a local value: x.sum(axis=0)
-        if resolved is None and isinstance(func, gast.Attribute) and not self._is_free_chain(func.value):
+        if (
+            resolved is None
+            and isinstance(func, gast.Attribute)
+            and (not self._is_free_chain(func.value) or self._is_free_array(func.value))
+        ):
             m = registry.method(func.attr)
             if m is None:
                 self.error(func, f"method `.{func.attr}()` is not supported", _method_hint(func.attr))

@@ -316,6 +316,8 @@ class _BatchBuilder(Builder):
         """Whether a primitive's result is the same for every example, batched operands or not."""
         if rhs.prim.loop_trips is not None:
             return not (_trips_differ(rhs, batched) or set(_names(rhs)) & self._per_example_ranges(batched))
+        if rhs.prim.collective and not self._own_collective(rhs):
+            return False  # over another vmap's axis: the same along that axis, not along this one
         if rhs.prim.batch_same and set(_names(rhs)) & self._per_example_ranges(batched):
             return False  # e.g. the first value of a range that differs per example (rt.first)
         return rhs.prim.batch_same

@@ -1,0 +1,267 @@
+"""Devices and their groups: CPU devices are worker threads, and a pmap call's threads meet in shared memory.
+
+A pmap call runs each slice on its own thread, in a `Group` (one per call) that its collectives exchange values
+through: each device deposits its value for the round it is in, waits until every device has, and reads them all
+(every device then reduces the same values in the same order, so all get the same bits).  Each thread has a stack
+of the groups it runs in, innermost last, which the collectives in runtime/collectives.py consult by axis name.
+A wait ends after a timeout, when a device raised (the others stop), or when a device returned without calling
+the collective the others wait in: never a hang.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+CPU_DEVICES_ENV_VAR = "TRANSPILE_CPU_DEVICES"  # the number of CPU devices (default: the core count)
+TIMEOUT_ENV_VAR = "TRANSPILE_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other devices
+DEFAULT_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device collectives run between: here a CPU worker thread of this process."""
+
+    id: int
+    platform: str = "cpu"
+    process_index: int = 0
+
+    def __repr__(self):
+        return f"CpuDevice(id={self.id})"
+
+
+class CollectiveError(RuntimeError):
+    """Devices disagree in a collective: different shapes, dtypes or collectives, or one returned without it."""
+
+
+class CollectiveTimeout(CollectiveError, TimeoutError):
+    """A collective waited longer than the timeout for the other devices."""
+
+
+class _Stopped(Exception):
+    """Another device raised: this one stops (the pmap call re-raises that device's error)."""
+
+
+def _cpu_count() -> int:
+    text = os.environ.get(CPU_DEVICES_ENV_VAR)
+    if text is None:
+        return os.cpu_count() or 1
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ValueError(f"{CPU_DEVICES_ENV_VAR}={text!r}: give a positive number of CPU devices")
+    return count
+
+
+def devices() -> list:
+    """Every device, in id order (one process: the local ones)."""
+    return [Device(i) for i in range(_cpu_count())]
+
+
+def local_devices() -> list:
+    """This process's devices."""
+    return devices()
+
+
+def device_count() -> int:
+    return len(devices())
+
+
+def local_device_count() -> int:
+    return len(local_devices())
+
+
+def process_index() -> int:
+    """This process's index among the processes of the job (0: one process)."""
+    return 0
+
+
+def process_count() -> int:
+    return 1
+
+
+def collective_timeout() -> float:
+    """Seconds a collective waits for the other devices ($TRANSPILE_COLLECTIVE_TIMEOUT, default 60)."""
+    text = os.environ.get(TIMEOUT_ENV_VAR)
+    try:
+        seconds = DEFAULT_TIMEOUT if text is None else float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ValueError(f"{TIMEOUT_ENV_VAR}={text!r}: give a positive number of seconds")
+    return seconds
+
+
+def _describe(value) -> str:
+    return f"shape {np.shape(value)} and dtype {np.result_type(value)}"
+
+
+class Group:
+    """The devices of one pmap call over `axis_name`: their collectives' rounds, and whether one has failed."""
+
+    def __init__(self, axis_name, devices, timeout):
+        self.axis_name = axis_name
+        self.devices = list(devices)
+        self.size = len(self.devices)
+        self.timeout = timeout
+        self._cond = threading.Condition()
+        # keyed by the device's place in the pmaps nested inside this one (a collective over this axis inside an
+        # inner pmap meets the devices at the same inner place): the collectives each device has entered, each
+        # round's [(what, value) or None per device], its outcome, and how many devices have read a round
+        self._rounds = {}
+        self._slots = {}
+        self._outcomes = {}  # round -> the stacked values, or why the devices disagree
+        self._read = {}
+        self._returned = [False] * self.size
+        self.failed = None  # (index, exception) of the first device that raised
+
+    def where(self, index) -> str:
+        return f"device {index} ({self.devices[index]!r}) of the pmap over axis_name={self.axis_name!r}"
+
+    def fail(self, index, exc):
+        """Device `index` raised `exc`: the first failure is kept, and every waiting device stops."""
+        with self._cond:
+            if self.failed is None:
+                self.failed = (index, exc)
+            self._cond.notify_all()
+
+    def returned(self, index):
+        with self._cond:
+            self._returned[index] = True
+            self._cond.notify_all()
+
+    def exchange(self, index, what, value, inner=()):
+        """Every device's value of this device's next collective, stacked in device order, once all have deposited
+        theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`).  The stack is made
+        by the last device to arrive, before any is released: a device that then writes into its own array changes
+        nobody's result.  Every device gets the same stack: copy it before handing it out."""
+        with self._cond:
+            turn = (inner, self._rounds.get((inner, index), 0))
+            self._rounds[inner, index] = turn[1] + 1
+            slots = self._slots.setdefault(turn, [None] * self.size)
+            slots[index] = (what, value)
+            if all(s is not None for s in slots):
+                self._outcomes[turn] = self._combined(slots)
+            self._cond.notify_all()
+            deadline = time.monotonic() + self.timeout
+            while turn not in self._outcomes:
+                if self.failed is not None:
+                    raise _Stopped
+                gone = [k for k, s in enumerate(slots) if s is None and self._returned[k]]
+                if gone:
+                    raise CollectiveError(
+                        f"{what[0]} over axis_name={self.axis_name!r}: device(s) {gone} returned without calling it "
+                        f"(every device must call the same collectives in the same order)"
+                    )
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    waiting = [k for k, s in enumerate(slots) if s is None]
+                    raise CollectiveTimeout(
+                        f"{what[0]} over axis_name={self.axis_name!r}: {self.where(index)} waited {self.timeout:g} s "
+                        f"for device(s) {waiting}, which did not call it (${TIMEOUT_ENV_VAR} sets the timeout)"
+                    )
+                self._cond.wait(left)
+            outcome = self._outcomes[turn]
+            self._read[turn] = self._read.get(turn, 0) + 1
+            if self._read[turn] == self.size:
+                del self._slots[turn], self._read[turn], self._outcomes[turn]
+        if isinstance(outcome, str):
+            raise CollectiveError(outcome)
+        return outcome
+
+    def _combined(self, entries):
+        """The devices' values stacked, or what makes them disagree (collectives, shapes or dtypes)."""
+        if len({w for w, _ in entries}) > 1:
+            called = ", ".join(f"device {k} {' '.join(map(str, w))}" for k, (w, _) in enumerate(entries))
+            return f"the devices called different collectives over axis_name={self.axis_name!r}: {called}"
+        values = [v for _, v in entries]
+        if len({_describe(v) for v in values}) > 1:
+            each = ", ".join(f"device {k} has {_describe(v)}" for k, v in enumerate(values))
+            return (
+                f"{entries[0][0][0]} over axis_name={self.axis_name!r}: the devices' values differ in shape or "
+                f"dtype: {each}"
+            )
+        return np.stack(values)
+
+
+_local = threading.local()
+
+
+def _stack() -> list:
+    return getattr(_local, "stack", [])
+
+
+def bound(axis_name):
+    """(group, index, inner) of the innermost pmap over `axis_name` that this thread runs in (`inner`: this
+    thread's indices in the pmaps inside that one), or None."""
+    stack = _stack() if axis_name is not None else []
+    for depth in range(len(stack) - 1, -1, -1):
+        name, group, index = stack[depth]
+        if name == axis_name:
+            return group, index, tuple(i for _, _, i in stack[depth + 1 :])
+    return None
+
+
+def enclosing_size() -> int:
+    """How many devices the pmaps this thread runs in use together (1 outside any)."""
+    size = 1
+    for _, group, _ in _stack():
+        size *= group.size
+    return size
+
+
+def enclosing_offset() -> int:
+    """This thread's place among the devices of the pmaps it runs in, counted row-major (0 outside any)."""
+    offset = 0
+    for _, group, index in _stack():
+        offset = offset * group.size + index
+    return offset
+
+
+def run_on_devices(fn, per_device, axis_name, devices, timeout):
+    """[fn(*args) for args in per_device], each on its own thread as one device of a new group over `axis_name`;
+    the first error raised (by a device, or a collective's check) is raised again, naming its device."""
+    group = Group(axis_name, devices, timeout)
+    outer = _stack()
+    results = [None] * group.size
+    stopped = []  # devices stopped by a failure: of this group, or of an enclosing one (then this device stops too)
+
+    def work(index):
+        _local.stack = outer + [(axis_name, group, index)]
+        try:
+            results[index] = fn(*per_device[index])
+        except _Stopped:
+            stopped.append(index)
+        except BaseException as exc:  # noqa: BLE001  (re-raised by the caller)
+            group.fail(index, exc)
+        finally:
+            group.returned(index)
+
+    if group.size == 1:  # one device: this thread
+        saved = _stack()
+        try:
+            work(0)
+        finally:
+            _local.stack = saved
+    else:
+        threads = [
+            threading.Thread(target=work, args=(i,), name=f"transpile-{devices[i]!r}", daemon=True)
+            for i in range(group.size)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    if group.failed is not None:
+        index, exc = group.failed
+        exc.add_note(f"raised on {group.where(index)}")
+        raise exc
+    if stopped:
+        raise _Stopped
+    return results

@@ -1,0 +1,99 @@
+"""Numba implementations of runtime/collectives.py's collectives between pmap's devices: each calls back to Python.
+
+A collective compiled into a device's code (tp.pmap(tp.jit(f))) runs the Python collective in object mode
+(`numba.objmode`): that meets the other devices' threads (runtime/devices.py) and returns the value, its type
+computed when the call is typed (the dtype NumPy gives, made contiguous).  Under vmap the collectives are rewritten
+into their batched forms (rt.psum_batched, ...), which are not compiled yet (pending.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+from numba import objmode, types
+from numba.core.errors import TypingError
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype, from_dtype
+
+_c = importlib.import_module("runtime.collectives")
+
+__all__: list = []
+
+_REDUCTIONS = {"psum": np.sum, "pmean": np.mean, "pmax": np.max, "pmin": np.min}
+
+
+def _dtype(x, what):
+    """The NumPy dtype of x's type (an array or a number), or a TypingError naming the collective."""
+    if isinstance(x, types.Array):
+        return as_dtype(x.dtype)
+    if isinstance(x, (types.Number, types.Boolean)):
+        return as_dtype(x)
+    raise TypingError(f"tp.{what} under jit takes an array or a number, not {x}")
+
+
+def _typed(dtype, ndim):
+    """The type of a collective's result: a C array of `ndim` axes, or a number for none."""
+    return types.Array(from_dtype(dtype), ndim, "C") if ndim else from_dtype(dtype)
+
+
+def _fetched(value, is_array):
+    """A collective's Python result as its compiled type takes it: a contiguous array, or a number."""
+    return np.ascontiguousarray(value) if is_array else np.asarray(value).item()
+
+
+def _reduction(name):
+    reduce, python = _REDUCTIONS[name], getattr(_c, name)
+
+    def typed(x, axis_name):
+        dtype = reduce(np.zeros((2, 1), _dtype(x, name)), axis=0).dtype
+        out_type = _typed(dtype, x.ndim if isinstance(x, types.Array) else 0)
+        is_array = isinstance(out_type, types.Array)
+
+        def impl(x, axis_name):
+            with objmode(out=out_type):
+                out = _fetched(python(x, axis_name), is_array)
+            return out
+
+        return impl
+
+    overload(python)(typed)
+
+
+for _name in _REDUCTIONS:
+    _reduction(_name)
+
+
+@overload(_c.all_gather)
+def _all_gather(x, axis_name):
+    out_type = _typed(_dtype(x, "all_gather"), (x.ndim if isinstance(x, types.Array) else 0) + 1)
+
+    def impl(x, axis_name):
+        with objmode(out=out_type):
+            out = _fetched(_c.all_gather(x, axis_name), True)
+        return out
+
+    return impl
+
+
+@overload(_c.axis_index)
+def _axis_index(axis_name):
+    def impl(axis_name):
+        with objmode(out=types.int64):
+            out = int(_c.axis_index(axis_name))
+        return out
+
+    return impl
+
+
+@overload(_c.ppermute)
+def _ppermute(x, axis_name, perm):
+    out_type = _typed(_dtype(x, "ppermute"), x.ndim if isinstance(x, types.Array) else 0)
+    is_array = isinstance(out_type, types.Array)
+
+    def impl(x, axis_name, perm):
+        with objmode(out=out_type):
+            out = _fetched(_c.ppermute(x, axis_name, perm), is_array)
+        return out
+
+    return impl

@@ -1,0 +1,188 @@
+"""pmap: vmap whose examples run on devices, one slice of the leading axis per device (CPU devices: threads).
+
+Called, a pmap runs the function on each slice on its own device thread (runtime/devices.py), and its collectives
+meet between the threads.  Met by a transform (grad, vmap, jit, an enclosing pmap's transforms), it is the vmap
+with the same axis name, which computes the same numbers: the transform batches or differentiates that.  Each
+device runs the function as given: NumPy code, or compiled code for tp.pmap(tp.jit(f)), whose collectives call back
+to Python (runtime/numba/collectives.py).  pmap does not compile the function itself yet.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from runtime import devices as rt_devices
+from runtime import pytree
+
+from ..errors import TranspileError
+from ..frontend.methods import as_function
+from .boundary import api_boundary, caller_location
+from .common import _signature, def_location, generated_function, user_function, wrapped
+from .unbound import is_unbound
+from .vmap import Vectorized
+
+_BACKENDS = (None, "cpu")
+
+
+class DeviceCountError(TranspileError, ValueError):
+    """A pmap needs more devices than there are (or than it was given)."""
+
+
+def _leaves_at(value, spec, what):
+    """(leaf, axis) pairs of `value` under the in_axes entry `spec` (an int for a whole subtree, None, or a tuple,
+    list or dict of entries matching the value's containers)."""
+    if spec is None:
+        return []
+    if type(spec) is int:
+        return [(leaf, spec) for leaf in pytree.tree_leaves(value)]
+    if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)) and len(spec) == len(value):
+        return [pair for v, s in zip(value, spec) for pair in _leaves_at(v, s, what)]
+    if isinstance(spec, dict) and isinstance(value, dict) and set(spec) == set(value):
+        return [pair for k in spec for pair in _leaves_at(value[k], spec[k], what)]
+    raise TranspileError(f"pmap: in_axes entry {spec!r} does not match the structure of `{what}`")
+
+
+def _slice(value, spec, index):
+    """Device `index`'s part of `value` under the in_axes entry `spec` (a copy: devices own their slices)."""
+    if spec is None:
+        return value
+    if type(spec) is int:
+        return pytree.tree_map(lambda leaf: np.moveaxis(np.asarray(leaf), spec, 0)[index].copy(), value)
+    if isinstance(spec, dict):
+        return pytree.same_kind(value, {k: _slice(value[k], spec[k], index) for k in value})
+    return pytree.same_kind(value, [_slice(v, s, index) for v, s in zip(value, spec)])
+
+
+def _stacked(results, spec, what):
+    """The devices' results as one value: each leaf stacked along out_axes (None: the same on every device)."""
+    first = results[0]
+    if spec is None:
+        for other in results[1:]:
+            same = pytree.tree_map(lambda a, b: bool(np.array_equal(a, b)), first, other)
+            if not all(pytree.tree_leaves(same)):
+                raise TranspileError(f"{what}: out_axes is None for an output that differs per device; give it an axis")
+        return first
+    if type(spec) is int:
+        return pytree.tree_map(lambda *leaves: np.moveaxis(np.stack(leaves), 0, spec), *results)
+    if isinstance(spec, dict) and isinstance(first, dict):
+        return pytree.same_kind(first, {k: _stacked([r[k] for r in results], spec[k], what) for k in first})
+    if isinstance(spec, (tuple, list)) and isinstance(first, (tuple, list)) and len(spec) == len(first):
+        return pytree.same_kind(first, [_stacked([r[i] for r in results], s, what) for i, s in enumerate(spec)])
+    raise TranspileError(f"{what}: out_axes {spec!r} does not match the structure of the result")
+
+
+class Parallel(Vectorized):
+    """pmap of one function: called, its slices run on device threads; transformed, it is its vmap."""
+
+    kind = "pmap"
+
+    def __init__(self, fun, in_axes, out_axes, axis_name, static_argnums, devices, backend, sig):
+        self.static_argnums = tuple(sorted(static_argnums))
+        params = list(sig.parameters.values())
+        if self.static_argnums:
+            if not all(type(i) is int and 0 <= i < len(params) for i in self.static_argnums):
+                raise TranspileError(
+                    f"static_broadcasted_argnums={static_argnums!r}: give positions of `{fun.__name__}`'s arguments",
+                    def_location(fun),
+                )
+            if type(in_axes) is int or in_axes is None:
+                in_axes = tuple(in_axes for _ in params)
+            in_axes = tuple(None if i in self.static_argnums else s for i, s in enumerate(in_axes))
+        super().__init__(fun, in_axes, out_axes, axis_name, None, sig)
+        if backend not in _BACKENDS:
+            raise TranspileError(
+                f"pmap: backend={backend!r} has no devices here: pmap runs on CPU devices (threads) only so far",
+                def_location(fun),
+                "leave backend=None (or give 'cpu')",
+            )
+        self.devices = None if devices is None else list(devices)
+        self.callable = fun  # what each device runs: pmap() gives the function as the user gave it
+
+    def _devices_for(self, size):
+        """The devices of a call mapping `size` slices: its own, or the next free ones of every device."""
+        name = getattr(self.user_fun, "__name__", "function")
+        if self.devices is not None:
+            if size != len(self.devices):
+                raise DeviceCountError(
+                    f"pmap({name}): leading axis size of input to pmapped function must equal the number of local "
+                    f"devices passed to pmap. Got axis_size={size}, num_local_devices={len(self.devices)}",
+                    caller_location() or def_location(self.user_fun),
+                )
+            return self.devices
+        everything = rt_devices.devices()
+        outer = rt_devices.enclosing_size()
+        if size * outer > len(everything):
+            nested = f" ({outer} for the enclosing pmaps times {size})" if outer > 1 else ""
+            raise DeviceCountError(
+                f"pmap({name}): compiling computation that requires {size * outer} logical devices{nested}, but only "
+                f"{len(everything)} devices are available",
+                caller_location() or def_location(self.user_fun),
+                f"map fewer slices, or set ${rt_devices.CPU_DEVICES_ENV_VAR} (CPU devices are threads; "
+                f"default: the core count)",
+            )
+        start = rt_devices.enclosing_offset() * size
+        return everything[start : start + size]
+
+    def __call__(self, *args, **kwargs):
+        name = getattr(self.user_fun, "__name__", "function")
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TranspileError(f"bad call of pmap({name}): {exc}", def_location(self.user_fun)) from None
+        axes = dict(zip((p.name for p in self.params), self.axes_for(len(args), kwargs)))
+        names = list(bound.arguments)
+        values = list(bound.arguments.values())
+        sizes = {}
+        for what, value in zip(names, values):
+            spec = axes[what]
+            for leaf, axis in _leaves_at(value, spec, what):
+                if not -np.ndim(leaf) <= axis < np.ndim(leaf):
+                    raise TranspileError(
+                        f"pmap({name}): in_axes {axis} is out of range for `{what}`, which has {np.ndim(leaf)} "
+                        "dimension(s)",
+                        caller_location() or def_location(self.user_fun),
+                    )
+                sizes.setdefault(np.shape(leaf)[axis], what)
+        if len(sizes) != 1 or 0 in sizes:
+            problem = (
+                "inconsistent sizes for the mapped axis: " + ", ".join(f"`{w}` has {n}" for n, w in sizes.items())
+                if len(sizes) > 1
+                else f"the mapped axis of `{sizes[0]}` is empty: a pmap needs at least one slice"
+                if sizes
+                else "pmap needs at least one mapped argument (an in_axes entry that is not None)"
+            )
+            raise TranspileError(f"pmap({name}): {problem}", caller_location() or def_location(self.user_fun))
+        size = next(iter(sizes))
+        placed = self._devices_for(size)
+        per_device = [[_slice(v, axes[n], i) for n, v in zip(names, values)] for i in range(size)]
+        passed = len(args)  # as the caller passed them: by position, then by name
+
+        def run(*items):
+            return self.callable(*items[:passed], **dict(zip(names[passed:], items[passed:])))
+
+        results = rt_devices.run_on_devices(run, per_device, self.axis_name, placed, rt_devices.collective_timeout())
+        return _stacked(results, self.out_axes, f"pmap({name})")
+
+
+@api_boundary
+def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, backend=None):
+    """`fun` mapped over the leading axis of its arguments, one slice per device, with collectives between the
+    devices over `axis_name` (JAX's pmap).  Each device runs `fun` as given on its own thread: NumPy code, or
+    Numba's for `tp.pmap(tp.jit(f))` (its collectives call back to Python in numba.objmode, and the compiled code
+    holds the GIL); under a transform (grad, vmap, ...) a pmap is the vmap with the same axis name."""
+    fun = as_function(fun)
+    if is_unbound(fun):
+        raise TranspileError(
+            f"pmap({fun.__qualname__}) of a method taken from its class would map `self`",
+            def_location(user_function(fun)),
+            "pmap the object's method instead",
+        )
+    if isinstance(static_broadcasted_argnums, int):
+        static_broadcasted_argnums = (static_broadcasted_argnums,)
+    sig = _signature(fun)
+    transform = Parallel(
+        generated_function(fun), in_axes, out_axes, axis_name, static_broadcasted_argnums, devices, backend, sig
+    )
+    transform.user_fun = user_function(fun)
+    transform.callable = fun
+    return wrapped(fun, transform)
