@@ -6,6 +6,7 @@ from runtime.collectives import all_gather, axis_index, pmax, pmean, pmin, pperm
 
 from . import tree_util  # noqa: E402
 from .api import grad, hessian, jacfwd, jacrev, jit, jvp, linearize, source, value_and_grad, vjp, vmap  # noqa: E402
+from .api.devices import device_get, device_put  # noqa: E402
 from .custom import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient  # noqa: E402
 from .errors import TranspileError  # noqa: E402
 
@@ -33,6 +34,8 @@ __all__ = [
     "jacrev",
     "hessian",
     "source",
+    "device_put",
+    "device_get",
     "TranspileError",
     "tree_util",
     "__version__",
