@@ -3,12 +3,12 @@ kernel.
 
 The module's array calls go to CuPy (`cp.matmul`, `cp.linalg.solve`, `cp.sum`: cuBLAS, cuSOLVER and CuPy's
 reductions); the reference helpers of runtime/ take CuPy arrays as they are (runtime/namespace.py).  Runs of
-elementwise statements with their sums (the numba backend's fusion pass, on the module before its lowering) are
-`jc.launch` calls, each launching its block's CUDA C kernel (runtime/cuda/host.py), compiled once per block and
-dtypes and cached on disk by source and device architecture; a block with no kernel runs as array code.  Python
-control flow stays on the host: a branch's test is `jc.to_host_scalar(...)`, which copies a device value's one
-scalar back.  Arguments are copied to the device (NumPy arrays and scalars become CuPy arrays, Python numbers
-stay as they are); results are CuPy arrays.
+elementwise statements with their sums (numba/fusion.py with the CuPy table, on the module before lowering) are
+`jc.launch` calls, each launching its block's CUDA C kernel (runtime/cuda/host.py), written once per block and
+dtypes, compiled once per source and device architecture and cached on disk; a block with no kernel runs as array
+code.  Python control flow stays on the host: a branch's test is `jc.to_host_scalar(...)`, which copies a device
+value's one scalar back.  Arguments are copied to the device (NumPy arrays and scalars become CuPy arrays, Python
+numbers stay as they are); results are CuPy arrays.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ..numba.fusion import fuse_kernels, mutates
 from ..numba.lowering import _lowered_call, weak_constants
 from ..tables import fusion, lowering
 from ..text import module_text
+from . import kernels  # noqa: F401  (fills the CuPy backend's tables)
 
 LAUNCH = "jc.launch"
 TO_HOST = "jc.to_host_scalar"
@@ -94,7 +95,7 @@ def _body(fn, fuse):
     """A function's body for CuPy: fused blocks as jc.launch calls, `np` as `cp`, branches' tests on the host."""
     body = copy.deepcopy(fn.body)
     if fuse:
-        body = _unlowered(fuse_kernels(_lowered_sums(body, fn.location), weak_constants, LAUNCH))
+        body = _unlowered(fuse_kernels(_lowered_sums(body, fn.location), weak_constants, LAUNCH, "cupy"))
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Name) and node.id == "np":
             node.id = "cp"
@@ -112,7 +113,7 @@ def _lowered_sums(body, where):
         for stmt in stmts:
             rhs = stmt.value if isinstance(stmt, gast.Assign) else None
             prim = getattr(rhs, "prim", None)
-            if prim is not None and fusion(prim, "numba") == "sum" and lowering(prim, "numba"):
+            if prim is not None and fusion(prim, "cupy") == "sum" and lowering(prim, "numba"):
                 try:
                     lowered = _lowered_call(rhs, where)
                 except TranspileError:  # an argument the loop nest does not take (dtype=): CuPy computes it
