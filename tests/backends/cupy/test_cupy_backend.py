@@ -288,3 +288,29 @@ def test_without_cupy_jit_says_how_to_install_it(monkeypatch):
 def test_without_a_device_jit_says_so(tmp_path):
     with fakegpu.installed(tmp_path, devices=0), pytest.raises(tp.TranspileError, match=r"needs a CUDA device"):
         tp.jit(pair_energy, backend=BACKEND)
+
+
+def test_a_numpy_function_cupy_lacks_is_refused_at_the_users_line(gpu, monkeypatch):
+    cupy, to_host, fake = gpu
+    if fake is None:
+        pytest.skip("takes a function away from the fake CuPy")
+    numpy_getattr = type(cupy).__getattr__
+
+    def without_eye(module, name):
+        if module is cupy and name == "eye":
+            raise AttributeError(name)
+        return numpy_getattr(module, name)
+
+    monkeypatch.setattr(type(cupy), "__getattr__", without_eye)
+    monkeypatch.delattr(cupy, "eye", raising=False)
+    with pytest.raises(tp.TranspileError, match=r"(?s)test_cupy_backend\.py:\d+.*np\.eye.*r2 = np\.sum"):
+        tp.jit(pair_energy, backend=BACKEND)(_positions())
+
+
+def test_lennard_jones_of_the_physics_sample_loops_on_the_host_over_device_values(gpu):
+    cupy, to_host, _ = gpu
+    physics = _sample("physics")
+    positions = _positions()[:4]
+    forces = to_host(tp.jit(tp.grad(physics.lj_energy), backend=BACKEND)(positions))
+    _same(forces, tp.jit(tp.grad(physics.lj_energy), backend="numpy")(positions))
+    assert_tree_close(forces, numeric_grad(physics.lj_energy, (positions,)), rtol=1e-6, atol=1e-6)

@@ -56,6 +56,9 @@ class CuPyBackend(Backend):
     def module_text(self, program, statics, fuse, disk_cache):
         fuse = fuse and not mutates(program)  # a block's outputs are new arrays: no aliasing to keep
         bodies = {key: _body(fn, fuse) for key, fn in program.functions.items()}
+        cupy = cupy_module()
+        for key, fn in program.functions.items():
+            _check_functions(bodies[key], fn, cupy)
         imports = ["from runtime.cuda import host as jc"] if _calls(bodies, ("jc",)) else []
         how = "run as Python on CuPy arrays, its fused blocks as CUDA kernels"
         body = lambda key, fn: bodies[key]  # noqa: E731
@@ -102,6 +105,49 @@ def _body(fn, fuse):
         if isinstance(node, BRANCHES) and not isinstance(node.test, gast.Constant):
             node.test = gast.Call(func=_dotted(TO_HOST), args=[node.test], keywords=[])
     return body
+
+
+def _check_functions(body, fn, cupy):
+    """A TranspileError at the user's line for a call of a NumPy function CuPy does not have (no host copy)."""
+    for stmt in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if not isinstance(stmt, gast.stmt):
+            continue
+        for node in _own_nodes(stmt):
+            path = _path(node)
+            if path and path[0] == "cp" and not _has(cupy, path[1:]):
+                numpy_name = ".".join(["np", *path[1:]])
+                raise TranspileError(
+                    f"backend='cupy' cannot run `{numpy_name}`: CuPy has no such function",
+                    fn.location(stmt),
+                    "use backend='numba' for this function, or write it with functions CuPy has",
+                )
+
+
+def _own_nodes(stmt):
+    """The nodes of a statement's own expressions (not those of the statements nested in it)."""
+    stack = [child for child in gast.iter_child_nodes(stmt) if not isinstance(child, gast.stmt)]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in gast.iter_child_nodes(node) if not isinstance(child, gast.stmt))
+
+
+def _path(node):
+    """The dotted name an Attribute node spells (`cp.linalg.solve` -> ("cp", "linalg", "solve")), else None."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return (node.id, *reversed(parts)) if isinstance(node, gast.Name) and parts else None
+
+
+def _has(module, names) -> bool:
+    for name in names:
+        try:
+            module = getattr(module, name)
+        except AttributeError:
+            return False
+    return True
 
 
 def _lowered_sums(body, where):
