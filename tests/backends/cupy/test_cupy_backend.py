@@ -314,3 +314,18 @@ def test_lennard_jones_of_the_physics_sample_loops_on_the_host_over_device_value
     forces = to_host(tp.jit(tp.grad(physics.lj_energy), backend=BACKEND)(positions))
     _same(forces, tp.jit(tp.grad(physics.lj_energy), backend="numpy")(positions))
     assert_tree_close(forces, numeric_grad(physics.lj_energy, (positions,)), rtol=1e-6, atol=1e-6)
+
+
+def scaled_square(x):
+    return x * x + x * 2.0
+
+
+def test_a_chain_of_elementwise_operations_is_one_kernel(gpu):
+    cupy, to_host, fake = gpu
+    x = rng.standard_normal((64, 33)).astype(np.float32)
+    jitted = tp.jit(scaled_square, backend=BACKEND)
+    before = host.stats()["launched"]
+    got = to_host(jitted(x))
+    _same(got, scaled_square(x), rtol=1e-6, atol=1e-6)
+    assert host.stats()["launched"] == before + 1
+    assert tp.source(jitted).count("jc.launch(") == 1

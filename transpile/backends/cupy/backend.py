@@ -2,13 +2,13 @@
 kernel.
 
 The module's array calls go to CuPy (`cp.matmul`, `cp.linalg.solve`, `cp.sum`: cuBLAS, cuSOLVER and CuPy's
-reductions); the reference helpers of runtime/ take CuPy arrays as they are (runtime/namespace.py).  Runs of
-elementwise statements with their sums (numba/fusion.py with the CuPy table, on the module before lowering) are
-`jc.launch` calls, each launching its block's CUDA C kernel (runtime/cuda/host.py), written once per block and
-dtypes, compiled once per source and device architecture and cached on disk; a block with no kernel runs as array
-code.  Python control flow stays on the host: a branch's test is `jc.to_host_scalar(...)`, which copies a device
-value's one scalar back.  Arguments are copied to the device (NumPy arrays and scalars become CuPy arrays, Python
-numbers stay as they are); results are CuPy arrays.
+reductions); the reference helpers of runtime/ take CuPy arrays as they are (runtime/namespace.py).  Runs of two
+or more elementwise statements, with their sums or alone (numba/fusion.py with the CuPy table, on the module before
+lowering) are `jc.launch` calls, each launching its block's CUDA C kernel (runtime/cuda/host.py), written once per
+block and dtypes, compiled once per source and device architecture and cached on disk; a block with no kernel runs
+as array code.  Python control flow stays on the host: a branch's test is `jc.to_host_scalar(...)`, which copies a
+device value's one scalar back.  Arguments are copied to the device (NumPy arrays and scalars become CuPy arrays,
+Python numbers stay as they are); results are CuPy arrays.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _body(fn, fuse):
     """A function's body for CuPy: fused blocks as jc.launch calls, `np` as `cp`, branches' tests on the host."""
     body = copy.deepcopy(fn.body)
     if fuse:
-        body = _unlowered(fuse_kernels(_lowered_sums(body, fn.location), weak_constants, LAUNCH, "cupy"))
+        body = _unlowered(fuse_kernels(_lowered_sums(body, fn.location), weak_constants, LAUNCH, "cupy", alone=True))
     for node in gast.walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Name) and node.id == "np":
             node.id = "cp"

@@ -23,7 +23,8 @@ compiles into a single loop nest once Numba knows the ranks and dtypes:
     )
 
 A run is fused when it has a reduction or helper to fold in and at least two statements: a lone chain
-of elementwise operators already compiles to one loop (`fuse_elementwise` in lowering.py).
+of elementwise operators already compiles to one loop (`fuse_elementwise` in lowering.py); the CuPy backend
+fuses lone chains too (`alone`).
 """
 
 from __future__ import annotations
@@ -208,15 +209,17 @@ class _Run:
         order = {id(stmt): i for i, stmt in enumerate(self.statements)}
         return [sorted(g, key=lambda s: order[id(s)]) for g in groups]
 
-    def worth_fusing(self, group) -> bool:
-        return len(group) >= 2 and any(self.roles[id(stmt)] != "map" for stmt in group)
+    def worth_fusing(self, group, alone=False) -> bool:
+        """At least two statements, and a reduction or helper among them unless maps `alone` are fused too."""
+        return len(group) >= 2 and (alone or any(self.roles[id(stmt)] != "map" for stmt in group))
 
 
-def fuse_kernels(body, weak, callee: str = "jt.kernel", backend: str = "numba"):
+def fuse_kernels(body, weak, callee: str = "jt.kernel", backend: str = "numba", alone: bool = False):
     """Runs of fusible statements in a function body (and its nested blocks) -> calls of `callee` (jt.kernel,
     which Numba compiles inside the function; the numba-kernels backend's jk.launch, which compiles the loop nest
     alone; the CuPy backend's jc.launch, a CUDA kernel), each with the run's text and inputs; what fuses is
-    `backend`'s fusion table.
+    `backend`'s fusion table; with `alone`, a run of elementwise statements without a reduction is fused too (on a
+    GPU, one pass over memory instead of one per operation).
 
     `weak(statements)` writes Python numbers as NumPy treats them (lowering.weak_constants), for the
     kernel's text.
@@ -227,7 +230,7 @@ def fuse_kernels(body, weak, callee: str = "jt.kernel", backend: str = "numba"):
 
         def flush():
             nonlocal run
-            groups = [(g, _read_outside(body, g) if run.worth_fusing(g) else None) for g in run.components()]
+            groups = [(g, _read_outside(body, g) if run.worth_fusing(g, alone) else None) for g in run.components()]
             if any(outputs for _, outputs in groups):
                 last = max(run.order.index(stmt) for stmt in run.statements)
                 trailing = run.order[last + 1 :]
