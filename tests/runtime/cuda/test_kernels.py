@@ -358,6 +358,34 @@ def test_every_fused_registry_example_compiles_and_runs(found_blocks, built):
     assert ran >= 40 and len(refused) <= len(found_blocks) // 4
 
 
+@pytest.mark.gpu
+def test_every_fused_registry_example_runs_on_the_device(request, tmp_path, monkeypatch):
+    """On a CUDA device (skipped without CuPy and one): every kernel of the registry's blocks compiled by NVRTC,
+    launched on CuPy arrays by device.launch, equal to the block run as NumPy code."""
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device")
+    except Exception as exc:  # noqa: BLE001 - CuPy's driver errors
+        pytest.skip(f"no CUDA device: {exc}")
+    monkeypatch.setenv("TRANSPILE_CACHE_DIR", str(tmp_path))
+    ran, failures = 0, []
+    for lines, (expr, inputs) in request.getfixturevalue("found_blocks").items():  # after the skips: it takes time
+        try:
+            kernel = _kernel(lines, inputs)
+        except kernels.NoKernel:
+            continue
+        on_device = tuple(cupy.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else v for v in inputs)
+        try:
+            got = device.launch(kernel, on_device, cupy)
+            _same(tuple(cupy.asnumpy(g) for g in got), fused.kernel(*lines, *inputs))
+            ran += 1
+        except Exception as exc:  # noqa: BLE001  (all of them reported at once)
+            failures.append(f"{expr}: {lines}: {type(exc).__name__}: {exc}")
+    assert not failures, "\n".join(failures)
+    assert ran >= 40
+
+
 def test_a_kernel_launched_as_cupy_launches_it(built, tmp_path, monkeypatch):
     """device.launch compiles the kernel into a cubin in the cache directory and passes CuPy's RawModule function the
     arguments it takes (a fake CuPy compiles with g++ and runs it on the CPU, checking each argument's type)."""
