@@ -8,6 +8,7 @@ gradients stacked).  The same cases run on real CuPy where a CUDA device is foun
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -72,8 +73,15 @@ def half_precision(x):
     return np.sum(x * x + x)  # float16: no C type in the kernels, so the block runs as array code
 
 
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """Where the fake GPU's g++ builds are kept between tests and runs (the project's test cache), by digest."""
+    cache = os.environ.get("TRANSPILE_CACHE_DIR")
+    return Path(cache) / "cuda-tests" if cache else tmp_path_factory.mktemp("cuda-tests")
+
+
 @pytest.fixture(params=["fake", pytest.param("gpu", marks=pytest.mark.gpu)], ids=["fake-gpu", "gpu"], name="gpu")
-def _gpu(request, tmp_path, monkeypatch):
+def _gpu(request, built, tmp_path, monkeypatch):
     """(cupy, copy back to NumPy checking every array is a device array, the FakeGpu or None)."""
     monkeypatch.setenv("TRANSPILE_CACHE_DIR", str(tmp_path / "cache"))  # kernels compiled in this test only
     monkeypatch.setattr(device, "_functions", {})
@@ -86,7 +94,7 @@ def _gpu(request, tmp_path, monkeypatch):
             pytest.skip(f"no CUDA device: {exc}")
         yield cupy, _real_host(cupy), None
         return
-    with fakegpu.installed(tmp_path / "built") as (cupy, fake):
+    with fakegpu.installed(built) as (cupy, fake):
         yield cupy, fakegpu.host, fake
 
 
