@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import assert_tree_close, numeric_grad
+from support import assert_tree_close, numeric_grad, runs_in_new_processes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "runtime" / "cuda"))
 
@@ -337,3 +337,32 @@ def test_a_chain_of_elementwise_operations_is_one_kernel(gpu):
     _same(got, scaled_square(x), rtol=1e-6, atol=1e-6)
     assert host.stats()["launched"] == before + 1
     assert tp.source(jitted).count("jc.launch(") == 1
+
+
+_SCRIPT = """
+import json, sys
+sys.path[:0] = [{tests!r}, {cuda!r}]
+import numpy as np
+import fakegpu
+import transpile as tp
+from runtime.cuda import device
+from test_cupy_backend import pair_energy
+with fakegpu.installed({built!r}) as (cupy, fake):
+    positions = np.linspace(0.0, 3.0, 12).reshape(4, 3) ** 1.5
+    forces = tp.device_get(tp.jit(tp.grad(pair_energy), backend="cupy")(positions))
+    print(json.dumps({{**device.stats(), "nvrtc": fake.log["nvrtc"], "forces": forces.tolist()}}))
+"""
+
+
+def test_a_second_process_loads_the_kernels_from_disk(tmp_path, built):
+    here = Path(__file__).resolve().parent
+    cuda = here.parents[1] / "runtime" / "cuda"
+    script = _SCRIPT.format(tests=str(here), cuda=str(cuda), built=str(built))
+    root = str(here.parents[2])
+    env = {"PYTHONPATH": os.pathsep.join([str(here), str(here.parents[1]), root])}
+    first, second = runs_in_new_processes(script, tmp_path, **env)
+    assert first["compiled"] == first["nvrtc"] == 5 and first["loaded"] == 0
+    assert second["compiled"] == second["nvrtc"] == 0 and second["loaded"] == 5
+    positions = np.linspace(0.0, 3.0, 12).reshape(4, 3) ** 1.5
+    for forces in (first["forces"], second["forces"]):
+        assert_tree_close(np.array(forces), tp.grad(pair_energy)(positions), rtol=1e-12, atol=1e-12)
