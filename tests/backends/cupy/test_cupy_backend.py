@@ -366,3 +366,18 @@ def test_a_second_process_loads_the_kernels_from_disk(tmp_path, built):
     positions = np.linspace(0.0, 3.0, 12).reshape(4, 3) ** 1.5
     for forces in (first["forces"], second["forces"]):
         assert_tree_close(np.array(forces), tp.grad(pair_energy)(positions), rtol=1e-12, atol=1e-12)
+
+
+WEIGHTS = np.linspace(-1.0, 1.0, 6).reshape(3, 2)
+
+
+def projected_energy(x):
+    return np.sum(np.tanh(x @ WEIGHTS) ** 2)
+
+
+def test_a_captured_array_is_copied_to_the_device(gpu):
+    cupy, to_host, _ = gpu
+    x = rng.standard_normal((4, 3))
+    got = to_host(tp.jit(tp.grad(projected_energy), backend=BACKEND)(x))
+    _same(got, tp.jit(tp.grad(projected_energy), backend="numpy")(x))
+    assert_tree_close(got, numeric_grad(projected_energy, (x,)), rtol=1e-6, atol=1e-8)
