@@ -52,8 +52,9 @@ def launch(*parts):
 
 
 def to_host_scalar(value):
-    """A branch's test: a CuPy array's one element copied to the host (a Python scalar); anything else as it is."""
-    if type(value).__module__.partition(".")[0] == "cupy" and hasattr(value, "item"):
+    """A branch's test: a CuPy array's one element copied to the host (a Python scalar); anything else as it is
+    (an array of more elements is refused by its truth value, as NumPy refuses it)."""
+    if type(value).__module__.partition(".")[0] == "cupy" and getattr(value, "size", 0) == 1:
         return value.item()
     return value
 
