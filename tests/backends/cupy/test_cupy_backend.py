@@ -165,6 +165,10 @@ def test_lennard_jones_forces(gpu):
     assert_tree_close(forces, numeric_grad(pair_energy, (positions,)), rtol=1e-6, atol=1e-6)
     if fake is not None:
         assert fake.log["launches"] == 5  # the forward's two blocks, the backward's three
+    single = positions.astype(np.float32)
+    forces32 = to_host(tp.jit(tp.grad(pair_energy), backend=BACKEND)(single))
+    assert forces32.dtype == np.float32
+    assert_tree_close(forces32, forces, rtol=1e-4, atol=1e-4 * np.abs(forces).max())
 
 
 def test_per_example_gradients(gpu):
