@@ -31,6 +31,7 @@ def _compiles(path) -> bool:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "compiles: in a file that compiles with Numba; run last, the file on one worker")
+    config.addinivalue_line("markers", "gpu: runs on a CUDA device through CuPy; skipped where there is none")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -27,6 +27,7 @@ from .api import (  # noqa: E402
     vjp,
     vmap,
 )
+from .api.devices import device_get, device_put  # noqa: E402
 from .custom import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient  # noqa: E402
 from .errors import TranspileError  # noqa: E402
 
@@ -61,6 +62,8 @@ __all__ = [
     "jacrev",
     "hessian",
     "source",
+    "device_put",
+    "device_get",
     "TranspileError",
     "tree_util",
     "__version__",

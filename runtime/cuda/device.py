@@ -1,39 +1,102 @@
-"""A fused block's kernel on a GPU: compiled by `cupy.RawModule` (NVRTC), launched with launch.py's arguments.
+"""A fused block's kernel on a GPU: compiled by NVRTC (through CuPy) into a cubin cached on disk, loaded by
+`cupy.RawModule`, launched with launch.py's arguments.
 
-CuPy is passed in (runtime/ imports no GPU library on its own).  A module is compiled once per source in this
-process; CuPy keeps the compiled code in its own disk cache (CUPY_CACHE_DIR), keyed by the source, the options
-and the device's architecture.  The kernel is launched with `kernel.threads` threads per block (its shared
-arrays have that size) and enough blocks for one element per thread, at most MAX_BLOCKS: the grid-stride loop
-covers the rest.
+CuPy is passed in (runtime/ imports no GPU library on its own).  The cubin is written once per source, options and
+device architecture, under the project's cache directory (`cuda/<digest>.cubin`), and kept loaded in this process;
+another process loads it from disk without compiling.  A kernel NVRTC refuses raises KernelCompileError with
+NVRTC's log.  The kernel is launched with `kernel.threads` threads per block (its shared arrays have that size)
+and enough blocks for one element per thread, at most MAX_BLOCKS: the grid-stride loop covers the rest.
 """
 
 from __future__ import annotations
 
-import functools
+import hashlib
+import os
+import secrets
 
 import numpy as np
 
 from .launch import arguments
 
-__all__ = ["launch"]
+__all__ = ["KernelCompileError", "launch", "stats"]
 
 MAX_BLOCKS = 4096
 OPTIONS = ("--std=c++17",)
 SCALARS = {"double": np.float64, "float": np.float32, "long long": np.int64, "int": np.int32, "bool": np.bool_}
 
+_functions: dict = {}  # (cupy, source, architecture) -> the loaded kernel function
+_counts = {"compiled": 0, "loaded": 0}
 
-@functools.cache
-def _function(cupy, source, name):
-    return cupy.RawModule(code=source, options=OPTIONS).get_function(name)
+
+class KernelCompileError(RuntimeError):
+    """NVRTC refused a fused block's kernel: its message is the compiler's log."""
 
 
 def launch(kernel, inputs, cupy):
-    """The kernel's outputs (CuPy arrays) for these inputs (NumPy or CuPy arrays, numbers), computed on the device."""
+    """The kernel's outputs (CuPy arrays) for these inputs (CuPy arrays, numbers), computed on the device."""
     args, outputs, size = arguments(kernel, inputs, xp=cupy)
     converted = tuple(
         value if ctype.endswith("*") else SCALARS[ctype.removeprefix("const ")](value)
         for (ctype, _), value in zip(kernel.params, args)
     )
     blocks = max(1, min(MAX_BLOCKS, -(-size // kernel.threads)))
-    _function(cupy, kernel.source, kernel.name)((blocks,), (kernel.threads,), converted)
+    function(cupy, kernel)((blocks,), (kernel.threads,), converted)
     return outputs
+
+
+def architecture(cupy) -> str:
+    """The current device's compute capability, as NVRTC's `sm_` takes it ("90" for an H100 or H200)."""
+    return str(cupy.cuda.Device().compute_capability)
+
+
+def function(cupy, kernel):
+    """The kernel's function, loaded from its cubin (compiled first where the cache has none)."""
+    arch = architecture(cupy)
+    key = (id(cupy), kernel.source, arch)
+    if key not in _functions:
+        _functions[key] = cupy.RawModule(path=cubin(cupy, kernel.source, arch)).get_function(kernel.name)
+    return _functions[key]
+
+
+def cubin(cupy, source: str, arch: str) -> str:
+    """The path of the source's cubin for `arch` in the cache directory, compiled by NVRTC if it is not there."""
+    from transpile.codegen.cache import cache_dir  # as generated modules have it
+
+    digest = hashlib.sha256("\0".join([source, *OPTIONS, arch]).encode()).hexdigest()[:32]
+    directory = os.path.join(cache_dir(), "cuda")
+    path = os.path.join(directory, f"sm_{arch}_{digest}.cubin")
+    if os.path.exists(path):
+        _counts["loaded"] += 1
+        return path
+    binary = _nvrtc(cupy, source, arch)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    tmp = f"{path}.{secrets.token_hex(6)}.tmp"
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(binary)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    _counts["compiled"] += 1
+    return path
+
+
+def _nvrtc(cupy, source, arch) -> bytes:
+    """The source compiled by NVRTC into a cubin for `sm_<arch>`; KernelCompileError with NVRTC's log if refused."""
+    nvrtc = cupy.cuda.nvrtc
+    program = nvrtc.createProgram(source, "fused_block.cu", [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, [*OPTIONS, f"--gpu-architecture=sm_{arch}"])
+        except Exception as exc:  # noqa: BLE001 - NVRTCError: the log says why
+            log = nvrtc.getProgramLog(program)
+            raise KernelCompileError(f"NVRTC refused a fused block's kernel ({exc}):\n{log}") from None
+        return bytes(nvrtc.getCUBIN(program))
+    finally:
+        nvrtc.destroyProgram(program)
+
+
+def stats() -> dict:
+    """How many cubins this process compiled, and loaded from the disk cache."""
+    return dict(_counts)

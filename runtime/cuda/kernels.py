@@ -263,6 +263,8 @@ class _Writer:
         if own == np.dtype(bool):
             computed = np.result_type(*(self.values[id(o)] for o in operands if id(o) in self.values))
         ctype = _ctype(computed)
+        if key == "BinOp.Pow" and self.weak_number(operands[1]) == 2 and type(self.weak_number(operands[1])) is int:
+            return f"tp_square({self.expr(operands[0], ctype)})"  # x * x, as NumPy's power computes a square
         args = {p: self.expr(o, ctype) for p, o in zip(params, operands)}
         missing = [p for p in params if p not in args]
         if missing:

@@ -380,7 +380,7 @@ def source(transformed) -> str:
     """The generated module behind a transformed function, as text."""
     jitted = getattr(transformed, "__transpile_jit__", None)
     if jitted is not None:
-        return jitted.compiled({}).text.rsplit("\n# transpile-cache-key", 1)[0] + "\n"
+        return jitted.backend.shown(jitted.compiled({}).text.rsplit("\n# transpile-cache-key", 1)[0] + "\n")
     transform = getattr(transformed, "__transpile__", None)
     if transform is None:
         raise TranspileError(f"{transformed!r} was not made by transpile", hint="pass e.g. tp.grad(f)")

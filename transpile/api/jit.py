@@ -19,7 +19,7 @@ from ..errors import TranspileError
 from ..fingerprint import NoFingerprint, fingerprint, static_key
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
-from .boundary import api_boundary, located_note
+from .boundary import api_boundary, caller_location, located_note
 from .common import (
     _signature,
     check_fresh,
@@ -104,6 +104,7 @@ class Jitted:
         if self.backend is None:
             known = ", ".join(repr(name) for name in sorted(BACKENDS))
             raise TranspileError(f"jit has no backend {backend!r}", def_location(fun), f"pass backend= one of {known}")
+        self.backend.require(caller_location() or def_location(fun))  # CuPy and a device, for backend='cupy'
         self.fun = fun
         # a function vjp or linearize returned: its entry takes the values bound in it, then the caller's arguments
         self.bound = getattr(fun, "__transpile_bound__", None)

@@ -16,6 +16,13 @@ class Backend:
     fuses = False  # whether its modules fuse loop nests (and may ask for a call to run without: `unfused`)
     unfused: tuple = ()  # exceptions a fused module raises for shapes its loop nests do not cover
 
+    def require(self, where) -> None:
+        """Raise a TranspileError at `where` (the user's jit line) if what the backend runs on is missing."""
+
+    def shown(self, text: str) -> str:
+        """What tp.source shows of a module whose text is `text` (the CuPy backend adds its kernels' CUDA C)."""
+        return text
+
     def module_text(self, program, statics: dict, fuse: bool, disk_cache: bool) -> str:
         """The module's text: every function of `program`, the entry with `statics` bound."""
         raise NotImplementedError
@@ -92,6 +99,6 @@ def register_backend(backend: Backend) -> Backend:
 
 def backend_named(name: str) -> Backend | None:
     """The backend registered as `name` (importing the built-in ones), or None."""
-    from . import kernels, numba, numpy  # noqa: F401  (register themselves)
+    from . import cupy, kernels, numba, numpy  # noqa: F401  (register themselves)
 
     return BACKENDS.get(name)

@@ -20,9 +20,12 @@ def _bind_statics(fdef, statics):
     return fdef
 
 
-def module_text(program: Program, statics: dict, how: str, imports: list, body, decorators) -> str:
+def module_text(
+    program: Program, statics: dict, how: str, imports: list, body, decorators, array_import="import numpy as np"
+) -> str:
     """The module: its docstring says the entry is `how` ("compiled by Numba"); `imports`, the lines after
-    `import runtime as rt`; `body(key, fn)` a function's statements; `decorators(key)` its decorators."""
+    `import runtime as rt`; `body(key, fn)` a function's statements; `decorators(key)` its decorators;
+    `array_import` the line importing the array library the code calls."""
     entry = program.functions[program.entry]
     filename = escape.line(os.path.basename(entry.filename))
     origin = "" if is_generated(entry.filename) else f" ({filename}:{entry.lineno})"
@@ -37,7 +40,7 @@ def module_text(program: Program, statics: dict, how: str, imports: list, body, 
         header.append(
             "Values from the function's scope, fixed when it is compiled: " + ", ".join(sorted(program.captures)) + "."
         )
-    lines = [escape.docstring("\n".join(header)), "import math", "", "import numpy as np", ""]
+    lines = [escape.docstring("\n".join(header)), "import math", "", array_import, ""]
     lines += ["import runtime as rt", *imports, ""]
     emitter = Emitter()
     keys = [program.entry] + [k for k in program.functions if k != program.entry]

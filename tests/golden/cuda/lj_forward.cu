@@ -26,7 +26,7 @@ __device__ inline void tp_atomic_add(long long* p, long long v) {
 }
 
 // a fused block: _t2, _t3 -> diff, _t5, _t4
-extern "C" __global__ void tp_fused_d9dbc8193f71adb2(
+extern "C" __global__ void tp_fused_60fc4ad367fb7dd4(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -60,7 +60,7 @@ extern "C" __global__ void tp_fused_d9dbc8193f71adb2(
         // diff = _t2 - _t3
         const double v_diff = (v__t2 - v__t3);
         // _t5 = diff ** 2
-        const double v__t5 = tp_pow(v_diff, 2.0);
+        const double v__t5 = tp_square(v_diff);
         // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
         tp_atomic_add(&o__t4[i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2], v__t5);
         // the values read after the block

@@ -10,7 +10,6 @@ The registry's blocks come from each primitive's first example; TRANSPILE_JIT_FU
 from __future__ import annotations
 
 import concurrent.futures
-import ctypes
 import hashlib
 import importlib.util
 import os
@@ -18,6 +17,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import fakegpu
 import numpy as np
 import pytest
 from fused_blocks import recorded_blocks, registry_blocks
@@ -358,51 +358,55 @@ def test_every_fused_registry_example_compiles_and_runs(found_blocks, built):
     assert ran >= 40 and len(refused) <= len(found_blocks) // 4
 
 
-class _FakeCupy:
-    """CuPy as runtime/cuda/device.py uses it, on NumPy arrays: RawModule's functions run through the g++ shim and
-    check that each argument is the NumPy scalar type CuPy needs for the kernel's C parameter."""
-
-    def __init__(self, kernels_by_name, directory):
-        self.asarray, self.zeros, self.empty, self.broadcast_to = np.asarray, np.zeros, np.empty, np.broadcast_to
-        self.kernels_by_name, self.directory, self.launches = kernels_by_name, directory, []
-        fake = self
-
-        class RawModule:
-            def __init__(self, code, options=()):
-                self.code = code
-
-            def get_function(self, name):
-                kernel = fake.kernels_by_name[name]
-                assert self.code == kernel.source
-
-                def run(grid, block, args):
-                    fake.launches.append((grid, block))
-                    converted = []
-                    for (ctype, _), value in zip(kernel.params, args, strict=True):
-                        if ctype.endswith("*"):
-                            assert (
-                                isinstance(value, np.ndarray)
-                                and value.dtype == kernels.C_DTYPES[ctype[:-1].removeprefix("const ")]
-                            )
-                            converted.append(ctypes.c_void_p(value.ctypes.data))
-                        else:
-                            assert type(value) is kernels.C_DTYPES[ctype.removeprefix("const ")].type
-                            converted.append(shim.C_TYPES[ctype.removeprefix("const ")](value))
-                    shim.library(kernel, fake.directory).tp_launch(grid[0], block[0], *converted)
-
-                return run
-
-        self.RawModule = RawModule
+@pytest.mark.gpu
+def test_every_fused_registry_example_runs_on_the_device(request, tmp_path, monkeypatch):
+    """On a CUDA device (skipped without CuPy and one): every kernel of the registry's blocks compiled by NVRTC,
+    launched on CuPy arrays by device.launch, equal to the block run as NumPy code."""
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device")
+    except Exception as exc:  # noqa: BLE001 - CuPy's driver errors
+        pytest.skip(f"no CUDA device: {exc}")
+    monkeypatch.setenv("TRANSPILE_CACHE_DIR", str(tmp_path))
+    ran, failures = 0, []
+    for lines, (expr, inputs) in request.getfixturevalue("found_blocks").items():  # after the skips: it takes time
+        try:
+            kernel = _kernel(lines, inputs)
+        except kernels.NoKernel:
+            continue
+        on_device = tuple(cupy.asarray(v) if isinstance(v, (np.ndarray, np.generic)) else v for v in inputs)
+        try:
+            got = device.launch(kernel, on_device, cupy)
+            _same(tuple(cupy.asnumpy(g) for g in got), fused.kernel(*lines, *inputs))
+            ran += 1
+        except Exception as exc:  # noqa: BLE001  (all of them reported at once)
+            failures.append(f"{expr}: {lines}: {type(exc).__name__}: {exc}")
+    assert not failures, "\n".join(failures)
+    assert ran >= 40
 
 
-def test_a_kernel_launched_as_cupy_launches_it(built):
-    """device.launch passes CuPy the arguments its RawModule function takes (a fake CuPy runs it on the CPU)."""
+def test_a_kernel_launched_as_cupy_launches_it(built, tmp_path, monkeypatch):
+    """device.launch compiles the kernel into a cubin in the cache directory and passes CuPy's RawModule function the
+    arguments it takes (a fake CuPy compiles with g++ and runs it on the CPU, checking each argument's type)."""
+    monkeypatch.setenv("TRANSPILE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(device, "_functions", {})
     lines = ("a, c, k -> e, s", "e = a * c + k", "s = jt.sum(e, 0, False)")
     inputs = (_f32(700, 3), 0.5, np.int32(2))
     kernel = _kernel(lines, inputs)
-    cupy = _FakeCupy({kernel.name: kernel}, built)
-    _same(device.launch(kernel, inputs, cupy), fused.kernel(*lines, *inputs))
-    assert cupy.launches == [((9,), (256,))]  # one element per thread: 2100 elements in 9 blocks of 256
+    launches = []
+    with fakegpu.installed(built) as (cupy, fake):
+        run = device.function
+
+        def counted(cupy_, kernel_):
+            function = run(cupy_, kernel_)
+            return lambda grid, block, args: (launches.append((grid, block)), function(grid, block, args))
+
+        monkeypatch.setattr(device, "function", counted)
+        got = device.launch(kernel, fakegpu.fakecupy.device(inputs), cupy)
+        _same(fakegpu.host(got), fused.kernel(*lines, *inputs))
+    assert launches == [((9,), (256,))]  # one element per thread: 2100 elements in 9 blocks of 256
+    assert fake.log["nvrtc"] == 1 and len(list((tmp_path / "cuda").glob("sm_90_*.cubin"))) == 1
 
 
 def _sample(name):

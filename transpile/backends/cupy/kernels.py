@@ -1,4 +1,5 @@
-"""The CuPy backend's table: each elementwise primitive's element as CUDA C, for the kernels of fused blocks.
+"""The CuPy backend's table: each elementwise primitive's element as CUDA C, for the kernels of fused blocks, and
+what joins a block.
 
 runtime/cuda/kernels.py writes a block's statements in C from these spellings, the operands already cast to the
 dtype the primitive computes in (NumPy's promotion of the block); a call with no spelling keeps the block
@@ -8,7 +9,7 @@ unfused.  The `tp_` helpers are defined in runtime/cuda/prelude.cuh.  Grouped as
 from __future__ import annotations
 
 from ...primitives import registry
-from ..tables import register_spelling, spellings
+from ..tables import register_fusion, register_spelling, spellings
 
 
 def spell(name: str, template: str) -> None:
@@ -45,6 +46,14 @@ spell("isnan", "tp_isnan({x})")
 spell("logical_and", "({x} && {y})")
 spell("logical_or", "({x} || {y})")
 spell("logical_not", "(!{x})")
+
+# the fusion table (numba/fusion.py with backend="cupy"): an element with a spelling joins a block, and so do the sums
+# and the adjoint helpers; an operator without one (`//`, `%`, `~`) does not
+for _name in spellings("cupy"):
+    register_fusion(_name, "map", backend="cupy")
+register_fusion("sum", "sum", backend="cupy")
+register_fusion("rt.unbroadcast", "unbroadcast", backend="cupy")
+register_fusion("rt.expand_reduced", "expand", backend="cupy")
 
 # a number of the generated code (lowering.weak_constants): typed by NumPy beside `like`, then cast as its operation's
 WEAK = ("jt.weak", ("value", "like"), "{value}")

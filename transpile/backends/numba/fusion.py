@@ -23,7 +23,8 @@ compiles into a single loop nest once Numba knows the ranks and dtypes:
     )
 
 A run is fused when it has a reduction or helper to fold in and at least two statements: a lone chain
-of elementwise operators already compiles to one loop (`fuse_elementwise` in lowering.py).
+of elementwise operators already compiles to one loop (`fuse_elementwise` in lowering.py); the CuPy backend
+fuses lone chains too (`alone`).
 """
 
 from __future__ import annotations
@@ -42,17 +43,17 @@ from .blocks import map_blocks
 REDUCING = ("sum", "unbroadcast")
 
 
-def _role(stmt) -> str | None:
-    """The statement's part in a loop nest ("map", "sum", "unbroadcast", "expand"), or None."""
+def _role(stmt, backend="numba") -> str | None:
+    """The statement's part in a loop nest ("map", "sum", "unbroadcast", "expand") under `backend`'s table, or None."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
         return None
     value = stmt.value
     if isinstance(value, gast.Name):
         return "map"
     prim = getattr(value, "lowered_from", None) or getattr(value, "prim", None)
-    role = fusion(prim, "numba")
+    role = fusion(prim, backend)
     if role == "map":
-        return "map" if _is_map(value) else None
+        return "map" if _is_map(value, backend) else None
     args = value.args if isinstance(value, gast.Call) else []
     if role == "sum" and (bound := _reduction(value)) and isinstance(bound[0], gast.Name):
         return role if _axis(bound[1]) and _flag(bound[2]) else None
@@ -89,22 +90,22 @@ def _arguments(call, prim):
     return [bound[p] if p in bound else gast.Constant(value=prim.defaults[p], kind=None) for p in prim.params]
 
 
-def _is_map(expr) -> bool:
-    """An expression of names, numbers and operators whose scalar form is its element."""
+def _is_map(expr, backend="numba") -> bool:
+    """An expression of names, numbers and operators whose scalar form is its element (under `backend`'s table)."""
     if isinstance(expr, gast.Name):
         return True
     if isinstance(expr, gast.Constant):
         return type(expr.value) in (int, float, bool)
-    if fusion(getattr(expr, "prim", None), "numba") != "map":
+    if fusion(getattr(expr, "prim", None), backend) != "map":
         return False
     if isinstance(expr, gast.BinOp):
-        return _is_map(expr.left) and _is_map(expr.right)
+        return _is_map(expr.left, backend) and _is_map(expr.right, backend)
     if isinstance(expr, gast.UnaryOp):
-        return _is_map(expr.operand)
+        return _is_map(expr.operand, backend)
     if isinstance(expr, gast.Compare):
-        return _is_map(expr.left) and all(map(_is_map, expr.comparators))
+        return _is_map(expr.left, backend) and all(_is_map(c, backend) for c in expr.comparators)
     if isinstance(expr, gast.Call):
-        return not expr.keywords and all(map(_is_map, expr.args))
+        return not expr.keywords and all(_is_map(a, backend) for a in expr.args)
     return False
 
 
@@ -208,14 +209,17 @@ class _Run:
         order = {id(stmt): i for i, stmt in enumerate(self.statements)}
         return [sorted(g, key=lambda s: order[id(s)]) for g in groups]
 
-    def worth_fusing(self, group) -> bool:
-        return len(group) >= 2 and any(self.roles[id(stmt)] != "map" for stmt in group)
+    def worth_fusing(self, group, alone=False) -> bool:
+        """At least two statements, and a reduction or helper among them unless maps `alone` are fused too."""
+        return len(group) >= 2 and (alone or any(self.roles[id(stmt)] != "map" for stmt in group))
 
 
-def fuse_kernels(body, weak, callee: str = "jt.kernel"):
+def fuse_kernels(body, weak, callee: str = "jt.kernel", backend: str = "numba", alone: bool = False):
     """Runs of fusible statements in a function body (and its nested blocks) -> calls of `callee` (jt.kernel,
     which Numba compiles inside the function; the numba-kernels backend's jk.launch, which compiles the loop nest
-    alone), each with the run's text and inputs.
+    alone; the CuPy backend's jc.launch, a CUDA kernel), each with the run's text and inputs; what fuses is
+    `backend`'s fusion table; with `alone`, a run of elementwise statements without a reduction is fused too (on a
+    GPU, one pass over memory instead of one per operation).
 
     `weak(statements)` writes Python numbers as NumPy treats them (lowering.weak_constants), for the
     kernel's text.
@@ -226,7 +230,7 @@ def fuse_kernels(body, weak, callee: str = "jt.kernel"):
 
         def flush():
             nonlocal run
-            groups = [(g, _read_outside(body, g) if run.worth_fusing(g) else None) for g in run.components()]
+            groups = [(g, _read_outside(body, g) if run.worth_fusing(g, alone) else None) for g in run.components()]
             if any(outputs for _, outputs in groups):
                 last = max(run.order.index(stmt) for stmt in run.statements)
                 trailing = run.order[last + 1 :]
@@ -239,7 +243,7 @@ def fuse_kernels(body, weak, callee: str = "jt.kernel"):
             run = _Run()
 
         for stmt in stmts:
-            role = _role(stmt)
+            role = _role(stmt, backend)
             if role == "unbroadcast" and stmt.value.args[0].id not in run.assigned:
                 role = None  # of a value from before: rt.unbroadcast returns it as it is when the shapes agree
             if role is not None and run.admits(stmt, role):
