@@ -79,7 +79,7 @@ def axis_index(axis_name):
     found = devices.bound(axis_name)
     if found is None:
         _unbound("axis_index", axis_name)
-    return np.arange(found[0].size)[found[1]]  # as vmap's: an element of np.arange
+    return np.int_(found[1])  # as vmap's: an element of np.arange (a NumPy integer)
 
 
 def ppermute(x, axis_name, perm):
