@@ -319,3 +319,34 @@ def test_network_under_jit():
     x, y = _data((5, 2))
     loss = _cross_entropy(layer[1])
     assert tp.jit(loss, compile="block")(params, x, y) == pytest.approx(loss(params, x, y), rel=1e-12)
+
+
+def test_grad_of_network_under_jit():
+    """jit(grad) through serial's params[1:] (a slice of a tuple of mixed types, whose adjoint runtime/numba
+    scatters back)."""
+    layer = stax.serial(stax.Dense(3), stax.Tanh, stax.Dense(2))
+    _, params = _init(layer, (4, 2))
+    x, y = _data((4, 2), classes=2)
+    loss = _cross_entropy(layer[1])
+    got = tp.jit(tp.grad(loss), compile="block")(params, x, y)
+    _assert_close_trees(got, tp.grad(loss)(params, x, y), rtol=1e-12, atol=1e-14)
+
+
+def _repeated(x):
+    t = (x,) * 2
+    return np.sum(3.0 * t[0] + t[1])
+
+
+def _concatenated(x):
+    t = (x,) + (x,)
+    return np.sum(3.0 * t[0] + t[1])
+
+
+@pytest.mark.xfail(strict=True, reason="transpile differentiates tuple + and * by the array rules (issue to file)")
+@pytest.mark.parametrize("f", [_repeated, _concatenated])
+def test_gradient_of_tuple_repetition_and_concatenation(f):
+    """Why FanOut and parallel write their tuples out: the gradient of `(x,) * 2` and `(x,) + (x,)` counts the
+    first copy's cotangent only (3 for each copy, not 3 + 1, here). When this passes, stax may build its tuples
+    with + and *."""
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(tp.grad(f)(x), [4.0, 4.0])
