@@ -44,9 +44,11 @@ def _assert_close_trees(got, want, rtol=1e-6, atol=1e-8):
 
 _SHAPE_CASES = [
     ("Dense", stax.Dense(5), (3, 4)),
-    ("Conv VALID", stax.Conv(4, (3, 2)), (2, 3, 7, 6)),
-    ("Conv SAME strided", stax.Conv(4, (3, 3), strides=(2, 3), padding="SAME"), (2, 3, 7, 8)),
-    ("Conv VALID strided", stax.Conv(2, (2, 3), strides=(2, 2)), (2, 1, 7, 8)),
+    ("Conv VALID", stax.Conv(4, (3, 2)), (2, 7, 6, 3)),
+    ("Conv SAME strided", stax.Conv(4, (3, 3), strides=(2, 3), padding="SAME"), (2, 7, 8, 3)),
+    ("Conv VALID strided", stax.Conv(2, (2, 3), strides=(2, 2)), (2, 7, 8, 1)),
+    ("GeneralConv NCHW", stax.GeneralConv(("NCHW", "OIHW", "NCHW"), 4, (3, 2), padding="SAME"), (2, 3, 7, 6)),
+    ("GeneralConv mixed", stax.GeneralConv(("NCHW", "HWIO", "NHWC"), 4, (3, 2), (1, 2)), (2, 3, 7, 6)),
     ("Flatten", stax.Flatten, (2, 3, 4, 5)),
     ("MaxPool", stax.MaxPool((2, 2)), (2, 5, 6, 3)),
     ("MaxPool SAME strided", stax.MaxPool((3, 2), strides=(2, 1), padding="SAME"), (2, 5, 6, 3)),
@@ -70,7 +72,7 @@ def test_init_shape_is_apply_shape(layer, input_shape):
 
 
 def test_unknown_batch_size_stays_unknown():
-    shape, _ = _init(stax.serial(stax.Conv(2, (3, 3), padding="SAME"), stax.Flatten, stax.Dense(3)), (-1, 1, 4, 4))
+    shape, _ = _init(stax.serial(stax.Conv(2, (3, 3), padding="SAME"), stax.Flatten, stax.Dense(3)), (-1, 4, 4, 1))
     assert shape == (-1, 3)
 
 
@@ -104,10 +106,18 @@ def test_dense():
     [((3, 2), (1, 1), "VALID", ((0, 0), (0, 0))), ((3, 3), (2, 3), "SAME", ((1, 1), (0, 1)))],
 )
 def test_conv_against_loops(filter_shape, strides, padding, pads):
-    layer = stax.Conv(4, filter_shape, strides=strides, padding=padding)
+    layer = stax.GeneralConv(("NCHW", "OIHW", "NCHW"), 4, filter_shape, strides=strides, padding=padding)
     _, (W, b) = _init(layer, (2, 3, 7, 8))
+    assert W.shape == (4, 3) + filter_shape and b.shape == (1, 4, 1, 1)
     x = np.random.default_rng(1).normal(size=(2, 3, 7, 8))
     np.testing.assert_allclose(layer[1]((W, b), x), _conv_by_loops(x, W, b, strides, pads), rtol=1e-12)
+    # JAX's Conv: (N, H, W, C) inputs and outputs, an (fh, fw, in, out) kernel
+    layer = stax.Conv(4, filter_shape, strides=strides, padding=padding)
+    _, (W, b) = _init(layer, (2, 7, 8, 3))
+    assert W.shape == filter_shape + (3, 4) and b.shape == (1, 1, 1, 4)
+    x = np.random.default_rng(1).normal(size=(2, 7, 8, 3))
+    want = _conv_by_loops(np.moveaxis(x, 3, 1), np.transpose(W, (3, 2, 0, 1)), 0.0, strides, pads)
+    np.testing.assert_allclose(layer[1]((W, b), x), np.moveaxis(want, 1, 3) + b, rtol=1e-12)
 
 
 def _pool_by_loops(x, window, strides, pads, fill, reduce):
@@ -222,7 +232,7 @@ _NETWORKS = {
             stax.Dense(3),
             stax.LogSoftmax,
         ),
-        (3, 1, 5, 4),
+        (3, 5, 4, 1),
     ),
     "pools": (
         stax.serial(

@@ -102,7 +102,7 @@ def optimizer(opt_maker):
 
         for tree_fun, fun in ((tree_init, init), (tree_update, update), (tree_get_params, get_params)):
             # the name and docstring only: a `__wrapped__` would make transforms read the per-leaf function's source
-            tree_fun.__name__, tree_fun.__qualname__, tree_fun.__doc__ = fun.__name__, fun.__qualname__, fun.__doc__
+            tree_fun.__name__, tree_fun.__doc__ = fun.__name__, fun.__doc__
         return Optimizer(tree_init, tree_update, tree_get_params)
 
     return tree_opt_maker

@@ -14,9 +14,10 @@ grads = tp.grad(lambda params, x, y: -np.mean(np.sum(apply_fun(params, x) * y, a
 Where this differs from JAX: `serial` and `parallel` hold their layers' parameters (and `parallel`, `FanOut` their
 outputs) in tuples, not lists, so that compiled code can take layers of different kinds; `apply_fun` takes the one
 keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `Gelu` is the tanh approximation (JAX's
-default); `Conv` and the pooling layers are two-dimensional. Inside transformed code the combinators are written
-as recursion over their layers (a layer then the rest), since transpile calls functions it can name, not the
-items of a list of functions.
+default); `Conv`, `GeneralConv` and the pooling layers are two-dimensional; `parallel` and `FanOut` take 1 to 4
+branches so far. transpile calls functions it can name, not the items of a list of functions: `serial` is written
+as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut` write their tuples out
+for each number of branches (transpile's gradients of tuple `+` and `*` are wrong today, see the tests).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "FanInSum",
     "FanInConcat",
     "Dense",
+    "GeneralConv",
     "Conv",
     "Flatten",
     "MaxPool",
@@ -297,38 +299,64 @@ def _out_size(size, window, stride, same):
     return (size - window) // stride + 1
 
 
-def Conv(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
-    """Two-dimensional convolution in JAX's default layout: inputs (N, C, H, W), kernel W (out_chan, C, fh, fw)
-    (Glorot normal over its in and out channels), bias b of (1, out_chan, 1, 1) (normal with deviation 1e-6);
-    `strides` (sh, sw) (default 1), `padding` 'SAME' or 'VALID'. Computes the cross-correlation, as lax.conv."""
+def _permutation(spec, to):
+    """The axes of an array laid out as `spec` (letters, e.g. 'NHWC') in the order of `to` (e.g. 'NCHW')."""
+    if sorted(spec) != sorted(to):
+        raise ValueError(f"the layout {spec!r} does not have the axes {to!r}")
+    return tuple(spec.index(letter) for letter in to)
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """Two-dimensional convolution (a cross-correlation, as lax.conv_general_dilated) with the layouts
+    `dimension_numbers` = (inputs, kernel, outputs), e.g. ('NHWC', 'HWIO', 'NHWC') (`Conv`) or ('NCHW', 'OIHW',
+    'NCHW'); the kernel W has filter_shape (fh, fw) on its H, W axes (Glorot normal over its I and O axes), the bias
+    b is out_chan long on the outputs' C axis and 1 on the others (normal with deviation 1e-6); `strides` (sh, sw)
+    (default 1), `padding` 'SAME' or 'VALID'."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
     if len(filter_shape) != 2:
         raise ValueError(f"Conv is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
+    to_lhs, to_rhs = _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW")
+    from_out = _permutation("NCHW", out_spec)
+    move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
     fh, fw = filter_shape
     sh, sw = (1, 1) if strides is None else strides
     same = _check_padding(padding)
-    W_init = glorot_normal(1, 0) if W_init is None else W_init
+    W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
     b_init = normal(1e-6) if b_init is None else b_init
 
     def init_fun(rng, input_shape):
-        n, c, h, w = input_shape
-        output_shape = (n, out_chan, _out_size(h, fh, sh, same), _out_size(w, fw, sw, same))
-        return output_shape, (W_init(rng, (out_chan, c, fh, fw)), b_init(rng, (1, out_chan, 1, 1)))
+        n, c, h, w = (input_shape[a] for a in to_lhs)
+        sizes = {"N": n, "C": out_chan, "H": _out_size(h, fh, sh, same), "W": _out_size(w, fw, sw, same)}
+        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
+        W = W_init(rng, tuple(kernel[letter] for letter in rhs_spec))
+        b = b_init(rng, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
+        return tuple(sizes[letter] for letter in out_spec), (W, b)
 
     def apply_fun(params, inputs, rng=None):
         W, b = params
-        top, bottom = _pads(inputs.shape[2], fh, sh, same)
-        left, right = _pads(inputs.shape[3], fw, sw, same)
-        x = np.pad(inputs, ((0, 0), (0, 0), (top, bottom), (left, right)))
+        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, H, W)
+        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
+        top, bottom = _pads(x.shape[2], fh, sh, same)
+        left, right = _pads(x.shape[3], fw, sw, same)
+        x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
         out_h = (x.shape[2] - fh) // sh + 1
         out_w = (x.shape[3] - fw) // sw + 1
-        out = b
+        out = np.einsum(
+            "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
+        )
         for i in range(fh):
             for j in range(fw):
-                patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
-                out = out + np.einsum("nchw,oc->nohw", patch, W[:, :, i, j])
-        return out
+                if i + j > 0:
+                    patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
+                    out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
+        return (np.transpose(out, from_out) if move_out else out) + b
 
     return init_fun, apply_fun
+
+
+def Conv(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """`GeneralConv` in JAX's `Conv` layouts: inputs and outputs (N, H, W, C), kernel (fh, fw, in, out_chan)."""
+    return GeneralConv(("NHWC", "HWIO", "NHWC"), out_chan, filter_shape, strides, padding, W_init, b_init)
 
 
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros, gamma_init=ones):
