@@ -173,6 +173,8 @@ def test_activations():
         "Tanh": np.tanh(x),
         "Sigmoid": 1 / (1 + np.exp(-x)),
         "Elu": np.where(x > 0, x, np.exp(x) - 1),
+        "Selu": 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * (np.exp(x) - 1)),
+        "Exp": np.exp(x),
         "LeakyRelu": np.where(x > 0, x, 0.01 * x),
         "Gelu": 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))),
         "Softplus": np.log1p(np.exp(x)),
@@ -247,7 +249,9 @@ _NETWORKS = {
         (3, 4, 4, 2),
     ),
     "batchnorm": (
-        stax.serial(stax.Dense(4), stax.BatchNorm(axis=0), stax.Sigmoid, stax.Dense(3), stax.Gelu, stax.LogSoftmax),
+        stax.serial(
+            stax.Dense(4), stax.BatchNorm(axis=0), stax.Sigmoid, stax.Selu, stax.Dense(3), stax.Gelu, stax.LogSoftmax
+        ),
         (5, 3),
     ),
     "branches": (

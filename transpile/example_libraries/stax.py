@@ -50,6 +50,7 @@ __all__ = [
     "relu",
     "elu",
     "leaky_relu",
+    "selu",
     "gelu",
     "softplus",
     "sigmoid",
@@ -57,8 +58,10 @@ __all__ = [
     "softmax",
     "Relu",
     "Tanh",
+    "Exp",
     "Sigmoid",
     "Elu",
+    "Selu",
     "LeakyRelu",
     "Gelu",
     "Softplus",
@@ -510,6 +513,11 @@ def leaky_relu(x, negative_slope=0.01):
     return np.where(x >= 0, x, negative_slope * x)
 
 
+def selu(x):
+    """scale * elu(x, alpha) with the self-normalizing constants of Klambauer et al."""
+    return 1.0507009873554805 * elu(x, 1.6732632423543772)
+
+
 def gelu(x):
     """The tanh approximation: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x³)))."""
     return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
@@ -556,8 +564,10 @@ def elementwise(fun, **fun_kwargs):
 
 Relu = elementwise(relu)
 Tanh = elementwise(np.tanh)
+Exp = elementwise(np.exp)
 Sigmoid = elementwise(sigmoid)
 Elu = elementwise(elu)
+Selu = elementwise(selu)
 LeakyRelu = elementwise(leaky_relu)
 Gelu = elementwise(gelu)
 Softplus = elementwise(softplus)
