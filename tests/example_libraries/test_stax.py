@@ -183,6 +183,8 @@ def test_activations():
     }
     for name, value in want.items():
         np.testing.assert_allclose(getattr(stax, name)[1]((), x), value, rtol=1e-12, err_msg=name)
+    np.testing.assert_allclose(stax.log_softmax(x, axis=0), x - np.log(np.exp(x).sum(axis=0)), rtol=1e-12)
+    np.testing.assert_allclose(stax.softmax(x, axis=0), np.exp(x) / np.exp(x).sum(axis=0), rtol=1e-12)
 
 
 def test_fan_in_concat_and_sum():
@@ -344,6 +346,22 @@ def test_grad_of_network_under_jit():
     loss = _cross_entropy(layer[1])
     got = tp.jit(tp.grad(loss), compile="block")(params, x, y)
     _assert_close_trees(got, tp.grad(loss)(params, x, y), rtol=1e-12, atol=1e-14)
+
+
+def test_per_example_gradients_under_jit():
+    """jit(vmap(grad)), as differentially private SGD computes per-example gradients. The loss is a sum: with
+    np.mean(np.sum(..., axis=1)) jit does not compile it yet ('Invalid use of getiter with parameters (Tuple())')."""
+    layer = stax.serial(stax.Dense(3), stax.LogSoftmax)
+    _, params = _init(layer, (5, 2))
+    x, y = _data((5, 2))
+    apply_fun = layer[1]
+
+    def example_loss(params, x, y):
+        return -np.sum(apply_fun(params, x[None]) * y[None])
+
+    per_example = tp.vmap(tp.grad(example_loss), in_axes=(None, 0, 0))
+    got = tp.jit(per_example, compile="block")(params, x, y)
+    _assert_close_trees(got, per_example(params, x, y), rtol=1e-12, atol=1e-14)
 
 
 def _repeated(x):

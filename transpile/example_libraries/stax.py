@@ -542,6 +542,19 @@ def softmax(x, axis=-1):
     return unnormalized / np.sum(unnormalized, axis=axis, keepdims=True)
 
 
+def _log_softmax_last(x):
+    """log_softmax over the last axis, the axis written in (jit does not compile vmap(grad) of a reduction along an
+    axis passed as an argument yet)."""
+    shifted = x - tp.stop_gradient(np.max(x, axis=-1, keepdims=True))
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def _softmax_last(x):
+    """softmax over the last axis, the axis written in (as _log_softmax_last)."""
+    unnormalized = np.exp(x - tp.stop_gradient(np.max(x, axis=-1, keepdims=True)))
+    return unnormalized / np.sum(unnormalized, axis=-1, keepdims=True)
+
+
 def elementwise(fun, **fun_kwargs):
     """The layer applying `fun` to its inputs, with `fun_kwargs` (a call with keyword arguments unpacked runs
     without transforms only: transpile reads no `**kwargs`; write a function with those defaults instead)."""
@@ -571,5 +584,5 @@ Selu = elementwise(selu)
 LeakyRelu = elementwise(leaky_relu)
 Gelu = elementwise(gelu)
 Softplus = elementwise(softplus)
-LogSoftmax = elementwise(log_softmax)
-Softmax = elementwise(softmax)
+LogSoftmax = elementwise(_log_softmax_last)
+Softmax = elementwise(_softmax_last)
