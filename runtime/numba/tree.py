@@ -131,6 +131,8 @@ def _add_at(acc, x, index, g):
         items = [f"_tree.tree_add(out[{j}], g)" if j == at % n else f"out[{j}]" for j in range(n)]
         body = ["out = _tree.materialize(acc, x)", "return " + _packed(x, items)]
         return _generated("add_at_tuple_item", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
+    if _is_tuple(x) and isinstance(index, types.SliceType) and isinstance(g, types.BaseTuple):  # xs[1:] of a tuple
+        return _add_at_tuple_slice(x, g)
     if isinstance(x, types.UniTuple):  # a place known only at run time: every item has the same type
         n = len(x)
         body = ["out = _tree.materialize(acc, x)"]
@@ -216,6 +218,33 @@ def _add_at(acc, x, index, g):
             return impl_view
         return impl_array
     raise TypingError(f"add_at into {x} is not supported under jit")
+
+
+def _addable(item, g) -> bool:
+    """Whether an adjoint of type `g` can be added to the adjoint of a tuple item of type `item`."""
+    if isinstance(g, ZeroType):
+        return True
+    if isinstance(item, types.Array) and isinstance(g, types.Array):
+        return item.ndim == g.ndim
+    if _is_tuple(item) and _is_tuple(g):
+        return len(item) == len(g) and all(_addable(a, b) for a, b in zip(item, g))
+    return isinstance(item, types.Number) and isinstance(g, types.Number)
+
+
+def _add_at_tuple_slice(x, g):
+    """add_at of the adjoint `g` of `x[a:b]`, a slice with step 1 of a tuple whose items may differ in type: the
+    slice is a value when Numba types the call, so each start whose items `g` fits is a branch, chosen at run time."""
+    n, m = len(x), len(g)
+    body = ["out = _tree.materialize(acc, x)", f"start, stop, step = index.indices({n})"]
+    body += ["if step != 1:", "    raise NotImplementedError('the adjoint of a tuple slice with a step, under jit')"]
+    for start in range(n - m + 1):
+        if all(_addable(x[start + i], g[i]) for i in range(m)):
+            items = [
+                f"_tree.tree_add(out[{j}], g[{j - start}])" if start <= j < start + m else f"out[{j}]" for j in range(n)
+            ]
+            body += [f"if start == {start}:", "    return " + _packed(x, items)]
+    body.append("raise IndexError('the adjoint of a tuple slice does not fit the tuple')")
+    return _generated("add_at_tuple_slice", "acc, x, index, g", body, {"_tree": _tree, **_classes(x)})
 
 
 @overload(_tree.pack_like)

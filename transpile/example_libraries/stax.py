@@ -1,0 +1,588 @@
+"""Neural network layers as JAX's `jax.example_libraries.stax` has them: each layer an `(init_fun, apply_fun)` pair.
+
+`init_fun(rng, input_shape) -> (output_shape, params)` draws the parameters from `rng`, a NumPy
+`np.random.Generator` (`np.random.default_rng(0)`; there are no `tp.random` keys yet), drawing in the layers'
+order. `apply_fun(params, inputs, rng=None)` is plain NumPy that transpile reads, so `tp.grad`, `tp.vmap` and
+`tp.jit` apply to whole networks:
+
+```python
+init_fun, apply_fun = stax.serial(stax.Dense(64), stax.Relu, stax.Dense(10), stax.LogSoftmax)
+out_shape, params = init_fun(np.random.default_rng(0), (-1, 28 * 28))
+grads = tp.grad(lambda params, x, y: -np.mean(np.sum(apply_fun(params, x) * y, axis=1)))(params, x, y)
+```
+
+Where this differs from JAX: `serial` and `parallel` hold their layers' parameters (and `parallel`, `FanOut` their
+outputs) in tuples, not lists, so that compiled code can take layers of different kinds; `apply_fun` takes the one
+keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `Gelu` is the tanh approximation (JAX's
+default); `Conv`, `GeneralConv` and the pooling layers are two-dimensional; `parallel` and `FanOut` take 1 to 4
+branches so far. transpile calls functions it can name, not the items of a list of functions: `serial` is written
+as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut` write their tuples out
+for each number of branches (transpile's gradients of tuple `+` and `*` are wrong today, see the tests).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import transpile as tp
+
+__all__ = [
+    "glorot_normal",
+    "normal",
+    "ones",
+    "zeros",
+    "serial",
+    "parallel",
+    "FanOut",
+    "FanInSum",
+    "FanInConcat",
+    "Dense",
+    "GeneralConv",
+    "Conv",
+    "Flatten",
+    "MaxPool",
+    "AvgPool",
+    "SumPool",
+    "Identity",
+    "Dropout",
+    "BatchNorm",
+    "elementwise",
+    "relu",
+    "elu",
+    "leaky_relu",
+    "selu",
+    "gelu",
+    "softplus",
+    "sigmoid",
+    "log_softmax",
+    "softmax",
+    "Relu",
+    "Tanh",
+    "Exp",
+    "Sigmoid",
+    "Elu",
+    "Selu",
+    "LeakyRelu",
+    "Gelu",
+    "Softplus",
+    "LogSoftmax",
+    "Softmax",
+    "shape_dependent",
+]
+
+
+# ------------------------------------------------------------------ initializers: init(rng, shape) -> array
+
+
+def glorot_normal(in_axis=-2, out_axis=-1, scale=1.0):
+    """Normal with variance 2 * scale / (fan_in + fan_out), the fans counting the other axes as the receptive
+    field (JAX draws a truncated normal of that variance; this draws an untruncated one)."""
+
+    def init(rng, shape, dtype=np.float64):
+        receptive = np.prod([d for i, d in enumerate(shape) if i not in (in_axis % len(shape), out_axis % len(shape))])
+        fan_in, fan_out = shape[in_axis] * receptive, shape[out_axis] * receptive
+        return (rng.standard_normal(shape) * np.sqrt(2.0 * scale / (fan_in + fan_out))).astype(dtype)
+
+    return init
+
+
+def normal(stddev=1e-2):
+    """Normal with standard deviation `stddev`."""
+
+    def init(rng, shape, dtype=np.float64):
+        return (rng.standard_normal(shape) * stddev).astype(dtype)
+
+    return init
+
+
+def ones(rng, shape, dtype=np.float64):
+    """Ones (`rng` unused)."""
+    return np.ones(shape, dtype)
+
+
+def zeros(rng, shape, dtype=np.float64):
+    """Zeros (`rng` unused)."""
+    return np.zeros(shape, dtype)
+
+
+# ------------------------------------------------------------------ combinators
+
+
+def _no_layer_apply(params, inputs, rng=None):
+    """The apply_fun of an empty `serial`: its inputs."""
+    return inputs
+
+
+def _then(first, rest):
+    """The apply_fun running `first` (on params[0]) and then `rest` (on params[1:])."""
+
+    def apply_fun(params, inputs, rng=None):
+        inputs = first(params[0], inputs, rng=rng)
+        return rest(params[1:], inputs, rng=rng)
+
+    return apply_fun
+
+
+def _serial_apply(apply_funs):
+    """The apply_fun running `apply_funs` one after another, written as a layer then the rest."""
+    if not apply_funs:
+        return _no_layer_apply
+    return _then(apply_funs[0], _serial_apply(apply_funs[1:]))
+
+
+def serial(*layers):
+    """The layers one after another: params a tuple of theirs, the output of each the input of the next."""
+    init_funs = [layer[0] for layer in layers]
+
+    def init_fun(rng, input_shape):
+        params = []
+        for init in init_funs:
+            input_shape, param = init(rng, input_shape)
+            params.append(param)
+        return input_shape, tuple(params)
+
+    return init_fun, _serial_apply([layer[1] for layer in layers])
+
+
+def _parallel_apply(fs):
+    """The apply_fun running `fs` side by side, outputs in a tuple written out: transpile differentiates `+` and
+    `*` of tuples as if they were arrays today (a wrong gradient), so no tuple is concatenated or repeated."""
+    if len(fs) == 1:
+        (f0,) = fs
+
+        def apply_fun(params, inputs, rng=None):
+            return (f0(params[0], inputs[0], rng=rng),)
+
+    elif len(fs) == 2:
+        f0, f1 = fs
+
+        def apply_fun(params, inputs, rng=None):
+            return (f0(params[0], inputs[0], rng=rng), f1(params[1], inputs[1], rng=rng))
+
+    elif len(fs) == 3:
+        f0, f1, f2 = fs
+
+        def apply_fun(params, inputs, rng=None):
+            y0 = f0(params[0], inputs[0], rng=rng)
+            return (y0, f1(params[1], inputs[1], rng=rng), f2(params[2], inputs[2], rng=rng))
+
+    elif len(fs) == 4:
+        f0, f1, f2, f3 = fs
+
+        def apply_fun(params, inputs, rng=None):
+            y0, y1 = f0(params[0], inputs[0], rng=rng), f1(params[1], inputs[1], rng=rng)
+            return (y0, y1, f2(params[2], inputs[2], rng=rng), f3(params[3], inputs[3], rng=rng))
+
+    else:
+        raise NotImplementedError(f"parallel of {len(fs)} layers: 1 to 4 are written so far")
+    return apply_fun
+
+
+def parallel(*layers):
+    """The layers side by side: the i-th takes the i-th input (a tuple of inputs, as `FanOut` makes) and
+    gives the i-th output; params a tuple of theirs."""
+    init_funs = [layer[0] for layer in layers]
+
+    def init_fun(rng, input_shape):
+        if len(input_shape) != len(init_funs):
+            raise ValueError(f"parallel of {len(init_funs)} layers takes {len(init_funs)} input shapes")
+        pairs = [init(rng, shape) for init, shape in zip(init_funs, input_shape)]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+    return init_fun, _parallel_apply([layer[1] for layer in layers])
+
+
+def _copies_apply(num):
+    """The apply_fun giving `num` copies of its input in a tuple written out (not `(inputs,) * num`, whose
+    gradient transpile gets wrong today: it counts one copy's cotangent only)."""
+    if num == 1:
+        return lambda params, inputs, rng=None: (inputs,)
+    if num == 2:
+        return lambda params, inputs, rng=None: (inputs, inputs)
+    if num == 3:
+        return lambda params, inputs, rng=None: (inputs, inputs, inputs)
+    if num == 4:
+        return lambda params, inputs, rng=None: (inputs, inputs, inputs, inputs)
+    raise NotImplementedError(f"FanOut({num}): 1 to 4 copies are written so far")
+
+
+def FanOut(num):
+    """`num` copies of the input, in a tuple."""
+
+    def init_fun(rng, input_shape):
+        return (tuple(input_shape),) * num, ()
+
+    return init_fun, _copies_apply(num)
+
+
+def _fan_in_sum_init(rng, input_shape):
+    return tuple(input_shape[0]), ()
+
+
+def _fan_in_sum_apply(params, inputs, rng=None):
+    out = inputs[0]
+    for x in inputs[1:]:
+        out = out + x
+    return out
+
+
+FanInSum = (_fan_in_sum_init, _fan_in_sum_apply)
+"""The sum of a tuple of inputs."""
+
+
+def FanInConcat(axis=-1):
+    """A tuple of inputs concatenated along `axis`."""
+
+    def init_fun(rng, input_shape):
+        ax = axis % len(input_shape[0])
+        size = sum(shape[ax] for shape in input_shape)
+        return tuple(input_shape[0][:ax]) + (size,) + tuple(input_shape[0][ax + 1 :]), ()
+
+    def apply_fun(params, inputs, rng=None):
+        return np.concatenate(inputs, axis=axis)
+
+    return init_fun, apply_fun
+
+
+def shape_dependent(make_layer):
+    """A layer made for its input's shape: `make_layer(input_shape) -> (init_fun, apply_fun)`. Runs without
+    transforms only: transpile cannot read a layer made while the transformed code runs."""
+
+    def init_fun(rng, input_shape):
+        return make_layer(input_shape)[0](rng, input_shape)
+
+    def apply_fun(params, inputs, rng=None):
+        return make_layer(inputs.shape)[1](params, inputs, rng=rng)
+
+    return init_fun, apply_fun
+
+
+# ------------------------------------------------------------------ layers with parameters
+
+
+def Dense(out_dim, W_init=None, b_init=None):
+    """`inputs @ W + b` over the last axis: W of shape (in, out_dim) (Glorot normal), b of (out_dim,) (normal
+    with deviation 1e-2)."""
+    W_init = glorot_normal() if W_init is None else W_init
+    b_init = normal() if b_init is None else b_init
+
+    def init_fun(rng, input_shape):
+        output_shape = tuple(input_shape[:-1]) + (out_dim,)
+        return output_shape, (W_init(rng, (input_shape[-1], out_dim)), b_init(rng, (out_dim,)))
+
+    def apply_fun(params, inputs, rng=None):
+        W, b = params
+        return np.dot(inputs, W) + b
+
+    return init_fun, apply_fun
+
+
+def _check_padding(padding):
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding is 'SAME' or 'VALID', not {padding!r}")
+    return padding == "SAME"
+
+
+def _pads(size, window, stride, same):
+    """(before, after) padding of an axis of `size` for windows of `window` taken every `stride`: none for
+    'VALID', for 'SAME' enough for ceil(size / stride) windows, split as TensorFlow and JAX split it."""
+    if not same:
+        return 0, 0
+    out = (size + stride - 1) // stride
+    total = max((out - 1) * stride + window - size, 0)
+    return total // 2, total - total // 2
+
+
+def _out_size(size, window, stride, same):
+    """The number of windows along an axis (-1, an unknown batch size, stays -1)."""
+    if size < 0:
+        return size
+    if same:
+        return (size + stride - 1) // stride
+    return (size - window) // stride + 1
+
+
+def _permutation(spec, to):
+    """The axes of an array laid out as `spec` (letters, e.g. 'NHWC') in the order of `to` (e.g. 'NCHW')."""
+    if sorted(spec) != sorted(to):
+        raise ValueError(f"the layout {spec!r} does not have the axes {to!r}")
+    return tuple(spec.index(letter) for letter in to)
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """Two-dimensional convolution (a cross-correlation, as lax.conv_general_dilated) with the layouts
+    `dimension_numbers` = (inputs, kernel, outputs), e.g. ('NHWC', 'HWIO', 'NHWC') (`Conv`) or ('NCHW', 'OIHW',
+    'NCHW'); the kernel W has filter_shape (fh, fw) on its H, W axes (Glorot normal over its I and O axes), the bias
+    b is out_chan long on the outputs' C axis and 1 on the others (normal with deviation 1e-6); `strides` (sh, sw)
+    (default 1), `padding` 'SAME' or 'VALID'."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    if len(filter_shape) != 2:
+        raise ValueError(f"Conv is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
+    to_lhs, to_rhs = _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW")
+    from_out = _permutation("NCHW", out_spec)
+    move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
+    fh, fw = filter_shape
+    sh, sw = (1, 1) if strides is None else strides
+    same = _check_padding(padding)
+    W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
+    b_init = normal(1e-6) if b_init is None else b_init
+
+    def init_fun(rng, input_shape):
+        n, c, h, w = (input_shape[a] for a in to_lhs)
+        sizes = {"N": n, "C": out_chan, "H": _out_size(h, fh, sh, same), "W": _out_size(w, fw, sw, same)}
+        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
+        W = W_init(rng, tuple(kernel[letter] for letter in rhs_spec))
+        b = b_init(rng, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
+        return tuple(sizes[letter] for letter in out_spec), (W, b)
+
+    def apply_fun(params, inputs, rng=None):
+        W, b = params
+        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, H, W)
+        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
+        top, bottom = _pads(x.shape[2], fh, sh, same)
+        left, right = _pads(x.shape[3], fw, sw, same)
+        x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+        out_h = (x.shape[2] - fh) // sh + 1
+        out_w = (x.shape[3] - fw) // sw + 1
+        out = np.einsum(
+            "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
+        )
+        for i in range(fh):
+            for j in range(fw):
+                if i + j > 0:
+                    patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
+                    out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
+        return (np.transpose(out, from_out) if move_out else out) + b
+
+    return init_fun, apply_fun
+
+
+def Conv(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """`GeneralConv` in JAX's `Conv` layouts: inputs and outputs (N, H, W, C), kernel (fh, fw, in, out_chan)."""
+    return GeneralConv(("NHWC", "HWIO", "NHWC"), out_chan, filter_shape, strides, padding, W_init, b_init)
+
+
+def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros, gamma_init=ones):
+    """Normalize over `axis` (the batch statistics of the inputs), then scale by gamma and shift by beta, each
+    of the shape of the other axes; with `center` or `scale` False that parameter is () and not applied."""
+    axis = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+
+    def init_fun(rng, input_shape):
+        kept = tuple(d for i, d in enumerate(input_shape) if i not in [a % len(input_shape) for a in axis])
+        beta = beta_init(rng, kept) if center else ()
+        gamma = gamma_init(rng, kept) if scale else ()
+        return tuple(input_shape), (beta, gamma)
+
+    def apply_fun(params, inputs, rng=None):
+        beta, gamma = params
+        mean = np.mean(inputs, axis=axis, keepdims=True)
+        var = np.var(inputs, axis=axis, keepdims=True)
+        z = (inputs - mean) / np.sqrt(var + epsilon)
+        if scale:
+            z = np.expand_dims(gamma, axis) * z
+        if center:
+            z = z + np.expand_dims(beta, axis)
+        return z
+
+    return init_fun, apply_fun
+
+
+# ------------------------------------------------------------------ layers without parameters
+
+
+def _flatten_init(rng, input_shape):
+    return (input_shape[0], int(np.prod(input_shape[1:]))), ()
+
+
+def _flatten_apply(params, inputs, rng=None):
+    return np.reshape(inputs, (inputs.shape[0], -1))
+
+
+Flatten = (_flatten_init, _flatten_apply)
+"""Each example (the first axis) flattened to a vector."""
+
+
+def _identity_init(rng, input_shape):
+    return input_shape, ()
+
+
+def _identity_apply(params, inputs, rng=None):
+    return inputs
+
+
+Identity = (_identity_init, _identity_apply)
+"""The inputs as they are."""
+
+
+def _pooling_layer(reducer_is_max, average):
+    """MaxPool, SumPool or AvgPool: windows over the two spatial axes of (N, H, W, C) inputs (JAX's default,
+    `spec=None`) or of `spec` 'NCHW'."""
+
+    def PoolingLayer(window_shape, strides=None, padding="VALID", spec=None):
+        if len(window_shape) != 2:
+            raise ValueError(f"pooling is two-dimensional: window_shape has two entries, not {window_shape!r}")
+        if spec not in (None, "NHWC", "NCHW"):
+            raise ValueError(f"spec is None (NHWC), 'NHWC' or 'NCHW', not {spec!r}")
+        wh, ww = window_shape
+        sh, sw = window_shape if strides is None else strides
+        same = _check_padding(padding)
+        channels_first = spec == "NCHW"
+
+        def init_fun(rng, input_shape):
+            shape = list(input_shape)
+            h, w = (2, 3) if channels_first else (1, 2)
+            shape[h], shape[w] = _out_size(shape[h], wh, sh, same), _out_size(shape[w], ww, sw, same)
+            return tuple(shape), ()
+
+        def apply_fun(params, inputs, rng=None):
+            x = np.moveaxis(inputs, 1, 3) if channels_first else inputs
+            out = _pool(x, wh, ww, sh, sw, same, reducer_is_max)
+            if average:
+                if same:
+                    out = out / _pool(np.ones((1, x.shape[1], x.shape[2], 1)), wh, ww, sh, sw, same, False)
+                else:
+                    out = out / (wh * ww)
+            return np.moveaxis(out, 3, 1) if channels_first else out
+
+        return init_fun, apply_fun
+
+    return PoolingLayer
+
+
+def _pool(x, wh, ww, sh, sw, same, take_max):
+    """The max (or sum) of each (wh, ww) window of (N, H, W, C) `x` taken every (sh, sw); 'SAME' pads with -inf
+    for the max, 0 for the sum."""
+    top, bottom = _pads(x.shape[1], wh, sh, same)
+    left, right = _pads(x.shape[2], ww, sw, same)
+    if take_max:
+        x = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=-np.inf)
+    else:
+        x = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)))
+    out_h = (x.shape[1] - wh) // sh + 1
+    out_w = (x.shape[2] - ww) // sw + 1
+    out = x[:, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw, :]
+    for i in range(wh):
+        for j in range(ww):
+            if i + j > 0:
+                window = x[:, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw, :]
+                out = np.maximum(out, window) if take_max else out + window
+    return out
+
+
+MaxPool = _pooling_layer(True, False)
+MaxPool.__name__, MaxPool.__doc__ = "MaxPool", "The greatest entry of each window."
+SumPool = _pooling_layer(False, False)
+SumPool.__name__, SumPool.__doc__ = "SumPool", "The sum of each window."
+AvgPool = _pooling_layer(False, True)
+AvgPool.__name__, AvgPool.__doc__ = "AvgPool", "The mean of each window (of its entries inside the input, for 'SAME')."
+
+
+def Dropout(rate, mode="train"):
+    """In mode 'train', each entry kept with probability `rate` (JAX's meaning: the rate of keeping) and divided
+    by `rate`; `apply_fun` then needs `rng=`, a NumPy Generator. In any other mode, the inputs as they are.
+    The mask is drawn by a Generator method, which transforms cannot read: under tp.grad, tp.vmap or tp.jit
+    use mode 'test' (a mask from keys waits for tp.random)."""
+    train = mode == "train"
+
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, rng=None):
+        if not train:
+            return inputs
+        if rng is None:
+            raise ValueError("Dropout in mode 'train' needs rng=, a NumPy Generator, in apply_fun")
+        keep = rng.random(np.shape(inputs)) < rate
+        return np.where(keep, inputs / rate, 0.0)
+
+    return init_fun, apply_fun
+
+
+# ------------------------------------------------------------------ activations
+
+
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+def elu(x, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(np.where(x > 0, 0.0, x)))
+
+
+def leaky_relu(x, negative_slope=0.01):
+    return np.where(x >= 0, x, negative_slope * x)
+
+
+def selu(x):
+    """scale * elu(x, alpha) with the self-normalizing constants of Klambauer et al."""
+    return 1.0507009873554805 * elu(x, 1.6732632423543772)
+
+
+def gelu(x):
+    """The tanh approximation: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x³)))."""
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def softplus(x):
+    return np.logaddexp(x, 0.0)
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x)), written with tanh so that no exp overflows."""
+    return 0.5 * np.tanh(0.5 * x) + 0.5
+
+
+def log_softmax(x, axis=-1):
+    shifted = x - tp.stop_gradient(np.max(x, axis=axis, keepdims=True))
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def softmax(x, axis=-1):
+    unnormalized = np.exp(x - tp.stop_gradient(np.max(x, axis=axis, keepdims=True)))
+    return unnormalized / np.sum(unnormalized, axis=axis, keepdims=True)
+
+
+def _log_softmax_last(x):
+    """log_softmax over the last axis, the axis written in (jit does not compile vmap(grad) of a reduction along an
+    axis passed as an argument yet)."""
+    shifted = x - tp.stop_gradient(np.max(x, axis=-1, keepdims=True))
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def _softmax_last(x):
+    """softmax over the last axis, the axis written in (as _log_softmax_last)."""
+    unnormalized = np.exp(x - tp.stop_gradient(np.max(x, axis=-1, keepdims=True)))
+    return unnormalized / np.sum(unnormalized, axis=-1, keepdims=True)
+
+
+def elementwise(fun, **fun_kwargs):
+    """The layer applying `fun` to its inputs, with `fun_kwargs` (a call with keyword arguments unpacked runs
+    without transforms only: transpile reads no `**kwargs`; write a function with those defaults instead)."""
+
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    if fun_kwargs:
+
+        def apply_fun(params, inputs, rng=None):
+            return fun(inputs, **fun_kwargs)
+
+    else:
+
+        def apply_fun(params, inputs, rng=None):
+            return fun(inputs)
+
+    return init_fun, apply_fun
+
+
+Relu = elementwise(relu)
+Tanh = elementwise(np.tanh)
+Exp = elementwise(np.exp)
+Sigmoid = elementwise(sigmoid)
+Elu = elementwise(elu)
+Selu = elementwise(selu)
+LeakyRelu = elementwise(leaky_relu)
+Gelu = elementwise(gelu)
+Softplus = elementwise(softplus)
+LogSoftmax = elementwise(_log_softmax_last)
+Softmax = elementwise(_softmax_last)
