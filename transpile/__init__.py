@@ -2,7 +2,18 @@
 
 __version__ = "0.1.0"
 
-from runtime.collectives import all_gather, axis_index, pmax, pmean, pmin, ppermute, psum  # noqa: E402
+from runtime.collectives import (  # noqa: E402
+    all_gather,
+    all_to_all,
+    axis_index,
+    axis_size,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
 from runtime.devices import (  # noqa: E402
     device_count,
     devices,
@@ -38,6 +49,9 @@ __all__ = [
     "pmin",
     "all_gather",
     "axis_index",
+    "axis_size",
+    "psum_scatter",
+    "all_to_all",
     "ppermute",
     "vmap",
     "pmap",
