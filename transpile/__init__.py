@@ -23,7 +23,7 @@ from runtime.devices import (  # noqa: E402
     process_index,
 )
 
-from . import tree_util  # noqa: E402
+from . import sharding, tree_util  # noqa: E402
 from .api import (  # noqa: E402
     grad,
     hessian,
@@ -33,6 +33,7 @@ from .api import (  # noqa: E402
     jvp,
     linearize,
     pmap,
+    shard_map,
     source,
     value_and_grad,
     vjp,
@@ -55,6 +56,8 @@ __all__ = [
     "ppermute",
     "vmap",
     "pmap",
+    "shard_map",
+    "sharding",
     "devices",
     "local_devices",
     "device_count",
