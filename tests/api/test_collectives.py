@@ -221,3 +221,26 @@ def test_collectives_of_pytrees():
 
     # L = 4 * sum_c (2 S_c)^2 over the 4 examples, S the column sums: dL/dx = 32 S
     np.testing.assert_allclose(tp.grad(loss)(x), np.broadcast_to(32 * x.sum(0), x.shape), rtol=1e-12)
+
+
+def compiled_collectives(x):
+    return (
+        tp.all_gather(x, "i", axis=1, tiled=True),
+        tp.all_gather(x, "i", axis=1),
+        tp.psum_scatter(x, "i", scatter_dimension=0, tiled=True),
+        tp.psum_scatter(x[:, 0], "i"),
+        tp.all_to_all(x, "i", 0, 1),
+        x * tp.axis_size("i"),
+    )
+
+
+def test_jit_inside_pmap_compiles_the_new_collectives():
+    x = rng.normal(size=(2, 2, 3)).astype(np.float32)
+    compiled = tp.jit(compiled_collectives, compile="block")
+    got = tp.pmap(compiled, axis_name="i")(x)
+    stats = compiled.stats()
+    assert stats["compiled"] + stats["loaded"] >= 1 and stats["numpy_tier"] == 0  # Numba's code ran
+    want = tp.vmap(compiled_collectives, axis_name="i")(x)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)
