@@ -75,7 +75,7 @@ def _gathered(what, x, axis_name):
         if depth:  # (n, m, ...) from the devices of this name, each holding the stacks of the inner names
             values = values.reshape((-1,) + values.shape[2:])
     for group, place, _ in found:
-        index = index * group.size + place
+        index = index * group.total + group.offset + place
     return values, index
 
 
@@ -197,7 +197,7 @@ def axis_index(axis_name):
     """This example's position along the mapped axis (a tuple of names: row-major over them)."""
     index = 0
     for group, place, _ in _bound("axis_index", axis_name):
-        index = index * group.size + place
+        index = index * group.total + group.offset + place
     return np.arange(index + 1)[index]  # as vmap's: an element of np.arange
 
 
@@ -205,7 +205,7 @@ def axis_size(axis_name):
     """How many examples the mapped axis `axis_name` has (a tuple of names: their product)."""
     size = 1
     for group, _, _ in _bound("axis_size", axis_name):
-        size *= group.size
+        size *= group.total
     return size
 
 

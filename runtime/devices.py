@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import mpi
+
 CPU_DEVICES_ENV_VAR = "TRANSPILE_CPU_DEVICES"  # the number of CPU devices (default: the core count)
 TIMEOUT_ENV_VAR = "TRANSPILE_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other devices
 DEFAULT_TIMEOUT = 60.0
@@ -31,7 +33,11 @@ class Device:
     process_index: int = 0
 
     def __repr__(self):
-        return f"CpuDevice(id={self.id})"
+        return (
+            f"CpuDevice(id={self.id})"
+            if not self.process_index
+            else f"CpuDevice(id={self.id}, process={self.process_index})"
+        )
 
 
 class CollectiveError(RuntimeError):
@@ -60,13 +66,15 @@ def _cpu_count() -> int:
 
 
 def devices() -> list:
-    """Every device, in id order (one process: the local ones)."""
-    return [Device(i) for i in range(_cpu_count())]
+    """Every device of every process of the job, in id order (each process has $TRANSPILE_CPU_DEVICES)."""
+    count = _cpu_count()
+    return [Device(p * count + i, process_index=p) for p in range(process_count()) for i in range(count)]
 
 
 def local_devices() -> list:
     """This process's devices."""
-    return devices()
+    here = process_index()
+    return [d for d in devices() if d.process_index == here]
 
 
 def device_count() -> int:
@@ -78,12 +86,14 @@ def local_device_count() -> int:
 
 
 def process_index() -> int:
-    """This process's index among the processes of the job (0: one process)."""
-    return 0
+    """This process's index among the processes of the job (its MPI rank; 0: one process)."""
+    world = mpi.comm()
+    return 0 if world is None else world.Get_rank()
 
 
 def process_count() -> int:
-    return 1
+    world = mpi.comm()
+    return 1 if world is None else world.Get_size()
 
 
 def collective_timeout() -> float:
@@ -103,13 +113,18 @@ def _describe(value) -> str:
 
 
 class Group:
-    """The devices of one pmap call over `axis_name`: their collectives' rounds, and whether one has failed."""
+    """The devices of one pmap call over `axis_name`: their collectives' rounds, and whether one has failed.  A
+    group that spans the processes of an MPI job holds this process's devices; its collectives see every
+    process's (`total` devices, of which this process's come from `offset` on)."""
 
-    def __init__(self, axis_name, devices, timeout):
+    def __init__(self, axis_name, devices, timeout, processes=False):
         self.axis_name = axis_name
         self.devices = list(devices)
         self.size = len(self.devices)
         self.timeout = timeout
+        self.processes = processes and process_count() > 1
+        self.total = self.size * (process_count() if self.processes else 1)
+        self.offset = self.size * process_index() if self.processes else 0
         self._cond = threading.Condition()
         # keyed by the device's place in the pmaps nested inside this one (a collective over this axis inside an
         # inner pmap meets the devices at the same inner place): the collectives each device has entered, each
@@ -147,7 +162,7 @@ class Group:
             slots = self._slots.setdefault(turn, [None] * self.size)
             slots[index] = (what, value)
             if all(s is not None for s in slots):
-                self._outcomes[turn] = self._combined(slots)
+                self._outcomes[turn] = self._across_processes(slots[index][0], self._combined(slots), inner)
             self._cond.notify_all()
             deadline = time.monotonic() + self.timeout
             while turn not in self._outcomes:
@@ -173,7 +188,23 @@ class Group:
                 del self._slots[turn], self._read[turn], self._outcomes[turn]
         if isinstance(outcome, str):
             raise CollectiveError(outcome)
+        if isinstance(outcome, Exception):  # raised by MPI's exchange: each device raises its own copy
+            raise type(outcome)(*outcome.args)
         return outcome
+
+    def _across_processes(self, what, stack, inner):
+        """The stack of every process's devices' values (in rank order) for a group spanning processes."""
+        if not self.processes or isinstance(stack, str):
+            return stack
+        if inner:
+            return (
+                f"{what[0]} over axis_name={self.axis_name!r}, which spans MPI processes, inside a pmap nested in it: "
+                "not supported yet (call it outside the inner pmap)"
+            )
+        try:
+            return mpi.allgather(what, stack, self.timeout)
+        except Exception as exc:  # noqa: BLE001  (raised by every device of this process)
+            return exc
 
     def _combined(self, entries):
         """The devices' values stacked, or what makes them disagree (collectives, shapes or dtypes)."""
@@ -224,10 +255,11 @@ def enclosing_offset() -> int:
     return offset
 
 
-def run_on_devices(fn, per_device, axis_name, devices, timeout):
-    """[fn(*args) for args in per_device], each on its own thread as one device of a new group over `axis_name`;
-    the first error raised (by a device, or a collective's check) is raised again, naming its device."""
-    group = Group(axis_name, devices, timeout)
+def run_on_devices(fn, per_device, axis_name, devices, timeout, processes=False):
+    """[fn(*args) for args in per_device], each on its own thread as one device of a new group over `axis_name`
+    (with `processes`, one spanning the MPI job's processes, each running this call on its devices); the first
+    error raised (by a device, or a collective's check) is raised again, naming its device."""
+    group = Group(axis_name, devices, timeout, processes)
     outer = _stack()
     results = [None] * group.size
     stopped = []  # devices stopped by a failure: of this group, or of an enclosing one (then this device stops too)

@@ -23,7 +23,7 @@ from runtime.devices import (  # noqa: E402
     process_index,
 )
 
-from . import sharding, tree_util  # noqa: E402
+from . import distributed, sharding, tree_util  # noqa: E402
 from .api import (  # noqa: E402
     grad,
     hessian,
@@ -56,8 +56,6 @@ __all__ = [
     "ppermute",
     "vmap",
     "pmap",
-    "shard_map",
-    "sharding",
     "devices",
     "local_devices",
     "device_count",
@@ -80,5 +78,8 @@ __all__ = [
     "source",
     "TranspileError",
     "tree_util",
+    "sharding",
+    "distributed",
+    "shard_map",
     "__version__",
 ]

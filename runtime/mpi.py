@@ -1,0 +1,101 @@
+"""The MPI job a process joined (tp.distributed.initialize): its communicator, and collectives between the
+processes' device groups through mpi4py.
+
+A pmap run by every process of the job is one group of devices spanning the processes: each process's devices
+meet in shared memory (runtime/devices.py), and the last of them to arrive exchanges the process's stack of values
+with the other processes.  Every exchange first gathers a fixed-size description of the values (the collective,
+shape, dtype, count), so that processes that disagree all raise the same error instead of waiting; each wait is
+nonblocking with the collective timeout.  An uncaught error on a rank prints it with the rank and aborts the job.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+import zlib
+
+import numpy as np
+
+_state = {"comm": None}
+_lock = threading.Lock()  # one MPI exchange at a time from this process: the processes call them in one order
+_SLOTS = 12  # what, dtype, count, ndim, then up to 8 dimensions
+
+
+def comm():
+    """The job's communicator, or None before tp.distributed.initialize (one process)."""
+    return _state["comm"]
+
+
+def join():
+    """Join the MPI job this process was started in (mpiexec); an uncaught error then aborts every rank."""
+    if _state["comm"] is not None:
+        return _state["comm"]
+    try:
+        from mpi4py import MPI
+    except ImportError as exc:
+        raise ImportError(
+            "tp.distributed.initialize() needs mpi4py and an MPI library: pip install 'transpile[mpi]' "
+            "(mpi4py and the mpich wheel)"
+        ) from exc
+    world = MPI.COMM_WORLD.Dup()
+    _state["comm"] = world
+    _abort_on_errors(world)
+    return world
+
+
+def _abort_on_errors(world):
+    """Print an uncaught error (of the main thread or another one) with this rank, then abort the whole job."""
+    rank, size = world.Get_rank(), world.Get_size()
+
+    def abort(kind, value, tb):
+        text = "".join(traceback.format_exception(kind, value, tb))
+        sys.stderr.write(f"transpile: rank {rank} of {size} raised; aborting the MPI job\n{text}")
+        sys.stderr.flush()
+        world.Abort(1)
+
+    sys.excepthook = abort
+    threading.excepthook = lambda args: abort(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def _wait(request, timeout, what):
+    deadline = time.monotonic() + timeout
+    while not request.Test():
+        if time.monotonic() > deadline:
+            from .devices import TIMEOUT_ENV_VAR, CollectiveTimeout
+
+            raise CollectiveTimeout(
+                f"{what} across MPI processes: rank {_state['comm'].Get_rank()} waited {timeout:g} s for the other "
+                f"ranks (${TIMEOUT_ENV_VAR} sets the timeout)"
+            )
+        time.sleep(1e-4)
+
+
+def _description(what, stack):
+    head = [zlib.crc32(repr(what).encode()), np.dtype(stack.dtype).num, stack.shape[0], stack.ndim - 1]
+    dims = list(stack.shape[1:])
+    if len(dims) > _SLOTS - 4:
+        raise ValueError(f"{what[0]} across MPI processes takes arrays of at most {_SLOTS - 4} dimensions")
+    return np.array(head + dims + [0] * (_SLOTS - 4 - len(dims)), np.int64)
+
+
+def allgather(what, stack, timeout):
+    """The processes' stacks of values (each (local devices, ...)) concatenated in rank order, or a ValueError
+    naming the ranks whose collective, shape or dtype differ (raised by every rank alike)."""
+    world = _state["comm"]
+    stack = np.ascontiguousarray(stack)
+    with _lock:
+        mine = _description(what, stack)
+        every = np.empty((world.Get_size(), _SLOTS), np.int64)
+        _wait(world.Iallgather(mine, every), timeout, what[0])
+        if not (every == every[0]).all():
+            differ = [r for r in range(len(every)) if not (every[r] == every[0]).all()]
+            raise ValueError(
+                f"{what[0]} across MPI processes: rank(s) {differ} called a different collective, or with a different "
+                f"shape, dtype or number of devices than rank 0 (every rank must call the same collectives on the "
+                f"same shapes)"
+            )
+        out = np.empty((world.Get_size() * stack.shape[0],) + stack.shape[1:], stack.dtype)
+        _wait(world.Iallgather(stack, out), timeout, what[0])
+    return out
