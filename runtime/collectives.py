@@ -58,8 +58,13 @@ def _bound(what, axis_name):
     found = []
     for one in _names(axis_name):
         here = devices.bound(one)
+        if here is None and isinstance(axis_name, (tuple, list)):
+            raise UnboundAxisError(
+                f"{what}: no enclosing pmap or shard_map has axis_name={one!r} (of {tuple(axis_name)!r}); a tuple of "
+                "axis names reaches the devices of pmaps and shard_map's meshes, and inside vmap takes one name so far"
+            )
         if here is None:
-            _unbound(what, one if isinstance(axis_name, (tuple, list)) else axis_name)
+            _unbound(what, axis_name)
         found.append(here)
     return found
 

@@ -200,6 +200,15 @@ def test_tuples_of_axis_names_over_nested_pmaps():
     np.testing.assert_allclose(scattered(y).reshape(4, 3, 2), np.moveaxis(y.sum((0, 1)).reshape(3, 4, 2), 1, 0))
 
 
+def both_axes(v):
+    return tp.psum(v, ("i", "j"))
+
+
+def test_a_tuple_of_names_under_vmap_is_refused_by_name():
+    with pytest.raises(NameError, match=r"\('i', 'j'\)\); a tuple of axis names reaches the devices"):
+        tp.vmap(tp.vmap(both_axes, axis_name="j"), axis_name="i")(np.ones((2, 2)))
+
+
 def tree_sum(t):
     return tp.psum(t, "i")
 
