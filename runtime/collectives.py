@@ -148,21 +148,32 @@ def _all_to_all_one(stack, index, split_axis, concat_axis, tiled):
     return np.stack(chunks, axis=concat_axis)
 
 
+def _reduced(what, x, axis_name, reduce):
+    """x reduced ("sum", "max", "min") over the devices of the pmaps over `axis_name` (innermost name first), by
+    the last device to arrive (runtime/devices.py; across processes by MPI's Allreduce)."""
+    value = asarray(x)
+    for group, place, inner in reversed(_bound(what[0], axis_name)):
+        value = group.exchange(place, what, value, inner, reduce)
+    if value is x:  # one device, one process: its own value, which it may write into later
+        value = np.array(value)
+    return value if np.ndim(value) else np.asarray(value)[()]  # a number: NumPy's scalar, as np.sum gives
+
+
 def psum(x, axis_name):
     """The sum of x over every example of the mapped axis `axis_name` (a pytree: over each leaf)."""
-    return _over_leaves(lambda v: np.sum(_gathered(("psum",), v, axis_name)[0], axis=0), x)
+    return _over_leaves(lambda v: _reduced(("psum",), v, axis_name, "sum"), x)
 
 
 def pmean(x, axis_name):
-    return _over_leaves(lambda v: np.mean(_gathered(("pmean",), v, axis_name)[0], axis=0), x)
+    return _over_leaves(lambda v: np.true_divide(_reduced(("pmean",), v, axis_name, "sum"), axis_size(axis_name)), x)
 
 
 def pmax(x, axis_name):
-    return _over_leaves(lambda v: np.max(_gathered(("pmax",), v, axis_name)[0], axis=0), x)
+    return _over_leaves(lambda v: _reduced(("pmax",), v, axis_name, "max"), x)
 
 
 def pmin(x, axis_name):
-    return _over_leaves(lambda v: np.min(_gathered(("pmin",), v, axis_name)[0], axis=0), x)
+    return _over_leaves(lambda v: _reduced(("pmin",), v, axis_name, "min"), x)
 
 
 def all_gather(x, axis_name, axis=0, tiled=False):

@@ -151,18 +151,20 @@ class Group:
             self._returned[index] = True
             self._cond.notify_all()
 
-    def exchange(self, index, what, value, inner=()):
+    def exchange(self, index, what, value, inner=(), reduce=None):
         """Every device's value of this device's next collective, stacked in device order, once all have deposited
-        theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`).  The stack is made
+        theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`), or reduced over
+        the devices by `reduce` ("sum", "max" or "min": across processes by MPI's Allreduce).  The result is made
         by the last device to arrive, before any is released: a device that then writes into its own array changes
-        nobody's result.  Every device gets the same stack: copy it before handing it out."""
+        nobody's result.  Every device gets the same array: copy it before handing it out."""
         with self._cond:
             turn = (inner, self._rounds.get((inner, index), 0))
             self._rounds[inner, index] = turn[1] + 1
             slots = self._slots.setdefault(turn, [None] * self.size)
             slots[index] = (what, value)
             if all(s is not None for s in slots):
-                self._outcomes[turn] = self._across_processes(slots[index][0], self._combined(slots), inner)
+                local = self._combined(slots, reduce)
+                self._outcomes[turn] = self._across_processes(slots[index][0], local, inner, reduce)
             self._cond.notify_all()
             deadline = time.monotonic() + self.timeout
             while turn not in self._outcomes:
@@ -190,11 +192,14 @@ class Group:
             raise CollectiveError(outcome)
         if isinstance(outcome, Exception):  # raised by MPI's exchange: each device raises its own copy
             raise type(outcome)(*outcome.args)
+        if reduce is not None and self.size > 1:
+            outcome = np.array(outcome)  # each device's own (reductions are handed out as they are)
         return outcome
 
-    def _across_processes(self, what, stack, inner):
-        """The stack of every process's devices' values (in rank order) for a group spanning processes."""
-        if not self.processes or isinstance(stack, str):
+    def _across_processes(self, what, stack, inner, reduce):
+        """The stack of every process's devices' values (in rank order) for a group spanning processes, or their
+        reduction; one process: this process's."""
+        if isinstance(stack, str) or not self.processes:
             return stack
         if inner:
             return (
@@ -202,12 +207,15 @@ class Group:
                 "not supported yet (call it outside the inner pmap)"
             )
         try:
+            if reduce is not None:
+                return mpi.allreduce(what, stack, reduce, self.timeout)
             return mpi.allgather(what, stack, self.timeout)
         except Exception as exc:  # noqa: BLE001  (raised by every device of this process)
             return exc
 
-    def _combined(self, entries):
-        """The devices' values stacked, or what makes them disagree (collectives, shapes or dtypes)."""
+    def _combined(self, entries, reduce=None):
+        """The devices' values stacked (or reduced by `reduce`: one device's value is its own reduction), or what
+        makes them disagree (collectives, shapes or dtypes)."""
         if len({w for w, _ in entries}) > 1:
             called = ", ".join(f"device {k} {' '.join(map(str, w))}" for k, (w, _) in enumerate(entries))
             return f"the devices called different collectives over axis_name={self.axis_name!r}: {called}"
@@ -218,7 +226,9 @@ class Group:
                 f"{entries[0][0][0]} over axis_name={self.axis_name!r}: the devices' values differ in shape or "
                 f"dtype: {each}"
             )
-        return np.stack(values)
+        if reduce is None:
+            return np.stack(values)
+        return values[0] if len(values) == 1 else getattr(np, reduce)(np.stack(values), axis=0)
 
 
 _local = threading.local()

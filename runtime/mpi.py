@@ -60,8 +60,8 @@ def _abort_on_errors(world):
 
 
 def _wait(request, timeout, what):
-    deadline = time.monotonic() + timeout
-    while not request.Test():
+    deadline, pause = time.monotonic() + timeout, 0.0
+    while not request.Test():  # each Test drives MPI's progress: polled at once, then backing off to 1 ms
         if time.monotonic() > deadline:
             from .devices import TIMEOUT_ENV_VAR, CollectiveTimeout
 
@@ -69,7 +69,8 @@ def _wait(request, timeout, what):
                 f"{what} across MPI processes: rank {_state['comm'].Get_rank()} waited {timeout:g} s for the other "
                 f"ranks (${TIMEOUT_ENV_VAR} sets the timeout)"
             )
-        time.sleep(1e-4)
+        time.sleep(pause)
+        pause = min(1e-3, 2 * pause or 1e-6)
 
 
 def _description(what, stack):
@@ -80,22 +81,42 @@ def _description(what, stack):
     return np.array(head + dims + [0] * (_SLOTS - 4 - len(dims)), np.int64)
 
 
+def _agree(world, what, stack, timeout):
+    """Raise a ValueError on every rank alike unless all call the same collective on the same shapes."""
+    mine = _description(what, stack)
+    every = np.empty((world.Get_size(), _SLOTS), np.int64)
+    _wait(world.Iallgather(mine, every), timeout, what[0])
+    if not (every == every[0]).all():
+        differ = [r for r in range(len(every)) if not (every[r] == every[0]).all()]
+        raise ValueError(
+            f"{what[0]} across MPI processes: rank(s) {differ} called a different collective, or with a different "
+            f"shape, dtype or number of devices than rank 0 (every rank must call the same collectives on the "
+            f"same shapes)"
+        )
+
+
 def allgather(what, stack, timeout):
     """The processes' stacks of values (each (local devices, ...)) concatenated in rank order, or a ValueError
     naming the ranks whose collective, shape or dtype differ (raised by every rank alike)."""
     world = _state["comm"]
     stack = np.ascontiguousarray(stack)
     with _lock:
-        mine = _description(what, stack)
-        every = np.empty((world.Get_size(), _SLOTS), np.int64)
-        _wait(world.Iallgather(mine, every), timeout, what[0])
-        if not (every == every[0]).all():
-            differ = [r for r in range(len(every)) if not (every[r] == every[0]).all()]
-            raise ValueError(
-                f"{what[0]} across MPI processes: rank(s) {differ} called a different collective, or with a different "
-                f"shape, dtype or number of devices than rank 0 (every rank must call the same collectives on the "
-                f"same shapes)"
-            )
+        _agree(world, what, stack, timeout)
         out = np.empty((world.Get_size() * stack.shape[0],) + stack.shape[1:], stack.dtype)
         _wait(world.Iallgather(stack, out), timeout, what[0])
+    return out
+
+
+def allreduce(what, local, reduce, timeout):
+    """The reduction ("sum", "max" or "min") over the processes of each one's `local` (its devices' reduction),
+    by MPI's Allreduce, after the same check as allgather's."""
+    from mpi4py import MPI
+
+    world = _state["comm"]
+    local = np.ascontiguousarray(local)
+    with _lock:
+        _agree(world, what, local[None], timeout)
+        out = np.empty_like(local)
+        op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[reduce]
+        _wait(world.Iallreduce(local, out, op=op), timeout, what[0])
     return out
