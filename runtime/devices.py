@@ -1,9 +1,11 @@
 """Devices and their groups: CPU devices are worker threads, and a pmap call's threads meet in shared memory.
 
 A pmap call runs each slice on its own thread, in a `Group` (one per call) that its collectives exchange values
-through: each device deposits its value for the round it is in, waits until every device has, and reads them all
-(every device then reduces the same values in the same order, so all get the same bits).  Each thread has a stack
-of the groups it runs in, innermost last, which the collectives in runtime/collectives.py consult by axis name.
+through: each device deposits its value for the round it is in, waits until every device has, and reads the
+values stacked, or reduced once by the last device to arrive (so all get the same bits).  A group spanning the
+processes of an MPI job (runtime/mpi.py) exchanges the process's stack or reduction with the other processes.
+Each thread has a stack of the groups it runs in, innermost last, which the collectives in runtime/collectives.py
+consult by axis name.
 A wait ends after a timeout, when a device raised (the others stop), or when a device returned without calling
 the collective the others wait in: never a hang.
 """
@@ -26,7 +28,7 @@ DEFAULT_TIMEOUT = 60.0
 
 @dataclass(frozen=True)
 class Device:
-    """A device collectives run between: here a CPU worker thread of this process."""
+    """A device collectives run between: a CPU worker thread of the process `process_index`."""
 
     id: int
     platform: str = "cpu"
@@ -131,7 +133,7 @@ class Group:
         # round's [(what, value) or None per device], its outcome, and how many devices have read a round
         self._rounds = {}
         self._slots = {}
-        self._outcomes = {}  # round -> the stacked values, or why the devices disagree
+        self._outcomes = {}  # round -> the stacked (or reduced) values, or why the devices disagree
         self._read = {}
         self._returned = [False] * self.size
         self.failed = None  # (index, exception) of the first device that raised
