@@ -12,6 +12,8 @@ import numpy as np
 
 import transpile as tp
 from runtime import mpi
+from runtime.devices import CollectiveError
+from transpile.sharding import Mesh, P
 
 LOCAL = 2  # $TRANSPILE_CPU_DEVICES set by the test
 
@@ -60,6 +62,10 @@ def data_parallel_step(params, inputs, targets):
 def full_batch_step(params, inputs, targets):
     grads = tp.grad(mlp_loss)(params, inputs, targets)
     return [(W - 0.1 * dW, b - 0.1 * db) for (W, b), (dW, db) in zip(params, grads)]
+
+
+def outer_inside_inner(v):
+    return tp.pmap(lambda w: tp.psum(w, "i"), axis_name="j")(v[:1])
 
 
 def pmapped_total(x):
@@ -126,6 +132,22 @@ def checks(rank, size):
     else:
         raise AssertionError("grad of a pmap spanning processes was not refused")
     yield "grad(pmap) across processes is refused"
+    try:
+        pmapped(outer_inside_inner)(y[mine])
+    except CollectiveError as exc:
+        assert "inside a pmap nested in it: not supported yet" in str(exc), exc
+    else:
+        raise AssertionError("a collective over the outer axis inside an inner pmap across processes did not raise")
+    yield "a collective over the outer axis inside an inner pmap is refused"
+    try:
+        tp.shard_map(normalize, Mesh(tp.devices(), ("i",)), in_specs=P("i"), out_specs=P("i"))
+    except tp.TranspileError as exc:
+        assert "other processes' devices" in str(exc), exc
+    else:
+        raise AssertionError("shard_map over every process's devices was not refused")
+    local = tp.shard_map(normalize, Mesh(tp.local_devices(), ("i",)), in_specs=P("i"), out_specs=P("i"))
+    np.testing.assert_allclose(local(x[mine]), x[mine] / x[mine].sum(axis=0), rtol=1e-12)
+    yield "shard_map within a process"
 
 
 def main():

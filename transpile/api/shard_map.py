@@ -141,6 +141,13 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True):
     signature)."""
     if not isinstance(mesh, Mesh):
         raise TranspileError(f"shard_map: mesh must be a tp.sharding.Mesh, not {type(mesh).__name__}")
+    here = rt_devices.process_index()
+    if any(getattr(d, "process_index", here) != here for d in mesh.devices.flat):
+        raise TranspileError(
+            "shard_map over a mesh with other processes' devices: not supported yet (shard_map runs within one "
+            "process)",
+            hint="build the mesh from tp.local_devices(), or use tp.pmap across processes",
+        )
     name = getattr(f, "__name__", "function")
 
     @api_boundary
