@@ -115,3 +115,29 @@ def test_errors():
             return tp.psum(b, "i")
 
         tp.shard_map(failing, line(), in_specs=P("i"), out_specs=P("i"))(np.ones(4))
+
+
+def split_sum(b):
+    return b / tp.psum(np.sum(b), "i")
+
+
+SHARDED = None
+
+
+def sharded_loss(x):
+    return np.sum(SHARDED(x) ** 2)
+
+
+def test_a_transform_of_shard_map_is_refused_by_name():
+    global SHARDED
+    SHARDED = tp.shard_map(split_sum, line(), in_specs=P("i"), out_specs=P("i"))
+    x = np.arange(1.0, 9.0)
+    np.testing.assert_allclose(SHARDED(x), x / x.sum(), rtol=1e-12)
+    with pytest.raises(tp.TranspileError, match=r"shard_map\(split_sum\) under a transform \(grad, vmap, jit\)"):
+        tp.grad(sharded_loss)(x)
+    with pytest.raises(tp.TranspileError, match="not supported yet"):
+        tp.vmap(SHARDED)
+    # inside it, each device differentiates its own block, the psum transposed across the devices
+    grads = tp.shard_map(tp.grad(lambda b: np.sum(split_sum(b) ** 2)), line(), in_specs=P("i"), out_specs=P("i"))(x)
+    s = x.sum()
+    np.testing.assert_allclose(grads, 2 * x / s**2 - 2 * np.sum(x**2) / s**3, rtol=1e-10)

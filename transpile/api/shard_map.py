@@ -133,6 +133,20 @@ def _run(fun, args, in_specs, mesh, timeout):
     return level(())
 
 
+class _Untransformed:
+    """What a transform meets in a shard_map: a refusal naming it (it is not transformable yet)."""
+
+    def __init__(self, fun):
+        self.user_fun = fun
+
+    def entry_function(self, call=None):
+        raise TranspileError(
+            f"shard_map({getattr(self.user_fun, '__name__', 'function')}) under a transform (grad, vmap, jit): not "
+            "supported yet",
+            hint="transform the function inside it instead: tp.shard_map(tp.grad(f), ...), or use tp.pmap",
+        )
+
+
 @api_boundary
 def shard_map(f, mesh, in_specs, out_specs, check_rep=True):
     """`f` run on every device of `mesh` with its blocks of the arguments (split by in_specs), its outputs' blocks
@@ -165,6 +179,7 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True):
         )
         return pytree.tree_map(lambda _: next(outs), first)
 
+    mapped.__transpile__ = _Untransformed(f)
     mapped.__name__ = f"shard_map_{name}"
     mapped.__doc__ = f.__doc__
     return mapped
