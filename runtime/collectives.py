@@ -190,9 +190,21 @@ def psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
     """The sum of x over the examples, of which example i keeps the i-th element along scatter_dimension (that
     axis's length is the axis size), or the i-th block of it if tiled: the transpose of all_gather."""
 
+    what = ("psum_scatter", scatter_dimension, tiled)
+
     def one(v):
-        values, index = _gathered(("psum_scatter", scatter_dimension, tiled), v, axis_name)
-        return np.array(_scatter_one(np.sum(values, axis=0), index, len(values), scatter_dimension, tiled))
+        found = _bound(what[0], axis_name)
+        if len(found) > 1:  # a tuple of names: from every device's value
+            values, index = _gathered(what, v, axis_name)
+            return np.array(_scatter_one(np.sum(values, axis=0), index, len(values), scatter_dimension, tiled))
+        group, place, inner = found[0]
+
+        def rows(total):  # one row per device of the axis (of every process)
+            _tiles("psum_scatter", total, scatter_dimension, group.total, tiled)
+            return _front(total, scatter_dimension, tiled, group.total)
+
+        mine = group.exchange(place, what, asarray(v), inner, "sum", rows)
+        return np.array(mine[place])  # across processes: this process's rows only
 
     return _over_leaves(one, x)
 

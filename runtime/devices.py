@@ -153,10 +153,12 @@ class Group:
             self._returned[index] = True
             self._cond.notify_all()
 
-    def exchange(self, index, what, value, inner=(), reduce=None):
+    def exchange(self, index, what, value, inner=(), reduce=None, scatter=None):
         """Every device's value of this device's next collective, stacked in device order, once all have deposited
         theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`), or reduced over
-        the devices by `reduce` ("sum", "max" or "min": across processes by MPI's Allreduce).  The result is made
+        the devices by `reduce` ("sum", "max" or "min": across processes by MPI's Allreduce); `scatter` then lays
+        the sum out as one row per device of the axis, of which this process's are summed over the processes by
+        MPI's Reduce_scatter_block (a psum_scatter: each device reads its own row).  The result is made
         by the last device to arrive, before any is released: a device that then writes into its own array changes
         nobody's result.  Every device gets the same array: copy it before handing it out."""
         with self._cond:
@@ -166,7 +168,12 @@ class Group:
             slots[index] = (what, value)
             if all(s is not None for s in slots):
                 local = self._combined(slots, reduce)
-                self._outcomes[turn] = self._across_processes(slots[index][0], local, inner, reduce)
+                if scatter is not None and not isinstance(local, str):
+                    try:
+                        local = scatter(local)
+                    except ValueError as exc:  # raised by every device
+                        local = exc
+                self._outcomes[turn] = self._across_processes(slots[index][0], local, inner, reduce, scatter)
             self._cond.notify_all()
             deadline = time.monotonic() + self.timeout
             while turn not in self._outcomes:
@@ -194,14 +201,14 @@ class Group:
             raise CollectiveError(outcome)
         if isinstance(outcome, Exception):  # raised by MPI's exchange: each device raises its own copy
             raise type(outcome)(*outcome.args)
-        if reduce is not None and self.size > 1:
+        if reduce is not None and scatter is None and self.size > 1:
             outcome = np.array(outcome)  # each device's own (reductions are handed out as they are)
         return outcome
 
-    def _across_processes(self, what, stack, inner, reduce):
-        """The stack of every process's devices' values (in rank order) for a group spanning processes, or their
-        reduction; one process: this process's."""
-        if isinstance(stack, str) or not self.processes:
+    def _across_processes(self, what, stack, inner, reduce, scatter):
+        """The stack of every process's devices' values (in rank order) for a group spanning processes, their
+        reduction, or this process's rows of it; one process: this process's."""
+        if isinstance(stack, (str, Exception)) or not self.processes:
             return stack
         if inner:
             return (
@@ -209,6 +216,8 @@ class Group:
                 "not supported yet (call it outside the inner pmap)"
             )
         try:
+            if scatter is not None:
+                return mpi.reduce_scatter(what, stack, self.size, self.timeout)
             if reduce is not None:
                 return mpi.allreduce(what, stack, reduce, self.timeout)
             return mpi.allgather(what, stack, self.timeout)

@@ -120,3 +120,17 @@ def allreduce(what, local, reduce, timeout):
         op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[reduce]
         _wait(world.Iallreduce(local, out, op=op), timeout, what[0])
     return out
+
+
+def reduce_scatter(what, rows, count, timeout):
+    """This process's `count` rows of the sum over the processes of `rows` (one row per device of the job, the
+    processes' in rank order), by MPI's Reduce_scatter_block, after the same check as allgather's."""
+    from mpi4py import MPI
+
+    world = _state["comm"]
+    rows = np.ascontiguousarray(rows)
+    with _lock:
+        _agree(world, what, rows, timeout)
+        out = np.empty((count,) + rows.shape[1:], rows.dtype)
+        _wait(world.Ireduce_scatter_block(rows, out, op=MPI.SUM), timeout, what[0])
+    return out

@@ -37,7 +37,13 @@ def every_collective(v):
 
 
 def scattered(v):  # v: (n, 3) per device
-    return tp.psum_scatter(v, "i"), tp.all_to_all(v, "i", 0, 1)
+    tiled = tp.psum_scatter(np.concatenate([v, 2 * v]), "i", tiled=True)
+    return (
+        tp.psum_scatter(v, "i"),
+        tp.psum_scatter(v.T, "i", scatter_dimension=1, tiled=True),
+        tiled,
+        tp.all_to_all(v, "i", 0, 1),
+    )
 
 
 def loss(v):
