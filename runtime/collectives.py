@@ -241,8 +241,14 @@ def ppermute(x, axis_name, perm):
     """x sent from example `src` to example `dst` for each (src, dst) in perm; zeros where none arrives."""
     perm = tuple((int(src), int(dst)) for src, dst in perm)
 
+    what = ("ppermute", perm)
+
     def one(v):
-        values, index = _gathered(("ppermute", perm), v, axis_name)
+        found = _bound(what[0], axis_name)
+        if len(found) == 1 and found[0][0].processes:  # this process's devices' values, sent between processes
+            group, place, inner = found[0]
+            return np.array(group.exchange(place, what, asarray(v), inner, permute=perm)[place])
+        values, index = _gathered(what, v, axis_name)
         sources = [src for src, dst in perm if dst == index]
         return values[sources[-1]].copy() if sources else np.zeros_like(values[0])  # the last pair wins, as vmap's
 

@@ -134,3 +134,38 @@ def reduce_scatter(what, rows, count, timeout):
         out = np.empty((count,) + rows.shape[1:], rows.dtype)
         _wait(world.Ireduce_scatter_block(rows, out, op=MPI.SUM), timeout, what[0])
     return out
+
+
+def permute(what, stack, perm, timeout):
+    """This process's devices' values after a ppermute of the job's devices by `perm` ((src, dst) pairs, the last
+    pair to a dst winning; zeros where none arrives): the values from other processes by MPI's Isend and Irecv,
+    after the same check as allgather's (which also makes sure every rank has the same perm)."""
+    from mpi4py import MPI
+
+    world = _state["comm"]
+    stack = np.ascontiguousarray(stack)
+    count, rank = len(stack), world.Get_rank()
+    out = np.zeros_like(stack)
+    with _lock:
+        _agree(world, what, stack, timeout)
+        requests = []
+        for dst, src in dict((d, s) for s, d in perm).items():
+            (to, k), (frm, j) = divmod(dst, count), divmod(src, count)
+            if to == rank and frm == rank:
+                out[k] = stack[j]
+            elif to == rank:
+                requests.append(world.Irecv(out[k], source=frm, tag=dst))
+            elif frm == rank:
+                requests.append(world.Isend(stack[j], dest=to, tag=dst))
+        _wait(_All(requests, MPI.Request.Testall), timeout, what[0])
+    return out
+
+
+class _All:
+    """Requests waited on together (Test: whether all are done)."""
+
+    def __init__(self, requests, test_all):
+        self.requests, self.test_all = requests, test_all
+
+    def Test(self):  # noqa: N802  (mpi4py's spelling)
+        return self.test_all(self.requests)

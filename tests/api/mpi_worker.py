@@ -33,6 +33,8 @@ def every_collective(v):
         "tiled": tp.all_gather(v, "i", tiled=True),
         "index": v * 0 + tp.axis_index("i") + 10 * n,
         "ring": tp.ppermute(v, "i", ring),
+        "partial": tp.ppermute(v, "i", [(0, n - 1), (1, n - 1), (n - 1, 0), (2, 1)]),  # the last pair to a dst wins
+        "back": tp.ppermute(v, "i", [(dst, src) for src, dst in ring]),
     }
 
 
