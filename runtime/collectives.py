@@ -138,14 +138,19 @@ def _scatter_one(total, index, size, dimension, tiled):
 def _all_to_all_one(stack, index, split_axis, concat_axis, tiled):
     """Example `index`'s value after an all_to_all of the examples' values `stack`: from every example its
     `index`-th chunk along split_axis, concatenated along concat_axis (JAX's placement of the axes when untiled)."""
-    size, ndim = stack.shape[0], stack.ndim - 1
+    size = stack.shape[0]
+    _tiles("all_to_all", stack[0], split_axis % (stack.ndim - 1), size, tiled)
+    return _joined([np.split(v, size, axis=split_axis)[index] for v in stack], split_axis, concat_axis, tiled)
+
+
+def _joined(chunks, split_axis, concat_axis, tiled):
+    """The chunks an example receives in an all_to_all (one from each example, in order) put together along
+    concat_axis (untiled: each one's split_axis, of length 1, removed and a new axis made at concat_axis)."""
+    ndim = np.ndim(chunks[0])
     split_axis, concat_axis = split_axis % ndim, concat_axis % ndim
-    _tiles("all_to_all", stack[0], split_axis, size, tiled)
-    chunks = [np.split(v, size, axis=split_axis)[index] for v in stack]
     if tiled:
         return np.concatenate(chunks, axis=concat_axis)
-    chunks = [np.squeeze(c, axis=split_axis) for c in chunks]
-    return np.stack(chunks, axis=concat_axis)
+    return np.stack([np.squeeze(c, axis=split_axis) for c in chunks], axis=concat_axis)
 
 
 def _reduced(what, x, axis_name, reduce):
@@ -214,8 +219,20 @@ def all_to_all(x, axis_name, split_axis, concat_axis, tiled=False):
     concatenated along concat_axis in example order (untiled: split_axis's length is the axis size, and it is
     removed while a new axis of that size appears at concat_axis, as in JAX)."""
 
+    what = ("all_to_all", split_axis, concat_axis, tiled)
+
     def one(v):
-        values, index = _gathered(("all_to_all", split_axis, concat_axis, tiled), v, axis_name)
+        found = _bound(what[0], axis_name)
+        if len(found) == 1 and found[0][0].processes:  # the chunks meant for this process's devices, by MPI
+            group, place, inner = found[0]
+
+            def chunks(stack):  # [device of this process, device of the job, *chunk]
+                _tiles("all_to_all", stack[0], split_axis % (stack.ndim - 1), group.total, tiled)
+                return np.stack([np.stack(np.split(v, group.total, axis=split_axis)) for v in stack])
+
+            received = group.exchange(place, what, asarray(v), inner, split=chunks)[place]
+            return np.array(_joined(list(received), split_axis, concat_axis, tiled))
+        values, index = _gathered(what, v, axis_name)
         return np.array(_all_to_all_one(values, index, split_axis, concat_axis, tiled))
 
     return _over_leaves(one, x)

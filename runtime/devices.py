@@ -153,13 +153,15 @@ class Group:
             self._returned[index] = True
             self._cond.notify_all()
 
-    def exchange(self, index, what, value, inner=(), reduce=None, scatter=None, permute=None):
+    def exchange(self, index, what, value, inner=(), reduce=None, scatter=None, permute=None, split=None):
         """Every device's value of this device's next collective, stacked in device order, once all have deposited
         theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`), or reduced over
         the devices by `reduce` ("sum", "max" or "min": across processes by MPI's Allreduce); `scatter` then lays
         the sum out as one row per device of the axis, of which this process's are summed over the processes by
         MPI's Reduce_scatter_block (a psum_scatter: each device reads its own row).  With `permute` (a ppermute's
-        pairs), a group spanning processes gets its devices' rows of the permuted values, by MPI's Isend and Irecv.
+        pairs), a group spanning processes gets its devices' rows of the permuted values, by MPI's Isend and Irecv;
+        with `split` (the stack's values cut into one chunk per device: an all_to_all), each device's row of the
+        chunks meant for it, by MPI's Alltoall.
         The result is made
         by the last device to arrive, before any is released: a device that then writes into its own array changes
         nobody's result.  Every device gets the same array: copy it before handing it out."""
@@ -170,12 +172,14 @@ class Group:
             slots[index] = (what, value)
             if all(s is not None for s in slots):
                 local = self._combined(slots, reduce)
-                if scatter is not None and not isinstance(local, str):
+                prepare = scatter or (split if self.processes else None)
+                if prepare is not None and not isinstance(local, str):
                     try:
-                        local = scatter(local)
+                        local = prepare(local)
                     except ValueError as exc:  # raised by every device
                         local = exc
-                self._outcomes[turn] = self._across_processes(slots[index][0], local, inner, reduce, scatter, permute)
+                how = {"reduce": reduce, "scatter": scatter, "permute": permute, "split": split}
+                self._outcomes[turn] = self._across_processes(slots[index][0], local, inner, **how)
             self._cond.notify_all()
             deadline = time.monotonic() + self.timeout
             while turn not in self._outcomes:
@@ -207,9 +211,10 @@ class Group:
             outcome = np.array(outcome)  # each device's own (reductions are handed out as they are)
         return outcome
 
-    def _across_processes(self, what, stack, inner, reduce, scatter, permute):
-        """The stack of every process's devices' values (in rank order) for a group spanning processes, their
-        reduction, or this process's rows of it; one process: this process's."""
+    def _across_processes(self, what, stack, inner, reduce, scatter, permute, split):
+        """For a group spanning processes: the stack of every process's devices' values (in rank order), their
+        reduction, or this process's rows of their sum, permutation or exchanged chunks (see exchange); one
+        process: this process's."""
         if isinstance(stack, (str, Exception)) or not self.processes:
             return stack
         if inner:
@@ -222,6 +227,8 @@ class Group:
                 return mpi.reduce_scatter(what, stack, self.size, self.timeout)
             if permute is not None:
                 return mpi.permute(what, stack, permute, self.timeout)
+            if split is not None:
+                return mpi.alltoall(what, stack, self.timeout)
             if reduce is not None:
                 return mpi.allreduce(what, stack, reduce, self.timeout)
             return mpi.allgather(what, stack, self.timeout)

@@ -161,6 +161,21 @@ def permute(what, stack, perm, timeout):
     return out
 
 
+def alltoall(what, chunks, timeout):
+    """For each of this process's devices, the chunk meant for it from every device of the job (in device order):
+    `chunks[s, g]` is this process's device s's chunk for device g; by MPI's Alltoall, after the same check as
+    allgather's."""
+    world = _state["comm"]
+    count, total = chunks.shape[:2]
+    shape = chunks.shape[2:]
+    send = np.ascontiguousarray(chunks.reshape((count, total // count, count) + shape).swapaxes(0, 1))
+    received = np.empty_like(send)  # [process, its device, this process's device, ...]
+    with _lock:
+        _agree(world, what, chunks, timeout)
+        _wait(world.Ialltoall(send, received), timeout, what[0])
+    return np.moveaxis(received, 2, 0).reshape((count, total) + shape)
+
+
 class _All:
     """Requests waited on together (Test: whether all are done)."""
 

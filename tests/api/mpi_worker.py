@@ -45,6 +45,8 @@ def scattered(v):  # v: (n, 3) per device
         tp.psum_scatter(v.T, "i", scatter_dimension=1, tiled=True),
         tiled,
         tp.all_to_all(v, "i", 0, 1),
+        tp.all_to_all(v, "i", 0, 0),
+        tp.all_to_all(np.concatenate([v, v * v]).T, "i", 1, 0, tiled=True),
     )
 
 
