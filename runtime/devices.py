@@ -1,9 +1,11 @@
 """Devices and their groups: CPU devices are worker threads, and a pmap call's threads meet in shared memory.
 
 A pmap call runs each slice on its own thread, in a `Group` (one per call) that its collectives exchange values
-through: each device deposits its value for the round it is in, waits until every device has, and reads them all
-(every device then reduces the same values in the same order, so all get the same bits).  Each thread has a stack
-of the groups it runs in, innermost last, which the collectives in runtime/collectives.py consult by axis name.
+through: each device deposits its value for the round it is in, waits until every device has, and reads the
+values stacked, or reduced once by the last device to arrive (so all get the same bits).  A group spanning the
+processes of an MPI job (runtime/mpi.py) exchanges the process's stack or reduction with the other processes.
+Each thread has a stack of the groups it runs in, innermost last, which the collectives in runtime/collectives.py
+consult by axis name.
 A wait ends after a timeout, when a device raised (the others stop), or when a device returned without calling
 the collective the others wait in: never a hang.
 """
@@ -17,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import mpi
+
 CPU_DEVICES_ENV_VAR = "TRANSPILE_CPU_DEVICES"  # the number of CPU devices (default: the core count)
 TIMEOUT_ENV_VAR = "TRANSPILE_COLLECTIVE_TIMEOUT"  # seconds a collective waits for the other devices
 DEFAULT_TIMEOUT = 60.0
@@ -24,14 +28,18 @@ DEFAULT_TIMEOUT = 60.0
 
 @dataclass(frozen=True)
 class Device:
-    """A device collectives run between: here a CPU worker thread of this process."""
+    """A device collectives run between: a CPU worker thread of the process `process_index`."""
 
     id: int
     platform: str = "cpu"
     process_index: int = 0
 
     def __repr__(self):
-        return f"CpuDevice(id={self.id})"
+        return (
+            f"CpuDevice(id={self.id})"
+            if not self.process_index
+            else f"CpuDevice(id={self.id}, process={self.process_index})"
+        )
 
 
 class CollectiveError(RuntimeError):
@@ -60,13 +68,15 @@ def _cpu_count() -> int:
 
 
 def devices() -> list:
-    """Every device, in id order (one process: the local ones)."""
-    return [Device(i) for i in range(_cpu_count())]
+    """Every device of every process of the job, in id order (each process has $TRANSPILE_CPU_DEVICES)."""
+    count = _cpu_count()
+    return [Device(p * count + i, process_index=p) for p in range(process_count()) for i in range(count)]
 
 
 def local_devices() -> list:
     """This process's devices."""
-    return devices()
+    here = process_index()
+    return [d for d in devices() if d.process_index == here]
 
 
 def device_count() -> int:
@@ -78,12 +88,14 @@ def local_device_count() -> int:
 
 
 def process_index() -> int:
-    """This process's index among the processes of the job (0: one process)."""
-    return 0
+    """This process's index among the processes of the job (its MPI rank; 0: one process)."""
+    world = mpi.comm()
+    return 0 if world is None else world.Get_rank()
 
 
 def process_count() -> int:
-    return 1
+    world = mpi.comm()
+    return 1 if world is None else world.Get_size()
 
 
 def collective_timeout() -> float:
@@ -103,20 +115,25 @@ def _describe(value) -> str:
 
 
 class Group:
-    """The devices of one pmap call over `axis_name`: their collectives' rounds, and whether one has failed."""
+    """The devices of one pmap call over `axis_name`: their collectives' rounds, and whether one has failed.  A
+    group that spans the processes of an MPI job holds this process's devices; its collectives see every
+    process's (`total` devices, of which this process's come from `offset` on)."""
 
-    def __init__(self, axis_name, devices, timeout):
+    def __init__(self, axis_name, devices, timeout, processes=False):
         self.axis_name = axis_name
         self.devices = list(devices)
         self.size = len(self.devices)
         self.timeout = timeout
+        self.processes = processes and process_count() > 1
+        self.total = self.size * (process_count() if self.processes else 1)
+        self.offset = self.size * process_index() if self.processes else 0
         self._cond = threading.Condition()
         # keyed by the device's place in the pmaps nested inside this one (a collective over this axis inside an
         # inner pmap meets the devices at the same inner place): the collectives each device has entered, each
         # round's [(what, value) or None per device], its outcome, and how many devices have read a round
         self._rounds = {}
         self._slots = {}
-        self._outcomes = {}  # round -> the stacked values, or why the devices disagree
+        self._outcomes = {}  # round -> the stacked (or reduced) values, or why the devices disagree
         self._read = {}
         self._returned = [False] * self.size
         self.failed = None  # (index, exception) of the first device that raised
@@ -136,18 +153,33 @@ class Group:
             self._returned[index] = True
             self._cond.notify_all()
 
-    def exchange(self, index, what, value, inner=()):
+    def exchange(self, index, what, value, inner=(), reduce=None, scatter=None, permute=None, split=None):
         """Every device's value of this device's next collective, stacked in device order, once all have deposited
-        theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`).  The stack is made
+        theirs (`inner`: the caller's indices in pmaps nested inside this one's device `index`), or reduced over
+        the devices by `reduce` ("sum", "max" or "min": across processes by MPI's Allreduce); `scatter` then lays
+        the sum out as one row per device of the axis, of which this process's are summed over the processes by
+        MPI's Reduce_scatter_block (a psum_scatter: each device reads its own row).  With `permute` (a ppermute's
+        pairs), a group spanning processes gets its devices' rows of the permuted values, by MPI's Isend and Irecv;
+        with `split` (the stack's values cut into one chunk per device: an all_to_all), each device's row of the
+        chunks meant for it, by MPI's Alltoall.
+        The result is made
         by the last device to arrive, before any is released: a device that then writes into its own array changes
-        nobody's result.  Every device gets the same stack: copy it before handing it out."""
+        nobody's result.  Every device gets the same array: copy it before handing it out."""
         with self._cond:
             turn = (inner, self._rounds.get((inner, index), 0))
             self._rounds[inner, index] = turn[1] + 1
             slots = self._slots.setdefault(turn, [None] * self.size)
             slots[index] = (what, value)
             if all(s is not None for s in slots):
-                self._outcomes[turn] = self._combined(slots)
+                local = self._combined(slots, reduce)
+                prepare = scatter or (split if self.processes else None)
+                if prepare is not None and not isinstance(local, str):
+                    try:
+                        local = prepare(local)
+                    except ValueError as exc:  # raised by every device
+                        local = exc
+                how = {"reduce": reduce, "scatter": scatter, "permute": permute, "split": split}
+                self._outcomes[turn] = self._across_processes(slots[index][0], local, inner, **how)
             self._cond.notify_all()
             deadline = time.monotonic() + self.timeout
             while turn not in self._outcomes:
@@ -173,10 +205,39 @@ class Group:
                 del self._slots[turn], self._read[turn], self._outcomes[turn]
         if isinstance(outcome, str):
             raise CollectiveError(outcome)
+        if isinstance(outcome, Exception):  # raised by MPI's exchange: each device raises its own copy
+            raise type(outcome)(*outcome.args)
+        if reduce is not None and scatter is None and self.size > 1:
+            outcome = np.array(outcome)  # each device's own (reductions are handed out as they are)
         return outcome
 
-    def _combined(self, entries):
-        """The devices' values stacked, or what makes them disagree (collectives, shapes or dtypes)."""
+    def _across_processes(self, what, stack, inner, reduce, scatter, permute, split):
+        """For a group spanning processes: the stack of every process's devices' values (in rank order), their
+        reduction, or this process's rows of their sum, permutation or exchanged chunks (see exchange); one
+        process: this process's."""
+        if isinstance(stack, (str, Exception)) or not self.processes:
+            return stack
+        if inner:
+            return (
+                f"{what[0]} over axis_name={self.axis_name!r}, which spans MPI processes, inside a pmap nested in it: "
+                "not supported yet (call it outside the inner pmap)"
+            )
+        try:
+            if scatter is not None:
+                return mpi.reduce_scatter(what, stack, self.size, self.timeout)
+            if permute is not None:
+                return mpi.permute(what, stack, permute, self.timeout)
+            if split is not None:
+                return mpi.alltoall(what, stack, self.timeout)
+            if reduce is not None:
+                return mpi.allreduce(what, stack, reduce, self.timeout)
+            return mpi.allgather(what, stack, self.timeout)
+        except Exception as exc:  # noqa: BLE001  (raised by every device of this process)
+            return exc
+
+    def _combined(self, entries, reduce=None):
+        """The devices' values stacked (or reduced by `reduce`: one device's value is its own reduction), or what
+        makes them disagree (collectives, shapes or dtypes)."""
         if len({w for w, _ in entries}) > 1:
             called = ", ".join(f"device {k} {' '.join(map(str, w))}" for k, (w, _) in enumerate(entries))
             return f"the devices called different collectives over axis_name={self.axis_name!r}: {called}"
@@ -187,7 +248,9 @@ class Group:
                 f"{entries[0][0][0]} over axis_name={self.axis_name!r}: the devices' values differ in shape or "
                 f"dtype: {each}"
             )
-        return np.stack(values)
+        if reduce is None:
+            return np.stack(values)
+        return values[0] if len(values) == 1 else getattr(np, reduce)(np.stack(values), axis=0)
 
 
 _local = threading.local()
@@ -224,10 +287,11 @@ def enclosing_offset() -> int:
     return offset
 
 
-def run_on_devices(fn, per_device, axis_name, devices, timeout):
-    """[fn(*args) for args in per_device], each on its own thread as one device of a new group over `axis_name`;
-    the first error raised (by a device, or a collective's check) is raised again, naming its device."""
-    group = Group(axis_name, devices, timeout)
+def run_on_devices(fn, per_device, axis_name, devices, timeout, processes=False):
+    """[fn(*args) for args in per_device], each on its own thread as one device of a new group over `axis_name`
+    (with `processes`, one spanning the MPI job's processes, each running this call on its devices); the first
+    error raised (by a device, or a collective's check) is raised again, naming its device."""
+    group = Group(axis_name, devices, timeout, processes)
     outer = _stack()
     results = [None] * group.size
     stopped = []  # devices stopped by a failure: of this group, or of an enclosing one (then this device stops too)

@@ -2,7 +2,18 @@
 
 __version__ = "0.1.0"
 
-from runtime.collectives import all_gather, axis_index, pmax, pmean, pmin, ppermute, psum  # noqa: E402
+from runtime.collectives import (  # noqa: E402
+    all_gather,
+    all_to_all,
+    axis_index,
+    axis_size,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
 from runtime.devices import (  # noqa: E402
     device_count,
     devices,
@@ -12,7 +23,7 @@ from runtime.devices import (  # noqa: E402
     process_index,
 )
 
-from . import tree_util  # noqa: E402
+from . import distributed, sharding, tree_util  # noqa: E402
 from .api import (  # noqa: E402
     grad,
     hessian,
@@ -22,6 +33,7 @@ from .api import (  # noqa: E402
     jvp,
     linearize,
     pmap,
+    shard_map,
     source,
     value_and_grad,
     vjp,
@@ -39,6 +51,9 @@ __all__ = [
     "pmin",
     "all_gather",
     "axis_index",
+    "axis_size",
+    "psum_scatter",
+    "all_to_all",
     "ppermute",
     "vmap",
     "pmap",
@@ -66,5 +81,8 @@ __all__ = [
     "device_get",
     "TranspileError",
     "tree_util",
+    "sharding",
+    "distributed",
+    "shard_map",
     "__version__",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
-from numba import objmode, types
+from numba import literally, objmode, types
 from numba.core.errors import TypingError
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype, from_dtype
@@ -64,13 +64,71 @@ for _name in _REDUCTIONS:
     _reduction(_name)
 
 
-@overload(_c.all_gather)
-def _all_gather(x, axis_name):
-    out_type = _typed(_dtype(x, "all_gather"), (x.ndim if isinstance(x, types.Array) else 0) + 1)
+def _constant(value, default):
+    """The value of a flag given as a constant (its literal type; None while Numba has typed it as a bool only,
+    when the overload asks for its value with numba.literally): it decides the result's rank."""
+    if value is None or isinstance(value, bool):  # left out: the default, or its value
+        return default if value is None else value
+    if isinstance(value, types.Omitted):
+        return value.value
+    if isinstance(value, types.Literal):
+        return value.literal_value
+    return None
 
-    def impl(x, axis_name):
+
+def _ndim(x):
+    return x.ndim if isinstance(x, types.Array) else 0
+
+
+@overload(_c.all_gather)
+def _all_gather(x, axis_name, axis=0, tiled=False):
+    tiled_value = _constant(tiled, False)
+    if tiled_value is None:
+        return lambda x, axis_name, axis=0, tiled=False: literally(tiled)
+    out_type = _typed(_dtype(x, "all_gather"), _ndim(x) + (0 if tiled_value else 1))
+
+    def impl(x, axis_name, axis=0, tiled=False):
         with objmode(out=out_type):
-            out = _fetched(_c.all_gather(x, axis_name), True)
+            out = _fetched(_c.all_gather(x, axis_name, axis, tiled), True)
+        return out
+
+    return impl
+
+
+@overload(_c.psum_scatter)
+def _psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
+    tiled_value = _constant(tiled, False)
+    if tiled_value is None:
+        return lambda x, axis_name, scatter_dimension=0, tiled=False: literally(tiled)
+    dtype = np.sum(np.zeros((2, 1), _dtype(x, "psum_scatter")), axis=0).dtype
+    out_type = _typed(dtype, _ndim(x) - (0 if tiled_value else 1))
+    is_array = isinstance(out_type, types.Array)
+
+    def impl(x, axis_name, scatter_dimension=0, tiled=False):
+        with objmode(out=out_type):
+            out = _fetched(_c.psum_scatter(x, axis_name, scatter_dimension, tiled), is_array)
+        return out
+
+    return impl
+
+
+@overload(_c.all_to_all)
+def _all_to_all(x, axis_name, split_axis, concat_axis, tiled=False):
+    out_type = _typed(_dtype(x, "all_to_all"), _ndim(x))
+
+    def impl(x, axis_name, split_axis, concat_axis, tiled=False):
+        with objmode(out=out_type):
+            out = _fetched(_c.all_to_all(x, axis_name, split_axis, concat_axis, tiled), True)
+        return out
+
+    return impl
+
+
+@overload(_c.axis_size)
+def _axis_size(axis_name):
+    def impl(axis_name):
+        with objmode(out=types.int64):
+            out = int(_c.axis_size(axis_name))
         return out
 
     return impl

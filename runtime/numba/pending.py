@@ -17,6 +17,8 @@ NO_NUMBA_VERSION = {
         [
             "psum_batched", "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
             "ppermute_batched", "spread_batched", "extreme_batched_vjp", "gathered_vjp", "inverse_perm",
+            "psum_scatter_batched", "all_to_all_batched", "axis_size_batched", "all_gather_batched_vjp",
+            "psum_scatter_batched_vjp",
         ],
         _COLLECTIVES,
     ),

@@ -124,6 +124,9 @@ NOT_PROBED = {
     "all_gather": "needs a named vmap axis: tests/transforms/test_batching.py",
     "ppermute": "needs a named vmap axis: tests/transforms/test_batching.py",
     "axis_index": "needs a named vmap axis: tests/transforms/test_batching.py",
+    "axis_size": "needs a named vmap axis: tests/api/test_collectives.py",
+    "psum_scatter": "needs a named vmap axis: tests/api/test_collectives.py",
+    "all_to_all": "needs a named vmap axis: tests/api/test_collectives.py",
 }
 
 # Parameters whose derivative is a true zero (JAX's too): they say how to compute (axes, dtypes, flags, counts),
@@ -131,7 +134,7 @@ NOT_PROBED = {
 TRUE_ZERO_PARAMETERS = {
     "axis", "axes", "axis1", "axis2", "source", "destination", "keepdims", "dtype", "out", "shape", "reps",
     "repeats", "k", "offset", "condition", "num", "endpoint", "retstep", "edge_order", "a", "axis_name", "perm",
-    "idx", "deg", "n", "s", "norm",
+    "idx", "deg", "n", "s", "norm", "tiled", "scatter_dimension", "split_axis", "concat_axis",
     "copy",
     "x1",  # np.heaviside's: a step, as a condition is
     "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "reflect_type", "pad_width",

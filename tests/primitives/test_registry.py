@@ -505,7 +505,18 @@ def test_required_method_registered(method):
 # Collectives need a named vmap axis: tests/transforms/test_batching.py checks them against NumPy.
 # reversed(xs) makes an iterator and sorted(xs) a permutation the values choose: they have no rule
 # (test_no_silent_zero.py checks that differentiating through them raises).
-_PENDING_EXAMPLES = {"psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "reversed", "sorted"}
+_PENDING_EXAMPLES = {
+    "psum",
+    "pmean",
+    "pmax",
+    "pmin",
+    "all_gather",
+    "psum_scatter",
+    "all_to_all",
+    "ppermute",
+    "reversed",
+    "sorted",
+}
 
 
 def test_every_differentiable_primitive_has_an_example():

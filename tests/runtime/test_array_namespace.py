@@ -287,6 +287,11 @@ def test_batched_and_second_order_on_device(cupy, transform, f, make_args, argnu
 # array is no np.ndarray).  A function that must use one lists it here, with the reason.
 HOST_BY_DESIGN = {
     ("namespace.py", "is_ndarray"): "the check itself: a NumPy array, or a CuPy one by its type's module",
+    ("devices.py", "exchange"): "CPU devices are threads of this process: their values meet in host memory",
+    **{
+        ("mpi.py", name): "MPI sends host buffers between processes (GPUs will exchange through NCCL)"
+        for name in ["_agree", "_description", "allgather", "allreduce", "alltoall", "permute", "reduce_scatter"]
+    },
 }
 _HOST_ONLY = re.compile(
     r"(?<![\w.])np\.(zeros|ones|empty|full|eye|arange|identity|tri|indices|linspace|asarray|array|ascontiguousarray|"

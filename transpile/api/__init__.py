@@ -8,6 +8,7 @@ from .jacobians import hessian, jacfwd, jacrev
 from .jit import jit
 from .pmap import pmap
 from .reverse import grad, value_and_grad, vjp
+from .shard_map import shard_map
 from .unbound import is_unbound
 from .vmap import vmap
 
@@ -15,6 +16,7 @@ __all__ = [
     "jit",
     "vmap",
     "pmap",
+    "shard_map",
     "grad",
     "value_and_grad",
     "vjp",

@@ -109,19 +109,36 @@ class Parallel(Vectorized):
                     caller_location() or def_location(self.user_fun),
                 )
             return self.devices
-        everything = rt_devices.devices()
+        everything = rt_devices.local_devices()
         outer = rt_devices.enclosing_size()
         if size * outer > len(everything):
             nested = f" ({outer} for the enclosing pmaps times {size})" if outer > 1 else ""
             raise DeviceCountError(
                 f"pmap({name}): compiling computation that requires {size * outer} logical devices{nested}, but only "
-                f"{len(everything)} devices are available",
+                f"{len(everything)} devices are available" + (" in this process" if self._across() else ""),
                 caller_location() or def_location(self.user_fun),
                 f"map fewer slices, or set ${rt_devices.CPU_DEVICES_ENV_VAR} (CPU devices are threads; "
                 f"default: the core count)",
             )
         start = rt_devices.enclosing_offset() * size
         return everything[start : start + size]
+
+    def _across(self):
+        """Whether a call spans the MPI job's processes: an outermost pmap on the default devices, after
+        tp.distributed.initialize() (each process maps its own slices; the axis has every process's)."""
+        return self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1
+
+    def entry_function(self, call=None):
+        """The vmap this pmap is under a transform; refused when the pmap spans processes (the vmap would reduce
+        over this process's slices only)."""
+        if rt_devices.process_count() > 1:
+            raise TranspileError(
+                f"{self.kind}({getattr(self.user_fun, '__name__', 'function')}) under a transform (grad, vmap, jit) "
+                "in a job of several MPI processes: its collectives would not reach the other processes",
+                def_location(self.user_fun),
+                "transform the function inside the pmap instead: tp.pmap(tp.grad(f))",
+            )
+        return super().entry_function(call)
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.user_fun, "__name__", "function")
@@ -160,7 +177,8 @@ class Parallel(Vectorized):
         def run(*items):
             return self.callable(*items[:passed], **dict(zip(names[passed:], items[passed:])))
 
-        results = rt_devices.run_on_devices(run, per_device, self.axis_name, placed, rt_devices.collective_timeout())
+        timeout = rt_devices.collective_timeout()
+        results = rt_devices.run_on_devices(run, per_device, self.axis_name, placed, timeout, self._across())
         return _stacked(results, self.out_axes, f"pmap({name})")
 
 

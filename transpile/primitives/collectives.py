@@ -1,4 +1,5 @@
-"""Collectives over a named vmap axis: psum, pmean, pmax, pmin, all_gather, axis_index, ppermute."""
+"""Collectives over a named vmap axis: psum, pmean, pmax, pmin, all_gather, psum_scatter, all_to_all, axis_index,
+axis_size, ppermute."""
 
 import runtime as rt
 
@@ -43,16 +44,51 @@ for _name in ["pmax", "pmin"]:
         batch=f"rt.{_name}_batched(x, batched=x_batched, size=B)",
         batch_same=True,
     )
+# all_gather and psum_scatter transpose into each other (JAX's convention)
 defprim(
     "all_gather",
     rt.all_gather,
     path="rt.all_gather",
-    params=["x", "axis_name"],
+    params=["x", "axis_name", "axis=0", "tiled=False"],
     collective=True,
-    structural=("axis_name",),
-    vjp={"x": "rt.get(rt.psum(g, axis_name), rt.axis_index(axis_name))"},
-    jvp={"x": "rt.all_gather(t, axis_name)"},
-    batch="rt.all_gather_batched(x, batched=x_batched, size=B)",
+    structural=("axis_name", "axis", "tiled"),
+    vjp={"x": "rt.psum_scatter(g, axis_name, scatter_dimension=axis, tiled=tiled)"},
+    jvp={"x": "rt.all_gather(t, axis_name, axis=axis, tiled=tiled)"},
+    batch="rt.all_gather_batched(x, batched=x_batched, size=B, axis=axis, tiled=tiled)",
+    batch_same=True,
+)
+defprim(
+    "psum_scatter",
+    rt.psum_scatter,
+    path="rt.psum_scatter",
+    params=["x", "axis_name", "scatter_dimension=0", "tiled=False"],
+    collective=True,
+    structural=("axis_name", "scatter_dimension", "tiled"),
+    vjp={"x": "rt.all_gather(g, axis_name, axis=scatter_dimension, tiled=tiled)"},
+    jvp={"x": "rt.psum_scatter(t, axis_name, scatter_dimension=scatter_dimension, tiled=tiled)"},
+    batch="rt.psum_scatter_batched(x, batched=x_batched, size=B, scatter_dimension=scatter_dimension, tiled=tiled)",
+)
+# a permutation of the examples' chunks: its transpose swaps the split and concatenation axes
+defprim(
+    "all_to_all",
+    rt.all_to_all,
+    path="rt.all_to_all",
+    params=["x", "axis_name", "split_axis", "concat_axis", "tiled=False"],
+    collective=True,
+    structural=("axis_name", "split_axis", "concat_axis", "tiled"),
+    vjp={"x": "rt.all_to_all(g, axis_name, concat_axis, split_axis, tiled=tiled)"},
+    jvp={"x": "rt.all_to_all(t, axis_name, split_axis, concat_axis, tiled=tiled)"},
+    batch="rt.all_to_all_batched(x, batched=x_batched, size=B, split_axis=split_axis, concat_axis=concat_axis, "
+    "tiled=tiled)",
+)
+defprim(
+    "axis_size",
+    rt.axis_size,
+    path="rt.axis_size",
+    params=["axis_name"],
+    collective=True,
+    nondiff=True,
+    batch="rt.axis_size_batched(B)",
     batch_same=True,
 )
 defprim(
@@ -102,10 +138,54 @@ for _name in ["pmax_batched", "pmin_batched"]:
     )
 defhelper(
     rt.all_gather_batched,
-    params=["x", "batched", "size"],
-    structural=("batched", "size"),
-    vjp={"x": "rt.gathered_vjp(g, batched=batched)"},
-    jvp={"x": "rt.all_gather_batched(t, batched=batched, size=size)"},
+    params=["x", "batched", "size", "axis=0", "tiled=False"],
+    structural=("batched", "size", "axis", "tiled"),
+    vjp={"x": "rt.all_gather_batched_vjp(g, batched=batched, size=size, axis=axis, tiled=tiled)"},
+    jvp={"x": "rt.all_gather_batched(t, batched=batched, size=size, axis=axis, tiled=tiled)"},
+)
+defhelper(
+    rt.psum_scatter_batched,
+    params=["x", "batched", "size", "scatter_dimension=0", "tiled=False"],
+    structural=("batched", "size", "scatter_dimension", "tiled"),
+    vjp={
+        "x": "rt.psum_scatter_batched_vjp(g, batched=batched, size=size, scatter_dimension=scatter_dimension, "
+        "tiled=tiled)"
+    },
+    jvp={
+        "x": "rt.psum_scatter_batched(t, batched=batched, size=size, scatter_dimension=scatter_dimension, tiled=tiled)"
+    },
+)
+defhelper(
+    rt.all_to_all_batched,
+    params=["x", "batched", "size", "split_axis", "concat_axis", "tiled=False"],
+    structural=("batched", "size", "split_axis", "concat_axis", "tiled"),
+    vjp={
+        "x": "rt.gathered_vjp(rt.all_to_all_batched(g, batched=True, size=size, split_axis=concat_axis, "
+        "concat_axis=split_axis, tiled=tiled), batched=batched)"
+    },
+    jvp={
+        "x": "rt.all_to_all_batched(t, batched=batched, size=size, split_axis=split_axis, concat_axis=concat_axis, "
+        "tiled=tiled)"
+    },
+)
+defhelper(
+    rt.all_gather_batched_vjp,
+    params=["v", "batched", "size", "axis=0", "tiled=False"],
+    structural=("batched", "size", "axis", "tiled"),
+    vjp={"v": "rt.all_gather_batched(g, batched=batched, size=size, axis=axis, tiled=tiled)"},
+    jvp={"v": "rt.all_gather_batched_vjp(t, batched=batched, size=size, axis=axis, tiled=tiled)"},
+)
+defhelper(
+    rt.psum_scatter_batched_vjp,
+    params=["v", "batched", "size", "scatter_dimension=0", "tiled=False"],
+    structural=("batched", "size", "scatter_dimension", "tiled"),
+    vjp={
+        "v": "rt.psum_scatter_batched(g, batched=batched, size=size, scatter_dimension=scatter_dimension, tiled=tiled)"
+    },
+    jvp={
+        "v": "rt.psum_scatter_batched_vjp(t, batched=batched, size=size, scatter_dimension=scatter_dimension, "
+        "tiled=tiled)"
+    },
 )
 defhelper(
     rt.ppermute_batched,
@@ -118,6 +198,7 @@ defhelper(
     jvp={"x": "rt.ppermute_batched(t, batched=batched, size=size, perm=perm)"},
 )
 defhelper(rt.axis_index_batched, params=["size"], nondiff=True)
+defhelper(rt.axis_size_batched, params=["size"], nondiff=True)
 defhelper(
     rt.spread_batched,
     params=["v", "batched", "size", "scale=1.0"],

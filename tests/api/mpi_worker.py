@@ -1,0 +1,199 @@
+"""Run by tests/api/test_mpi.py under `mpiexec -n N`: every rank checks pmap across the MPI processes against vmap
+of the whole batch in this process, and against central differences; the ranks combine their verdicts with an
+Allreduce (so a failing rank leaves no other waiting) and rank 0 prints them.  `fail` makes rank 1 raise, `hang` makes
+it sleep instead of calling the collective."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+import transpile as tp
+from runtime import mpi
+from runtime.devices import CollectiveError
+from transpile.sharding import Mesh, P
+
+LOCAL = 2  # $TRANSPILE_CPU_DEVICES set by the test
+
+
+def normalize(v):
+    return v / tp.psum(v, "i")
+
+
+def every_collective(v):
+    n = tp.axis_size("i")
+    ring = [(k, (k + 1) % n) for k in range(n)]
+    return {
+        "sum": tp.psum(v, "i"),
+        "mean": tp.pmean(v, "i"),
+        "max": tp.pmax(v, "i"),
+        "gathered": tp.all_gather(v, "i", axis=1),
+        "tiled": tp.all_gather(v, "i", tiled=True),
+        "index": v * 0 + tp.axis_index("i") + 10 * n,
+        "ring": tp.ppermute(v, "i", ring),
+        "partial": tp.ppermute(v, "i", [(0, n - 1), (1, n - 1), (n - 1, 0), (2, 1)]),  # the last pair to a dst wins
+        "back": tp.ppermute(v, "i", [(dst, src) for src, dst in ring]),
+    }
+
+
+def scattered(v):  # v: (n, 3) per device
+    tiled = tp.psum_scatter(np.concatenate([v, 2 * v]), "i", tiled=True)
+    return (
+        tp.psum_scatter(v, "i"),
+        tp.psum_scatter(v.T, "i", scatter_dimension=1, tiled=True),
+        tiled,
+        tp.all_to_all(v, "i", 0, 1),
+        tp.all_to_all(v, "i", 0, 0),
+        tp.all_to_all(np.concatenate([v, v * v]).T, "i", 1, 0, tiled=True),
+    )
+
+
+def loss(v):
+    return np.sum(np.sin(tp.all_gather(v * v, "i")) ** 2 * tp.pmean(v, "i"))
+
+
+def predict(params, inputs):
+    for W, b in params:
+        inputs = np.tanh(np.dot(inputs, W) + b)
+    return inputs
+
+
+def mlp_loss(params, inputs, targets):
+    return np.mean((predict(params, inputs) - targets) ** 2)
+
+
+def data_parallel_step(params, inputs, targets):
+    grads = tp.grad(mlp_loss)(params, inputs, targets)
+    return [(W - 0.1 * tp.pmean(dW, "i"), b - 0.1 * tp.pmean(db, "i")) for (W, b), (dW, db) in zip(params, grads)]
+
+
+def full_batch_step(params, inputs, targets):
+    grads = tp.grad(mlp_loss)(params, inputs, targets)
+    return [(W - 0.1 * dW, b - 0.1 * db) for (W, b), (dW, db) in zip(params, grads)]
+
+
+def outer_inside_inner(v):
+    return tp.pmap(lambda w: tp.psum(w, "i"), axis_name="j")(v[:1])
+
+
+def pmapped_total(x):
+    return np.sum(tp.pmap(normalize, axis_name="i")(x))
+
+
+def compiled(v):
+    return tp.psum(v, "i") * tp.axis_index("i")
+
+
+def checks(rank, size):
+    n = LOCAL * size
+    rng = np.random.default_rng(7)  # the same on every rank: each takes its own rows
+    mine = slice(rank * LOCAL, (rank + 1) * LOCAL)
+    pmapped = lambda f, **kw: tp.pmap(f, axis_name="i", **kw)  # noqa: E731
+
+    x = rng.normal(size=(n, 3))
+    np.testing.assert_allclose(pmapped(normalize)(x[mine]), tp.vmap(normalize, axis_name="i")(x)[mine], rtol=1e-12)
+    yield "normalize"
+    got, want = pmapped(every_collective)(x[mine]), tp.vmap(every_collective, axis_name="i")(x)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key][mine], rtol=1e-12, err_msg=key)
+    yield "every collective"
+    y = rng.normal(size=(n, n, 3))
+    for g, w in zip(pmapped(scattered)(y[mine]), tp.vmap(scattered, axis_name="i")(y)):
+        np.testing.assert_allclose(g, w[mine], rtol=1e-12)
+    yield "psum_scatter, all_to_all"
+    g = pmapped(tp.grad(loss))(x[mine])
+    total = lambda x: np.sum(tp.vmap(loss, axis_name="i")(x))  # noqa: E731
+    want = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[idx] = 1e-6
+        want[idx] = (total(x + e) - total(x - e)) / 2e-6
+    np.testing.assert_allclose(g, want[mine], rtol=1e-6, atol=1e-8)
+    yield "pmap(grad) against central differences"
+    sizes = [3, 5, 2]
+    params = [(rng.normal(size=(m, k)), rng.normal(size=k)) for m, k in zip(sizes[:-1], sizes[1:])]
+    inputs, targets = rng.normal(size=(n * 2, 3)), rng.normal(size=(n * 2, 2))
+    shards = inputs.reshape(n, 2, 3)[mine], targets.reshape(n, 2, 2)[mine]
+    step = pmapped(data_parallel_step, in_axes=(None, 0, 0), out_axes=None)
+    got, want = params, params
+    for _ in range(3):
+        got, want = step(got, *shards), full_batch_step(want, inputs, targets)
+        for (gW, gb), (wW, wb) in zip(got, want):
+            np.testing.assert_allclose(gW, wW, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(gb, wb, rtol=1e-12, atol=1e-14)
+    yield "data-parallel MLP steps equal the full-batch step"
+    jitted = tp.jit(compiled, compile="block")
+    np.testing.assert_allclose(pmapped(jitted)(x[mine]), tp.vmap(compiled, axis_name="i")(x)[mine], rtol=1e-12)
+    assert jitted.stats()["numpy_tier"] == 0
+    yield "pmap(jit) with Numba's code"
+    try:
+        pmapped(normalize)(x[mine] if rank else x[mine, :2])
+    except ValueError as exc:
+        assert f"rank(s) {list(range(1, size))} called a different collective" in str(exc), exc
+    else:
+        raise AssertionError("ranks with different shapes did not raise")
+    yield "ranks with different shapes raise on every rank"
+    try:
+        tp.grad(pmapped_total)(x[mine])
+    except tp.TranspileError as exc:
+        assert "several MPI processes" in str(exc), exc
+    else:
+        raise AssertionError("grad of a pmap spanning processes was not refused")
+    yield "grad(pmap) across processes is refused"
+    try:
+        pmapped(outer_inside_inner)(y[mine])
+    except CollectiveError as exc:
+        assert "inside a pmap nested in it: not supported yet" in str(exc), exc
+    else:
+        raise AssertionError("a collective over the outer axis inside an inner pmap across processes did not raise")
+    yield "a collective over the outer axis inside an inner pmap is refused"
+    try:
+        tp.shard_map(normalize, Mesh(tp.devices(), ("i",)), in_specs=P("i"), out_specs=P("i"))
+    except tp.TranspileError as exc:
+        assert "other processes' devices" in str(exc), exc
+    else:
+        raise AssertionError("shard_map over every process's devices was not refused")
+    local = tp.shard_map(normalize, Mesh(tp.local_devices(), ("i",)), in_specs=P("i"), out_specs=P("i"))
+    np.testing.assert_allclose(local(x[mine]), x[mine] / x[mine].sum(axis=0), rtol=1e-12)
+    yield "shard_map within a process"
+
+
+def main():
+    tp.distributed.initialize()
+    world = mpi.comm()
+    rank, size = tp.process_index(), tp.process_count()
+    assert size == world.Get_size() and tp.device_count() == LOCAL * size and tp.local_device_count() == LOCAL
+    if "fail" in sys.argv:
+        if rank == 1:
+            raise RuntimeError("rank 1 fails on purpose")
+        tp.pmap(normalize, axis_name="i")(np.ones(LOCAL))  # waits for rank 1, which never comes
+        return
+    if "hang" in sys.argv:
+        if rank == 1:
+            time.sleep(120)  # never calls the collective: rank 0 times out, and its error aborts the job
+        tp.pmap(normalize, axis_name="i")(np.ones(LOCAL))
+        return
+    passed, error = [], None
+    try:
+        for name in checks(rank, size):
+            passed.append(name)
+    except Exception as exc:  # noqa: BLE001  (reported through the Allreduce below)
+        error = f"{type(exc).__name__}: {exc}"
+    from mpi4py import MPI
+
+    worst = world.allreduce(0 if error is None else 1, op=MPI.MAX)
+    errors = world.gather(error, root=0)
+    if rank == 0:
+        for name in passed:
+            print("ok", name)
+        for r, e in enumerate(errors):
+            if e is not None:
+                print(f"rank {r} failed after {len(passed)} check(s): {e}")
+        print("ALL OK" if not worst else "FAILED")
+    sys.exit(worst)
+
+
+if __name__ == "__main__":
+    main()

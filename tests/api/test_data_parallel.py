@@ -1,0 +1,61 @@
+"""samples/data_parallel.py: the seeds' MLP trained with gradients averaged by pmean equals the full-batch step
+on 1, 2 and 4 thread devices, and on 2 MPI processes of 2 devices each."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from runtime import devices
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "samples" / "data_parallel.py"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    spec = importlib.util.spec_from_file_location("transpile_sample_data_parallel", SAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_steps_on_devices_equal_the_full_batch_steps(sample, n, monkeypatch):
+    monkeypatch.setenv(devices.CPU_DEVICES_ENV_VAR, "4")
+    rng = np.random.default_rng(n)
+    inputs, targets = sample.mlp.make_data(rng, sizes=(3, 5, 2), batch=8)
+    params = sample.mlp.init_params((3, 5, 2), rng)
+    history, worst = sample.train(params, inputs, targets, n, steps=3)
+    assert worst < 1e-13
+    losses = [sample.mean_loss(p, inputs, targets) for p in [params] + history]
+    assert losses[-1] < losses[0]
+    with pytest.raises(ValueError, match="does not split into 3 equal shards"):
+        sample.train(params, inputs, targets, 3)
+
+
+MPIEXEC = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
+
+
+@pytest.mark.skipif(
+    MPIEXEC is None or importlib.util.find_spec("mpi4py") is None,
+    reason="needs mpi4py and mpiexec: pip install -e '.[mpi]' (mpi4py and the mpich wheel)",
+)
+def test_two_processes_equal_the_full_batch_steps():
+    env = dict(os.environ, TRANSPILE_CPU_DEVICES="2", TRANSPILE_COLLECTIVE_TIMEOUT="30")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [MPIEXEC, "-n", "2", sys.executable, str(SAMPLE)], env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "# 2 device(s) x 2 process(es), batch 32" in done.stdout
+    worst = float(re.search(r"largest difference from the full-batch steps: (\S+)", done.stdout).group(1))
+    assert worst < 1e-13
