@@ -26,6 +26,7 @@ import types
 import numpy as np
 from numba import typeof
 from numba.core import types as numba_types
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import NumbaError
 
 from runtime.likeness import Like
@@ -100,7 +101,8 @@ def _launcher(lines, inputs):
         argtypes = None if any(map(is_zero, inputs)) else tuple(typeof(_as_compiled(p)) for p in inputs)
     except ValueError:
         argtypes = None
-    return _compile(fused._parse(canonical(lines)), argtypes)
+    with global_compiler_lock:  # planning types the block outside Numba's compiler: another thread may compile
+        return _compile(fused._parse(canonical(lines)), argtypes)
 
 
 def canonical(lines) -> tuple:
