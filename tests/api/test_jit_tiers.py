@@ -305,3 +305,78 @@ def test_stale_temporaries_are_removed_and_fresh_ones_kept(tmp_path):
     assert stale.exists() and fresh.exists() and not mine.exists()
     background.remove_temporaries(tmp_path)
     assert not stale.exists() and fresh.exists()
+
+
+# ------------------------------------------------------------------ the middle tier (numba-kernels)
+
+
+def middles(jitted):
+    return [m for m in jitted.__transpile_jit__._middle.values() if m is not None]
+
+
+def tier_well(positions, scale):
+    """tier_energy's kind, for the middle tier's test alone (the cache is the module's: another test compiled that)."""
+    d = positions[:, None] - positions[None, :]
+    return scale * np.sum(np.exp(-(d**2)) * d) + np.sum(np.cos(positions) ** 2)
+
+
+def test_three_tiers_answer_in_turn_and_agree(cache):
+    """NumPy code first; then the numba-kernels module, its loop nests compiled by another process and loaded here
+    (not compiled); then the whole module, once its own compile ends.  The whole module's compile is held stopped
+    (SIGSTOP) until the middle tier has answered, so that the order does not depend on the machine's load."""
+    from runtime.numba import kernels as jk
+
+    positions = np.linspace(-1.0, 1.5, 7)
+    force = tp.jit(tp.grad(tier_well), compile="background")
+    first = force(positions, 0.5)
+    assert force.stats()["tier"] == "numpy"
+    (worker,) = workers(force)
+    os.kill(worker.process.pid, signal.SIGSTOP)
+    try:
+        (middle,) = middles(force)
+        before = jk.stats()
+        middle.thread.join(600)
+        assert middle.ready() and middle.worker.poll() is True
+        loaded = jk.stats()
+        assert loaded["compiled"] == before["compiled"] and loaded["loaded"] > before["loaded"]  # compiled elsewhere
+        second = force(positions, 0.5)
+        stats = force.stats()
+        assert stats["tier"] == "kernels" and stats["kernels_tier"] == 1 and stats["numpy_tier"] == 1
+        assert stats["specializations"] == 0 and jk.stats() == loaded  # nothing compiled nor loaded in the call
+    finally:
+        os.kill(worker.process.pid, signal.SIGCONT)
+    assert force.wait(timeout=600)
+    third = force(positions, 0.5)
+    stats = force.stats()
+    assert stats["tier"] == "compiled" and stats["kernels_tier"] == 1 and stats["compiled"] == 0
+    np.testing.assert_allclose(first, numeric_grad(tier_well, (positions, 0.5)), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(second, first, rtol=1e-12, atol=1e-14)  # the tiers agree to rounding
+    np.testing.assert_allclose(third, first, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(third, second, rtol=1e-12, atol=1e-14)
+    assert_cache_whole(cache)
+
+
+def tier_matmul(w, x):
+    return x @ w
+
+
+def test_a_module_without_fused_blocks_has_no_middle_tier(cache):
+    w, x = np.ones((3, 2)), np.arange(12.0).reshape(4, 3)
+    jitted = tp.jit(tier_matmul, compile="background")
+    np.testing.assert_array_equal(jitted(w, x), x @ w)
+    (middle,) = middles(jitted)
+    middle.thread.join(600)
+    assert not middle.ready() and middle.worker is None  # no process started for it
+    assert jitted.wait(timeout=600)
+    np.testing.assert_array_equal(jitted(w, x), x @ w)
+    stats = jitted.stats()
+    assert stats["tier"] == "compiled" and stats["numpy_tier"] == 1 and stats["kernels_tier"] == 0
+
+
+def test_compile_block_has_no_middle_tier(cache):
+    positions = np.linspace(-1.0, 1.5, 5)
+    force = tp.jit(tp.grad(tier_energy), compile="block")
+    np.testing.assert_allclose(force(positions, 0.5), tp.grad(tier_energy)(positions, 0.5), rtol=1e-12, atol=1e-14)
+    stats = force.stats()
+    assert stats["tier"] == "compiled" and stats["numpy_tier"] == stats["kernels_tier"] == 0
+    assert middles(force) == [] and workers(force) == []
