@@ -8,6 +8,7 @@ import copy
 import functools
 import os
 import threading
+import time
 import warnings
 
 import runtime as rt
@@ -437,14 +438,18 @@ class Middle:
     """The middle tier of one call's types: the function jitted with the middle backend (compile="block"), run once
     on the first call's arguments in another process, which compiles its code into the disk cache, then once here,
     in a thread, which loads it: ready once both ended well, for a module with something to compile (the
-    numba-kernels backend's fused blocks).  A process, not a thread, compiles: a thread compiling would hold the
+    numba-kernels backend's fused blocks) that runs faster than the NumPy code on those arguments (the quickest of
+    TIMINGS calls of each, in the thread).  A process, not a thread, compiles: a thread compiling would hold the
     interpreter's lock for most of that time, and the caller's calls wait for it."""
+
+    TIMINGS = 3
 
     def __init__(self, outer, backend, statics, everything):
         self.jitted = Jitted(
             outer.fun, static_argnames=tuple(outer.statics), verbose=False, backend=backend, compile="block"
         )
-        self.useful, self.worker = False, None
+        self.numpy_code = outer.numpy_code
+        self.useful, self.worker, self.seconds = False, None, None
         name = f"transpile: jit({outer.target.__name__}), {backend}"
         # a daemon: it only waits for the worker (which runs on if this process exits first) and then loads
         self.thread = threading.Thread(target=self._prepare, args=(statics, everything), name=name, daemon=True)
@@ -460,10 +465,24 @@ class Middle:
             self.worker = jitted.backend.run_elsewhere(compiled.entry, jitted.boxed(dynamic), compiled.captures)
             if self.worker is not None and self.worker.wait() is True:
                 jitted(*everything)  # loads what the worker compiled
-                self.useful = True
+                self.seconds = {
+                    "numpy": _quickest(self.numpy_code, everything),
+                    "middle": _quickest(jitted, everything),
+                }
+                self.useful = self.seconds["middle"] < self.seconds["numpy"]
 
     def ready(self) -> bool:
         return self.useful and not self.thread.is_alive()
+
+
+def _quickest(fun, arguments) -> float:
+    """The quickest of Middle.TIMINGS calls of `fun`, in seconds."""
+    times = []
+    for _ in range(Middle.TIMINGS):
+        start = time.perf_counter()
+        fun(*arguments)
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def _compile_mode(mode, fun) -> str:
@@ -499,7 +518,8 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     middle tier (for backend="numba", the numba-kernels module: seconds to compile, where the whole takes tens)
     answers: a third process runs it once on the first call's arguments, compiling its loop nests into the disk
     cache, a thread loads them here, and the calls after that run it until the whole module is ready; a module
-    with no fused block has no middle tier.  The tiers agree to rounding.  Where the code
+    with no fused block, or whose middle tier ran slower than its NumPy code on those arguments, has none.  The
+    tiers agree to rounding.  Where the code
     cannot reach the caller through the disk cache (a module kept in memory, recursion, an argument or captured
     value of a class of the user's), or the other process failed, the call compiles, as compile="block" does: every
     call waits for its compiled code.  In a process that has not imported Numba yet, the first call is answered by
