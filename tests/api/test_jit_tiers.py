@@ -315,10 +315,11 @@ def middles(jitted):
 
 
 def tier_well(positions, scale):
-    """Lennard-Jones' kind (arithmetic only: a loop nest of exp runs slower than NumPy's), for this test alone."""
+    """Lennard-Jones' kind (arithmetic only: a loop nest of exp runs slower than NumPy's), with blocks of its own:
+    a kernel another test's module loaded from its cache directory in this process would be compiled here."""
     d = positions[:, None] - positions[None, :]
-    inv = 1.0 / (d**2 + 1.0) ** 3
-    return scale * np.sum(inv * inv - inv) + np.sum(positions**2)
+    inv = 1.0 / (d**2 + 1.25) ** 4
+    return scale * np.sum(inv * inv - 2.5 * inv) + np.sum(positions**3)
 
 
 def test_three_tiers_answer_in_turn_and_agree(cache):

@@ -155,7 +155,7 @@ class Jitted:
         self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
         self._counts.update(numpy_tier=0, kernels_tier=0, tier=None)
         self._workers = {}  # (id(entry), argument types) -> its background compile, while it runs
-        self._middle = {}  # (id(entry), argument types) -> the middle tier: Middle, while that compile runs
+        self._middle = {}  # (id(entry), argument types) -> its middle tier (a Middle), or None where there is none
         self._boxing = {}  # (id(entry), argument types) -> how its results become NumPy values
         self._unfused = set()  # calls (statics, argument kinds) that run the module without fusion
         self._loader = None  # the thread loading the backend and the first call's compiled code (see _load_later)
