@@ -305,3 +305,105 @@ def test_stale_temporaries_are_removed_and_fresh_ones_kept(tmp_path):
     assert stale.exists() and fresh.exists() and not mine.exists()
     background.remove_temporaries(tmp_path)
     assert not stale.exists() and fresh.exists()
+
+
+# ------------------------------------------------------------------ the middle tier (numba-kernels)
+
+
+def middles(jitted):
+    return [m for m in jitted.__transpile_jit__._middle.values() if m is not None]
+
+
+def tier_well(positions, scale):
+    """Lennard-Jones' kind (arithmetic only: a loop nest of exp runs slower than NumPy's), with blocks of its own:
+    a kernel another test's module loaded from its cache directory in this process would be compiled here."""
+    d = positions[:, None] - positions[None, :]
+    inv = 1.0 / (d**2 + 1.25) ** 4
+    return scale * np.sum(inv * inv - 2.5 * inv) + np.sum(positions**3)
+
+
+def test_three_tiers_answer_in_turn_and_agree(cache):
+    """NumPy code first; then the numba-kernels module, its loop nests compiled by another process and loaded here
+    (not compiled); then the whole module, once its own compile ends.  The whole module's compile is held stopped
+    (SIGSTOP) until the middle tier has answered, so that the order does not depend on the machine's load."""
+    from runtime.numba import kernels as jk
+
+    positions = np.linspace(-1.0, 1.5, 300)  # large enough that the kernels run faster than the NumPy code
+    force = tp.jit(tp.grad(tier_well), compile="background")
+    first = force(positions, 0.5)
+    assert force.stats()["tier"] == "numpy"
+    (worker,) = workers(force)
+    os.kill(worker.process.pid, signal.SIGSTOP)
+    try:
+        (middle,) = middles(force)
+        before = jk.stats()
+        middle.thread.join(600)
+        assert middle.worker.poll() is True and middle.seconds["middle"] < middle.seconds["numpy"]
+        assert middle.ready()
+        loaded = jk.stats()
+        assert loaded["compiled"] == before["compiled"] and loaded["loaded"] > before["loaded"]  # compiled elsewhere
+        second = force(positions, 0.5)
+        stats = force.stats()
+        assert stats["tier"] == "kernels" and stats["kernels_tier"] == 1 and stats["numpy_tier"] == 1
+        assert stats["specializations"] == 0 and jk.stats() == loaded  # nothing compiled nor loaded in the call
+    finally:
+        os.kill(worker.process.pid, signal.SIGCONT)
+    assert force.wait(timeout=600)
+    third = force(positions, 0.5)
+    stats = force.stats()
+    assert stats["tier"] == "compiled" and stats["kernels_tier"] == 1 and stats["compiled"] == 0
+    np.testing.assert_allclose(first, numeric_grad(tier_well, (positions, 0.5)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(second, first, rtol=1e-12, atol=1e-14)  # the tiers agree to rounding
+    np.testing.assert_allclose(third, first, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(third, second, rtol=1e-12, atol=1e-14)
+    assert_cache_whole(cache)
+
+
+def tier_matmul(w, x):
+    return x @ w
+
+
+def test_a_module_without_fused_blocks_has_no_middle_tier(cache):
+    w, x = np.ones((3, 2)), np.arange(12.0).reshape(4, 3)
+    jitted = tp.jit(tier_matmul, compile="background")
+    np.testing.assert_array_equal(jitted(w, x), x @ w)
+    (middle,) = middles(jitted)
+    middle.thread.join(600)
+    assert not middle.ready() and middle.worker is None  # no process started for it
+    assert jitted.wait(timeout=600)
+    np.testing.assert_array_equal(jitted(w, x), x @ w)
+    stats = jitted.stats()
+    assert stats["tier"] == "compiled" and stats["numpy_tier"] == 1 and stats["kernels_tier"] == 0
+
+
+def test_compile_block_has_no_middle_tier(cache):
+    positions = np.linspace(-1.0, 1.5, 5)
+    force = tp.jit(tp.grad(tier_energy), compile="block")
+    np.testing.assert_allclose(force(positions, 0.5), tp.grad(tier_energy)(positions, 0.5), rtol=1e-12, atol=1e-14)
+    stats = force.stats()
+    assert stats["tier"] == "compiled" and stats["numpy_tier"] == stats["kernels_tier"] == 0
+    assert middles(force) == [] and workers(force) == []
+
+
+def tier_bowl(x):
+    return np.sum(np.cosh(x) * x)
+
+
+def test_a_middle_tier_slower_than_the_numpy_code_is_skipped(cache, monkeypatch):
+    timings = {}
+    monkeypatch.setattr(
+        sys.modules["transpile.api.jit"],
+        "_quickest",
+        lambda fun, arguments: timings.setdefault(fun, len(timings) + 1.0),
+    )
+    x = np.linspace(-1.0, 1.0, 9)
+    jitted = tp.jit(tp.grad(tier_bowl), compile="background")
+    first = jitted(x)
+    (middle,) = middles(jitted)
+    middle.thread.join(600)
+    assert middle.seconds == {"numpy": 1.0, "middle": 2.0} and not middle.ready()  # the NumPy code was quicker
+    np.testing.assert_allclose(jitted(x), first, rtol=1e-12, atol=1e-14)
+    stats = jitted.stats()
+    assert stats["kernels_tier"] == 0 and stats["numpy_tier"] + stats["specializations"] == 2
+    for worker in workers(jitted):
+        worker.kill()

@@ -8,6 +8,7 @@ import copy
 import functools
 import os
 import threading
+import time
 import warnings
 
 import runtime as rt
@@ -35,6 +36,9 @@ from .unbound import is_unbound, unbound_transform
 _STATIC_TYPES = (int, float, bool, str, type(None))
 COMPILE_ENV_VAR = "TRANSPILE_JIT_COMPILE"  # the default of jit's compile= (tests set "block")
 COMPILE_MODES = ("background", "block")
+# the backend whose code answers a call (compile="background") while the backend's own is compiled in another
+# process: the numba-kernels backend compiles only a module's fused loop nests, seconds where the whole takes tens
+MIDDLE_TIERS = {"numba": "numba-kernels"}
 
 
 class JitFallbackWarning(RuntimeWarning):
@@ -149,8 +153,10 @@ class Jitted:
         self._compiled: dict = {}
         self._program = None
         self._captured = None  # (the captured values last read, their fingerprint)
-        self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0, "numpy_tier": 0}
+        self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
+        self._counts.update(numpy_tier=0, kernels_tier=0, tier=None)
         self._workers = {}  # (id(entry), argument types) -> its background compile, while it runs
+        self._middle = {}  # (id(entry), argument types) -> its middle tier (a Middle), or None where there is none
         self._boxing = {}  # (id(entry), argument types) -> how its results become NumPy values
         self._unfused = set()  # calls (statics, argument kinds) that run the module without fusion
         self._loader = None  # the thread loading the backend and the first call's compiled code (see _load_later)
@@ -243,7 +249,7 @@ class Jitted:
         statics, dynamic, everything = self.split(args, kwargs)
         if self._answers_while_loading():
             result = self.numpy_tier(everything)
-            self._load_later(statics, dynamic)
+            self._load_later(statics, dynamic, everything)
             return result
         dynamic = self.boxed(dynamic)
         if not self.backend.fuses:
@@ -276,7 +282,7 @@ class Jitted:
             files = [c.module.__file__ for c in self._compiled.values()]
             return self._fail(self.backend.translate(exc, files, def_location(self.target)), everything)
         if elsewhere:  # (outside the try: what the NumPy code raises is the user's error, not a compile failure)
-            return self.numpy_tier(everything)
+            return self.middle_tier(statics, (id(entry), signature), everything)
         try:
             result = entry(*dynamic)
         except Exception as exc:
@@ -286,12 +292,35 @@ class Jitted:
                 raise
             raise formatted from None
         as_numpy = self._boxing[id(entry), signature]
+        self._counts["tier"] = "compiled"
         return as_numpy(result) if as_numpy else result
 
     def numpy_tier(self, everything):
         """Answer a call with the (transformed) function's NumPy code, while its compiled code is made ready."""
         self._counts["numpy_tier"] += 1
+        self._counts["tier"] = "numpy"
         return self.numpy_code(*everything)
+
+    def middle_tier(self, statics, key, everything):
+        """Answer a call whose compiled code (`key`) is compiled in another process: with the middle tier's code
+        once a thread has compiled it (for calls of these types), else with the NumPy code (starting the thread)."""
+        middle = self._middle.get(key)
+        if middle is None:
+            middle = self._start_middle(statics, key, everything)
+        if middle is None or not middle.ready():
+            return self.numpy_tier(everything)
+        self._counts["kernels_tier"] += 1
+        self._counts["tier"] = "kernels"
+        return middle.jitted(*everything)
+
+    def _start_middle(self, statics, key, everything):
+        """Start compiling the middle tier for calls like this one, in a thread (once per key): None where this
+        backend has none."""
+        with self._lock:
+            if key not in self._middle:
+                name = MIDDLE_TIERS.get(self.backend.name)
+                self._middle[key] = None if name is None else Middle(self, name, statics, everything)
+            return self._middle[key]
 
     def _answers_while_loading(self) -> bool:
         """Whether the NumPy code answers this call because the backend is not imported yet (importing Numba and
@@ -302,18 +331,19 @@ class Jitted:
             return loader.is_alive()
         return self.compile_mode == "background" and not self.backend.imported()
 
-    def _load_later(self, statics, dynamic):
+    def _load_later(self, statics, dynamic, everything):
         """Start the loader (once): in a thread, what the first call does before it runs compiled code."""
         if self._loader is None:
             self._loader = threading.Thread(
-                target=self._load, args=(statics, dynamic), name=f"transpile: jit({self.target.__name__})"
+                target=self._load, args=(statics, dynamic, everything), name=f"transpile: jit({self.target.__name__})"
             )
             self._loader.start()
 
-    def _load(self, statics, dynamic):
+    def _load(self, statics, dynamic, everything):
         """Import the backend, build (or read) the module and load its compiled code for these arguments from the
-        disk cache, or start its compile in the background (_compiling_elsewhere).  What fails is left to the next
-        call, which does it again in the caller and raises what it raises."""
+        disk cache, or start its compile in the background (_compiling_elsewhere) and the middle tier's in a
+        thread.  What fails is left to the next call, which does it again in the caller and raises what it
+        raises."""
         with self._lock:
             try:
                 fuse = self.backend.fuses
@@ -321,9 +351,11 @@ class Jitted:
                 self.backend.check_arguments(self.target, self.dynamic_names, dynamic)
                 entry = self.compiled(statics, fuse).entry
                 signature = self.backend.signature(entry, dynamic, filters=False)
-                if (id(entry), signature) not in self._boxing and not self._compiling_elsewhere(
-                    statics, fuse, signature
-                ):
+                if (id(entry), signature) in self._boxing:
+                    return
+                if self._compiling_elsewhere(statics, fuse, signature):
+                    self._start_middle(statics, (id(entry), signature), everything)
+                else:
                     self._specialize(entry, signature, caller=False)
             except Exception:  # noqa: BLE001 - the next call raises it, located, in the caller
                 self._load_failed = True
@@ -384,17 +416,74 @@ class Jitted:
     def stats(self) -> dict:
         """What this function's calls cost: argument-type specializations, and how many of them were compiled
         rather than loaded from Numba's disk cache; how many modules were generated rather than read from disk;
-        how many calls the NumPy code answered while their compiled code was compiled in the background."""
+        how many calls the NumPy code (numpy_tier) and the middle tier's (kernels_tier) answered while their
+        compiled code was compiled in the background; which tier answered the last call ("numpy", "kernels",
+        "compiled"; None before the first)."""
         return dict(self._counts)
 
     def wait(self, timeout=None) -> bool:
-        """Wait for the loading and background compiles started so far (at most `timeout` seconds each): True when
-        all ended with the compiled code loaded or on disk, so that the next calls of their types run it."""
+        """Wait for the loading, the middle tiers' compiles and the background compiles started so far (at most
+        `timeout` seconds each): True when all ended with the compiled code loaded or on disk, so that the next
+        calls of their types run it."""
         if self._loader is not None:
             self._loader.join(timeout)
             if self._loader.is_alive() or self._load_failed:
                 return False
+        for middle in list(self._middle.values()):
+            if middle is not None:
+                middle.thread.join(timeout)
         return all([worker.wait(timeout) is True for worker in list(self._workers.values())])
+
+
+class Middle:
+    """The middle tier of one call's types: the function jitted with the middle backend (compile="block"), run once
+    on the first call's arguments in another process, which compiles its code into the disk cache, then once here,
+    in a thread, which loads it: ready once both ended well, for a module with something to compile (the
+    numba-kernels backend's fused blocks) that runs faster than the NumPy code on those arguments (the quickest of
+    TIMINGS calls of each, in the thread).  A process, not a thread, compiles: a thread compiling would hold the
+    interpreter's lock for most of that time, and the caller's calls wait for it."""
+
+    TIMINGS = 3
+
+    def __init__(self, outer, backend, statics, everything):
+        self.jitted = Jitted(
+            outer.fun, static_argnames=tuple(outer.statics), verbose=False, backend=backend, compile="block"
+        )
+        self.numpy_code = outer.numpy_code
+        self.useful, self.worker, self.seconds = False, None, None
+        name = f"transpile: jit({outer.target.__name__}), {backend}"
+        # a daemon: it only waits for the worker (which runs on if this process exits first) and then loads
+        self.thread = threading.Thread(target=self._prepare, args=(statics, everything), name=name, daemon=True)
+        self.thread.start()
+
+    def _prepare(self, statics, everything):
+        with contextlib.suppress(Exception):  # the NumPy code answers, until the compiled code does
+            jitted = self.jitted
+            _, dynamic, _ = jitted.split(everything, {})
+            compiled = jitted.compiled(statics)
+            if not jitted.backend.compiles(compiled.module):
+                return
+            self.worker = jitted.backend.run_elsewhere(compiled.entry, jitted.boxed(dynamic), compiled.captures)
+            if self.worker is not None and self.worker.wait() is True:
+                jitted(*everything)  # loads what the worker compiled
+                self.seconds = {
+                    "numpy": _quickest(self.numpy_code, everything),
+                    "middle": _quickest(jitted, everything),
+                }
+                self.useful = self.seconds["middle"] < self.seconds["numpy"]
+
+    def ready(self) -> bool:
+        return self.useful and not self.thread.is_alive()
+
+
+def _quickest(fun, arguments) -> float:
+    """The quickest of Middle.TIMINGS calls of `fun`, in seconds."""
+    times = []
+    for _ in range(Middle.TIMINGS):
+        start = time.perf_counter()
+        fun(*arguments)
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def _compile_mode(mode, fun) -> str:
@@ -426,13 +515,18 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
 
     compile="background" (the default; TRANSPILE_JIT_COMPILE=block changes it): a call whose compiled code is
     neither in memory nor in Numba's disk cache runs the (transformed) function's NumPy code, while another process
-    compiles it into the disk cache; the calls after that one ends load it and run compiled code.  Where the code
+    compiles it into the disk cache; the calls after that one ends load it and run compiled code.  In between, the
+    middle tier (for backend="numba", the numba-kernels module: seconds to compile, where the whole takes tens)
+    answers: a third process runs it once on the first call's arguments, compiling its loop nests into the disk
+    cache, a thread loads them here, and the calls after that run it until the whole module is ready; a module
+    with no fused block, or whose middle tier ran slower than its NumPy code on those arguments, has none.  The
+    tiers agree to rounding.  Where the code
     cannot reach the caller through the disk cache (a module kept in memory, recursion, an argument or captured
     value of a class of the user's), or the other process failed, the call compiles, as compile="block" does: every
     call waits for its compiled code.  In a process that has not imported Numba yet, the first call is answered by
     the NumPy code while a thread imports it and loads the compiled code from disk (or starts its compile), so a
-    warm start does not wait for it either.  `f.wait()` waits for those; `f.stats()["numpy_tier"]` counts the calls
-    the NumPy code answered."""
+    warm start does not wait for it either.  `f.wait()` waits for those; `f.stats()` counts the calls the NumPy
+    code ("numpy_tier") and the middle tier ("kernels_tier") answered, and names the last call's tier ("tier")."""
     if fun is None:
         return functools.partial(
             jit,

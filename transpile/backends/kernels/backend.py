@@ -40,6 +40,17 @@ class KernelsBackend(Backend):
         how = "run as Python, its fused loop nests compiled by Numba"
         return module_text(program, statics, how, imports, lambda key, fn: bodies[key], lambda key: [])
 
+    def compiles(self, module) -> bool:
+        """Whether the module has code to compile (a fused block): jit's middle tier skips a module without."""
+        return hasattr(module, "jk")
+
+    def run_elsewhere(self, entry, arguments, captured):
+        """Start running the entry on the arguments in another process, which compiles its loop nests into Numba's
+        disk cache (for jit's middle tier): a handle as `background` gives, or None where it cannot."""
+        from ..numba import background
+
+        return background.start_run(entry, arguments, captured)
+
 
 def _launches(body) -> bool:
     """Whether a function body calls jk.launch."""

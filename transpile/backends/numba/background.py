@@ -1,5 +1,7 @@
 """Compiling a jitted entry in another process, into Numba's disk cache, while the caller runs NumPy code
 (tp.jit(compile="background")); the worker is this module run as `python -m transpile.backends.numba.background`.
+A worker may also run a generated module's entry on arguments (`start_run`): what running it compiles (the
+numba-kernels backend's loop nests, jit's middle tier) goes to the disk cache the same way.
 
 The worker reads its request (the module's file and text, the entry's name, the captured values and the argument
 types, pickled) from stdin, compiles the entry holding a lock on the cache directory (one background compile
@@ -28,6 +30,7 @@ import uuid
 # what a request may name: a user's class (a dataclass as a record) is compiled in the caller, where it is defined
 _REQUEST_MODULES = ("builtins", "copyreg", "collections", "_codecs", "numpy", "numba", "llvmlite", "runtime")
 _LOCK_NAME = ".transpile-background.lock"
+_RUN_LOCK_NAME = ".transpile-background-run.lock"  # the runs' own: a run waits for no compile of a whole module
 _STALE = 60  # seconds: a temporary file of Numba's this old belongs to a writer that died (a write takes ms)
 
 
@@ -102,6 +105,40 @@ def start(entry, signature, captured: dict) -> Worker | None:
         "captured": captured,
         "signature": signature,
     }
+    return _spawn(request, entry._cache.cache_path)
+
+
+def start_run(entry, arguments: list, captured: dict) -> Worker | None:
+    """Start a worker running `entry`, a plain function of a generated module in a file, on `arguments`: what that
+    compiles goes to Numba's disk cache, for the caller to load.  None where the module is not a file or the request
+    names a class of the user's."""
+    path = entry.__code__.co_filename
+    if not os.path.isfile(path):
+        return None
+    request = {
+        "file": path,
+        "text": sys.modules[entry.__module__].__transpile_text__,
+        "module": entry.__module__,
+        "entry": entry.__name__,
+        "captured": captured,
+        "arguments": list(arguments),
+    }
+    return _spawn(request, numba_cache_path(path))
+
+
+def numba_cache_path(path) -> str | None:
+    """The directory where Numba caches the functions of the file `path`."""
+    from numba.core import caching
+
+    for locator_class in caching.CacheImpl._locator_classes:
+        locator = locator_class.from_function(numba_cache_path, path)
+        if locator is not None:
+            return locator.get_cache_path()
+    return None
+
+
+def _spawn(request, cache_path) -> Worker | None:
+    """A worker started on `request`, or None where it cannot be pickled or names a class of the user's."""
     try:
         data = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
         _read_request(data)
@@ -121,7 +158,7 @@ def start(entry, signature, captured: dict) -> Worker | None:
         env=env,
     )
     threading.Thread(target=_send, args=(process, data), daemon=True).start()  # the worker reads it once started
-    return Worker(process, entry._cache.cache_path)
+    return Worker(process, cache_path)
 
 
 def _send(process, data):
@@ -173,13 +210,13 @@ def remove_temporaries(directory, pid=None):
 
 
 @contextlib.contextmanager
-def _cache_lock(directory):
+def _cache_lock(directory, name=_LOCK_NAME):
     """Hold the cache directory's lock: one background compile writes it at a time (Numba's index is read,
     changed and written back, so two writers of one function's index could lose or mix entries)."""
     import fcntl
 
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    fd = os.open(os.path.join(directory, _LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(os.path.join(directory, name), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -188,7 +225,8 @@ def _cache_lock(directory):
 
 
 def main():
-    """The worker: compile the request's entry into Numba's disk cache; exit 0 once it is there."""
+    """The worker: compile the request's entry into Numba's disk cache, or run it on the request's arguments; exit
+    0 once what it compiled is there."""
     request = _read_request(sys.stdin.buffer.read())
     from numba.core import caching
 
@@ -200,9 +238,16 @@ def main():
     module.__file__ = request["file"]
     sys.modules[request["module"]] = module
     exec(compile(request["text"], request["file"], "exec"), module.__dict__)  # noqa: S102 - the caller's module
+    run = "arguments" in request  # the module runs as Python: its captured values are as the caller has them
     for name, value in request["captured"].items():
-        module.__dict__.setdefault(name, captured_value(value))
+        module.__dict__.setdefault(name, value if run else captured_value(value))
     entry = getattr(module, request["entry"])
+    if run:
+        cache_path = numba_cache_path(request["file"])
+        with _cache_lock(cache_path, _RUN_LOCK_NAME):
+            remove_temporaries(cache_path)
+            entry(*request["arguments"])
+        return 0
     with _cache_lock(entry._cache.cache_path):
         remove_temporaries(entry._cache.cache_path)
         entry.compile(request["signature"])
