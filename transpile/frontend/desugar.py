@@ -44,6 +44,7 @@ from .methods import as_function, bound_method, made_name, owner_name
 from .parse import ParsedFunction, parse_function
 from .program import Guard, NFunction, Program, const, index_value, is_atom, name
 from .rebinding import rename_rebindings
+from .unwrap import read_function
 from .views import resolve_views
 
 _BINOPS = {
@@ -137,7 +138,7 @@ class _ProgramBuilder:
             identity = tuple(map(id, fn.__transpile_bound_rule__))
         else:
             if not hasattr(fn, "rule_functions"):
-                fn = inspect.unwrap(fn)
+                fn = read_function(fn)
             identity = id(fn)
         if identity in self.keys:
             return self.keys[identity]
@@ -1499,7 +1500,7 @@ class _FunctionDesugarer:
         if transformed:
             target = API.generated_function(obj, (len(expr.args), [k.arg for k in expr.keywords]))
         else:
-            target = inspect.unwrap(obj) if callable(obj) else obj
+            target = read_function(obj) if callable(obj) else obj
         if isinstance(target, types.FunctionType) and not _is_library(target):
             self._guard(path, obj, reader, func)
             objects = [] if transformed else self._object_arguments(target, expr)
