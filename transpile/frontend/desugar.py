@@ -381,10 +381,17 @@ class _FunctionDesugarer:
     def _check_signature(self, fdef):
         args = fdef.args
         if args.vararg or args.kwarg:
+            wrapper = getattr(self.parsed.fn, "__wrapped__", None) is not None
             self.error(
                 args.vararg or args.kwarg,
                 "*args and **kwargs are not supported in transformed functions",
-                "list the parameters explicitly",
+                "list the parameters explicitly"
+                + (
+                    " (transpile reads a functools.wraps wrapper's own code: give it the parameters of the function"
+                    " it wraps, e.g. `def wrapper(x): return fn(x)`)"
+                    if wrapper
+                    else ""
+                ),
             )
         if getattr(args, "posonlyargs", []) or (args.kwonlyargs and self.extra):
             bad = (args.posonlyargs or args.kwonlyargs)[0]
