@@ -148,3 +148,13 @@ def test_jvp_of_a_join_of_arguments_joins_the_tangents():
     out, tangent = tp.jvp(join, ((X,), (2.0 * X,)), ((V,), (V,)))
     assert out == pytest.approx(join((X,), (2.0 * X,)))
     assert tangent == pytest.approx(4.0 * np.sum(V))
+
+
+@pytest.mark.parametrize("fn", [repeated, joined, joined_name, chained], ids=lambda f: f.__name__)
+def test_jit_of_grad_matches_central_differences(fn):
+    assert_tree_close(tp.jit(tp.grad(fn))(X), numeric_grad(fn, (X,)), rtol=1e-6, atol=1e-6)
+
+
+def test_jit_refuses_sequences_from_arguments():
+    with pytest.raises(TranspileError, match="Numba cannot compile this"):
+        tp.jit(tp.grad(join))((X,), (X,))
