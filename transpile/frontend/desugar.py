@@ -1034,7 +1034,7 @@ class _FunctionDesugarer:
             if shape is not None:
                 return self._sequence_display(expr, shape, stmt)
             if VARYING in (self.sequences.of(expr.left), self.sequences.of(expr.right)):
-                self._refuse_varying(expr)
+                self._refuse_varying(expr, stmt)
         if isinstance(expr, gast.BinOp):
             prim = registry.by_name(_BINOPS[type(expr.op)])
             node = gast.BinOp(left=self.atom(expr.left, stmt), op=expr.op, right=self.atom(expr.right, stmt))
@@ -1115,7 +1115,7 @@ class _FunctionDesugarer:
         """`(a,) + (b,)`, `(x,) * 2`, `t + (x,)` (t of known length) as the display they build: `(a, b)`, `(x, x)`,
         `(t[0], t[1], x)` (Python's operators on sequences are not the array operators the rules differentiate)."""
         if shape == VARYING:
-            self._refuse_varying(expr)
+            self._refuse_varying(expr, stmt)
         items = self._sequence_items(expr, stmt)
         prim = registry.by_name("make_tuple" if shape[0] == "tuple" else "make_list")
         node = (gast.Tuple if shape[0] == "tuple" else gast.List)(elts=items, ctx=gast.Load())
@@ -1143,11 +1143,12 @@ class _FunctionDesugarer:
             items = self._sequence_items(expr.right, stmt)
         return [copy.deepcopy(item) for _ in range(count) for item in items]
 
-    def _refuse_varying(self, expr):
+    def _refuse_varying(self, expr, stmt):
         """A tuple or list whose length the source does not fix cannot become one display."""
+        written = stmt if isinstance(stmt, gast.AugAssign) else expr  # `t += (x,)`, not the `t + (x,)` it became
         self.error(
             expr,
-            f"`{_source(expr)}` joins or repeats a tuple or list whose length changes in the function",
+            f"`{_source(written)}` joins or repeats a tuple or list whose length changes in the function",
             "build the sequence with one display, e.g. `t = (a, b, c)`, or collect the items in a list with "
             "append and pass it to np.stack",
         )
