@@ -10,6 +10,14 @@ from .likeness import dtype_like
 from .namespace import array_namespace, asarray, is_ndarray
 from .tree import is_zero
 
+# An adjoint that is a tuple or list of another length than its operand comes from Python's `+` (concatenation) or
+# `*` (repetition) of sequences, whose adjoint is not the array one (the frontend rewrites those whose lengths the
+# source fixes into one display).
+SEQUENCE_OPERATOR = (
+    "cannot differentiate `+` or `*` of tuples or lists whose lengths are not written in the function (the "
+    "sequences come from arguments or calls): build the sequence as one display, e.g. `t = (a[0], a[1], b[0])`"
+)
+
 __all__ = [
     "unbroadcast",
     "broadcast_like",
@@ -28,7 +36,11 @@ __all__ = [
 
 def unbroadcast(g, x):
     """Sum g down to the shape of x, undoing NumPy broadcasting."""
-    if isinstance(g, (tuple, list, dict)) or is_zero(g):
+    if isinstance(g, (tuple, list)):
+        if not isinstance(x, (tuple, list)) or len(g) != len(x):
+            raise TypeError(SEQUENCE_OPERATOR)
+        return g  # a pytree's adjoint, when adjoint code is differentiated again
+    if isinstance(g, dict) or is_zero(g):
         return g
     xp = array_namespace(g, x)
     shape = np.shape(x)

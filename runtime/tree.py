@@ -132,6 +132,12 @@ def _float_dtype(x):
 def materialize(adjoint, x):
     """Give an adjoint the exact structure, shape and dtype of its primal x."""
     if isinstance(x, (tuple, list)):
+        if isinstance(adjoint, (tuple, list)) and len(adjoint) > len(x):  # `a * 2` of a tuple read as an array's
+            raise TypeError(
+                f"the adjoint of a {type(x).__name__} of {len(x)} items has {len(adjoint)}: the function repeats or "
+                "joins tuples or lists with `*` or `+`, which transpile cannot differentiate when their lengths are "
+                "not written in it; build the sequence as one display, e.g. `t = (a[0], a[0])`"
+            )
         parts = [materialize(get(adjoint, i), v) for i, v in enumerate(x)]
         return same_kind(x, parts)
     if isinstance(x, dict):

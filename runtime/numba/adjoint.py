@@ -48,6 +48,8 @@ def _matmul_vjp_b(g, a, b):
 def _unbroadcast(g, x):
     if isinstance(g, types.Optional) or isinstance(x, types.Optional):
         return None  # Numba retries with the values unwrapped: a value set on some paths is no scalar
+    if _is_tuple(g) and not (_is_tuple(x) and len(g) == len(x)) or _is_list(g) and not _is_list(x):
+        raise TypingError(_adjoint.SEQUENCE_OPERATOR)  # as rt.unbroadcast: `+` or `*` of tuples or lists
     if isinstance(g, ZeroType) or _is_tuple(g) or _is_list(g):
         return lambda g, x: g
     if not isinstance(x, types.Array):

@@ -49,8 +49,8 @@ def make(c):
 
 def twice(fn):
     @functools.wraps(fn)
-    def wrapper(*args):
-        return fn(*args)
+    def wrapper(x):
+        return 2.0 * fn(x)
     return wrapper
 
 

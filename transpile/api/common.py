@@ -21,6 +21,7 @@ from ..frontend.hooks import RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HI
 from ..frontend.locations import def_location, user_function
 from ..frontend.methods import as_function
 from ..frontend.parse import parse_function
+from ..frontend.unwrap import read_function
 from ..transforms.templates import tuple_of
 from .boundary import api_boundary, caller_location
 from .unbound import is_unbound, unbound_transform, without_self
@@ -91,11 +92,11 @@ def _signature(fun):
 
 def _param_location(fun, index):
     """Where parameter `index` of `fun` is written (for a generated function, the user's function's `def`)."""
-    code = getattr(inspect.unwrap(fun), "__code__", None)
+    code = getattr(read_function(fun), "__code__", None)
     if code is not None and linemap.is_generated_module(code.co_filename):
         return def_location(fun)
     try:
-        parsed = parse_function(inspect.unwrap(fun))
+        parsed = parse_function(read_function(fun))
         index += isinstance(fun, types.MethodType)  # a bound method's first parameter is not an argument
         return parsed.location(parsed.node.args.args[index])
     except (TranspileError, IndexError):
@@ -105,7 +106,7 @@ def _param_location(fun, index):
 def _return_location(fun):
     """Where `fun` returns (its last return statement)."""
     try:
-        parsed = parse_function(inspect.unwrap(fun))
+        parsed = parse_function(read_function(fun))
     except TranspileError:
         return def_location(fun)
     returns = [n for n in gast.walk(parsed.node) if isinstance(n, gast.Return)]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .. import __version__
 from ..codegen import escape
+from ..frontend.unwrap import read_function
 from .catalog import KINDS
 
 
@@ -76,7 +77,7 @@ def user_function(module, name, path):
             f"of a module-level object of {path} (e.g. `{owner.lower()}_ = {owner}(...)` there, then "
             f"{path}:{owner.lower()}_.{name.rpartition('.')[2]}), or make it a @staticmethod"
         )
-    if fn is None or not inspect.isfunction(inspect.unwrap(fn) if callable(fn) else fn):
+    if fn is None or not inspect.isfunction(read_function(fn) if callable(fn) else fn):
         defined = sorted(
             n for n, v in vars(module).items() if inspect.isfunction(v) and v.__module__ == module.__name__
         )
@@ -144,7 +145,7 @@ def build(spec, module, module_name, path, command):
     fn = user_function(module, leaf.name, path)
     api = _api_objects(spec, module, path)
     inner_text = spec.inner.text()
-    origin = f"{os.path.basename(path)}:{leaf.name} (line {inspect.unwrap(fn).__code__.co_firstlineno})"
+    origin = f"{os.path.basename(path)}:{leaf.name} (line {read_function(fn).__code__.co_firstlineno})"
     kind = KINDS[spec.kind]
     if kind.takes_primals:
         target = common.generated_function(api[id(spec.inner)])
@@ -238,7 +239,7 @@ def _default_mask(fn, params, argnums, fn_name):
         nums = _normalized(argnums, len(params), fn_name)
         nums = (nums,) if isinstance(nums, int) else nums
         return tuple(i in nums for i in range(len(params)))
-    annotations = getattr(inspect.unwrap(fn), "__annotations__", {})
+    annotations = getattr(read_function(fn), "__annotations__", {})
     return tuple(annotations.get(p) not in (int, bool, "int", "bool") for p in params)
 
 

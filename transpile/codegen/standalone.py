@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ..errors import Location, TranspileError
 from ..frontend.methods import MADE_OBJECTS
+from ..frontend.unwrap import read_function
 from . import escape
 from .formatting import LINE_WIDTH, format_text, sort_imports, wrap_docstrings
 
@@ -295,13 +296,14 @@ def _function_def(fn):
     import inspect
     import textwrap
 
+    code = getattr(read_function(fn), "__code__", None)  # a code object: inspect.getsource unwraps functions
     try:
-        source = textwrap.dedent(inspect.getsource(inspect.unwrap(fn)))
+        source = textwrap.dedent(inspect.getsource(code))
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
         return None
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
             return node
     return None
 
@@ -328,7 +330,7 @@ class _Annotations:
                 zip([a.arg for a in positional[len(positional) - len(fdef.args.defaults) :]], fdef.args.defaults)
             )
         self.default_values = {}
-        target = getattr(fn, "__wrapped__", fn)
+        target = read_function(fn)
         code = getattr(target, "__code__", None)
         values = getattr(target, "__defaults__", None) or ()
         if code is not None and values:

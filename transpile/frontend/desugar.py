@@ -44,6 +44,8 @@ from .methods import as_function, bound_method, made_name, owner_name
 from .parse import ParsedFunction, parse_function
 from .program import Guard, NFunction, Program, const, index_value, is_atom, name
 from .rebinding import rename_rebindings
+from .sequences import VARYING, SequenceLengths, repeat_count
+from .unwrap import read_function
 from .views import resolve_views
 
 _BINOPS = {
@@ -137,7 +139,7 @@ class _ProgramBuilder:
             identity = tuple(map(id, fn.__transpile_bound_rule__))
         else:
             if not hasattr(fn, "rule_functions"):
-                fn = inspect.unwrap(fn)
+                fn = read_function(fn)
             identity = id(fn)
         if identity in self.keys:
             return self.keys[identity]
@@ -347,6 +349,7 @@ class _FunctionDesugarer:
         structure_returns(fdef)
         structure_loops(fdef)
         self.locals = set(collect_locals(fdef)) | set(params)
+        self.sequences = SequenceLengths(fdef, params)
         self._refuse_module_names(fdef)
         self.used_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
         self.lifted = dict(getattr(self, "outer_lifted", {}))
@@ -378,10 +381,17 @@ class _FunctionDesugarer:
     def _check_signature(self, fdef):
         args = fdef.args
         if args.vararg or args.kwarg:
+            wrapper = getattr(self.parsed.fn, "__wrapped__", None) is not None
             self.error(
                 args.vararg or args.kwarg,
                 "*args and **kwargs are not supported in transformed functions",
-                "list the parameters explicitly",
+                "list the parameters explicitly"
+                + (
+                    " (transpile reads a functools.wraps wrapper's own code: give it the parameters of the function"
+                    " it wraps, e.g. `def wrapper(x): return fn(x)`)"
+                    if wrapper
+                    else ""
+                ),
             )
         if getattr(args, "posonlyargs", []) or (args.kwonlyargs and self.extra):
             bad = (args.posonlyargs or args.kwonlyargs)[0]
@@ -1026,6 +1036,12 @@ class _FunctionDesugarer:
 
     def rhs(self, expr, stmt):
         """A normal-form right-hand side for `expr` (operands flattened to atoms)."""
+        if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Add, gast.Mult)):
+            shape = self.sequences.of(expr)
+            if shape is not None:
+                return self._sequence_display(expr, shape, stmt)
+            if VARYING in (self.sequences.of(expr.left), self.sequences.of(expr.right)):
+                self._refuse_varying(expr, stmt)
         if isinstance(expr, gast.BinOp):
             prim = registry.by_name(_BINOPS[type(expr.op)])
             node = gast.BinOp(left=self.atom(expr.left, stmt), op=expr.op, right=self.atom(expr.right, stmt))
@@ -1100,6 +1116,48 @@ class _FunctionDesugarer:
             expr,
             f"{what} is not supported in transformed functions",
             hints.get(type(expr), "rewrite it with supported constructs (see README: Supported)"),
+        )
+
+    def _sequence_display(self, expr, shape, stmt):
+        """`(a,) + (b,)`, `(x,) * 2`, `t + (x,)` (t of known length) as the display they build: `(a, b)`, `(x, x)`,
+        `(t[0], t[1], x)` (Python's operators on sequences are not the array operators the rules differentiate)."""
+        if shape == VARYING:
+            self._refuse_varying(expr, stmt)
+        items = self._sequence_items(expr, stmt)
+        prim = registry.by_name("make_tuple" if shape[0] == "tuple" else "make_list")
+        node = (gast.Tuple if shape[0] == "tuple" else gast.List)(elts=items, ctx=gast.Load())
+        return self._tag(node, prim, {"items": tuple(items)})
+
+    def _sequence_items(self, expr, stmt):
+        """The atoms of the items of a sequence of known length, in Python's order of evaluation."""
+        if isinstance(expr, (gast.Tuple, gast.List)):
+            return [self.atom(e, stmt) for e in expr.elts]
+        if isinstance(expr, gast.Name):
+            _, length = self.sequences.of(expr)
+            base = self.atom(expr, stmt)
+            items = []
+            for i in range(length):
+                node = gast.Subscript(value=copy.deepcopy(base), slice=const(i), ctx=gast.Load())
+                items.append(self.atom(gast.copy_location(node, expr), stmt))
+            return items
+        if isinstance(expr.op, gast.Add):
+            return self._sequence_items(expr.left, stmt) + self._sequence_items(expr.right, stmt)
+        count = repeat_count(expr.right)
+        if count is not None and self.sequences.of(expr.left) is not None:  # `(x,) * 2`
+            items = self._sequence_items(expr.left, stmt)
+        else:  # `2 * (x,)`
+            count = repeat_count(expr.left)
+            items = self._sequence_items(expr.right, stmt)
+        return [copy.deepcopy(item) for _ in range(count) for item in items]
+
+    def _refuse_varying(self, expr, stmt):
+        """A tuple or list whose length the source does not fix cannot become one display."""
+        written = stmt if isinstance(stmt, gast.AugAssign) else expr  # `t += (x,)`, not the `t + (x,)` it became
+        self.error(
+            expr,
+            f"`{_source(written)}` joins or repeats a tuple or list whose length changes in the function",
+            "build the sequence with one display, e.g. `t = (a, b, c)`, or collect the items in a list with "
+            "append and pass it to np.stack",
         )
 
     def _fstring(self, expr, stmt):
@@ -1515,7 +1573,7 @@ class _FunctionDesugarer:
         if transformed:
             target = API.generated_function(obj, (len(expr.args), [k.arg for k in expr.keywords]))
         else:
-            target = inspect.unwrap(obj) if callable(obj) else obj
+            target = read_function(obj) if callable(obj) else obj
         if isinstance(target, types.FunctionType) and not _is_library(target):
             self._guard(path, obj, reader, func)
             objects = [] if transformed else self._object_arguments(target, expr)

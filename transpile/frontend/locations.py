@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
-
 from ..codegen import linemap
 from ..errors import Location
 from .methods import as_function
+from .unwrap import read_function
 
 
 def user_function(fun):
@@ -29,7 +28,7 @@ def user_function(fun):
 
 def def_location(fun):
     """Where `fun` is defined; for a generated function, the user's function it was made from."""
-    code = getattr(inspect.unwrap(user_function(fun)), "__code__", None)
+    code = getattr(read_function(user_function(fun)), "__code__", None)
     if code is None:
         return None
     return linemap.entry_location(code.co_filename) or Location(code.co_filename, code.co_firstlineno, 0)
