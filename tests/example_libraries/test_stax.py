@@ -374,11 +374,9 @@ def _concatenated(x):
     return np.sum(3.0 * t[0] + t[1])
 
 
-@pytest.mark.xfail(strict=True, reason="transpile differentiates tuple + and * by the array rules (issue to file)")
 @pytest.mark.parametrize("f", [_repeated, _concatenated])
 def test_gradient_of_tuple_repetition_and_concatenation(f):
-    """Why FanOut and parallel write their tuples out: the gradient of `(x,) * 2` and `(x,) + (x,)` counts the
-    first copy's cotangent only (3 for each copy, not 3 + 1, here). When this passes, stax may build its tuples
-    with + and *."""
+    """The gradient of `(x,) * 2` and `(x,) + (x,)` counts every copy's cotangent (3 + 1 for each element here;
+    these were differentiated by the array rules, 3 and 6, before the frontend wrote such tuples out)."""
     x = np.array([1.0, 2.0])
     np.testing.assert_allclose(tp.grad(f)(x), [4.0, 4.0])

@@ -101,7 +101,7 @@ def optimizer(opt_maker):
             return tree_unflatten(tree, params)
 
         for tree_fun, fun in ((tree_init, init), (tree_update, update), (tree_get_params, get_params)):
-            # the name and docstring only: a `__wrapped__` would make transforms read the per-leaf function's source
+            # named and documented as the per-leaf function (no `__wrapped__`: these are not that function)
             tree_fun.__name__, tree_fun.__doc__ = fun.__name__, fun.__doc__
         return Optimizer(tree_init, tree_update, tree_get_params)
 

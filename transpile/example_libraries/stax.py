@@ -145,8 +145,8 @@ def serial(*layers):
 
 
 def _parallel_apply(fs):
-    """The apply_fun running `fs` side by side, outputs in a tuple written out: transpile differentiates `+` and
-    `*` of tuples as if they were arrays today (a wrong gradient), so no tuple is concatenated or repeated."""
+    """The apply_fun running `fs` side by side, outputs in a tuple written out for each count of branches, so that
+    transforms see its length (a tuple grown in a loop is refused in transformed code)."""
     if len(fs) == 1:
         (f0,) = fs
 
@@ -193,8 +193,8 @@ def parallel(*layers):
 
 
 def _copies_apply(num):
-    """The apply_fun giving `num` copies of its input in a tuple written out (not `(inputs,) * num`, whose
-    gradient transpile gets wrong today: it counts one copy's cotangent only)."""
+    """The apply_fun giving `num` copies of its input in a tuple written out for each count (`(inputs,) * num`
+    with a captured `num` has a length transforms cannot see)."""
     if num == 1:
         return lambda params, inputs, rng=None: (inputs,)
     if num == 2:
