@@ -37,7 +37,10 @@ _OWN_ERROR = re.compile(r"raised a specific error:\s*(?:\w+Error): (.+)")
 def summary(exc_text) -> str:
     """The line of Numba's message that says what is wrong (a helper's own message, when one rejected the call)."""
     clean = re.sub(r"\x1b\[[0-9;]*m", "", str(exc_text))
-    own = _OWN_ERROR.search(clean)
+    found = list(_OWN_ERROR.finditer(clean))
+    # a helper rejected inside another helper: the innermost message that says what is wrong
+    said = [m for m in found if not m.group(1).startswith(("No implementation of function", "Failed in nopython"))]
+    own = said[0] if said else found[0] if found else None
     if own and own.group(1).startswith("Failed in nopython"):  # a helper's helper: its message is the next line
         after = [ln.strip() for ln in clean[own.end() :].splitlines() if ln.strip()]
         if after:
