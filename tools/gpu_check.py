@@ -150,15 +150,15 @@ class Device:
         }
 
 
-def median_seconds(fn, sync, warmup, repeats):
-    """Median wall time of `fn()` over `repeats` calls after `warmup` calls, the device synchronized around each."""
+def median_seconds(fn, args, sync, warmup, repeats):
+    """Median wall time of `fn(*args)` over `repeats` after `warmup` calls, the device synchronized around each."""
     for _ in range(warmup):
-        fn()
+        fn(*args)
     sync()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        fn()
+        fn(*args)
         sync()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
@@ -281,6 +281,11 @@ def _jax_lj(jax, jnp):
     return jax.jit(lambda x: -jax.grad(energy)(x))
 
 
+def _blocking(jax, fun):
+    """`fun` returning once its result is computed (JAX dispatches asynchronously)."""
+    return lambda *args: jax.block_until_ready(fun(*args))
+
+
 def time_workloads(device, sizes, warmup, repeats, use_jax, peak_gb_s):
     jax = jnp = None
     if use_jax:
@@ -301,7 +306,7 @@ def time_workloads(device, sizes, warmup, repeats, use_jax, peak_gb_s):
             device.sync()
             row["first_call_s"] = time.perf_counter() - start
             row["check"] = close(device.get(got), reference, rtol)
-            row["ours_s"] = median_seconds(lambda: jitted(*on_device), device.sync, warmup, repeats)
+            row["ours_s"] = median_seconds(jitted, on_device, device.sync, warmup, repeats)
         except Exception as exc:  # noqa: BLE001 - one workload failing leaves the others to run
             row["error"] = f"{type(exc).__name__}: {exc}"
             continue
@@ -313,11 +318,11 @@ def time_workloads(device, sizes, warmup, repeats, use_jax, peak_gb_s):
         if jax is None:
             continue
         try:
-            jfun = jax_builder(jax, jnp)
+            jfun = _blocking(jax, jax_builder(jax, jnp))
             jargs = jax.device_put(tuple(args))
-            jax_result = jax.block_until_ready(jfun(*jargs))
+            jax_result = jfun(*jargs)
             row["jax_check"] = close(jax.tree_util.tree_map(np.asarray, jax_result), reference, rtol)
-            row["jax_s"] = median_seconds(lambda: jax.block_until_ready(jfun(*jargs)), lambda: None, warmup, repeats)
+            row["jax_s"] = median_seconds(jfun, jargs, lambda: None, warmup, repeats)
             row["ours_over_jax"] = row["ours_s"] / row["jax_s"]
             if name in GOAL_RATIOS:
                 row["meets_goal"] = row["ours_over_jax"] <= GOAL_RATIOS[name]
@@ -341,7 +346,7 @@ def markdown(report):
         f"peak memory bandwidth {_num(env.get('peak_gb_s'))} GB/s",
         f"- JAX {env.get('jax')} on {env.get('jax_devices')}; Python {env['python']}, NumPy {env['numpy']}",
         f"- tests: {tests['counts']} in {tests['seconds']} s, exit status {tests['exit_status']}"
-        f" ({'ok' if tests['ok'] else 'NOT OK'})",
+        f" ({'not run' if tests.get('skipped') else 'ok' if tests['ok'] else 'NOT OK'})",
         f"- timings: median of {report['repeats']} after {report['warmup']} warm-up calls, device synchronized",
         "",
         "| workload | ours (ms) | JAX (ms) | ours / JAX | result vs NumPy | goal | met |",
@@ -355,7 +360,11 @@ def markdown(report):
         if name == "elementwise":
             extra = f" ({_num(row['gb_s'])} GB/s, {_num(row.get('fraction_of_peak'), 3)} of peak)"
         check = f"{'ok' if row['check']['ok'] else 'WRONG'} ({row['check']['max_rel_error']:.1e})"
-        jax_ms = _num(row["jax_s"] * 1e3, 3) if "jax_s" in row else row.get("jax_error", "-")
+        jax_ms = row.get("jax_error", "-")
+        if "jax_s" in row:
+            jax_ok = "ok" if row["jax_check"]["ok"] else "WRONG"
+            jax_gb_s = f", {_num(row['jax_gb_s'])} GB/s" if "jax_gb_s" in row else ""
+            jax_ms = f"{_num(row['jax_s'] * 1e3, 3)} ({jax_ok}{jax_gb_s})"
         lines.append(
             f"| {name} | {_num(row['ours_s'] * 1e3, 3)}{extra} | {jax_ms} | {_num(row.get('ours_over_jax'), 3)} "
             f"| {check} | {row['goal']} | {row.get('meets_goal', '-')} |"
@@ -371,11 +380,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=".cache/gpu-check", help="folder for report.json, report.md and pytest.log")
     parser.add_argument("--fake", action="store_true", help="the fake GPU, tiny sizes, no JAX (for tests)")
+    parser.add_argument("--jax", action="store_true", help="with --fake: time JAX too, on its default device")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--test-limit", type=int, default=150, help="seconds the tests may take")
     parser.add_argument("--no-tests", action="store_true", help="timings only")
     args = parser.parse_args(argv)
+    use_jax = args.jax or not args.fake
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -387,9 +398,9 @@ def main(argv=None):
             os.environ["TRANSPILE_CACHE_DIR"] = str(Path(scratch) / "cache")
         device = Device(args.fake, scratch)
         try:
-            env = environment(device, use_jax=not args.fake)
+            env = environment(device, use_jax=use_jax)
             sizes = SIZES["fake" if args.fake else "real"]
-            results = time_workloads(device, sizes, args.warmup, args.repeats, not args.fake, env.get("peak_gb_s"))
+            results = time_workloads(device, sizes, args.warmup, args.repeats, use_jax, env.get("peak_gb_s"))
             launches = dict(device.gpu.log) if args.fake else None
         finally:
             device.close()
