@@ -1,14 +1,14 @@
 """`make gpu-check`: the GPU backend on a real device in one run (issue 17, items 4 and 5), or on the fake GPU.
 
-Prints a report and writes it as report.json and report.md under --out:
+Prints a report and writes it as report.json and report.md under --out (report.json also between the two steps):
 - environment: Python, NumPy, the GPU's name, CuPy and CUDA versions, JAX's version and devices;
-- correctness: the `gpu`-marked tests of tests/backends/cupy and tests/runtime/cuda (pytest, in a child process with
-  a time limit), their pass/fail/skip counts, and each timed workload's result compared with a hand-written NumPy
-  reference (bench/workloads.py);
 - timings: the median of --repeats calls after --warmup calls, the device synchronized around each, of
   `tp.jit(f, backend="cupy")` and of the same workload written with jax.numpy under jax.jit, on the same device:
   `x * x + x * 2.0` (achieved GB/s, fraction of peak bandwidth), the MLP 784-512-512-10 `jit(grad)` step,
-  per-example gradients `jit(vmap(grad))` and Lennard-Jones forces, each as ours / JAX beside the issue's goal.
+  per-example gradients `jit(vmap(grad))` and Lennard-Jones forces, each as ours / JAX beside the issue's goal;
+  each result (ours and JAX's) compared with a hand-written NumPy reference (bench/workloads.py);
+- correctness: then the `gpu`-marked tests of tests/backends/cupy and tests/runtime/cuda (pytest, in a child
+  process, for what is left of --budget), their pass/fail/skip counts and log (pytest.log).
 
 Needs no virtualenv: the machine's python3 with gast and beniget (tools/gpu_check.sh installs them if missing) and
 PYTHONPATH at the checkout.  `--fake` runs the same code on tests/runtime/cuda/fakegpu.py (CuPy as NumPy, kernels
