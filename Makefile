@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 # Generated modules go to a cache inside the checkout (git-ignored), never to $HOME.
 export TRANSPILE_CACHE_DIR := $(CURDIR)/.cache/transpile
 
-.PHONY: install install-gpu test demo bench bench-env lint clean
+.PHONY: install install-gpu test demo bench bench-env gpu-check lint clean
 
 EXTRAS := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo dev,mpi,gpu || echo dev,mpi)
 
@@ -57,6 +57,13 @@ $(BENCH_STAMP):
 	test -x $(BENCH_VENV)/bin/python || $(BENCH_PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install numpy jax 'torch==2.13.0'
 	touch $@
+
+# The GPU backend on a CUDA device in under 5 minutes (tools/gpu_check.py): its gpu tests, then timings against JAX on
+# the same device; report.md and report.json go to $(GPU_CHECK_OUT).  Runs with the machine's python3, not .venv/.
+GPU_CHECK_OUT ?= .cache/gpu-check
+
+gpu-check:
+	tools/gpu_check.sh $(GPU_CHECK_OUT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check transpile runtime tests samples bench tools
