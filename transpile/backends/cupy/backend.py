@@ -17,7 +17,6 @@ import copy
 
 import gast
 
-from ...api.devices import cupy_module, to_device
 from ...errors import TranspileError
 from ..base import Backend, register_backend
 from ..numba.blocks import map_blocks
@@ -26,6 +25,7 @@ from ..numba.lowering import _lowered_call, weak_constants
 from ..tables import fusion, lowering
 from ..text import module_text
 from . import kernels  # noqa: F401  (fills the CuPy backend's tables)
+from .transfer import cupy_module, to_device
 
 LAUNCH = "jc.launch"
 TO_HOST = "jc.to_host_scalar"
