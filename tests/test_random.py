@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+import runtime.random
 import transpile as tp
 from transpile import random as rnd
 
@@ -98,7 +99,7 @@ def test_normal_moments():
 
 def test_erfinv_inverts_erf():
     y = np.linspace(-0.999999, 0.999999, 2001)
-    x = rnd._erfinv(y)
+    x = runtime.random._erfinv(y)
     np.testing.assert_allclose([math.erf(v) for v in x], y, rtol=0, atol=1e-14)
 
 
