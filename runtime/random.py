@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-__all__ = [
+# The public names (tp.random re-exports them); runtime's namespace takes the samplers as rt.random_<name>.
+PUBLIC = [
     "PRNGKey",
     "key",
     "split",
@@ -314,3 +315,30 @@ def truncated_normal(key, lower, upper, shape=None, dtype=np.float64):
     out = sqrt2 * _erfinv(u)
     out = np.clip(out, np.nextafter(lower, np.inf), np.nextafter(upper, -np.inf))
     return out.astype(dtype)
+
+
+# What generated code calls: rt.random_<name>, the very functions tp.random gives.
+random_split = split
+random_fold_in = fold_in
+random_uniform = uniform
+random_normal = normal
+random_bernoulli = bernoulli
+random_categorical = categorical
+random_randint = randint
+random_permutation = permutation
+random_choice = choice
+random_truncated_normal = truncated_normal
+
+__all__ = [
+    "random_split",
+    "random_fold_in",
+    "random_bits",
+    "random_uniform",
+    "random_normal",
+    "random_bernoulli",
+    "random_categorical",
+    "random_randint",
+    "random_permutation",
+    "random_choice",
+    "random_truncated_normal",
+]

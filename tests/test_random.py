@@ -182,3 +182,96 @@ def test_bad_key_raises():
 
 def test_exported_as_tp_random():
     assert tp.random is rnd
+
+
+# ---------------------------------------------------------------------------- in transformed code
+
+
+def _module(tmp_path, text, name="random_fns"):
+    """Imports `text` as a module written to tmp_path (transpile reads functions from their source)."""
+    import importlib.util
+
+    path = tmp_path / f"{name}.py"
+    path.write_text("import numpy as np\nimport transpile as tp\n\n\n" + text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_NOISY = """
+def f(w, key):
+    z = tp.random.normal(key, (3,))
+    return np.sum(np.tanh(w * z))
+
+
+def g(lo, key):
+    u = tp.random.uniform(key, (4,), minval=lo, maxval=lo * lo + 2.0)
+    return np.sum(u * u)
+
+
+def h(p, key):
+    return np.sum(tp.random.bernoulli(key, p, (5,)) * p)
+
+
+def t(x, key):
+    return np.sum(x * tp.random.truncated_normal(key, -x, x, (3,)))
+"""
+
+
+def _central(fn, x, *rest, eps=1e-6):
+    """Central differences of scalar fn in x."""
+    x = np.asarray(x, np.float64)
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        out[i] = (fn(x + d, *rest) - fn(x - d, *rest)) / (2 * eps)
+    return out
+
+
+def test_grad_through_other_arguments(tmp_path):
+    m = _module(tmp_path, _NOISY)
+    key = rnd.PRNGKey(0)
+    w = np.array([0.3, -0.7, 1.1])
+    np.testing.assert_allclose(tp.grad(m.f)(w, key), _central(m.f, w, key), rtol=1e-6)
+    z = rnd.normal(key, (3,))
+    np.testing.assert_allclose(tp.grad(m.f)(w, key), z / np.cosh(w * z) ** 2, rtol=1e-12)
+
+
+def test_uniform_is_differentiable_in_its_bounds(tmp_path):
+    m = _module(tmp_path, _NOISY)
+    key = rnd.PRNGKey(1)
+    np.testing.assert_allclose(tp.grad(m.g)(0.7, key), _central(m.g, 0.7, key), rtol=1e-6)
+    _, tangent = tp.jvp(lambda lo: m.g(lo, key), (0.7,), (1.0,))
+    np.testing.assert_allclose(tangent, _central(m.g, 0.7, key), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["h", "t"])
+def test_samplers_without_rules_raise_located(tmp_path, fn):
+    # bernoulli's p and truncated_normal's bounds have no derivative rule: an error at the call, never a zero.
+    m = _module(tmp_path, _NOISY)
+    with pytest.raises(tp.TranspileError, match="random_fns.py"):
+        tp.grad(getattr(m, fn))(0.4, rnd.PRNGKey(2))
+
+
+def test_vmap_over_keys_equals_stacking(tmp_path):
+    m = _module(tmp_path, _NOISY)
+    keys = rnd.split(rnd.PRNGKey(3), 4)
+    w = np.array([0.3, -0.7, 1.1])
+    stacked = np.stack([m.f(w, k) for k in keys])
+    np.testing.assert_allclose(tp.vmap(m.f, in_axes=(None, 0))(w, keys), stacked, rtol=1e-12)
+    grads = np.stack([tp.grad(m.f)(w, k) for k in keys])
+    np.testing.assert_allclose(tp.vmap(tp.grad(m.f), in_axes=(None, 0))(w, keys), grads, rtol=1e-12)
+
+
+def test_jit_refuses_located_and_falls_back(tmp_path):
+    # No Numba version of the samplers yet: jit names the call; fallback='numpy' runs the same numbers.
+    m = _module(tmp_path, _NOISY)
+    key = rnd.PRNGKey(4)
+    w = np.array([0.3, -0.7, 1.1])
+    with pytest.raises(tp.TranspileError, match="random_fns.py:7.*not compiled yet"):
+        tp.jit(m.f)(w, key)
+    with pytest.warns(Warning, match="rt.random_normal has no Numba implementation"):
+        out = tp.jit(m.f, fallback="numpy")(w, key)
+    np.testing.assert_allclose(out, m.f(w, key), rtol=1e-12)
