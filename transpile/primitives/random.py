@@ -17,7 +17,7 @@ _SAMPLERS = {
     "normal": ("key", "shape", "dtype"),
     "bernoulli": ("key", "shape"),
     "categorical": ("key", "axis", "shape"),
-    "randint": ("key", "shape", "minval", "maxval", "dtype"),
+    "randint": ("key", "shape", "dtype"),
     "permutation": ("key", "axis"),
     "choice": ("key", "shape", "replace"),
     "truncated_normal": ("key", "shape", "dtype"),
