@@ -275,3 +275,26 @@ def test_jit_refuses_located_and_falls_back(tmp_path):
     with pytest.warns(Warning, match="rt.random_normal has no Numba implementation"):
         out = tp.jit(m.f, fallback="numpy")(w, key)
     np.testing.assert_allclose(out, m.f(w, key), rtol=1e-12)
+
+
+_SPLITTING = """
+def f(w, key):
+    k1, k2 = tp.random.split(key)
+    z = tp.random.normal(k1, (3,)) + tp.random.uniform(tp.random.fold_in(k2, 3), (3,))
+    return np.sum(w * z)
+"""
+
+
+def test_split_and_fold_in_inside_transformed_code(tmp_path):
+    m = _module(tmp_path, _SPLITTING, "splitting")
+    key = rnd.PRNGKey(5)
+    w = np.array([0.5, 1.5, -2.0])
+    k1, k2 = rnd.split(key)
+    z = rnd.normal(k1, (3,)) + rnd.uniform(rnd.fold_in(k2, 3), (3,))
+    np.testing.assert_allclose(tp.grad(m.f)(w, key), z, rtol=1e-12)
+    keys = rnd.split(key, 3)
+    np.testing.assert_allclose(tp.vmap(m.f, in_axes=(None, 0))(w, keys), [m.f(w, k) for k in keys], rtol=1e-12)
+    _, tangent = tp.jvp(lambda v: m.f(v, key), (w,), (np.ones(3),))
+    np.testing.assert_allclose(tangent, z.sum(), rtol=1e-12)
+    with pytest.raises(tp.TranspileError, match="uint32"):
+        tp.grad(m.f, argnums=1)(w, key)
