@@ -29,6 +29,7 @@ from .padding import *  # noqa: F401,F403
 from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403
 from .pytree import *  # noqa: F401,F403
+from .random import *  # noqa: F401,F403
 from .ranges import *  # noqa: F401,F403
 from .rearranging import *  # noqa: F401,F403
 from .rearranging_batch import *  # noqa: F401,F403

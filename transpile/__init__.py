@@ -23,7 +23,7 @@ from runtime.devices import (  # noqa: E402
     process_index,
 )
 
-from . import distributed, sharding, tree_util  # noqa: E402
+from . import distributed, random, sharding, tree_util  # noqa: E402
 from .api import (  # noqa: E402
     grad,
     hessian,
@@ -83,6 +83,7 @@ __all__ = [
     "tree_util",
     "sharding",
     "distributed",
+    "random",
     "shard_map",
     "__version__",
 ]

@@ -103,6 +103,14 @@ PROBES = [
 
 # Registered primitives that no Example or probe reaches, and why.
 NOT_PROBED = {
+    **dict.fromkeys(
+        [
+            f"random.{name}"
+            for name in ("split", "fold_in", "random_bits", "uniform", "normal", "bernoulli", "categorical", "randint")
+            + ("permutation", "choice", "truncated_normal")
+        ],
+        "takes a tp.random key, which probes over np and math cannot make: tests/test_random.py",
+    ),
     "setitem": "a statement, not an expression: test_registry.py's test_setitem",
     "unpack": "a statement: tests/transforms",
     "list_append": "a statement (`xs.append(x)`): tests/transforms",
@@ -141,6 +149,8 @@ TRUE_ZERO_PARAMETERS = {
     "indices_or_sections", "condlist", "axisa", "axisb", "axisc", "stat_length",
 }  # fmt: skip
 # np.linalg's flags, modes and integer powers; rcond and rtol, thresholds that do not move a full rank
+# tp.random's keys and the integers that derive keys or pick a draw's form
+TRUE_ZERO_PARAMETERS |= {"key", "data", "bit_width", "replace"}
 TRUE_ZERO_PARAMETERS |= {"UPLO", "hermitian", "full_matrices", "compute_uv", "mode", "n", "rcond", "rtol"}
 
 

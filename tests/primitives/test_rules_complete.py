@@ -41,6 +41,9 @@ REFUSED = {
     "arange",  # its bounds set its length: JAX asks for concrete ones too
     "sorted",  # a permutation the values choose (np.sort has rules, for arrays)
     "reversed",  # an iterator (`for x in reversed(xs)` is a loop run backwards, which is differentiated)
+    # tp.random's samplers but uniform: no derivative through p, logits, bounds or a pool (tests/test_random.py)
+    *(f"random.{name}" for name in ("split", "fold_in", "random_bits", "normal", "bernoulli", "categorical")),
+    *(f"random.{name}" for name in ("randint", "permutation", "choice", "truncated_normal")),
     "linalg.cond",  # registered for its batching rule and jit lowering; no derivative rule yet
 }
 

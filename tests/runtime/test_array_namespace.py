@@ -292,6 +292,12 @@ HOST_BY_DESIGN = {
         ("mpi.py", name): "MPI sends host buffers between processes (GPUs will exchange through NCCL)"
         for name in ["_agree", "_description", "allgather", "allreduce", "alltoall", "permute", "reduce_scatter"]
     },
+    **{
+        ("random.py", name): "tp.random's keys and threefry bits are host uint32 arrays (no device version yet)"
+        for name in ["_check_key", "_erf_array", "_erfinv", "_hash", "_seed_words", "bernoulli", "categorical"]
+        + ["choice", "normal", "permutation", "randint", "random_bits", "split", "threefry2x32", "truncated_normal"]
+        + ["uniform", "wrapper"]
+    },
 }
 _HOST_ONLY = re.compile(
     r"(?<![\w.])np\.(zeros|ones|empty|full|eye|arange|identity|tri|indices|linspace|asarray|array|ascontiguousarray|"
