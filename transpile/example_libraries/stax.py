@@ -1,7 +1,7 @@
 """Neural network layers as JAX's `jax.example_libraries.stax` has them: each layer an `(init_fun, apply_fun)` pair.
 
 `init_fun(rng, input_shape) -> (output_shape, params)` draws the parameters from `rng`, a NumPy
-`np.random.Generator` (`np.random.default_rng(0)`; there are no `tp.random` keys yet), drawing in the layers'
+`np.random.Generator` (`np.random.default_rng(0)`; `tp.random` keys are not taken yet), drawing in the layers'
 order. `apply_fun(params, inputs, rng=None)` is plain NumPy that transpile reads, so `tp.grad`, `tp.vmap` and
 `tp.jit` apply to whole networks:
 
