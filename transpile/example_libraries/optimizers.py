@@ -111,6 +111,11 @@ def optimizer(opt_maker):
 # ------------------------------------------------------------------ optimizers on one array
 
 
+def _first_item(state):
+    """The parameters of a per-leaf state whose first item they are (every optimizer here but sgd)."""
+    return state[0]
+
+
 @optimizer
 def sgd(step_size):
     """Stochastic gradient descent: x <- x - step_size(i) * g."""
@@ -142,10 +147,7 @@ def momentum(step_size, mass):
         x = x - step_size(i) * velocity
         return x, velocity
 
-    def get_params(state):
-        return state[0]
-
-    return init, update, get_params
+    return init, update, _first_item
 
 
 @optimizer
@@ -162,10 +164,7 @@ def nesterov(step_size, mass):
         x = x - step_size(i) * (mass * velocity + g)
         return x, velocity
 
-    def get_params(state):
-        return state[0]
-
-    return init, update, get_params
+    return init, update, _first_item
 
 
 @optimizer
@@ -185,10 +184,7 @@ def adagrad(step_size, momentum=0.9):
         x = x - step_size(i) * m
         return x, g_sq, m
 
-    def get_params(state):
-        return state[0]
-
-    return init, update, get_params
+    return init, update, _first_item
 
 
 @optimizer
@@ -205,10 +201,7 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
         x = x - step_size(i) * g / np.sqrt(avg_sq_grad + eps)
         return x, avg_sq_grad
 
-    def get_params(state):
-        return state[0]
-
-    return init, update, get_params
+    return init, update, _first_item
 
 
 @optimizer
@@ -227,10 +220,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
         x = x - mom
         return x, avg_sq_grad, mom
 
-    def get_params(state):
-        return state[0]
-
-    return init, update, get_params
+    return init, update, _first_item
 
 
 @optimizer
@@ -251,10 +241,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
         x = x - step_size(i) * mhat / (np.sqrt(vhat) + eps)
         return x, m, v
 
-    def get_params(state):
-        return state[0]
-
-    return init, update, get_params
+    return init, update, _first_item
 
 
 @optimizer
@@ -273,10 +260,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
         x = x - (step_size(i) / (1 - b1 ** (i + 1))) * m / (u + eps)
         return x, m, u
 
-    def get_params(state):
-        return state[0]
-
-    return init, update, get_params
+    return init, update, _first_item
 
 
 def _sm3_min_along(accum, v, axis):
