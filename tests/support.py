@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -108,6 +110,15 @@ def load_module(directory, text, prefix="generated_test_module"):
     return module
 
 
+def sample_module(name, prefix="sample"):
+    """samples/<name>.py imported as the module `<prefix>_<name>` (samples/ is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "samples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{prefix}_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def runs_in_new_processes(script, cache_dir, times=2, **environment):
     """Run `script` in `times` fresh Python processes sharing one transpile cache (and with `environment` set);
     each prints a JSON object last, and the objects come back in order."""
@@ -117,3 +128,23 @@ def runs_in_new_processes(script, cache_dir, times=2, **environment):
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
     return runs
+
+
+def within(seconds, fn, *args, **kwargs):
+    """fn(*args, **kwargs), failing the test if it has not returned after `seconds` (a hang), else its result or
+    error."""
+    box = {}
+
+    def call():
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001  (raised again below)
+            box["error"] = exc
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting after {seconds} s"
+    if "error" in box:
+        raise box["error"]
+    return box["value"]

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from support import numeric_grad
 
 import runtime.random
 import transpile as tp
@@ -219,22 +220,11 @@ def t(x, key):
 """
 
 
-def _central(fn, x, *rest, eps=1e-6):
-    """Central differences of scalar fn in x."""
-    x = np.asarray(x, np.float64)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        out[i] = (fn(x + d, *rest) - fn(x - d, *rest)) / (2 * eps)
-    return out
-
-
 def test_grad_through_other_arguments(tmp_path):
     m = _module(tmp_path, _NOISY)
     key = rnd.PRNGKey(0)
     w = np.array([0.3, -0.7, 1.1])
-    np.testing.assert_allclose(tp.grad(m.f)(w, key), _central(m.f, w, key), rtol=1e-6)
+    np.testing.assert_allclose(tp.grad(m.f)(w, key), numeric_grad(m.f, (w, key)), rtol=1e-6)
     z = rnd.normal(key, (3,))
     np.testing.assert_allclose(tp.grad(m.f)(w, key), z / np.cosh(w * z) ** 2, rtol=1e-12)
 
@@ -242,9 +232,9 @@ def test_grad_through_other_arguments(tmp_path):
 def test_uniform_is_differentiable_in_its_bounds(tmp_path):
     m = _module(tmp_path, _NOISY)
     key = rnd.PRNGKey(1)
-    np.testing.assert_allclose(tp.grad(m.g)(0.7, key), _central(m.g, 0.7, key), rtol=1e-6)
+    np.testing.assert_allclose(tp.grad(m.g)(0.7, key), numeric_grad(m.g, (0.7, key)), rtol=1e-6)
     _, tangent = tp.jvp(lambda lo: m.g(lo, key), (0.7,), (1.0,))
-    np.testing.assert_allclose(tangent, _central(m.g, 0.7, key), rtol=1e-6)
+    np.testing.assert_allclose(tangent, numeric_grad(m.g, (0.7, key)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("fn", ["h", "t"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support import numeric_grad
 
 import transpile as tp
 from runtime import devices
@@ -116,16 +117,6 @@ def test_vmap_and_devices_against_numpy(f, kind, shape, kw, n):
     np.testing.assert_allclose(tp.pmap(f, axis_name="i")(xs), want, rtol=1e-12, atol=1e-12)
 
 
-def central(f, x, h=1e-6):
-    """The gradient of the scalar f at x by central differences."""
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = h
-        g[idx] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
-
-
 @pytest.mark.parametrize("f, kind, shape, kw", CASES, ids=IDS)
 def test_jvp_against_central_differences_and_vjp_against_jvp(f, kind, shape, kw):
     n = 3
@@ -150,7 +141,7 @@ def test_gradient_per_device_is_the_gradient_of_the_sum_over_devices(f, kind, sh
     def loss(v):
         return np.sum(f(v) ** 3)
 
-    want = central(lambda x: np.sum(tp.vmap(f, axis_name="i")(x) ** 3), x)
+    want = numeric_grad(lambda x: np.sum(tp.vmap(f, axis_name="i")(x) ** 3), (x,))
     np.testing.assert_allclose(tp.vmap(tp.grad(loss), axis_name="i")(x), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(tp.pmap(tp.grad(loss), axis_name="i")(x), want, rtol=1e-6, atol=1e-8)
     total = tp.grad(lambda x: np.sum(tp.pmap(f, axis_name="i")(x) ** 3))  # the pmap differentiated as its vmap

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import sample_module
 
 from runtime import devices
 
@@ -22,10 +23,7 @@ SAMPLE = ROOT / "samples" / "data_parallel.py"
 
 @pytest.fixture(scope="module")
 def sample():
-    spec = importlib.util.spec_from_file_location("transpile_sample_data_parallel", SAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return sample_module("data_parallel", "transpile_sample")
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])

@@ -9,40 +9,13 @@ from functools import partial
 
 import numpy as np
 import pytest
+from support import numeric_grad, within
 
 import transpile as tp
 from runtime import devices
 from transpile.api.pmap import DeviceCountError
 
 rng = np.random.default_rng(18)
-
-
-def within(seconds, fn, *args, **kwargs):
-    """fn(*args, **kwargs), failing the test if it has not returned after `seconds` (a hang)."""
-    box = {}
-
-    def call():
-        try:
-            box["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001  (raised again below)
-            box["error"] = exc
-
-    thread = threading.Thread(target=call, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still waiting after {seconds} s"
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-def central(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = h
-        g[idx] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +45,7 @@ def test_the_seeds_decorator_spelling_called_and_differentiated():
     def weighted(v):
         return np.sum(normalized(v) * np.arange(4.0))
 
-    np.testing.assert_allclose(tp.grad(weighted)(x), central(weighted, x), rtol=1e-6)
+    np.testing.assert_allclose(tp.grad(weighted)(x), numeric_grad(weighted, (x,)), rtol=1e-6)
 
 
 def test_the_seeds_matmul_and_mean_over_a_stack():
@@ -165,7 +138,7 @@ def test_static_broadcasted_argnums():
         return np.sum(tp.pmap(power, static_broadcasted_argnums=(1,))(x, 3))
 
     x = np.arange(1.0, 4.0)
-    np.testing.assert_allclose(tp.grad(total)(x), central(total, x), rtol=1e-6)
+    np.testing.assert_allclose(tp.grad(total)(x), numeric_grad(total, (x,)), rtol=1e-6)
 
 
 def energy(x):
@@ -174,7 +147,7 @@ def energy(x):
 
 def test_grad_of_pmap_against_central_differences():
     x = rng.random(4) + 0.5
-    np.testing.assert_allclose(tp.grad(energy)(x), central(energy, x), rtol=1e-6)
+    np.testing.assert_allclose(tp.grad(energy)(x), numeric_grad(energy, (x,)), rtol=1e-6)
     np.testing.assert_allclose(energy(x), np.sum((x / x.sum()) ** 2 * np.arange(4.0)), rtol=1e-12)
 
 
@@ -193,7 +166,7 @@ def test_pmap_of_grad_averages_like_the_full_batch():
     def full(v):  # each device's loss is its sum over 4 (psum(1.0) is a constant), and pmean averages again
         return np.sum(np.tanh(xs * v) ** 2) / 16
 
-    np.testing.assert_allclose(got, np.full(4, central(full, np.array(w))), rtol=1e-6)
+    np.testing.assert_allclose(got, np.full(4, numeric_grad(full, (np.array(w),))), rtol=1e-6)
     per = within(20, tp.pmap(tp.grad(local_loss), axis_name="i", in_axes=(None, 0)), w, xs)
     np.testing.assert_allclose(per, tp.vmap(tp.grad(local_loss), axis_name="i", in_axes=(None, 0))(w, xs))
 

@@ -4,36 +4,17 @@ against NumPy on the stacked per-device values; a failing, diverging or missing 
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 import numpy as np
 import pytest
+from support import within
 
 import transpile as tp
 from runtime import devices
 from runtime.collectives import UnboundAxisError
 
 rng = np.random.default_rng(18)
-
-
-def within(seconds, fn, *args):
-    """fn(*args), failing the test if it has not returned after `seconds` (a hang), else its result or error."""
-    box = {}
-
-    def call():
-        try:
-            box["value"] = fn(*args)
-        except BaseException as exc:  # noqa: BLE001  (raised again below)
-            box["error"] = exc
-
-    thread = threading.Thread(target=call, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still waiting after {seconds} s"
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def on_devices(fn, per_device, axis_name="i", seconds=20):

@@ -7,14 +7,13 @@ gradients stacked).  The same cases run on real CuPy where a CUDA device is foun
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from support import assert_tree_close, numeric_grad, runs_in_new_processes
+from support import assert_tree_close, numeric_grad, runs_in_new_processes, sample_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "runtime" / "cuda"))
 
@@ -27,17 +26,8 @@ BACKEND = "cupy"
 rng = np.random.default_rng(17)
 
 
-def _sample(name):
-    """samples/<name>.py as a module (samples/ is not a package)."""
-    path = Path(__file__).resolve().parents[3] / "samples" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"cupy_sample_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-mlp = _sample("mlp")
-seeds = _sample("seeds")
+mlp = sample_module("mlp", "cupy_sample")
+seeds = sample_module("seeds", "cupy_sample")
 
 
 def pair_energy(positions):
@@ -321,7 +311,7 @@ def test_a_numpy_function_cupy_lacks_is_refused_at_the_users_line(gpu, monkeypat
 
 def test_lennard_jones_of_the_physics_sample_loops_on_the_host_over_device_values(gpu):
     cupy, to_host, _ = gpu
-    physics = _sample("physics")
+    physics = sample_module("physics", "cupy_sample")
     positions = _positions()[:4]
     forces = to_host(tp.jit(tp.grad(physics.lj_energy), backend=BACKEND)(positions))
     _same(forces, tp.jit(tp.grad(physics.lj_energy), backend="numpy")(positions))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -21,6 +20,7 @@ import fakegpu
 import numpy as np
 import pytest
 from fused_blocks import recorded_blocks, registry_blocks
+from support import sample_module
 
 import transpile as tp
 from runtime.blocks import parse
@@ -409,15 +409,6 @@ def test_a_kernel_launched_as_cupy_launches_it(built, tmp_path, monkeypatch):
     assert fake.log["nvrtc"] == 1 and len(list((tmp_path / "cuda").glob("sm_90_*.cubin"))) == 1
 
 
-def _sample(name):
-    """samples/<name>.py as a module (samples/ is not a package)."""
-    path = Path(__file__).resolve().parents[3] / "samples" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"cuda_sample_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _mlp_args(m):
     inputs, targets = m.make_data(np.random.default_rng(1), sizes=(3, 4, 2), batch=5)
     return m.init_params((3, 4, 2), np.random.default_rng(0)), inputs, targets
@@ -437,7 +428,7 @@ SAMPLES = {
 def test_the_samples_gradients_blocks_run_as_kernels(name, built):
     """Every block of a sample's jitted gradient runs as a kernel as NumPy runs it."""
     sample, function = name.split(".")
-    module = _sample(sample)
+    module = sample_module(sample, "cuda_sample")
     make_args, expected = SAMPLES[name]
     found = recorded_blocks(tp.jit(tp.grad(getattr(module, function))), *make_args(module))
     for lines, inputs in found:
