@@ -140,7 +140,7 @@ def test_sequences_from_arguments_are_refused_when_run():
         tp.grad(join)((X,), (X,))
     with pytest.raises(TypeError, match="cannot differentiate `\\+` or `\\*` of tuples or lists"):
         tp.grad(repeat)(X, 2)
-    with pytest.raises(TypeError, match="repeats or joins tuples or lists"):
+    with pytest.raises(TypeError, match="cannot differentiate `\\+` or `\\*` of tuples or lists"):
         tp.grad(repeat_argument)((X,))
 
 
@@ -148,13 +148,28 @@ def passes_a_display(x):
     return repeat_argument((x,))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known silent case: `a * 2` of a tuple parameter reached through a call; the shape analysis proves t "
-    "has a's shape, so no rt.unbroadcast checks its adjoint, and the caller's rt.get takes item 0 of a too long one",
-)
-def test_a_repeated_tuple_parameter_reached_through_a_call():
-    assert_tree_close(tp.grad(passes_a_display)(X), numeric_grad(passes_a_display, (X,)))
+def join_argument_to_itself(a):
+    t = a + a
+    return np.sum(3.0 * t[0] + t[1])
+
+
+def passes_a_display_to_join(x):
+    return join_argument_to_itself((x,))
+
+
+@pytest.mark.parametrize("fn", [passes_a_display, passes_a_display_to_join], ids=["repeat", "join"])
+def test_a_tuple_parameter_repeated_or_joined_through_a_call_is_refused(fn):
+    """`a * 2` and `a + a` look elementwise, but a tuple argument makes them a repetition and a join."""
+    with pytest.raises(TypeError, match="cannot differentiate `\\+` or `\\*` of tuples or lists"):
+        tp.grad(fn)(X)
+
+
+def test_an_array_parameter_repeated_or_joined_through_a_call_is_elementwise():
+    def doubles(x):
+        return repeat_argument(x) + join_argument_to_itself(x)
+
+    y = np.array([[0.5, -1.0], [2.0, 0.25]])
+    assert_tree_close(tp.grad(doubles)(y), numeric_grad(doubles, (y,)), rtol=1e-6, atol=1e-6)
 
 
 def test_jvp_of_a_join_of_arguments_joins_the_tangents():

@@ -3,7 +3,9 @@
 An elementwise primitive's result has the shape of its broadcasting operands when they all have one
 shape: when the others are Python numbers, the same name, or names already known to share it
 (`_t7 = r2**3`, `inv_r6 = 1.0 / _t7`, `_t9 = inv_r6 * inv_r6`).  Only names bound once in the function
-(its parameters included) take part: a name bound again could change shape in between.
+(its parameters included) take part: a name bound again could change shape in between.  Python's `+` and `*`
+also join and repeat tuples and lists (`a * 2`, `a + a`), so their results count only when an operand is known
+to be an array or a float.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class SameShapes:
                     counts[node.id] = counts.get(node.id, 0) + 1
         self._once = {n for n, c in counts.items() if c == 1}
         self._parent = {}
+        self._arrays = set()  # names known to hold arrays or numbers, not tuples or lists
         for stmt in walk_statements(body):
             self._learn(stmt)
 
@@ -43,11 +46,16 @@ class SameShapes:
             return
         if isinstance(value, gast.Name):
             operands = [value]
+            if value.id in self._arrays:
+                self._arrays.add(target)
         else:
             prim, bound = getattr(value, "prim", None), getattr(value, "bound", None)
             if prim is None or bound is None or prim.batch != "elementwise":
                 return
             operands = list(bound.values())  # np.where's condition broadcasts too
+            if prim.view == "shallow" and not any(map(self._is_array, operands)):
+                return  # perhaps a tuple or list joined or repeated
+            self._arrays.add(target)
         names = []
         for operand in operands:
             if isinstance(operand, gast.Name) and operand.id in self._once:
@@ -56,3 +64,8 @@ class SameShapes:
                 return  # an operand of unknown shape
         if names and all(self.same(names[0], other) for other in names[1:]):
             self._parent[self._find(target)] = self._find(names[0])
+
+    def _is_array(self, operand):
+        if isinstance(operand, gast.Name):
+            return operand.id in self._arrays
+        return isinstance(operand, gast.Constant) and type(operand.value) in (float, complex)
