@@ -1,5 +1,5 @@
 # Everything runs from a virtualenv in .venv/, created on first use: on a fresh clone,
-# `make demo` and `make test` install the project (`pip install -e .[dev,mpi]`) and then run.
+# `make demo` and `make test` install the project (`pip install -e .[dev,mpi,samples]`) and then run.
 # CuPy (the `gpu` extra, hundreds of MB) is added only where `nvidia-smi -L` lists a GPU,
 # or when asked: `make install-gpu`.
 
@@ -13,13 +13,13 @@ export TRANSPILE_CACHE_DIR := $(CURDIR)/.cache/transpile
 
 .PHONY: install install-gpu test demo bench bench-env gpu-check lint clean
 
-EXTRAS := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo dev,mpi,gpu || echo dev,mpi)
+EXTRAS := $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo dev,mpi,samples,gpu || echo dev,mpi,samples)
 
 install: $(STAMP)
 
 install-gpu:
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install -e '.[dev,mpi,gpu]'
+	$(VPY) -m pip install -e '.[dev,mpi,samples,gpu]'
 	touch $(STAMP)
 
 # Reinstalls whenever the package metadata changes.
