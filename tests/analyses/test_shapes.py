@@ -72,3 +72,33 @@ def test_a_condition_broadcasts_too():
     eps = 1e-6
     numeric = [(chosen(c, x + eps * e) - chosen(c, x - eps * e)) / (2 * eps) for e in np.eye(3)]
     np.testing.assert_allclose(tp.grad(chosen, argnums=1)(c, x), numeric, rtol=1e-6)
+
+
+def sequence_operators(x, a, n):
+    b = a * 2  # a may be a tuple: a repetition
+    c = a + a  # a join
+    d = a * a  # no repetition multiplies two of one kind
+    y = x**2  # raises on a tuple or list, so x is an array or number from here on
+    z = 3 * x
+    w = x + x
+    return np.sum(b + c + d + y + z + w) + n
+
+
+def test_plus_and_times_prove_a_shape_only_where_no_tuple_or_list_can_be_joined_or_repeated():
+    shapes, _ = _shapes(sequence_operators)
+    assert not shapes.same("b", "a") and not shapes.same("c", "a")
+    assert shapes.same("d", "a")
+    assert shapes.same("y", "x") and shapes.same("z", "x") and shapes.same("w", "x")
+
+
+def branch_proves_nothing(x, flag):
+    y = 1.0
+    if flag:
+        y = x**2
+    z = 3 * x
+    return z + y
+
+
+def test_only_the_functions_own_block_shows_a_name_is_no_tuple():
+    shapes, _ = _shapes(branch_proves_nothing)
+    assert not shapes.same("z", "x")

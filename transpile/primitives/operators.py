@@ -19,6 +19,7 @@ defprim(
     operator.add,
     batch="elementwise",
     view="shallow",  # xs + ys of lists holds their items
+    sequences="join",
     as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Add"),
@@ -44,6 +45,7 @@ defprim(
     operator.mul,
     batch="elementwise",
     view="shallow",  # [x] * 3 holds x three times
+    sequences="repeat",
     as_index="closed",
     params=["x", "y"],
     operator=("BinOp", "Mult"),

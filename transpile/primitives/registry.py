@@ -59,6 +59,8 @@ class Primitive:
     # others added as items (xs.append(x), d[k] = x); "shallow" a new value holding what its arguments hold
     # (x.copy() of a list, a list's `+` and `*`)
     view: str = ""
+    # what it does to Python tuples and lists: "join" (`+`) or "repeat" (`*` by an int); "" nothing
+    sequences: str = ""
     # what its result is where it has no axes: "" a number (NumPy's ufuncs and reductions return NumPy scalars);
     # "array" a 0-d array (np.zeros(()), np.array(1.0)); "either", as its argument is (x.copy(), x.astype(...)).
     # `v += u` writes into a 0-d array in place but binds a number anew, and under vmap the two look alike
@@ -203,6 +205,7 @@ def defprim(
     unbroadcast=(),
     nondiff=False,
     view="",
+    sequences="",
     zero_d="",
     writes=None,
     as_index="",
@@ -247,6 +250,7 @@ def defprim(
         unbroadcast=frozenset(unbroadcast),
         nondiff=nondiff,
         view=view,
+        sequences=sequences,
         zero_d=zero_d,
         writes=_writes(path, writes),
         as_index=as_index,
