@@ -15,6 +15,11 @@ os.environ.setdefault("TRANSPILE_JIT_COMPILE", "block")
 # TRANSPILE_LINKED_OPT=3 to run the whole suite in the default mode.
 os.environ.setdefault("TRANSPILE_LINKED_OPT", "0")
 
+# and LLVM optimizes the callers at level 1: up to half the compile CPU again (the suite's time is mostly Numba
+# compiling), the same IEEE arithmetic (no fast-math); the disk cache's keys name the level (linking.py), so code
+# compiled here never reaches a process at the default level 3.  NUMBA_OPT=3 runs the suite at the users' level.
+os.environ.setdefault("NUMBA_OPT", "1")
+
 # a test file whose text has one of these compiles with Numba (jit's default backend) in some of its tests
 _COMPILING = ("jit(", "jit\n", "numba")
 

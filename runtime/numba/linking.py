@@ -16,7 +16,7 @@ not the default until a quiet machine says it is within 5%.
 In that mode, and with lazy machine code (runtime/numba/lazy_code.py, the default), a generated callee is not
 written to Numba's disk cache (runtime/numba/promotion.py: only its caller's machine code is ever loaded; saving it
 would make machine code nothing runs).  In that mode a cached caller's index key names the mode, so its code is
-never served to a process that optimizes fully.
+never served to a process that optimizes fully; so does a NUMBA_OPT below 3 (the test suite's, tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ _LEVELS = {"0": 0, "1": 1, "2": 2}  # below NUMBA_OPT's default 3; "3" (or nothi
 LEVEL = _LEVELS.get(os.environ.get("TRANSPILE_LINKED_OPT", ""))
 ACTIVE = LEVEL is not None
 LAZY_CODE = os.environ.get("TRANSPILE_LAZY_CODE", "") != "0"  # runtime/numba/lazy_code.py
-TAG = f"linked-opt-{LEVEL}"  # in the disk cache's index key of code compiled in this mode
+OPT = int(config.OPT)  # NUMBA_OPT: 3 unless the environment sets it
+# in the disk cache's index key of code compiled in a mode other than the default
+TAGS = tuple(tag for tag in (ACTIVE and f"linked-opt-{LEVEL}", OPT != 3 and f"opt-{OPT}") if tag)
 
 
 def depth() -> int:
@@ -77,11 +79,11 @@ def _once_in_caller(optimize):
 
 
 def tag_cache(dispatcher):
-    """In this mode, name it in the index key of `dispatcher`'s disk cache (if it has one)."""
+    """In a mode other than the default, name it in the index key of `dispatcher`'s disk cache (if it has one)."""
     cache = getattr(dispatcher, "_cache", None)
-    if ACTIVE and hasattr(cache, "_index_key"):
+    if TAGS and hasattr(cache, "_index_key"):
         index_key = cache._index_key
-        cache._index_key = lambda sig, codegen: (*index_key(sig, codegen), TAG)
+        cache._index_key = lambda sig, codegen: (*index_key(sig, codegen), *TAGS)
 
 
 def count_compiles():

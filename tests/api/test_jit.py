@@ -200,17 +200,32 @@ _SECOND_PROCESS = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("linked_opt", ["0", "3"], ids=["suite-mode", "default-mode"])
-def test_a_second_process_reuses_generated_modules_and_machine_code(tmp_path, linked_opt):
-    """In the suite's quicker mode (tests/conftest.py) and in the mode users get (runtime/numba/linking.py), with
-    the same numbers in both."""
+SUITE_MODE = dict(TRANSPILE_LINKED_OPT="0", NUMBA_OPT="1")  # tests/conftest.py
+DEFAULT_MODE = dict(TRANSPILE_LINKED_OPT="3", NUMBA_OPT="3")  # what users get (runtime/numba/linking.py)
+
+
+@pytest.mark.parametrize("mode", [SUITE_MODE, DEFAULT_MODE], ids=["suite-mode", "default-mode"])
+def test_a_second_process_reuses_generated_modules_and_machine_code(tmp_path, mode):
+    """In the suite's quicker mode and in the mode users get, with the same numbers in both."""
     script = _SECOND_PROCESS.format(tests=os.path.dirname(os.path.dirname(__file__)))
-    runs = runs_in_new_processes(script, tmp_path / "cache", TRANSPILE_LINKED_OPT=linked_opt)
+    runs = runs_in_new_processes(script, tmp_path / "cache", **mode)
     assert runs[0]["generated"] == 1 and runs[0]["compiled"] == 1
     assert runs[1]["generated"] == 0 and runs[1]["compiled"] == 0 and runs[1]["loaded"] == 1
     assert runs[0]["value"] == runs[1]["value"]
     uncompiled = tp.grad(rk4)(np.linspace(0.1, 0.5, 4), 0.01, 10)
     np.testing.assert_allclose(runs[1]["value"], uncompiled, rtol=1e-12)
+
+
+def test_machine_code_of_the_suites_mode_never_reaches_the_default_mode(tmp_path):
+    """The suite's less optimized code shares the cache directory of `make demo` and `make bench`: it must not
+    be what they load."""
+    script = _SECOND_PROCESS.format(tests=os.path.dirname(os.path.dirname(__file__)))
+    (suite,) = runs_in_new_processes(script, tmp_path / "cache", times=1, **SUITE_MODE)
+    default, again = runs_in_new_processes(script, tmp_path / "cache", **DEFAULT_MODE)
+    assert suite["compiled"] == 1 and default["generated"] == 0  # the generated module is the same file
+    assert default["compiled"] == 1 and default["loaded"] == 0
+    assert again["compiled"] == 0 and again["loaded"] == 1
+    assert suite["value"] == default["value"] == again["value"]
 
 
 # ------------------------------------------------------------------ API forms
