@@ -82,8 +82,27 @@ def add_at(acc, x, index, g):
     out = xp.zeros(shape, dtype=dtype)
     if not is_zero(acc):
         out += acc
-    xp.add.at(out, index, g)
+    if _rows_of(index, out):
+        _add_at_rows(xp, out, index, g)
+    else:
+        xp.add.at(out, index, g)
     return out
+
+
+def _rows_of(index, out) -> bool:
+    """Whether `index` picks rows of `out` by a 1-D array of integers (a gather's adjoint, `x[idx]`)."""
+    return is_ndarray(index) and index.ndim == 1 and index.dtype.kind in "iu" and out.ndim > 1
+
+
+def _add_at_rows(xp, out, index, g):
+    """xp.add.at(out, index, g) for rows `index` of a C-contiguous `out`, as one add.at into its flat view at
+    flat positions: NumPy's fast path for 1-D operands, about 30 times faster than add.at of rows."""
+    rows = out.shape[0]
+    if index.size and (int(index.min()) < -rows or int(index.max()) >= rows):
+        raise IndexError(f"index out of bounds for an axis of size {rows}")
+    width = out.size // rows if rows else 0
+    at = xp.where(index < 0, index + rows, index).astype(xp.intp)[:, None] * width + xp.arange(width)
+    xp.add.at(out.reshape(-1), at.reshape(-1), xp.broadcast_to(g, index.shape + out.shape[1:]).reshape(-1))
 
 
 def pack_like(x, parts):
