@@ -1,0 +1,165 @@
+"""Closures in transformed code: nested defs and lambdas over the enclosing function's locals, called, decorated by
+a transformation or given to one (tp.grad, tp.vmap, ...), are lifted to module level with those locals as arguments."""
+
+import functools
+
+import numpy as np
+import pytest
+from support import numeric_grad
+
+import transpile as tp
+from transpile import TranspileError
+
+X = np.array([0.3, -0.7, 1.1])
+M = np.arange(6.0).reshape(2, 3) * 0.25 - 0.4
+
+
+def nested_def(x):
+    y = np.sin(x)
+
+    def scaled(z):
+        return np.cos(z) * y + y.sum()
+
+    return np.sum(scaled(x) ** 2)
+
+
+def named_lambda(x):
+    y = np.tanh(x)
+    times = lambda z: z * y  # noqa: E731
+    return np.sum(times(np.exp(x)))
+
+
+def called_lambda(x):
+    y = np.tanh(x)
+    return np.sum((lambda z: z * y + z)(np.sin(x)))
+
+
+def sibling_closures(x):
+    # `twice` reaches `y` only through `scaled`: it is passed on to it (lifted, `twice` lacked it: a NameError)
+    y = np.sin(x)
+
+    def scaled(z):
+        return z * y
+
+    twice = lambda w: scaled(w) * 2.0  # noqa: E731
+    return np.sum(twice(x) * x)
+
+
+@pytest.mark.parametrize("f", [nested_def, named_lambda, called_lambda, sibling_closures])
+def test_grad_of_closures_against_central_differences(f):
+    np.testing.assert_allclose(tp.grad(f)(X), numeric_grad(f, (X,)), rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("f", [nested_def, named_lambda, sibling_closures])
+def test_vmap_and_jvp_of_closures(f):
+    np.testing.assert_allclose(tp.vmap(f)(M), [f(row) for row in M], rtol=1e-12)
+    t = np.array([0.2, 0.5, -1.0])
+    value, tangent = tp.jvp(f, (X,), (t,))
+    eps = 1e-6
+    np.testing.assert_allclose(value, f(X), rtol=1e-12)
+    np.testing.assert_allclose(tangent, (f(X + eps * t) - f(X - eps * t)) / (2 * eps), rtol=1e-6)
+
+
+def grad_of_closure(x):
+    y = np.sin(x)
+    return tp.grad(lambda w: np.sum(np.cos(w) * y * x))(x)  # d/dw at w = x: -sin(x) * sin(x) * x
+
+
+def grad_of_nested_def(x, c):
+    def energy(w, k):
+        return np.sum(np.tanh(w * c) * k)
+
+    return tp.grad(energy, argnums=(0, 1))(x * 2.0, c)
+
+
+def test_grad_inside_transformed_code_of_a_closure():
+    np.testing.assert_allclose(tp.jit(grad_of_closure, backend="numpy")(X), -(np.sin(X) ** 2) * X, rtol=1e-12)
+    gw, gk = tp.jit(grad_of_nested_def, backend="numpy")(X, 0.7)
+    np.testing.assert_allclose(gw, (1 - np.tanh(2 * X * 0.7) ** 2) * 0.7 * 0.7, rtol=1e-12)
+    np.testing.assert_allclose(gk, np.sum(np.tanh(2 * X * 0.7)), rtol=1e-12)
+
+
+def test_second_derivatives_through_a_closure_given_to_grad():
+    total = lambda x: np.sum(grad_of_closure(x) ** 2)  # noqa: E731
+    np.testing.assert_allclose(tp.grad(total)(X), numeric_grad(total, (X,)), rtol=1e-6)
+    # the derivative flows into what the closure closes over (`c`) as well as through its argument
+    scalar = lambda x, c: np.sum(grad_of_nested_def(x, c)[0]) + grad_of_nested_def(x, c)[1]  # noqa: E731
+    for argnum in (0, 1):
+        got = tp.grad(scalar, argnums=argnum)(X, 0.7)
+        np.testing.assert_allclose(got, numeric_grad(scalar, (X, 0.7), argnum), rtol=1e-6)
+
+
+def vmapped_rows(x):
+    scale = np.sum(x**2)
+
+    @tp.vmap
+    def row_total(z):
+        return np.sum(z) * z[0] * scale
+
+    return np.sum(row_total(x) ** 2)
+
+
+def vmapped_columns(x):
+    shift = np.tanh(x).sum()
+
+    @functools.partial(tp.vmap, in_axes=1)
+    def column(z):
+        return np.sin(z) * shift
+
+    return np.sum(column(x) * np.arange(6.0).reshape(3, 2))
+
+
+def vmap_of_lambda(x):
+    w = x[0] * 2.0
+    return np.sum(tp.vmap(lambda r, s: r * w + s, in_axes=(0, None))(x, x[1]) ** 2)
+
+
+@pytest.mark.parametrize("f", [vmapped_rows, vmapped_columns, vmap_of_lambda])
+def test_closures_a_transformation_maps(f):
+    # the decorator is kept: a per-row function of the rows, not one function of the whole matrix
+    np.testing.assert_allclose(tp.grad(f)(M), numeric_grad(f, (M,)), rtol=1e-6, atol=1e-9)
+
+
+def test_decorated_closure_maps_rows():
+    expected = np.sum((M.sum(axis=1) * M[:, 0] * np.sum(M**2)) ** 2)
+    np.testing.assert_allclose(tp.jit(vmapped_rows, backend="numpy")(M), expected, rtol=1e-12)
+    assert vmapped_rows(M) == pytest.approx(expected)
+
+
+def returns_closure(x):
+    y = x * 2.0
+
+    def g(z):
+        return z * y
+
+    return g
+
+
+def stores_closure(x):
+    y = x * 2.0
+    pair = (lambda z: z * y, x)
+    return np.sum(pair[1])
+
+
+def unsupported_in_axes(x):
+    return np.sum(tp.vmap(lambda r: r * x[0], in_axes=(0, 0))(x))
+
+
+def jvp_of_lambda(x):
+    y = x * 2.0
+    return tp.jvp(lambda z: z * y, (x,), (x,))[1]
+
+
+@pytest.mark.parametrize(
+    "f, message",
+    [
+        (returns_closure, "a nested function can only be called, not returned or stored"),
+        (stores_closure, "a lambda can only be called, assigned to a name or given to a transformation"),
+        (jvp_of_lambda, "jvp of a nested function or lambda inside a transformed function is not supported yet"),
+        (unsupported_in_axes, "in_axes must be an int, None or one entry per parameter"),
+    ],
+)
+def test_refusals_are_located(f, message):
+    with pytest.raises(TranspileError, match=message) as info:
+        tp.grad(lambda x: np.sum(f(x)))(X)
+    assert info.value.location is not None and info.value.location.filename == __file__
