@@ -1723,19 +1723,23 @@ class _FunctionDesugarer:
                 "inside a transformed function, call jvp as jvp(f, (x, ...), (x_dot, ...))",
                 "pass the primals and the tangents as tuples written out, one tangent per primal",
             )
-        first = expr.args[0]
-        if isinstance(first, gast.Lambda) or (isinstance(first, gast.Name) and first.id in self.lifted):
-            self.error(
-                first,
-                "jvp of a nested function or lambda inside a transformed function is not supported yet",
-                "define the function at module level and pass it the values it uses, or use tp.jacfwd",
-            )
-        ok, fun, _, _ = self._resolve_chain(first)
-        if not ok:
-            self.error(first, "the function given to jvp must be defined at module level")
+        first, primals, tangents = expr.args[0], expr.args[1].elts, expr.args[2].elts
+        closure = self.lifted.get(first.id) if isinstance(first, gast.Name) else None
+        if isinstance(first, gast.Lambda):
+            closure = self._lift_lambda(first)
+        if closure is not None:  # the values it closes over are primals too, with zero tangents
+            if len(primals) != len(closure.node.args.args):
+                self.error(expr, f"jvp: the function takes {len(closure.node.args.args)} primal(s)")
+            fun = closure.transformed if closure.transformed is not None else closure.fn
+            primals = primals + [name(e) for e in closure.extra]
+            tangents = tangents + [gast.Constant(value=0.0, kind=None) for _ in closure.extra]
+        else:
+            ok, fun, _, _ = self._resolve_chain(first)
+            if not ok:
+                self.error(first, "the function given to jvp must be defined at module level")
         target = API.tangent_entry(fun)
         key = self.builder.function_key(target)
-        node = expr.args[1].elts + expr.args[2].elts
+        node = primals + tangents
         call = gast.Call(func=expr.func, args=node, keywords=[])
         gast.copy_location(call, expr)
         return self._user_call(key, _fake_args(target), [], call, stmt, defaults_obj=target)
