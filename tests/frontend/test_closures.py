@@ -106,6 +106,49 @@ def test_jvp_of_closures_inside_transformed_code():
     np.testing.assert_allclose(tp.grad(jvp_of_closures)(X), numeric_grad(jvp_of_closures, (X,)), rtol=1e-6)
 
 
+@tp.jit
+def jitted_total(z):
+    return np.sum(np.tanh(z))
+
+
+def calls_jitted(x):
+    return jitted_total(x * 2.0)  # (a jitted function called in transformed code read as taking no argument)
+
+
+def jitted_nested(x):
+    y = np.sin(x)
+
+    @tp.jit
+    def g(z):
+        return np.sum(np.tanh(z) * y)
+
+    return g(x * 2.0)
+
+
+def hessian_of_closure(x):
+    y = np.cos(x)
+    return np.sum(tp.hessian(lambda w: np.sum(w**3 * y))(x))  # the diagonal 6 w y
+
+
+def negative_argnums(x):
+    c = np.sum(x)
+    return np.sum(tp.grad(lambda a, b: np.sum(a * b * c), argnums=-1)(x, x * 2.0))  # d/db = a c
+
+
+@pytest.mark.parametrize(
+    "f, exact",
+    [
+        (calls_jitted, lambda x: np.sum(np.tanh(2 * x))),
+        (jitted_nested, lambda x: np.sum(np.tanh(2 * x) * np.sin(x))),
+        (hessian_of_closure, lambda x: np.sum(6 * x * np.cos(x))),
+        (negative_argnums, lambda x: np.sum(x) ** 2),
+    ],
+)
+def test_jit_hessian_and_argnums_of_closures(f, exact):
+    np.testing.assert_allclose(tp.jit(f, backend="numpy")(X), exact(X), rtol=1e-12)
+    np.testing.assert_allclose(tp.grad(f)(X), numeric_grad(exact, (X,)), rtol=1e-6)
+
+
 def vmapped_rows(x):
     scale = np.sum(x**2)
 

@@ -1599,7 +1599,8 @@ class _FunctionDesugarer:
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj.fun)
         if getattr(obj, "__transpile_bound__", None) is not None:
             self.error(func, RETURNED_NOT_TRANSFORMED, RETURNED_HINT)
-        transformed = getattr(obj, "__transpile__", None) is not None
+        # a transformed or jitted function: its generated entry, or the function jit compiles, is what runs
+        transformed = getattr(obj, "__transpile__", None) is not None or hasattr(obj, "__transpile_jit__")
         if transformed:
             target = API.generated_function(obj, (len(expr.args), [k.arg for k in expr.keywords]))
         else:
