@@ -217,3 +217,11 @@ def test_refusals_are_located(f, message):
     with pytest.raises(TranspileError, match=message) as info:
         tp.grad(lambda x: np.sum(f(x)))(X)
     assert info.value.location is not None and info.value.location.filename == __file__
+
+
+def test_a_jitted_pullback_called_in_transformed_code_is_refused():
+    _, pullback = tp.vjp(lambda z: np.sin(z), X)
+    jitted = tp.jit(pullback)
+    with pytest.raises(TranspileError, match="nor called inside a transformed or jitted function") as info:
+        tp.grad(lambda x: np.sum(jitted(x)[0]))(X)
+    assert info.value.location.filename == __file__
