@@ -205,11 +205,19 @@ def unsupported_in_axes(x):
     return np.sum(tp.vmap(lambda r: r * x[0], in_axes=(0, 0))(x))
 
 
+def default_of_a_rebound_name(x):
+    y = x * 2.0
+    g = lambda z, k=y: z * k  # noqa: E731  (Python's k is 2x: read where g is called, it would be 3x)
+    y = x * 3.0
+    return np.sum(g(x))
+
+
 @pytest.mark.parametrize(
     "f, message",
     [
         (returns_closure, "a nested function can only be called, not returned or stored"),
         (stores_closure, "a lambda can only be called, assigned to a name or given to a transformation"),
+        (default_of_a_rebound_name, "a default of a nested function reads `y`, which is assigned more than once"),
         (unsupported_in_axes, "in_axes must be an int, None or one entry per parameter"),
     ],
 )

@@ -429,6 +429,7 @@ class _FunctionDesugarer:
         it is desugared where it is called (or transformed)."""
         node = copy.deepcopy(node)
         node.decorator_list = []
+        self._check_defaults(node)
         free = closures.free_locals(node, self.locals, self.lifted, local_name)
         qualname = f"{getattr(self.parsed.fn, '__qualname__', self.key)}.<locals>.{local_name}"
         fn = closures.lifted_function(
@@ -439,6 +440,22 @@ class _FunctionDesugarer:
         setattr(fn, closures.LIFTED, definition)
         self.builder.keepalive.append(fn)  # (the builder keys functions by id)
         return lifted
+
+    def _check_defaults(self, node):
+        """A nested function's defaults are read where it is called: refuse one that reads a name bound again in
+        this function, where Python's value (taken where the function is defined) could differ."""
+        bound = {}
+        for sub in gast.walk(self.node):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Param)):
+                bound[sub.id] = bound.get(sub.id, 0) + 1
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            for sub in gast.walk(default):
+                if isinstance(sub, gast.Name) and bound.get(sub.id, 0) > 1:
+                    self.error(
+                        sub,
+                        f"a default of a nested function reads `{sub.id}`, which is assigned more than once here",
+                        "pass the value as an argument where the function is called",
+                    )
 
     def _lift_lambda(self, lam):
         """Lift a lambda written where it is called or transformed (`tp.grad(lambda w: ...)`)."""
