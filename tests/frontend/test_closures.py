@@ -212,12 +212,20 @@ def default_of_a_rebound_name(x):
     return np.sum(g(x))
 
 
+def keyword_only_nested(x):
+    def g(z, *, k=2.0):
+        return z * k
+
+    return np.sum(g(x, k=3.0))
+
+
 @pytest.mark.parametrize(
     "f, message",
     [
         (returns_closure, "a nested function can only be called, not returned or stored"),
         (stores_closure, "a lambda can only be called, assigned to a name or given to a transformation"),
         (default_of_a_rebound_name, "a default of a nested function reads `y`, which is assigned more than once"),
+        (keyword_only_nested, "keyword-only and positional-only parameters of nested functions are not supported"),
         (unsupported_in_axes, "in_axes must be an int, None or one entry per parameter"),
     ],
 )

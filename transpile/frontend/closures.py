@@ -39,8 +39,8 @@ class Definition:
 
 
 def free_locals(node, enclosing_locals, lifted, own_name):
-    """The enclosing function's locals that `node` reads (values it closes over), in order of first use, with those
-    of the lifted closures it calls (they are passed on to them)."""
+    """The enclosing function's locals that `node` reads (values it closes over), in the order gast.walk meets them,
+    with those of the lifted closures it calls (they are passed on to them)."""
     inner = set(collect_locals(node)) | {a.id for a in node.args.args + node.args.kwonlyargs}
     free = []
     for sub in gast.walk(node):

@@ -443,7 +443,14 @@ class _FunctionDesugarer:
 
     def _check_defaults(self, node):
         """A nested function's defaults are read where it is called: refuse one that reads a name bound again in
-        this function, where Python's value (taken where the function is defined) could differ."""
+        this function, where Python's value (taken where the function is defined) could differ; and keyword-only
+        parameters, which its calls do not bind."""
+        if node.args.kwonlyargs or getattr(node.args, "posonlyargs", []):
+            self.error(
+                (node.args.kwonlyargs or node.args.posonlyargs)[0],
+                "keyword-only and positional-only parameters of nested functions are not supported",
+                "use ordinary parameters",
+            )
         bound = {}
         for sub in gast.walk(self.node):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Param)):
