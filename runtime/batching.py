@@ -751,16 +751,23 @@ def finish_batched_batched(value, spec, batched, size):
 
 def unprepare_batched_batched(g, value, spec):
     """unprepare_batched under an outer batch (axis 0): the adjoint of prepare_batched_batched."""
-    if type(g) is float and g == 0.0:
+    outer = _outer_size(g)
+    if outer is None:  # the symbolic zero, or a container of them
         return g
-    return _stack([unprepare_batched(_slice(g, i), _slice(value, i), spec) for i in range(batch_of(g))])
+    return _stack([unprepare_batched(_slice(g, i), _slice(value, i), spec) for i in range(outer)])
 
 
 def unfinish_batched_batched(g, spec, batched, size):
     """unfinish_batched under an outer batch (axis 0): the adjoint of finish_batched_batched."""
-    if type(g) is float and g == 0.0:
+    outer = _outer_size(g)
+    if outer is None:  # the symbolic zero, or a container of them
         return g
-    return _stack([unfinish_batched(_slice(g, i), spec, batched, size) for i in range(batch_of(g))])
+    return _stack([unfinish_batched(_slice(g, i), spec, batched, size) for i in range(outer)])
+
+
+def _outer_size(g):
+    """The outer batch size of an adjoint (None where it holds no array)."""
+    return next((np.shape(leaf)[0] for leaf in _leaves(g) if not _is_static(leaf) and np.ndim(leaf)), None)
 
 
 def unprepare_batched(g, value, spec):

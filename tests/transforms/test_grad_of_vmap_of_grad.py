@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from support import numeric_grad
 
+import runtime as rt
 import transpile as tp
 
 A = np.arange(12.0).reshape(3, 2, 2) * 0.15 - 0.6  # 3 examples of 2x2
@@ -59,3 +60,52 @@ def test_what_has_no_rule_yet_raises():
 
     with pytest.raises(tp.TranspileError, match="no derivative rule for .* of `rt.batched_add_at`"):
         tp.grad(total)(A)
+
+
+def _pair(forward, adjoint, x):
+    """<forward(x), g> and <x, adjoint(g)> for a random g (equal for an adjoint pair)."""
+    y = forward(x)
+    g = np.random.default_rng(1).random(np.shape(y))
+    return np.sum(y * g), np.sum(x * adjoint(g))
+
+
+RNG = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize(
+    "forward, adjoint, x",
+    [
+        (
+            lambda x: rt.finish_batched_batched(x, 1, True, 3),
+            lambda g: rt.unfinish_batched_batched(g, 1, True, 3),
+            RNG.random((2, 3, 4)),
+        ),
+        (
+            lambda x: rt.prepare_batched_batched(x, 1, 3),
+            lambda g: rt.unprepare_batched_batched(g, np.ones((2, 4, 3)), 1),
+            RNG.random((2, 4, 3)),
+        ),
+        (  # a row summed over a leading axis and a size-1 axis
+            lambda v: rt.unbroadcast_batched(v, np.ones((3, 1, 4)), v_batched=True, like_batched=True),
+            lambda g: rt.unbroadcast_batched_vjp(g, np.ones((3, 2, 5, 4)), v_batched=True),
+            RNG.random((3, 2, 5, 4)),
+        ),
+        (
+            lambda v: rt.expand_reduced_batched(v, np.ones((3, 2, 4)), 1, False, v_batched=True, like_batched=True),
+            lambda g: rt.expand_reduced_batched_vjp(
+                g, np.ones((3, 2)), np.ones((3, 2, 4)), 1, False, v_batched=True, like_batched=True
+            ),
+            RNG.random((3, 2)),
+        ),
+        (  # the same for every example: the adjoint sums the examples
+            lambda v: rt.expand_reduced_batched(v, np.ones((3, 2, 4)), None, True, v_batched=False, like_batched=True),
+            lambda g: rt.expand_reduced_batched_vjp(
+                g, np.ones((1, 1)), np.ones((3, 2, 4)), None, True, v_batched=False, like_batched=True
+            ),
+            RNG.random((1, 1)),
+        ),
+    ],
+)
+def test_the_new_helpers_are_adjoint_pairs(forward, adjoint, x):
+    left, right = _pair(forward, adjoint, x)
+    assert left == pytest.approx(right, rel=1e-12)
