@@ -51,8 +51,11 @@ def unbroadcast(g, x):
         return xp.broadcast_to(g, shape)
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
-    out = xp.sum(g, axis=axes, keepdims=False) if axes else g
-    return xp.reshape(out, shape)
+    out = xp.reshape(
+        xp.sum(g, axis=axes, keepdims=False) if axes else g, [m if n != 1 else 1 for n, m in zip(shape, gshape[lead:])]
+    )
+    # (g may be smaller than x where it is a product with the symbolic zero, `0.0 * b`: broadcast then)
+    return out if np.shape(out) == shape else xp.broadcast_to(out, shape)
 
 
 def broadcast_like(g, target):

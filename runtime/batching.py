@@ -749,6 +749,27 @@ def finish_batched_batched(value, spec, batched, size):
     return _stack(parts)
 
 
+def unprepare_batched_batched(g, value, spec):
+    """unprepare_batched under an outer batch (axis 0): the adjoint of prepare_batched_batched."""
+    outer = _outer_size(g)
+    if outer is None:  # the symbolic zero, or a container of them
+        return g
+    return _stack([unprepare_batched(_slice(g, i), _slice(value, i), spec) for i in range(outer)])
+
+
+def unfinish_batched_batched(g, spec, batched, size):
+    """unfinish_batched under an outer batch (axis 0): the adjoint of finish_batched_batched."""
+    outer = _outer_size(g)
+    if outer is None:  # the symbolic zero, or a container of them
+        return g
+    return _stack([unfinish_batched(_slice(g, i), spec, batched, size) for i in range(outer)])
+
+
+def _outer_size(g):
+    """The outer batch size of an adjoint (None where it holds no array)."""
+    return next((np.shape(leaf)[0] for leaf in _leaves(g) if not _is_static(leaf) and np.ndim(leaf)), None)
+
+
 def unprepare_batched(g, value, spec):
     """The adjoint of prepare_batched: the batch axis back where it came from; broadcasts summed."""
     if spec is None:
@@ -798,6 +819,8 @@ __all__ += [
     "finish_batched_batched",
     "unprepare_batched",
     "unfinish_batched",
+    "unprepare_batched_batched",
+    "unfinish_batched_batched",
 ]
 
 
@@ -806,7 +829,12 @@ def batch_of(value):
     return next(np.shape(leaf)[0] for leaf in _leaves(value) if not _is_static(leaf) and np.ndim(leaf))
 
 
-__all__.append("batch_of")
+def batch_of_batched(value):
+    """The inner batch size of a value batched twice (its second axis)."""
+    return next(np.shape(leaf)[1] for leaf in _leaves(value) if not _is_static(leaf) and np.ndim(leaf) > 1)
+
+
+__all__ += ["batch_of", "batch_of_batched"]
 
 
 def sum_batch(g):
@@ -928,6 +956,45 @@ def unbroadcast_batched(v, like, v_batched, like_batched):
     )
     out = np.sum(v, axis=axes) if axes else v
     return np.reshape(out, np.shape(v)[:1] + tuple(target))
+
+
+def unbroadcast_batched_vjp(g, v, v_batched):
+    """The adjoint of unbroadcast_batched in v: g (one example's shape of `like` per example) back to v's shape."""
+    from .tree import is_zero
+
+    if is_zero(g) or isinstance(g, (tuple, list, dict)):
+        return g
+    if not v_batched:
+        return np.broadcast_to(g, np.shape(v))
+    shape, target = np.shape(v)[1:], np.shape(g)[1:]
+    if len(shape) < len(target):  # v was broadcast up to the target: its adjoint is summed down
+        return unbroadcast_batched(g, v, v_batched=True, like_batched=True)
+    lead = (1,) * (len(shape) - len(target))
+    return np.broadcast_to(np.reshape(g, np.shape(g)[:1] + lead + tuple(target)), np.shape(v))
+
+
+def expand_reduced_batched_vjp(g, v, like, axis, keepdims, v_batched, like_batched, axis_batched=False):
+    """The adjoint of expand_reduced_batched in v: g summed over the axes it expanded, in v's shape."""
+    from .tree import is_zero
+
+    if is_zero(g):
+        return g
+    axis, axis_batched = shared_index(axis, axis_batched)
+    if axis_batched:
+        raise BatchError("no derivative of a reduction's adjoint over an axis that differs per example yet")
+    target = np.shape(like)[1:] if _really_batched(like, like_batched) else np.shape(like)
+    reduced = list(np.shape(v)[1:] if v_batched else np.shape(v))
+    if not keepdims and axis is not None:
+        for a in sorted(a % len(target) for a in ((axis,) if np.ndim(axis) == 0 else tuple(axis))):
+            reduced.insert(a, 1)
+    elif axis is None and not keepdims:
+        reduced = [1] * len(target)
+    expanded = (np.shape(g)[0] if v_batched else 1,) + tuple(reduced)
+    axes = tuple(i for i, (n, m) in enumerate(zip(expanded, np.shape(g))) if n == 1 and m != 1)
+    return np.reshape(np.sum(g, axis=axes, keepdims=True) if axes else g, np.shape(v))
+
+
+__all__ += ["unbroadcast_batched_vjp", "expand_reduced_batched_vjp"]
 
 
 class _Shape:

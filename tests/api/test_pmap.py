@@ -222,6 +222,37 @@ def test_the_seeds_nested_pmap_with_grad(monkeypatch):
     np.testing.assert_allclose(got, jax_printed, rtol=2e-5)  # XLA's float32 tan near pi/2 is 1e-5 off float64
 
 
+def seeds_sum(x):
+    return np.sum(tp.pmap(seeds_f)(x))
+
+
+def test_grad_of_the_seeds_nested_pmap():
+    # the seeds' second print: differentiated, the pmaps are vmaps and the closures g and the lambda are lifted
+    x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    got = within(120, tp.grad(seeds_sum), x)
+    assert got.dtype == np.float32
+    x64 = x.astype(float)
+    s, t = np.sin(x64).sum(1, keepdims=True), np.tanh(x64).sum(1, keepdims=True)
+    exact = -np.cos(x64) * (np.tan(s) * t + s / np.cos(s) ** 2 * t) - s * np.tan(s) / np.cosh(x64) ** 2
+    first = lambda x: np.sum(-np.sin(x) * np.tan(np.sin(x).sum(1, keepdims=True)) * np.tanh(x).sum(1, keepdims=True))  # noqa: E731
+    np.testing.assert_allclose(exact, numeric_grad(first, (x64,)), rtol=1e-6)  # the first print's, differentiated
+    np.testing.assert_allclose(got, exact, rtol=2e-6, atol=1e-7)
+    jax_printed = [[-3.2369726, -1.6356447], [4.7572474, 11.606951], [-98.524414, 42.76499], [-1.6007166, -1.2568436]]
+    np.testing.assert_allclose(got, jax_printed, rtol=2e-5)  # XLA's float32 tan near pi/2 is 1e-5 off float64
+
+
+def inner_rows(r):
+    c = np.tanh(r).sum()
+    return tp.grad(lambda w: np.sum(tp.pmap(lambda z: np.cos(z) * c * z)(w)))(r)
+
+
+def test_grad_through_pmap_of_grad_of_pmap_against_central_differences():
+    x = np.arange(8.0).reshape(4, 2) * 0.3 + 0.1
+    weights = np.arange(8.0).reshape(4, 2)
+    total = lambda x: np.sum(tp.pmap(inner_rows)(x) * weights)  # noqa: E731
+    np.testing.assert_allclose(tp.grad(total)(x), numeric_grad(total, (x,)), rtol=1e-6, atol=1e-9)
+
+
 def test_too_many_slices():
     with pytest.raises(DeviceCountError, match="requires 5 logical devices, but only 4 devices are available"):
         within(20, tp.pmap(normalize, axis_name="i"), np.ones(5))

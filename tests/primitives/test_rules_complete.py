@@ -6,7 +6,7 @@ from transpile.primitives import registry
 # An in-place write `x[idx] = v` is one statement: its JVP rule for `x` receives every argument's tangent.
 WHOLE_STATEMENT_JVP = {"setitem"}
 # Helpers of batched (vmapped) code that have no derivative rules yet: differentiating vmapped code that
-# reaches them (a per-example loop, a batched matmul, nested vmap's axis moves) raises "no derivative rule".
+# reaches them (a per-example loop, a batched matmul) raises "no derivative rule".
 NOT_YET_DIFFERENTIABLE = {
     "rt.batched_setitem",
     "rt.per_example_setitem",
@@ -18,20 +18,16 @@ NOT_YET_DIFFERENTIABLE = {
     "rt.batched_tensordot",
     "rt.batched_vdot",
     "rt.batched_kron",
-    "rt.prepare_batched_batched",
-    "rt.finish_batched_batched",
-    "rt.unbroadcast_batched",
-    "rt.expand_reduced_batched",
     "rt.dot_vjp_a_batched",
     "rt.dot_vjp_b_batched",
     "rt.batched_add_at",
     "rt.batched_get_kept",
-    "rt.batched_materialize",
-    "rt.batched_pack_like",
     "rt.batched_gradient",
     "rt.to_list_batched",
     "rt.to_tuple_batched",
     "rt.item_batched",
+    "rt.unbroadcast_batched_vjp",  # the adjoints of vmapped adjoints (third order)
+    "rt.expand_reduced_batched_vjp",
     "rt.batched_lstsq",  # differentiated as the loop over the examples it batches (np.linalg.lstsq's rules)
 }
 

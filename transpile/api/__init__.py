@@ -2,6 +2,7 @@
 
 from ..frontend import hooks
 from . import catalog
+from .closures import closure_transform
 from .common import generated_function, source
 from .forward import jvp, linearize, tangent_entry
 from .jacobians import hessian, jacfwd, jacrev
@@ -35,4 +36,5 @@ hooks.register(
     tangent_entry=tangent_entry,
     generated_function=generated_function,
     is_unbound=is_unbound,
+    closure_transform=closure_transform,
 )

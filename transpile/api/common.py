@@ -337,6 +337,8 @@ def generated_function(fun, call=None):
     if getattr(fun, "__transpile_unbound__", None) is not None:
         raise TranspileError(UNBOUND_NOT_TRANSFORMED, def_location(user_function(fun)), UNBOUND_HINT)
     jitted = getattr(fun, "__transpile_jit__", None)
+    if jitted is not None and jitted.bound is not None:  # jit of vjp's pullback: its entry takes values bound in
+        raise TranspileError(RETURNED_NOT_TRANSFORMED, jitted.bound.where, RETURNED_HINT)
     if jitted is not None:
         return jitted.target
     bound = getattr(fun, "__transpile_bound__", None)

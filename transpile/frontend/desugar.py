@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import functools
 import inspect
 import types
 
@@ -38,10 +39,11 @@ from .. import naming
 from ..codegen import escape
 from ..errors import Location, TranspileError
 from ..primitives import registry
+from . import closures
 from .controlflow import structure_loops, structure_returns
 from .hooks import API, RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
 from .methods import as_function, bound_method, made_name, owner_name
-from .parse import ParsedFunction, parse_function
+from .parse import ParsedFunction, lambda_to_def, parse_function
 from .program import Guard, NFunction, Program, const, index_value, is_atom, name
 from .rebinding import rename_rebindings
 from .sequences import VARYING, SequenceLengths, repeat_count
@@ -87,15 +89,6 @@ _UNSUPPORTED = {
 }
 
 
-class _Lifted:
-    """A nested def or lambda, lifted to module level with its free locals as extra parameters."""
-
-    def __init__(self, key, node, extra):
-        self.key = key
-        self.node = node
-        self.extra = extra
-
-
 def desugar_program(fn, key_hint=None, differentiated=False) -> Program:
     """Normal form of `fn` and of every user function it calls; `differentiated`: for a transform that differentiates
     it (calls without rules of their own are written as the registry's `differentiated_as` says)."""
@@ -116,6 +109,7 @@ class _ProgramBuilder:
         self.pending = []
         self.cells = {}  # id(object) -> (the cell `self` is read from, the object)
         self.aliases = {}  # id(object) -> how its module spells it (`model.activation`), where known
+        self.keepalive = []  # the closures lifted while building (their ids key them)
 
     def _fresh_key(self, base):
         base = escape.identifier(base.replace("<lambda>", "lambda_").replace("<locals>.", "").replace(".", "_"))
@@ -175,6 +169,12 @@ class _ProgramBuilder:
                 fn = wrapper.fun
             if isinstance(fn, types.MethodType):  # a method with a custom rule, bound to an object
                 self._run_method(key, fn.__func__, fn.__self__)
+            elif closures.definition(fn) is not None:  # a nested def or lambda, lifted
+                lifted = closures.definition(fn)
+                parsed = ParsedFunction(fn, lifted.node, lifted.filename)
+                inner = _FunctionDesugarer(self, key, parsed, lifted.env, extra=lifted.extra)
+                inner.outer_lifted = lifted.lifted
+                inner.run()
             else:
                 parsed = parse_function(fn)
                 env = _Env.of_function(fn)
@@ -352,7 +352,8 @@ class _FunctionDesugarer:
         self.sequences = SequenceLengths(fdef, params)
         self._refuse_module_names(fdef)
         self.used_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
-        self.lifted = dict(getattr(self, "outer_lifted", {}))
+        outer = getattr(self, "outer_lifted", {})
+        self.lifted = {k: v for k, v in outer.items() if k not in self.locals}  # (a local hides a closure)
         self._lift_nested(fdef)
         self.blocks.append([])
         for stmt in fdef.body:
@@ -406,24 +407,17 @@ class _FunctionDesugarer:
 
         def visit(stmts):
             for stmt in stmts:
-                if isinstance(stmt, gast.FunctionDef) and stmt.decorator_list:  # lifting would drop it
-                    self.error(
-                        stmt.decorator_list[0],
-                        "a decorator on a nested function is not supported in transformed code (`@tp.vmap` or "
-                        "`@tp.pmap` there would be ignored)",
-                        "define the decorated function at module level and pass it the values it uses",
-                    )
                 if isinstance(stmt, gast.FunctionDef):
-                    self._lift(stmt.name, stmt)
+                    lifted = self._lift(stmt.name, stmt)
+                    for decorator in reversed(stmt.decorator_list):  # a transformation (tp.pmap, ...) of it
+                        lifted.transformed = self._closure_transform(decorator, lifted)
                 elif (
                     isinstance(stmt, gast.Assign)
                     and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], gast.Name)
                     and isinstance(stmt.value, gast.Lambda)
                 ):
-                    from .parse import _lambda_to_def
-
-                    self._lift(stmt.targets[0].id, _lambda_to_def(stmt.value, stmt.targets[0].id))
+                    self._lift(stmt.targets[0].id, lambda_to_def(stmt.value, stmt.targets[0].id))
                 for field in ("body", "orelse"):
                     if isinstance(stmt, (gast.If, gast.For, gast.While)) and hasattr(stmt, field):
                         visit(getattr(stmt, field))
@@ -431,25 +425,70 @@ class _FunctionDesugarer:
         visit(fdef.body)
 
     def _lift(self, local_name, node):
-        inner_locals = set(collect_locals(node)) | {a.id for a in node.args.args}
-        free = []
-        for sub in gast.walk(node):
-            if (
-                isinstance(sub, gast.Name)
-                and isinstance(sub.ctx, gast.Load)
-                and sub.id not in inner_locals
-                and sub.id in self.locals
-                and sub.id not in free
-                and sub.id not in self.lifted
-                and sub.id != local_name
-            ):
-                free.append(sub.id)
-        key = self.builder._fresh_key(f"{self.key}_{local_name}")
-        self.program.functions[key] = None
-        self.lifted[local_name] = _Lifted(key, node, free)
-        inner = _FunctionDesugarer(self.builder, key, self.parsed, self.env, extra=free, node=node)
-        inner.outer_lifted = dict(self.lifted)
-        inner.run()
+        """Lift the nested def or lambda `node` (a closure over this function's locals), named `local_name` here;
+        it is desugared where it is called (or transformed)."""
+        node = copy.deepcopy(node)
+        node.decorator_list = []
+        self._check_defaults(node)
+        free = closures.free_locals(node, self.locals, self.lifted, local_name)
+        qualname = f"{getattr(self.parsed.fn, '__qualname__', self.key)}.<locals>.{local_name}"
+        fn = closures.lifted_function(
+            node, escape.identifier(f"{self.key}_{local_name}"), qualname, self.parsed.filename, self.env, free
+        )
+        lifted = self.lifted[local_name] = closures.Lifted(fn, node, free)
+        definition = closures.Definition(node, self.parsed.filename, self.env, free, dict(self.lifted))
+        setattr(fn, closures.LIFTED, definition)
+        self.builder.keepalive.append(fn)  # (the builder keys functions by id)
+        return lifted
+
+    def _check_defaults(self, node):
+        """A nested function's defaults are read where it is called: refuse one that reads a name bound again in
+        this function, where Python's value (taken where the function is defined) could differ; and keyword-only
+        parameters, which its calls do not bind."""
+        if node.args.kwonlyargs or getattr(node.args, "posonlyargs", []):
+            self.error(
+                (node.args.kwonlyargs or node.args.posonlyargs)[0],
+                "keyword-only and positional-only parameters of nested functions are not supported",
+                "use ordinary parameters",
+            )
+        bound = {}
+        for sub in gast.walk(self.node):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Param)):
+                bound[sub.id] = bound.get(sub.id, 0) + 1
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            for sub in gast.walk(default):
+                if isinstance(sub, gast.Name) and bound.get(sub.id, 0) > 1:
+                    self.error(
+                        sub,
+                        f"a default of a nested function reads `{sub.id}`, which is assigned more than once here",
+                        "pass the value as an argument where the function is called",
+                    )
+
+    def _lift_lambda(self, lam):
+        """Lift a lambda written where it is called or transformed (`tp.grad(lambda w: ...)`)."""
+        local_name = self.fresh("lambda_")
+        return self._lift(local_name, lambda_to_def(lam, local_name))
+
+    def _closure_transform(self, maker_expr, lifted):
+        """What the transformation `maker_expr` (`tp.pmap`, `functools.partial(tp.vmap, in_axes=1)`: the decorator
+        of a nested def) makes of the lifted closure `lifted`."""
+        maker, args, keywords = maker_expr, [], []
+        if isinstance(maker_expr, gast.Call) and self._resolve_callable(maker_expr.func) is functools.partial:
+            if not maker_expr.args:
+                self.error(maker_expr, "functools.partial needs a function")
+            maker, args, keywords = maker_expr.args[0], maker_expr.args[1:], maker_expr.keywords
+        made = self._resolve_callable(maker) if isinstance(maker, (gast.Name, gast.Attribute)) else None
+        if made not in API.makers:
+            self.error(
+                maker_expr,
+                "only a transformation (`@tp.pmap`, `@tp.vmap`, `@tp.jit`, ...) can decorate a nested function in "
+                "transformed code",
+                "define the decorated function at module level and pass it the values it uses",
+            )
+        fun = lifted.transformed if lifted.transformed is not None else lifted.fn
+        values = [self._static_value(a) for a in args]
+        named = {k.arg: self._static_value(k.value) for k in keywords}
+        return API.closure_transform(made, fun, len(lifted.extra), values, named)
 
     # ---------------------------------------------------------------- statements
     def statement(self, stmt):
@@ -939,9 +978,13 @@ class _FunctionDesugarer:
             and type(expr.operand.value) in (int, float)
         ):
             return const(-expr.operand.value)
+        if isinstance(expr, gast.Name) and expr.id in self.lifted:
+            self.error(
+                expr,
+                "a nested function can only be called or given to a transformation, not passed around",
+                "call it directly, or pass it to tp.grad, tp.vmap, ... where it is called",
+            )
         if isinstance(expr, gast.Name) and expr.id in self.locals:
-            if expr.id in self.lifted:
-                self.error(expr, "a nested function can only be called, not passed around", "call it directly")
             return name(expr.id)
         return name(self.expr_to(expr, None, stmt))
 
@@ -949,13 +992,13 @@ class _FunctionDesugarer:
         """Flatten `expr` into statements whose last one assigns `target` (fresh if None)."""
         if target is None:
             target = self.fresh()
+        if isinstance(expr, gast.Name) and expr.id in self.lifted:
+            self.error(
+                expr,
+                "a nested function can only be called, not returned or stored",
+                "call it here, or define it at module level and pass its arguments explicitly",
+            )
         if isinstance(expr, gast.Name) and expr.id in self.locals:
-            if expr.id in self.lifted:
-                self.error(
-                    expr,
-                    "a nested function can only be called, not returned or stored",
-                    "call it here, or define it at module level and pass its arguments explicitly",
-                )
             if force_fresh or expr.id != target:
                 self.assign(target, name(expr.id), stmt)
             return target
@@ -1091,7 +1134,9 @@ class _FunctionDesugarer:
             return self._fstring(expr, stmt)
         if isinstance(expr, gast.Lambda):
             self.error(
-                expr, "a lambda can only be assigned to a name and called", "give it a name: `f = lambda x: ...`"
+                expr,
+                "a lambda can only be called, assigned to a name or given to a transformation (tp.grad, tp.vmap, ...)",
+                "give it a name, `f = lambda x: ...`, and call it",
             )
         kinds = {
             gast.Yield: "`yield`",
@@ -1500,19 +1545,28 @@ class _FunctionDesugarer:
             kwargs = {k.arg: self.atom(k.value, stmt) for k in expr.keywords}
             return self._prim_rhs(m.prim, [receiver] + args, kwargs, stmt, call_node=expr)
         # call of a lifted nested function or lambda
-        if isinstance(func, gast.Name) and func.id in self.lifted:
-            lifted = self.lifted[func.id]
-            return self._user_call(lifted.key, lifted.node.args, lifted.extra, expr, stmt, defaults_obj=None)
-        if isinstance(func, gast.Name) and func.id in self.locals:
+        closure = self.lifted.get(func.id) if isinstance(func, gast.Name) else None
+        if isinstance(func, gast.Lambda):  # (lambda z: ...)(x)
+            closure = self._lift_lambda(func)
+        if closure is not None and closure.transformed is None:
+            key = self.builder.function_key(closure.fn)
+            return self._user_call(key, closure.node.args, closure.extra, expr, stmt, defaults_obj=None)
+        if closure is None and isinstance(func, gast.Name) and func.id in self.locals:
             self.error(
                 func,
                 f"`{func.id}` is a local value; calling it is not supported",
                 "call functions defined with `def` or assigned from `lambda`",
             )
-        if resolved is not None:
+        if closure is not None:  # a nested def a transformation decorates: called with the values it closes over
+            ok, obj, path, reader = True, closure.transformed, ["transformed"], None
+            expr = self._closure_call(closure, expr)
+        elif resolved is not None:
             ok, obj, reader, path = True, resolved, None, None
         elif isinstance(func, gast.Call):  # tp.vmap(f, in_axes=...)(x): build the transform now
-            ok, obj, path, reader = True, self._transform_of(func), ["transformed"], None
+            obj, closure = self._transform_of(func)
+            ok, path, reader = True, ["transformed"], None
+            if closure is not None:
+                expr = self._closure_call(closure, expr)
         else:
             ok, obj, reader, path = self._resolve_chain(func)
         if not ok:
@@ -1569,7 +1623,8 @@ class _FunctionDesugarer:
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj.fun)
         if getattr(obj, "__transpile_bound__", None) is not None:
             self.error(func, RETURNED_NOT_TRANSFORMED, RETURNED_HINT)
-        transformed = getattr(obj, "__transpile__", None) is not None
+        # a transformed or jitted function: its generated entry, or the function jit compiles, is what runs
+        transformed = getattr(obj, "__transpile__", None) is not None or hasattr(obj, "__transpile_jit__")
         if transformed:
             target = API.generated_function(obj, (len(expr.args), [k.arg for k in expr.keywords]))
         else:
@@ -1693,50 +1748,99 @@ class _FunctionDesugarer:
                 "inside a transformed function, call jvp as jvp(f, (x, ...), (x_dot, ...))",
                 "pass the primals and the tangents as tuples written out, one tangent per primal",
             )
-        ok, fun, _, _ = self._resolve_chain(expr.args[0])
-        if not ok:
-            self.error(expr.args[0], "the function given to jvp must be defined at module level")
+        first, primals, tangents = expr.args[0], expr.args[1].elts, expr.args[2].elts
+        closure = self.lifted.get(first.id) if isinstance(first, gast.Name) else None
+        if isinstance(first, gast.Lambda):
+            closure = self._lift_lambda(first)
+        if closure is not None:  # the values it closes over are primals too, with zero tangents
+            if len(primals) != len(closure.node.args.args):
+                self.error(expr, f"jvp: the function takes {len(closure.node.args.args)} primal(s)")
+            fun = closure.transformed if closure.transformed is not None else closure.fn
+            primals = primals + [name(e) for e in closure.extra]
+            tangents = tangents + [gast.Constant(value=0.0, kind=None) for _ in closure.extra]
+        else:
+            ok, fun, _, _ = self._resolve_chain(first)
+            if not ok:
+                self.error(first, "the function given to jvp must be defined at module level")
         target = API.tangent_entry(fun)
         key = self.builder.function_key(target)
-        node = expr.args[1].elts + expr.args[2].elts
+        node = primals + tangents
         call = gast.Call(func=expr.func, args=node, keywords=[])
         gast.copy_location(call, expr)
         return self._user_call(key, _fake_args(target), [], call, stmt, defaults_obj=target)
 
     def _transform_of(self, call):
         """The transformed function an expression like `tp.grad(f, argnums=1)` builds (its arguments are
-        functions and constants from the enclosing scope)."""
+        functions and constants from the enclosing scope, or, first, a closure: a lambda or a nested def), and the
+        closure it transforms (None for a module-level function)."""
         maker = self._resolve_callable(call.func)
         if maker not in API.makers:
             self.error(call, "only functions and transformations (tp.grad(f), tp.vmap(f), ...) can be called here")
+        first = call.args[0] if call.args else None
+        closure = None
+        if isinstance(first, gast.Lambda):
+            closure = self._lift_lambda(first)
+        elif isinstance(first, gast.Name) and first.id in self.lifted:
+            closure = self.lifted[first.id]
+        if closure is None:
+            values = [self._static_value(a) for a in call.args]
+            return maker(*values, **{k.arg: self._static_value(k.value) for k in call.keywords}), None
+        fun = closure.transformed if closure.transformed is not None else closure.fn
+        values = [self._static_value(a) for a in call.args[1:]]
+        named = {k.arg: self._static_value(k.value) for k in call.keywords}
+        return API.closure_transform(maker, fun, len(closure.extra), values, named), closure
 
-        def value(node):
-            if isinstance(node, gast.Constant):
-                return node.value
-            if isinstance(node, (gast.Tuple, gast.List)):
-                return (
-                    type(node).__name__ == "Tuple"
-                    and tuple(value(e) for e in node.elts)
-                    or [value(e) for e in node.elts]
-                )
-            if (
-                isinstance(node, gast.UnaryOp)
-                and isinstance(node.op, gast.USub)
-                and isinstance(node.operand, gast.Constant)
-            ):
-                return -node.operand.value
-            ok, obj, reader, path = self._resolve_chain(node)
-            if not ok:
-                self.error(
-                    node,
-                    "the arguments of a transformation called inside a transformed function must be "
-                    "module-level functions and constants",
-                    "define the function at module level",
-                )
-            self._guard(path, obj, reader, node)  # `tp.grad(self.f)`: built again once `self.f` holds another
-            return obj
+    def _static_value(self, node):
+        """The value of an argument of a transformation: a constant, or a module-level function or value."""
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, (gast.Tuple, gast.List)):
+            items = [self._static_value(e) for e in node.elts]
+            return tuple(items) if isinstance(node, gast.Tuple) else items
+        if (
+            isinstance(node, gast.UnaryOp)
+            and isinstance(node.op, gast.USub)
+            and isinstance(node.operand, gast.Constant)
+        ):
+            return -node.operand.value
+        if isinstance(node, gast.Name) and node.id in self.lifted:
+            self.error(node, "a nested function can be transformed only as the function a transformation takes")
+        ok, obj, reader, path = self._resolve_chain(node)
+        if not ok:
+            self.error(
+                node,
+                "the arguments of a transformation called inside a transformed function must be functions "
+                "(module-level, nested or lambdas) and constants",
+                "compute the value outside, or pass it to the function as an argument",
+            )
+        self._guard(path, obj, reader, node)  # `tp.grad(self.f)`: built again once `self.f` holds another
+        return obj
 
-        return maker(*[value(a) for a in call.args], **{k.arg: value(k.value) for k in call.keywords})
+    def _closure_call(self, closure, expr):
+        """`expr`, a call of a transformation of `closure`, with every argument by position, then the values the
+        closure closes over (the transformations map or differentiate none of these)."""
+        params = closure.node.args.args
+        given = {k.arg: k.value for k in expr.keywords}
+        if len(expr.args) > len(params):
+            self.error(expr, f"too many arguments: the function takes {len(params)}")
+        for k in expr.keywords:
+            if k.arg not in {p.id for p in params}:
+                self.error(k.value, f"unexpected keyword argument `{k.arg}`")
+        defaults = dict(
+            zip([p.id for p in params][len(params) - len(closure.node.args.defaults) :], closure.node.args.defaults)
+        )
+        args = list(expr.args)
+        for p in params[len(expr.args) :]:
+            if p.id in given:
+                args.append(given[p.id])
+            elif isinstance(defaults.get(p.id), gast.Constant):
+                args.append(copy.deepcopy(defaults[p.id]))
+            elif p.id in defaults:
+                self.error(defaults[p.id], "a transformed nested function's defaults must be constants", "pass it")
+            else:
+                self.error(expr, f"missing argument `{p.id}`")
+        args += [name(e) for e in closure.extra]
+        return gast.copy_location(gast.Call(func=expr.func, args=args, keywords=[]), expr)
 
     def _user_call(self, key, args_node, extra, expr, stmt, defaults_obj):
         params = [a.id for a in args_node.args]

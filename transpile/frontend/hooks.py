@@ -15,6 +15,7 @@ class ApiHooks:
     tangent_entry: object = None  # fun -> the generated function taking primals then tangents
     generated_function: object = None  # (transformed, call) -> its generated entry for that call
     is_unbound: object = None  # whether a function is a class-body method (or a transform of one)
+    closure_transform: object = None  # (maker, lifted closure, its count of free values, args, kwargs) -> transformed
 
 
 API = ApiHooks()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import gast
 
 from ..errors import Location, TranspileError
+from .closures import LIFTED
 
 # the compiler flags a `from __future__ import ...` leaves in co_flags (nested_scopes' flag is also CO_NESTED)
 _FUTURE_FLAGS = sum(getattr(__future__, n).compiler_flag for n in __future__.all_feature_names if n != "nested_scopes")
@@ -188,7 +189,7 @@ def _running_definition(fn, filename):
     return gast.ast_to_gast(node)
 
 
-def _lambda_to_def(lam: gast.Lambda, name: str) -> gast.FunctionDef:
+def lambda_to_def(lam: gast.Lambda, name: str) -> gast.FunctionDef:
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
     fdef = gast.FunctionDef(
@@ -199,6 +200,9 @@ def _lambda_to_def(lam: gast.Lambda, name: str) -> gast.FunctionDef:
 
 def parse_function(fn) -> ParsedFunction:
     """Parse `fn` (a def or a lambda) into a FunctionDef with file-accurate positions."""
+    lifted = getattr(fn, LIFTED, None)
+    if lifted is not None:  # a closure the frontend lifted: its definition, not its (stand-in) code
+        return ParsedFunction(fn, lifted.node, lifted.filename)
     if getattr(fn, "__code__", None) is None:
         raise TranspileError(
             f"{fn!r} is not a Python function, so its source cannot be read",
@@ -207,7 +211,7 @@ def parse_function(fn) -> ParsedFunction:
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     node = _running_definition(fn, filename)
     if isinstance(node, gast.Lambda):
-        return ParsedFunction(fn, _lambda_to_def(node, "lambda_"), filename)
+        return ParsedFunction(fn, lambda_to_def(node, "lambda_"), filename)
     if isinstance(node, gast.AsyncFunctionDef):
         raise TranspileError(
             "async functions are not supported",

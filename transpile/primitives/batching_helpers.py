@@ -335,17 +335,38 @@ for _product in ["matmul", "dot"]:  # bilinear: the tangent of a product is the 
             "b": f"rt.batched_{_product}(a, t, a_batched=a_batched, b_batched=b_batched)",
         },
     )
+# nested vmap's axis moves (linear: each one's adjoint is the other's)
 defhelper(
     rt.prepare_batched_batched,
     params=["value", "spec", "size"],
     container=True,
     structural=("spec", "size"),
+    vjp={"value": "rt.unprepare_batched_batched(g, value, spec)"},
+    jvp={"value": "rt.prepare_batched_batched(t, spec, size)"},
 )
 defhelper(
     rt.finish_batched_batched,
     params=["value", "spec", "batched", "size"],
     container=True,
     structural=("spec", "batched", "size"),
+    vjp={"value": "rt.unfinish_batched_batched(g, spec, batched=batched, size=size)"},
+    jvp={"value": "rt.finish_batched_batched(t, spec, batched=batched, size=size)"},
+)
+defhelper(
+    rt.unprepare_batched_batched,
+    params=["v", "like", "spec"],
+    container=True,
+    structural=("like", "spec"),
+    vjp={"v": "rt.prepare_batched_batched(g, spec, rt.batch_of_batched(v))"},
+    jvp={"v": "rt.unprepare_batched_batched(t, like, spec)"},
+)
+defhelper(
+    rt.unfinish_batched_batched,
+    params=["v", "spec", "batched", "size"],
+    container=True,
+    structural=("spec", "batched", "size"),
+    vjp={"v": "rt.finish_batched_batched(g, spec, batched=batched, size=size)"},
+    jvp={"v": "rt.unfinish_batched_batched(t, spec, batched=batched, size=size)"},
 )
 for _name in ["batch_axis", "batch_shape", "batch_transpose_axes"]:  # read only shapes
     defprim(
@@ -369,17 +390,50 @@ defhelper(
 
 # batching rules of the adjoint helpers (vmap of grad); no derivative rules yet (third order).  Those that vmap
 # calls with its flags as keywords (`v_batched=True`) take the parameters of their runtime signatures.
+defhelper(
+    rt.unbroadcast_batched,
+    params=["v", "like", "v_batched", "like_batched"],
+    structural=("like", "v_batched", "like_batched"),
+    vjp={"v": "rt.unbroadcast_batched_vjp(g, v, v_batched=v_batched)"},
+    jvp={"v": "rt.unbroadcast_batched(t, like, v_batched=v_batched, like_batched=like_batched)"},
+)
+_EXPAND = (
+    "like, axis=axis, keepdims=keepdims, v_batched=v_batched, like_batched=like_batched, axis_batched=axis_batched"
+)
+defhelper(
+    rt.expand_reduced_batched,
+    params=["v", "like", "axis", "keepdims", "v_batched", "like_batched", "axis_batched=False"],
+    structural=("like", "axis", "keepdims", "v_batched", "like_batched", "axis_batched"),
+    vjp={"v": f"rt.expand_reduced_batched_vjp(g, v, {_EXPAND})"},
+    jvp={"v": f"rt.expand_reduced_batched(t, {_EXPAND})"},
+)
+defhelper(
+    rt.batched_materialize,
+    params=["v", "like", "v_batched", "like_batched"],
+    container=True,
+    tangent_zeros="none",  # as materialize: the tangent gets its primal's shape
+    structural=("like", "v_batched", "like_batched"),
+    vjp={"v": "rt.unbroadcast(rt.real_like(g, like), v)"},
+    jvp={"v": "rt.batched_materialize(t, like, v_batched=v_batched, like_batched=like_batched)"},
+)
+# the adjoints of those (third order): no derivative rules yet
+defhelper(rt.unbroadcast_batched_vjp)
+defhelper(rt.expand_reduced_batched_vjp)
 for _name in [
-    "unbroadcast_batched",
-    "expand_reduced_batched",
     "dot_vjp_a_batched",
     "dot_vjp_b_batched",
     "batched_add_at",
     "batched_get_kept",
-    "batched_materialize",
-    "batched_pack_like",
 ]:
     defhelper(getattr(rt, _name))
+defhelper(
+    rt.batched_pack_like,
+    params=["like", "parts", "like_batched"],
+    container=True,
+    structural=("like", "like_batched"),
+    vjp={"parts": "rt.batched_unpack(g, len(parts))"},
+    jvp={"parts": "rt.batched_pack_like(like, t, like_batched=like_batched)"},
+)
 for _name in [
     "batched_matmul_vjp_a",
     "batched_matmul_vjp_b",

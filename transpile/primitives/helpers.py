@@ -345,6 +345,7 @@ defhelper(
     jvp={"v": "rt.unfinish_batched(t, spec, batched=batched, size=size)"},
 )
 defhelper(rt.batch_of, params=["value"], nondiff=True)
+defhelper(rt.batch_of_batched, params=["value"], nondiff=True)
 # The adjoint and the tangent of a field read x.name (containers hold batched parts: batching is the same code)
 defhelper(
     rt.add_field,
