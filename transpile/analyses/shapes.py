@@ -69,7 +69,7 @@ class SameShapes:
         for operand in operands:
             if isinstance(operand, gast.Name) and operand.id in self._once:
                 names.append(operand.id)
-            elif not (isinstance(operand, gast.Constant) and type(operand.value) in (int, float, bool)):
+            elif not _is_number(operand):
                 return  # an operand of unknown shape
         if names and all(self.same(names[0], other) for other in names[1:]):
             self._parent[self._find(target)] = self._find(names[0])
@@ -81,7 +81,7 @@ class SameShapes:
         if prim is None or bound is None or OPERATOR_SYNTAX.get(prim.name, ("",))[0] not in ARITHMETIC:
             return
         names = [o for o in bound.values() if isinstance(o, gast.Name) and o.id in self._once]
-        numbers = [o for o in bound.values() if isinstance(o, gast.Constant) and type(o.value) in (int, float, bool)]
+        numbers = [o for o in bound.values() if _is_number(o)]
         if len(names) != 1 or len(names) + len(numbers) != len(bound):
             return
         if prim.sequences == "repeat" and any(type(n.value) is not float for n in numbers):
@@ -100,3 +100,8 @@ class SameShapes:
         if kind != "repeat" or not all(isinstance(o, gast.Name) for o in operands):
             return False
         return all(self.same(operands[0].id, o.id) for o in operands[1:])
+
+
+def _is_number(node) -> bool:
+    """Whether `node` is a Python number written in the source (an int, float or bool literal)."""
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float, bool)
