@@ -309,6 +309,22 @@ def _permutation(spec, to):
     return tuple(spec.index(letter) for letter in to)
 
 
+def _correlate(x, kernel, sh, sw):
+    """The cross-correlation of padded (N, C, H, W) `x` with (O, C, fh, fw) `kernel`, windows taken every (sh, sw)."""
+    fh, fw = kernel.shape[2], kernel.shape[3]
+    out_h = (x.shape[2] - fh) // sh + 1
+    out_w = (x.shape[3] - fw) // sw + 1
+    out = np.einsum(
+        "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
+    )
+    for i in range(fh):
+        for j in range(fw):
+            if i + j > 0:
+                patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
+                out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
+    return out
+
+
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
     """Two-dimensional convolution (a cross-correlation, as lax.conv_general_dilated) with the layouts
     `dimension_numbers` = (inputs, kernel, outputs), e.g. ('NHWC', 'HWIO', 'NHWC') (`Conv`) or ('NCHW', 'OIHW',
@@ -341,17 +357,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
         kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
         top, bottom = _pads(x.shape[2], fh, sh, same)
         left, right = _pads(x.shape[3], fw, sw, same)
-        x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
-        out_h = (x.shape[2] - fh) // sh + 1
-        out_w = (x.shape[3] - fw) // sw + 1
-        out = np.einsum(
-            "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
-        )
-        for i in range(fh):
-            for j in range(fw):
-                if i + j > 0:
-                    patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
-                    out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
+        out = _correlate(np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right))), kernel, sh, sw)
         return (np.transpose(out, from_out) if move_out else out) + b
 
     return init_fun, apply_fun
