@@ -1,5 +1,5 @@
 """transpile.example_libraries.stax: output shapes from init against apply, each layer against NumPy written out
-here (convolution and pooling as loops), keys split as JAX's stax splits them, tp.grad of
+here (convolution, transposed convolution and pooling as loops), keys split as JAX's stax splits them, tp.grad of
 small networks (with Dropout too) against float64 central differences, tp.vmap against stacking, and networks under
 tp.jit."""
 
@@ -50,6 +50,10 @@ _SHAPE_CASES = [
     ("Conv VALID strided", stax.Conv(2, (2, 3), strides=(2, 2)), (2, 7, 8, 1)),
     ("GeneralConv NCHW", stax.GeneralConv(("NCHW", "OIHW", "NCHW"), 4, (3, 2), padding="SAME"), (2, 3, 7, 6)),
     ("GeneralConv mixed", stax.GeneralConv(("NCHW", "HWIO", "NHWC"), 4, (3, 2), (1, 2)), (2, 3, 7, 6)),
+    ("ConvTranspose VALID", stax.ConvTranspose(4, (3, 2)), (2, 5, 4, 3)),
+    ("ConvTranspose VALID wide strides", stax.ConvTranspose(2, (2, 3), strides=(3, 2)), (2, 5, 4, 3)),
+    ("ConvTranspose SAME strided", stax.ConvTranspose(4, (3, 3), strides=(2, 3), padding="SAME"), (2, 5, 4, 3)),
+    ("GeneralConvTranspose NCHW", stax.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, (4, 2), (2, 1)), (2, 3, 5, 4)),
     ("Flatten", stax.Flatten, (2, 3, 4, 5)),
     ("MaxPool", stax.MaxPool((2, 2)), (2, 5, 6, 3)),
     ("MaxPool SAME strided", stax.MaxPool((3, 2), strides=(2, 1), padding="SAME"), (2, 5, 6, 3)),
@@ -195,6 +199,68 @@ def test_fan_in_concat_and_sum():
     assert stax.FanInConcat(0)[0](None, ((2, 3), (4, 3)))[0] == (6, 3)
 
 
+def _conv_transpose_by_scatter(x, W, b, strides, padding):
+    """lax.conv_transpose of (N, C, H, W) x with (O, C, fh, fw) W as loops: each input entry scattered (added) at
+    stride steps through the kernel flipped, then the window of the outputs JAX keeps (its padding of the dilated
+    input: fh - 1 before for 'VALID' and for 'SAME' when sh > fh - 1, else ceil((fh + sh - 2) / 2))."""
+    (sh, sw), (n, _, h, w), (o, _, fh, fw) = strides, x.shape, W.shape
+    full = np.zeros((n, o, (h - 1) * sh + fh + sh, (w - 1) * sw + fw + sw))
+    for i in range(h):
+        for j in range(w):
+            for a in range(fh):
+                for d in range(fw):
+                    full[:, :, i * sh + fh - 1 - a, j * sw + fw - 1 - d] += x[:, :, i, j] @ W[:, :, a, d].T
+
+    def window(k, s, size):
+        if padding == "VALID":
+            return 0, size * s + max(k - s, 0)
+        before = k - 1 if s > k - 1 else -(-(k + s - 2) // 2)
+        return k - 1 - before, size * s
+
+    (top, out_h), (left, out_w) = window(fh, sh, h), window(fw, sw, w)
+    return full[:, :, top : top + out_h, left : left + out_w] + b
+
+
+@pytest.mark.parametrize(
+    "filter_shape, strides, padding",
+    [
+        ((3, 2), (1, 1), "VALID"),
+        ((3, 2), (2, 3), "VALID"),
+        ((3, 3), (2, 1), "SAME"),
+        ((4, 2), (1, 3), "SAME"),
+        ((2, 5), (3, 2), "SAME"),
+    ],
+)
+def test_conv_transpose_against_scatter_add(filter_shape, strides, padding):
+    layer = stax.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, filter_shape, strides=strides, padding=padding)
+    out_shape, (W, b) = _init(layer, (2, 3, 5, 4))
+    assert W.shape == (4, 3) + filter_shape and b.shape == (1, 4, 1, 1)
+    x = np.random.default_rng(1).normal(size=(2, 3, 5, 4))
+    want = _conv_transpose_by_scatter(x, W, b, strides, padding)
+    assert want.shape == out_shape
+    np.testing.assert_allclose(layer[1]((W, b), x), want, rtol=1e-12)
+    # JAX's ConvTranspose: (N, H, W, C) inputs and outputs, an (fh, fw, in, out) kernel
+    layer = stax.ConvTranspose(4, filter_shape, strides=strides, padding=padding)
+    _, (W, b) = _init(layer, (2, 5, 4, 3))
+    x = np.moveaxis(x, 1, 3)
+    want = _conv_transpose_by_scatter(np.moveaxis(x, 3, 1), np.transpose(W, (3, 2, 0, 1)), 0.0, strides, padding)
+    np.testing.assert_allclose(layer[1]((W, b), x), np.moveaxis(want, 1, 3) + b, rtol=1e-12)
+
+
+def test_conv_transpose_is_the_adjoint_of_conv():
+    """'VALID' with windows at least as tall as the strides: <conv_transpose(x, W), y> = <x, conv(y, V)>, V the kernel
+    flipped with its in and out axes swapped (the transpose of the strided convolution, as the name says)."""
+    transpose = stax.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, (3, 2), strides=(2, 2))
+    out_shape, (W, _) = _init(transpose, (2, 3, 5, 4))
+    zero = np.zeros((1, 4, 1, 1))
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=(2, 3, 5, 4)), rng.normal(size=out_shape)
+    conv = stax.GeneralConv(("NCHW", "OIHW", "NCHW"), 3, (3, 2), strides=(2, 2))
+    V = np.transpose(W[:, :, ::-1, ::-1], (1, 0, 2, 3))
+    lhs = np.sum(transpose[1]((W, zero), x) * y)
+    np.testing.assert_allclose(lhs, np.sum(x * conv[1]((V, np.zeros((1, 3, 1, 1))), y)), rtol=1e-12)
+
+
 # ------------------------------------------------------------------ keys
 
 
@@ -311,6 +377,17 @@ _NETWORKS = {
         ),
         (3, 4, 4, 2),
     ),
+    "transpose": (
+        stax.serial(
+            stax.ConvTranspose(2, (3, 2), strides=(2, 1), padding="SAME"),
+            stax.Tanh,
+            stax.ConvTranspose(1, (2, 2), strides=(1, 2)),
+            stax.Flatten,
+            stax.Dense(3),
+            stax.LogSoftmax,
+        ),
+        (2, 3, 2, 2),
+    ),
     "batchnorm": (
         stax.serial(
             stax.Dense(4), stax.BatchNorm(axis=0), stax.Sigmoid, stax.Selu, stax.Dense(3), stax.Gelu, stax.LogSoftmax
@@ -346,7 +423,7 @@ def test_grad_of_network_against_central_differences(name):
     np.testing.assert_allclose(got_x, _central_differences(lambda x_: loss(params, x_, y), x), rtol=1e-5, atol=1e-8)
 
 
-@pytest.mark.parametrize("name", ["conv", "branches"])
+@pytest.mark.parametrize("name", ["conv", "transpose", "branches"])
 def test_vmap_of_apply_is_stacking(name):
     layer, shape = _NETWORKS[name]
     _, params = _init(layer, shape)

@@ -16,8 +16,8 @@ grads = tp.grad(loss)(params, x, y, key)
 Where this differs from JAX: `serial` and `parallel` hold their layers' parameters (and `parallel`, `FanOut` their
 outputs) in tuples, not lists, so that compiled code can take layers of different kinds; `apply_fun` takes the one
 keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `glorot_normal` draws an untruncated normal;
-`Gelu` is the tanh approximation (JAX's default); `Conv`, `GeneralConv` and the pooling
-layers are two-dimensional; `parallel` and `FanOut` take 1 to 4 branches so far; tp.random's
+`Gelu` is the tanh approximation (JAX's default); `Conv`, `ConvTranspose`, their general forms and the pooling
+layers are two-dimensional (no `Conv1DTranspose`); `parallel` and `FanOut` take 1 to 4 branches so far; tp.random's
 samplers are not compiled by tp.jit yet, so a network drawing a Dropout mask runs under jit with
 `fallback='numpy'` only. transpile calls functions it can name, not the items of a list of functions: `serial` is
 written as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut` write their
@@ -45,6 +45,8 @@ __all__ = [
     "Dense",
     "GeneralConv",
     "Conv",
+    "GeneralConvTranspose",
+    "ConvTranspose",
     "Flatten",
     "MaxPool",
     "AvgPool",
@@ -438,6 +440,75 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
 def Conv(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
     """`GeneralConv` in JAX's `Conv` layouts: inputs and outputs (N, H, W, C), kernel (fh, fw, in, out_chan)."""
     return GeneralConv(("NHWC", "HWIO", "NHWC"), out_chan, filter_shape, strides, padding, W_init, b_init)
+
+
+def _transpose_pads(window, stride, same):
+    """(before, after) padding of a transposed convolution's stride-dilated input, as lax.conv_transpose's."""
+    if same:
+        total = window + stride - 2
+        before = window - 1 if stride > window - 1 else (total + 1) // 2
+    else:
+        total = window + stride - 2 + max(window - stride, 0)
+        before = window - 1
+    return before, total - before
+
+
+def _transpose_size(size, window, stride, same):
+    """The length of a transposed convolution's output along an axis (-1, an unknown batch size, stays -1)."""
+    if size < 0:
+        return size
+    return size * stride if same else size * stride + max(window - stride, 0)
+
+
+def _dilation(size, stride, before, after):
+    """The (size, before + (size - 1) * stride + 1 + after) matrix putting entry i at before + i * stride."""
+    return np.eye(before + (size - 1) * stride + 1 + after)[before : before + (size - 1) * stride + 1 : stride]
+
+
+def GeneralConvTranspose(
+    dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None
+):
+    """Two-dimensional transposed convolution (as lax.conv_transpose, the kernel not flipped): the inputs dilated by
+    `strides` (sh, sw) (zeros between their entries), padded as 'SAME' (outputs sh * H by sw * W) or 'VALID' (sh * H
+    + max(fh - sh, 0) by ...), and cross-correlated with W; layouts, kernel and bias as `GeneralConv`'s."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    if len(filter_shape) != 2:
+        raise ValueError(f"ConvTranspose is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
+    to_lhs, to_rhs = _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW")
+    from_out = _permutation("NCHW", out_spec)
+    move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
+    fh, fw = filter_shape
+    sh, sw = (1, 1) if strides is None else strides
+    same = _check_padding(padding)
+    (top, bottom), (left, right) = _transpose_pads(fh, sh, same), _transpose_pads(fw, sw, same)
+    W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
+    b_init = normal(1e-6) if b_init is None else b_init
+
+    def init_fun(rng, input_shape):
+        n, c, h, w = (input_shape[a] for a in to_lhs)
+        sizes = {"N": n, "C": out_chan, "H": _transpose_size(h, fh, sh, same), "W": _transpose_size(w, fw, sw, same)}
+        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
+        k1, k2 = _split(rng, 2)
+        W = W_init(k1, tuple(kernel[letter] for letter in rhs_spec))
+        b = b_init(k2, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
+        return tuple(sizes[letter] for letter in out_spec), (W, b)
+
+    def apply_fun(params, inputs, rng=None):
+        W, b = params
+        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, H, W)
+        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
+        x = np.einsum("nchw,hy->ncyw", x, _dilation(x.shape[2], sh, top, bottom))
+        x = np.einsum("ncyw,wx->ncyx", x, _dilation(x.shape[3], sw, left, right))
+        out = _correlate(x, kernel, 1, 1)
+        return (np.transpose(out, from_out) if move_out else out) + b
+
+    return init_fun, apply_fun
+
+
+def ConvTranspose(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """`GeneralConvTranspose` in JAX's `ConvTranspose` layouts: inputs and outputs (N, H, W, C), kernel (fh, fw, in,
+    out_chan)."""
+    return GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), out_chan, filter_shape, strides, padding, W_init, b_init)
 
 
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros, gamma_init=ones):
