@@ -54,6 +54,8 @@ _SHAPE_CASES = [
     ("ConvTranspose VALID wide strides", stax.ConvTranspose(2, (2, 3), strides=(3, 2)), (2, 5, 4, 3)),
     ("ConvTranspose SAME strided", stax.ConvTranspose(4, (3, 3), strides=(2, 3), padding="SAME"), (2, 5, 4, 3)),
     ("GeneralConvTranspose NCHW", stax.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, (4, 2), (2, 1)), (2, 3, 5, 4)),
+    ("Conv1DTranspose SAME strided", stax.Conv1DTranspose(3, (3,), strides=(2,), padding="SAME"), (2, 5, 4)),
+    ("Conv1DTranspose VALID", stax.Conv1DTranspose(3, (2,), strides=(3,)), (2, 5, 4)),
     ("Flatten", stax.Flatten, (2, 3, 4, 5)),
     ("MaxPool", stax.MaxPool((2, 2)), (2, 5, 6, 3)),
     ("MaxPool SAME strided", stax.MaxPool((3, 2), strides=(2, 1), padding="SAME"), (2, 5, 6, 3)),
@@ -247,6 +249,21 @@ def test_conv_transpose_against_scatter_add(filter_shape, strides, padding):
     np.testing.assert_allclose(layer[1]((W, b), x), np.moveaxis(want, 1, 3) + b, rtol=1e-12)
 
 
+@pytest.mark.parametrize("strides, padding", [((2,), "SAME"), ((3,), "VALID"), (None, "VALID")])
+def test_conv1d_transpose_against_scatter_add(strides, padding):
+    layer = stax.Conv1DTranspose(3, (4,), strides=strides, padding=padding)
+    out_shape, (W, b) = _init(layer, (2, 5, 4))
+    assert W.shape == (4, 4, 3) and b.shape == (1, 1, 3)
+    x = np.random.default_rng(1).normal(size=(2, 5, 4))
+    # as (N, C, H, 1) inputs and an (O, C, fh, 1) kernel
+    want = _conv_transpose_by_scatter(
+        np.moveaxis(x, 2, 1)[..., None], np.transpose(W, (2, 1, 0))[..., None], 0.0, (strides or (1,)) + (1,), padding
+    )
+    want = np.moveaxis(want[..., 0], 1, 2) + b
+    assert want.shape == out_shape
+    np.testing.assert_allclose(layer[1]((W, b), x), want, rtol=1e-12)
+
+
 def test_conv_transpose_is_the_adjoint_of_conv():
     """'VALID' with windows at least as tall as the strides: <conv_transpose(x, W), y> = <x, conv(y, V)>, V the kernel
     flipped with its in and out axes swapped (the transpose of the strided convolution, as the name says)."""
@@ -387,6 +404,16 @@ _NETWORKS = {
             stax.LogSoftmax,
         ),
         (2, 3, 2, 2),
+    ),
+    "transpose1d": (
+        stax.serial(
+            stax.Conv1DTranspose(2, (3,), strides=(2,), padding="SAME"),
+            stax.Tanh,
+            stax.Flatten,
+            stax.Dense(3),
+            stax.LogSoftmax,
+        ),
+        (2, 3, 2),
     ),
     "batchnorm": (
         stax.serial(

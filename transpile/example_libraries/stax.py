@@ -17,11 +17,11 @@ Where this differs from JAX: `serial` and `parallel` hold their layers' paramete
 outputs) in tuples, not lists, so that compiled code can take layers of different kinds; `apply_fun` takes the one
 keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `glorot_normal` draws an untruncated normal;
 `Gelu` is the tanh approximation (JAX's default); `Conv`, `ConvTranspose`, their general forms and the pooling
-layers are two-dimensional (no `Conv1DTranspose`); `parallel` and `FanOut` take 1 to 4 branches so far; tp.random's
-samplers are not compiled by tp.jit yet, so a network drawing a Dropout mask runs under jit with
-`fallback='numpy'` only. transpile calls functions it can name, not the items of a list of functions: `serial` is
-written as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut` write their
-tuples out for each number of branches.
+layers are two-dimensional (and `Conv1DTranspose` one-dimensional); `parallel` and `FanOut` take 1 to 4 branches
+so far; tp.random's samplers are not compiled by tp.jit yet, so a network drawing a Dropout mask runs under jit
+with `fallback='numpy'` only. transpile calls functions it can name, not the items of a list of functions:
+`serial` is written as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut`
+write their tuples out for each number of branches.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ __all__ = [
     "Conv",
     "GeneralConvTranspose",
     "ConvTranspose",
+    "Conv1DTranspose",
     "Flatten",
     "MaxPool",
     "AvgPool",
@@ -509,6 +510,31 @@ def ConvTranspose(out_chan, filter_shape, strides=None, padding="VALID", W_init=
     """`GeneralConvTranspose` in JAX's `ConvTranspose` layouts: inputs and outputs (N, H, W, C), kernel (fh, fw, in,
     out_chan)."""
     return GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), out_chan, filter_shape, strides, padding, W_init, b_init)
+
+
+def Conv1DTranspose(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """One-dimensional transposed convolution in JAX's `Conv1DTranspose` layouts: inputs and outputs (N, H, C),
+    kernel (fh, in, out_chan), bias (1, 1, out_chan); the two-dimensional one over a width of 1."""
+    if len(filter_shape) != 1:
+        raise ValueError(f"Conv1DTranspose is one-dimensional: filter_shape has one entry, not {filter_shape!r}")
+    (fh,) = filter_shape
+    (sh,) = (1,) if strides is None else strides
+    same = _check_padding(padding)
+    W_init = glorot_normal(1, 2) if W_init is None else W_init
+    b_init = normal(1e-6) if b_init is None else b_init
+    transpose2d = GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), out_chan, (fh, 1), (sh, 1), padding)[1]
+
+    def init_fun(rng, input_shape):
+        n, h, c = input_shape
+        k1, k2 = _split(rng, 2)
+        output_shape = (n, _transpose_size(h, fh, sh, same), out_chan)
+        return output_shape, (W_init(k1, (fh, c, out_chan)), b_init(k2, (1, 1, out_chan)))
+
+    def apply_fun(params, inputs, rng=None):
+        W, b = params
+        return transpose2d((W[:, None], b[:, None]), inputs[:, :, None])[:, :, 0]
+
+    return init_fun, apply_fun
 
 
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros, gamma_init=ones):
