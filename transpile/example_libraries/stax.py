@@ -383,20 +383,24 @@ def _permutation(spec, to):
     return tuple(spec.index(letter) for letter in to)
 
 
-def _correlate(x, kernel, sh, sw):
-    """The cross-correlation of padded (N, C, H, W) `x` with (O, C, fh, fw) `kernel`, windows taken every (sh, sw)."""
-    fh, fw = kernel.shape[2], kernel.shape[3]
-    out_h = (x.shape[2] - fh) // sh + 1
-    out_w = (x.shape[3] - fw) // sw + 1
-    out = np.einsum(
-        "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
-    )
-    for i in range(fh):
-        for j in range(fw):
-            if i + j > 0:
-                patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
-                out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
-    return out
+def _correlation(fh, fw, sh, sw):
+    """The cross-correlation of padded (N, C, H, W) inputs with (O, C, fh, fw) kernels, windows taken every (sh, sw);
+    the window and strides are its constants (loops over constants compile, under jit(grad) too)."""
+
+    def correlate(x, kernel):
+        out_h = (x.shape[2] - fh) // sh + 1
+        out_w = (x.shape[3] - fw) // sw + 1
+        out = np.einsum(
+            "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
+        )
+        for i in range(fh):
+            for j in range(fw):
+                if i + j > 0:
+                    patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
+                    out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
+        return out
+
+    return correlate
 
 
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
@@ -414,6 +418,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     fh, fw = filter_shape
     sh, sw = (1, 1) if strides is None else strides
     same = _check_padding(padding)
+    correlate = _correlation(fh, fw, sh, sw)
     W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
     b_init = normal(1e-6) if b_init is None else b_init
 
@@ -432,7 +437,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
         kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
         top, bottom = _pads(x.shape[2], fh, sh, same)
         left, right = _pads(x.shape[3], fw, sw, same)
-        out = _correlate(np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right))), kernel, sh, sw)
+        out = correlate(np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right))), kernel)
         return (np.transpose(out, from_out) if move_out else out) + b
 
     return init_fun, apply_fun
@@ -482,6 +487,7 @@ def GeneralConvTranspose(
     sh, sw = (1, 1) if strides is None else strides
     same = _check_padding(padding)
     (top, bottom), (left, right) = _transpose_pads(fh, sh, same), _transpose_pads(fw, sw, same)
+    correlate = _correlation(fh, fw, 1, 1)
     W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
     b_init = normal(1e-6) if b_init is None else b_init
 
@@ -500,7 +506,7 @@ def GeneralConvTranspose(
         kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
         x = np.einsum("nchw,hy->ncyw", x, _dilation(x.shape[2], sh, top, bottom))
         x = np.einsum("ncyw,wx->ncyx", x, _dilation(x.shape[3], sw, left, right))
-        out = _correlate(x, kernel, 1, 1)
+        out = correlate(x, kernel)
         return (np.transpose(out, from_out) if move_out else out) + b
 
     return init_fun, apply_fun
