@@ -1,6 +1,7 @@
 """transpile.example_libraries.stax: output shapes from init against apply, each layer against NumPy written out
-here (convolution and pooling as loops), tp.grad of small networks against float64 central differences, tp.vmap
-against stacking, and a network under tp.jit."""
+here (convolution, transposed convolution and pooling as loops), keys split as JAX's stax splits them, tp.grad of
+small networks (with Dropout too) against float64 central differences, tp.vmap against stacking, and networks under
+tp.jit."""
 
 import numpy as np
 import pytest
@@ -49,6 +50,12 @@ _SHAPE_CASES = [
     ("Conv VALID strided", stax.Conv(2, (2, 3), strides=(2, 2)), (2, 7, 8, 1)),
     ("GeneralConv NCHW", stax.GeneralConv(("NCHW", "OIHW", "NCHW"), 4, (3, 2), padding="SAME"), (2, 3, 7, 6)),
     ("GeneralConv mixed", stax.GeneralConv(("NCHW", "HWIO", "NHWC"), 4, (3, 2), (1, 2)), (2, 3, 7, 6)),
+    ("ConvTranspose VALID", stax.ConvTranspose(4, (3, 2)), (2, 5, 4, 3)),
+    ("ConvTranspose VALID wide strides", stax.ConvTranspose(2, (2, 3), strides=(3, 2)), (2, 5, 4, 3)),
+    ("ConvTranspose SAME strided", stax.ConvTranspose(4, (3, 3), strides=(2, 3), padding="SAME"), (2, 5, 4, 3)),
+    ("GeneralConvTranspose NCHW", stax.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, (4, 2), (2, 1)), (2, 3, 5, 4)),
+    ("Conv1DTranspose SAME strided", stax.Conv1DTranspose(3, (3,), strides=(2,), padding="SAME"), (2, 5, 4)),
+    ("Conv1DTranspose VALID", stax.Conv1DTranspose(3, (2,), strides=(3,)), (2, 5, 4)),
     ("Flatten", stax.Flatten, (2, 3, 4, 5)),
     ("MaxPool", stax.MaxPool((2, 2)), (2, 5, 6, 3)),
     ("MaxPool SAME strided", stax.MaxPool((3, 2), strides=(2, 1), padding="SAME"), (2, 5, 6, 3)),
@@ -194,15 +201,152 @@ def test_fan_in_concat_and_sum():
     assert stax.FanInConcat(0)[0](None, ((2, 3), (4, 3)))[0] == (6, 3)
 
 
+def _conv_transpose_by_scatter(x, W, b, strides, padding):
+    """lax.conv_transpose of (N, C, H, W) x with (O, C, fh, fw) W as loops: each input entry scattered (added) at
+    stride steps through the kernel flipped, then the window of the outputs JAX keeps (its padding of the dilated
+    input: fh - 1 before for 'VALID' and for 'SAME' when sh > fh - 1, else ceil((fh + sh - 2) / 2))."""
+    (sh, sw), (n, _, h, w), (o, _, fh, fw) = strides, x.shape, W.shape
+    full = np.zeros((n, o, (h - 1) * sh + fh + sh, (w - 1) * sw + fw + sw))
+    for i in range(h):
+        for j in range(w):
+            for a in range(fh):
+                for d in range(fw):
+                    full[:, :, i * sh + fh - 1 - a, j * sw + fw - 1 - d] += x[:, :, i, j] @ W[:, :, a, d].T
+
+    def window(k, s, size):
+        if padding == "VALID":
+            return 0, size * s + max(k - s, 0)
+        before = k - 1 if s > k - 1 else -(-(k + s - 2) // 2)
+        return k - 1 - before, size * s
+
+    (top, out_h), (left, out_w) = window(fh, sh, h), window(fw, sw, w)
+    return full[:, :, top : top + out_h, left : left + out_w] + b
+
+
+@pytest.mark.parametrize(
+    "filter_shape, strides, padding",
+    [
+        ((3, 2), (1, 1), "VALID"),
+        ((3, 2), (2, 3), "VALID"),
+        ((3, 3), (2, 1), "SAME"),
+        ((4, 2), (1, 3), "SAME"),
+        ((2, 5), (3, 2), "SAME"),
+    ],
+)
+def test_conv_transpose_against_scatter_add(filter_shape, strides, padding):
+    layer = stax.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, filter_shape, strides=strides, padding=padding)
+    out_shape, (W, b) = _init(layer, (2, 3, 5, 4))
+    assert W.shape == (4, 3) + filter_shape and b.shape == (1, 4, 1, 1)
+    x = np.random.default_rng(1).normal(size=(2, 3, 5, 4))
+    want = _conv_transpose_by_scatter(x, W, b, strides, padding)
+    assert want.shape == out_shape
+    np.testing.assert_allclose(layer[1]((W, b), x), want, rtol=1e-12)
+    # JAX's ConvTranspose: (N, H, W, C) inputs and outputs, an (fh, fw, in, out) kernel
+    layer = stax.ConvTranspose(4, filter_shape, strides=strides, padding=padding)
+    _, (W, b) = _init(layer, (2, 5, 4, 3))
+    x = np.moveaxis(x, 1, 3)
+    want = _conv_transpose_by_scatter(np.moveaxis(x, 3, 1), np.transpose(W, (3, 2, 0, 1)), 0.0, strides, padding)
+    np.testing.assert_allclose(layer[1]((W, b), x), np.moveaxis(want, 1, 3) + b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("strides, padding", [((2,), "SAME"), ((3,), "VALID"), (None, "VALID")])
+def test_conv1d_transpose_against_scatter_add(strides, padding):
+    layer = stax.Conv1DTranspose(3, (4,), strides=strides, padding=padding)
+    out_shape, (W, b) = _init(layer, (2, 5, 4))
+    assert W.shape == (4, 4, 3) and b.shape == (1, 1, 3)
+    x = np.random.default_rng(1).normal(size=(2, 5, 4))
+    # as (N, C, H, 1) inputs and an (O, C, fh, 1) kernel
+    want = _conv_transpose_by_scatter(
+        np.moveaxis(x, 2, 1)[..., None], np.transpose(W, (2, 1, 0))[..., None], 0.0, (strides or (1,)) + (1,), padding
+    )
+    want = np.moveaxis(want[..., 0], 1, 2) + b
+    assert want.shape == out_shape
+    np.testing.assert_allclose(layer[1]((W, b), x), want, rtol=1e-12)
+
+
+def test_conv_transpose_is_the_adjoint_of_conv():
+    """'VALID' with windows at least as tall as the strides: <conv_transpose(x, W), y> = <x, conv(y, V)>, V the kernel
+    flipped with its in and out axes swapped (the transpose of the strided convolution, as the name says)."""
+    transpose = stax.GeneralConvTranspose(("NCHW", "OIHW", "NCHW"), 4, (3, 2), strides=(2, 2))
+    out_shape, (W, _) = _init(transpose, (2, 3, 5, 4))
+    zero = np.zeros((1, 4, 1, 1))
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=(2, 3, 5, 4)), rng.normal(size=out_shape)
+    conv = stax.GeneralConv(("NCHW", "OIHW", "NCHW"), 3, (3, 2), strides=(2, 2))
+    V = np.transpose(W[:, :, ::-1, ::-1], (1, 0, 2, 3))
+    lhs = np.sum(transpose[1]((W, zero), x) * y)
+    np.testing.assert_allclose(lhs, np.sum(x * conv[1]((V, np.zeros((1, 3, 1, 1))), y)), rtol=1e-12)
+
+
+# ------------------------------------------------------------------ keys
+
+
+def test_init_takes_a_key_as_jax_splits_it():
+    """serial splits its key into (rest, layer) per layer and Dense into (W, b), as JAX's stax; the initializers
+    draw tp.random.normal from their key (Glorot: scaled by sqrt(2 / (fan_in + fan_out)))."""
+    layer = stax.serial(stax.Dense(3), stax.Relu, stax.Dense(2))
+    key = tp.random.PRNGKey(7)
+    shape, params = layer[0](key, (5, 4))
+    assert shape == (5, 2)
+    rest, first = tp.random.split(key)
+    k1, k2 = tp.random.split(first)
+    np.testing.assert_array_equal(params[0][0], tp.random.normal(k1, (4, 3)) * np.sqrt(2.0 / 7))
+    np.testing.assert_array_equal(params[0][1], tp.random.normal(k2, (3,)) * 1e-2)
+    _, second = tp.random.split(tp.random.split(rest)[0])  # Relu took the next key
+    np.testing.assert_array_equal(params[2][0], tp.random.normal(tp.random.split(second)[0], (3, 2)) * np.sqrt(0.4))
+    _assert_close_trees(layer[0](key, (5, 4))[1], params, rtol=0, atol=0)  # the same key, the same parameters
+    other = layer[0](tp.random.PRNGKey(8), (5, 4))[1]
+    assert not np.allclose(other[0][0], params[0][0])
+    # a Generator is still taken, drawn in the layers' order
+    _, from_generator = layer[0](np.random.default_rng(0), (5, 4))
+    want = np.random.default_rng(0).standard_normal((4, 3)) * np.sqrt(2.0 / 7)
+    np.testing.assert_array_equal(from_generator[0][0], want)
+    with pytest.raises(TypeError, match="tp.random key or a NumPy Generator"):
+        layer[0](0, (5, 4))
+
+
+def test_init_of_every_layer_takes_a_key():
+    for _, layer, input_shape in _SHAPE_CASES:
+        output_shape, params = layer[0](tp.random.PRNGKey(0), input_shape)
+        x = np.random.default_rng(1).normal(size=input_shape)
+        assert _shape_of(layer[1](params, x)) == output_shape
+
+
 def test_dropout():
     x = np.random.default_rng(1).normal(size=(200, 50))
-    out = stax.Dropout(0.8)[1]((), x, rng=np.random.default_rng(2))
+    key = tp.random.PRNGKey(2)
+    apply_fun = stax.Dropout(0.8)[1]
+    out = apply_fun((), x, rng=key)
     kept = out != 0
+    np.testing.assert_array_equal(kept, tp.random.bernoulli(key, 0.8, x.shape))  # JAX's mask
     np.testing.assert_allclose(out[kept], x[kept] / 0.8)
     assert abs(kept.mean() - 0.8) < 0.02  # 10,000 draws: 5 standard deviations
+    np.testing.assert_array_equal(apply_fun((), x, rng=key), out)  # the same key, the same mask
+    assert not np.array_equal(apply_fun((), x, rng=tp.random.PRNGKey(3)) != 0, kept)
     np.testing.assert_array_equal(stax.Dropout(0.8, mode="test")[1]((), x), x)
     with pytest.raises(ValueError, match="rng"):
-        stax.Dropout(0.8)[1]((), x)
+        apply_fun((), x)
+    with pytest.raises(TypeError, match="random key"):
+        apply_fun((), x, rng=np.random.default_rng(2))
+    with pytest.raises(ValueError, match="mode"):
+        stax.Dropout(0.8, mode="eval")
+
+
+def test_serial_and_parallel_split_apply_keys():
+    """Each layer gets its own key: serial and parallel split theirs into one per layer, as JAX's."""
+    x = np.random.default_rng(1).normal(size=(6, 5))
+    key = tp.random.PRNGKey(4)
+    drop = stax.Dropout(0.5)
+    _, apply_fun = stax.serial(drop, stax.Tanh, drop)
+    k0, _, k2 = tp.random.split(key, 3)
+    np.testing.assert_array_equal(
+        apply_fun(((), (), ()), x, rng=key), drop[1]((), np.tanh(drop[1]((), x, rng=k0)), rng=k2)
+    )
+    _, apply_fun = stax.parallel(drop, drop)
+    k0, k1 = tp.random.split(key)
+    got = apply_fun(((), ()), (x, x), rng=key)
+    np.testing.assert_array_equal(got[0], drop[1]((), x, rng=k0))
+    np.testing.assert_array_equal(got[1], drop[1]((), x, rng=k1))
 
 
 def test_shape_dependent():
@@ -250,6 +394,27 @@ _NETWORKS = {
         ),
         (3, 4, 4, 2),
     ),
+    "transpose": (
+        stax.serial(
+            stax.ConvTranspose(2, (3, 2), strides=(2, 1), padding="SAME"),
+            stax.Tanh,
+            stax.ConvTranspose(1, (2, 2), strides=(1, 2)),
+            stax.Flatten,
+            stax.Dense(3),
+            stax.LogSoftmax,
+        ),
+        (2, 3, 2, 2),
+    ),
+    "transpose1d": (
+        stax.serial(
+            stax.Conv1DTranspose(2, (3,), strides=(2,), padding="SAME"),
+            stax.Tanh,
+            stax.Flatten,
+            stax.Dense(3),
+            stax.LogSoftmax,
+        ),
+        (2, 3, 2),
+    ),
     "batchnorm": (
         stax.serial(
             stax.Dense(4), stax.BatchNorm(axis=0), stax.Sigmoid, stax.Selu, stax.Dense(3), stax.Gelu, stax.LogSoftmax
@@ -285,7 +450,7 @@ def test_grad_of_network_against_central_differences(name):
     np.testing.assert_allclose(got_x, _central_differences(lambda x_: loss(params, x_, y), x), rtol=1e-5, atol=1e-8)
 
 
-@pytest.mark.parametrize("name", ["conv", "branches"])
+@pytest.mark.parametrize("name", ["conv", "transpose", "branches"])
 def test_vmap_of_apply_is_stacking(name):
     layer, shape = _NETWORKS[name]
     _, params = _init(layer, shape)
@@ -317,16 +482,61 @@ def _loss_with_rng(apply_fun):
 
 
 def test_what_transforms_refuse():
-    """Dropout's mask (a Generator method) and shape_dependent (a layer made while running) run without
-    transforms only: each is a located error under tp.grad, not a number."""
+    """shape_dependent (a layer made while running) runs without transforms only: a located error under tp.grad,
+    not a number."""
     x, y = _data((4, 2))
-    for layer, match in (
-        (stax.serial(stax.Dense(3), stax.Dropout(0.5)), "random"),
-        (stax.shape_dependent(lambda shape: stax.Dense(3)), "make_layer"),
-    ):
-        _, params = _init(layer, (4, 2))
-        with pytest.raises(tp.TranspileError, match=match):
-            tp.grad(_loss_with_rng(layer[1]))(params, x, y, np.random.default_rng(0))
+    layer = stax.shape_dependent(lambda shape: stax.Dense(3))
+    _, params = _init(layer, (4, 2))
+    with pytest.raises(tp.TranspileError, match="make_layer"):
+        tp.grad(_loss_with_rng(layer[1]))(params, x, y, None)
+
+
+_DROPOUT = stax.serial(
+    stax.Dense(4), stax.Tanh, stax.Dropout(0.6), stax.FanOut(2), stax.parallel(stax.Dropout(0.7), stax.Dense(4)),
+    stax.FanInSum, stax.Dense(3), stax.LogSoftmax,
+)  # fmt: skip
+
+
+def test_grad_of_dropout_network_against_central_differences():
+    """The mask, a function of the key only, is held fixed: the gradient is the network's with that mask."""
+    _, params = _DROPOUT[0](tp.random.PRNGKey(0), (5, 3))
+    x, y = _data((5, 3))
+    loss, key = _loss_with_rng(_DROPOUT[1]), tp.random.PRNGKey(1)
+    got = tp.grad(loss)(params, x, y, key)
+    _assert_close_trees(got, _central_differences(lambda p: loss(p, x, y, key), params), rtol=1e-5, atol=1e-8)
+    got_x = tp.grad(loss, argnums=1)(params, x, y, key)
+    np.testing.assert_allclose(got_x, _central_differences(lambda x_: loss(params, x_, y, key), x), rtol=1e-5)
+    # another key, another mask, another gradient
+    assert not np.allclose(tp.grad(loss)(params, x, y, tp.random.PRNGKey(2))[0][0], got[0][0])
+
+
+def test_vmap_of_dropout_network_is_stacking():
+    _, params = _DROPOUT[0](tp.random.PRNGKey(0), (5, 3))
+    x, y = _data((5, 3))
+    loss = _loss_with_rng(_DROPOUT[1])
+    keys = tp.random.split(tp.random.PRNGKey(3), 4)
+    got = tp.vmap(loss, in_axes=(None, None, None, 0))(params, x, y, keys)
+    np.testing.assert_allclose(got, [loss(params, x, y, k) for k in keys], rtol=1e-12)
+    # per-example gradients, each example with its own key
+    example_loss = tp.grad(lambda p, x, y, k: loss(p, x[None], y[None], k))
+    keys = tp.random.split(tp.random.PRNGKey(4), 5)
+    got = tp.vmap(example_loss, in_axes=(None, 0, 0, 0))(params, x, y, keys)
+    per = [example_loss(params, x[k], y[k], keys[k]) for k in range(5)]
+    for leaf, *pieces in zip(tree_leaves(got), *[tree_leaves(p) for p in per]):
+        np.testing.assert_allclose(leaf, np.stack(pieces), rtol=1e-10, atol=1e-12)
+
+
+def test_dropout_under_jit_is_refused_with_what_to_do():
+    """tp.random's samplers have no Numba version yet: jit names the sampler and says what to do, and
+    fallback='numpy' runs the same numbers."""
+    _, params = _DROPOUT[0](tp.random.PRNGKey(0), (5, 3))
+    x, y = _data((5, 3))
+    loss, key = _loss_with_rng(_DROPOUT[1]), tp.random.PRNGKey(1)
+    with pytest.raises(tp.TranspileError, match=r"(?s)stax.py:\d+.*not compiled yet.*fallback='numpy'"):
+        tp.jit(loss, compile="block")(params, x, y, key)
+    with pytest.warns(Warning, match="no Numba implementation"):
+        got = tp.jit(loss, fallback="numpy", compile="block")(params, x, y, key)
+    assert got == pytest.approx(loss(params, x, y, key), rel=1e-12)
 
 
 def test_network_under_jit():

@@ -186,6 +186,25 @@ def centered(x):
     return x - tp.pmean(x, "i") + 0.0 * tp.pmax(x, "i") + 0.0 * tp.pmin(x, "i")
 
 
+def _sum_then_rebind(x, k):
+    y = np.sum(x)
+    x = x * k
+    return y + np.sum(x)
+
+
+def _rebinds_in_a_callee(x, k):
+    return _sum_then_rebind(x, k) + np.sum(x)
+
+
+def test_an_argument_rebound_to_a_batched_value():
+    """x arrives the same for every example and is bound again to a batched value: its first read is the unbatched
+    x (np.sum(x) summed the three entries as three examples' numbers before: [2, 22, 303] for [12, 66, 606])."""
+    x, ks = np.array([1.0, 2.0, 3.0]), np.array([1.0, 10.0, 100.0])
+    for f in (_sum_then_rebind, _rebinds_in_a_callee):
+        got = tp.vmap(f, in_axes=(None, 0))(x, ks)
+        np.testing.assert_allclose(got, stacked(f, (x, ks), (None, 0), 3), rtol=1e-12)
+
+
 def test_collectives_against_numpy():
     x = rng.random(5) + 0.5
     np.testing.assert_allclose(tp.vmap(normalize, axis_name="i")(x), x / x.sum())

@@ -11,6 +11,10 @@ opt_state = opt_update(i, tp.grad(loss)(get_params(opt_state), x, y), opt_state)
 ```
 
 `step_size` is a number or a schedule, a function of the step number `i` (`exponential_decay(0.1, 100, 0.5)`).
+
+Where this differs from JAX: tp.jit does not compile `update_fun` or `get_params` yet (an `OptimizerState` holds
+its pytrees' structures, and the functions flatten pytrees, which transformed code cannot): it refuses them, saying
+to call them without jit. Jit the gradient instead; the update, one NumPy expression per leaf, runs as it is.
 """
 
 from __future__ import annotations

@@ -1,23 +1,27 @@
 """Neural network layers as JAX's `jax.example_libraries.stax` has them: each layer an `(init_fun, apply_fun)` pair.
 
-`init_fun(rng, input_shape) -> (output_shape, params)` draws the parameters from `rng`, a NumPy
-`np.random.Generator` (`np.random.default_rng(0)`; `tp.random` keys are not taken yet), drawing in the layers'
+`init_fun(rng, input_shape) -> (output_shape, params)` draws the parameters from `rng`: a `tp.random` key, split
+as JAX's stax splits it (one per layer, one per parameter), or a NumPy `np.random.Generator`, drawn in the layers'
 order. `apply_fun(params, inputs, rng=None)` is plain NumPy that transpile reads, so `tp.grad`, `tp.vmap` and
-`tp.jit` apply to whole networks:
+`tp.jit` apply to whole networks; its `rng`, a key that `serial` and `parallel` split into one per layer, is what
+`Dropout` draws its mask from:
 
 ```python
-init_fun, apply_fun = stax.serial(stax.Dense(64), stax.Relu, stax.Dense(10), stax.LogSoftmax)
-out_shape, params = init_fun(np.random.default_rng(0), (-1, 28 * 28))
-grads = tp.grad(lambda params, x, y: -np.mean(np.sum(apply_fun(params, x) * y, axis=1)))(params, x, y)
+init_fun, apply_fun = stax.serial(stax.Dense(64), stax.Relu, stax.Dropout(0.9), stax.Dense(10), stax.LogSoftmax)
+out_shape, params = init_fun(tp.random.PRNGKey(0), (-1, 28 * 28))
+loss = lambda params, x, y, key: -np.mean(np.sum(apply_fun(params, x, rng=key) * y, axis=1))
+grads = tp.grad(loss)(params, x, y, key)
 ```
 
 Where this differs from JAX: `serial` and `parallel` hold their layers' parameters (and `parallel`, `FanOut` their
 outputs) in tuples, not lists, so that compiled code can take layers of different kinds; `apply_fun` takes the one
-keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `Gelu` is the tanh approximation (JAX's
-default); `Conv`, `GeneralConv` and the pooling layers are two-dimensional; `parallel` and `FanOut` take 1 to 4
-branches so far. transpile calls functions it can name, not the items of a list of functions: `serial` is written
-as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut` write their tuples out
-for each number of branches (transpile's gradients of tuple `+` and `*` are wrong today, see the tests).
+keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `glorot_normal` draws an untruncated normal;
+`Gelu` is the tanh approximation (JAX's default); `Conv`, `ConvTranspose`, their general forms and the pooling
+layers are two-dimensional (and `Conv1DTranspose` one-dimensional); `parallel` and `FanOut` take 1 to 4 branches
+so far; tp.random's samplers are not compiled by tp.jit yet, so a network drawing a Dropout mask runs under jit
+with `fallback='numpy'` only. transpile calls functions it can name, not the items of a list of functions:
+`serial` is written as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut`
+write their tuples out for each number of branches.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ import transpile as tp
 
 __all__ = [
     "glorot_normal",
+    "glorot",
     "normal",
+    "randn",
     "ones",
     "zeros",
     "serial",
@@ -39,6 +45,9 @@ __all__ = [
     "Dense",
     "GeneralConv",
     "Conv",
+    "GeneralConvTranspose",
+    "ConvTranspose",
+    "Conv1DTranspose",
     "Flatten",
     "MaxPool",
     "AvgPool",
@@ -55,6 +64,7 @@ __all__ = [
     "softplus",
     "sigmoid",
     "log_softmax",
+    "logsoftmax",
     "softmax",
     "Relu",
     "Tanh",
@@ -71,6 +81,31 @@ __all__ = [
 ]
 
 
+# ------------------------------------------------------------------ rngs: tp.random keys or NumPy Generators
+
+
+def _is_key(rng):
+    """Whether `rng` is a tp.random key (a uint32 array of shape (2,)) rather than a NumPy Generator."""
+    return isinstance(rng, np.ndarray) and rng.dtype == np.uint32
+
+
+def _split(rng, num):
+    """`num` rngs for `num` draws: keys split from a key (as JAX's stax splits them), or the Generator itself
+    `num` times (its draws then come in the order they are made)."""
+    if _is_key(rng):
+        return tuple(tp.random.split(rng, num))
+    if isinstance(rng, np.random.Generator):
+        return (rng,) * num
+    raise TypeError(f"init_fun takes a tp.random key or a NumPy Generator as its rng, not {type(rng).__name__}")
+
+
+def _standard_normal(rng, shape):
+    """Standard normal samples of `shape` from a key or a Generator."""
+    if _is_key(rng):
+        return tp.random.normal(rng, shape)
+    return _split(rng, 1)[0].standard_normal(shape)
+
+
 # ------------------------------------------------------------------ initializers: init(rng, shape) -> array
 
 
@@ -81,7 +116,7 @@ def glorot_normal(in_axis=-2, out_axis=-1, scale=1.0):
     def init(rng, shape, dtype=np.float64):
         receptive = np.prod([d for i, d in enumerate(shape) if i not in (in_axis % len(shape), out_axis % len(shape))])
         fan_in, fan_out = shape[in_axis] * receptive, shape[out_axis] * receptive
-        return (rng.standard_normal(shape) * np.sqrt(2.0 * scale / (fan_in + fan_out))).astype(dtype)
+        return (_standard_normal(rng, shape) * np.sqrt(2.0 * scale / (fan_in + fan_out))).astype(dtype)
 
     return init
 
@@ -90,9 +125,12 @@ def normal(stddev=1e-2):
     """Normal with standard deviation `stddev`."""
 
     def init(rng, shape, dtype=np.float64):
-        return (rng.standard_normal(shape) * stddev).astype(dtype)
+        return (_standard_normal(rng, shape) * stddev).astype(dtype)
 
     return init
+
+
+glorot, randn = glorot_normal, normal  # JAX's older names
 
 
 def ones(rng, shape, dtype=np.float64):
@@ -108,17 +146,39 @@ def zeros(rng, shape, dtype=np.float64):
 # ------------------------------------------------------------------ combinators
 
 
-def _no_layer_apply(params, inputs, rng=None):
-    """The apply_fun of an empty `serial`: its inputs."""
+def _layer_keys(rng, num):
+    """`num` keys split from key `rng` (one per layer, as JAX's stax splits them), or None for no key."""
+    if rng is None:
+        return None
+    return tp.random.split(rng, num)
+
+
+def _key(rngs, k):
+    """The k-th of keys `rngs`, or None for none (a helper with no derivative, so the branch keeps nothing to
+    differentiate: jit compiles the networks that take no key)."""
+    if rngs is None:
+        return None
+    return rngs[k]
+
+
+def _keys_after_first(rngs):
+    """`rngs[1:]`, or None for none."""
+    if rngs is None:
+        return None
+    return rngs[1:]
+
+
+def _no_layer_apply(params, inputs, rngs=None):
+    """The apply_fun of an empty `serial` (and the end of every other): its inputs."""
     return inputs
 
 
 def _then(first, rest):
-    """The apply_fun running `first` (on params[0]) and then `rest` (on params[1:])."""
+    """The apply_fun running `first` (on params[0], rng=_key(rngs, 0)) and then `rest` (on params[1:], rngs[1:])."""
 
-    def apply_fun(params, inputs, rng=None):
-        inputs = first(params[0], inputs, rng=rng)
-        return rest(params[1:], inputs, rng=rng)
+    def apply_fun(params, inputs, rngs=None):
+        inputs = first(params[0], inputs, rng=_key(rngs, 0))
+        return rest(params[1:], inputs, _keys_after_first(rngs))
 
     return apply_fun
 
@@ -131,62 +191,75 @@ def _serial_apply(apply_funs):
 
 
 def serial(*layers):
-    """The layers one after another: params a tuple of theirs, the output of each the input of the next."""
+    """The layers one after another: params a tuple of theirs, the output of each the input of the next. A key
+    `rng` is split into one per layer, for init_fun and apply_fun (as JAX's); a Generator is passed on."""
     init_funs = [layer[0] for layer in layers]
+    num = len(layers)
+    chain = _serial_apply([layer[1] for layer in layers])
 
     def init_fun(rng, input_shape):
         params = []
         for init in init_funs:
-            input_shape, param = init(rng, input_shape)
+            rng, layer_rng = _split(rng, 2)
+            input_shape, param = init(layer_rng, input_shape)
             params.append(param)
         return input_shape, tuple(params)
 
-    return init_fun, _serial_apply([layer[1] for layer in layers])
+    def apply_fun(params, inputs, rng=None):
+        return chain(params, inputs, _layer_keys(rng, num))
+
+    return init_fun, apply_fun
 
 
 def _parallel_apply(fs):
-    """The apply_fun running `fs` side by side, outputs in a tuple written out for each count of branches, so that
-    transforms see its length (a tuple grown in a loop is refused in transformed code)."""
+    """The apply_fun running `fs` side by side (the k-th with the k-th key), outputs in a tuple written out for each
+    count of branches, so that transforms see its length (a tuple grown in a loop is refused in transformed code)."""
     if len(fs) == 1:
         (f0,) = fs
 
-        def apply_fun(params, inputs, rng=None):
-            return (f0(params[0], inputs[0], rng=rng),)
+        def branches(params, inputs, rngs):
+            return (f0(params[0], inputs[0], rng=_key(rngs, 0)),)
 
     elif len(fs) == 2:
         f0, f1 = fs
 
-        def apply_fun(params, inputs, rng=None):
-            return (f0(params[0], inputs[0], rng=rng), f1(params[1], inputs[1], rng=rng))
+        def branches(params, inputs, rngs):
+            return (f0(params[0], inputs[0], rng=_key(rngs, 0)), f1(params[1], inputs[1], rng=_key(rngs, 1)))
 
     elif len(fs) == 3:
         f0, f1, f2 = fs
 
-        def apply_fun(params, inputs, rng=None):
-            y0 = f0(params[0], inputs[0], rng=rng)
-            return (y0, f1(params[1], inputs[1], rng=rng), f2(params[2], inputs[2], rng=rng))
+        def branches(params, inputs, rngs):
+            y0 = f0(params[0], inputs[0], rng=_key(rngs, 0))
+            return (y0, f1(params[1], inputs[1], rng=_key(rngs, 1)), f2(params[2], inputs[2], rng=_key(rngs, 2)))
 
     elif len(fs) == 4:
         f0, f1, f2, f3 = fs
 
-        def apply_fun(params, inputs, rng=None):
-            y0, y1 = f0(params[0], inputs[0], rng=rng), f1(params[1], inputs[1], rng=rng)
-            return (y0, y1, f2(params[2], inputs[2], rng=rng), f3(params[3], inputs[3], rng=rng))
+        def branches(params, inputs, rngs):
+            y0, y1 = f0(params[0], inputs[0], rng=_key(rngs, 0)), f1(params[1], inputs[1], rng=_key(rngs, 1))
+            return (y0, y1, f2(params[2], inputs[2], rng=_key(rngs, 2)), f3(params[3], inputs[3], rng=_key(rngs, 3)))
 
     else:
         raise NotImplementedError(f"parallel of {len(fs)} layers: 1 to 4 are written so far")
+    num = len(fs)
+
+    def apply_fun(params, inputs, rng=None):
+        return branches(params, inputs, _layer_keys(rng, num))
+
     return apply_fun
 
 
 def parallel(*layers):
     """The layers side by side: the i-th takes the i-th input (a tuple of inputs, as `FanOut` makes) and
-    gives the i-th output; params a tuple of theirs."""
+    gives the i-th output; params a tuple of theirs. A key `rng` is split into one per layer (as JAX's)."""
     init_funs = [layer[0] for layer in layers]
 
     def init_fun(rng, input_shape):
         if len(input_shape) != len(init_funs):
             raise ValueError(f"parallel of {len(init_funs)} layers takes {len(init_funs)} input shapes")
-        pairs = [init(rng, shape) for init, shape in zip(init_funs, input_shape)]
+        rngs = _split(rng, len(init_funs))
+        pairs = [init(r, shape) for init, r, shape in zip(init_funs, rngs, input_shape)]
         return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
     return init_fun, _parallel_apply([layer[1] for layer in layers])
@@ -268,7 +341,8 @@ def Dense(out_dim, W_init=None, b_init=None):
 
     def init_fun(rng, input_shape):
         output_shape = tuple(input_shape[:-1]) + (out_dim,)
-        return output_shape, (W_init(rng, (input_shape[-1], out_dim)), b_init(rng, (out_dim,)))
+        k1, k2 = _split(rng, 2)
+        return output_shape, (W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,)))
 
     def apply_fun(params, inputs, rng=None):
         W, b = params
@@ -309,6 +383,26 @@ def _permutation(spec, to):
     return tuple(spec.index(letter) for letter in to)
 
 
+def _correlation(fh, fw, sh, sw):
+    """The cross-correlation of padded (N, C, H, W) inputs with (O, C, fh, fw) kernels, windows taken every (sh, sw);
+    the window and strides are its constants (loops over constants compile, under jit(grad) too)."""
+
+    def correlate(x, kernel):
+        out_h = (x.shape[2] - fh) // sh + 1
+        out_w = (x.shape[3] - fw) // sw + 1
+        out = np.einsum(
+            "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
+        )
+        for i in range(fh):
+            for j in range(fw):
+                if i + j > 0:
+                    patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
+                    out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
+        return out
+
+    return correlate
+
+
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
     """Two-dimensional convolution (a cross-correlation, as lax.conv_general_dilated) with the layouts
     `dimension_numbers` = (inputs, kernel, outputs), e.g. ('NHWC', 'HWIO', 'NHWC') (`Conv`) or ('NCHW', 'OIHW',
@@ -324,6 +418,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     fh, fw = filter_shape
     sh, sw = (1, 1) if strides is None else strides
     same = _check_padding(padding)
+    correlate = _correlation(fh, fw, sh, sw)
     W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
     b_init = normal(1e-6) if b_init is None else b_init
 
@@ -331,8 +426,9 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
         n, c, h, w = (input_shape[a] for a in to_lhs)
         sizes = {"N": n, "C": out_chan, "H": _out_size(h, fh, sh, same), "W": _out_size(w, fw, sw, same)}
         kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
-        W = W_init(rng, tuple(kernel[letter] for letter in rhs_spec))
-        b = b_init(rng, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
+        k1, k2 = _split(rng, 2)
+        W = W_init(k1, tuple(kernel[letter] for letter in rhs_spec))
+        b = b_init(k2, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
         return tuple(sizes[letter] for letter in out_spec), (W, b)
 
     def apply_fun(params, inputs, rng=None):
@@ -341,17 +437,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
         kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
         top, bottom = _pads(x.shape[2], fh, sh, same)
         left, right = _pads(x.shape[3], fw, sw, same)
-        x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
-        out_h = (x.shape[2] - fh) // sh + 1
-        out_w = (x.shape[3] - fw) // sw + 1
-        out = np.einsum(
-            "nchw,oc->nohw", x[:, :, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0, 0]
-        )
-        for i in range(fh):
-            for j in range(fw):
-                if i + j > 0:
-                    patch = x[:, :, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw]
-                    out = out + np.einsum("nchw,oc->nohw", patch, kernel[:, :, i, j])
+        out = correlate(np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right))), kernel)
         return (np.transpose(out, from_out) if move_out else out) + b
 
     return init_fun, apply_fun
@@ -362,6 +448,101 @@ def Conv(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_i
     return GeneralConv(("NHWC", "HWIO", "NHWC"), out_chan, filter_shape, strides, padding, W_init, b_init)
 
 
+def _transpose_pads(window, stride, same):
+    """(before, after) padding of a transposed convolution's stride-dilated input, as lax.conv_transpose's."""
+    if same:
+        total = window + stride - 2
+        before = window - 1 if stride > window - 1 else (total + 1) // 2
+    else:
+        total = window + stride - 2 + max(window - stride, 0)
+        before = window - 1
+    return before, total - before
+
+
+def _transpose_size(size, window, stride, same):
+    """The length of a transposed convolution's output along an axis (-1, an unknown batch size, stays -1)."""
+    if size < 0:
+        return size
+    return size * stride if same else size * stride + max(window - stride, 0)
+
+
+def _dilation(size, stride, before, after):
+    """The (size, before + (size - 1) * stride + 1 + after) matrix putting entry i at before + i * stride."""
+    return np.eye(before + (size - 1) * stride + 1 + after)[before : before + (size - 1) * stride + 1 : stride]
+
+
+def GeneralConvTranspose(
+    dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None
+):
+    """Two-dimensional transposed convolution (as lax.conv_transpose, the kernel not flipped): the inputs dilated by
+    `strides` (sh, sw) (zeros between their entries), padded as 'SAME' (outputs sh * H by sw * W) or 'VALID' (sh * H
+    + max(fh - sh, 0) by ...), and cross-correlated with W; layouts, kernel and bias as `GeneralConv`'s."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    if len(filter_shape) != 2:
+        raise ValueError(f"ConvTranspose is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
+    to_lhs, to_rhs = _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW")
+    from_out = _permutation("NCHW", out_spec)
+    move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
+    fh, fw = filter_shape
+    sh, sw = (1, 1) if strides is None else strides
+    same = _check_padding(padding)
+    (top, bottom), (left, right) = _transpose_pads(fh, sh, same), _transpose_pads(fw, sw, same)
+    correlate = _correlation(fh, fw, 1, 1)
+    W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
+    b_init = normal(1e-6) if b_init is None else b_init
+
+    def init_fun(rng, input_shape):
+        n, c, h, w = (input_shape[a] for a in to_lhs)
+        sizes = {"N": n, "C": out_chan, "H": _transpose_size(h, fh, sh, same), "W": _transpose_size(w, fw, sw, same)}
+        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
+        k1, k2 = _split(rng, 2)
+        W = W_init(k1, tuple(kernel[letter] for letter in rhs_spec))
+        b = b_init(k2, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
+        return tuple(sizes[letter] for letter in out_spec), (W, b)
+
+    def apply_fun(params, inputs, rng=None):
+        W, b = params
+        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, H, W)
+        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
+        x = np.einsum("nchw,hy->ncyw", x, _dilation(x.shape[2], sh, top, bottom))
+        x = np.einsum("ncyw,wx->ncyx", x, _dilation(x.shape[3], sw, left, right))
+        out = correlate(x, kernel)
+        return (np.transpose(out, from_out) if move_out else out) + b
+
+    return init_fun, apply_fun
+
+
+def ConvTranspose(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """`GeneralConvTranspose` in JAX's `ConvTranspose` layouts: inputs and outputs (N, H, W, C), kernel (fh, fw, in,
+    out_chan)."""
+    return GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), out_chan, filter_shape, strides, padding, W_init, b_init)
+
+
+def Conv1DTranspose(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
+    """One-dimensional transposed convolution in JAX's `Conv1DTranspose` layouts: inputs and outputs (N, H, C),
+    kernel (fh, in, out_chan), bias (1, 1, out_chan); the two-dimensional one over a width of 1."""
+    if len(filter_shape) != 1:
+        raise ValueError(f"Conv1DTranspose is one-dimensional: filter_shape has one entry, not {filter_shape!r}")
+    (fh,) = filter_shape
+    (sh,) = (1,) if strides is None else strides
+    same = _check_padding(padding)
+    W_init = glorot_normal(1, 2) if W_init is None else W_init
+    b_init = normal(1e-6) if b_init is None else b_init
+    transpose2d = GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), out_chan, (fh, 1), (sh, 1), padding)[1]
+
+    def init_fun(rng, input_shape):
+        n, h, c = input_shape
+        k1, k2 = _split(rng, 2)
+        output_shape = (n, _transpose_size(h, fh, sh, same), out_chan)
+        return output_shape, (W_init(k1, (fh, c, out_chan)), b_init(k2, (1, 1, out_chan)))
+
+    def apply_fun(params, inputs, rng=None):
+        W, b = params
+        return transpose2d((W[:, None], b[:, None]), inputs[:, :, None])[:, :, 0]
+
+    return init_fun, apply_fun
+
+
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros, gamma_init=ones):
     """Normalize over `axis` (the batch statistics of the inputs), then scale by gamma and shift by beta, each
     of the shape of the other axes; with `center` or `scale` False that parameter is () and not applied."""
@@ -369,8 +550,9 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=z
 
     def init_fun(rng, input_shape):
         kept = tuple(d for i, d in enumerate(input_shape) if i not in [a % len(input_shape) for a in axis])
-        beta = beta_init(rng, kept) if center else ()
-        gamma = gamma_init(rng, kept) if scale else ()
+        k1, k2 = _split(rng, 2)
+        beta = beta_init(k1, kept) if center else ()
+        gamma = gamma_init(k2, kept) if scale else ()
         return tuple(input_shape), (beta, gamma)
 
     def apply_fun(params, inputs, rng=None):
@@ -479,9 +661,11 @@ AvgPool.__name__, AvgPool.__doc__ = "AvgPool", "The mean of each window (of its 
 
 def Dropout(rate, mode="train"):
     """In mode 'train', each entry kept with probability `rate` (JAX's meaning: the rate of keeping) and divided
-    by `rate`; `apply_fun` then needs `rng=`, a NumPy Generator. In any other mode, the inputs as they are.
-    The mask is drawn by a Generator method, which transforms cannot read: under tp.grad, tp.vmap or tp.jit
-    use mode 'test' (a mask from keys waits for tp.random)."""
+    by `rate`, the mask `tp.random.bernoulli(rng, rate, inputs.shape)` of apply_fun's `rng=`, a tp.random key; in
+    mode 'test', the inputs as they are. The mask is not differentiated; tp.jit does not compile the sampler yet:
+    jit(f, fallback='numpy') runs it, or jit a network made with mode 'test'."""
+    if mode not in ("train", "test"):
+        raise ValueError(f"Dropout's mode is 'train' or 'test', not {mode!r}")
     train = mode == "train"
 
     def init_fun(rng, input_shape):
@@ -491,8 +675,8 @@ def Dropout(rate, mode="train"):
         if not train:
             return inputs
         if rng is None:
-            raise ValueError("Dropout in mode 'train' needs rng=, a NumPy Generator, in apply_fun")
-        keep = rng.random(np.shape(inputs)) < rate
+            raise ValueError("Dropout in mode 'train' needs apply_fun(params, inputs, rng=key), key a tp.random key")
+        keep = tp.random.bernoulli(rng, rate, inputs.shape)
         return np.where(keep, inputs / rate, 0.0)
 
     return init_fun, apply_fun
@@ -535,6 +719,9 @@ def sigmoid(x):
 def log_softmax(x, axis=-1):
     shifted = x - tp.stop_gradient(np.max(x, axis=axis, keepdims=True))
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+logsoftmax = log_softmax  # JAX's older name
 
 
 def softmax(x, axis=-1):

@@ -454,6 +454,9 @@ class _BatchBuilder(Builder):
         body = []
         for x in self.unbound:
             body.append(_assign(x, _call("rt.unset", []), fn.body[0]))  # bound on some paths only
+        for p, batched in zip(fn.params, self.var.mask):
+            if not batched and p in self.batched:  # the same for every example here, bound again to a batched value
+                body.append(_assign(p, _call("rt.to_batched", [name(p), name(self.batch)]), fn.body[0]))
         body += self._block(fn.body[:-1])
         body.append(gast.Return(value=copy.deepcopy(ret)))
         params = list(fn.params) + [self.batch]
