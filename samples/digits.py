@@ -72,10 +72,6 @@ def one_hot(labels):
     return np.eye(10)[labels]
 
 
-def accuracy(apply_fun, params, images, labels):
-    return float(np.mean(np.argmax(apply_fun(params, images), axis=1) == labels))
-
-
 def train(epochs=EPOCHS, batch=BATCH, step_size=STEP_SIZE, limit=None, seed=SEED, backend=None, progress=True):
     """Train the network with adam on minibatches of the training set, shuffled each epoch.  Returns a dict:
     params, losses (each step's training loss), epoch_losses (their mean over each epoch), accuracy (on the test
