@@ -41,13 +41,14 @@ def full_batch_step(params, inputs, targets):
 
 
 def shards(inputs, targets, devices):
-    """This process's part of the batch, one shard per device (the processes take consecutive parts)."""
+    """This process's part of the batch, one shard per device (the processes take consecutive parts); each shard
+    keeps the examples' shape."""
     count = devices * tp.process_count()
     if len(inputs) % count:
         raise ValueError(f"a batch of {len(inputs)} does not split into {count} equal shards")
     size = len(inputs) // count
     mine = slice(tp.process_index() * devices * size, (tp.process_index() + 1) * devices * size)
-    return inputs[mine].reshape(devices, size, -1), targets[mine].reshape(devices, size, -1)
+    return tuple(a[mine].reshape((devices, size) + a.shape[1:]) for a in (inputs, targets))
 
 
 def train(params, inputs, targets, devices, steps=STEPS):

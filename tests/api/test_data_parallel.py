@@ -57,3 +57,47 @@ def test_two_processes_equal_the_full_batch_steps():
     assert "# 2 device(s) x 2 process(es), batch 32" in done.stdout
     worst = float(re.search(r"largest difference from the full-batch steps: (\S+)", done.stdout).group(1))
     assert worst < 1e-13
+
+
+# --- samples/digits_parallel.py: the digits network of samples/digits.py, adam steps on pmean'd gradients -------
+
+DIGITS_SAMPLE = ROOT / "samples" / "digits_parallel.py"
+
+
+@pytest.fixture(scope="module")
+def digits_sample():
+    return sample_module("digits_parallel", "transpile_sample")
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_digits_steps_on_devices_equal_the_full_batch_steps(digits_sample, n, monkeypatch):
+    monkeypatch.setenv(devices.CPU_DEVICES_ENV_VAR, "4")
+    history, losses, worst = digits_sample.train(n, steps=3, batch=16, limit=200)
+    assert worst < 1e-13
+    assert len(history) == 3 and losses[-1] < losses[0]
+    # adam's first step moves each entry by lr * |g| / (|g| + eps): at most the step size, mostly about it
+    init_fun, _ = digits_sample.digits.make_network()
+    _, initial = init_fun(np.random.default_rng(digits_sample.digits.SEED), (-1, 8, 8, 1))
+    tree_leaves, lr = digits_sample.tp.tree_util.tree_leaves, digits_sample.digits.STEP_SIZE
+    for a, b in zip(tree_leaves(history[0]), tree_leaves(initial)):
+        assert np.all(np.abs(a - b) <= lr * (1 + 1e-9)) and np.median(np.abs(a - b)) > 0.9 * lr
+    with pytest.raises(ValueError, match="does not split into 3 equal shards"):
+        digits_sample.train(3, steps=1, batch=16, limit=200)
+
+
+@pytest.mark.skipif(
+    MPIEXEC is None or importlib.util.find_spec("mpi4py") is None,
+    reason="needs mpi4py and mpiexec: pip install -e '.[mpi]' (mpi4py and the mpich wheel)",
+)
+def test_digits_on_two_processes_equal_the_full_batch_steps():
+    env = dict(os.environ, TRANSPILE_CPU_DEVICES="2", TRANSPILE_COLLECTIVE_TIMEOUT="30")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [MPIEXEC, "-n", "2", sys.executable, str(DIGITS_SAMPLE)], env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "# 2 device(s) x 2 process(es), batch 64" in done.stdout
+    losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", done.stdout, re.MULTILINE)]
+    assert len(losses) == 5 and losses[-1] < losses[0]
+    worst = float(re.search(r"largest difference from the full-batch steps: (\S+)", done.stdout).group(1))
+    assert worst < 1e-13
