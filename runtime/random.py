@@ -88,7 +88,10 @@ def _batched(fn):
             return fn(key, *args, **kwargs)
         flat = key.reshape(-1, 2)
         outs = [np.asarray(fn(k, *args, **kwargs)) for k in flat]
-        stacked = np.stack(outs) if outs else np.zeros((0,), np.uint32)
+        if outs:
+            stacked = np.stack(outs)
+        else:  # no keys: no draws, with the shape and dtype of one key's (drawn from a stand-in key)
+            stacked = np.asarray(fn(np.zeros(2, np.uint32), *args, **kwargs))[None][:0]
         return stacked.reshape(key.shape[:-1] + stacked.shape[1:])
 
     wrapper.__name__ = fn.__name__
