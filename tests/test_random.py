@@ -251,6 +251,8 @@ def test_vmap_over_keys_equals_stacking(tmp_path):
     w = np.array([0.3, -0.7, 1.1])
     stacked = np.stack([m.f(w, k) for k in keys])
     np.testing.assert_allclose(tp.vmap(m.f, in_axes=(None, 0))(w, keys), stacked, rtol=1e-12)
+    # uniform's minval= and maxval= by keyword, its dtype left out between them
+    np.testing.assert_allclose(tp.vmap(m.g, in_axes=(None, 0))(0.7, keys), [m.g(0.7, k) for k in keys], rtol=1e-12)
     grads = np.stack([tp.grad(m.f)(w, k) for k in keys])
     np.testing.assert_allclose(tp.vmap(tp.grad(m.f), in_axes=(None, 0))(w, keys), grads, rtol=1e-12)
 
