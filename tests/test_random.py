@@ -278,28 +278,37 @@ def bits(key, width):
 """
 
 
+def _compiled(fn):
+    """tp.jit(fn) that runs Numba's code only (compiled before the first call returns)."""
+    return tp.jit(fn, compile="block")
+
+
 def test_jit_draws_the_same_bits(tmp_path):
     # Compiled code (runtime/numba/random.py) draws bit for bit what NumPy's code draws.
     m = _module(tmp_path, _NOISY + _DRAWS)
     w = np.array([0.3, -0.7, 1.1])
+    jitted = {name: _compiled(getattr(m, name)) for name in "fght"}
+    grad_f, vmap_g, draws = _compiled(tp.grad(m.f)), _compiled(tp.vmap(m.g, in_axes=(None, 0))), _compiled(m.draws)
     for seed in (4, 5):
         key = rnd.PRNGKey(seed)
-        assert tp.jit(m.f)(w, key) == m.f(w, key)
-        assert tp.jit(m.g)(0.7, key) == m.g(0.7, key)
-        assert tp.jit(m.h)(0.4, key) == m.h(0.4, key)
-        assert tp.jit(m.t)(0.8, key) == m.t(0.8, key)
-        np.testing.assert_array_equal(tp.jit(tp.grad(m.f))(w, key), tp.grad(m.f)(w, key))
+        assert jitted["f"](w, key) == m.f(w, key)
+        assert jitted["g"](0.7, key) == m.g(0.7, key)
+        assert jitted["h"](0.4, key) == m.h(0.4, key)
+        assert jitted["t"](0.8, key) == m.t(0.8, key)
+        np.testing.assert_array_equal(grad_f(w, key), tp.grad(m.f)(w, key))
         keys = rnd.split(key, 3)
-        np.testing.assert_array_equal(tp.jit(tp.vmap(m.g, in_axes=(None, 0)))(0.7, keys), [m.g(0.7, k) for k in keys])
-        for got, want in zip(tp.jit(m.draws)(key, 0.6, -2), m.draws(key, 0.6, -2), strict=True):
+        np.testing.assert_array_equal(vmap_g(0.7, keys), [m.g(0.7, k) for k in keys])
+        for got, want in zip(draws(key, 0.6, -2), m.draws(key, 0.6, -2), strict=True):
             assert np.asarray(got).dtype == np.asarray(want).dtype
             np.testing.assert_array_equal(got, want)
+    for fn in [*jitted.values(), grad_f, vmap_g, draws]:
+        assert fn.stats()["numpy_tier"] == 0
 
 
 def test_jit_refuses_a_width_known_only_at_run_time(tmp_path):
     m = _module(tmp_path, _DRAWS)
     with pytest.raises(tp.TranspileError, match="random_fns.py:22.*bit_width must be a constant 32 or 64"):
-        tp.jit(m.bits)(rnd.PRNGKey(0), 64)
+        _compiled(m.bits)(rnd.PRNGKey(0), 64)
 
 
 _SPLITTING = """
