@@ -12,6 +12,9 @@ match JAX's bits.
 
 A leading batch of keys (shape (..., 2)) is accepted everywhere: the result gets the keys' leading
 shape in front, each entry equal to the call with that one key.
+
+runtime/numba/random.py compiles every sampler to the same bits; both take log, exp and erf from the C
+library (through math), so the floats do not depend on NumPy's vectorized versions for the CPU.
 """
 
 import math
