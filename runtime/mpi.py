@@ -113,13 +113,14 @@ def allreduce(what, local, reduce, timeout):
     from mpi4py import MPI
 
     world = _state["comm"]
-    local = np.ascontiguousarray(local)
+    shape = np.shape(local)
+    local = np.ascontiguousarray(local)  # at least 1-d: a 0-d value travels as one element, then takes its shape
     with _lock:
-        _agree(world, what, local[None], timeout)
+        _agree(world, what, local.reshape(shape)[None], timeout)
         out = np.empty_like(local)
         op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[reduce]
         _wait(world.Iallreduce(local, out, op=op), timeout, what[0])
-    return out
+    return out.reshape(shape)
 
 
 def reduce_scatter(what, rows, count, timeout):

@@ -12,6 +12,9 @@ match JAX's bits.
 
 A leading batch of keys (shape (..., 2)) is accepted everywhere: the result gets the keys' leading
 shape in front, each entry equal to the call with that one key.
+
+runtime/numba/random.py compiles every sampler to the same bits; both take log, exp and erf from the C
+library (through math), so the floats do not depend on NumPy's vectorized versions for the CPU.
 """
 
 import math
@@ -88,7 +91,10 @@ def _batched(fn):
             return fn(key, *args, **kwargs)
         flat = key.reshape(-1, 2)
         outs = [np.asarray(fn(k, *args, **kwargs)) for k in flat]
-        stacked = np.stack(outs) if outs else np.zeros((0,), np.uint32)
+        if outs:
+            stacked = np.stack(outs)
+        else:  # no keys: no draws, with the shape and dtype of one key's (drawn from a stand-in key)
+            stacked = np.asarray(fn(np.zeros(2, np.uint32), *args, **kwargs))[None][:0]
         return stacked.reshape(key.shape[:-1] + stacked.shape[1:])
 
     wrapper.__name__ = fn.__name__
@@ -170,18 +176,28 @@ def uniform(key, shape=(), dtype=np.float64, minval=0.0, maxval=1.0):
     return np.maximum(minval, floats * (maxval - minval) + minval).astype(dtype)
 
 
-_erf = np.frompyfunc(math.erf, 1, 1)
+def _ieee_log(v):
+    """math.log, with IEEE's values where it raises: -inf at 0, nan below."""
+    return math.log(v) if v > 0 else -math.inf if v == 0 else math.nan
 
 
-def _erf_array(x):
-    """math.erf over an array."""
-    return np.asarray(_erf(x), np.float64)
+def _elementwise(fn):
+    """``fn`` (the C library's, through math) over an array, as float64.  NumPy's own vectorized log and exp differ
+    from it in the last bit on some CPUs; the C library's are what compiled code (runtime/numba/random.py) calls, so
+    both give the same bits."""
+    each = np.frompyfunc(fn, 1, 1)
+    return lambda x: np.asarray(each(np.asarray(x, np.float64)), np.float64)
+
+
+_erf_array = _elementwise(math.erf)
+_log = _elementwise(_ieee_log)
+_exp = _elementwise(math.exp)
 
 
 def _erfinv(y):
     """Inverse error function of ``y`` in (-1, 1): Giles' approximation and two Newton steps."""
     y = np.asarray(y, np.float64)
-    w = -np.log((1.0 - y) * (1.0 + y))
+    w = -_log((1.0 - y) * (1.0 + y))
     small = w < 5.0
     ws = w - 2.5
     ps = 2.81022636e-08
@@ -211,7 +227,7 @@ def _erfinv(y):
         pl = c + pl * wl
     x = np.where(small, ps, pl) * y
     for _ in range(2):
-        x = x - (_erf_array(x) - y) / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+        x = x - (_erf_array(x) - y) / (2.0 / math.sqrt(math.pi) * _exp(-x * x))
     return x
 
 
@@ -241,7 +257,7 @@ def categorical(key, logits, axis=-1, shape=None):
     shape = batch if shape is None else _shape(shape)
     noise_shape = shape[: len(shape) - len(batch)] + logits.shape
     tiny = np.finfo(np.float64).tiny
-    gumbel = -np.log(-np.log(uniform(key, noise_shape, np.float64, tiny, 1.0)))
+    gumbel = -_log(-_log(uniform(key, noise_shape, np.float64, tiny, 1.0)))
     return np.argmax(gumbel + logits, axis=axis + len(noise_shape) - logits.ndim)
 
 
@@ -296,9 +312,8 @@ def choice(key, a, shape=(), replace=True, p=None):
             idx = np.minimum(np.searchsorted(cdf, u, side="right"), n - 1)
         else:
             tiny = np.finfo(np.float64).tiny
-            gumbel = -np.log(-np.log(uniform(key, (n,), np.float64, tiny, 1.0)))
-            with np.errstate(divide="ignore"):
-                idx = np.argsort(-(gumbel + np.log(p)), kind="stable")[:size]
+            gumbel = -_log(-_log(uniform(key, (n,), np.float64, tiny, 1.0)))
+            idx = np.argsort(-(gumbel + _log(p)), kind="stable")[:size]
     return pool[idx].reshape(shape + pool.shape[1:])
 
 

@@ -251,20 +251,64 @@ def test_vmap_over_keys_equals_stacking(tmp_path):
     w = np.array([0.3, -0.7, 1.1])
     stacked = np.stack([m.f(w, k) for k in keys])
     np.testing.assert_allclose(tp.vmap(m.f, in_axes=(None, 0))(w, keys), stacked, rtol=1e-12)
+    # uniform's minval= and maxval= by keyword, its dtype left out between them
+    np.testing.assert_allclose(tp.vmap(m.g, in_axes=(None, 0))(0.7, keys), [m.g(0.7, k) for k in keys], rtol=1e-12)
     grads = np.stack([tp.grad(m.f)(w, k) for k in keys])
     np.testing.assert_allclose(tp.vmap(tp.grad(m.f), in_axes=(None, 0))(w, keys), grads, rtol=1e-12)
 
 
-def test_jit_refuses_located_and_falls_back(tmp_path):
-    # No Numba version of the samplers yet: jit names the call; fallback='numpy' runs the same numbers.
-    m = _module(tmp_path, _NOISY)
-    key = rnd.PRNGKey(4)
+_DRAWS = """
+def draws(key, p, lo):
+    k1, k2, k3 = tp.random.split(key, 3)
+    return (
+        tp.random.uniform(k1, (2, 3), np.float32, -1.0, 2.0),
+        tp.random.normal(tp.random.fold_in(k2, 11), (4,)),
+        tp.random.bernoulli(k3, p, (5,)),
+        tp.random.randint(k1, (3,), lo, 10),
+        tp.random.truncated_normal(k2, -p, p, (3,)),
+        tp.random.categorical(k3, np.log(np.array([0.2, 0.3, 0.5]))),
+        tp.random.permutation(k1, 6),
+        tp.random.choice(k2, 5, (2,), False),
+        tp.random.random_bits(k3, 64, (2,)),
+    )
+
+
+def bits(key, width):
+    return tp.random.random_bits(key, width, (2,))
+"""
+
+
+def _compiled(fn):
+    """tp.jit(fn) that runs Numba's code only (compiled before the first call returns)."""
+    return tp.jit(fn, compile="block")
+
+
+def test_jit_draws_the_same_bits(tmp_path):
+    # Compiled code (runtime/numba/random.py) draws bit for bit what NumPy's code draws.
+    m = _module(tmp_path, _NOISY + _DRAWS)
     w = np.array([0.3, -0.7, 1.1])
-    with pytest.raises(tp.TranspileError, match="random_fns.py:7.*not compiled yet"):
-        tp.jit(m.f)(w, key)
-    with pytest.warns(Warning, match="rt.random_normal has no Numba implementation"):
-        out = tp.jit(m.f, fallback="numpy")(w, key)
-    np.testing.assert_allclose(out, m.f(w, key), rtol=1e-12)
+    jitted = {name: _compiled(getattr(m, name)) for name in "fght"}
+    grad_f, vmap_g, draws = _compiled(tp.grad(m.f)), _compiled(tp.vmap(m.g, in_axes=(None, 0))), _compiled(m.draws)
+    for seed in (4, 5):
+        key = rnd.PRNGKey(seed)
+        assert jitted["f"](w, key) == m.f(w, key)
+        assert jitted["g"](0.7, key) == m.g(0.7, key)
+        assert jitted["h"](0.4, key) == m.h(0.4, key)
+        assert jitted["t"](0.8, key) == m.t(0.8, key)
+        np.testing.assert_array_equal(grad_f(w, key), tp.grad(m.f)(w, key))
+        keys = rnd.split(key, 3)
+        np.testing.assert_array_equal(vmap_g(0.7, keys), [m.g(0.7, k) for k in keys])
+        for got, want in zip(draws(key, 0.6, -2), m.draws(key, 0.6, -2), strict=True):
+            assert np.asarray(got).dtype == np.asarray(want).dtype
+            np.testing.assert_array_equal(got, want)
+    for fn in [*jitted.values(), grad_f, vmap_g, draws]:
+        assert fn.stats()["numpy_tier"] == 0
+
+
+def test_jit_refuses_a_width_known_only_at_run_time(tmp_path):
+    m = _module(tmp_path, _DRAWS)
+    with pytest.raises(tp.TranspileError, match="random_fns.py:22.*bit_width must be a constant 32 or 64"):
+        _compiled(m.bits)(rnd.PRNGKey(0), 64)
 
 
 _SPLITTING = """

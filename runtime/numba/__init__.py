@@ -50,6 +50,7 @@ from . import (  # noqa: F401
     pyfuncs,
     pynumbers,
     pytree,
+    random,
     ranges,
     rearranging,
     rearranging_batch,

@@ -26,13 +26,6 @@ NO_NUMBA_VERSION = {
         ["batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"],
         _PER_EXAMPLE_RANGES,
     ),
-    **dict.fromkeys(
-        [
-            "random_split", "random_fold_in", "random_bits", "random_uniform", "random_normal", "random_bernoulli",
-            "random_categorical", "random_randint", "random_permutation", "random_choice", "random_truncated_normal",
-        ],
-        "tp.random's samplers are not compiled yet: draw the numbers outside jit and pass them in",
-    ),
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     **dict.fromkeys(
         ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_put_region"],

@@ -38,6 +38,10 @@ def every_collective(v):
     }
 
 
+def scalar_reductions(v):
+    return tp.psum(v, "i"), tp.pmean(v, "i"), tp.pmax(v, "i"), tp.pmin(v, "i")
+
+
 def scattered(v):  # v: (n, 3) per device
     tiled = tp.psum_scatter(np.concatenate([v, 2 * v]), "i", tiled=True)
     return (
@@ -99,6 +103,12 @@ def checks(rank, size):
     for key in want:
         np.testing.assert_allclose(got[key], want[key][mine], rtol=1e-12, err_msg=key)
     yield "every collective"
+    s = x[:, 0]  # one number per device: the reductions keep its shape ()
+    got, want = pmapped(scalar_reductions)(s[mine]), tp.vmap(scalar_reductions, axis_name="i")(s)
+    for g, w in zip(got, want):
+        assert np.shape(g) == (LOCAL,), np.shape(g)
+        np.testing.assert_allclose(g, w[mine], rtol=1e-12)
+    yield "reductions of 0-d values"
     y = rng.normal(size=(n, n, 3))
     for g, w in zip(pmapped(scattered)(y[mine]), tp.vmap(scattered, axis_name="i")(y)):
         np.testing.assert_allclose(g, w[mine], rtol=1e-12)

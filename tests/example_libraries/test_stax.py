@@ -526,17 +526,27 @@ def test_vmap_of_dropout_network_is_stacking():
         np.testing.assert_allclose(leaf, np.stack(pieces), rtol=1e-10, atol=1e-12)
 
 
-def test_dropout_under_jit_is_refused_with_what_to_do():
-    """tp.random's samplers have no Numba version yet: jit names the sampler and says what to do, and
-    fallback='numpy' runs the same numbers."""
+def test_dropout_network_under_jit_draws_the_same_mask():
+    """Compiled code draws Dropout's mask bit for bit as NumPy's does: the loss and its gradient (a training step's)
+    are the un-jitted ones, and another key gives another mask."""
     _, params = _DROPOUT[0](tp.random.PRNGKey(0), (5, 3))
     x, y = _data((5, 3))
     loss, key = _loss_with_rng(_DROPOUT[1]), tp.random.PRNGKey(1)
-    with pytest.raises(tp.TranspileError, match=r"(?s)stax.py:\d+.*not compiled yet.*fallback='numpy'"):
-        tp.jit(loss, compile="block")(params, x, y, key)
-    with pytest.warns(Warning, match="no Numba implementation"):
-        got = tp.jit(loss, fallback="numpy", compile="block")(params, x, y, key)
-    assert got == pytest.approx(loss(params, x, y, key), rel=1e-12)
+    jitted = tp.jit(loss, compile="block")
+    assert jitted(params, x, y, key) == pytest.approx(loss(params, x, y, key), rel=1e-12)
+    assert jitted.stats()["numpy_tier"] == 0
+    other = tp.random.PRNGKey(2)
+    assert jitted(params, x, y, other) == pytest.approx(loss(params, x, y, other), rel=1e-12)
+    assert loss(params, x, y, other) != pytest.approx(loss(params, x, y, key), rel=1e-6)
+
+
+def test_training_step_with_dropout_under_jit():
+    layer = stax.serial(stax.Dense(4), stax.Tanh, stax.Dropout(0.6), stax.Dense(3))
+    _, params = _init(layer, (5, 3))
+    x, y = _data((5, 3))
+    loss, key = _loss_with_rng(layer[1]), tp.random.PRNGKey(1)
+    got = tp.jit(tp.grad(loss), compile="block")(params, x, y, key)
+    _assert_close_trees(got, tp.grad(loss)(params, x, y, key), rtol=1e-12, atol=1e-14)
 
 
 def test_network_under_jit():

@@ -18,8 +18,7 @@ outputs) in tuples, not lists, so that compiled code can take layers of differen
 keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `glorot_normal` draws an untruncated normal;
 `Gelu` is the tanh approximation (JAX's default); `Conv`, `ConvTranspose`, their general forms and the pooling
 layers are two-dimensional (and `Conv1DTranspose` one-dimensional); `parallel` and `FanOut` take 1 to 4 branches
-so far; tp.random's samplers are not compiled by tp.jit yet, so a network drawing a Dropout mask runs under jit
-with `fallback='numpy'` only. transpile calls functions it can name, not the items of a list of functions:
+so far. transpile calls functions it can name, not the items of a list of functions:
 `serial` is written as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut`
 write their tuples out for each number of branches.
 """
@@ -662,8 +661,7 @@ AvgPool.__name__, AvgPool.__doc__ = "AvgPool", "The mean of each window (of its 
 def Dropout(rate, mode="train"):
     """In mode 'train', each entry kept with probability `rate` (JAX's meaning: the rate of keeping) and divided
     by `rate`, the mask `tp.random.bernoulli(rng, rate, inputs.shape)` of apply_fun's `rng=`, a tp.random key; in
-    mode 'test', the inputs as they are. The mask is not differentiated; tp.jit does not compile the sampler yet:
-    jit(f, fallback='numpy') runs it, or jit a network made with mode 'test'."""
+    mode 'test', the inputs as they are. The mask is not differentiated; compiled code draws the same mask."""
     if mode not in ("train", "test"):
         raise ValueError(f"Dropout's mode is 'train' or 'test', not {mode!r}")
     train = mode == "train"

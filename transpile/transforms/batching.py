@@ -22,6 +22,7 @@ import copy
 from dataclasses import dataclass
 
 import gast
+import numpy as np
 
 from .. import naming
 from ..analyses.activity import walk_statements
@@ -187,7 +188,15 @@ def _by_position(prim, args, kwargs):
     leading = prim.params[: last + 1]
     if any(p not in given and p not in prim.defaults for p in leading):
         return args, kwargs
-    return [given[p] if p in given else const(prim.defaults[p]) for p in leading], {}
+    return [given[p] if p in given else _default(prim.defaults[p]) for p in leading], {}
+
+
+def _default(value):
+    """An expression of a parameter's default: a NumPy scalar type (a dtype= default) by its name, as `np.float64`,
+    else the constant."""
+    if isinstance(value, type) and issubclass(value, np.generic) and getattr(np, value.__name__, None) is value:
+        return gast.Attribute(value=name("np"), attr=value.__name__, ctx=gast.Load())
+    return const(value)
 
 
 def _batched_as_is(stmt):
