@@ -148,6 +148,23 @@ def test_gradient_per_device_is_the_gradient_of_the_sum_over_devices(f, kind, sh
     np.testing.assert_allclose(total(x), want, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("inner", [2, 3])
+@pytest.mark.parametrize("f, kind, shape, kw", CASES, ids=IDS)
+def test_a_collective_over_the_outer_axis_of_values_mapped_by_an_inner_vmap(f, kind, shape, kw, inner):
+    """vmap (or pmap) over "i" of vmap over "j" of a collective over "i": for each j, what vmap over "i" alone
+    gives (the axes the collective names are an example's, not the inner batch's: with 3 examples inside, a
+    layout mistake changes the shape, with 2 (as many as outside) it would only move the numbers)."""
+    n = 2
+    xs = rng.normal(size=(n, inner) + shaped(shape, n))
+    want = np.stack([tp.vmap(f, axis_name="i")(xs[:, j]) for j in range(inner)], axis=1)
+    np.testing.assert_allclose(tp.vmap(tp.vmap(f, axis_name="j"), axis_name="i")(xs), want, rtol=1e-14)
+    np.testing.assert_allclose(tp.pmap(tp.vmap(f, axis_name="j"), axis_name="i")(xs), want, rtol=1e-14)
+    u = rng.normal(size=want.shape)
+    pulled = tp.vjp(tp.vmap(tp.vmap(f, axis_name="j"), axis_name="i"), xs)[1](u)[0]
+    each = np.stack([tp.vjp(tp.vmap(f, axis_name="i"), xs[:, j])[1](u[:, j])[0] for j in range(inner)], axis=1)
+    np.testing.assert_allclose(pulled, each, rtol=1e-12)
+
+
 def test_all_gather_and_psum_scatter_transpose_into_each_other():
     n = 4
     x, u = rng.normal(size=(n, 3, 2)), rng.normal(size=(n, 3, n, 2))

@@ -52,6 +52,7 @@ defprim(
     params=["x", "axis_name", "axis=0", "tiled=False"],
     collective=True,
     structural=("axis_name", "axis", "tiled"),
+    example_axes=("axis",),
     vjp={"x": "rt.psum_scatter(g, axis_name, scatter_dimension=axis, tiled=tiled)"},
     jvp={"x": "rt.all_gather(t, axis_name, axis=axis, tiled=tiled)"},
     batch="rt.all_gather_batched(x, batched=x_batched, size=B, axis=axis, tiled=tiled)",
@@ -64,6 +65,7 @@ defprim(
     params=["x", "axis_name", "scatter_dimension=0", "tiled=False"],
     collective=True,
     structural=("axis_name", "scatter_dimension", "tiled"),
+    example_axes=("scatter_dimension",),
     vjp={"x": "rt.all_gather(g, axis_name, axis=scatter_dimension, tiled=tiled)"},
     jvp={"x": "rt.psum_scatter(t, axis_name, scatter_dimension=scatter_dimension, tiled=tiled)"},
     batch="rt.psum_scatter_batched(x, batched=x_batched, size=B, scatter_dimension=scatter_dimension, tiled=tiled)",
@@ -76,6 +78,7 @@ defprim(
     params=["x", "axis_name", "split_axis", "concat_axis", "tiled=False"],
     collective=True,
     structural=("axis_name", "split_axis", "concat_axis", "tiled"),
+    example_axes=("split_axis", "concat_axis"),
     vjp={"x": "rt.all_to_all(g, axis_name, concat_axis, split_axis, tiled=tiled)"},
     jvp={"x": "rt.all_to_all(t, axis_name, split_axis, concat_axis, tiled=tiled)"},
     batch="rt.all_to_all_batched(x, batched=x_batched, size=B, split_axis=split_axis, concat_axis=concat_axis, "

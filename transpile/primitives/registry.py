@@ -89,6 +89,9 @@ class Primitive:
     batch_needs_same: tuple = ()  # parameters its batching rule needs the same for every example (else per example)
     batch_broadcast: tuple = ()  # parameters its batching rule needs batched: one that is not is broadcast first
     collective: bool = False  # reduces over the vmap axis named by its `axis_name` argument
+    # a collective's parameters that name axes of one example's value (all_gather's `axis`): over an enclosing
+    # vmap's axis (or the devices'), a value batched by an inner vmap has its batch axis in front, so they shift
+    example_axes: tuple = ()
     # set for a loop's range (range, rt.backwards): the parameters that, batched, make its trip count differ per
     # example (vmap then runs the loop masked, each example with its own loop variable); with these the same
     # for every example, so is the range
@@ -223,6 +226,7 @@ def defprim(
     batch_needs_same=(),
     batch_broadcast=(),
     collective=False,
+    example_axes=(),
     variant_of=None,
     canonical=None,
     subscript=False,
@@ -265,6 +269,7 @@ def defprim(
         batch_needs_same=tuple(batch_needs_same),
         batch_broadcast=tuple(batch_broadcast),
         collective=collective,
+        example_axes=tuple(example_axes),
         canonical=canonical,
         subscript=subscript,
         loop_trips=loop_trips,

@@ -599,7 +599,7 @@ class _BatchBuilder(Builder):
         if prim.collective:
             named = bound.get("axis_name")
             if not (isinstance(named, gast.Constant) and named.value == self.mode.axis_name):
-                return copy.deepcopy(rhs)  # another vmap's axis: an outer vmap batches it
+                return self._enclosing_collective(stmt, prim, rhs)
         if callable(rule):  # a rule that reads the call (its constant arguments): an expression, or None to loop
             batched = {p: self._is_batched(bound.get(p)) for p in prim.params}
             if prim.varargs:
@@ -662,6 +662,32 @@ class _BatchBuilder(Builder):
             return self._per_example(stmt, path, args, kwargs)
         args = list(bound[prim.varargs]) if prim.varargs else [bound[p] for p in prim.params if p in bound]
         return self._per_example(stmt, path, args, {})
+
+    def _enclosing_collective(self, stmt, prim, rhs):
+        """A collective over an enclosing vmap's axis (or the devices' of a pmap), which batches it: as written,
+        but where its value is batched here the axes it names of one example move past this batch axis."""
+        node = copy.deepcopy(rhs)
+        if not prim.example_axes or not self._is_batched(rhs.bound.get(prim.params[0])):
+            return node
+        keywords = {k.arg: k for k in node.keywords}
+        for param in prim.example_axes:
+            axis = rhs.bound.get(param, const(prim.defaults.get(param)))
+            if not (isinstance(axis, gast.Constant) and type(axis.value) is int):
+                self.error(
+                    stmt,
+                    f"`{param}` of {prim.name} over an enclosing axis, of a value mapped by this vmap, must be an int "
+                    "written in the call",
+                    f"write {param}= as a number",
+                )
+            shifted = const(axis.value + 1 if axis.value >= 0 else axis.value)
+            position = prim.params.index(param)
+            if position < len(node.args):
+                node.args[position] = shifted
+            elif param in keywords:
+                keywords[param].value = shifted
+            else:
+                node.keywords.append(gast.keyword(arg=param, value=shifted))
+        return node
 
     def _elementwise(self, stmt, rhs):
         node = copy.deepcopy(rhs)
