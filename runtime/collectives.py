@@ -60,8 +60,9 @@ def _bound(what, axis_name):
         here = devices.bound(one)
         if here is None and isinstance(axis_name, (tuple, list)):
             raise UnboundAxisError(
-                f"{what}: no enclosing pmap or shard_map has axis_name={one!r} (of {tuple(axis_name)!r}); a tuple of "
-                "axis names reaches the devices of pmaps and shard_map's meshes, and inside vmap takes one name so far"
+                f"{what}: no enclosing pmap or shard_map has axis_name={one!r} (of {tuple(axis_name)!r}); under vmap, "
+                "a tuple of names is taken apart for psum, pmean, pmax, pmin, all_gather, axis_index and axis_size, "
+                "the last two with the vmap's name last"
             )
         if here is None:
             _unbound(what, axis_name)

@@ -16,6 +16,7 @@ defprim(
     jvp={"x": "rt.psum(t, axis_name)"},
     batch="rt.psum_batched(x, batched=x_batched, size=B)",
     batch_same=True,
+    batch_names="rt.psum(ONE, REST)",
 )
 defprim(
     "pmean",
@@ -28,6 +29,7 @@ defprim(
     jvp={"x": "rt.pmean(t, axis_name)"},
     batch="rt.pmean_batched(x, batched=x_batched, size=B)",
     batch_same=True,
+    batch_names="rt.pmean(ONE, REST)",  # the mean of equal groups' means
 )
 # the examples attaining the extreme share its adjoint equally (as JAX splits ties)
 SHARE = "(x == ans) / rt.psum(1.0 * (x == ans), axis_name)"
@@ -43,6 +45,7 @@ for _name in ["pmax", "pmin"]:
         jvp={"x": f"rt.psum(t * {SHARE}, axis_name)"},
         batch=f"rt.{_name}_batched(x, batched=x_batched, size=B)",
         batch_same=True,
+        batch_names=f"rt.{_name}(ONE, REST)",
     )
 # all_gather and psum_scatter transpose into each other (JAX's convention)
 defprim(
@@ -57,6 +60,8 @@ defprim(
     jvp={"x": "rt.all_gather(t, axis_name, axis=axis, tiled=tiled)"},
     batch="rt.all_gather_batched(x, batched=x_batched, size=B, axis=axis, tiled=tiled)",
     batch_same=True,
+    batch_names="rt.all_gather(ONE, REST, axis=axis, tiled=True)",  # the inner groups' blocks, row-major
+    names_ordered=True,
 )
 defprim(
     "psum_scatter",
@@ -93,6 +98,7 @@ defprim(
     nondiff=True,
     batch="rt.axis_size_batched(B)",
     batch_same=True,
+    batch_names="rt.axis_size(REST) * ONE",
 )
 defprim(
     "axis_index",
@@ -102,6 +108,8 @@ defprim(
     collective=True,
     nondiff=True,
     batch="rt.axis_index_batched(B)",
+    batch_names="rt.axis_index(REST) * B + ONE",
+    names_ordered=True,
 )
 defprim(
     "ppermute",
