@@ -302,3 +302,23 @@ def test_jit_inside_pmap_compiles_the_new_collectives():
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def norm_and_total(v):
+    return np.sin(v) * tp.psum(v, "j"), tp.psum(np.sum(v * v), ("i", "j"))
+
+
+def test_gradient_through_nested_vmaps_with_an_output_the_same_for_every_example():
+    """out_axes=None at both levels for an output psum made the same everywhere: forward, it stays a broadcast
+    between the levels; backward, its one cotangent is not counted once per outer example."""
+    x = rng.normal(size=(2, 3, 4))
+    mapped = tp.vmap(tp.vmap(norm_and_total, out_axes=(0, None), axis_name="j"), out_axes=(0, None), axis_name="i")
+    blocks, total = mapped(x)
+    np.testing.assert_allclose(total, np.sum(x * x), rtol=1e-12)
+    np.testing.assert_allclose(blocks, np.sin(x) * x.sum(axis=1, keepdims=True), rtol=1e-12)
+
+    def loss(x):
+        blocks, total = mapped(x)
+        return np.sum(blocks**2) + 3.0 * total
+
+    np.testing.assert_allclose(tp.grad(loss)(x), numeric_grad(loss, (x,)), rtol=1e-6, atol=1e-8)
