@@ -11,7 +11,7 @@ dimensions they split.  The function is written as NumPy source, which the trans
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 import linecache
 import types
 
@@ -21,9 +21,6 @@ from ..codegen import escape
 from ..errors import TranspileError
 from ..sharding import PartitionSpec
 from .vmap import vmap
-
-_counter = itertools.count()
-
 
 def _cut(arg, spec, mesh):
     """Lines that reshape `arg` so that the mesh axes splitting it lead, in mesh order."""
@@ -125,9 +122,10 @@ class ShardedAsVmaps:
         body.append(f"return {outputs[0] if single else '(' + ', '.join(outputs) + ',)'}")
         doc = f'"""{name}: the shard_map as nested vmaps over its mesh axes, between reshapes into blocks."""'
         text = f"def {name}({', '.join(params)}):\n    {doc}\n" + "".join(f"    {line}\n" for line in body)
-        filename = f"<transpile shard_map {next(_counter)}>"
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]  # the same text, the same name: deterministic keys
+        filename = f"<transpile shard_map {digest}>"
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        module = types.ModuleType(f"transpile_shard_map_{next(_counter)}")
+        module = types.ModuleType(f"transpile_shard_map_{digest}")
         module.__file__ = filename
         module.__dict__.update(np=np, nested=nested)
         exec(compile(text, filename, "exec"), module.__dict__)  # noqa: S102 - generated above from specs alone
