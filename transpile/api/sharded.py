@@ -22,6 +22,7 @@ from ..errors import TranspileError
 from ..sharding import PartitionSpec
 from .vmap import vmap
 
+
 def _cut(arg, spec, mesh):
     """Lines that reshape `arg` so that the mesh axes splitting it lead, in mesh order."""
     layout = [("dim", d) for d in range(len(spec))]
