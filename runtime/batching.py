@@ -746,6 +746,19 @@ def finish_batched_batched(value, spec, batched, size):
     """finish_batched under an outer batch (axis 0): the inner batch axis 1 goes to out_axes."""
     outer = next((np.shape(leaf)[0] for leaf in _leaves(value) if not _is_static(leaf) and np.ndim(leaf)), None)
     parts = [finish_batched(_slice(value, i), spec, batched, size) for i in range(outer)]
+    return _restacked(parts, value)
+
+
+def _restacked(parts, value):
+    """The outer examples' parts stacked again, where `value` held them; a leaf the same for every outer example
+    (a broadcast view) stays one, as finish_batched then needs to see for out_axes=None."""
+    if isinstance(value, (tuple, list)) and isinstance(parts[0], (tuple, list)):
+        return same_kind(parts[0], [_restacked([p[i] for p in parts], v) for i, v in enumerate(value)])
+    if isinstance(value, dict) and isinstance(parts[0], dict):
+        return same_kind(parts[0], {k: _restacked([p[k] for p in parts], value[k]) for k in value})
+    if _same_for_all(value) and not _is_static(value) and not _is_static(parts[0]):
+        first = asarray(parts[0])
+        return np.broadcast_to(first, (len(parts),) + first.shape)
     return _stack(parts)
 
 
@@ -762,6 +775,20 @@ def unfinish_batched_batched(g, spec, batched, size):
     outer = _outer_size(g)
     if outer is None:  # the symbolic zero, or a container of them
         return g
+    return _unfinished_by_spec(g, spec, batched, size, outer)
+
+
+def _unfinished_by_spec(g, spec, batched, size, outer):
+    """unfinish_batched of each outer example's part of g, where out_axes maps it; where it is None, g is the one
+    cotangent of a value the same for every example, outer ones included (as unfinish_batched leaves it)."""
+    from .tree import is_zero
+
+    if spec is None or is_zero(g):
+        return g
+    if isinstance(spec, (tuple, list)) and isinstance(g, (tuple, list)):
+        return same_kind(g, [_unfinished_by_spec(v, s, batched, size, outer) for v, s in zip(g, spec)])
+    if isinstance(spec, dict) and isinstance(g, dict):
+        return same_kind(g, {k: _unfinished_by_spec(g[k], spec[k], batched, size, outer) for k in g})
     return _stack([unfinish_batched(_slice(g, i), spec, batched, size) for i in range(outer)])
 
 

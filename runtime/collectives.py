@@ -60,8 +60,9 @@ def _bound(what, axis_name):
         here = devices.bound(one)
         if here is None and isinstance(axis_name, (tuple, list)):
             raise UnboundAxisError(
-                f"{what}: no enclosing pmap or shard_map has axis_name={one!r} (of {tuple(axis_name)!r}); a tuple of "
-                "axis names reaches the devices of pmaps and shard_map's meshes, and inside vmap takes one name so far"
+                f"{what}: no enclosing pmap or shard_map has axis_name={one!r} (of {tuple(axis_name)!r}); under vmap, "
+                "a tuple of names is taken apart for psum, pmean, pmax, pmin, all_gather, axis_index and axis_size, "
+                "the last two with the vmap's name last"
             )
         if here is None:
             _unbound(what, axis_name)
@@ -223,7 +224,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, tiled=False):
 
     def one(v):
         found = _bound(what[0], axis_name)
-        if len(found) == 1 and found[0][0].processes:  # the chunks meant for this process's devices, by MPI
+        if len(found) == 1 and found[0][0].point_to_point:  # the chunks meant for this process's devices
             group, place, inner = found[0]
 
             def chunks(stack):  # [device of this process, device of the job, *chunk]
@@ -262,7 +263,7 @@ def ppermute(x, axis_name, perm):
 
     def one(v):
         found = _bound(what[0], axis_name)
-        if len(found) == 1 and found[0][0].processes:  # this process's devices' values, sent between processes
+        if len(found) == 1 and found[0][0].point_to_point:  # this process's devices' values, sent
             group, place, inner = found[0]
             return array(group.exchange(place, what, asarray(v), inner, permute=perm)[place])
         values, index = _gathered(what, v, axis_name)

@@ -12,6 +12,7 @@ the collective the others wait in: never a hang.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -28,17 +29,18 @@ DEFAULT_TIMEOUT = 60.0
 
 @dataclass(frozen=True)
 class Device:
-    """A device collectives run between: a CPU worker thread of the process `process_index`."""
+    """A device collectives run between, of the process `process_index`: a CPU worker thread, or a thread driving
+    the GPU `ordinal` of that process (runtime/nccl.py)."""
 
     id: int
     platform: str = "cpu"
     process_index: int = 0
+    ordinal: int | None = None
 
     def __repr__(self):
+        kind = "GpuDevice" if self.platform == "gpu" else "CpuDevice"
         return (
-            f"CpuDevice(id={self.id})"
-            if not self.process_index
-            else f"CpuDevice(id={self.id}, process={self.process_index})"
+            f"{kind}(id={self.id})" if not self.process_index else f"{kind}(id={self.id}, process={self.process_index})"
         )
 
 
@@ -137,6 +139,16 @@ class Group:
         self._read = {}
         self._returned = [False] * self.size
         self.failed = None  # (index, exception) of the first device that raised
+
+    @property
+    def point_to_point(self) -> bool:
+        """Whether ppermute and all_to_all send each device's rows through `exchange` (else every device reads the
+        stack of all values): between processes, or between GPUs."""
+        return self.processes
+
+    def context(self, index):
+        """What device `index`'s thread runs inside (a GPU group: that GPU as the current device)."""
+        return contextlib.nullcontext()
 
     def where(self, index) -> str:
         return f"device {index} ({self.devices[index]!r}) of the pmap over axis_name={self.axis_name!r}"
@@ -287,11 +299,11 @@ def enclosing_offset() -> int:
     return offset
 
 
-def run_on_devices(fn, per_device, axis_name, devices, timeout, processes=False):
-    """[fn(*args) for args in per_device], each on its own thread as one device of a new group over `axis_name`
-    (with `processes`, one spanning the MPI job's processes, each running this call on its devices); the first
-    error raised (by a device, or a collective's check) is raised again, naming its device."""
-    group = Group(axis_name, devices, timeout, processes)
+def run_on_devices(fn, per_device, axis_name, devices, timeout, processes=False, group_type=Group):
+    """[fn(*args) for args in per_device], each on its own thread as one device of a new group (a `group_type`)
+    over `axis_name` (with `processes`, one spanning the MPI job's processes, each running this call on its
+    devices); the first error raised (by a device, or a collective's check) is raised again, naming its device."""
+    group = group_type(axis_name, devices, timeout, processes)
     outer = _stack()
     results = [None] * group.size
     stopped = []  # devices stopped by a failure: of this group, or of an enclosing one (then this device stops too)
@@ -299,7 +311,8 @@ def run_on_devices(fn, per_device, axis_name, devices, timeout, processes=False)
     def work(index):
         _local.stack = outer + [(axis_name, group, index)]
         try:
-            results[index] = fn(*per_device[index])
+            with group.context(index):
+                results[index] = fn(*per_device[index])
         except _Stopped:
             stopped.append(index)
         except BaseException as exc:  # noqa: BLE001  (re-raised by the caller)

@@ -39,7 +39,7 @@ import workloads  # noqa: E402  (bench/workloads.py: NumPy only)
 
 import transpile as tp  # noqa: E402
 
-TEST_PATHS = ["tests/backends/cupy", "tests/runtime/cuda"]
+TEST_PATHS = ["tests/backends/cupy", "tests/runtime/cuda", "tests/runtime/test_nccl.py"]
 # The fake run's correctness check: a few fake-gpu twins of the gpu tests, enough to show the check runs.
 FAKE_TESTS = "fake-gpu and (lennard_jones or per_example)"
 

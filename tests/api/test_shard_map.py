@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support import numeric_grad
 
 import transpile as tp
 from runtime import devices
@@ -121,23 +122,73 @@ def split_sum(b):
     return b / tp.psum(np.sum(b), "i")
 
 
-SHARDED = None
+def partial_products(a_block, b_block):
+    return tp.psum(a_block @ b_block, "y")
+
+
+def two_outputs(a_block, c_block):  # a block of each, and the sum over the whole mesh
+    return np.sin(a_block) * c_block, tp.psum(np.sum(a_block * a_block), ("x", "y"))
+
+
+SHARDED = tp.shard_map(split_sum, Mesh(np.arange(4).tolist(), ("i",)), in_specs=P("i"), out_specs=P("i"))
 
 
 def sharded_loss(x):
     return np.sum(SHARDED(x) ** 2)
 
 
-def test_a_transform_of_shard_map_is_refused_by_name():
-    global SHARDED
-    SHARDED = tp.shard_map(split_sum, line(), in_specs=P("i"), out_specs=P("i"))
-    x = np.arange(1.0, 9.0)
-    np.testing.assert_allclose(SHARDED(x), x / x.sum(), rtol=1e-12)
-    with pytest.raises(tp.TranspileError, match=r"shard_map\(split_sum\) under a transform \(grad, vmap, jit\)"):
-        tp.grad(sharded_loss)(x)
-    with pytest.raises(tp.TranspileError, match="not supported yet"):
-        tp.vmap(SHARDED)
+def test_shard_map_under_transforms_is_its_computation_as_nested_vmaps():
+    """grad, vmap, jvp and jit meet a shard_map as nested vmaps over its mesh axes between reshapes into blocks:
+    the numbers of the direct call, and gradients against central differences."""
+    x = rng.normal(size=8) + 3.0
+    sharded = tp.shard_map(split_sum, line(), in_specs=P("i"), out_specs=P("i"))
+    np.testing.assert_allclose(sharded(x), x / x.sum(), rtol=1e-12)
+    loss = lambda x: np.sum(sharded(x) ** 2)  # noqa: E731
+    s = x.sum()
+    np.testing.assert_allclose(tp.grad(loss)(x), 2 * x / s**2 - 2 * np.sum(x**2) / s**3, rtol=1e-10)
+    np.testing.assert_allclose(tp.grad(loss)(x), numeric_grad(loss, (x,)), rtol=1e-6)
+    xs = rng.normal(size=(3, 8)) + 3.0
+    np.testing.assert_allclose(tp.vmap(sharded)(xs), xs / xs.sum(axis=1, keepdims=True), rtol=1e-12)
+    t = rng.normal(size=8)
+    _, tangent = tp.jvp(sharded, (x,), (t,))
+    np.testing.assert_allclose(tangent, (sharded(x + 1e-6 * t) - sharded(x - 1e-6 * t)) / 2e-6, rtol=1e-6)
+    np.testing.assert_allclose(tp.jit(sharded, backend="numpy")(x), x / x.sum(), rtol=1e-12)
     # inside it, each device differentiates its own block, the psum transposed across the devices
     grads = tp.shard_map(tp.grad(lambda b: np.sum(split_sum(b) ** 2)), line(), in_specs=P("i"), out_specs=P("i"))(x)
-    s = x.sum()
     np.testing.assert_allclose(grads, 2 * x / s**2 - 2 * np.sum(x**2) / s**3, rtol=1e-10)
+
+
+def test_gradients_through_a_2d_mesh():
+    a, b, c = rng.normal(size=(4, 6)), rng.normal(size=(6, 3)), rng.normal(size=(8, 3))
+    matmul = tp.shard_map(partial_products, grid(), in_specs=(P("x", "y"), P("y", None)), out_specs=P("x", None))
+    loss = lambda a, b: np.sum(matmul(a, b) ** 2)  # noqa: E731
+    got = tp.grad(loss, argnums=(0, 1))(a, b)
+    want = (2 * (a @ b) @ b.T, a.T @ (2 * (a @ b)))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+    both = tp.shard_map(two_outputs, grid(), in_specs=(P("x", "y"), P(("y", "x"))), out_specs=(P("x", "y"), P()))
+    direct = both(a, c)
+    np.testing.assert_allclose(direct[1], np.sum(a * a), rtol=1e-12)
+    np.testing.assert_allclose(tp.jit(both, backend="numpy")(a, c)[0], direct[0], rtol=1e-12)
+
+    def loss2(a, c):
+        blocks, total = both(a, c)
+        return np.sum(blocks * a) + total
+
+    for got, want in zip(tp.grad(loss2, argnums=(0, 1))(a, c), [numeric_grad(loss2, (a, c), k) for k in (0, 1)]):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_shard_map_from_module_level_code_under_grad():
+    x = np.arange(1.0, 9.0)
+    s = x.sum()
+    np.testing.assert_allclose(tp.grad(sharded_loss)(x), 2 * x / s**2 - 2 * np.sum(x**2) / s**3, rtol=1e-10)
+
+
+def test_under_a_transform_an_output_said_to_be_replicated_must_be():
+    sharded = tp.shard_map(lambda b: b, line(), in_specs=P("i"), out_specs=P())
+    with pytest.raises(Exception, match="out_axes is None for an output that differs per example"):
+        tp.grad(lambda x: np.sum(sharded(x)))(np.arange(4.0))
+    pytrees = tp.shard_map(lambda d: d["x"], line(), in_specs=({"x": P("i")},), out_specs=P("i"))
+    with pytest.raises(tp.TranspileError, match="is not one PartitionSpec per argument"):
+        tp.grad(lambda x: np.sum(pytrees({"x": x})))(np.arange(4.0))

@@ -40,6 +40,11 @@ class ndarray(np.ndarray):  # noqa: N801 (CuPy's name)
     def __array__(self, dtype=None, copy=None):
         raise TypeError(_MESSAGE)
 
+    @property
+    def data(self):
+        """CuPy's memory pointer, as far as NCCL's bindings read it: the address of the first element."""
+        return types.SimpleNamespace(ptr=self.__array_interface__["data"][0])
+
     def get(self):
         """A host copy, as `cupy.ndarray.get`."""
         return np.ndarray.copy(self).view(np.ndarray)

@@ -289,8 +289,12 @@ HOST_BY_DESIGN = {
     ("namespace.py", "is_ndarray"): "the check itself: a NumPy array, or a CuPy one by its type's module",
     ("devices.py", "exchange"): "CPU devices are threads of this process: their values meet in host memory",
     **{
-        ("mpi.py", name): "MPI sends host buffers between processes (GPUs will exchange through NCCL)"
+        ("mpi.py", name): "MPI sends host buffers between processes (GPUs exchange through NCCL)"
         for name in ["_agree", "_description", "allgather", "allreduce", "alltoall", "permute", "reduce_scatter"]
+    },
+    **{
+        ("nccl.py", name): "the GPUs' collectives agree on the host first, and their unique id travels there"
+        for name in ["<module>", "exchange", "_communicator"]
     },
     **{
         ("random.py", name): "tp.random's keys and threefry bits are host uint32 arrays (no device version yet)"

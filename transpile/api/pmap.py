@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from runtime import devices as rt_devices
+from runtime import nccl as rt_nccl
 from runtime import pytree
 
+from ..backends.cupy.transfer import on_device, to_device
 from ..errors import TranspileError
 from ..frontend.methods import as_function
 from .boundary import api_boundary, caller_location
@@ -21,7 +23,7 @@ from .common import _signature, def_location, generated_function, user_function,
 from .unbound import is_unbound
 from .vmap import Vectorized
 
-_BACKENDS = (None, "cpu")
+_BACKENDS = (None, "cpu", "gpu", "cuda")
 
 
 class DeviceCountError(TranspileError, ValueError):
@@ -71,6 +73,11 @@ def _stacked(results, spec, what):
     raise TranspileError(f"{what}: out_axes {spec!r} does not match the structure of the result")
 
 
+def _on_host(leaf):
+    """A CuPy array's host copy (a GPU pmap slices its arguments and stacks its results on the host)."""
+    return leaf.get() if on_device(leaf) else leaf
+
+
 class Parallel(Vectorized):
     """pmap of one function: called, its slices run on device threads; transformed, it is its vmap."""
 
@@ -91,10 +98,19 @@ class Parallel(Vectorized):
         super().__init__(fun, in_axes, out_axes, axis_name, None, sig)
         if backend not in _BACKENDS:
             raise TranspileError(
-                f"pmap: backend={backend!r} has no devices here: pmap runs on CPU devices (threads) only so far",
+                f"pmap: backend={backend!r} is not a backend: give None or 'cpu' (CPU devices: threads), or 'gpu'",
                 def_location(fun),
-                "leave backend=None (or give 'cpu')",
             )
+        self.on_gpus = backend in ("gpu", "cuda") or any(d.platform == "gpu" for d in devices or ())
+        if self.on_gpus:
+            try:
+                rt_nccl.cupy_with_nccl()
+            except rt_nccl.GpuUnavailable as exc:
+                raise TranspileError(
+                    f"pmap(backend={backend or 'gpu'!r}): {exc}",
+                    def_location(fun),
+                    "leave backend=None to run on CPU devices (threads)",
+                ) from None
         self.devices = None if devices is None else list(devices)
         self.callable = fun  # what each device runs: pmap() gives the function as the user gave it
 
@@ -109,7 +125,7 @@ class Parallel(Vectorized):
                     caller_location() or def_location(self.user_fun),
                 )
             return self.devices
-        everything = rt_devices.local_devices()
+        everything = rt_nccl.local_gpu_devices() if self.on_gpus else rt_devices.local_devices()
         outer = rt_devices.enclosing_size()
         if size * outer > len(everything):
             nested = f" ({outer} for the enclosing pmaps times {size})" if outer > 1 else ""
@@ -171,14 +187,24 @@ class Parallel(Vectorized):
             raise TranspileError(f"pmap({name}): {problem}", caller_location() or def_location(self.user_fun))
         size = next(iter(sizes))
         placed = self._devices_for(size)
+        if self.on_gpus:
+            values = [pytree.tree_map(_on_host, v) for v in values]
         per_device = [[_slice(v, axes[n], i) for n, v in zip(names, values)] for i in range(size)]
         passed = len(args)  # as the caller passed them: by position, then by name
 
         def run(*items):
+            if self.on_gpus:  # onto this thread's GPU
+                items = to_device(items, numbers=False)
             return self.callable(*items[:passed], **dict(zip(names[passed:], items[passed:])))
 
         timeout = rt_devices.collective_timeout()
-        results = rt_devices.run_on_devices(run, per_device, self.axis_name, placed, timeout, self._across())
+        group_type = rt_nccl.NcclGroup if self.on_gpus else rt_devices.Group
+        results = rt_devices.run_on_devices(
+            run, per_device, self.axis_name, placed, timeout, self._across(), group_type
+        )
+        if self.on_gpus:  # stacked on the first GPU, through the host
+            with rt_nccl.cupy_with_nccl().cuda.Device(placed[0].ordinal):
+                results = to_device([pytree.tree_map(_on_host, r) for r in results], numbers=False)
         return _stacked(results, self.out_axes, f"pmap({name})")
 
 

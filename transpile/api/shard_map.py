@@ -2,11 +2,13 @@
 outputs' blocks are put together by out_specs (JAX's jax.experimental.shard_map).
 
 Each mesh axis is a group of device threads (runtime/devices.py), nested in the order of the mesh's axis names,
-so that collectives over a mesh axis name (or a tuple of them) meet the devices along it.  Called directly, not
-under a transform.
+so that collectives over a mesh axis name (or a tuple of them) meet the devices along it.  Under a transform it is
+the same computation as nested vmaps (sharded.py).
 """
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
@@ -16,6 +18,7 @@ from runtime import pytree
 from ..errors import TranspileError
 from ..sharding import Mesh, PartitionSpec
 from .boundary import api_boundary
+from .sharded import ShardedAsVmaps
 
 
 def _pairs(value, spec, what):
@@ -130,20 +133,6 @@ def _run(fun, args, in_specs, mesh, timeout):
     return level(())
 
 
-class _Untransformed:
-    """What a transform meets in a shard_map: a refusal naming it (it is not transformable yet)."""
-
-    def __init__(self, fun):
-        self.user_fun = fun
-
-    def entry_function(self, call=None):
-        raise TranspileError(
-            f"shard_map({getattr(self.user_fun, '__name__', 'function')}) under a transform (grad, vmap, jit): not "
-            "supported yet",
-            hint="transform the function inside it instead: tp.shard_map(tp.grad(f), ...), or use tp.pmap",
-        )
-
-
 @api_boundary
 def shard_map(f, mesh, in_specs, out_specs, check_rep=True):
     """`f` run on every device of `mesh` with its blocks of the arguments (split by in_specs), its outputs' blocks
@@ -176,7 +165,8 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True):
         )
         return pytree.tree_map(lambda _: next(outs), first)
 
-    mapped.__transpile__ = _Untransformed(f)
+    mapped.__signature__ = inspect.signature(f)  # the arguments mapped passes on (as transforms read them)
+    mapped.__transpile__ = ShardedAsVmaps(f, mesh, in_specs, out_specs, len(mapped.__signature__.parameters))
     mapped.__name__ = f"shard_map_{name}"
     mapped.__doc__ = f.__doc__
     return mapped

@@ -16,6 +16,7 @@ defprim(
     jvp={"x": "rt.psum(t, axis_name)"},
     batch="rt.psum_batched(x, batched=x_batched, size=B)",
     batch_same=True,
+    batch_names="rt.psum(ONE, REST)",
 )
 defprim(
     "pmean",
@@ -28,6 +29,7 @@ defprim(
     jvp={"x": "rt.pmean(t, axis_name)"},
     batch="rt.pmean_batched(x, batched=x_batched, size=B)",
     batch_same=True,
+    batch_names="rt.pmean(ONE, REST)",  # the mean of equal groups' means
 )
 # the examples attaining the extreme share its adjoint equally (as JAX splits ties)
 SHARE = "(x == ans) / rt.psum(1.0 * (x == ans), axis_name)"
@@ -43,6 +45,7 @@ for _name in ["pmax", "pmin"]:
         jvp={"x": f"rt.psum(t * {SHARE}, axis_name)"},
         batch=f"rt.{_name}_batched(x, batched=x_batched, size=B)",
         batch_same=True,
+        batch_names=f"rt.{_name}(ONE, REST)",
     )
 # all_gather and psum_scatter transpose into each other (JAX's convention)
 defprim(
@@ -52,10 +55,13 @@ defprim(
     params=["x", "axis_name", "axis=0", "tiled=False"],
     collective=True,
     structural=("axis_name", "axis", "tiled"),
+    example_axes=("axis",),
     vjp={"x": "rt.psum_scatter(g, axis_name, scatter_dimension=axis, tiled=tiled)"},
     jvp={"x": "rt.all_gather(t, axis_name, axis=axis, tiled=tiled)"},
     batch="rt.all_gather_batched(x, batched=x_batched, size=B, axis=axis, tiled=tiled)",
     batch_same=True,
+    batch_names="rt.all_gather(ONE, REST, axis=axis, tiled=True)",  # the inner groups' blocks, row-major
+    names_ordered=True,
 )
 defprim(
     "psum_scatter",
@@ -64,6 +70,7 @@ defprim(
     params=["x", "axis_name", "scatter_dimension=0", "tiled=False"],
     collective=True,
     structural=("axis_name", "scatter_dimension", "tiled"),
+    example_axes=("scatter_dimension",),
     vjp={"x": "rt.all_gather(g, axis_name, axis=scatter_dimension, tiled=tiled)"},
     jvp={"x": "rt.psum_scatter(t, axis_name, scatter_dimension=scatter_dimension, tiled=tiled)"},
     batch="rt.psum_scatter_batched(x, batched=x_batched, size=B, scatter_dimension=scatter_dimension, tiled=tiled)",
@@ -76,6 +83,7 @@ defprim(
     params=["x", "axis_name", "split_axis", "concat_axis", "tiled=False"],
     collective=True,
     structural=("axis_name", "split_axis", "concat_axis", "tiled"),
+    example_axes=("split_axis", "concat_axis"),
     vjp={"x": "rt.all_to_all(g, axis_name, concat_axis, split_axis, tiled=tiled)"},
     jvp={"x": "rt.all_to_all(t, axis_name, split_axis, concat_axis, tiled=tiled)"},
     batch="rt.all_to_all_batched(x, batched=x_batched, size=B, split_axis=split_axis, concat_axis=concat_axis, "
@@ -90,6 +98,7 @@ defprim(
     nondiff=True,
     batch="rt.axis_size_batched(B)",
     batch_same=True,
+    batch_names="rt.axis_size(REST) * ONE",
 )
 defprim(
     "axis_index",
@@ -99,6 +108,8 @@ defprim(
     collective=True,
     nondiff=True,
     batch="rt.axis_index_batched(B)",
+    batch_names="rt.axis_index(REST) * B + ONE",
+    names_ordered=True,
 )
 defprim(
     "ppermute",

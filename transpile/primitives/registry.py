@@ -89,6 +89,14 @@ class Primitive:
     batch_needs_same: tuple = ()  # parameters its batching rule needs the same for every example (else per example)
     batch_broadcast: tuple = ()  # parameters its batching rule needs batched: one that is not is broadcast first
     collective: bool = False  # reduces over the vmap axis named by its `axis_name` argument
+    # a collective's parameters that name axes of one example's value (all_gather's `axis`): over an enclosing
+    # vmap's axis (or the devices'), a value batched by an inner vmap has its batch axis in front, so they shift
+    example_axes: tuple = ()
+    # a collective over a tuple of axis names that holds this vmap's: `ONE`, its batching rule over this vmap's
+    # axis alone, then what makes of it the collective over `REST`, the other names (an enclosing vmap's or the
+    # devices'); with `names_ordered` (the names are row-major: all_gather, axis_index) this vmap's name must be last
+    batch_names: str = ""
+    names_ordered: bool = False
     # set for a loop's range (range, rt.backwards): the parameters that, batched, make its trip count differ per
     # example (vmap then runs the loop masked, each example with its own loop variable); with these the same
     # for every example, so is the range
@@ -223,6 +231,9 @@ def defprim(
     batch_needs_same=(),
     batch_broadcast=(),
     collective=False,
+    example_axes=(),
+    batch_names="",
+    names_ordered=False,
     variant_of=None,
     canonical=None,
     subscript=False,
@@ -265,6 +276,9 @@ def defprim(
         batch_needs_same=tuple(batch_needs_same),
         batch_broadcast=tuple(batch_broadcast),
         collective=collective,
+        example_axes=tuple(example_axes),
+        batch_names=batch_names,
+        names_ordered=names_ordered,
         canonical=canonical,
         subscript=subscript,
         loop_trips=loop_trips,

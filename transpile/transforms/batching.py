@@ -19,6 +19,7 @@ masked per example, too.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 
 import gast
@@ -560,9 +561,11 @@ class _BatchBuilder(Builder):
         return out
 
     def _own_collective(self, rhs):
+        """Whether `rhs` is a collective over this vmap's axis (alone, or among a tuple of names)."""
         prim = getattr(rhs, "prim", None)
         named = getattr(rhs, "bound", {}).get("axis_name") if prim is not None and prim.collective else None
-        return isinstance(named, gast.Constant) and named.value == self.mode.axis_name
+        own = isinstance(named, gast.Constant) and named.value == self.mode.axis_name
+        return own or self._splits_names(prim, named)
 
     def _rewrite_unbatched(self, stmt):
         rhs = stmt.value
@@ -607,8 +610,10 @@ class _BatchBuilder(Builder):
             rule = None  # its rule needs this argument the same for every example: run example by example
         if prim.collective:
             named = bound.get("axis_name")
+            if self._splits_names(prim, named):
+                return self._split_names(stmt, prim, rhs)
             if not (isinstance(named, gast.Constant) and named.value == self.mode.axis_name):
-                return copy.deepcopy(rhs)  # another vmap's axis: an outer vmap batches it
+                return self._enclosing_collective(stmt, prim, rhs)
         if callable(rule):  # a rule that reads the call (its constant arguments): an expression, or None to loop
             batched = {p: self._is_batched(bound.get(p)) for p in prim.params}
             if prim.varargs:
@@ -671,6 +676,81 @@ class _BatchBuilder(Builder):
             return self._per_example(stmt, path, args, kwargs)
         args = list(bound[prim.varargs]) if prim.varargs else [bound[p] for p in prim.params if p in bound]
         return self._per_example(stmt, path, args, {})
+
+    def _splits_names(self, prim, named):
+        """Whether a collective over a tuple of names holding this vmap's splits into one over this vmap's axis
+        and one over the others (the registry's batch_names); one that does not is left to the devices."""
+        names = self._axis_names(named)
+        if self.mode.axis_name not in names or not prim.batch_names:
+            return False
+        return not prim.names_ordered or names[-1] == self.mode.axis_name
+
+    def _axis_names(self, named):
+        """The names of a tuple of axis names (a tuple of strings written in the call, bound once to a name in
+        normal form); [] for anything else."""
+        if isinstance(named, gast.Name):
+            named = self._constant_tuples.get(named.id)
+        if isinstance(named, gast.Tuple) and all(isinstance(e, gast.Constant) for e in named.elts):
+            return [e.value for e in named.elts]
+        return []
+
+    @functools.cached_property
+    def _constant_tuples(self):
+        """name -> the tuple of constants it is bound to, for the names bound once, to such a tuple."""
+        bound = {}
+        for stmt in walk_statements(self.fn.body):
+            if isinstance(stmt, gast.Assign):
+                for x in defined_targets(stmt):
+                    bound.setdefault(x, []).append(stmt.value)
+        return {
+            x: values[0]
+            for x, values in bound.items()
+            if len(values) == 1
+            and isinstance(values[0], gast.Tuple)
+            and all(isinstance(e, gast.Constant) for e in values[0].elts)
+        }
+
+    def _split_names(self, stmt, prim, rhs):
+        """A collective over a tuple of names holding this vmap's: over this vmap's axis (its batching rule), then
+        over the other names, as the registry's batch_names says."""
+        names = self._axis_names(rhs.bound["axis_name"])
+        rest = [n for n in names if n != self.mode.axis_name]
+        alone = copy.copy(rhs)
+        alone.bound = {**rhs.bound, "axis_name": const(self.mode.axis_name)}
+        one = self._batched_prim(stmt, prim, alone)
+        if not rest:  # a tuple of this vmap's name alone
+            return one
+        mapping = {k: v for k, v in rhs.bound.items() if k != "axis_name"}
+        for p in prim.params:
+            mapping.setdefault(p, const(prim.defaults.get(p)))
+        mapping.update(ONE=one, B=name(self.batch), REST=const(rest[0]) if len(rest) == 1 else _tuple(map(const, rest)))
+        return instantiate(prim.batch_names, mapping)
+
+    def _enclosing_collective(self, stmt, prim, rhs):
+        """A collective over an enclosing vmap's axis (or the devices' of a pmap), which batches it: as written,
+        but where its value is batched here the axes it names of one example move past this batch axis."""
+        node = copy.deepcopy(rhs)
+        if not prim.example_axes or not self._is_batched(rhs.bound.get(prim.params[0])):
+            return node
+        keywords = {k.arg: k for k in node.keywords}
+        for param in prim.example_axes:
+            axis = rhs.bound.get(param, const(prim.defaults.get(param)))
+            if not (isinstance(axis, gast.Constant) and type(axis.value) is int):
+                self.error(
+                    stmt,
+                    f"`{param}` of {prim.name} over an enclosing axis, of a value mapped by this vmap, must be an int "
+                    "written in the call",
+                    f"write {param}= as a number",
+                )
+            shifted = const(axis.value + 1 if axis.value >= 0 else axis.value)
+            position = prim.params.index(param)
+            if position < len(node.args):
+                node.args[position] = shifted
+            elif param in keywords:
+                keywords[param].value = shifted
+            else:
+                node.keywords.append(gast.keyword(arg=param, value=shifted))
+        return node
 
     def _elementwise(self, stmt, rhs):
         node = copy.deepcopy(rhs)
