@@ -298,7 +298,7 @@ HOST_BY_DESIGN = {
     },
     **{
         ("random.py", name): "tp.random's keys and threefry bits are host uint32 arrays (no device version yet)"
-        for name in ["_check_key", "_erf_array", "_erfinv", "_hash", "_seed_words", "bernoulli", "categorical"]
+        for name in ["_check_key", "_elementwise", "_erfinv", "_hash", "_seed_words", "bernoulli", "categorical"]
         + ["choice", "normal", "permutation", "randint", "random_bits", "split", "threefry2x32", "truncated_normal"]
         + ["uniform", "wrapper"]
     },
