@@ -402,6 +402,23 @@ def _correlation(fh, fw, sh, sw):
     return correlate
 
 
+def _conv_init(to_lhs, rhs_spec, out_spec, out_chan, filter_shape, strides, same, out_size, W_init, b_init):
+    """init_fun of a (transposed) convolution: the output's shape, out_size(input size, filter size, stride, same)
+    along H and W, and the kernel and bias drawn from the key's two halves."""
+    (fh, fw), (sh, sw) = filter_shape, strides
+
+    def init_fun(rng, input_shape):
+        n, c, h, w = (input_shape[a] for a in to_lhs)
+        sizes = {"N": n, "C": out_chan, "H": out_size(h, fh, sh, same), "W": out_size(w, fw, sw, same)}
+        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
+        k1, k2 = _split(rng, 2)
+        W = W_init(k1, tuple(kernel[letter] for letter in rhs_spec))
+        b = b_init(k2, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
+        return tuple(sizes[letter] for letter in out_spec), (W, b)
+
+    return init_fun
+
+
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
     """Two-dimensional convolution (a cross-correlation, as lax.conv_general_dilated) with the layouts
     `dimension_numbers` = (inputs, kernel, outputs), e.g. ('NHWC', 'HWIO', 'NHWC') (`Conv`) or ('NCHW', 'OIHW',
@@ -421,14 +438,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
     b_init = normal(1e-6) if b_init is None else b_init
 
-    def init_fun(rng, input_shape):
-        n, c, h, w = (input_shape[a] for a in to_lhs)
-        sizes = {"N": n, "C": out_chan, "H": _out_size(h, fh, sh, same), "W": _out_size(w, fw, sw, same)}
-        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
-        k1, k2 = _split(rng, 2)
-        W = W_init(k1, tuple(kernel[letter] for letter in rhs_spec))
-        b = b_init(k2, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
-        return tuple(sizes[letter] for letter in out_spec), (W, b)
+    init_fun = _conv_init(to_lhs, rhs_spec, out_spec, out_chan, (fh, fw), (sh, sw), same, _out_size, W_init, b_init)
 
     def apply_fun(params, inputs, rng=None):
         W, b = params
@@ -490,14 +500,9 @@ def GeneralConvTranspose(
     W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
     b_init = normal(1e-6) if b_init is None else b_init
 
-    def init_fun(rng, input_shape):
-        n, c, h, w = (input_shape[a] for a in to_lhs)
-        sizes = {"N": n, "C": out_chan, "H": _transpose_size(h, fh, sh, same), "W": _transpose_size(w, fw, sw, same)}
-        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
-        k1, k2 = _split(rng, 2)
-        W = W_init(k1, tuple(kernel[letter] for letter in rhs_spec))
-        b = b_init(k2, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
-        return tuple(sizes[letter] for letter in out_spec), (W, b)
+    init_fun = _conv_init(
+        to_lhs, rhs_spec, out_spec, out_chan, (fh, fw), (sh, sw), same, _transpose_size, W_init, b_init
+    )
 
     def apply_fun(params, inputs, rng=None):
         W, b = params
