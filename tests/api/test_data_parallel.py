@@ -43,19 +43,28 @@ def test_steps_on_devices_equal_the_full_batch_steps(sample, n, monkeypatch):
 MPIEXEC = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
 
 
-@pytest.mark.skipif(
+NEEDS_MPI = pytest.mark.skipif(
     MPIEXEC is None or importlib.util.find_spec("mpi4py") is None,
     reason="needs mpi4py and mpiexec: pip install -e '.[mpi]' (mpi4py and the mpich wheel)",
 )
-def test_two_processes_equal_the_full_batch_steps():
+
+
+def on_two_processes(sample):
+    """What `sample` prints under mpiexec -n 2, each process with 2 devices (it must exit 0)."""
     env = dict(os.environ, TRANSPILE_CPU_DEVICES="2", TRANSPILE_COLLECTIVE_TIMEOUT="30")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     done = subprocess.run(
-        [MPIEXEC, "-n", "2", sys.executable, str(SAMPLE)], env=env, capture_output=True, text=True, timeout=240
+        [MPIEXEC, "-n", "2", sys.executable, str(sample)], env=env, capture_output=True, text=True, timeout=240
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "# 2 device(s) x 2 process(es), batch 32" in done.stdout
-    worst = float(re.search(r"largest difference from the full-batch steps: (\S+)", done.stdout).group(1))
+    return done.stdout
+
+
+@NEEDS_MPI
+def test_two_processes_equal_the_full_batch_steps():
+    printed = on_two_processes(SAMPLE)
+    assert "# 2 device(s) x 2 process(es), batch 32" in printed
+    worst = float(re.search(r"largest difference from the full-batch steps: (\S+)", printed).group(1))
     assert worst < 1e-13
 
 
@@ -85,19 +94,11 @@ def test_digits_steps_on_devices_equal_the_full_batch_steps(digits_sample, n, mo
         digits_sample.train(3, steps=1, batch=16, limit=200)
 
 
-@pytest.mark.skipif(
-    MPIEXEC is None or importlib.util.find_spec("mpi4py") is None,
-    reason="needs mpi4py and mpiexec: pip install -e '.[mpi]' (mpi4py and the mpich wheel)",
-)
+@NEEDS_MPI
 def test_digits_on_two_processes_equal_the_full_batch_steps():
-    env = dict(os.environ, TRANSPILE_CPU_DEVICES="2", TRANSPILE_COLLECTIVE_TIMEOUT="30")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    done = subprocess.run(
-        [MPIEXEC, "-n", "2", sys.executable, str(DIGITS_SAMPLE)], env=env, capture_output=True, text=True, timeout=240
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "# 2 device(s) x 2 process(es), batch 64" in done.stdout
-    losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", done.stdout, re.MULTILINE)]
+    printed = on_two_processes(DIGITS_SAMPLE)
+    assert "# 2 device(s) x 2 process(es), batch 64" in printed
+    losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", printed, re.MULTILINE)]
     assert len(losses) == 5 and losses[-1] < losses[0]
-    worst = float(re.search(r"largest difference from the full-batch steps: (\S+)", done.stdout).group(1))
+    worst = float(re.search(r"largest difference from the full-batch steps: (\S+)", printed).group(1))
     assert worst < 1e-13
