@@ -1265,6 +1265,97 @@ def _expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, ax
     return _generated("expand_reduced_batched", params, body, {"_reduced_shape": _reduced_shape})
 
 
+@overload(_bt.unbroadcast_batched_vjp, prefer_literal=True)
+def _unbroadcast_batched_vjp(g, v, v_batched):
+    params = "g, v, v_batched"
+    if isinstance(g, ZeroType) or _is_tuple(g) or _is_list(g):
+        return lambda g, v, v_batched: g
+    if not _flag(v_batched):
+        if isinstance(v, types.Array):
+            return lambda g, v, v_batched: np.broadcast_to(g, v.shape)
+        if isinstance(g, types.Array):  # a number's adjoint: the one value of a size-1 array
+            return lambda g, v, v_batched: _one(g)
+        return lambda g, v, v_batched: g
+    if not isinstance(g, types.Array):
+        raise TypingError(f"rt.unbroadcast_batched_vjp: the adjoint {g} of a batched value has no batch axis")
+    if not isinstance(v, types.Array) or v.ndim == 0:
+        raise TypingError(f"rt.unbroadcast_batched_vjp: a batched value {v} has no batch axis")
+    v_nd, target_nd = v.ndim - 1, g.ndim - 1
+    if v_nd < target_nd:  # v was broadcast up to the target: its adjoint is summed down
+        return lambda g, v, v_batched: _bt.unbroadcast_batched(g, v, True, True)
+    body = [f"return np.broadcast_to(g{_expand_index(v_nd - target_nd)}, v.shape)"]
+    return _generated("unbroadcast_batched_vjp", params, body)
+
+
+@register_jitable
+def _example_reduced(shape, nd, axes):
+    """One example's shape (an array) with a 1 inserted at each (sorted) reduced axis, `nd` axes in all."""
+    marked = np.zeros(nd, np.bool_)
+    for a in axes:
+        marked[a % nd] = True
+    out = np.empty(nd, np.int64)
+    j = 0
+    for d in range(nd):
+        if marked[d]:
+            out[d] = 1
+        elif j < len(shape):
+            out[d] = shape[j]
+            j += 1
+        else:
+            raise ValueError("rt.expand_reduced_batched_vjp: the reduced value does not fit the reduction's axes")
+    if j != len(shape):
+        raise ValueError("rt.expand_reduced_batched_vjp: the reduced value does not fit the reduction's axes")
+    return to_fixed_tuple(out, nd)
+
+
+@register_jitable
+def _summed_to(g, reduced):
+    """g (B, *target) summed down to (B, *reduced), each reduced axis 1 or target's."""
+    for d in range(len(reduced)):
+        if reduced[d] != 1 and reduced[d] != g.shape[d + 1]:
+            raise ValueError("rt.expand_reduced_batched_vjp: the adjoint does not fit the reduced value's shape")
+    return _sum_to_batched(g, reduced)
+
+
+@overload(_bt.expand_reduced_batched_vjp, prefer_literal=True)
+def _expand_reduced_batched_vjp(g, v, like, axis, keepdims, v_batched, like_batched, axis_batched=False):
+    params = "g, v, like, axis, keepdims, v_batched, like_batched, axis_batched=False"
+    if isinstance(g, ZeroType):
+        return _generated("expand_vjp_zero", params, ["return g"])
+    if _flag(axis_batched, "axis_batched"):
+        raise TypingError(
+            "rt.expand_reduced_batched_vjp of an axis saved batched (grad of vmap of a gradient of code that "
+            "reduces along an axis it computes) is not compiled yet"
+        )
+    if not isinstance(g, types.Array) or g.ndim == 0:
+        raise TypingError(f"rt.expand_reduced_batched_vjp: the adjoint {g} has no batch axis")
+    vb = _flag(v_batched)
+    target_nd = _nd(like) - (1 if _flag(like_batched) and isinstance(like, types.Array) else 0)
+    if g.ndim != target_nd + 1:
+        raise TypingError(f"rt.expand_reduced_batched_vjp: an adjoint {g} for a target of {target_nd} dimension(s)")
+    shape = "v.shape[1:]" if vb else "np.shape(v)"
+    if _flag(keepdims, "keepdims"):
+        if _nd(v) - (1 if vb else 0) != target_nd:
+            raise TypingError(f"rt.expand_reduced_batched_vjp: a value {v} kept as {target_nd} dimension(s)")
+        reduced = shape
+    elif _is_none(axis):
+        reduced = "(" + "1, " * target_nd + ")"
+    else:
+        axes = "(axis,)" if isinstance(axis, types.Integer) else "axis"
+        if _is_tuple(axis) and len(axis) == 0:  # nothing reduced
+            axes = "np.zeros(0, np.int64)"
+        kept = f"np.array({shape}, np.int64)" if _nd(v) > (1 if vb else 0) else "np.zeros(0, np.int64)"
+        reduced = f"_example_reduced({kept}, {target_nd}, {axes})"
+    if vb:
+        body = ["h = g"]
+    else:  # the same for every example: the examples' adjoints added up
+        body = ["h = np.expand_dims(np.sum(g, axis=0), 0)" if g.ndim > 1 else "h = np.full(1, np.sum(g))"]
+    summed = f"_summed_to(h, {reduced})" if target_nd else "h"  # one number per example: nothing to sum
+    body.append(f"return np.ascontiguousarray({summed}).reshape(np.shape(v))")
+    namespace = {"_example_reduced": _example_reduced, "_summed_to": _summed_to}
+    return _generated("expand_reduced_batched_vjp", params, body, namespace)
+
+
 @register_jitable
 def _list_add(out, index, v):
     out[index] = _accumulate(out[index], v)
@@ -1325,10 +1416,10 @@ def _placeholder_impl(x):
 # ------------------------------------------------------------------ adjoints and tangents of vmap's own helpers
 
 
-def _partwise(name, params, part, like, count=None):
+def _partwise(name, params, part, like, count=None, namespace=None):
     """A helper applied to each part of a tuple shaped like `like`: `part` is the text of part {0}'s call."""
     items = [part.format(i) for i in range(len(like) if count is None else count)]
-    namespace = {"_bt": _bt, "_tree": _tree, "_sum_leading": _sum_leading, **_classes(like)}
+    namespace = {"_bt": _bt, "_tree": _tree, "_sum_leading": _sum_leading, **_classes(like), **(namespace or {})}
     return _generated(name, params, ["return " + _packed(like, items)], namespace)
 
 
@@ -1406,6 +1497,80 @@ def _unfinish_batched(g, spec, batched, size):
     return lambda g, spec, batched, size: _sum_leading(np.moveaxis(g, spec, 0))
 
 
+def _sum_inner(g):
+    """g summed over its inner batch axis (axis 1, behind the outer batch), leaf by leaf."""
+
+
+@overload(_sum_inner)
+def _sum_inner_impl(g):
+    if isinstance(g, ZeroType) or _is_static(g):
+        return lambda g: g
+    if _is_tuple(g):
+        return _partwise("sum_inner_tuple", "g", "_sum_inner(g[{0}])", g, namespace={"_sum_inner": _sum_inner})
+    if _is_list(g):
+        return lambda g: [_sum_inner(v) for v in g]
+    if isinstance(g, types.Array) and g.ndim > 1:
+        return lambda g: np.sum(g, axis=1)
+    raise TypingError(f"the adjoint of a value broadcast along an inner batch is a {g}, which has no inner batch axis")
+
+
+@overload(_bt.unprepare_batched_batched, prefer_literal=True)
+def _unprepare_batched_batched(g, value, spec):
+    params = "g, value, spec"
+    if isinstance(g, ZeroType):
+        return lambda g, value, spec: g
+    if _is_none(spec):
+        return lambda g, value, spec: _sum_inner(g)
+    if isinstance(spec, types.Integer):
+        if _is_tuple(value):
+            return _partwise(
+                "unprepare_nested_tuple",
+                params,
+                "_bt.unprepare_batched_batched(_tree.get(g, {0}), value[{0}], spec)",
+                value,
+            )
+        if _is_list(value):
+            return lambda g, value, spec: [
+                _bt.unprepare_batched_batched(g[i], value[i], spec) for i in range(len(value))
+            ]
+        if not isinstance(g, types.Array):
+            raise TypingError(f"the adjoint of an argument mapped by a nested vmap is a {g}, which has no batch axes")
+        return lambda g, value, spec: np.moveaxis(g, 1, _shift_axis(spec))
+    if _is_tuple(spec) and (_is_tuple(value) or _is_list(value)):
+        part = "_bt.unprepare_batched_batched(_tree.get(g, {0}), value[{0}], spec[{0}])"
+        return _partwise("unprepare_nested_zip", params, part, value, len(spec))
+    raise TypingError(f"vmap: the axis specification {spec} does not match the argument's structure {value}")
+
+
+@overload(_bt.unfinish_batched_batched, prefer_literal=True)
+def _unfinish_batched_batched(g, spec, batched, size):
+    params = "g, spec, batched, size"
+    flag = _flag(batched)
+    if _is_tuple(spec) and (_is_tuple(g) or _is_list(g)):
+        return _partwise(
+            "unfinish_nested_zip",
+            params,
+            "_bt.unfinish_batched_batched(g[{0}], spec[{0}], batched, size)",
+            g,
+            len(spec),
+        )
+    if _is_none(spec) or isinstance(g, ZeroType):
+        return lambda g, spec, batched, size: g
+    if not isinstance(spec, types.Integer):
+        raise TypingError(f"out_axes must be None, an int or a tuple matching the output, not {spec}")
+    if _is_tuple(g):
+        return _partwise(
+            "unfinish_nested_tuple", params, "_bt.unfinish_batched_batched(g[{0}], spec, batched, size)", g
+        )
+    if _is_list(g):
+        return lambda g, spec, batched, size: [_bt.unfinish_batched_batched(v, spec, batched, size) for v in g]
+    if not isinstance(g, types.Array) or g.ndim < 2:
+        raise TypingError(f"the adjoint of a nested vmap's output is a {g}, which has no outer and inner batch axes")
+    if flag:
+        return lambda g, spec, batched, size: np.moveaxis(g, _shift_axis(spec), 1)
+    return lambda g, spec, batched, size: np.sum(np.moveaxis(g, _shift_axis(spec), 1), axis=1)
+
+
 @register_jitable
 def _one(p):
     """The value of a size-1 array, as reshaping it to a scalar's shape () gives it."""
@@ -1468,14 +1633,33 @@ def _batch_of(value):
     raise TypingError(f"rt.batch_of: a {value} holds no array with a batch axis")
 
 
-def _holds_a_batch(ty):
-    """Whether a value of this type has an array of one or more axes (the first one, its batch)."""
+@overload(_bt.batch_of_batched)
+def _batch_of_batched(value):
+    if isinstance(value, types.Array) and value.ndim > 1:
+        return lambda value: value.shape[1]
+    if _is_tuple(value):
+        for i, item in enumerate(value):
+            if _holds_a_batch(item, 2):
+                return _generated("batch_of_batched_tuple", "value", [f"return _bt.batch_of_batched(value[{i}])"])
+    if _is_list(value) and _holds_a_batch(value.dtype, 2):
+
+        def impl_list(value):
+            if len(value) == 0:
+                raise ValueError("rt.batch_of_batched: an empty list has no batch axes")
+            return _bt.batch_of_batched(value[0])
+
+        return impl_list
+    raise TypingError(f"rt.batch_of_batched: a {value} holds no array with an inner batch axis")
+
+
+def _holds_a_batch(ty, axes=1):
+    """Whether a value of this type has an array of `axes` or more axes (the first ones, its batches)."""
     if isinstance(ty, types.Array):
-        return ty.ndim > 0
+        return ty.ndim >= axes
     if _is_tuple(ty):
-        return any(_holds_a_batch(item) for item in ty)
+        return any(_holds_a_batch(item, axes) for item in ty)
     if _is_list(ty):
-        return _holds_a_batch(ty.dtype)
+        return _holds_a_batch(ty.dtype, axes)
     return False
 
 

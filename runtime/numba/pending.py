@@ -66,14 +66,6 @@ NO_NUMBA_VERSION = {
         ],
         "derivatives of np.einsum past the second are not compiled yet",
     ),
-    **dict.fromkeys(
-        [
-            "unprepare_batched_batched", "unfinish_batched_batched", "batch_of_batched", "unbroadcast_batched_vjp",
-            "expand_reduced_batched_vjp",
-        ],
-        "the derivatives of nested vmap's axis moves and of vmapped adjoints (grad of vmap of grad) are not compiled "
-        "yet",
-    ),
     "check_cotangents": "tp.custom_vjp rules are not compiled yet",
     "custom_rule": "tp.custom_vjp and tp.custom_jvp rules under vmap are not compiled yet",
     **dict.fromkeys(
