@@ -31,6 +31,7 @@ from .pyfuncs import *  # noqa: F401,F403
 from .pytree import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .ranges import *  # noqa: F401,F403
+from .rearranged_adjoints import *  # noqa: F401,F403
 from .rearranging import *  # noqa: F401,F403
 from .rearranging_batch import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403

@@ -52,6 +52,7 @@ from . import (  # noqa: F401
     pytree,
     random,
     ranges,
+    rearranged_adjoints,
     rearranging,
     rearranging_batch,
     rearranging_parts,

@@ -9,5 +9,5 @@ from . import operators, containers, elementwise, complex_parts, reductions, pro
 from . import copies, differences, in_place, fft, rearranging, signal  # noqa: F401
 from . import helpers, builtins_math, batching_helpers, collectives, pyforms  # noqa: F401
 from . import linalg, pytree_nodes, array_api, random  # noqa: F401
-from . import complex_examples  # noqa: F401
+from . import complex_examples, rearranged_adjoints  # noqa: F401
 # isort: on

@@ -37,7 +37,7 @@ for _n, _examples in [
         path=f"np.{_name}",
         params=["ary"],
         view="maybe",
-        vjp={"ary": "np.reshape(g, np.shape(ary))"},
+        vjp={"ary": "rt.reshape(g, np.shape(ary))"},
         jvp={"ary": f"np.{_name}(t)"},
         batch=f"rt.batched_copies(rt.copying(np.{_name}), (ary,), batched=(True,))",
         examples=_examples,

@@ -175,7 +175,7 @@ for _name, _back in (("fftshift", "ifftshift"), ("ifftshift", "fftshift")):
         getattr(np.fft, _name),
         path=f"np.fft.{_name}",
         params=["x", "axes=None"],
-        vjp={"x": f"np.fft.{_back}(g, axes)"},
+        vjp={"x": f"rt.{_back}(g, axes)"},
         jvp={"x": f"np.fft.{_name}(t, axes)"},
         structural=("axes",),
         batch=f"np.fft.{_name}(x, rt.fft_axes(x, axes=axes, batched=1))",

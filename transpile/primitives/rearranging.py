@@ -189,7 +189,7 @@ defprim(
     params=["a", "axis", "start=0"],
     view="view",
     structural=("axis", "start"),
-    vjp={"a": "np.transpose(g, rt.inverse_axes(rt.rollaxis_axes(a, axis, start), np.ndim(a)))"},
+    vjp={"a": "rt.transpose(g, rt.inverse_axes(rt.rollaxis_axes(a, axis, start), np.ndim(a)))"},
     jvp={"a": "np.rollaxis(t, axis, start)"},
     # a negative start counts from the end, as a negative axis does: both move past the batch axis alike
     batch="np.rollaxis(a, rt.batch_axis(axis, a), rt.batch_axis(start, a))",
@@ -212,7 +212,7 @@ for _name in ["triu", "tril"]:
         structural=("k",),
         batch=f"np.{_name}(rt.triangle_rows(m), k)",
         batch_needs_same=("k",),
-        vjp={"m": f"rt.unbroadcast(np.{_name}(g, k), m)"},
+        vjp={"m": f"rt.unbroadcast(rt.{_name}(g, k), m)"},
         jvp={"m": f"np.{_name}(t, k)"},
         examples=[
             Example(f"np.{_name}(a)", X),

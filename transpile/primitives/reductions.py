@@ -224,7 +224,7 @@ defprim(
     # batched: each example flattened for axis=None, then the scan along the axis after the examples'
     batch="np.cumprod(np.reshape(a, rt.batch_flat_shape(a, axis)), rt.batch_scan_axis(axis, a), dtype)",
     batch_needs_same=("axis", "dtype"),
-    vjp={"a": f"{_BEFORE} * rt.scan_back(np.reshape(g, np.shape(a)), a, axis)"},
+    vjp={"a": f"{_BEFORE} * rt.scan_back(rt.reshape(g, np.shape(a)), a, axis)"},
     methods=["cumprod"],
     jvp={"a": f"np.reshape(rt.scan(t * {_BEFORE}, a, axis), np.shape(ans))"},
     structural=HOW,

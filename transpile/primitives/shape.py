@@ -10,7 +10,7 @@ from .registry import Example, defhelper, defprim
 X = dict(a=(3, 4))
 R3 = dict(a=(2, 3, 4))
 V = dict(a=(4,))
-BACK = "np.reshape(g, np.shape(a))"  # the adjoint of anything that only rearranges a's entries in order
+BACK = "rt.reshape(g, np.shape(a))"  # the adjoint of anything that only rearranges a's entries in order
 
 defprim(
     "reshape",
@@ -132,7 +132,7 @@ defprim(
     path="np.transpose",
     params=["a", "axes=None"],
     view="view",
-    vjp={"a": "np.transpose(g, rt.inverse_axes(axes, np.ndim(a)))"},
+    vjp={"a": "rt.transpose(g, rt.inverse_axes(axes, np.ndim(a)))"},
     methods=[("transpose", True)],
     jvp={"a": "np.transpose(t, axes)"},
     structural=("axes",),
@@ -151,7 +151,7 @@ defprim(
     path="rt.T",
     params=["a"],
     view="view",
-    vjp={"a": "np.transpose(g)"},
+    vjp={"a": "rt.transpose(g)"},
     attribute="T",
     jvp={"a": "np.transpose(t)"},
     examples=[Example("a.T", X), Example("a.T", R3), Example("a.T", V)],
@@ -162,7 +162,7 @@ defprim(
     path="np.swapaxes",
     params=["a", "axis1", "axis2"],
     view="view",
-    vjp={"a": "np.swapaxes(g, axis1, axis2)"},
+    vjp={"a": "rt.swapaxes(g, axis1, axis2)"},
     methods=["swapaxes"],
     jvp={"a": "np.swapaxes(t, axis1, axis2)"},
     structural=("axis1", "axis2"),
@@ -180,7 +180,7 @@ defprim(
     path="np.moveaxis",
     params=["a", "source", "destination"],
     view="view",
-    vjp={"a": "np.moveaxis(g, destination, source)"},
+    vjp={"a": "rt.moveaxis(g, destination, source)"},
     jvp={"a": "np.moveaxis(t, source, destination)"},
     structural=("source", "destination"),
     batch=batch_rules.moved_axes("np.moveaxis(a, source, destination)", "a", ("source", "destination")),
@@ -352,7 +352,7 @@ defprim(
     path="np.flip",
     params=["m", "axis=None"],
     view="view",
-    vjp={"m": "np.flip(g, axis)"},
+    vjp={"m": "rt.flip(g, axis)"},
     jvp={"m": "np.flip(t, axis)"},
     structural=("axis",),
     batch=batch_rules.flip,
@@ -370,7 +370,7 @@ defprim(
     path="np.fliplr",
     params=["m"],
     view="view",
-    vjp={"m": "np.fliplr(g)"},
+    vjp={"m": "rt.fliplr(g)"},
     jvp={"m": "np.fliplr(t)"},
     batch="np.flip(m, 2)",  # each example's axis 1
     examples=[Example("np.fliplr(a)", X), Example("np.fliplr(a)", R3)],
@@ -381,7 +381,7 @@ defprim(
     path="np.flipud",
     params=["m"],
     view="view",
-    vjp={"m": "np.flipud(g)"},
+    vjp={"m": "rt.flipud(g)"},
     jvp={"m": "np.flipud(t)"},
     batch="np.flip(m, 1)",  # each example's axis 0
     examples=[Example("np.flipud(a)", X), Example("np.flipud(a)", V)],
@@ -392,7 +392,7 @@ defprim(
     path="np.rot90",
     params=["m", "k=1", "axes=(0, 1)"],
     view="view",
-    vjp={"m": "np.rot90(g, -k, axes)"},
+    vjp={"m": "rt.rot90(g, -k, axes)"},
     jvp={"m": "np.rot90(t, k, axes)"},
     structural=("k", "axes"),
     batch=batch_rules.moved_axes("np.rot90(m, k, axes)", "m", ("axes",), {"k": 1, "axes": (0, 1)}),
