@@ -14,6 +14,8 @@ import dataclasses
 import inspect
 from dataclasses import dataclass, field
 
+import runtime
+
 _BY_IMPL: dict[int, Primitive] = {}
 _BY_NAME: dict[str, Primitive] = {}
 _METHODS: dict[str, Method] = {}
@@ -349,10 +351,14 @@ def is_opaque(prim: Primitive) -> bool:
 
 
 def by_path(path: str) -> Primitive | None:
-    """The primitive generated code writes as `path` (e.g. "rt.unbroadcast")."""
+    """The primitive generated code writes as `path` (e.g. "rt.unbroadcast"), or whose entry a runtime helper
+    `rt.<name>` is an alias of (rt.transpose, np.transpose's)."""
     for prim in _BY_NAME.values():
         if prim.path == path:
             return prim
+    if path.startswith("rt."):
+        helper = getattr(runtime, path[3:], None)
+        return _BY_IMPL.get(id(helper)) if helper is not None else None
     return None
 
 
