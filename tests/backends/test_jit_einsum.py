@@ -116,3 +116,38 @@ def test_helpers_with_symbolic_zeros():
         rt.einsum_slot_jvp(operands, 1, out, (0.0, 0.0, b)),
     )
     assert_tree_close(_helpers_with_zeros(a, b, out, ga, gb), want, rtol=1e-10, atol=1e-12)
+
+
+@numba.njit
+def _helpers_with_optional(a, b, out, g, set_b):
+    """The helpers given an operand of Optional type: a value the forward sweep sets on some trips of a loop only."""
+    c = None
+    if set_b:
+        c = b
+    operands = ("ij,jk->ik", a, c)
+    return (
+        rt.einsum_slot(operands, 1, out),
+        rt.einsum_slot(operands, 2, out),
+        rt.einsum_slot_vjp_operands(operands, 1, out, g),
+        rt.einsum_slot_vjp_out(operands, 1, out, g),
+        rt.einsum_jvp(operands, (jt.ZERO, g, jt.ZERO)),
+        rt.einsum_slot_jvp(operands, 2, out, (jt.ZERO, g, jt.ZERO)),
+        jt.einsum(False, "ij,jk->ik", a, c),
+    )
+
+
+def test_helpers_with_an_operand_set_on_some_paths():
+    a, b, out, g = _inputs([(3, 4), (4, 2), (3, 2), (3, 4)])
+    operands = ("ij,jk->ik", a, b)
+    want = (
+        out @ b.T,
+        a.T @ out,
+        rt.einsum_slot_vjp_operands(operands, 1, out, g),
+        rt.einsum_slot_vjp_out(operands, 1, out, g),
+        g @ b,
+        g.T @ out,
+        a @ b,
+    )
+    assert_tree_close(_helpers_with_optional(a, b, out, g, True), want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(TypeError, match="got None"):  # read where it is not set: an error, never a number
+        _helpers_with_optional(a, b, out, g, False)
