@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from support import assert_tree_close, load_module
+from support import assert_tree_close, load_module, numeric_grad
 
 import runtime as rt
 import transpile as tp
@@ -151,3 +151,24 @@ def test_helpers_with_an_operand_set_on_some_paths():
     assert_tree_close(_helpers_with_optional(a, b, out, g, True), want, rtol=1e-10, atol=1e-12)
     with pytest.raises(TypeError, match="got None"):  # read where it is not set: an error, never a number
         _helpers_with_optional(a, b, out, g, False)
+
+
+def test_gradient_of_a_product_summed_on_some_trips_of_a_loop(tmp_path):
+    """As stax's Conv: `row` is set on some trips only, so its placeholder stays and the adjoint's operands hold it
+    as an Optional (it failed with 'the subscripts 'j' do not fit a 0-D operand')."""
+    text = (
+        "import numpy as np\n\n\n"
+        "def f(x, k):\n"
+        "    out = np.einsum('ij,j->i', x, k[0])\n"
+        "    for i in range(3):\n"
+        "        if i > 0:\n"
+        "            row = k[i]\n"
+        "            out = out + np.einsum('ij,j->i', x, row)\n"
+        "    return np.sum(np.sin(out))\n"
+    )
+    f = load_module(tmp_path, text, "jit_einsum_loop").f
+    x, k = _inputs([(2, 3), (3, 3)])
+    df = tp.grad(f, argnums=(0, 1))
+    want = df(x, k)
+    assert_tree_close(want, (numeric_grad(f, (x, k), 0), numeric_grad(f, (x, k), 1)), rtol=1e-6, atol=1e-8)
+    assert_tree_close(tp.jit(df, compile="block")(x, k), want, rtol=1e-10, atol=1e-12)
