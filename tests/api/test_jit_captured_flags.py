@@ -56,3 +56,22 @@ def test_a_global_flag_read_again_when_it_changes():
         assert np.allclose(tp.grad(scaled)(x), 1.0)
     finally:
         SCALE = True
+
+
+def test_jit_grad_of_stax_pooling_layers():
+    """AvgPool and MaxPool (`if average:`, `if same:` on flags their apply_fun captures) under jit(grad)."""
+    from transpile.example_libraries import stax
+
+    init_fun, apply_fun = stax.serial(
+        stax.AvgPool((2, 2), strides=(1, 1)), stax.MaxPool((2, 2)), stax.Flatten, stax.Dense(2)
+    )
+    _, params = init_fun(np.random.default_rng(0), (1, 5, 5, 2))
+    x = np.random.default_rng(1).normal(size=(1, 5, 5, 2))
+
+    def loss(params, x):
+        return np.sum(np.tanh(apply_fun(params, x)))
+
+    want = tp.grad(loss, argnums=(0, 1))(params, x)
+    assert_tree_close(want[1], numeric_grad(loss, (params, x), 1), rtol=1e-6, atol=1e-8)
+    got = tp.jit(tp.grad(loss, argnums=(0, 1)), compile="block")(params, x)
+    assert_tree_close(tp.tree_util.tree_leaves(got), tp.tree_util.tree_leaves(want), rtol=1e-12, atol=1e-12)
