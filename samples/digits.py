@@ -2,13 +2,15 @@
 
 The data are scikit-learn's bundled digits (`sklearn.datasets.load_digits`: 1,797 images of 8x8 pixels, no
 download), split once into a training and a test set.  The training step is `tp.value_and_grad(loss)`, the
-generated NumPy code: `tp.jit` of it does not compile with the whole-module Numba backend yet (it refuses the
-gradient of Conv's `np.einsum` after minutes of compiling), so `--backend numba-kernels` is the compiled choice
-(`tp.jit(step, backend="numba-kernels")`: its fused loop nests compiled in seconds, the rest NumPy).  A progress bar
-counts the epochs, with the mean training loss of the last one; the test accuracy is printed at the end, and a
-figure (the loss curve and the misclassified test digits) is saved:
+generated NumPy code.  `--backend numba` jits it with the whole-module Numba backend: the same losses, but its
+compile takes minutes (two at the test suite's NUMBA_OPT=1; at Numba's default level LLVM's optimization of the
+module ran past twenty, for a tiny network, on a shared machine) and its steps are no faster than NumPy's on these
+small batches.  `--backend numba-kernels` is the quick compiled choice (`tp.jit(step, backend="numba-kernels")`: its
+fused loop nests compiled in seconds, the rest NumPy).  A progress bar counts the epochs, with the mean training
+loss of the last one; the test accuracy is printed at the end, and a figure (the loss curve and the misclassified
+test digits) is saved:
 
-    .venv/bin/python samples/digits.py [--epochs N] [--out PATH] [--backend numba-kernels]
+    .venv/bin/python samples/digits.py [--epochs N] [--out PATH] [--backend numba-kernels|numba]
 """
 
 import argparse
@@ -44,8 +46,7 @@ def load_data(limit=None, seed=SEED):
 def make_network(channels=(8, 16), hidden=64):
     """(init_fun, apply_fun) of the classifier: two 3x3 convolutions of `channels` (the second with stride 2,
     8x8 -> 4x4), a dense hidden layer of `hidden` units and log-probabilities of the 10 classes.  The strided
-    convolution downsamples instead of a pooling layer: Numba cannot compile the gradient of stax's pooling layers
-    yet (their forward sweep keeps values made in one branch of `if same:` for the adjoint sweep)."""
+    convolution downsamples instead of a pooling layer."""
     return stax.serial(
         stax.Conv(channels[0], (3, 3), padding="SAME"),
         stax.Relu,
@@ -163,7 +164,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=EPOCHS)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the PNG to write")
-    parser.add_argument("--backend", default=None, help="jit the step with this backend (numba-kernels, numpy)")
+    parser.add_argument("--backend", default=None, help="jit the step with this backend (numba-kernels, numba, numpy)")
     args = parser.parse_args(argv)
     result = train(epochs=args.epochs, backend=args.backend)
     steps = len(result["losses"])

@@ -15,12 +15,11 @@ import importlib
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.core.imputils import impl_ret_borrowed
-from numba.extending import intrinsic, overload, register_jitable
+from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
-from .helpers import _classes, _has_positions, _packed, _zero, check_real_output_type
+from .helpers import _bound, _classes, _has_positions, _packed, _zero, check_real_output_type
 from .shape_gaps import NUMBA_FORMS
 from .zero import ZeroType, make_zero
 
@@ -178,17 +177,6 @@ def _batch_size_impl(args, specs, axis_size, shift):
     ]
     namespace = {"_axis_len": _axis_len, "_shift": _shift_axis}
     return _generated("batch_size_of", "args, specs, names, axis_size=None", lines, namespace)
-
-
-@intrinsic
-def _bound(typingctx, x):
-    """The value of an Optional known to be set."""
-
-    def codegen(context, builder, signature, args):
-        value = context.cast(builder, args[0], x, x.type)
-        return impl_ret_borrowed(context, builder, x.type, value)
-
-    return x.type(x), codegen
 
 
 @overload(_bt.to_batched)

@@ -168,6 +168,8 @@ def _einsum(optimize, subscripts, *operands):
     if not isinstance(subscripts, types.StringLiteral):
         raise TypingError("einsum needs its subscripts as a string literal under jit")
     operands = tuple(operands[0]) if len(operands) == 1 and isinstance(operands[0], types.StarArgTuple) else operands
+    if any(isinstance(ty, types.Optional) for ty in operands):
+        return None  # Numba retries with the values unwrapped (a value set on some paths, read where it is set)
     spec = subscripts.literal_value
     labels, out_labels = _einsum_labels(spec, [_ndim(ty) for ty in operands])
     for label in out_labels:

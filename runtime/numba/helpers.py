@@ -12,7 +12,8 @@ import importlib
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload, register_jitable
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .pynumbers import is_python
@@ -27,6 +28,17 @@ def _generated(name, params, body, namespace):
     scope = dict(namespace)
     exec(text, scope)  # noqa: S102 - the text is built here from integers, not from user input
     return scope[name]
+
+
+@intrinsic
+def _bound(typingctx, x):
+    """The value of an Optional known to be set."""
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], x, x.type)
+        return impl_ret_borrowed(context, builder, x.type, value)
+
+    return x.type(x), codegen
 
 
 def _is_tuple(ty):

@@ -12,10 +12,12 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .einsum_loops import _call, _contraction, _dtype, _einsum_labels, _impl, einsum
 from .helpers import (
+    _bound,
     _check_vector_norm,
     _flat,
     _float_dtype,
     _full,
+    _generated,
     _group_ids,
     _group_norms,
     _is_none,
@@ -51,6 +53,22 @@ def _contraction_dtype(tys):
 def _sum(terms):
     """Source of the sum of these terms, leaving out symbolic zeros (the symbolic zero for none)."""
     return " + ".join(term for term in terms if term != "make_zero()") or "make_zero()"
+
+
+def _unwrapped(helper, params, operands):
+    """An implementation calling `helper` again with the Optional items of its `operands` tuple unwrapped, or None
+    when it holds none.  A sweep's residual or tape holds such an item when the forward sweep sets it on some trips
+    only (its None placeholder joins the value at a loop's back edge); the adjoint reads it only where it is set."""
+    if not isinstance(operands, types.BaseTuple) or not any(isinstance(ty, types.Optional) for ty in operands.types):
+        return None
+    items = [
+        f"_bound(operands[{m}])" if isinstance(ty, types.Optional) else f"operands[{m}]"
+        for m, ty in enumerate(operands.types)
+    ]
+    rest = params.partition(",")[2]
+    return _generated(
+        "impl", params, [f"return helper(({', '.join(items)},),{rest})"], {"helper": helper, "_bound": _bound}
+    )
 
 
 def _subscripts(operands):
@@ -92,6 +110,9 @@ def _contraction_adjoint(terms, tys, target, args, scope):
 
 @overload(_linalg.einsum_slot, prefer_literal=True)
 def _einsum_slot(operands, k, out):
+    unwrapped = _unwrapped(_linalg.einsum_slot, "operands, k, out", operands)
+    if unwrapped is not None:
+        return unwrapped
     terms, tys = _einsum_tensors(operands, out)
     scope = {}
     expr = _contraction_adjoint(terms, tys, _slot_index(k), _args(len(tys)), scope)
@@ -100,6 +121,9 @@ def _einsum_slot(operands, k, out):
 
 @overload(_linalg.einsum_slot_vjp_out, prefer_literal=True)
 def _einsum_slot_vjp_out(operands, k, out, g):
+    unwrapped = _unwrapped(_linalg.einsum_slot_vjp_out, "operands, k, out, g", operands)
+    if unwrapped is not None:
+        return unwrapped
     terms, tys = _einsum_tensors(operands, out)
     slot, scope = _slot_index(k), {}
     expr = (
@@ -112,6 +136,9 @@ def _einsum_slot_vjp_out(operands, k, out, g):
 
 @overload(_linalg.einsum_slot_vjp_operands, prefer_literal=True)
 def _einsum_slot_vjp_operands(operands, k, out, g):
+    unwrapped = _unwrapped(_linalg.einsum_slot_vjp_operands, "operands, k, out, g", operands)
+    if unwrapped is not None:
+        return unwrapped
     terms, tys = _einsum_tensors(operands, out)
     slot, scope = _slot_index(k), {}
     tys, args = _replaced(tys, slot, g), _args(len(tys), slot, "g")
@@ -124,6 +151,9 @@ def _einsum_slot_vjp_operands(operands, k, out, g):
 
 @overload(_linalg.einsum_jvp, prefer_literal=True)
 def _einsum_jvp(operands, tangents):
+    unwrapped = _unwrapped(_linalg.einsum_jvp, "operands, tangents", operands)
+    if unwrapped is not None:
+        return unwrapped
     spec, n = _subscripts(operands), len(operands.types)
     terms = [
         f"einsum(False, {spec!r}, {', '.join(f'tangents[{m}]' if m == i else f'operands[{m}]' for m in range(1, n))})"
@@ -135,6 +165,9 @@ def _einsum_jvp(operands, tangents):
 
 @overload(_linalg.einsum_slot_jvp, prefer_literal=True)
 def _einsum_slot_jvp(operands, k, out, tangents):
+    unwrapped = _unwrapped(_linalg.einsum_slot_jvp, "operands, k, out, tangents", operands)
+    if unwrapped is not None:
+        return unwrapped
     terms, tys = _einsum_tensors(operands, out)
     slot, scope = _slot_index(k), {}
     parts = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from support import assert_tree_close, load_module
+from support import assert_tree_close, load_module, numeric_grad
 
 import runtime as rt
 import transpile as tp
@@ -116,3 +116,59 @@ def test_helpers_with_symbolic_zeros():
         rt.einsum_slot_jvp(operands, 1, out, (0.0, 0.0, b)),
     )
     assert_tree_close(_helpers_with_zeros(a, b, out, ga, gb), want, rtol=1e-10, atol=1e-12)
+
+
+@numba.njit
+def _helpers_with_optional(a, b, out, g, set_b):
+    """The helpers given an operand of Optional type: a value the forward sweep sets on some trips of a loop only."""
+    c = None
+    if set_b:
+        c = b
+    operands = ("ij,jk->ik", a, c)
+    return (
+        rt.einsum_slot(operands, 1, out),
+        rt.einsum_slot(operands, 2, out),
+        rt.einsum_slot_vjp_operands(operands, 1, out, g),
+        rt.einsum_slot_vjp_out(operands, 1, out, g),
+        rt.einsum_jvp(operands, (jt.ZERO, g, jt.ZERO)),
+        rt.einsum_slot_jvp(operands, 2, out, (jt.ZERO, g, jt.ZERO)),
+        jt.einsum(False, "ij,jk->ik", a, c),
+    )
+
+
+def test_helpers_with_an_operand_set_on_some_paths():
+    a, b, out, g = _inputs([(3, 4), (4, 2), (3, 2), (3, 4)])
+    operands = ("ij,jk->ik", a, b)
+    want = (
+        out @ b.T,
+        a.T @ out,
+        rt.einsum_slot_vjp_operands(operands, 1, out, g),
+        rt.einsum_slot_vjp_out(operands, 1, out, g),
+        g @ b,
+        g.T @ out,
+        a @ b,
+    )
+    assert_tree_close(_helpers_with_optional(a, b, out, g, True), want, rtol=1e-10, atol=1e-12)
+    with pytest.raises(TypeError, match="got None"):  # read where it is not set: an error, never a number
+        _helpers_with_optional(a, b, out, g, False)
+
+
+def test_gradient_of_a_product_summed_on_some_trips_of_a_loop(tmp_path):
+    """As stax's Conv: `row` is set on some trips only, so its placeholder stays and the adjoint's operands hold it
+    as an Optional (it failed with 'the subscripts 'j' do not fit a 0-D operand')."""
+    text = (
+        "import numpy as np\n\n\n"
+        "def f(x, k):\n"
+        "    out = np.einsum('ij,j->i', x, k[0])\n"
+        "    for i in range(3):\n"
+        "        if i > 0:\n"
+        "            row = k[i]\n"
+        "            out = out + np.einsum('ij,j->i', x, row)\n"
+        "    return np.sum(np.sin(out))\n"
+    )
+    f = load_module(tmp_path, text, "jit_einsum_loop").f
+    x, k = _inputs([(2, 3), (3, 3)])
+    df = tp.grad(f, argnums=(0, 1))
+    want = df(x, k)
+    assert_tree_close(want, (numeric_grad(f, (x, k), 0), numeric_grad(f, (x, k), 1)), rtol=1e-6, atol=1e-8)
+    assert_tree_close(tp.jit(df, compile="block")(x, k), want, rtol=1e-10, atol=1e-12)

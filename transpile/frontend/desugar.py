@@ -747,6 +747,11 @@ class _FunctionDesugarer:
         ):
             self.emit(gast.If(test=name(stmt.test.id), body=[gast.Break()], orelse=[]), stmt)
             return  # the loop exit written by controlflow.py
+        truth = self._static_truth(stmt.test)
+        if truth is not None:  # the branch not taken is dead code: it is not generated
+            for s in stmt.body if truth else stmt.orelse:
+                self.statement(s)
+            return
         test = self.condition(stmt.test, stmt)
         body = self.block(stmt.body)
         orelse = self.block(stmt.orelse)
@@ -758,6 +763,22 @@ class _FunctionDesugarer:
             self.assign(negated, rhs, stmt)
             test, body, orelse = name(negated), orelse, []
         self.emit(gast.If(test=test, body=body, orelse=orelse), stmt)
+
+    def _static_truth(self, test):
+        """The truth of a test the program is built for: a literal, or a free name or chain holding a bool or None
+        (guarded, as the constant free_value makes of it), maybe under `not`; None when only a run can tell."""
+        if isinstance(test, gast.Constant):
+            return bool(test.value)
+        if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+            inner = self._static_truth(test.operand)
+            return None if inner is None else not inner
+        if not isinstance(test, (gast.Name, gast.Attribute)) or not self._is_free_chain(test):
+            return None
+        ok, obj, reader, path = self._resolve_chain(test)
+        if not ok or not (obj is None or isinstance(obj, bool)):
+            return None
+        self._guard(path, obj, reader, test)
+        return bool(obj)
 
     def condition(self, test, stmt):
         """A fresh name holding the test, so reverse mode can replay the branch taken."""
@@ -1008,6 +1029,9 @@ class _FunctionDesugarer:
         if isinstance(expr, gast.BoolOp):
             return self._boolop(expr, target, stmt)
         if isinstance(expr, gast.IfExp):
+            truth = self._static_truth(expr.test)
+            if truth is not None:  # (as for `if`)
+                return self.expr_to(expr.body if truth else expr.orelse, target, stmt, force_fresh=True)
             test = self.condition(expr.test, stmt)
             body = self.block_of(lambda: self.expr_to(expr.body, target, stmt, force_fresh=True))
             orelse = self.block_of(lambda: self.expr_to(expr.orelse, target, stmt, force_fresh=True))
