@@ -121,7 +121,9 @@ class ShardedAsVmaps:
         body.append(f"{outputs[0] if single else ', '.join(outputs)} = nested({', '.join(params)})")
         body += [line for o, s in zip(outputs, out_list) for line in _joined(o, s, mesh)]
         body.append(f"return {outputs[0] if single else '(' + ', '.join(outputs) + ',)'}")
-        doc = f'"""{name}: the shard_map as nested vmaps over its mesh axes, between reshapes into blocks."""'
+        doc = escape.docstring(
+            f"{name}: the shard_map as nested vmaps over its mesh axes, between reshapes into blocks."
+        )
         text = f"def {name}({', '.join(params)}):\n    {doc}\n" + "".join(f"    {line}\n" for line in body)
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]  # the same text, the same name: deterministic keys
         filename = f"<transpile shard_map {digest}>"
