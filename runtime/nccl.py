@@ -144,12 +144,11 @@ class NcclGroup(Group):
         """(NCCL's type code, elements per item) for `dtype`: a complex number is two floats (summed, gathered or
         sent as they are), a bool one byte."""
         dtype = np.dtype(dtype)
-        if dtype.kind == "c":
-            if reduce not in (None, "sum"):
-                raise TypeError(f"p{reduce} of complex values: complex numbers have no order")
-            dtype = np.dtype(f"f{dtype.itemsize // 2}")
-            if dtype.name in _NCCL_TYPES:
-                return getattr(self.nccl, _NCCL_TYPES[dtype.name]), 2
+        if dtype.kind == "c" and reduce not in (None, "sum"):
+            raise TypeError(f"p{reduce} of complex values: complex numbers have no order")
+        part = np.dtype(f"f{dtype.itemsize // 2}") if dtype.kind == "c" else None
+        if part is not None and part.name in _NCCL_TYPES:
+            return getattr(self.nccl, _NCCL_TYPES[part.name]), 2
         if dtype.kind == "b":
             return self.nccl.NCCL_UINT8, 1
         if dtype.name not in _NCCL_TYPES:

@@ -402,10 +402,24 @@ def _correlation(fh, fw, sh, sw):
     return correlate
 
 
-def _conv_init(to_lhs, rhs_spec, out_spec, out_chan, filter_shape, strides, same, out_size, W_init, b_init):
+def _layouts(dimension_numbers, filter_shape, what):
+    """(to_lhs, to_rhs, from_out): the permutations of the inputs to NCHW, of the kernel to OIHW and of NCHW outputs
+    to the outputs' layout; a filter_shape of other than two entries is refused, naming the layer `what`."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    if len(filter_shape) != 2:
+        raise ValueError(f"{what} is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
+    return _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW"), _permutation("NCHW", out_spec)
+
+
+def _conv_init(dimension_numbers, out_chan, filter_shape, strides, same, out_size, W_init, b_init):
     """init_fun of a (transposed) convolution: the output's shape, out_size(input size, filter size, stride, same)
-    along H and W, and the kernel and bias drawn from the key's two halves."""
+    along H and W, and the kernel (Glorot normal over its I and O axes by default) and the bias (normal with
+    deviation 1e-6) drawn from the key's two halves."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    to_lhs = _permutation(lhs_spec, "NCHW")
     (fh, fw), (sh, sw) = filter_shape, strides
+    W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
+    b_init = normal(1e-6) if b_init is None else b_init
 
     def init_fun(rng, input_shape):
         n, c, h, w = (input_shape[a] for a in to_lhs)
@@ -425,20 +439,13 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     'NCHW'); the kernel W has filter_shape (fh, fw) on its H, W axes (Glorot normal over its I and O axes), the bias
     b is out_chan long on the outputs' C axis and 1 on the others (normal with deviation 1e-6); `strides` (sh, sw)
     (default 1), `padding` 'SAME' or 'VALID'."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    if len(filter_shape) != 2:
-        raise ValueError(f"Conv is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
-    to_lhs, to_rhs = _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW")
-    from_out = _permutation("NCHW", out_spec)
+    to_lhs, to_rhs, from_out = _layouts(dimension_numbers, filter_shape, "Conv")
     move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
     fh, fw = filter_shape
     sh, sw = (1, 1) if strides is None else strides
     same = _check_padding(padding)
     correlate = _correlation(fh, fw, sh, sw)
-    W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
-    b_init = normal(1e-6) if b_init is None else b_init
-
-    init_fun = _conv_init(to_lhs, rhs_spec, out_spec, out_chan, (fh, fw), (sh, sw), same, _out_size, W_init, b_init)
+    init_fun = _conv_init(dimension_numbers, out_chan, (fh, fw), (sh, sw), same, _out_size, W_init, b_init)
 
     def apply_fun(params, inputs, rng=None):
         W, b = params
@@ -486,23 +493,14 @@ def GeneralConvTranspose(
     """Two-dimensional transposed convolution (as lax.conv_transpose, the kernel not flipped): the inputs dilated by
     `strides` (sh, sw) (zeros between their entries), padded as 'SAME' (outputs sh * H by sw * W) or 'VALID' (sh * H
     + max(fh - sh, 0) by ...), and cross-correlated with W; layouts, kernel and bias as `GeneralConv`'s."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    if len(filter_shape) != 2:
-        raise ValueError(f"ConvTranspose is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
-    to_lhs, to_rhs = _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW")
-    from_out = _permutation("NCHW", out_spec)
+    to_lhs, to_rhs, from_out = _layouts(dimension_numbers, filter_shape, "ConvTranspose")
     move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
     fh, fw = filter_shape
     sh, sw = (1, 1) if strides is None else strides
     same = _check_padding(padding)
     (top, bottom), (left, right) = _transpose_pads(fh, sh, same), _transpose_pads(fw, sw, same)
     correlate = _correlation(fh, fw, 1, 1)
-    W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
-    b_init = normal(1e-6) if b_init is None else b_init
-
-    init_fun = _conv_init(
-        to_lhs, rhs_spec, out_spec, out_chan, (fh, fw), (sh, sw), same, _transpose_size, W_init, b_init
-    )
+    init_fun = _conv_init(dimension_numbers, out_chan, (fh, fw), (sh, sw), same, _transpose_size, W_init, b_init)
 
     def apply_fun(params, inputs, rng=None):
         W, b = params

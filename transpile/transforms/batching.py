@@ -652,10 +652,8 @@ class _BatchBuilder(Builder):
             )
             return node
         if rule is not None:
-            mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
-            mapping["B"] = name(self.batch)
+            mapping = self._rule_names(prim, bound)
             for p in prim.params:
-                mapping.setdefault(p, const(prim.defaults.get(p)))
                 mapping[f"{p}_batched"] = const(self._is_batched(bound.get(p)))
             if prim.varargs:
                 mapping[f"{prim.varargs}_batched"] = _tuple([const(self._is_batched(v)) for v in bound[prim.varargs]])
@@ -720,11 +718,17 @@ class _BatchBuilder(Builder):
         one = self._batched_prim(stmt, prim, alone)
         if not rest:  # a tuple of this vmap's name alone
             return one
-        mapping = {k: v for k, v in rhs.bound.items() if k != "axis_name"}
+        mapping = self._rule_names(prim, rhs.bound)
+        mapping.update(ONE=one, REST=const(rest[0]) if len(rest) == 1 else _tuple(map(const, rest)))
+        return instantiate(prim.batch_names, mapping)
+
+    def _rule_names(self, prim, bound):
+        """What a batching rule's template names: the call's arguments (defaults where not given) and B."""
+        mapping = {k: _tuple(list(v)) if isinstance(v, tuple) else v for k, v in bound.items()}
         for p in prim.params:
             mapping.setdefault(p, const(prim.defaults.get(p)))
-        mapping.update(ONE=one, B=name(self.batch), REST=const(rest[0]) if len(rest) == 1 else _tuple(map(const, rest)))
-        return instantiate(prim.batch_names, mapping)
+        mapping["B"] = name(self.batch)
+        return mapping
 
     def _enclosing_collective(self, stmt, prim, rhs):
         """A collective over an enclosing vmap's axis (or the devices' of a pmap), which batches it: as written,
