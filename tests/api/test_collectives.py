@@ -311,7 +311,7 @@ def norm_and_total(v):
 def test_gradient_through_nested_vmaps_with_an_output_the_same_for_every_example():
     """out_axes=None at both levels for an output psum made the same everywhere: forward, it stays a broadcast
     between the levels; backward, its one cotangent is not counted once per outer example."""
-    x = rng.normal(size=(2, 3, 4))
+    x = np.random.default_rng(311).normal(size=(2, 3, 4))  # its own draw: the same whatever ran before
     mapped = tp.vmap(tp.vmap(norm_and_total, out_axes=(0, None), axis_name="j"), out_axes=(0, None), axis_name="i")
     blocks, total = mapped(x)
     np.testing.assert_allclose(total, np.sum(x * x), rtol=1e-12)
@@ -321,4 +321,5 @@ def test_gradient_through_nested_vmaps_with_an_output_the_same_for_every_example
         blocks, total = mapped(x)
         return np.sum(blocks**2) + 3.0 * total
 
-    np.testing.assert_allclose(tp.grad(loss)(x), numeric_grad(loss, (x,)), rtol=1e-6, atol=1e-8)
+    # central differences of a loss near 100 are good to about 1e-8 of it, against gradients up to about 40
+    np.testing.assert_allclose(tp.grad(loss)(x), numeric_grad(loss, (x,)), rtol=1e-6, atol=1e-6)
