@@ -10,8 +10,10 @@ expression or one of
 
 (their axes and flags constants, given by position or by name).
 
-When typing the call, Numba types the block as ordinary array code (exactly the code the block was
-before fusion) and reads off the type of every statement.  From those types it writes one loop nest
+When typing the call, Numba types the block's elementwise statements as ordinary array code (exactly the
+code the block was before fusion) and reads off the type of every statement; a reduction or helper on
+floating-point values takes its type from its operand's (typing jt.sum would compile its implementation),
+any other is typed as the array code it was.  From those types it writes one loop nest
 over the block's iteration space: each array input is read once per element (a size-1 axis
 broadcasts), every statement becomes scalar code cast to the dtype its array form has, values read after
 the block are stored (or, for `rt.like(x)` in the header, only their shape is returned), and reductions
@@ -418,7 +420,7 @@ def _compiled(block, offset, argtypes):
     arguments): the loop nest, or the block's array code."""
     unpack = [f"__a{q} = parts[{offset + q}]" for q in range(len(block.inputs))]
     try:
-        plan = _plan(block, argtypes, _statement_types(block, argtypes))
+        plan = _plan(block, argtypes, _quick_statement_types(block, argtypes) or _statement_types(block, argtypes))
         return numpy_code(_generated("impl", "*parts", unpack + plan.lines, plan.scope))
     except _Unfusable:
         body = unpack + [f"return fallback({_params(block)})"]
