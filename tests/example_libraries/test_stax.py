@@ -147,8 +147,12 @@ def test_pooling_against_loops():
     same = ((1, 1), (0, 1))
     got = stax.MaxPool((3, 2), strides=(2, 1), padding="SAME")[1]((), x)
     np.testing.assert_allclose(got, _pool_by_loops(x, (3, 2), (2, 1), same, -np.inf, np.max))
-    got = stax.SumPool((2, 2))[1]((), x)
+    got = stax.SumPool((2, 2), strides=(2, 2))[1]((), x)
     np.testing.assert_allclose(got, _pool_by_loops(x, (2, 2), (2, 2), valid, 0.0, np.sum))
+    # JAX's default strides are 1 along each axis (not the window)
+    got = stax.SumPool((2, 3))[1]((), x)
+    np.testing.assert_allclose(got, _pool_by_loops(x, (2, 3), (1, 1), valid, 0.0, np.sum))
+    assert stax.SumPool((2, 3))[0](None, x.shape)[0] == got.shape == (2, 4, 4, 3)
     got = stax.AvgPool((2, 2), strides=(1, 1))[1]((), x)
     np.testing.assert_allclose(got, _pool_by_loops(x, (2, 2), (1, 1), valid, 0.0, np.mean))
     # 'SAME' averages over the window's entries inside the input
@@ -157,7 +161,7 @@ def test_pooling_against_loops():
     np.testing.assert_allclose(got, _pool_by_loops(x, (3, 2), (2, 1), same, 0.0, np.sum) / counts)
     # channels first
     got = stax.MaxPool((2, 2), spec="NCHW")[1]((), np.moveaxis(x, 3, 1))
-    np.testing.assert_allclose(got, np.moveaxis(_pool_by_loops(x, (2, 2), (2, 2), valid, -np.inf, np.max), 3, 1))
+    np.testing.assert_allclose(got, np.moveaxis(_pool_by_loops(x, (2, 2), (1, 1), valid, -np.inf, np.max), 3, 1))
 
 
 def test_batch_norm():

@@ -16,9 +16,8 @@ grads = tp.grad(loss)(params, x, y, key)
 Where this differs from JAX: `serial` and `parallel` hold their layers' parameters (and `parallel`, `FanOut` their
 outputs) in tuples, not lists, so that compiled code can take layers of different kinds; `apply_fun` takes the one
 keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `glorot_normal` draws an untruncated normal;
-`Gelu` is the tanh approximation (JAX's default); `Conv`, `ConvTranspose`, their general forms and the pooling
-layers are two-dimensional (and `Conv1DTranspose` one-dimensional); `parallel` and `FanOut` take 1 to 4 branches
-so far. transpile calls functions it can name, not the items of a list of functions:
+`Gelu` is the tanh approximation (JAX's default); `GeneralConvTranspose` takes one to three spatial axes
+(`GeneralConv` and the pooling layers any number, as JAX's); `parallel` and `FanOut` take 1 to 4 branches so far. transpile calls functions it can name, not the items of a list of functions:
 `serial` is written as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut`
 write their tuples out for each number of branches.
 """
@@ -382,10 +381,60 @@ def _permutation(spec, to):
     return tuple(spec.index(letter) for letter in to)
 
 
-def _correlation(fh, fw, sh, sw):
-    """The cross-correlation of padded (N, C, H, W) inputs with (O, C, fh, fw) kernels, windows taken every (sh, sw);
-    the window and strides are its constants (loops over constants compile, under jit(grad) too)."""
+def _moved(permutation):
+    """Whether `permutation` moves an axis."""
+    return permutation != tuple(range(len(permutation)))
 
+
+def _spatial_pads(window, strides, same, first):
+    """pads(shape): the (before, after) padding of the spatial axes first, first + 1, ... of an array of `shape` for
+    windows of `window` taken every `strides` (written out for one to three axes, so that compiled code can build
+    the tuple; a list comprehension beyond)."""
+    if len(window) == 1:
+        (f0,), (s0,) = window, strides
+        return lambda shape: (_pads(shape[first], f0, s0, same),)
+    if len(window) == 2:
+        (f0, f1), (s0, s1) = window, strides
+        return lambda shape: (_pads(shape[first], f0, s0, same), _pads(shape[first + 1], f1, s1, same))
+    if len(window) == 3:
+        (f0, f1, f2), (s0, s1, s2) = window, strides
+
+        def pads3(shape):
+            return (
+                _pads(shape[first], f0, s0, same),
+                _pads(shape[first + 1], f1, s1, same),
+                _pads(shape[first + 2], f2, s2, same),
+            )
+
+        return pads3
+    d = len(window)
+    return lambda shape: tuple([_pads(shape[first + a], window[a], strides[a], same) for a in range(d)])
+
+
+def _correlation(window, strides):
+    """The cross-correlation of padded (N, C, *spatial) inputs with (O, C, *window) kernels, windows taken every
+    `strides`: written out for one and two spatial axes; beyond, each entry of the first axis's windows is a
+    correlation over the other axes, that axis folded into the batch.  The window and strides are its constants
+    (loops over constants compile, under jit(grad) too)."""
+    if len(window) == 1:
+        return _correlation_1d(window[0], strides[0])
+    if len(window) == 2:
+        return _correlation_2d(*window, *strides)
+    return _folded_correlation(_correlation(window[1:], strides[1:]), window[0], strides[0])
+
+
+def _correlation_1d(fw, sw):
+    def correlate(x, kernel):
+        out_w = (x.shape[2] - fw) // sw + 1
+        out = np.einsum("ncw,oc->now", x[:, :, 0 : sw * (out_w - 1) + 1 : sw], kernel[:, :, 0])
+        for j in range(1, fw):
+            out = out + np.einsum("ncw,oc->now", x[:, :, j : j + sw * (out_w - 1) + 1 : sw], kernel[:, :, j])
+        return out
+
+    return correlate
+
+
+def _correlation_2d(fh, fw, sh, sw):
     def correlate(x, kernel):
         out_h = (x.shape[2] - fh) // sh + 1
         out_w = (x.shape[3] - fw) // sw + 1
@@ -402,58 +451,93 @@ def _correlation(fh, fw, sh, sw):
     return correlate
 
 
+def _folded_correlation(inner, fd, sd):
+    def correlate(x, kernel):
+        out_d = (x.shape[2] - fd) // sd + 1
+        out = _unfold(inner(_fold(x, 0, sd, out_d), kernel[:, :, 0]), x.shape[0])
+        for k in range(1, fd):
+            out = out + _unfold(inner(_fold(x, k, sd, out_d), kernel[:, :, k]), x.shape[0])
+        return out
+
+    return correlate
+
+
+def _fold(x, k, stride, count):
+    """The k-th entries of `count` windows every `stride` along axis 2 of (N, C, D, ...) `x`, that axis folded into
+    the batch: (N * count, C, ...)."""
+    part = np.moveaxis(x[:, :, k : k + stride * (count - 1) + 1 : stride], 2, 1)
+    return np.reshape(part, (x.shape[0] * count,) + part.shape[2:])
+
+
+def _unfold(y, n):
+    """(N * count, O, ...) `y` back to (N, O, count, ...)."""
+    return np.moveaxis(np.reshape(y, (n, y.shape[0] // n) + y.shape[1:]), 1, 2)
+
+
 def _layouts(dimension_numbers, filter_shape, what):
-    """(to_lhs, to_rhs, from_out): the permutations of the inputs to NCHW, of the kernel to OIHW and of NCHW outputs
-    to the outputs' layout; a filter_shape of other than two entries is refused, naming the layer `what`."""
+    """(to_lhs, to_rhs, from_out, spatial): the permutations of the inputs to (N, C, *spatial), of the kernel to
+    (O, I, *spatial) and of (N, C, *spatial) outputs to the outputs' layout, the spatial axes' letters in the
+    kernel layout's order (as lax.conv_general_dilated orders them); filter_shape has one entry per spatial axis."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    if len(filter_shape) != 2:
-        raise ValueError(f"{what} is two-dimensional: filter_shape has two entries, not {filter_shape!r}")
-    return _permutation(lhs_spec, "NCHW"), _permutation(rhs_spec, "OIHW"), _permutation("NCHW", out_spec)
+    spatial = "".join(letter for letter in rhs_spec if letter not in "OI")
+    if not spatial or len(filter_shape) != len(spatial):
+        raise ValueError(
+            f"{what} with the kernel layout {rhs_spec!r} has {len(spatial)} spatial axes: filter_shape needs "
+            f"{len(spatial)} entries, not {filter_shape!r}"
+        )
+    lhs, rhs = "NC" + spatial, "OI" + spatial
+    return _permutation(lhs_spec, lhs), _permutation(rhs_spec, rhs), _permutation(lhs, out_spec), spatial
 
 
-def _conv_init(dimension_numbers, out_chan, filter_shape, strides, same, out_size, W_init, b_init):
+def _strides(strides, window, what):
+    """The strides along the window's axes: 1 each by default."""
+    strides = (1,) * len(window) if strides is None else tuple(strides)
+    if len(strides) != len(window):
+        raise ValueError(f"{what}: strides {strides!r} need one entry per window axis {tuple(window)!r}")
+    return strides
+
+
+def _conv_init(layouts, out_chan, filter_shape, strides, same, out_size, W_init, b_init):
     """init_fun of a (transposed) convolution: the output's shape, out_size(input size, filter size, stride, same)
-    along H and W, and the kernel (Glorot normal over its I and O axes by default) and the bias (normal with
-    deviation 1e-6) drawn from the key's two halves."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    to_lhs = _permutation(lhs_spec, "NCHW")
-    (fh, fw), (sh, sw) = filter_shape, strides
+    along each spatial axis, and the kernel (Glorot normal over its I and O axes by default) and the bias (normal
+    with deviation 1e-6) drawn from the key's two halves."""
+    (lhs_spec, rhs_spec, out_spec), spatial = layouts
     W_init = glorot_normal(rhs_spec.index("I"), rhs_spec.index("O")) if W_init is None else W_init
     b_init = normal(1e-6) if b_init is None else b_init
 
     def init_fun(rng, input_shape):
-        n, c, h, w = (input_shape[a] for a in to_lhs)
-        sizes = {"N": n, "C": out_chan, "H": out_size(h, fh, sh, same), "W": out_size(w, fw, sw, same)}
-        kernel = {"O": out_chan, "I": c, "H": fh, "W": fw}
+        sizes = {letter: input_shape[lhs_spec.index(letter)] for letter in lhs_spec}
+        outputs = {"N": sizes["N"], "C": out_chan}
+        outputs.update({a: out_size(sizes[a], f, s, same) for a, f, s in zip(spatial, filter_shape, strides)})
+        kernel = {"O": out_chan, "I": sizes["C"], **dict(zip(spatial, filter_shape))}
         k1, k2 = _split(rng, 2)
         W = W_init(k1, tuple(kernel[letter] for letter in rhs_spec))
         b = b_init(k2, tuple(out_chan if letter == "C" else 1 for letter in out_spec))
-        return tuple(sizes[letter] for letter in out_spec), (W, b)
+        return tuple(outputs[letter] for letter in out_spec), (W, b)
 
     return init_fun
 
 
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
-    """Two-dimensional convolution (a cross-correlation, as lax.conv_general_dilated) with the layouts
-    `dimension_numbers` = (inputs, kernel, outputs), e.g. ('NHWC', 'HWIO', 'NHWC') (`Conv`) or ('NCHW', 'OIHW',
-    'NCHW'); the kernel W has filter_shape (fh, fw) on its H, W axes (Glorot normal over its I and O axes), the bias
-    b is out_chan long on the outputs' C axis and 1 on the others (normal with deviation 1e-6); `strides` (sh, sw)
-    (default 1), `padding` 'SAME' or 'VALID'."""
-    to_lhs, to_rhs, from_out = _layouts(dimension_numbers, filter_shape, "Conv")
-    move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
-    fh, fw = filter_shape
-    sh, sw = (1, 1) if strides is None else strides
+    """Convolution (a cross-correlation, as lax.conv_general_dilated) over one or more spatial axes, with the layouts
+    `dimension_numbers` = (inputs, kernel, outputs), e.g. ('NHWC', 'HWIO', 'NHWC') (`Conv`), ('NCHW', 'OIHW',
+    'NCHW'), ('NHC', 'HIO', 'NHC') or ('NDHWC', 'DHWIO', 'NDHWC'); the kernel W has filter_shape on its spatial
+    axes (in the kernel layout's order; Glorot normal over its I and O axes), the bias b is out_chan long on the
+    outputs' C axis and 1 on the others (normal with deviation 1e-6); `strides` (default 1 each), `padding` 'SAME'
+    or 'VALID'."""
+    to_lhs, to_rhs, from_out, spatial = _layouts(dimension_numbers, filter_shape, "Conv")
+    move_lhs, move_rhs, move_out = _moved(to_lhs), _moved(to_rhs), _moved(from_out)
+    window, strides = tuple(filter_shape), _strides(strides, filter_shape, "Conv")
     same = _check_padding(padding)
-    correlate = _correlation(fh, fw, sh, sw)
-    init_fun = _conv_init(dimension_numbers, out_chan, (fh, fw), (sh, sw), same, _out_size, W_init, b_init)
+    correlate = _correlation(window, strides)
+    pads = _spatial_pads(window, strides, same, 2)
+    init_fun = _conv_init((dimension_numbers, spatial), out_chan, window, strides, same, _out_size, W_init, b_init)
 
     def apply_fun(params, inputs, rng=None):
         W, b = params
-        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, H, W)
-        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
-        top, bottom = _pads(x.shape[2], fh, sh, same)
-        left, right = _pads(x.shape[3], fw, sw, same)
-        out = correlate(np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right))), kernel)
+        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, *spatial)
+        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, *window)
+        out = correlate(np.pad(x, ((0, 0), (0, 0)) + pads(x.shape)), kernel)
         return (np.transpose(out, from_out) if move_out else out) + b
 
     return init_fun, apply_fun
@@ -487,28 +571,54 @@ def _dilation(size, stride, before, after):
     return np.eye(before + (size - 1) * stride + 1 + after)[before : before + (size - 1) * stride + 1 : stride]
 
 
+def _dilating(strides, pads):
+    """dilate(x): (N, C, *spatial) `x` with stride - 1 zeros between its entries along each spatial axis and
+    padded by `pads` (a (before, after) pair per axis), as a product with a 0/1 matrix per axis (written out for one
+    to three spatial axes)."""
+    if len(strides) == 1:
+        (s0,), ((b0, a0),) = strides, pads
+        return lambda x: np.einsum("ncw,wx->ncx", x, _dilation(x.shape[2], s0, b0, a0))
+    if len(strides) == 2:
+        (s0, s1), ((b0, a0), (b1, a1)) = strides, pads
+
+        def dilate2(x):
+            x = np.einsum("nchw,hy->ncyw", x, _dilation(x.shape[2], s0, b0, a0))
+            return np.einsum("ncyw,wx->ncyx", x, _dilation(x.shape[3], s1, b1, a1))
+
+        return dilate2
+    if len(strides) == 3:
+        (s0, s1, s2), ((b0, a0), (b1, a1), (b2, a2)) = strides, pads
+
+        def dilate3(x):
+            x = np.einsum("ncdhw,dz->nczhw", x, _dilation(x.shape[2], s0, b0, a0))
+            x = np.einsum("nczhw,hy->nczyw", x, _dilation(x.shape[3], s1, b1, a1))
+            return np.einsum("nczyw,wx->nczyx", x, _dilation(x.shape[4], s2, b2, a2))
+
+        return dilate3
+    raise ValueError(f"ConvTranspose has one to three spatial axes, not {len(strides)}")
+
+
 def GeneralConvTranspose(
     dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None
 ):
-    """Two-dimensional transposed convolution (as lax.conv_transpose, the kernel not flipped): the inputs dilated by
-    `strides` (sh, sw) (zeros between their entries), padded as 'SAME' (outputs sh * H by sw * W) or 'VALID' (sh * H
-    + max(fh - sh, 0) by ...), and cross-correlated with W; layouts, kernel and bias as `GeneralConv`'s."""
-    to_lhs, to_rhs, from_out = _layouts(dimension_numbers, filter_shape, "ConvTranspose")
-    move_lhs, move_rhs, move_out = to_lhs != (0, 1, 2, 3), to_rhs != (0, 1, 2, 3), from_out != (0, 1, 2, 3)
-    fh, fw = filter_shape
-    sh, sw = (1, 1) if strides is None else strides
+    """Transposed convolution over one to three spatial axes (as lax.conv_transpose, the kernel not flipped): the
+    inputs dilated by `strides` (zeros between their entries), padded as 'SAME' (outputs stride times the input
+    along each axis) or 'VALID' (stride times the input + max(filter - stride, 0)), and cross-correlated with W;
+    layouts, kernel and bias as `GeneralConv`'s."""
+    to_lhs, to_rhs, from_out, spatial = _layouts(dimension_numbers, filter_shape, "ConvTranspose")
+    move_lhs, move_rhs, move_out = _moved(to_lhs), _moved(to_rhs), _moved(from_out)
+    window, strides = tuple(filter_shape), _strides(strides, filter_shape, "ConvTranspose")
     same = _check_padding(padding)
-    (top, bottom), (left, right) = _transpose_pads(fh, sh, same), _transpose_pads(fw, sw, same)
-    correlate = _correlation(fh, fw, 1, 1)
-    init_fun = _conv_init(dimension_numbers, out_chan, (fh, fw), (sh, sw), same, _transpose_size, W_init, b_init)
+    dilate = _dilating(strides, tuple(_transpose_pads(f, s, same) for f, s in zip(window, strides)))
+    correlate = _correlation(window, (1,) * len(window))
+    layouts = (dimension_numbers, spatial)
+    init_fun = _conv_init(layouts, out_chan, window, strides, same, _transpose_size, W_init, b_init)
 
     def apply_fun(params, inputs, rng=None):
         W, b = params
-        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, H, W)
-        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, fh, fw)
-        x = np.einsum("nchw,hy->ncyw", x, _dilation(x.shape[2], sh, top, bottom))
-        x = np.einsum("ncyw,wx->ncyx", x, _dilation(x.shape[3], sw, left, right))
-        out = correlate(x, kernel)
+        x = np.transpose(inputs, to_lhs) if move_lhs else inputs  # (N, C, *spatial)
+        kernel = np.transpose(W, to_rhs) if move_rhs else W  # (O, I, *window)
+        out = correlate(dilate(x), kernel)
         return (np.transpose(out, from_out) if move_out else out) + b
 
     return init_fun, apply_fun
@@ -521,28 +631,9 @@ def ConvTranspose(out_chan, filter_shape, strides=None, padding="VALID", W_init=
 
 
 def Conv1DTranspose(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=None):
-    """One-dimensional transposed convolution in JAX's `Conv1DTranspose` layouts: inputs and outputs (N, H, C),
-    kernel (fh, in, out_chan), bias (1, 1, out_chan); the two-dimensional one over a width of 1."""
-    if len(filter_shape) != 1:
-        raise ValueError(f"Conv1DTranspose is one-dimensional: filter_shape has one entry, not {filter_shape!r}")
-    (fh,) = filter_shape
-    (sh,) = (1,) if strides is None else strides
-    same = _check_padding(padding)
-    W_init = glorot_normal(1, 2) if W_init is None else W_init
-    b_init = normal(1e-6) if b_init is None else b_init
-    transpose2d = GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), out_chan, (fh, 1), (sh, 1), padding)[1]
-
-    def init_fun(rng, input_shape):
-        n, h, c = input_shape
-        k1, k2 = _split(rng, 2)
-        output_shape = (n, _transpose_size(h, fh, sh, same), out_chan)
-        return output_shape, (W_init(k1, (fh, c, out_chan)), b_init(k2, (1, 1, out_chan)))
-
-    def apply_fun(params, inputs, rng=None):
-        W, b = params
-        return transpose2d((W[:, None], b[:, None]), inputs[:, :, None])[:, :, 0]
-
-    return init_fun, apply_fun
+    """`GeneralConvTranspose` in JAX's `Conv1DTranspose` layouts: inputs and outputs (N, H, C), kernel (fh, in,
+    out_chan), bias (1, 1, out_chan)."""
+    return GeneralConvTranspose(("NHC", "HIO", "NHC"), out_chan, filter_shape, strides, padding, W_init, b_init)
 
 
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros, gamma_init=ones):
@@ -599,58 +690,112 @@ Identity = (_identity_init, _identity_apply)
 
 
 def _pooling_layer(reducer_is_max, average):
-    """MaxPool, SumPool or AvgPool: windows over the two spatial axes of (N, H, W, C) inputs (JAX's default,
-    `spec=None`) or of `spec` 'NCHW'."""
+    """MaxPool, SumPool or AvgPool: windows over the spatial axes of (N, *spatial, C) inputs (JAX's default,
+    `spec=None`) or of the layout `spec` (letters, 'N' and 'C' among them, e.g. 'NCHW'), taken every `strides`
+    (default 1 along each axis, as JAX's)."""
 
     def PoolingLayer(window_shape, strides=None, padding="VALID", spec=None):
-        if len(window_shape) != 2:
-            raise ValueError(f"pooling is two-dimensional: window_shape has two entries, not {window_shape!r}")
-        if spec not in (None, "NHWC", "NCHW"):
-            raise ValueError(f"spec is None (NHWC), 'NHWC' or 'NCHW', not {spec!r}")
-        wh, ww = window_shape
-        sh, sw = window_shape if strides is None else strides
+        window = tuple(window_shape)
+        strides = _strides(strides, window, "pooling")
         same = _check_padding(padding)
-        channels_first = spec == "NCHW"
+        letters = ["N", *range(len(window)), "C"] if spec is None else list(spec)  # numbers: the default's axes
+        spatial = [letter for letter in letters if letter not in ("N", "C")]
+        if "N" not in letters or "C" not in letters or len(spatial) != len(window) or len(set(letters)) != len(letters):
+            raise ValueError(f"spec {spec!r} needs the axes N and C and one for each of the window's {window!r}")
+        to_inner = tuple(letters.index(letter) for letter in ["N", *spatial, "C"])
+        from_inner = tuple(["N", *spatial, "C"].index(letter) for letter in letters)
+        move = _moved(to_inner)
+        pool = _pooling(window, strides, same, reducer_is_max)
+        size = int(np.prod(window))
 
         def init_fun(rng, input_shape):
             shape = list(input_shape)
-            h, w = (2, 3) if channels_first else (1, 2)
-            shape[h], shape[w] = _out_size(shape[h], wh, sh, same), _out_size(shape[w], ww, sw, same)
+            for a, f, s in zip(to_inner[1:-1], window, strides):
+                shape[a] = _out_size(shape[a], f, s, same)
             return tuple(shape), ()
 
         def apply_fun(params, inputs, rng=None):
-            x = np.moveaxis(inputs, 1, 3) if channels_first else inputs
-            out = _pool(x, wh, ww, sh, sw, same, reducer_is_max)
+            x = np.transpose(inputs, to_inner) if move else inputs  # (N, *spatial, C)
+            out = pool(x)
             if average:
                 if same:
-                    out = out / _pool(np.ones((1, x.shape[1], x.shape[2], 1)), wh, ww, sh, sw, same, False)
+                    out = out / pool(np.ones((1,) + x.shape[1:-1] + (1,)))
                 else:
-                    out = out / (wh * ww)
-            return np.moveaxis(out, 3, 1) if channels_first else out
+                    out = out / size
+            return np.transpose(out, from_inner) if move else out
 
         return init_fun, apply_fun
 
     return PoolingLayer
 
 
-def _pool(x, wh, ww, sh, sw, same, take_max):
-    """The max (or sum) of each (wh, ww) window of (N, H, W, C) `x` taken every (sh, sw); 'SAME' pads with -inf
+def _pooling(window, strides, same, take_max):
+    """pool(x): the max (or sum) of each window of (N, *spatial, C) `x` taken every `strides`; 'SAME' pads with -inf
     for the max, 0 for the sum."""
-    top, bottom = _pads(x.shape[1], wh, sh, same)
-    left, right = _pads(x.shape[2], ww, sw, same)
-    if take_max:
-        x = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=-np.inf)
-    else:
-        x = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)))
-    out_h = (x.shape[1] - wh) // sh + 1
-    out_w = (x.shape[2] - ww) // sw + 1
-    out = x[:, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw, :]
-    for i in range(wh):
-        for j in range(ww):
-            if i + j > 0:
-                window = x[:, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw, :]
-                out = np.maximum(out, window) if take_max else out + window
-    return out
+    pads = _spatial_pads(window, strides, same, 1)
+    reduce = _window_reduction(window, strides, take_max)
+
+    def pool(x):
+        widths = ((0, 0),) + pads(x.shape) + ((0, 0),)
+        if take_max:
+            return reduce(np.pad(x, widths, constant_values=-np.inf))
+        return reduce(np.pad(x, widths))
+
+    return pool
+
+
+def _window_reduction(window, strides, take_max):
+    """reduce(x): the max (or sum) of each window of padded (N, *spatial, C) `x`: written out for one and two
+    spatial axes; beyond, each entry of the first axis's windows is reduced over the other axes, that axis folded
+    into the batch."""
+    if len(window) == 1:
+        return _window_reduction_1d(window[0], strides[0], take_max)
+    if len(window) == 2:
+        return _window_reduction_2d(*window, *strides, take_max)
+    inner, fd, sd = _window_reduction(window[1:], strides[1:], take_max), window[0], strides[0]
+
+    def reduce(x):
+        out_d = (x.shape[1] - fd) // sd + 1
+        out = inner(_fold_batch(x, 0, sd, out_d))
+        for k in range(1, fd):
+            window = inner(_fold_batch(x, k, sd, out_d))
+            out = np.maximum(out, window) if take_max else out + window
+        return np.reshape(out, (x.shape[0], out_d) + out.shape[1:])
+
+    return reduce
+
+
+def _fold_batch(x, k, stride, count):
+    """The k-th entries of `count` windows every `stride` along axis 1 of (N, D, ...) `x`, that axis folded into the
+    batch: (N * count, ...)."""
+    return np.reshape(x[:, k : k + stride * (count - 1) + 1 : stride], (x.shape[0] * count,) + x.shape[2:])
+
+
+def _window_reduction_1d(ww, sw, take_max):
+    def reduce(x):
+        out_w = (x.shape[1] - ww) // sw + 1
+        out = x[:, 0 : sw * (out_w - 1) + 1 : sw, :]
+        for j in range(1, ww):
+            window = x[:, j : j + sw * (out_w - 1) + 1 : sw, :]
+            out = np.maximum(out, window) if take_max else out + window
+        return out
+
+    return reduce
+
+
+def _window_reduction_2d(wh, ww, sh, sw, take_max):
+    def reduce(x):
+        out_h = (x.shape[1] - wh) // sh + 1
+        out_w = (x.shape[2] - ww) // sw + 1
+        out = x[:, 0 : sh * (out_h - 1) + 1 : sh, 0 : sw * (out_w - 1) + 1 : sw, :]
+        for i in range(wh):
+            for j in range(ww):
+                if i + j > 0:
+                    window = x[:, i : i + sh * (out_h - 1) + 1 : sh, j : j + sw * (out_w - 1) + 1 : sw, :]
+                    out = np.maximum(out, window) if take_max else out + window
+        return out
+
+    return reduce
 
 
 MaxPool = _pooling_layer(True, False)
