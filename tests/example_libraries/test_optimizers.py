@@ -1,5 +1,5 @@
 """transpile.example_libraries.optimizers: each update against its formula written out here, schedules against
-hand-computed values, pickling, and the per-leaf updates under tp.jit."""
+hand-computed values, pickling (test_optimizers_jit.py: under tp.jit)."""
 
 import functools
 import pickle
@@ -267,54 +267,6 @@ def test_optimizer_state_is_a_pytree():
     assert len(leaves) == 9  # (x, m, v) for each of the three parameters
     doubled = tree_map(lambda a: 2 * a, state)
     assert isinstance(doubled, opt.OptimizerState) and doubled.tree_def == state.tree_def
-
-
-# ------------------------------------------------------------------ jit
-
-
-def _leaf_optimizer(name, step_size):
-    """The undecorated (one-array) triple of optimizer `name`."""
-    make = getattr(opt, name).__wrapped__
-    return make(step_size, 0.9) if name in ("momentum", "nesterov") else make(step_size)
-
-
-_JIT_CASES = [
-    ("sgd", 0.1),
-    ("momentum", opt.exponential_decay(0.1, 10, 0.5)),
-    ("nesterov", 0.1),
-    ("adagrad", opt.inverse_time_decay(0.1, 2, 0.5, staircase=True)),
-    ("rmsprop", 0.1),
-    ("rmsprop_momentum", opt.polynomial_decay(0.1, 5, 0.01)),
-    ("adam", opt.piecewise_constant([1, 3], [0.1, 0.05, 0.01])),
-    ("adamax", 0.1),
-    ("sm3", 0.1),
-]
-
-
-@pytest.mark.parametrize("name, step_size", _JIT_CASES, ids=[c[0] for c in _JIT_CASES])
-def test_leaf_update_under_jit(name, step_size):
-    """The per-array update (what `optimizer` maps over the leaves) compiles with Numba and matches NumPy."""
-    init, update, _ = _leaf_optimizer(name, step_size)
-    x = np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]])
-    jitted = tp.jit(update, compile="block")
-    state, want = init(x), init(x)
-    for k in range(3):
-        g = 0.5 * x + 0.1 * (k + 1)
-        state, want = jitted(k, g, state), update(k, g, want)
-    _assert_same_tree(state, want)
-
-
-def test_update_fun_under_jit_is_refused_with_what_to_do():
-    """The pytree update under tp.jit is refused, located, saying to call it without jit: OptimizerState, a
-    NamedTuple registered as a node, is not taken apart at jit's boundary (transpile reads a registered node's
-    children with vars(); its structures, PyTreeDefs, are no constants jit takes), and update_fun's
-    tree_flatten/tree_unflatten (recursive Python over node types) has no rule in transformed code. Unjitted, the
-    update is one NumPy expression per leaf; the per-leaf update compiles (test_leaf_update_under_jit)."""
-    init, update, get_params = opt.adam(0.1)
-    state = init(_params())
-    grads = _grads(_params(), 0)
-    with pytest.raises(tp.TranspileError, match=r"(?s)optimizers.py:\d+.*opt_state.*without jit"):
-        tp.jit(update, compile="block")(0, grads, state)
 
 
 def _doubling(fn):

@@ -10,6 +10,7 @@ import os
 import threading
 import time
 import warnings
+from typing import NamedTuple
 
 import runtime as rt
 
@@ -39,6 +40,18 @@ COMPILE_MODES = ("background", "block")
 # the backend whose code answers a call (compile="background") while the backend's own is compiled in another
 # process: the numba-kernels backend compiles only a module's fused loop nests, seconds where the whole takes tens
 MIDDLE_TIERS = {"numba": "numba-kernels"}
+
+
+class Leafwise(NamedTuple):
+    """What a function that maps a per-leaf function over pytrees in Python holds as `__transpile_leafwise__`:
+    `leaf`, the function on one leaf; `lift(f)`, the same pytree function over `f` in its place; `hint`, what to
+    write instead where it is called inside a transformed or jitted function (which cannot take its pytrees apart).
+    jit of it compiles `leaf` and returns `lift` of that: the pytrees' structure is taken apart and rebuilt in
+    Python at the boundary (static, as in JAX), each leaf's call runs compiled code of its types."""
+
+    leaf: object
+    lift: object
+    hint: str
 
 
 class JitFallbackWarning(RuntimeWarning):
@@ -242,8 +255,15 @@ class Jitted:
         return statics, dynamic, list(bound.arguments.values())
 
     def boxed(self, dynamic) -> list:
-        """The non-static arguments (those `split` returns) as the compiled entry takes them."""
-        return [self.backend.box(self.target, n, v) for n, v in zip(self.dynamic_names, dynamic)]
+        """The non-static arguments (those `split` returns) as the compiled entry takes them; where the backend
+        cannot take one, an error in the function's code comes first (located there, it says more: an argument of a
+        type the backend cannot take is often one the code cannot use, such as what a `Leafwise` function takes)."""
+        try:
+            return [self.backend.box(self.target, n, v) for n, v in zip(self.dynamic_names, dynamic)]
+        except TranspileError as exc:
+            refused = exc
+        self.program()
+        raise refused
 
     def __call__(self, *args, **kwargs):
         statics, dynamic, everything = self.split(args, kwargs)
@@ -526,7 +546,11 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     call waits for its compiled code.  In a process that has not imported Numba yet, the first call is answered by
     the NumPy code while a thread imports it and loads the compiled code from disk (or starts its compile), so a
     warm start does not wait for it either.  `f.wait()` waits for those; `f.stats()` counts the calls the NumPy
-    code ("numpy_tier") and the middle tier ("kernels_tier") answered, and names the last call's tier ("tier")."""
+    code ("numpy_tier") and the middle tier ("kernels_tier") answered, and names the last call's tier ("tier").
+
+    A function marked `__transpile_leafwise__` (a `Leafwise`: it maps a per-leaf function over pytrees in Python, as
+    the optimizers' update_fun does) is compiled as its per-leaf function, its pytrees taken apart and rebuilt
+    around that in Python; its `stats()` and `wait()` are the per-leaf function's (a call counts once per leaf)."""
     if fun is None:
         return functools.partial(
             jit,
@@ -550,6 +574,19 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
             "compile": compile,
         }
         return unbound_transform(fun, f"jit({fun.__qualname__})", lambda bound: jit(bound, **options))
+    leafwise = getattr(fun, "__transpile_leafwise__", None)
+    if leafwise is not None:
+        if static_argnums != () or static_argnames != ():
+            raise TranspileError(
+                f"jit of `{fun.__name__}` compiles the function it maps over pytrees' leaves, which takes no static "
+                "arguments",
+                caller_location() or def_location(fun),
+                "drop static_argnums and static_argnames",
+            )
+        leaf = jit(leafwise.leaf, fallback=fallback, verbose=verbose, backend=backend, compile=compile)
+        over_leaves = leafwise.lift(leaf)
+        over_leaves.stats, over_leaves.wait = leaf.stats, leaf.wait
+        return over_leaves
     jitted = Jitted(fun, static_argnums, static_argnames, fallback, verbose, backend, compile)
 
     @functools.wraps(fun)

@@ -12,9 +12,11 @@ opt_state = opt_update(i, tp.grad(loss)(get_params(opt_state), x, y), opt_state)
 
 `step_size` is a number or a schedule, a function of the step number `i` (`exponential_decay(0.1, 100, 0.5)`).
 
-Where this differs from JAX: tp.jit does not compile `update_fun` or `get_params` yet (an `OptimizerState` holds
-its pytrees' structures, and the functions flatten pytrees, which transformed code cannot): it refuses them, saying
-to call them without jit. Jit the gradient instead; the update, one NumPy expression per leaf, runs as it is.
+Under tp.jit: `tp.jit(opt_update)`, `tp.jit(get_params)` and `tp.jit(opt_init)` compile the per-leaf function
+(its schedule compiled in, one specialization per leaf type) and take the pytrees apart and rebuild them around it
+in Python, at the boundary, as JAX treats structure (static); the state is the same `OptimizerState`. Where this
+differs from JAX: these functions cannot be called inside a jitted (or transformed) function, such as a jitted
+training step: that is a located error saying to jit the gradient and the update apart (the samples do so).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from transpile.api.jit import Leafwise
 from transpile.tree_util import register_pytree_node, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 __all__ = [
@@ -67,47 +70,78 @@ register_pytree_node(
 )
 
 
+_JIT_HINT = (
+    "jit the gradient and the update apart and call them from Python: once `grad_loss, update = "
+    "tp.jit(tp.grad(loss)), tp.jit(opt_update)`, then at each step `opt_state = update(i, "
+    "grad_loss(get_params(opt_state), x, y), opt_state)`"
+)
+
+
+def _leafwise(tree_fun, leaf_fun, lift):
+    """`tree_fun`, which maps `leaf_fun` over pytrees, named and documented as it and marked for tp.jit: jit
+    compiles `leaf_fun` and calls `lift(compiled)`, the same pytree function over the compiled leaf function."""
+    # (no `__wrapped__`: these are not that function)
+    tree_fun.__name__, tree_fun.__doc__ = leaf_fun.__name__, leaf_fun.__doc__
+    tree_fun.__transpile_leafwise__ = Leafwise(leaf_fun, lift, _JIT_HINT)
+    return tree_fun
+
+
+def _lift_init(init):
+    """The pytree init over the per-leaf `init`."""
+
+    def tree_init(x0_tree):
+        x0_flat, tree = tree_flatten(x0_tree)
+        states = [tree_flatten(init(x0)) for x0 in x0_flat]
+        return OptimizerState([s[0] for s in states], tree, [s[1] for s in states])
+
+    return _leafwise(tree_init, init, _lift_init)
+
+
+def _lift_update(update):
+    """The pytree update over the per-leaf `update(i, g, state)`."""
+
+    def tree_update(i, grad_tree, opt_state):
+        states_flat, tree, subtrees = opt_state
+        grad_flat, tree2 = tree_flatten(grad_tree)
+        if tree2 != tree:
+            raise TypeError(
+                f"optimizer update: the gradient's structure {tree2} is not the parameters' structure {tree}"
+            )
+        new_flat = []
+        for g, subtree, state_flat in zip(grad_flat, subtrees, states_flat):
+            leaves, subtree2 = tree_flatten(update(i, g, tree_unflatten(subtree, state_flat)))
+            if subtree2 != subtree:
+                raise TypeError(
+                    f"optimizer update: a leaf's new state has the structure {subtree2}, not {subtree}: "
+                    "the update function must keep the structure of its state"
+                )
+            new_flat.append(leaves)
+        return OptimizerState(new_flat, tree, subtrees)
+
+    return _leafwise(tree_update, update, _lift_update)
+
+
+def _lift_get_params(get_params):
+    """The pytree get_params over the per-leaf `get_params(state)`."""
+
+    def tree_get_params(opt_state):
+        states_flat, tree, subtrees = opt_state
+        params = [get_params(tree_unflatten(s, flat)) for s, flat in zip(subtrees, states_flat)]
+        return tree_unflatten(tree, params)
+
+    return _leafwise(tree_get_params, get_params, _lift_get_params)
+
+
 def optimizer(opt_maker):
     """Lift an optimizer written for one array to pytrees of arrays: `opt_maker(*args)` returns
     `(init(x0), update(i, g, state), get_params(state))` for one leaf, the decorated maker an `Optimizer` whose
-    functions take and give pytrees and an `OptimizerState`."""
+    functions take and give pytrees and an `OptimizerState`. tp.jit of one of them compiles its per-leaf function
+    and takes the pytrees apart and rebuilds them around it, in Python (see api/jit.py: `Leafwise`)."""
 
     @functools.wraps(opt_maker)
     def tree_opt_maker(*args, **kwargs):
         init, update, get_params = opt_maker(*args, **kwargs)
-
-        def tree_init(x0_tree):
-            x0_flat, tree = tree_flatten(x0_tree)
-            states = [tree_flatten(init(x0)) for x0 in x0_flat]
-            return OptimizerState([s[0] for s in states], tree, [s[1] for s in states])
-
-        def tree_update(i, grad_tree, opt_state):
-            states_flat, tree, subtrees = opt_state
-            grad_flat, tree2 = tree_flatten(grad_tree)
-            if tree2 != tree:
-                raise TypeError(
-                    f"optimizer update: the gradient's structure {tree2} is not the parameters' structure {tree}"
-                )
-            new_flat = []
-            for g, subtree, state_flat in zip(grad_flat, subtrees, states_flat):
-                leaves, subtree2 = tree_flatten(update(i, g, tree_unflatten(subtree, state_flat)))
-                if subtree2 != subtree:
-                    raise TypeError(
-                        f"optimizer update: a leaf's new state has the structure {subtree2}, not {subtree}: "
-                        "the update function must keep the structure of its state"
-                    )
-                new_flat.append(leaves)
-            return OptimizerState(new_flat, tree, subtrees)
-
-        def tree_get_params(opt_state):
-            states_flat, tree, subtrees = opt_state
-            params = [get_params(tree_unflatten(s, flat)) for s, flat in zip(subtrees, states_flat)]
-            return tree_unflatten(tree, params)
-
-        for tree_fun, fun in ((tree_init, init), (tree_update, update), (tree_get_params, get_params)):
-            # named and documented as the per-leaf function (no `__wrapped__`: these are not that function)
-            tree_fun.__name__, tree_fun.__doc__ = fun.__name__, fun.__doc__
-        return Optimizer(tree_init, tree_update, tree_get_params)
+        return Optimizer(_lift_init(init), _lift_update(update), _lift_get_params(get_params))
 
     return tree_opt_maker
 

@@ -1647,6 +1647,14 @@ class _FunctionDesugarer:
             return self._user_call(key, fdef_args, [], expr, stmt, defaults_obj=obj.fun)
         if getattr(obj, "__transpile_bound__", None) is not None:
             self.error(func, RETURNED_NOT_TRANSFORMED, RETURNED_HINT)
+        leafwise = getattr(obj, "__transpile_leafwise__", None)  # (see api/jit.py: Leafwise)
+        if leafwise is not None:
+            self.error(
+                func,
+                f"`{_source(func)}` maps a function over the leaves of pytrees in Python, which transformed code "
+                "cannot do: tp.jit compiles it called on its own, not inside a transformed or jitted function",
+                leafwise.hint,
+            )
         # a transformed or jitted function: its generated entry, or the function jit compiles, is what runs
         transformed = getattr(obj, "__transpile__", None) is not None or hasattr(obj, "__transpile_jit__")
         if transformed:
