@@ -20,6 +20,7 @@ from .elementwise import *  # noqa: F401,F403
 from .examples import *  # noqa: F401,F403
 from .forward import *  # noqa: F401,F403
 from .fourier import *  # noqa: F401,F403
+from .fourier_adjoints import *  # noqa: F401,F403
 from .likeness import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .linalg_batching import *  # noqa: F401,F403

@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     examples,
     forward,
     fourier,
+    fourier_adjoints,
     fused,
     helpers,
     index_tricks,

@@ -100,6 +100,8 @@ def _expand_reduced(g, x, axis=None, keepdims=False):
         return lambda g, x, axis=None, keepdims=False: np.full(x.shape, g)
     if g.ndim == x.ndim:
         return lambda g, x, axis=None, keepdims=False: _broadcast_copy(g, x.shape)
+    if g.ndim == 0:  # every axis reduced, its adjoint a 0-d array (np.reshape(np.sum(x), ()) in the sweep)
+        return lambda g, x, axis=None, keepdims=False: np.full(x.shape, g[()])
     if isinstance(axis, types.Integer):
         return lambda g, x, axis=None, keepdims=False: _expand(g, x.shape, _reduced_mask(x.ndim, (axis,)))
     return lambda g, x, axis=None, keepdims=False: _expand(g, x.shape, _reduced_mask(x.ndim, axis))

@@ -168,6 +168,8 @@ def _add_at(acc, x, index, g):
             return lambda acc, x, index, g: _tree.tree_add(acc, g.sum())
         return lambda acc, x, index, g: _tree.tree_add(acc, g)
     if isinstance(x, types.Array):
+        if isinstance(g, types.Array) and g.ndim == 0:  # a 0-d adjoint (np.reshape(x[0, 0], ())): its number
+            return lambda acc, x, index, g: _tree.add_at(acc, x, index, g[()])
         if isinstance(index, types.Array) and isinstance(index.dtype, types.Boolean) and index.ndim > 1:
 
             def impl_mask(acc, x, index, g):

@@ -15,15 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import load_module
+from support import load_module, numeric_grad
 from test_registry import GRAD_TABLE, _inputs
 
 import transpile as tp
-
-# The transforms of np.fft call NumPy's on the adjoint (np.fft.fft(0.0) raises): not passing the zero yet.
-NOT_YET = {
-    "fft", "ifft", "rfft", "fftn", "ifftn", "fft2", "ifft2", "rfftn", "rfft2", "irfftn", "irfft2", "ihfft",
-}  # fmt: skip
 
 
 def _first_examples():
@@ -73,12 +68,42 @@ def test_a_result_whose_adjoint_is_zero_adds_nothing(prim, example, tmp_path):
     module = _branch_module(tmp_path, example, names)
     args = [values[n] for n in names]
     argnums = tuple(range(len(names)))
-    if prim.name in NOT_YET:
-        with pytest.raises(Exception):  # noqa: B017  (the rule's own NumPy error; strict: passing it means done)
-            tp.grad(module.f, argnums=argnums)(*args, w, -1.0)
-        return
     for got in tp.grad(module.f, argnums=argnums)(*args, w, -1.0):
         np.testing.assert_array_equal(got, np.zeros_like(got))
     for got, value in zip(tp.grad(module.dropped, argnums=argnums)(*args, w), args):
         want = np.ones_like(value) if value is args[0] else np.zeros_like(value)
         np.testing.assert_array_equal(np.real(got), np.real(want))
+
+
+FFT_ON_ONE_BRANCH = """
+import numpy as np
+
+
+def f(a, w, taken):
+    y = np.fft.rfft2(a, s=(3, 6))
+    t = 1.0
+    if taken > 0:
+        t = np.sum(np.real(y) * w) - np.sum(np.imag(y) * w)
+    return t + 0.0 * np.sum(a)
+
+
+def pair(a, w):
+    y = np.fft.ihfft(a, n=5)
+    return y, np.sum(a * w[0])
+
+
+def dropped(a, w):
+    return pair(a, w)[1]
+"""
+
+
+def test_jit_grad_of_an_fft_whose_adjoint_is_zero(tmp_path):
+    module = load_module(tmp_path, FFT_ON_ONE_BRANCH, "zero_adjoint_fft")
+    a, w = np.arange(12.0).reshape(3, 4) * 0.25, np.linspace(0.5, 1.5, 4)
+    compiled = tp.jit(tp.grad(module.f), compile="block")
+    np.testing.assert_array_equal(compiled(a, w, -1.0), np.zeros_like(a))
+    want = numeric_grad(module.f, (a, w, 1.0))
+    np.testing.assert_allclose(tp.grad(module.f)(a, w, 1.0), want, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(compiled(a, w, 1.0), want, rtol=1e-6, atol=1e-6)
+    got = tp.jit(tp.grad(module.dropped), compile="block")(a, w)
+    np.testing.assert_array_equal(got, np.full_like(a, w[0]))

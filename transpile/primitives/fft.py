@@ -13,7 +13,7 @@ import numpy as np
 
 import runtime as rt
 
-from .registry import Example, defhelper, defprim
+from .registry import Example, alias, by_name, defhelper, defprim
 
 V = dict(a=(8,))
 X = dict(a=(3, 4))
@@ -59,7 +59,7 @@ def _transform(name, vjp, examples, axes=None, **more):
 for _name in ("fft", "ifft"):
     _transform(
         _name,
-        _fit(f"np.fft.{_name}(g, None, {ONE}[0], norm)", ONE),
+        _fit(f"rt.{_name}(g, None, {ONE}[0], norm)", ONE),
         [
             Example(_parts(f"np.fft.{_name}(a)"), V),
             Example(_parts(f"np.fft.{_name}(a * (1.0 + 0.5j), axis=0)"), X),
@@ -70,7 +70,7 @@ for _name in ("fft", "ifft"):
 _transform(
     "rfft",
     # g padded with zeros to the full length, transformed, its real part
-    _fit(f"np.real(np.fft.fft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE),
+    _fit(f"np.real(rt.fft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE),
     [
         Example(_parts("np.fft.rfft(a)"), V),
         Example(_parts("np.fft.rfft(a, axis=0, norm='ortho')"), X),
@@ -92,7 +92,7 @@ for _name, _two in (("fftn", False), ("ifftn", False), ("fft2", True), ("ifft2",
     _AXES = "(-2, -1)" if _two else "(1, 2)"  # NumPy 2 deprecates s= without axes= in fftn
     _transform(
         _name,
-        _fit(f"np.fft.{_name}(g, None, {MANY}, norm)", MANY),
+        _fit(f"rt.{_name}(g, None, {MANY}, norm)", MANY),
         [
             Example(_parts(f"np.fft.{_name}(a)"), X),
             Example(_parts(f"np.fft.{_name}(a * (1.0 + 2.0j), s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
@@ -107,7 +107,7 @@ for _name, _two in (("rfftn", False), ("rfft2", True)):
     _transform(
         _name,
         # g padded with zeros to the full lengths (the last axis holds half a spectrum), transformed, its real part
-        _fit(f"np.real(np.fft.fftn(g, rt.fft_full(a, s, {MANY}), {MANY}, norm))", MANY),
+        _fit(f"np.real(rt.fftn(g, rt.fft_full(a, s, {MANY}), {MANY}, norm))", MANY),
         [
             Example(_parts(f"np.fft.{_name}(a)"), X),
             Example(_parts(f"np.fft.{_name}(a, s=(2, 5), axes={_AXES}, norm='ortho')"), R3),
@@ -122,7 +122,7 @@ for _name, _two in (("irfftn", False), ("irfft2", True)):
     _AXES = "(-2, -1)" if _two else "(1, 2)"
     _transform(
         _name,
-        _fit(f"np.fft.ifftn({_LAST}, None, rt.fft_lead({MANY}), norm)", MANY),
+        _fit(f"rt.ifftn({_LAST}, None, rt.fft_lead({MANY}), norm)", MANY),
         [
             Example(f"np.fft.{_name}(a * (1.0 - 0.5j) + b * 1j)", dict(a=(3, 4), b=(3, 4))),
             Example(f"np.fft.{_name}(a * 1j + a * a, s=(2, 5), axes={_AXES}, norm='ortho')", R3),
@@ -144,8 +144,9 @@ _transform(
 )
 _transform(
     "ihfft",
-    # ihfft is the conjugate of rfft scaled the other way: its adjoint, rfft's of the conjugate
-    _fit(f"np.real(np.fft.fft(np.conj(g), rt.fft_length(a, n, {ONE}[0]), {ONE}[0], rt.fft_swap_norm(norm)))", ONE),
+    # ihfft is the conjugate of rfft scaled the other way: its adjoint, the real part of fft of conj(g) scaled the
+    # other way, is that of ifft of g (padded with zeros to the full length)
+    _fit(f"np.real(rt.ifft(g, rt.fft_length(a, n, {ONE}[0]), {ONE}[0], norm))", ONE),
     [
         Example(_parts("np.fft.ihfft(a)"), V),
         Example(_parts("np.fft.ihfft(a, axis=0, norm='ortho')"), X),
@@ -211,8 +212,13 @@ defhelper(
     rt.irfft_vjp,
     params=["v", "a", "n", "axis", "norm"],
     # irfft_vjp is the transpose of irfft (a's length cut or padded to what irfft reads): its transpose is irfft
-    vjp={"v": "np.fft.irfft(g, rt.irfft_length(a, n, axis), axis, norm)"},
+    vjp={"v": "rt.irfft(g, rt.irfft_length(a, n, axis), axis, norm)"},
     jvp={"v": "rt.irfft_vjp(t, a, n, axis, norm)"},
     structural=("a", "n", "axis", "norm"),
     batch="rt.irfft_vjp(v, a, n, axis, norm)",
 )
+
+# The transforms that the rules above call on adjoints (runtime/fourier_adjoints.py): each passes the symbolic zero
+# through, and is its NumPy function's entry, so that generated adjoint code read again takes it as that function
+for _name in rt.fourier_adjoints.__all__:
+    alias(by_name(_name), getattr(rt, _name))
