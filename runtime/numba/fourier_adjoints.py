@@ -3,20 +3,9 @@ as runtime/numba/fourier.py's version of its NumPy function (NumPy's, in object 
 
 from __future__ import annotations
 
-from numba.extending import overload
-
 from .. import fourier_adjoints as _fa
 from . import fourier as _fourier
-from .zero import ZeroType
-
-
-def _passing_zero(helper, transform):
-    @overload(helper)
-    def _typed(g, *args):
-        if isinstance(g, ZeroType):
-            return lambda g, *args: g
-        return lambda g, *args: transform(g, *args)
-
+from .rearranged_adjoints import passing_zero
 
 for _name in _fa.__all__:
-    _passing_zero(getattr(_fa, _name), getattr(_fourier, _name))
+    passing_zero(getattr(_fa, _name), getattr(_fourier, _name))
