@@ -26,6 +26,10 @@ NO_NUMBA_VERSION = {
         ["batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"],
         _PER_EXAMPLE_RANGES,
     ),
+    **dict.fromkeys(
+        ["process_gather", "process_scatter", "process_rows", "process_rows_vjp"],
+        "a pmap spanning MPI processes under a transform exchanges its arguments and cotangents in Python",
+    ),
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     **dict.fromkeys(
         ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_put_region"],

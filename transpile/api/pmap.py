@@ -9,17 +9,23 @@ to Python (runtime/numba/collectives.py).  pmap does not compile the function it
 
 from __future__ import annotations
 
+import hashlib
+import linecache
+import types
+
 import numpy as np
 
+import runtime
 from runtime import devices as rt_devices
 from runtime import nccl as rt_nccl
 from runtime import pytree
 
 from ..backends.cupy.transfer import on_device, to_device
+from ..codegen import escape
 from ..errors import TranspileError
 from ..frontend.methods import as_function
 from .boundary import api_boundary, caller_location
-from .common import _signature, def_location, generated_function, user_function, wrapped
+from .common import Names, _signature, def_location, generated_function, user_function, wrapped
 from .unbound import is_unbound
 from .vmap import Vectorized
 
@@ -113,6 +119,7 @@ class Parallel(Vectorized):
                 ) from None
         self.devices = None if devices is None else list(devices)
         self.callable = fun  # what each device runs: pmap() gives the function as the user gave it
+        self._across_entries = {}  # a call's pattern -> its entry under a transform, spanning the MPI processes
 
     def _devices_for(self, size):
         """The devices of a call mapping `size` slices: its own, or the next free ones of every device."""
@@ -145,16 +152,44 @@ class Parallel(Vectorized):
         return self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1
 
     def entry_function(self, call=None):
-        """The vmap this pmap is under a transform; refused when the pmap spans processes (the vmap would reduce
-        over this process's slices only)."""
-        if rt_devices.process_count() > 1:
-            raise TranspileError(
-                f"{self.kind}({getattr(self.user_fun, '__name__', 'function')}) under a transform (grad, vmap, jit) "
-                "in a job of several MPI processes: its collectives would not reach the other processes",
-                def_location(self.user_fun),
-                "transform the function inside the pmap instead: tp.pmap(tp.grad(f))",
-            )
+        """The vmap this pmap is under a transform; for a pmap spanning the MPI job's processes, that vmap over
+        every process's slices, between the exchanges of runtime/processes.py (each process computes the whole
+        mapped axis, and gets its own rows of the results and of the cotangents' sum)."""
+        if self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1:
+            key = repr(call)
+            if key not in self._across_entries:
+                self._across_entries[key] = self._across_entry(call)
+            return self._across_entries[key]
         return super().entry_function(call)
+
+    def _across_entry(self, call):
+        """`pmap_across_f(*params)`, written as NumPy source that the transform reads as any callee: each mapped
+        argument gathered from every process (an unmapped one as it is, its cotangent summed over them), the vmap
+        over the whole axis, and this process's rows of its results."""
+        axes = self.in_axes if call is None else self.axes_for(*call)
+        params = [p.name for p in self.params]
+        fresh = Names(params)
+        rt_name, vmapped, ans = fresh("rt"), fresh("vmapped"), fresh("ans")
+        name = escape.identifier(f"pmap_across_{getattr(self.user_fun, '__name__', 'f').replace('<lambda>', 'lambda')}")
+        body = [
+            f"{p} = {rt_name}.process_gather({p}, {escape.literal(spec)})"
+            for i, (p, spec) in enumerate(zip(params, axes))
+            if i not in self.static_argnums
+        ]
+        body.append(f"{ans} = {vmapped}({', '.join(params)})")
+        body.append(f"return {rt_name}.process_rows({ans}, {escape.literal(self.out_axes)})")
+        doc = escape.docstring(
+            f"{name}: the pmap over every MPI process's slices, as the vmap of the whole axis on each process."
+        )
+        text = f"def {name}({', '.join(params)}):\n    {doc}\n" + "".join(f"    {line}\n" for line in body)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]  # the same text, the same name: deterministic keys
+        filename = f"<transpile pmap {digest}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        module = types.ModuleType(f"transpile_pmap_{digest}")
+        module.__file__ = filename
+        module.__dict__.update({rt_name: runtime, vmapped: super().entry_function(call)})
+        exec(compile(text, filename, "exec"), module.__dict__)  # noqa: S102 - generated above from the axes alone
+        return getattr(module, name)
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.user_fun, "__name__", "function")

@@ -235,3 +235,33 @@ defhelper(
     jvp={"v": "rt.gathered_vjp(t, batched=batched)"},
 )
 defhelper(rt.inverse_perm, params=["perm"], nondiff=True)
+# A pmap spanning MPI processes under a transform (runtime/processes.py): its arguments gathered from every process,
+# its results cut to this process's rows; the processes' shares of a cotangent add up (JAX's psum convention)
+defhelper(
+    rt.process_gather,
+    params=["x", "spec"],
+    structural=("spec",),
+    vjp={"x": "rt.process_scatter(g, spec)"},
+    jvp={"x": "rt.process_gather(t, spec)"},
+)
+defhelper(
+    rt.process_scatter,
+    params=["x", "spec"],
+    structural=("spec",),
+    vjp={"x": "rt.process_gather(g, spec)"},
+    jvp={"x": "rt.process_scatter(t, spec)"},
+)
+defhelper(
+    rt.process_rows,
+    params=["x", "spec"],
+    structural=("spec",),
+    vjp={"x": "rt.process_rows_vjp(g, x, spec)"},
+    jvp={"x": "rt.process_rows(t, spec)"},
+)
+defhelper(
+    rt.process_rows_vjp,
+    params=["v", "like", "spec"],
+    structural=("like", "spec"),
+    vjp={"v": "rt.process_rows(g, spec)"},
+    jvp={"v": "rt.process_rows_vjp(t, like, spec)"},
+)
