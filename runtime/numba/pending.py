@@ -16,8 +16,8 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
             "psum_batched", "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
-            "ppermute_batched", "spread_batched", "extreme_batched_vjp", "gathered_vjp", "inverse_perm",
-            "psum_scatter_batched", "all_to_all_batched", "axis_size_batched", "all_gather_batched_vjp",
+            "ppermute_batched", "spread_batched", "extreme_batched_vjp", "extreme_batched_jvp", "gathered_vjp",
+            "inverse_perm", "psum_scatter_batched", "all_to_all_batched", "axis_size_batched", "all_gather_batched_vjp",
             "psum_scatter_batched_vjp",
         ],
         _COLLECTIVES,
@@ -27,8 +27,10 @@ NO_NUMBA_VERSION = {
         _PER_EXAMPLE_RANGES,
     ),
     **dict.fromkeys(
-        ["process_gather", "process_scatter", "process_rows", "process_rows_vjp"],
-        "a pmap spanning MPI processes under a transform exchanges its arguments and cotangents in Python",
+        [
+            "process_batch_size_of", "process_batch_size_of_batched", "process_shared", "process_summed",
+        ],
+        "a pmap spanning MPI processes under a transform is a vmap, whose collectives are not compiled yet",
     ),
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     **dict.fromkeys(

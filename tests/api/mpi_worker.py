@@ -104,6 +104,17 @@ def scattered_sum(v):  # v: (3,) per device
     return np.tanh(v) * tp.psum_scatter(spread * spread, "i") + tp.all_to_all(spread, "i", 0, 0)[0]
 
 
+def both_axes(u):  # u: (3,) per device of the inner pmap
+    return np.sin(u) * tp.psum(u, "i") + tp.pmean(u * u, "j") * tp.all_gather(u, "i")[0]
+
+
+inner_pmap = tp.pmap(both_axes, axis_name="j")
+
+
+def nested(w):  # w: (2, 3) per device of the outer pmap
+    return inner_pmap(w)
+
+
 def central_differences(total, x, step=1e-6):
     want = np.zeros_like(x)
     for idx in np.ndindex(x.shape):
@@ -177,7 +188,12 @@ def checks(rank, size):
     whole = lambda x: np.sum(tp.vmap(mixed, axis_name="i")(x))  # noqa: E731  (one process's pmap of the axis)
     np.testing.assert_allclose(local_grad, tp.grad(whole)(x)[mine], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(local_grad, central_differences(whole, x)[mine], rtol=1e-6, atol=1e-8)
-    yield "grad(pmap) across processes: psum, pmean, all_gather, ppermute"
+    t = rng.normal(size=x.shape)
+    primal, tangent_out = tp.jvp(pmapped_mixed, (x[mine],), (t[mine],))
+    want_primal, want_tangent = tp.jvp(tp.vmap(mixed, axis_name="i"), (x,), (t,))
+    np.testing.assert_allclose(primal, want_primal[mine], rtol=1e-12)
+    np.testing.assert_allclose(tangent_out, want_tangent[mine], rtol=1e-12, atol=1e-14)
+    yield "grad(pmap) and jvp(pmap) across processes: psum, pmean, pmax, all_gather, ppermute"
     theta = rng.normal(size=3)
     pmapped_scaled = pmapped(scaled, in_axes=(None, 0))
     scaled_total = lambda theta, x: np.sum(pmapped_scaled(theta, x))  # noqa: E731
@@ -199,6 +215,13 @@ def checks(rank, size):
     np.testing.assert_allclose(primal, want_out[:, mine], rtol=1e-12)
     np.testing.assert_allclose(tangent_out, want_tangent[:, mine], rtol=1e-12, atol=1e-14)
     yield "vjp and jvp of pmap across processes, mapped along axis 1, with psum_scatter and all_to_all"
+    w = rng.normal(size=(n, 2, 3))
+    pmapped_nested = pmapped(nested)
+    got = tp.grad(lambda w: np.sum(pmapped_nested(w) ** 2))(w[mine])
+    whole_nested = tp.vmap(tp.vmap(both_axes, axis_name="j"), axis_name="i")
+    want = tp.grad(lambda w: np.sum(whole_nested(w) ** 2))(w)
+    np.testing.assert_allclose(got, want[mine], rtol=1e-12, atol=1e-14)
+    yield "grad of nested pmaps across processes, collectives over the outer axis inside the inner one"
     jitted_total = tp.jit(lambda x: pmapped_mixed(x) * 2.0, backend="numpy")
     np.testing.assert_allclose(jitted_total(x[mine]) / 2.0, tp.vmap(mixed, axis_name="i")(x)[mine], rtol=1e-12)
     stacked = tp.vmap(pmapped_mixed, in_axes=1, out_axes=1)(np.stack([x[mine], 2 * x[mine]], axis=1))

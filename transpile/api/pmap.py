@@ -2,7 +2,8 @@
 
 Called, a pmap runs the function on each slice on its own device thread (runtime/devices.py), and its collectives
 meet between the threads.  Met by a transform (grad, vmap, jit, an enclosing pmap's transforms), it is the vmap
-with the same axis name, which computes the same numbers: the transform batches or differentiates that.  Each
+with the same axis name, which computes the same numbers: the transform batches or differentiates that (a pmap
+spanning MPI processes: the vmap of this process's slices, whose collectives exchange with the others).  Each
 device runs the function as given: NumPy code, or compiled code for tp.pmap(tp.jit(f)), whose collectives call back
 to Python (runtime/numba/collectives.py).  pmap does not compile the function itself yet.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import linecache
+import threading
 import types
 
 import numpy as np
@@ -30,6 +32,7 @@ from .unbound import is_unbound
 from .vmap import Vectorized
 
 _BACKENDS = (None, "cpu", "gpu", "cuda")
+_building = threading.local()  # `inside`: a pmap across processes is being batched (the pmaps in it are local)
 
 
 class DeviceCountError(TranspileError, ValueError):
@@ -152,10 +155,10 @@ class Parallel(Vectorized):
         return self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1
 
     def entry_function(self, call=None):
-        """The vmap this pmap is under a transform; for a pmap spanning the MPI job's processes, that vmap over
-        every process's slices, between the exchanges of runtime/processes.py (each process computes the whole
-        mapped axis, and gets its own rows of the results and of the cotangents' sum)."""
-        if self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1:
+        """The vmap this pmap is under a transform; for a pmap spanning the MPI job's processes, the vmap of this
+        process's slices whose collectives also exchange with the other processes (runtime/processes.py)."""
+        outermost = rt_devices.enclosing_size() == 1 and not getattr(_building, "inside", False)
+        if self.devices is None and rt_devices.process_count() > 1 and outermost:
             key = repr(call)
             if key not in self._across_entries:
                 self._across_entries[key] = self._across_entry(call)
@@ -163,23 +166,22 @@ class Parallel(Vectorized):
         return super().entry_function(call)
 
     def _across_entry(self, call):
-        """`pmap_across_f(*params)`, written as NumPy source that the transform reads as any callee: each mapped
-        argument gathered from every process (an unmapped one as it is, its cotangent summed over them), the vmap
-        over the whole axis, and this process's rows of its results."""
+        """`pmap_across_f(*params)`, written as NumPy source that the transform reads as any callee: each argument
+        passed through rt.process_shared (whose adjoint sums an unmapped argument's cotangent over the processes),
+        then the vmap of this process's slices, its batch a ProcessBatch that its collectives exchange over."""
         axes = self.in_axes if call is None else self.axes_for(*call)
         params = [p.name for p in self.params]
         fresh = Names(params)
-        rt_name, vmapped, ans = fresh("rt"), fresh("vmapped"), fresh("ans")
+        rt_name, vmapped = fresh("rt"), fresh("vmapped")
         name = escape.identifier(f"pmap_across_{getattr(self.user_fun, '__name__', 'f').replace('<lambda>', 'lambda')}")
         body = [
-            f"{p} = {rt_name}.process_gather({p}, {escape.literal(spec)})"
+            f"{p} = {rt_name}.process_shared({p}, {escape.literal(spec)})"
             for i, (p, spec) in enumerate(zip(params, axes))
             if i not in self.static_argnums
         ]
-        body.append(f"{ans} = {vmapped}({', '.join(params)})")
-        body.append(f"return {rt_name}.process_rows({ans}, {escape.literal(self.out_axes)})")
+        body.append(f"return {vmapped}({', '.join(params)})")
         doc = escape.docstring(
-            f"{name}: the pmap over every MPI process's slices, as the vmap of the whole axis on each process."
+            f"{name}: the pmap of this MPI process's slices, as the vmap whose collectives exchange with the others."
         )
         text = f"def {name}({', '.join(params)}):\n    {doc}\n" + "".join(f"    {line}\n" for line in body)
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]  # the same text, the same name: deterministic keys
@@ -187,7 +189,12 @@ class Parallel(Vectorized):
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
         module = types.ModuleType(f"transpile_pmap_{digest}")
         module.__file__ = filename
-        module.__dict__.update({rt_name: runtime, vmapped: super().entry_function(call)})
+        _building.inside = True
+        try:
+            gen = self.generated(axes, "process_batch_size_of")
+        finally:
+            _building.inside = False
+        module.__dict__.update({rt_name: runtime, vmapped: getattr(gen.module, self.entry_name(gen.program.entry))})
         exec(compile(text, filename, "exec"), module.__dict__)  # noqa: S102 - generated above from the axes alone
         return getattr(module, name)
 
