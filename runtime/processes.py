@@ -9,8 +9,9 @@ process's examples; a value the examples share (unbatched: an unmapped argument,
 on every process, and its cotangent on each process is that process's share, the shares adding up over the
 processes (as JAX's psum transposes).  So a collective's adjoint that turns a shared value's cotangent into the
 examples' ones first sums the shares (Allreduce, Reduce_scatter_block), and an unmapped argument's gradient is summed
-over the processes at the pmap's boundary (`process_summed`): each process gets the derivative of the sum of the
-processes' results, its own rows of it for its slices.
+over the processes at the pmap's boundary (`process_summed`).  An output of out_axes None is checked to be the same
+on every process, and its cotangent counts once (`process_replicated`).  So each process gets the derivative that
+one process computes for the whole axis, its own rows of it for its slices.
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ from .collectives import _all_to_all_one, _front, _tiles, _unfront
 from .namespace import BatchSize, array, asarray
 from .pytree import same_kind, tree_map
 
-__all__ = ["process_batch_size_of", "process_batch_size_of_batched", "process_shared", "process_summed"]
+__all__ = [
+    "process_batch_size_of",
+    "process_batch_size_of_batched",
+    "process_shared",
+    "process_summed",
+    "process_replicated",
+    "process_replicated_vjp",
+]
 
 
 class ProcessBatch(BatchSize):
@@ -99,6 +107,34 @@ def _summed_leaf(x, axis):
 def process_summed(x, spec):
     """x with each unmapped leaf (in_axes None in `spec`) summed over the processes (MPI's Allreduce)."""
     return _each(_summed_leaf, x, spec)
+
+
+def _replicated_leaf(x, axis):
+    if axis is not None or devices.process_count() == 1:
+        return x
+    every = mpi.allgather(("pmap's out_axes=None result",), asarray(x)[None], _timeout())
+    if not all(np.array_equal(every[0], other) for other in every[1:]):
+        raise ValueError(
+            "pmap across MPI processes: out_axes is None for an output that differs between the processes; give it "
+            "an axis"
+        )
+    return x
+
+
+def process_replicated(x, spec):
+    """A pmap's results (`spec`: its out_axes), each output of out_axes None checked to be the same on every
+    process; its adjoint counts that output's cotangent once, not once per process (process_replicated_vjp)."""
+    return _each(_replicated_leaf, x, spec)
+
+
+def _shared_out_leaf(g, axis):
+    return g if axis is not None else g / devices.process_count()
+
+
+def process_replicated_vjp(g, spec):
+    """The adjoint of process_replicated: the cotangent of an output of out_axes None, which every process
+    gives, as this process's share (its part of the processes' mean), as the single-process pmap counts it once."""
+    return _each(_shared_out_leaf, g, spec)
 
 
 def _gathered(what, stack):

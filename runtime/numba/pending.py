@@ -29,6 +29,7 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
             "process_batch_size_of", "process_batch_size_of_batched", "process_shared", "process_summed",
+            "process_replicated", "process_replicated_vjp",
         ],
         "a pmap spanning MPI processes under a transform is a vmap, whose collectives are not compiled yet",
     ),

@@ -104,6 +104,14 @@ def scattered_sum(v):  # v: (3,) per device
     return np.tanh(v) * tp.psum_scatter(spread * spread, "i") + tp.all_to_all(spread, "i", 0, 0)[0]
 
 
+def mapped_and_shared(v):
+    return np.sin(v) * tp.psum(v, "i"), tp.pmean(np.sum(v**3), "i")
+
+
+def per_process(c, v):  # the same on a process's devices, different between processes when c is
+    return c * tp.psum(v, "i")
+
+
 def both_axes(u):  # u: (3,) per device of the inner pmap
     return np.sin(u) * tp.psum(u, "i") + tp.pmean(u * u, "j") * tp.all_gather(u, "i")[0]
 
@@ -222,6 +230,22 @@ def checks(rank, size):
     want = tp.grad(lambda w: np.sum(whole_nested(w) ** 2))(w)
     np.testing.assert_allclose(got, want[mine], rtol=1e-12, atol=1e-14)
     yield "grad of nested pmaps across processes, collectives over the outer axis inside the inner one"
+    pmapped_two = pmapped(mapped_and_shared, out_axes=(0, None))
+    whole_two = tp.vmap(mapped_and_shared, out_axes=(0, None), axis_name="i")
+    loss_of = lambda f: lambda x: np.sum(f(x)[0]) + 3.0 * f(x)[1]  # noqa: E731
+    np.testing.assert_allclose(tp.grad(loss_of(pmapped_two))(x[mine]), tp.grad(loss_of(whole_two))(x)[mine], rtol=1e-12)
+    differing = pmapped(per_process, in_axes=(None, 0), out_axes=None)
+    for call, problem in [
+        (lambda: tp.grad(lambda x: np.sum(pmapped_mixed(x)))(x[mine] if rank else x[mine][:1]), "passed [1, 2"),
+        (lambda: tp.jvp(differing, (rank + 1.0, x[mine]), (1.0, x[mine])), "differs between the processes"),
+    ]:
+        try:
+            call()
+        except ValueError as exc:
+            assert problem in str(exc), exc
+        else:
+            raise AssertionError(f"no error: {problem}")
+    yield "out_axes=None under grad counts its cotangent once; processes that disagree raise on every rank"
     jitted_total = tp.jit(lambda x: pmapped_mixed(x) * 2.0, backend="numpy")
     np.testing.assert_allclose(jitted_total(x[mine]) / 2.0, tp.vmap(mixed, axis_name="i")(x)[mine], rtol=1e-12)
     stacked = tp.vmap(pmapped_mixed, in_axes=1, out_axes=1)(np.stack([x[mine], 2 * x[mine]], axis=1))

@@ -33,7 +33,7 @@ def launch(n, *args, timeout=240, collective_timeout=30):
 def test_pmap_across_processes(n):
     done = launch(n)
     assert done.returncode == 0 and "ALL OK" in done.stdout, done.stdout + done.stderr
-    assert done.stdout.count("ok ") == 15
+    assert done.stdout.count("ok ") == 16
 
 
 def test_a_raising_rank_stops_the_job_with_its_error():

@@ -168,18 +168,21 @@ class Parallel(Vectorized):
     def _across_entry(self, call):
         """`pmap_across_f(*params)`, written as NumPy source that the transform reads as any callee: each argument
         passed through rt.process_shared (whose adjoint sums an unmapped argument's cotangent over the processes),
-        then the vmap of this process's slices, its batch a ProcessBatch that its collectives exchange over."""
+        the vmap of this process's slices, its batch a ProcessBatch that its collectives exchange over, and its
+        results through rt.process_replicated (an output of out_axes None: the same on every process, its
+        cotangent counted once)."""
         axes = self.in_axes if call is None else self.axes_for(*call)
         params = [p.name for p in self.params]
         fresh = Names(params)
-        rt_name, vmapped = fresh("rt"), fresh("vmapped")
+        rt_name, vmapped, ans = fresh("rt"), fresh("vmapped"), fresh("ans")
         name = escape.identifier(f"pmap_across_{getattr(self.user_fun, '__name__', 'f').replace('<lambda>', 'lambda')}")
         body = [
             f"{p} = {rt_name}.process_shared({p}, {escape.literal(spec)})"
             for i, (p, spec) in enumerate(zip(params, axes))
             if i not in self.static_argnums
         ]
-        body.append(f"return {vmapped}({', '.join(params)})")
+        body.append(f"{ans} = {vmapped}({', '.join(params)})")
+        body.append(f"return {rt_name}.process_replicated({ans}, {escape.literal(self.out_axes)})")
         doc = escape.docstring(
             f"{name}: the pmap of this MPI process's slices, as the vmap whose collectives exchange with the others."
         )

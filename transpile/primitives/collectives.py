@@ -257,6 +257,20 @@ defhelper(
     jvp={"x": "rt.process_summed(t, spec)"},
 )
 defhelper(
+    rt.process_replicated,
+    params=["x", "spec"],
+    structural=("spec",),
+    vjp={"x": "rt.process_replicated_vjp(g, spec)"},
+    jvp={"x": "rt.process_replicated(t, spec)"},
+)
+defhelper(
+    rt.process_replicated_vjp,
+    params=["v", "spec"],
+    structural=("spec",),
+    vjp={"v": "rt.process_replicated_vjp(g, spec)"},
+    jvp={"v": "rt.process_replicated_vjp(t, spec)"},
+)
+defhelper(
     rt.process_batch_size_of,
     params=["args", "specs", "names", "axis_size=None"],
     nondiff=True,
