@@ -12,7 +12,6 @@ import numpy as np
 
 import transpile as tp
 from runtime import mpi
-from runtime.devices import CollectiveError
 from transpile.sharding import Mesh, P
 
 LOCAL = 2  # $TRANSPILE_CPU_DEVICES set by the test
@@ -78,8 +77,20 @@ def full_batch_step(params, inputs, targets):
     return [(W - 0.1 * dW, b - 0.1 * db) for (W, b), (dW, db) in zip(params, grads)]
 
 
-def outer_inside_inner(v):
-    return tp.pmap(lambda w: tp.psum(w, "i"), axis_name="j")(v[:1])
+def outer_inside_inner(v):  # v: (m, 3) per device of the outer pmap, m devices of the inner one each
+    return tp.pmap(inner_body, axis_name="j")(v)
+
+
+def inner_body(u):
+    n = tp.axis_size("i")
+    ring = [(k, (k + 1) % n) for k in range(n)]
+    return (
+        tp.psum(u, "i") * tp.pmax(u, "j")
+        + tp.all_gather(u, "i")[n - 1] * tp.axis_index("i")
+        + tp.ppermute(u, "i", ring)
+        + tp.psum_scatter(np.outer(np.arange(n), u), "i")
+        + tp.psum(u, ("i", "j"))
+    )
 
 
 def mixed(v):  # v: (3,) per device
@@ -251,13 +262,11 @@ def checks(rank, size):
     stacked = tp.vmap(pmapped_mixed, in_axes=1, out_axes=1)(np.stack([x[mine], 2 * x[mine]], axis=1))
     np.testing.assert_allclose(stacked[:, 1], tp.vmap(mixed, axis_name="i")(2 * x)[mine], rtol=1e-12)
     yield "jit and vmap of pmap across processes"
-    try:
-        pmapped(outer_inside_inner)(y[mine])
-    except CollectiveError as exc:
-        assert "inside a pmap nested in it: not supported yet" in str(exc), exc
-    else:
-        raise AssertionError("a collective over the outer axis inside an inner pmap across processes did not raise")
-    yield "a collective over the outer axis inside an inner pmap is refused"
+    whole = tp.vmap(tp.vmap(inner_body, axis_name="j"), axis_name="i")
+    one = slice(rank, rank + 1)  # one outer device per process, two inner devices under each
+    for v, part in [(y[:, :1], mine), (y[:size, :LOCAL], one)]:
+        np.testing.assert_allclose(pmapped(outer_inside_inner)(v[part]), whole(v)[part], rtol=1e-12)
+    yield "collectives over the outer axis from inside an inner pmap across processes"
     try:
         tp.shard_map(normalize, Mesh(tp.devices(), ("i",)), in_specs=P("i"), out_specs=P("i"))
     except tp.TranspileError as exc:

@@ -152,12 +152,12 @@ class Parallel(Vectorized):
     def _across(self):
         """Whether a call spans the MPI job's processes: an outermost pmap on the default devices, after
         tp.distributed.initialize() (each process maps its own slices; the axis has every process's)."""
-        return self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1
+        return self.devices is None and rt_devices.process_count() > 1 and rt_devices.outermost()
 
     def entry_function(self, call=None):
         """The vmap this pmap is under a transform; for a pmap spanning the MPI job's processes, the vmap of this
         process's slices whose collectives also exchange with the other processes (runtime/processes.py)."""
-        outermost = rt_devices.enclosing_size() == 1 and not getattr(_building, "inside", False)
+        outermost = rt_devices.outermost() and not getattr(_building, "inside", False)
         if self.devices is None and rt_devices.process_count() > 1 and outermost:
             key = repr(call)
             if key not in self._across_entries:
