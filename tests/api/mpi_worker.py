@@ -134,6 +134,16 @@ def nested(w):  # w: (2, 3) per device of the outer pmap
     return inner_pmap(w)
 
 
+def sharded_body(a, b):  # a: (2, 4 // |y|), b: (4 // |y|, 3) per device
+    block = tp.psum(a @ b, "y")
+    return block / tp.pmean(np.sum(block), "x")
+
+
+def sharded_reference(a, b, rows):
+    ab = a @ b
+    return ab / (np.sum(ab) / rows)
+
+
 def central_differences(total, x, step=1e-6):
     want = np.zeros_like(x)
     for idx in np.ndindex(x.shape):
@@ -267,15 +277,21 @@ def checks(rank, size):
     for v, part in [(y[:, :1], mine), (y[:size, :LOCAL], one)]:
         np.testing.assert_allclose(pmapped(outer_inside_inner)(v[part]), whole(v)[part], rtol=1e-12)
     yield "collectives over the outer axis from inside an inner pmap across processes"
+    mesh = Mesh(np.array(tp.devices()).reshape(size, LOCAL), ("x", "y"))  # row p: process p's devices
+    across = tp.shard_map(sharded_body, mesh, in_specs=(P("x", "y"), P("y", None)), out_specs=P("x", None))
+    a, b = rng.normal(size=(2 * size, 4)), rng.normal(size=(4, 3))
+    np.testing.assert_allclose(across(a, b), sharded_reference(a, b, size), rtol=1e-12)
+    got = tp.grad(lambda a: np.sum(across(a, b) ** 2))(a)
+    np.testing.assert_allclose(got, tp.grad(lambda a: np.sum(sharded_reference(a, b, size) ** 2))(a), rtol=1e-10)
     try:
-        tp.shard_map(normalize, Mesh(tp.devices(), ("i",)), in_specs=P("i"), out_specs=P("i"))
+        tp.shard_map(normalize, Mesh(np.array(tp.devices()).reshape(LOCAL, size).T, ("i", "j")), P("i"), P("i"))
     except tp.TranspileError as exc:
-        assert "other processes' devices" in str(exc), exc
+        assert "must split them evenly" in str(exc), exc
     else:
-        raise AssertionError("shard_map over every process's devices was not refused")
+        raise AssertionError("a mesh mixing processes along its first axis was not refused")
     local = tp.shard_map(normalize, Mesh(tp.local_devices(), ("i",)), in_specs=P("i"), out_specs=P("i"))
     np.testing.assert_allclose(local(x[mine]), x[mine] / x[mine].sum(axis=0), rtol=1e-12)
-    yield "shard_map within a process"
+    yield "shard_map across processes (a collective over the first mesh axis inside the second), and within one"
 
 
 def main():
