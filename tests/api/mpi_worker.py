@@ -1,5 +1,6 @@
-"""Run by tests/api/test_mpi.py under `mpiexec -n N`: every rank checks pmap across the MPI processes against vmap
-of the whole batch in this process, and against central differences; the ranks combine their verdicts with an
+"""Run by tests/api/test_mpi.py under `mpiexec -n N`: every rank checks pmap (called, and under grad, jvp, vjp, vmap
+and jit) and shard_map across the MPI processes against vmap of the whole batch in this process, NumPy and central
+differences; the ranks combine their verdicts with an
 Allreduce (so a failing rank leaves no other waiting) and rank 0 prints them.  `fail` makes rank 1 raise, `hang` makes
 it sleep instead of calling the collective."""
 
