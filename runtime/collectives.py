@@ -273,29 +273,47 @@ def ppermute(x, axis_name, perm):
     return _over_leaves(one, x)
 
 
+def _across(size):
+    """runtime/processes.py where vmap's `size` is a batch spanning MPI processes (a pmap across them under a
+    transform: its collectives exchange with the other processes too), else None."""
+    from . import processes
+
+    return processes if processes.spans(size) else None
+
+
 @_leafwise
 def psum_batched(x, batched, size):
+    if _across(size):
+        return _across(size).psum_batched(x, batched, size)
     return np.sum(x, axis=0) if batched else asarray(x) * size
 
 
 @_leafwise
 def pmean_batched(x, batched, size):
+    if _across(size):
+        return _across(size).pmean_batched(x, batched, size)
     return np.mean(x, axis=0) if batched else x
 
 
 @_leafwise
 def pmax_batched(x, batched, size):
+    if _across(size):
+        return _across(size).extreme_batched("max", x, batched)
     return np.max(x, axis=0) if batched else x
 
 
 @_leafwise
 def pmin_batched(x, batched, size):
+    if _across(size):
+        return _across(size).extreme_batched("min", x, batched)
     return np.min(x, axis=0) if batched else x
 
 
 @_leafwise
 def all_gather_batched(x, batched, size, axis=0, tiled=False):
     """all_gather inside the vmap over its axis: the examples' values (the same for every example)."""
+    if _across(size):
+        return _across(size).all_gather_batched(x, batched, size, axis, tiled)
     x = asarray(x)
     return array(_unfront(x if batched else np.stack([x] * size), axis, tiled))
 
@@ -303,6 +321,8 @@ def all_gather_batched(x, batched, size, axis=0, tiled=False):
 @_leafwise
 def psum_scatter_batched(x, batched, size, scatter_dimension=0, tiled=False):
     """psum_scatter inside the vmap over its axis: each example's part of the sum, stacked."""
+    if _across(size):
+        return _across(size).psum_scatter_batched(x, batched, size, scatter_dimension, tiled)
     total = np.sum(x, axis=0) if batched else asarray(x) * size
     _tiles("psum_scatter", total, scatter_dimension, size, tiled)
     return array(_front(total, scatter_dimension, tiled, size))
@@ -311,20 +331,26 @@ def psum_scatter_batched(x, batched, size, scatter_dimension=0, tiled=False):
 @_leafwise
 def all_to_all_batched(x, batched, size, split_axis, concat_axis, tiled=False):
     """all_to_all inside the vmap over its axis: each example's chunks received, stacked."""
+    if _across(size):
+        return _across(size).all_to_all_batched(x, batched, size, split_axis, concat_axis, tiled)
     x = asarray(x) if batched else np.broadcast_to(x, (size,) + np.shape(x))
     return np.stack([_all_to_all_one(x, i, split_axis, concat_axis, tiled) for i in range(size)])
 
 
 def axis_size_batched(size):
-    return int(size)
+    return size.total if _across(size) else int(size)
 
 
 def axis_index_batched(size):
+    if _across(size):
+        return _across(size).axis_index_batched(size)
     return array_namespace(size).arange(size)  # vmap's size: a BatchSize, which knows the library
 
 
 @_leafwise
 def ppermute_batched(x, batched, size, perm):
+    if _across(size):
+        return _across(size).ppermute_batched(x, batched, size, perm)
     x = asarray(x) if batched else np.broadcast_to(x, (size,) + np.shape(x))
     out = np.zeros_like(x)
     for src, dst in perm:
@@ -342,21 +368,34 @@ __all__.append("inverse_perm")
 
 @_leafwise
 def spread_batched(g, batched, size, scale=1.0):
-    """The adjoint of psum_batched (scale 1) and pmean_batched (scale 1/size)."""
+    """The adjoint of psum_batched (scale 1) and pmean_batched (scale 1 / the axis size)."""
+    if _across(size):
+        return _across(size).spread_batched(g, batched, size, scale)
     g = asarray(g) * scale
     return np.broadcast_to(g, (size,) + g.shape) if batched else g * size
 
 
-def extreme_batched_vjp(g, x, ans, batched):
+def extreme_batched_vjp(g, x, ans, batched, size=1):
     """The adjoint of pmax_batched/pmin_batched: g shared equally by the examples that attain it."""
     if not batched:
         return g
+    if _across(size):
+        return pytree.tree_map(lambda g, x, ans: _across(size).extreme_batched_vjp(g, x, ans, size), g, x, ans)
 
     def one(g, x, ans):
         hit = (asarray(x) == asarray(ans)).astype(float)
         return g * hit / np.sum(hit, axis=0)
 
     return pytree.tree_map(one, g, x, ans)
+
+
+def extreme_batched_jvp(t, x, ans, batched, size=1):
+    """The tangent of pmax_batched/pmin_batched: the tangents of the examples that attain it, averaged over them."""
+    if not batched:
+        return t
+    if _across(size):
+        return pytree.tree_map(lambda t, x, ans: _across(size).extreme_batched_jvp(t, x, ans, size), t, x, ans)
+    return psum_batched(extreme_batched_vjp(t, x, ans, batched), batched, 1)
 
 
 @_leafwise
@@ -369,18 +408,23 @@ def gathered_vjp(g, batched):
 def all_gather_batched_vjp(g, batched, size, axis=0, tiled=False):
     """The adjoint of all_gather_batched: each example's part of g (summed over the examples if x was not
     batched)."""
+    if _across(size):
+        return _across(size).all_gather_batched_vjp(g, batched, size, axis, tiled)
     return gathered_vjp(array(_front(g, axis, tiled, size)), batched)
 
 
 @_leafwise
 def psum_scatter_batched_vjp(g, batched, size, scatter_dimension=0, tiled=False):
     """The adjoint of psum_scatter_batched: the examples' parts of g put together, given to every example."""
+    if _across(size):
+        return _across(size).psum_scatter_batched_vjp(g, batched, size, scatter_dimension, tiled)
     return spread_batched(_unfront(g, scatter_dimension, tiled), batched, size)
 
 
 __all__ += [
     "spread_batched",
     "extreme_batched_vjp",
+    "extreme_batched_jvp",
     "gathered_vjp",
     "all_gather_batched_vjp",
     "psum_scatter_batched_vjp",

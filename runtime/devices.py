@@ -182,6 +182,7 @@ class Group:
             self._rounds[inner, index] = turn[1] + 1
             slots = self._slots.setdefault(turn, [None] * self.size)
             slots[index] = (what, value)
+            across = False  # whether this device exchanges the turn's values with the other processes
             if all(s is not None for s in slots):
                 local = self._combined(slots, reduce)
                 prepare = scatter or (split if self.processes else None)
@@ -190,9 +191,17 @@ class Group:
                         local = prepare(local)
                     except ValueError as exc:  # raised by every device
                         local = exc
-                how = {"reduce": reduce, "scatter": scatter, "permute": permute, "split": split}
-                self._outcomes[turn] = self._across_processes(slots[index][0], local, inner, **how)
+                across = self.processes and not isinstance(local, (str, Exception))
+                if not across:
+                    self._outcomes[turn] = local
             self._cond.notify_all()
+        if across:  # outside the lock: the devices at other places of nested pmaps exchange meanwhile
+            how = {"reduce": reduce, "scatter": scatter, "permute": permute, "split": split}
+            outcome = self._across_processes(what, local, inner, **how)
+            with self._cond:
+                self._outcomes[turn] = outcome
+                self._cond.notify_all()
+        with self._cond:
             deadline = time.monotonic() + self.timeout
             while turn not in self._outcomes:
                 if self.failed is not None:
@@ -204,8 +213,10 @@ class Group:
                         f"(every device must call the same collectives in the same order)"
                     )
                 left = deadline - time.monotonic()
-                if left <= 0:
-                    waiting = [k for k, s in enumerate(slots) if s is None]
+                waiting = [k for k, s in enumerate(slots) if s is None]
+                if left <= 0 and not waiting:  # every device came: the exchange with the processes has its own timeout
+                    left = self.timeout
+                elif left <= 0:
                     raise CollectiveTimeout(
                         f"{what[0]} over axis_name={self.axis_name!r}: {self.where(index)} waited {self.timeout:g} s "
                         f"for device(s) {waiting}, which did not call it (${TIMEOUT_ENV_VAR} sets the timeout)"
@@ -225,27 +236,30 @@ class Group:
 
     def _across_processes(self, what, stack, inner, reduce, scatter, permute, split):
         """For a group spanning processes: the stack of every process's devices' values (in rank order), their
-        reduction, or this process's rows of their sum, permutation or exchanged chunks (see exchange); one
-        process: this process's."""
-        if isinstance(stack, (str, Exception)) or not self.processes:
-            return stack
-        if inner:
-            return (
-                f"{what[0]} over axis_name={self.axis_name!r}, which spans MPI processes, inside a pmap nested in it: "
-                "not supported yet (call it outside the inner pmap)"
-            )
+        reduction, or this process's rows of their sum, permutation or exchanged chunks (see exchange)."""
+        place = self._place() if inner else None  # from inside nested pmaps: on that place's communicator
         try:
             if scatter is not None:
-                return mpi.reduce_scatter(what, stack, self.size, self.timeout)
+                return mpi.reduce_scatter(what, stack, self.size, self.timeout, place)
             if permute is not None:
-                return mpi.permute(what, stack, permute, self.timeout)
+                return mpi.permute(what, stack, permute, self.timeout, place)
             if split is not None:
-                return mpi.alltoall(what, stack, self.timeout)
+                return mpi.alltoall(what, stack, self.timeout, place)
             if reduce is not None:
-                return mpi.allreduce(what, stack, reduce, self.timeout)
-            return mpi.allgather(what, stack, self.timeout)
+                return mpi.allreduce(what, stack, reduce, self.timeout, place)
+            return mpi.allgather(what, stack, self.timeout, place)
         except Exception as exc:  # noqa: BLE001  (raised by every device of this process)
             return exc
+
+    def _place(self) -> int:
+        """The calling thread's place in the pmaps nested inside this group's device, counted row-major (the same
+        on every process for the devices that meet in one of this group's collectives)."""
+        stack = _stack()
+        depth = next(d for d, (_, group, _) in enumerate(stack) if group is self)
+        place = 0
+        for _, group, index in stack[depth + 1 :]:
+            place = place * group.size + index
+        return place
 
     def _combined(self, entries, reduce=None):
         """The devices' values stacked (or reduced by `reduce`: one device's value is its own reduction), or what
@@ -281,6 +295,11 @@ def bound(axis_name):
         if name == axis_name:
             return group, index, tuple(i for _, _, i in stack[depth + 1 :])
     return None
+
+
+def outermost() -> bool:
+    """Whether this thread runs in no pmap (a pmap called here is the outermost: it may span the processes)."""
+    return not _stack()
 
 
 def enclosing_size() -> int:

@@ -18,7 +18,7 @@ import zlib
 
 import numpy as np
 
-_state = {"comm": None}
+_state = {"comm": None, "places": []}
 _lock = threading.Lock()  # one MPI exchange at a time from this process: the processes call them in one order
 _SLOTS = 12  # what, dtype, count, ndim, then up to 8 dimensions
 
@@ -39,7 +39,12 @@ def join():
             "tp.distributed.initialize() needs mpi4py and an MPI library: pip install 'transpile[mpi]' "
             "(mpi4py and the mpich wheel)"
         ) from exc
+    from .devices import _cpu_count
+
     world = MPI.COMM_WORLD.Dup()
+    # one communicator per place in the pmaps nested in a pmap spanning the processes: a collective over the outer
+    # axis from inside them exchanges on its place's, in that place's order (the places run in any order)
+    _state["places"] = [(world.Dup(), threading.Lock()) for _ in range(_cpu_count())]
     _state["comm"] = world
     _abort_on_errors(world)
     return world
@@ -57,6 +62,16 @@ def _abort_on_errors(world):
 
     sys.excepthook = abort
     threading.excepthook = lambda args: abort(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+def _channel(place):
+    """The communicator, and the lock that keeps its exchanges in one order, of the devices at `place` in the pmaps
+    nested inside (None: the outermost pmap's)."""
+    if place is None:
+        return _state["comm"], _lock
+    if place >= len(_state["places"]):
+        raise ValueError(f"a collective across MPI processes from place {place} of nested pmaps: more than the devices")
+    return _state["places"][place]
 
 
 def _wait(request, timeout, what):
@@ -95,27 +110,28 @@ def _agree(world, what, stack, timeout):
         )
 
 
-def allgather(what, stack, timeout):
+def allgather(what, stack, timeout, place=None):
     """The processes' stacks of values (each (local devices, ...)) concatenated in rank order, or a ValueError
-    naming the ranks whose collective, shape or dtype differ (raised by every rank alike)."""
-    world = _state["comm"]
+    naming the ranks whose collective, shape or dtype differ (raised by every rank alike); `place`: the devices'
+    place in the pmaps nested inside the one spanning the processes (None: outside any)."""
+    world, lock = _channel(place)
     stack = np.ascontiguousarray(stack)
-    with _lock:
+    with lock:
         _agree(world, what, stack, timeout)
         out = np.empty((world.Get_size() * stack.shape[0],) + stack.shape[1:], stack.dtype)
         _wait(world.Iallgather(stack, out), timeout, what[0])
     return out
 
 
-def allreduce(what, local, reduce, timeout):
+def allreduce(what, local, reduce, timeout, place=None):
     """The reduction ("sum", "max" or "min") over the processes of each one's `local` (its devices' reduction),
     by MPI's Allreduce, after the same check as allgather's."""
     from mpi4py import MPI
 
-    world = _state["comm"]
+    world, lock = _channel(place)
     shape = np.shape(local)
     local = np.ascontiguousarray(local)  # at least 1-d: a 0-d value travels as one element, then takes its shape
-    with _lock:
+    with lock:
         _agree(world, what, local.reshape(shape)[None], timeout)
         out = np.empty_like(local)
         op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[reduce]
@@ -123,31 +139,31 @@ def allreduce(what, local, reduce, timeout):
     return out.reshape(shape)
 
 
-def reduce_scatter(what, rows, count, timeout):
+def reduce_scatter(what, rows, count, timeout, place=None):
     """This process's `count` rows of the sum over the processes of `rows` (one row per device of the job, the
     processes' in rank order), by MPI's Reduce_scatter_block, after the same check as allgather's."""
     from mpi4py import MPI
 
-    world = _state["comm"]
+    world, lock = _channel(place)
     rows = np.ascontiguousarray(rows)
-    with _lock:
+    with lock:
         _agree(world, what, rows, timeout)
         out = np.empty((count,) + rows.shape[1:], rows.dtype)
         _wait(world.Ireduce_scatter_block(rows, out, op=MPI.SUM), timeout, what[0])
     return out
 
 
-def permute(what, stack, perm, timeout):
+def permute(what, stack, perm, timeout, place=None):
     """This process's devices' values after a ppermute of the job's devices by `perm` ((src, dst) pairs, the last
     pair to a dst winning; zeros where none arrives): the values from other processes by MPI's Isend and Irecv,
     after the same check as allgather's (which also makes sure every rank has the same perm)."""
     from mpi4py import MPI
 
-    world = _state["comm"]
+    world, lock = _channel(place)
     stack = np.ascontiguousarray(stack)
     count, rank = len(stack), world.Get_rank()
     out = np.zeros_like(stack)
-    with _lock:
+    with lock:
         _agree(world, what, stack, timeout)
         requests = []
         for dst, src in dict((d, s) for s, d in perm).items():
@@ -162,16 +178,16 @@ def permute(what, stack, perm, timeout):
     return out
 
 
-def alltoall(what, chunks, timeout):
+def alltoall(what, chunks, timeout, place=None):
     """For each of this process's devices, the chunk meant for it from every device of the job (in device order):
     `chunks[s, g]` is this process's device s's chunk for device g; by MPI's Alltoall, after the same check as
     allgather's."""
-    world = _state["comm"]
+    world, lock = _channel(place)
     count, total = chunks.shape[:2]
     shape = chunks.shape[2:]
     send = np.ascontiguousarray(chunks.reshape((count, total // count, count) + shape).swapaxes(0, 1))
     received = np.empty_like(send)  # [process, its device, this process's device, ...]
-    with _lock:
+    with lock:
         _agree(world, what, chunks, timeout)
         _wait(world.Ialltoall(send, received), timeout, what[0])
     return np.moveaxis(received, 2, 0).reshape((count, total) + shape)

@@ -16,8 +16,8 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         [
             "psum_batched", "pmean_batched", "pmax_batched", "pmin_batched", "all_gather_batched", "axis_index_batched",
-            "ppermute_batched", "spread_batched", "extreme_batched_vjp", "gathered_vjp", "inverse_perm",
-            "psum_scatter_batched", "all_to_all_batched", "axis_size_batched", "all_gather_batched_vjp",
+            "ppermute_batched", "spread_batched", "extreme_batched_vjp", "extreme_batched_jvp", "gathered_vjp",
+            "inverse_perm", "psum_scatter_batched", "all_to_all_batched", "axis_size_batched", "all_gather_batched_vjp",
             "psum_scatter_batched_vjp",
         ],
         _COLLECTIVES,
@@ -25,6 +25,13 @@ NO_NUMBA_VERSION = {
     **dict.fromkeys(
         ["batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"],
         _PER_EXAMPLE_RANGES,
+    ),
+    **dict.fromkeys(
+        [
+            "process_batch_size_of", "process_batch_size_of_batched", "process_shared", "process_summed",
+            "process_replicated", "process_replicated_vjp",
+        ],
+        "a pmap spanning MPI processes under a transform is a vmap, whose collectives are not compiled yet",
     ),
     "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     **dict.fromkeys(

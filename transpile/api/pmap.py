@@ -2,28 +2,37 @@
 
 Called, a pmap runs the function on each slice on its own device thread (runtime/devices.py), and its collectives
 meet between the threads.  Met by a transform (grad, vmap, jit, an enclosing pmap's transforms), it is the vmap
-with the same axis name, which computes the same numbers: the transform batches or differentiates that.  Each
+with the same axis name, which computes the same numbers: the transform batches or differentiates that (a pmap
+spanning MPI processes: the vmap of this process's slices, whose collectives exchange with the others).  Each
 device runs the function as given: NumPy code, or compiled code for tp.pmap(tp.jit(f)), whose collectives call back
 to Python (runtime/numba/collectives.py).  pmap does not compile the function itself yet.
 """
 
 from __future__ import annotations
 
+import hashlib
+import linecache
+import threading
+import types
+
 import numpy as np
 
+import runtime
 from runtime import devices as rt_devices
 from runtime import nccl as rt_nccl
 from runtime import pytree
 
 from ..backends.cupy.transfer import on_device, to_device
+from ..codegen import escape
 from ..errors import TranspileError
 from ..frontend.methods import as_function
 from .boundary import api_boundary, caller_location
-from .common import _signature, def_location, generated_function, user_function, wrapped
+from .common import Names, _signature, def_location, generated_function, user_function, wrapped
 from .unbound import is_unbound
 from .vmap import Vectorized
 
 _BACKENDS = (None, "cpu", "gpu", "cuda")
+_building = threading.local()  # `inside`: a pmap across processes is being batched (the pmaps in it are local)
 
 
 class DeviceCountError(TranspileError, ValueError):
@@ -113,6 +122,7 @@ class Parallel(Vectorized):
                 ) from None
         self.devices = None if devices is None else list(devices)
         self.callable = fun  # what each device runs: pmap() gives the function as the user gave it
+        self._across_entries = {}  # a call's pattern -> its entry under a transform, spanning the MPI processes
 
     def _devices_for(self, size):
         """The devices of a call mapping `size` slices: its own, or the next free ones of every device."""
@@ -142,19 +152,54 @@ class Parallel(Vectorized):
     def _across(self):
         """Whether a call spans the MPI job's processes: an outermost pmap on the default devices, after
         tp.distributed.initialize() (each process maps its own slices; the axis has every process's)."""
-        return self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1
+        return self.devices is None and rt_devices.process_count() > 1 and rt_devices.outermost()
 
     def entry_function(self, call=None):
-        """The vmap this pmap is under a transform; refused when the pmap spans processes (the vmap would reduce
-        over this process's slices only)."""
-        if rt_devices.process_count() > 1:
-            raise TranspileError(
-                f"{self.kind}({getattr(self.user_fun, '__name__', 'function')}) under a transform (grad, vmap, jit) "
-                "in a job of several MPI processes: its collectives would not reach the other processes",
-                def_location(self.user_fun),
-                "transform the function inside the pmap instead: tp.pmap(tp.grad(f))",
-            )
+        """The vmap this pmap is under a transform; for a pmap spanning the MPI job's processes, the vmap of this
+        process's slices whose collectives also exchange with the other processes (runtime/processes.py)."""
+        outermost = rt_devices.outermost() and not getattr(_building, "inside", False)
+        if self.devices is None and rt_devices.process_count() > 1 and outermost:
+            key = repr(call)
+            if key not in self._across_entries:
+                self._across_entries[key] = self._across_entry(call)
+            return self._across_entries[key]
         return super().entry_function(call)
+
+    def _across_entry(self, call):
+        """`pmap_across_f(*params)`, written as NumPy source that the transform reads as any callee: each argument
+        passed through rt.process_shared (whose adjoint sums an unmapped argument's cotangent over the processes),
+        the vmap of this process's slices, its batch a ProcessBatch that its collectives exchange over, and its
+        results through rt.process_replicated (an output of out_axes None: the same on every process, its
+        cotangent counted once)."""
+        axes = self.in_axes if call is None else self.axes_for(*call)
+        params = [p.name for p in self.params]
+        fresh = Names(params)
+        rt_name, vmapped, ans = fresh("rt"), fresh("vmapped"), fresh("ans")
+        name = escape.identifier(f"pmap_across_{getattr(self.user_fun, '__name__', 'f').replace('<lambda>', 'lambda')}")
+        body = [
+            f"{p} = {rt_name}.process_shared({p}, {escape.literal(spec)})"
+            for i, (p, spec) in enumerate(zip(params, axes))
+            if i not in self.static_argnums
+        ]
+        body.append(f"{ans} = {vmapped}({', '.join(params)})")
+        body.append(f"return {rt_name}.process_replicated({ans}, {escape.literal(self.out_axes)})")
+        doc = escape.docstring(
+            f"{name}: the pmap of this MPI process's slices, as the vmap whose collectives exchange with the others."
+        )
+        text = f"def {name}({', '.join(params)}):\n    {doc}\n" + "".join(f"    {line}\n" for line in body)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]  # the same text, the same name: deterministic keys
+        filename = f"<transpile pmap {digest}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        module = types.ModuleType(f"transpile_pmap_{digest}")
+        module.__file__ = filename
+        _building.inside = True
+        try:
+            gen = self.generated(axes, "process_batch_size_of")
+        finally:
+            _building.inside = False
+        module.__dict__.update({rt_name: runtime, vmapped: getattr(gen.module, self.entry_name(gen.program.entry))})
+        exec(compile(text, filename, "exec"), module.__dict__)  # noqa: S102 - generated above from the axes alone
+        return getattr(module, name)
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.user_fun, "__name__", "function")

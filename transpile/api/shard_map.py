@@ -2,8 +2,10 @@
 outputs' blocks are put together by out_specs (JAX's jax.experimental.shard_map).
 
 Each mesh axis is a group of device threads (runtime/devices.py), nested in the order of the mesh's axis names,
-so that collectives over a mesh axis name (or a tuple of them) meet the devices along it.  Under a transform it is
-the same computation as nested vmaps (sharded.py).
+so that collectives over a mesh axis name (or a tuple of them) meet the devices along it.  A mesh spanning MPI
+processes has each process's devices in its own rows of the first axis: every process passes the whole arguments,
+runs its rows (the first axis's group spans the processes), and gets the whole outputs (their blocks exchanged by
+Allgather).  Under a transform it is the same computation as nested vmaps (sharded.py).
 """
 
 from __future__ import annotations
@@ -103,8 +105,9 @@ def _assembled(blocks, spec, mesh, what):
     return out
 
 
-def _run(fun, args, in_specs, mesh, timeout):
-    """{mesh coordinates: fun's result on that device}, the devices of each mesh axis in a group of threads."""
+def _run(fun, args, in_specs, mesh, timeout, spans=False):
+    """{mesh coordinates: fun's result on that device}, the devices of each mesh axis in a group of threads (with
+    `spans`, this process's: its rows of the first axis, whose group spans the MPI processes)."""
     specs = in_specs if isinstance(in_specs, (tuple, list)) and not isinstance(in_specs, PartitionSpec) else None
     if specs is None:
         specs = (in_specs,) * len(args)
@@ -126,11 +129,56 @@ def _run(fun, args, in_specs, mesh, timeout):
         if depth == mesh.devices.ndim:
             return {key: fun(*local(key))}
         name = mesh.axis_names[depth]
-        rows = [np.asarray(mesh.devices[key + (i,)], dtype=object).flat[0] for i in range(mesh.devices.shape[depth])]
-        found = rt_devices.run_on_devices(level, [(key + (i,),) for i in range(len(rows))], name, rows, timeout)
+        places = range(mesh.devices.shape[depth])
+        if spans and not depth:  # this process's rows
+            count = len(places) // rt_devices.process_count()
+            places = range(rt_devices.process_index() * count, (rt_devices.process_index() + 1) * count)
+        rows = [np.asarray(mesh.devices[key + (i,)], dtype=object).flat[0] for i in places]
+        keys = [(key + (i,),) for i in places]
+        found = rt_devices.run_on_devices(level, keys, name, rows, timeout, processes=spans and not depth)
         return {k: v for part in found for k, v in part.items()}
 
     return level(())
+
+
+def _spans_processes(mesh):
+    """Whether `mesh` has other processes' devices; such a mesh must have each process's devices in its own rows of
+    the first axis, the processes in rank order, as many rows each (a located error otherwise)."""
+    here = rt_devices.process_index()
+    owners = np.vectorize(lambda d: getattr(d, "process_index", here), otypes=[int])(mesh.devices)
+    if (owners == here).all():
+        return False
+    count = rt_devices.process_count()
+    rows = mesh.devices.shape[0]
+    expected = (np.arange(rows) // max(rows // count, 1)).reshape((rows,) + (1,) * (mesh.devices.ndim - 1))
+    if rows % count or not (owners == expected).all():
+        raise TranspileError(
+            f"shard_map over a mesh spanning the {count} MPI processes: its first axis ({mesh.axis_names[0]!r}, "
+            f"{rows} rows) must split them evenly, process p's devices making rows p * {rows // count or 1} on, "
+            "and only those",
+            hint="build the mesh from tp.devices() (every process's devices in rank order), reshaped",
+        )
+    return True
+
+
+def _gathered_results(results, mesh):
+    """Every device's results, from every process: each output's blocks on this process's devices, exchanged by
+    MPI's Allgather (in rank order, which is the mesh's row-major order)."""
+    from runtime import mpi
+
+    keys = list(results)
+    leaves = [pytree.tree_leaves(results[k]) for k in keys]
+    every = [
+        mpi.allgather(
+            ("shard_map's outputs",), np.stack([np.asarray(one[j]) for one in leaves]), rt_devices.collective_timeout()
+        )
+        for j in range(len(leaves[0]))
+    ]
+    first = results[keys[0]]
+    return {
+        key: pytree.tree_unflatten(pytree.tree_structure(first), [blocks[g] for blocks in every])
+        for g, key in enumerate(np.ndindex(mesh.devices.shape))
+    }
 
 
 @api_boundary
@@ -141,18 +189,14 @@ def shard_map(f, mesh, in_specs, out_specs, check_rep=True):
     signature)."""
     if not isinstance(mesh, Mesh):
         raise TranspileError(f"shard_map: mesh must be a tp.sharding.Mesh, not {type(mesh).__name__}")
-    here = rt_devices.process_index()
-    if any(getattr(d, "process_index", here) != here for d in mesh.devices.flat):
-        raise TranspileError(
-            "shard_map over a mesh with other processes' devices: not supported yet (shard_map runs within one "
-            "process)",
-            hint="build the mesh from tp.local_devices(), or use tp.pmap across processes",
-        )
+    spans = _spans_processes(mesh)
     name = getattr(f, "__name__", "function")
 
     @api_boundary
     def mapped(*args):
-        results = _run(f, args, in_specs, mesh, rt_devices.collective_timeout())
+        results = _run(f, args, in_specs, mesh, rt_devices.collective_timeout(), spans)
+        if spans:
+            results = _gathered_results(results, mesh)
         keys = list(results)
         first = results[keys[0]]
         pairs = _pairs(first, out_specs, "out_specs")

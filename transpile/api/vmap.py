@@ -14,7 +14,7 @@ from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
 from ..transforms.batching import BATCH, BatchMode
-from ..transforms.templates import Docstring, Template, literal, tuple_of
+from ..transforms.templates import Code, Docstring, Template, literal, tuple_of
 from .boundary import api_boundary, caller_location
 from .common import (
     Generated,
@@ -132,7 +132,7 @@ _VMAP_ENTRY = Template(
     """
     def ENTRY(PARAMS):
         DOC
-        BATCH = rt.batch_size_of(ARGS, SPECS, NAMES, SIZE)
+        BATCH = SIZE_OF(ARGS, SPECS, NAMES, SIZE)
         PREPARE
         ANS = BATCHED_FN(BATCHED_ARGS)
         return rt.finish_batched(ANS, OUT_AXES, batched=RESULT_BATCHED, size=BATCH)
@@ -242,36 +242,39 @@ class Vectorized:
     def entry_name(self, entry_key):
         return f"vmap_{entry_key}"
 
-    def generated(self, in_axes=None) -> Generated:
-        """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`)."""
+    def generated(self, in_axes=None, size_of="batch_size_of") -> Generated:
+        """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`), its batch
+        size from `rt.<size_of>` (pmap across MPI processes: rt.process_batch_size_of)."""
         in_axes = self.in_axes if in_axes is None else in_axes
         if any(gen.program.stale() for gen in self._generated.values()):
             self._generated.clear()  # an attribute holds another method or object now: build for it
-        if repr(in_axes) not in self._generated:  # (axes may be dicts)
+        if (repr(in_axes), size_of) not in self._generated:  # (axes may be dicts)
             program = desugar_program(self.fun)
             entry = program.functions[program.entry]
             mask = tuple(_mapped(s) for s in in_axes)
+            size_key = [] if size_of == "batch_size_of" else [size_of]
             key = cache_key(
-                ["vmap", in_axes, self.out_axes, self.axis_name, self.axis_size, program.entry, *source_texts(program)]
+                ["vmap", in_axes, self.out_axes, self.axis_name, self.axis_size, *size_key, program.entry]
+                + source_texts(program)
             )
 
             def generate():
                 mode = BatchMode(program, self.axis_name)
                 var = mode.variant(program.entry, mask)
                 bindings = "".join(line + "\n" for line in mode.bindings)
-                entry_text = (bindings + "\n\n" if bindings else "") + self._entry_text(entry, var, in_axes)
+                entry_text = (bindings + "\n\n" if bindings else "") + self._entry_text(entry, var, in_axes, size_of)
                 return module_text(program, "Batched (vmap)", mode, entry_text)
 
             module, text = load_or_write(f"vmap_{program.entry}", key, generate)
-            self._generated[repr(in_axes)] = Generated(module, text, program)
-        return self._generated[repr(in_axes)]
+            self._generated[repr(in_axes), size_of] = Generated(module, text, program)
+        return self._generated[repr(in_axes), size_of]
 
     def entry_function(self, call=None):
         """The generated entry for a call passing (positional count, keyword names); None: `self.in_axes`."""
         gen = self.generated(None if call is None else self.axes_for(*call))
         return getattr(gen.module, self.entry_name(gen.program.entry))
 
-    def _entry_text(self, entry, var, in_axes):
+    def _entry_text(self, entry, var, in_axes, size_of):
         params = list(entry.params)
         fresh = Names(params)
         ans, batch = fresh("ans"), fresh(BATCH)
@@ -284,6 +287,7 @@ class Vectorized:
             PARAMS=params,
             DOC=Docstring(f"`{entry.qualname}` over a batch: in_axes={specs}, out_axes={out_axes}."),
             BATCH=batch,
+            SIZE_OF=Code(f"rt.{size_of}"),
             ARGS=tuple_of(params),
             SPECS=specs,
             NAMES=literal(tuple(params)),

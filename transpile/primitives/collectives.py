@@ -108,7 +108,7 @@ defprim(
     collective=True,
     nondiff=True,
     batch="rt.axis_index_batched(B)",
-    batch_names="rt.axis_index(REST) * B + ONE",
+    batch_names="rt.axis_index(REST) * rt.axis_size_batched(B) + ONE",
     names_ordered=True,
 )
 defprim(
@@ -134,7 +134,7 @@ defhelper(
     rt.pmean_batched,
     params=["x", "batched", "size"],
     structural=("batched", "size"),
-    vjp={"x": "rt.spread_batched(g, batched=batched, size=size, scale=1.0 / size)"},
+    vjp={"x": "rt.spread_batched(g, batched=batched, size=size, scale=1.0 / rt.axis_size_batched(size))"},
     jvp={"x": "rt.pmean_batched(t, batched=batched, size=size)"},
 )
 for _name in ["pmax_batched", "pmin_batched"]:
@@ -144,8 +144,8 @@ for _name in ["pmax_batched", "pmin_batched"]:
         path=f"rt.{_name}",
         params=["x", "batched", "size"],
         structural=("batched", "size"),
-        vjp={"x": "rt.extreme_batched_vjp(g, x, ans, batched=batched)"},
-        jvp={"x": "rt.psum_batched(rt.extreme_batched_vjp(t, x, ans, batched=batched), batched=batched, size=1)"},
+        vjp={"x": "rt.extreme_batched_vjp(g, x, ans, batched=batched, size=size)"},
+        jvp={"x": "rt.extreme_batched_jvp(t, x, ans, batched=batched, size=size)"},
     )
 defhelper(
     rt.all_gather_batched,
@@ -219,13 +219,18 @@ defhelper(
 )
 defhelper(
     rt.extreme_batched_vjp,
-    params=["v", "x", "chosen", "batched"],
-    structural=("x", "chosen", "batched"),
-    vjp={
-        # g is shaped like x (per example): the examples' shares of it summed back
-        "v": "rt.psum_batched(rt.extreme_batched_vjp(g, x, chosen, batched=batched), batched=batched, size=1)"
-    },
-    jvp={"v": "rt.extreme_batched_vjp(t, x, chosen, batched=batched)"},
+    params=["v", "x", "chosen", "batched", "size=1"],
+    structural=("x", "chosen", "batched", "size"),
+    # g is shaped like x (per example): the examples' shares of it summed back
+    vjp={"v": "rt.extreme_batched_jvp(g, x, chosen, batched=batched, size=size)"},
+    jvp={"v": "rt.extreme_batched_vjp(t, x, chosen, batched=batched, size=size)"},
+)
+defhelper(
+    rt.extreme_batched_jvp,
+    params=["t", "x", "chosen", "batched", "size=1"],
+    structural=("x", "chosen", "batched", "size"),
+    vjp={"t": "rt.extreme_batched_vjp(g, x, chosen, batched=batched, size=size)"},
+    jvp={"t": "rt.extreme_batched_jvp(t, x, chosen, batched=batched, size=size)"},
 )
 defhelper(
     rt.gathered_vjp,
@@ -235,3 +240,41 @@ defhelper(
     jvp={"v": "rt.gathered_vjp(t, batched=batched)"},
 )
 defhelper(rt.inverse_perm, params=["perm"], nondiff=True)
+# A pmap spanning MPI processes under a transform (runtime/processes.py): an unmapped argument's cotangent is summed
+# over the processes at its boundary (the processes' shares add up, as JAX's psum transposes)
+defhelper(
+    rt.process_shared,
+    params=["x", "spec"],
+    structural=("spec",),
+    vjp={"x": "rt.process_summed(g, spec)"},
+    jvp={"x": "rt.process_shared(t, spec)"},
+)
+defhelper(
+    rt.process_summed,
+    params=["x", "spec"],
+    structural=("spec",),
+    vjp={"x": "rt.process_summed(g, spec)"},
+    jvp={"x": "rt.process_summed(t, spec)"},
+)
+defhelper(
+    rt.process_replicated,
+    params=["x", "spec"],
+    structural=("spec",),
+    vjp={"x": "rt.process_replicated_vjp(g, spec)"},
+    jvp={"x": "rt.process_replicated(t, spec)"},
+)
+defhelper(
+    rt.process_replicated_vjp,
+    params=["v", "spec"],
+    structural=("spec",),
+    vjp={"v": "rt.process_replicated_vjp(g, spec)"},
+    jvp={"v": "rt.process_replicated_vjp(t, spec)"},
+)
+defhelper(
+    rt.process_batch_size_of,
+    params=["args", "specs", "names", "axis_size=None"],
+    nondiff=True,
+    batch="rt.process_batch_size_of_batched(args, specs, names, axis_size)",
+    batch_same=True,
+)
+defhelper(rt.process_batch_size_of_batched, params=[], varargs="args", nondiff=True)
