@@ -17,9 +17,10 @@ Where this differs from JAX: `serial` and `parallel` hold their layers' paramete
 outputs) in tuples, not lists, so that compiled code can take layers of different kinds; `apply_fun` takes the one
 keyword JAX's layers use, `rng` (transpile reads no `**kwargs`); `glorot_normal` draws an untruncated normal;
 `Gelu` is the tanh approximation (JAX's default); `GeneralConvTranspose` takes one to three spatial axes
-(`GeneralConv` and the pooling layers any number, as JAX's); `parallel` and `FanOut` take 1 to 4 branches so far. transpile calls functions it can name, not the items of a list of functions:
-`serial` is written as recursion over its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut`
-write their tuples out for each number of branches.
+(`GeneralConv` and the pooling layers any number, as JAX's); `parallel` and `FanOut` take 1 to 4 branches so far.
+transpile calls functions it can name, not the items of a list of functions: `serial` is written as recursion over
+its layers (a layer, then the rest on params[1:]), and `parallel`/`FanOut` write their tuples out for each number of
+branches.
 """
 
 from __future__ import annotations
