@@ -162,3 +162,22 @@ def test_jit_grad_of_complex_parts_whose_adjoint_is_zero(tmp_path):
     compiled = tp.jit(tp.grad(module.f), compile="block")
     np.testing.assert_array_equal(compiled(a, -1.0), 2 * a)
     np.testing.assert_allclose(compiled(a, 1.0), numeric_grad(module.f, (a, 1.0)), rtol=1e-6, atol=1e-6)
+
+
+SECOND_DERIVATIVE = """
+import numpy as np
+
+
+def f(a):
+    z = np.reshape(a * (1 + 2j), (6,)) * a.ravel()
+    return np.sum(np.imag(z) ** 2 * a.ravel()) + np.sum(np.real(np.conj(z) * 1j) ** 2)
+"""
+
+
+def test_the_complex_parts_zero_passing_rules_differentiate_again(tmp_path):
+    module = load_module(tmp_path, SECOND_DERIVATIVE, "complex_parts_twice")
+    a = np.linspace(-1.0, 1.3, 6).reshape(2, 3)
+    grad = tp.grad(module.f)
+    want = np.stack([numeric_grad(lambda x, i=i: grad(x).ravel()[i], (a,)) for i in range(6)]).reshape(2, 3, 2, 3)
+    for second in (tp.hessian(module.f), tp.jacrev(grad)):
+        np.testing.assert_allclose(second(a), want, rtol=1e-6, atol=1e-5)
