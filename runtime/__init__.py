@@ -10,6 +10,7 @@ from .batched_writes import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
 from .batching_parts import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
+from .complex_adjoints import *  # noqa: F401,F403
 from .constructors import *  # noqa: F401,F403
 from .copies import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403

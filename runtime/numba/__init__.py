@@ -19,6 +19,7 @@ from . import (  # noqa: F401
     batching,
     batching_parts,
     collectives,
+    complex_adjoints,
     constructors,
     copies,
     decompositions,

@@ -239,3 +239,17 @@ def test_a_condition_computed_in_a_run_leaves_it_as_a_value():
     """np.where reads its condition's entries: the run gives the mask itself, not a stand-in of its shape."""
     a, b = np.linspace(-2.0, 2.0, 7), np.full(7, 0.25)
     np.testing.assert_array_equal(tp.jit(masked_by_a_fused_condition)(a, b), masked_by_a_fused_condition(a, b))
+
+
+def real_part_of_a_run(a, b, w):
+    return np.sum((a * 1j + b).real * w) + np.sum((a + b).T * w.T)
+
+
+def test_a_statement_reading_an_attribute_of_a_run_value_stays_after_it():
+    """`_t3 = _t4.real` reads _t4, assigned in the run before it: it was hoisted above the run (the names read
+    left out the values of attributes, as modules), and Numba found _t4 undefined."""
+    a, b, w = np.linspace(-1.0, 1.0, 12).reshape(3, 4), np.linspace(0.5, 2.0, 4), np.full((3, 4), 0.75)
+    grad = tp.grad(real_part_of_a_run, argnums=(0, 1))
+    for got, want in zip(tp.jit(grad, compile="block")(a, b, w), grad(a, b, w)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(grad(a, b, w)[1], 2 * w.sum(axis=0), rtol=1e-12)

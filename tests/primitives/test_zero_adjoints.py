@@ -107,3 +107,77 @@ def test_jit_grad_of_an_fft_whose_adjoint_is_zero(tmp_path):
     np.testing.assert_allclose(compiled(a, w, 1.0), want, rtol=1e-6, atol=1e-6)
     got = tp.jit(tp.grad(module.dropped), compile="block")(a, w)
     np.testing.assert_array_equal(got, np.full_like(a, w[0]))
+
+
+# A complex intermediate rearranged, then taken apart: np.imag's and np.conj's rules made a number of the symbolic
+# zero (-0j, np.float64(0.0)) that the rearrangement's rule then reshaped (runtime/complex_adjoints.py).
+COMPLEX_PARTS = [
+    "np.imag(np.reshape(a * (1 + 1j), (12,)))",
+    "np.real(np.conj(np.reshape(a * (1 + 1j), (12,))))",
+    "np.reshape(a * (2 - 1j), (2, 6)).conj().imag",
+    "np.imag(np.transpose(a * (2 - 1j)))",
+    "np.real(np.reshape(a * 1j + a, (2, 6)))",
+    "np.angle(np.reshape(a * (1 + 1j) + 0.5j, (12,)))",
+    "np.abs(np.flip(a * (1 - 2j) + 0.5j))",
+]
+
+
+def _parts_module(tmp_path, expr):
+    text = f"""
+import numpy as np
+
+
+def f(a, taken):
+    y = {expr}
+    out = np.sum(a ** 2)
+    if taken > 0:
+        out = out + np.sum(y * y)
+    return out
+
+
+def pair(a):
+    y = {expr}
+    return y, np.sum(a ** 2)
+
+
+def dropped(a):
+    return pair(a)[1]
+"""
+    return load_module(tmp_path, text, "zero_adjoint_parts")
+
+
+@pytest.mark.parametrize("expr", COMPLEX_PARTS)
+def test_a_complex_part_of_a_rearrangement_whose_adjoint_is_zero(tmp_path, expr):
+    module = _parts_module(tmp_path, expr)
+    a = np.linspace(-1.0, 1.5, 12).reshape(3, 4)
+    np.testing.assert_array_equal(tp.grad(module.f)(a, -1.0), 2 * a)
+    np.testing.assert_array_equal(tp.grad(module.dropped)(a), 2 * a)
+    want = numeric_grad(module.f, (a, 1.0))
+    np.testing.assert_allclose(tp.grad(module.f)(a, 1.0), want, rtol=1e-6, atol=1e-6)
+
+
+def test_jit_grad_of_complex_parts_whose_adjoint_is_zero(tmp_path):
+    module = _parts_module(tmp_path, " + ".join(COMPLEX_PARTS[:2]))
+    a = np.linspace(-1.0, 1.5, 12).reshape(3, 4)
+    compiled = tp.jit(tp.grad(module.f), compile="block")
+    np.testing.assert_array_equal(compiled(a, -1.0), 2 * a)
+    np.testing.assert_allclose(compiled(a, 1.0), numeric_grad(module.f, (a, 1.0)), rtol=1e-6, atol=1e-6)
+
+
+SECOND_DERIVATIVE = """
+import numpy as np
+
+
+def f(a):
+    z = np.reshape(a * (1 + 2j), (6,)) * a.ravel()
+    return np.sum(np.imag(z) ** 2 * a.ravel()) + np.sum(np.real(np.conj(z) * 1j) ** 2)
+"""
+
+
+def test_the_complex_parts_zero_passing_rules_differentiate_again(tmp_path):
+    module = load_module(tmp_path, SECOND_DERIVATIVE, "complex_parts_twice")
+    a = np.linspace(-1.0, 1.3, 6).reshape(2, 3)
+    grad = tp.grad(module.f)
+    want = np.stack([numeric_grad(lambda x, i=i: grad(x).ravel()[i], (a,)) for i in range(6)]).reshape(2, 3, 2, 3)
+    for second in (tp.hessian(module.f), tp.jacrev(grad)):
+        np.testing.assert_allclose(second(a), want, rtol=1e-6, atol=1e-5)

@@ -8,8 +8,10 @@ reads only np.real(g).
 
 import numpy as np
 
+import runtime as rt
+
 from .elementwise import defprim
-from .registry import Example
+from .registry import Example, alias, by_name, defhelper
 
 X = dict(a=(3, 4))
 XY = dict(a=(3, 4), b=(4,))
@@ -39,7 +41,7 @@ defprim(
     np.imag,
     path="np.imag",
     params=["val"],
-    vjp={"val": "-1j * np.real(g)"},
+    vjp={"val": "rt.imag_vjp(g)"},  # -1j * np.real(g), the symbolic zero passed through
     jvp={"val": "np.imag(t)"},
     attribute="imag",
     view="maybe",
@@ -55,8 +57,8 @@ defprim(
     np.conj,
     path="np.conj",
     params=["x"],
-    vjp={"x": "np.conj(g)"},
-    jvp={"x": "np.conj(t)"},
+    vjp={"x": "rt.conj(g)"},  # np.conj(g), the symbolic zero passed through (np.conj(0.0) is np.float64(0.0))
+    jvp={"x": "rt.conj(t)"},
     methods=["conj", "conjugate"],
     aliases=(np.conjugate,),
     view="maybe",  # x.conj() of a real array is x itself (np.conj makes a copy)
@@ -67,6 +69,15 @@ defprim(
         Example("np.imag(np.conjugate(a * (1.0 + 1.0j)))", X),
         Example("np.imag(a.conjugate() * a * 1j)", X),
     ],
+)
+alias(by_name("conj"), rt.conj)  # what np.conj's rules call on a tangent or an adjoint (runtime/complex_adjoints.py)
+defhelper(
+    rt.imag_vjp,
+    params=["v"],
+    # -1j * Re(v), linear: its JVP is itself, its VJP Im(g) (Re(g * -1j * Re(t)) = Im(g) * Re(t))
+    vjp={"v": "np.imag(g)"},
+    jvp={"v": "rt.imag_vjp(t)"},
+    batch="elementwise",
 )
 defprim(
     "angle",

@@ -34,6 +34,7 @@ import copy
 
 import gast
 
+from ... import naming
 from ...frontend.program import name
 from ...transforms.common import assign, call, tuple_
 from ..tables import fusion
@@ -121,11 +122,29 @@ def _flag(node) -> bool:
 
 
 def _names(node, ctx):
-    """Names in `node` of context `ctx`, leaving out modules (`rt` in `rt.unbroadcast`)."""
-    modules = {id(n.value) for n in gast.walk(node) if isinstance(n, gast.Attribute)}
+    """Names in `node` of context `ctx`, leaving out modules (`rt` in `rt.unbroadcast`, `np` in `np.pi`) but not a
+    value whose attribute is read (`z` in `z.real`, `x.shape`)."""
+    modules = {id(n) for n in gast.walk(node) if isinstance(n, gast.Call) for n in _module_of(n)}
+    modules |= {
+        id(n.value)
+        for n in gast.walk(node)
+        if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id in naming.MODULE_NAMES
+    }
     return [
         n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx) and id(n) not in modules
     ]
+
+
+def _module_of(call):
+    """The name of the module a call's function is read from (`scipy` in `scipy.special.erf(x)`), not the value
+    whose method it calls (`x` in `x.conj()`, a primitive whose path does not start with it)."""
+    root = call.func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if root is call.func or not isinstance(root, gast.Name):
+        return []
+    path = getattr(getattr(call, "prim", None), "path", None) or ""
+    return [root] if not path or path.split(".")[0] == root.id else []
 
 
 def _shape_reads(node):

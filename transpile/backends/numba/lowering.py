@@ -484,8 +484,10 @@ def weak_constants(body):
     """`1.0 - y` with y float32 stays float32 in NumPy, `a8 + 100` int8 (Python numbers are weakly typed, NEP 50),
     but not in Numba: a number meeting a value in an operator or an elementwise call becomes `jt.weak(1.0, y)`,
     of the dtype NumPy gives it next to y (runtime/numba/pynumbers.py), y being the operand it meets (in a call,
-    the nearest name after it, else before it: `np.where(c, y, 0.0)` meets y, not the condition); a number
-    meeting only numbers becomes `jt.weak(2.0)`, a Python number, and so do a number assigned to a name and the
+    the nearest operand after it that is not a number, else before it: `np.where(c, y, 0.0)` meets y, not the
+    condition) or the name that operand is computed from by indexing and arithmetic (_reference); a number meeting
+    only numbers, or a value of another kind (`np.real(z) * 0.7`, `z.imag`, `x > 0`), becomes `jt.weak(0.7)`, a
+    Python number, weakly typed by the promotion rules, and so do a number assigned to a name and the
     value of a primitive that gives a Python number (`jt.weak(len(x))`, the registry's `python_number`).  An
     integer exponent stays a literal: Numba computes `x ** 2` as `x * x`, and integer powers follow NumPy's types
     anyway (runtime/numba/promotion.py)."""
@@ -515,14 +517,27 @@ def _weakened(operands, keep=()):
         if not _is_number(value) or i in keep:
             out.append(value)
             continue
-        nearest = [*operands[i + 1 :], *reversed(operands[:i])]
-        reference = next((r for r in map(_first_name, nearest) if r is not None), None)
+        nearest = [o for o in [*operands[i + 1 :], *reversed(operands[:i])] if not _is_number(o)]
+        reference = _reference(nearest[0]) if nearest else None
         out.append(call("jt.weak", [value] + ([name(reference)] if reference else [])))
     return out
 
 
-def _first_name(expr):
-    return next((n.id for n in gast.walk(expr) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)), None)
+def _reference(expr):
+    """A name whose dtype is a lower bound of the dtype of `expr`, the operand a number meets (that of `expr`
+    itself where `expr` is that name, or an item or slice of it), else None: an arithmetic operator's result has
+    at least its operands' dtypes, but a call, an attribute or a comparison may give another kind (`np.real(z)`
+    of a complex z is real, `x > 0` a bool), and a number meeting one stays a Python number, which NumPy's
+    promotion in compiled code reads as weak (runtime/numba/promotion.py)."""
+    if isinstance(expr, gast.Name):
+        return expr.id
+    if isinstance(expr, gast.Subscript):
+        return _reference(expr.value)
+    if isinstance(expr, gast.UnaryOp) and not isinstance(expr.op, gast.Not):
+        return _reference(expr.operand)
+    if isinstance(expr, gast.BinOp):
+        return _reference(expr.left) or _reference(expr.right)
+    return None
 
 
 # ------------------------------------------------------------------ 3. fusion
