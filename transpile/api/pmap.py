@@ -10,10 +10,7 @@ to Python (runtime/numba/collectives.py).  pmap does not compile the function it
 
 from __future__ import annotations
 
-import hashlib
-import linecache
 import threading
-import types
 
 import numpy as np
 
@@ -28,6 +25,7 @@ from ..errors import TranspileError
 from ..frontend.methods import as_function
 from .boundary import api_boundary, caller_location
 from .common import Names, _signature, def_location, generated_function, user_function, wrapped
+from .defined import define
 from .unbound import is_unbound
 from .vmap import Vectorized
 
@@ -183,23 +181,14 @@ class Parallel(Vectorized):
         ]
         body.append(f"{ans} = {vmapped}({', '.join(params)})")
         body.append(f"return {rt_name}.process_replicated({ans}, {escape.literal(self.out_axes)})")
-        doc = escape.docstring(
-            f"{name}: the pmap of this MPI process's slices, as the vmap whose collectives exchange with the others."
-        )
-        text = f"def {name}({', '.join(params)}):\n    {doc}\n" + "".join(f"    {line}\n" for line in body)
-        digest = hashlib.sha256(text.encode()).hexdigest()[:16]  # the same text, the same name: deterministic keys
-        filename = f"<transpile pmap {digest}>"
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        module = types.ModuleType(f"transpile_pmap_{digest}")
-        module.__file__ = filename
+        doc = f"{name}: the pmap of this MPI process's slices, as the vmap whose collectives exchange with the others."
         _building.inside = True
         try:
             gen = self.generated(axes, "process_batch_size_of")
         finally:
             _building.inside = False
-        module.__dict__.update({rt_name: runtime, vmapped: getattr(gen.module, self.entry_name(gen.program.entry))})
-        exec(compile(text, filename, "exec"), module.__dict__)  # noqa: S102 - generated above from the axes alone
-        return getattr(module, name)
+        namespace = {rt_name: runtime, vmapped: getattr(gen.module, self.entry_name(gen.program.entry))}
+        return define("pmap", name, params, body, doc, namespace)
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.user_fun, "__name__", "function")

@@ -11,15 +11,12 @@ dimensions they split.  The function is written as NumPy source, which the trans
 
 from __future__ import annotations
 
-import hashlib
-import linecache
-import types
-
 import numpy as np
 
 from ..codegen import escape
 from ..errors import TranspileError
 from ..sharding import PartitionSpec
+from .defined import define
 from .vmap import vmap
 
 
@@ -121,15 +118,5 @@ class ShardedAsVmaps:
         body.append(f"{outputs[0] if single else ', '.join(outputs)} = nested({', '.join(params)})")
         body += [line for o, s in zip(outputs, out_list) for line in _joined(o, s, mesh)]
         body.append(f"return {outputs[0] if single else '(' + ', '.join(outputs) + ',)'}")
-        doc = escape.docstring(
-            f"{name}: the shard_map as nested vmaps over its mesh axes, between reshapes into blocks."
-        )
-        text = f"def {name}({', '.join(params)}):\n    {doc}\n" + "".join(f"    {line}\n" for line in body)
-        digest = hashlib.sha256(text.encode()).hexdigest()[:16]  # the same text, the same name: deterministic keys
-        filename = f"<transpile shard_map {digest}>"
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-        module = types.ModuleType(f"transpile_shard_map_{digest}")
-        module.__file__ = filename
-        module.__dict__.update(np=np, nested=nested)
-        exec(compile(text, filename, "exec"), module.__dict__)  # noqa: S102 - generated above from specs alone
-        return getattr(module, name)
+        doc = f"{name}: the shard_map as nested vmaps over its mesh axes, between reshapes into blocks."
+        return define("shard_map", name, params, body, doc, {"np": np, "nested": nested})
