@@ -144,7 +144,7 @@ class Parallel(Vectorized):
         tp.distributed.initialize() (each process maps its own slices; the axis has every process's)."""
         return self.devices is None and rt_devices.process_count() > 1 and rt_devices.enclosing_size() == 1
 
-    def entry_function(self, call=None):
+    def entry_function(self, call=None, nones=frozenset()):
         """The vmap this pmap is under a transform; refused when the pmap spans processes (the vmap would reduce
         over this process's slices only)."""
         if rt_devices.process_count() > 1:
@@ -154,7 +154,7 @@ class Parallel(Vectorized):
                 def_location(self.user_fun),
                 "transform the function inside the pmap instead: tp.pmap(tp.grad(f))",
             )
-        return super().entry_function(call)
+        return super().entry_function(call, nones)
 
     def __call__(self, *args, **kwargs):
         name = getattr(self.user_fun, "__name__", "function")

@@ -19,6 +19,7 @@ from .boundary import api_boundary, caller_location
 from .common import (
     Generated,
     Names,
+    Transform,
     _signature,
     def_location,
     generated_function,
@@ -185,6 +186,7 @@ class Vectorized:
         self.out_axes = out_axes
         self.axis_name = axis_name
         self.axis_size = axis_size
+        self.inner = None  # what `fun` was made from (see Transform.source_function)
         self._generated = {}
 
     def axes_for(self, positional, keywords):
@@ -242,18 +244,20 @@ class Vectorized:
     def entry_name(self, entry_key):
         return f"vmap_{entry_key}"
 
-    def generated(self, in_axes=None) -> Generated:
-        """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`)."""
+    def generated(self, in_axes=None, nones=frozenset()) -> Generated:
+        """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`), for calls
+        passing None to the parameters `nones` (see Transform.source_function)."""
         in_axes = self.in_axes if in_axes is None else in_axes
+        nones = frozenset(nones)
         if any(gen.program.stale() for gen in self._generated.values()):
             self._generated.clear()  # an attribute holds another method or object now: build for it
-        if repr(in_axes) not in self._generated:  # (axes may be dicts)
-            program = desugar_program(self.fun)
+        if (repr(in_axes), nones) not in self._generated:  # (axes may be dicts)
+            program = desugar_program(self.source_function(nones), nones=nones)
             entry = program.functions[program.entry]
             mask = tuple(_mapped(s) for s in in_axes)
-            key = cache_key(
-                ["vmap", in_axes, self.out_axes, self.axis_name, self.axis_size, program.entry, *source_texts(program)]
-            )
+            specialized = [("nones", sorted(nones))] if nones else []
+            parts = [in_axes, self.out_axes, self.axis_name, self.axis_size, *specialized, program.entry]
+            key = cache_key(["vmap", *parts, *source_texts(program)])
 
             def generate():
                 mode = BatchMode(program, self.axis_name)
@@ -263,12 +267,15 @@ class Vectorized:
                 return module_text(program, "Batched (vmap)", mode, entry_text)
 
             module, text = load_or_write(f"vmap_{program.entry}", key, generate)
-            self._generated[repr(in_axes)] = Generated(module, text, program)
-        return self._generated[repr(in_axes)]
+            self._generated[repr(in_axes), nones] = Generated(module, text, program)
+        return self._generated[repr(in_axes), nones]
 
-    def entry_function(self, call=None):
-        """The generated entry for a call passing (positional count, keyword names); None: `self.in_axes`."""
-        gen = self.generated(None if call is None else self.axes_for(*call))
+    source_function = Transform.source_function
+
+    def entry_function(self, call=None, nones=frozenset()):
+        """The generated entry for a call passing (positional count, keyword names); None: `self.in_axes`; and
+        None to the parameters `nones`."""
+        gen = self.generated(None if call is None else self.axes_for(*call), nones)
         return getattr(gen.module, self.entry_name(gen.program.entry))
 
     def _entry_text(self, entry, var, in_axes):
@@ -335,6 +342,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
 
         return unbound_transform(fun, what, make)
     transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size, _signature(fun))
+    transform.inner = fun
     transform.user_fun = user_function(fun)
     return wrapped(fun, transform)
 
