@@ -1005,9 +1005,9 @@ def _per_example_with_fn(args, flags, masked, callee=None):
 
 @overload(_bt.batched_unpack, prefer_literal=True)
 def _batched_unpack(x, count):
-    n = _const(count, "the count of rt.batched_unpack")
-    if _is_tuple(x):
+    if _is_tuple(x):  # (its parts, however many the count says: `len(parts)` in grad of grad is not a constant)
         return lambda x, count: x
+    n = _const(count, "the count of rt.batched_unpack")
     if isinstance(x, ZeroType):
         return _generated("unpack_zero", "x, count", ["z = make_zero()", "return (" + "z, " * n + ")"])
     if _is_list(x):

@@ -40,6 +40,20 @@ def weighted_total(p, s):
     return np.sum(columns * np.cos(columns[:1, :]))
 
 
+def wave(x, s):
+    """Per element: a scalar of a mapped element and the unmapped scale."""
+    return np.sin(x * s) * x
+
+
+def wave_rows(xr, s):
+    return tp.vmap(wave, in_axes=(0, None))(xr, s)
+
+
+def nested_total(s, xs):
+    """vmap of vmap (rows, then their elements), summed: d2/ds2 is the sum of -x**3 * sin(x * s)."""
+    return np.sum(tp.vmap(wave_rows, in_axes=(0, None))(xs, s))
+
+
 def _check(fun, args):
     grad = tp.grad(fun, argnums=(0, 1))
     want = grad(*args)
@@ -55,6 +69,17 @@ def test_unmapped_argument_and_mapped_axis_1_with_a_mean_over_the_batch():
 def test_tuple_argument_with_nested_in_axes_and_out_axes_1():
     p = (rng.standard_normal((B, N)), rng.standard_normal(N))
     _check(weighted_total, (p, rng.standard_normal(B)))
+
+
+def test_grad_of_grad_of_nested_vmaps():
+    """The second-order sweep saves the shape of each tape cell the first-order one pops (`rt.like(_t14)` of
+    `_t14 = _tape_t20`); the Numba backend's tapes as lists kept the pop and dropped that assignment (NameError),
+    and passed the zero accumulator of rt.example_vjp as the number 0.0."""
+    xs, s = rng.standard_normal((B, N)), 0.7
+    second = tp.grad(tp.grad(nested_total))
+    want = second(s, xs)
+    assert np.isclose(want, np.sum(-(xs**3) * np.sin(xs * s)), rtol=1e-12, atol=1e-12)
+    assert np.isclose(tp.jit(second)(s, xs), want, rtol=1e-12, atol=1e-12)
 
 
 def test_batch_of_reads_the_first_batched_leaf():

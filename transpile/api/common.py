@@ -221,16 +221,26 @@ class Transform:
                 )
         self.single, self.argnums = _normalize_argnums(fun, argnums, len(self.params))
         self.has_aux = has_aux
-        self._generated = None
+        self.inner = None  # what `fun` was made from (a transformed function), for entries specialized on Nones
+        self._generated = {}  # the parameters passed None (see source_function) -> the module
 
-    def generated(self) -> Generated:
-        if self._generated is not None and self._generated.program.stale():
-            self._generated = None  # an attribute holds another method or object now: build for it
-        if self._generated is None:
-            program = desugar_program(self.fun, differentiated=True)
+    def source_function(self, nones=frozenset()):
+        """The function this transform rewrites, for calls passing None to the parameters `nones` (jit specializes
+        on them: the branches they decide are left out, here and in the transforms `fun` was made with)."""
+        if not nones or self.inner is None:
+            return self.fun
+        return generated_function(self.inner, nones=nones)
+
+    def generated(self, nones=frozenset()) -> Generated:
+        nones = frozenset(nones)
+        if any(gen.program.stale() for gen in self._generated.values()):
+            self._generated.clear()  # an attribute holds another method or object now: build for it
+        if nones not in self._generated:
+            program = desugar_program(self.source_function(nones), differentiated=True, nones=nones)
             entry = program.functions[program.entry]
             mask = tuple(i in self.argnums for i in range(len(entry.params)))
-            key = cache_key([self.kind, *self.key_parts(), program.entry, *source_texts(program)])
+            specialized = [("nones", sorted(nones))] if nones else []
+            key = cache_key([self.kind, *self.key_parts(), *specialized, program.entry, *source_texts(program)])
 
             def generate():
                 from ..codegen.module import module_text
@@ -239,8 +249,8 @@ class Transform:
                 return module_text(program, self.summary(entry), mode, entry_text)
 
             module, text = load_or_write(f"{self.kind}_{program.entry}", key, generate)
-            self._generated = Generated(module, text, program)
-        return self._generated
+            self._generated[nones] = Generated(module, text, program)
+        return self._generated[nones]
 
     def key_parts(self) -> list:
         """What, besides the kind and the sources, decides the generated module."""
@@ -249,9 +259,10 @@ class Transform:
     def entry_name(self, entry_key):
         return f"{self.kind}_{entry_key}"
 
-    def entry_function(self, call=None):
-        """The generated entry (one for every call: `call`, the arguments' pattern, matters to vmap only)."""
-        gen = self.generated()
+    def entry_function(self, call=None, nones=frozenset()):
+        """The generated entry (one for every call: `call`, the arguments' pattern, matters to vmap only; `nones`:
+        the parameters passed None, see source_function)."""
+        gen = self.generated(nones)
         return getattr(gen.module, self.entry_name(gen.program.entry))
 
     def check_static_call(self, args, kwargs):
@@ -330,9 +341,10 @@ class Names:
         return candidate
 
 
-def generated_function(fun, call=None):
+def generated_function(fun, call=None, nones=frozenset()):
     """The plain function behind `fun`: for a transformed function, its generated entry point (for a call
-    passing `call` = (positional count, keyword names), which vmap's in_axes depend on; None: the default)."""
+    passing `call` = (positional count, keyword names), which vmap's in_axes depend on; None: the default;
+    and None to the parameters `nones`, where the transform can specialize on them)."""
     fun = as_function(fun)
     if getattr(fun, "__transpile_unbound__", None) is not None:
         raise TranspileError(UNBOUND_NOT_TRANSFORMED, def_location(user_function(fun)), UNBOUND_HINT)
@@ -347,6 +359,8 @@ def generated_function(fun, call=None):
     transform = getattr(fun, "__transpile__", None)
     if transform is None:
         return fun
+    if nones and getattr(transform, "source_function", None) is not None:
+        return transform.entry_function(call, nones)
     return transform.entry_function(call)
 
 
@@ -358,6 +372,7 @@ def make_transformed(fun, transform_class, argnums, has_aux, holomorphic=False):
         shifted = without_self(fun, argnums, what)
         return unbound_transform(fun, what, lambda bound: make_transformed(bound, transform_class, shifted, has_aux))
     transform = transform_class(generated_function(fun), argnums, has_aux, _signature(fun))
+    transform.inner = fun
     transform.user_fun = user_function(fun)
     transform.holomorphic = bool(holomorphic)
     return wrapped(fun, transform)

@@ -176,7 +176,7 @@ class LinearizedEntry(Transform):
         self.fun = self.user_fun = fun
         self.argnums, self.single, self.has_aux = tuple(i for i, active in enumerate(mask) if active), False, False
         self.count = count  # the primals linearize was given: one tangent each
-        self._generated = None
+        self.inner, self._generated = None, {}
 
     def key_parts(self):
         return [*super().key_parts(), self.count]

@@ -19,7 +19,7 @@ from ..codegen import linemap
 from ..codegen.cache import cache_key, load_or_write
 from ..errors import TranspileError
 from ..fingerprint import NoFingerprint, fingerprint, static_key
-from ..frontend.desugar import desugar_program
+from ..frontend.desugar import calls_itself, desugar_program
 from ..frontend.methods import as_function
 from .boundary import api_boundary, caller_location, located_note
 from .common import (
@@ -164,8 +164,8 @@ class Jitted:
         self.numpy_code = fun if transform is not None or self.bound is not None else self.target
         self.transform = transform
         self._compiled: dict = {}
-        self._program = None
-        self._captured = None  # (the captured values last read, their fingerprint)
+        self._programs = {}  # the parameters passed None (see _nones) -> the program for such calls
+        self._captured = {}  # the same -> (the captured values last read, their fingerprint)
         self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
         self._counts.update(numpy_tier=0, kernels_tier=0, tier=None)
         self._workers = {}  # (id(entry), argument types) -> its background compile, while it runs
@@ -177,31 +177,39 @@ class Jitted:
         self._lock = threading.RLock()  # held by whoever builds modules (the loader or the caller)
 
     # ------------------------------------------------------------------ modules
-    def program(self):
+    def program(self, nones=frozenset()):
+        """The normal form compiled for calls passing None to the parameters `nones` (the branches a None decides
+        are left out)."""
         with self._lock:
-            return self._program_now()
+            return self._program_now(frozenset(nones))
 
-    def _program_now(self):
-        if self._program is not None and self._program.stale():
+    def _program_now(self, nones):
+        if any(program.stale() for program in self._programs.values()):
             # an attribute holds another method or object now: build for it
-            self._program, self._compiled, self._captured = None, {}, None
-        if self._program is None:
-            program = desugar_program(self.target)
+            self._programs, self._compiled, self._captured = {}, {}, {}
+        if nones not in self._programs:
+            program = desugar_program(self._target_for(nones), nones=nones)
             if program.stale() and self.bound is None:  # a transformed function's entry, built for the old one
                 self.target = generated_function(self.fun)
-                program = desugar_program(self.target)
+                program = desugar_program(self._target_for(nones), nones=nones)
             check_fresh(program)
-            self._program = program
-        return self._program
+            self._programs[nones] = program
+        return self._programs[nones]
 
-    def captured(self):
+    def _target_for(self, nones):
+        """The function compiled for calls passing None to `nones`: a transform's entry specialized on them."""
+        return generated_function(self.fun, nones=nones) if nones else self.target
+
+    def captured(self, nones=frozenset()):
         """The values of the names the function captures, read now, and their fingerprint (computed again only
         when a name is bound to another object than at the last call)."""
-        program = self.program()
+        nones = frozenset(nones)
+        program = self.program(nones)
         values = tuple(cap.read() for cap in program.captures.values())
-        seen = self._captured
+        seen = self._captured.get(nones)
         if seen is None or any(now is not before for now, before in zip(values, seen[0])):
-            seen = self._captured = (values, _capture_fingerprint(program, values, def_location(self.target)))
+            seen = (values, _capture_fingerprint(program, values, def_location(self.target)))
+            self._captured[nones] = seen
         return seen
 
     def compiled(self, statics: dict, fuse: bool = True) -> Compiled:
@@ -211,10 +219,11 @@ class Jitted:
             return self._compiled_now(statics, fuse)
 
     def _compiled_now(self, statics, fuse):
-        values, captured = self.captured()
+        nones = _nones(statics)
+        values, captured = self.captured(nones)
         key = (_static_key(statics), captured, fuse)
         if key not in self._compiled:
-            program = self.program()
+            program = self.program(nones)
             parts = [self.backend.prefix, program.entry, key, *source_texts(program)]
 
             def generate(disk_cache=True):
@@ -241,7 +250,10 @@ class Jitted:
             self.bound.check(*bound.args, **bound.kwargs)
             dynamic = list(self.bound.values)
         for pname, value in bound.arguments.items():
-            if pname in self.statics:
+            if value is None and self.bound is None and not calls_itself(self.program()):
+                # static: the branches it decides are compiled out (a recursive entry is called with every argument)
+                statics[pname] = value
+            elif pname in self.statics:
                 if not _is_static_value(value):
                     raise TranspileError(
                         f"static argument `{pname}` is a {type(value).__name__}; static arguments must be plain "
@@ -254,12 +266,16 @@ class Jitted:
                 dynamic.append(value)
         return statics, dynamic, list(bound.arguments.values())
 
-    def boxed(self, dynamic) -> list:
+    def names(self, statics) -> list:
+        """The names of the compiled entry's arguments, for a call with these static values."""
+        return [n for n in self.dynamic_names if n not in statics]
+
+    def boxed(self, dynamic, statics) -> list:
         """The non-static arguments (those `split` returns) as the compiled entry takes them; where the backend
         cannot take one, an error in the function's code comes first (located there, it says more: an argument of a
         type the backend cannot take is often one the code cannot use, such as what a `Leafwise` function takes)."""
         try:
-            return [self.backend.box(self.target, n, v) for n, v in zip(self.dynamic_names, dynamic)]
+            return [self.backend.box(self.target, n, v) for n, v in zip(self.names(statics), dynamic)]
         except TranspileError as exc:
             refused = exc
         self.program()
@@ -271,7 +287,7 @@ class Jitted:
             result = self.numpy_tier(everything)
             self._load_later(statics, dynamic, everything)
             return result
-        dynamic = self.boxed(dynamic)
+        dynamic = self.boxed(dynamic, statics)
         if not self.backend.fuses:
             return self._call(statics, dynamic, everything, fuse=False)
         if self._unfused and _call_types(self.backend, statics, dynamic) in self._unfused:
@@ -287,13 +303,13 @@ class Jitted:
     def _call(self, statics, dynamic, everything, fuse):
         elsewhere = False  # compiled in the background: the NumPy code answers
         try:
-            self.backend.check_arguments(self.target, self.dynamic_names, dynamic)
+            self.backend.check_arguments(self.target, self.names(statics), dynamic)
             entry = self.compiled(statics, fuse).entry
             signature = self.backend.signature(entry, dynamic)
             if (id(entry), signature) not in self._boxing:
                 elsewhere = self.compile_mode == "background" and self._compiling_elsewhere(statics, fuse, signature)
                 if not elsewhere:
-                    self._specialize(entry, signature)
+                    self._specialize(entry, signature, self.names(statics))
         except TranspileError as exc:
             return self._fail(exc, everything)
         except rt.OutputError as exc:  # a helper refused the type of what user code returns, while Numba typed it
@@ -367,8 +383,8 @@ class Jitted:
         with self._lock:
             try:
                 fuse = self.backend.fuses
-                dynamic = self.boxed(dynamic)
-                self.backend.check_arguments(self.target, self.dynamic_names, dynamic)
+                dynamic = self.boxed(dynamic, statics)
+                self.backend.check_arguments(self.target, self.names(statics), dynamic)
                 entry = self.compiled(statics, fuse).entry
                 signature = self.backend.signature(entry, dynamic, filters=False)
                 if (id(entry), signature) in self._boxing:
@@ -376,7 +392,7 @@ class Jitted:
                 if self._compiling_elsewhere(statics, fuse, signature):
                     self._start_middle(statics, (id(entry), signature), everything)
                 else:
-                    self._specialize(entry, signature, caller=False)
+                    self._specialize(entry, signature, self.names(statics), caller=False)
             except Exception:  # noqa: BLE001 - the next call raises it, located, in the caller
                 self._load_failed = True
 
@@ -405,12 +421,12 @@ class Jitted:
         del self._workers[key]
         return False
 
-    def _specialize(self, entry, signature, caller=True):
+    def _specialize(self, entry, signature, names, caller=True):
         """Compile (or load from disk) the entry for these argument types, and count which it was; caller=False:
         out of the caller's way (the loader), which neither announces a long load nor touches warnings' filters."""
         known = self.backend.known(entry, signature)
         what = f"jit({self.target.__name__}) for ({', '.join(map(self.backend.type_name, signature))})"
-        types = dict(zip(self.dynamic_names, signature))
+        types = dict(zip(names, signature))
         with (
             compile_notice(what, caller and self.verbose and not known) as notice,
             self.backend.compiling(f"jit({self.target.__name__})", types) if caller else contextlib.nullcontext(),
@@ -483,7 +499,9 @@ class Middle:
             compiled = jitted.compiled(statics)
             if not jitted.backend.compiles(compiled.module):
                 return
-            self.worker = jitted.backend.run_elsewhere(compiled.entry, jitted.boxed(dynamic), compiled.captures)
+            self.worker = jitted.backend.run_elsewhere(
+                compiled.entry, jitted.boxed(dynamic, statics), compiled.captures
+            )
             if self.worker is not None and self.worker.wait() is True:
                 jitted(*everything)  # loads what the worker compiled
                 self.seconds = {
@@ -517,6 +535,11 @@ def _compile_mode(mode, fun) -> str:
         choices = " or ".join(repr(m) for m in COMPILE_MODES)
         raise TranspileError(f"jit has no compile mode {where}", def_location(fun), f"pass compile= {choices}")
     return mode
+
+
+def _nones(statics) -> frozenset:
+    """The parameters a call passes None: a specialization leaves out the branches they decide (`x is None`)."""
+    return frozenset(k for k, v in statics.items() if v is None)
 
 
 def _call_types(backend, statics, dynamic):

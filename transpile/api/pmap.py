@@ -152,16 +152,17 @@ class Parallel(Vectorized):
         tp.distributed.initialize() (each process maps its own slices; the axis has every process's)."""
         return self.devices is None and rt_devices.process_count() > 1 and rt_devices.outermost()
 
-    def entry_function(self, call=None):
+    def entry_function(self, call=None, nones=frozenset()):
         """The vmap this pmap is under a transform; for a pmap spanning the MPI job's processes, the vmap of this
-        process's slices whose collectives also exchange with the other processes (runtime/processes.py)."""
+        process's slices whose collectives also exchange with the other processes (runtime/processes.py; not
+        specialized for None arguments)."""
         outermost = rt_devices.outermost() and not getattr(_building, "inside", False)
         if self.devices is None and rt_devices.process_count() > 1 and outermost:
             key = repr(call)
             if key not in self._across_entries:
                 self._across_entries[key] = self._across_entry(call)
             return self._across_entries[key]
-        return super().entry_function(call)
+        return super().entry_function(call, nones)
 
     def _across_entry(self, call):
         """`pmap_across_f(*params)`, written as NumPy source that the transform reads as any callee: each argument
@@ -184,7 +185,7 @@ class Parallel(Vectorized):
         doc = f"{name}: the pmap of this MPI process's slices, as the vmap whose collectives exchange with the others."
         _building.inside = True
         try:
-            gen = self.generated(axes, "process_batch_size_of")
+            gen = self.generated(axes, size_of="process_batch_size_of")
         finally:
             _building.inside = False
         namespace = {rt_name: runtime, vmapped: getattr(gen.module, self.entry_name(gen.program.entry))}

@@ -110,7 +110,7 @@ class PullbackEntry(Transform):
         self.argnums, self.single = tuple(i for i, active in enumerate(mask) if active), False
         self.count = count  # the primals vjp was given: one adjoint each
         self.has_aux = has_aux
-        self._generated = None
+        self.inner, self._generated = None, {}
 
     def key_parts(self):
         return [*super().key_parts(), self.count]

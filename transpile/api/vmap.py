@@ -19,6 +19,7 @@ from .boundary import api_boundary, caller_location
 from .common import (
     Generated,
     Names,
+    Transform,
     _signature,
     def_location,
     generated_function,
@@ -185,6 +186,7 @@ class Vectorized:
         self.out_axes = out_axes
         self.axis_name = axis_name
         self.axis_size = axis_size
+        self.inner = None  # what `fun` was made from (see Transform.source_function)
         self._generated = {}
 
     def axes_for(self, positional, keywords):
@@ -242,21 +244,22 @@ class Vectorized:
     def entry_name(self, entry_key):
         return f"vmap_{entry_key}"
 
-    def generated(self, in_axes=None, size_of="batch_size_of") -> Generated:
-        """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`), its batch
-        size from `rt.<size_of>` (pmap across MPI processes: rt.process_batch_size_of)."""
+    def generated(self, in_axes=None, nones=frozenset(), size_of="batch_size_of") -> Generated:
+        """The module batching `fun` over `in_axes`, one axis per parameter (default: `self.in_axes`), for calls
+        passing None to the parameters `nones` (see Transform.source_function), its batch size from `rt.<size_of>`
+        (pmap across MPI processes: rt.process_batch_size_of)."""
         in_axes = self.in_axes if in_axes is None else in_axes
+        nones = frozenset(nones)
         if any(gen.program.stale() for gen in self._generated.values()):
             self._generated.clear()  # an attribute holds another method or object now: build for it
-        if (repr(in_axes), size_of) not in self._generated:  # (axes may be dicts)
-            program = desugar_program(self.fun)
+        if (repr(in_axes), nones, size_of) not in self._generated:  # (axes may be dicts)
+            program = desugar_program(self.source_function(nones), nones=nones)
             entry = program.functions[program.entry]
             mask = tuple(_mapped(s) for s in in_axes)
+            specialized = [("nones", sorted(nones))] if nones else []
             size_key = [] if size_of == "batch_size_of" else [size_of]
-            key = cache_key(
-                ["vmap", in_axes, self.out_axes, self.axis_name, self.axis_size, *size_key, program.entry]
-                + source_texts(program)
-            )
+            parts = [in_axes, self.out_axes, self.axis_name, self.axis_size, *size_key, *specialized, program.entry]
+            key = cache_key(["vmap", *parts, *source_texts(program)])
 
             def generate():
                 mode = BatchMode(program, self.axis_name)
@@ -266,12 +269,15 @@ class Vectorized:
                 return module_text(program, "Batched (vmap)", mode, entry_text)
 
             module, text = load_or_write(f"vmap_{program.entry}", key, generate)
-            self._generated[repr(in_axes), size_of] = Generated(module, text, program)
-        return self._generated[repr(in_axes), size_of]
+            self._generated[repr(in_axes), nones, size_of] = Generated(module, text, program)
+        return self._generated[repr(in_axes), nones, size_of]
 
-    def entry_function(self, call=None):
-        """The generated entry for a call passing (positional count, keyword names); None: `self.in_axes`."""
-        gen = self.generated(None if call is None else self.axes_for(*call))
+    source_function = Transform.source_function
+
+    def entry_function(self, call=None, nones=frozenset()):
+        """The generated entry for a call passing (positional count, keyword names); None: `self.in_axes`; and
+        None to the parameters `nones`."""
+        gen = self.generated(None if call is None else self.axes_for(*call), nones)
         return getattr(gen.module, self.entry_name(gen.program.entry))
 
     def _entry_text(self, entry, var, in_axes, size_of):
@@ -339,6 +345,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
 
         return unbound_transform(fun, what, make)
     transform = Vectorized(generated_function(fun), in_axes, out_axes, axis_name, axis_size, _signature(fun))
+    transform.inner = fun
     transform.user_fun = user_function(fun)
     return wrapped(fun, transform)
 

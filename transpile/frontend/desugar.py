@@ -89,22 +89,37 @@ _UNSUPPORTED = {
 }
 
 
-def desugar_program(fn, key_hint=None, differentiated=False) -> Program:
+def desugar_program(fn, key_hint=None, differentiated=False, nones=frozenset()) -> Program:
     """Normal form of `fn` and of every user function it calls; `differentiated`: for a transform that differentiates
-    it (calls without rules of their own are written as the registry's `differentiated_as` says)."""
+    it (calls without rules of their own are written as the registry's `differentiated_as` says); `nones`: the
+    parameters of `fn` its callers pass None (a jit specialization), which decide the branches they test."""
     program = Program()
-    builder = _ProgramBuilder(program, differentiated)
+    builder = _ProgramBuilder(program, differentiated, nones)
     program.entry = builder.function_key(fn, key_hint)
     builder.run()
+    if nones and builder.static_nones_used and calls_itself(program):
+        return desugar_program(fn, key_hint, differentiated)  # (a recursive call may pass another value)
     resolve_views(program)
     rename_rebindings(program)
     return program
 
 
+def calls_itself(program) -> bool:
+    """Whether a function of the program reads the entry's name (calls it)."""
+    return any(
+        isinstance(node, gast.Name) and node.id == program.entry and isinstance(node.ctx, gast.Load)
+        for nf in program.functions.values()
+        for stmt in nf.body
+        for node in gast.walk(stmt)
+    )
+
+
 class _ProgramBuilder:
-    def __init__(self, program: Program, differentiated=False):
+    def __init__(self, program: Program, differentiated=False, nones=frozenset()):
         self.program = program
         self.differentiated = differentiated
+        self.nones = frozenset(nones)  # the entry's parameters passed None
+        self.static_nones_used = False
         self.keys = {}  # id(fn), or (id(function), id(object)) for a bound method -> key
         self.pending = []
         self.cells = {}  # id(object) -> (the cell `self` is read from, the object)
@@ -305,6 +320,7 @@ class _FunctionDesugarer:
         self.extra = list(extra)
         self.temps = 0
         self.blocks = []
+        self.nones = builder.nones if key == builder.program.entry else frozenset()
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node) -> Location:
@@ -349,6 +365,13 @@ class _FunctionDesugarer:
         structure_returns(fdef)
         structure_loops(fdef)
         self.locals = set(collect_locals(fdef)) | set(params)
+        stored = {
+            n.id
+            for stmt in fdef.body
+            for n in gast.walk(stmt)
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+        }
+        self.nones = {p for p in self.nones if p in params and p not in stored}  # (a parameter assigned is not)
         self.sequences = SequenceLengths(fdef, params)
         self._refuse_module_names(fdef)
         self.used_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
@@ -765,20 +788,38 @@ class _FunctionDesugarer:
         self.emit(gast.If(test=test, body=body, orelse=orelse), stmt)
 
     def _static_truth(self, test):
-        """The truth of a test the program is built for: a literal, or a free name or chain holding a bool or None
-        (guarded, as the constant free_value makes of it), maybe under `not`; None when only a run can tell."""
+        """The truth of a test the program is built for: a literal, a name or chain with a static value (below),
+        or `x is None` / `x is not None` of one, maybe under `not`; None when only a run can tell."""
         if isinstance(test, gast.Constant):
             return bool(test.value)
         if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
             inner = self._static_truth(test.operand)
             return None if inner is None else not inner
-        if not isinstance(test, (gast.Name, gast.Attribute)) or not self._is_free_chain(test):
-            return None
-        ok, obj, reader, path = self._resolve_chain(test)
+        if (
+            isinstance(test, gast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], (gast.Is, gast.IsNot))
+            and isinstance(test.comparators[0], gast.Constant)
+            and test.comparators[0].value is None
+        ):
+            known, value = self._known_value(test.left)
+            return None if not known else (value is None) == isinstance(test.ops[0], gast.Is)
+        known, value = self._known_value(test)
+        return bool(value) if known else None
+
+    def _known_value(self, expr):
+        """(True, value) for a name the program is built for: a parameter passed None (`nones`), or a free name or
+        chain holding a bool or None (guarded, as the constant free_value makes of it); (False, None) otherwise."""
+        if isinstance(expr, gast.Name) and expr.id in self.nones:
+            self.builder.static_nones_used = True
+            return True, None
+        if not isinstance(expr, (gast.Name, gast.Attribute)) or not self._is_free_chain(expr):
+            return False, None
+        ok, obj, reader, path = self._resolve_chain(expr)
         if not ok or not (obj is None or isinstance(obj, bool)):
-            return None
-        self._guard(path, obj, reader, test)
-        return bool(obj)
+            return False, None
+        self._guard(path, obj, reader, expr)
+        return True, obj
 
     def condition(self, test, stmt):
         """A fresh name holding the test, so reverse mode can replay the branch taken."""

@@ -127,6 +127,12 @@ def lower_tapes(body):
         and s.value.value is None
     }
     popped, tangents = set(), set()
+    reads = _read_counts(body)
+
+    def still_read(stmt) -> bool:
+        """`_t = ...` read again besides by the push or pop that takes its place (a second-order sweep saves
+        `rt.like(_t)`, the shape of the cell popped, for the adjoint of the pop): the assignment stays."""
+        return any(reads.get(n.id, 0) > 1 for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name))
 
     def rewrite(stmts):
         defs, aliases, out = {}, {}, []
@@ -143,7 +149,7 @@ def lower_tapes(body):
             push = _tape_push(stmt, defs)
             if push is not None:
                 tape, value, source = push
-                if source is not None and source in out:
+                if source is not None and source in out and not still_read(source):
                     out.remove(source)
                 out.append(_expr_stmt(call(f"{tape}.append", [value]), stmt))
                 continue
@@ -166,7 +172,7 @@ def lower_tapes(body):
             pop = _tape_pop(stmt, aliases)
             if pop is not None:
                 tape, item, alias = pop
-                if alias is not None and alias in out:
+                if alias is not None and alias in out and not still_read(alias):
                     out.remove(alias)
                 popped.add(tape)
                 if alias is not None and _is_call_of(alias.value, "rt.split_tangent"):
@@ -185,6 +191,15 @@ def lower_tapes(body):
     if received:
         body = _copy_after_binding(body, received, tangents)
     return body
+
+
+def _read_counts(body) -> dict:
+    """How many times each name is read in a function body."""
+    counts = {}
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
 
 
 def _tangent_split(stmt, aliases):
@@ -633,6 +648,17 @@ def lower_zeros(body, user_code: bool):
     return body
 
 
+def _runs_user_statements(qualname) -> bool:
+    """Whether a generated function is a forward sweep of the user's code (`f_fwd`, `f_fwd_fwd`); that of an
+    adjoint sweep (`f_bwd_fwd`, in grad of grad) runs the statements the adjoint sweep was generated with."""
+    forward, adjoint = naming.forward_sweep(""), naming.adjoint_sweep("")
+    if not qualname.endswith(forward):
+        return False
+    while qualname.endswith(forward):
+        qualname = qualname[: -len(forward)]
+    return not qualname.endswith(adjoint)
+
+
 def _is_derivative_name(target) -> bool:
     """`x_bar`, `x_dot` (and `x_bar_`, which avoids a clash): names the transforms give derivatives."""
     return isinstance(target, gast.Name) and naming.is_derivative(target.id)
@@ -695,5 +721,5 @@ def lower_function(fn, generated: bool, where, fuse: bool = True, kernel: str = 
     body = fuse_elementwise(body)
     body = weak_constants(body)
     if generated and zero:
-        body = lower_zeros(body, user_code=fn.qualname.endswith(naming.forward_sweep("")))
+        body = lower_zeros(body, user_code=_runs_user_statements(fn.qualname))
     return list_displays(body)
