@@ -9,10 +9,14 @@ from numba.extending import overload
 
 from .. import complex_adjoints as _ca
 from .pynumbers import weak
-from .rearranged_adjoints import passing_zero
 from .zero import ZeroType
 
-passing_zero(_ca.conj, np.conj)
+
+@overload(_ca.conj)
+def _conj(g):
+    if isinstance(g, ZeroType):
+        return lambda g: g
+    return lambda g: np.conj(g)
 
 
 @overload(_ca.imag_vjp)
