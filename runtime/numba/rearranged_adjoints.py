@@ -13,9 +13,7 @@ from . import lowered as _lowered
 from .zero import ZeroType
 
 
-def passing_zero(helper, rearrange):
-    """Register the Numba version of `helper`: the symbolic zero as it is, anything else `rearrange`d."""
-
+def _passing_zero(helper, rearrange):
     @overload(helper)
     def _typed(g, *args):
         if isinstance(g, ZeroType):
@@ -54,4 +52,4 @@ def _reshape(g, shape):
 
 for _name in [n for n in _ra.__all__ if n != "reshape"]:
     _own = getattr(_fourier if _name.endswith("fftshift") else _lowered, _name, None)
-    passing_zero(getattr(_ra, _name), _own or getattr(np, _name))
+    _passing_zero(getattr(_ra, _name), _own or getattr(np, _name))
