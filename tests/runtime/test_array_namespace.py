@@ -288,6 +288,7 @@ def test_batched_and_second_order_on_device(cupy, transform, f, make_args, argnu
 HOST_BY_DESIGN = {
     ("namespace.py", "is_ndarray"): "the check itself: a NumPy array, or a CuPy one by its type's module",
     ("devices.py", "exchange"): "CPU devices are threads of this process: their values meet in host memory",
+    ("processes.py", "_spanning"): "the processes' slice counts travel between processes as a host buffer (MPI)",
     **{
         ("mpi.py", name): "MPI sends host buffers between processes (GPUs exchange through NCCL)"
         for name in ["_agree", "_description", "allgather", "allreduce", "alltoall", "permute", "reduce_scatter"]

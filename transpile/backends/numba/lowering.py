@@ -648,17 +648,6 @@ def lower_zeros(body, user_code: bool):
     return body
 
 
-def _runs_user_statements(qualname) -> bool:
-    """Whether a generated function is a forward sweep of the user's code (`f_fwd`, `f_fwd_fwd`); that of an
-    adjoint sweep (`f_bwd_fwd`, in grad of grad) runs the statements the adjoint sweep was generated with."""
-    forward, adjoint = naming.forward_sweep(""), naming.adjoint_sweep("")
-    if not qualname.endswith(forward):
-        return False
-    while qualname.endswith(forward):
-        qualname = qualname[: -len(forward)]
-    return not qualname.endswith(adjoint)
-
-
 def _is_derivative_name(target) -> bool:
     """`x_bar`, `x_dot` (and `x_bar_`, which avoids a clash): names the transforms give derivatives."""
     return isinstance(target, gast.Name) and naming.is_derivative(target.id)
@@ -721,5 +710,5 @@ def lower_function(fn, generated: bool, where, fuse: bool = True, kernel: str = 
     body = fuse_elementwise(body)
     body = weak_constants(body)
     if generated and zero:
-        body = lower_zeros(body, user_code=_runs_user_statements(fn.qualname))
+        body = lower_zeros(body, user_code=fn.qualname.endswith(naming.forward_sweep("")))
     return list_displays(body)
