@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from runtime import syntax
+
 __all__ = ["Block", "Statement", "parse"]
 
 
@@ -97,7 +99,7 @@ def _reads(expr) -> tuple:
 
 def _statement(line: str) -> Statement:
     """A statement of the block, parsed as the Python it is (fusion.py writes each with `ast.unparse`)."""
-    stmt = ast.parse(line.strip(), mode="exec").body[0]
+    stmt = syntax.parse(line.strip(), mode="exec").body[0]
     target, value = stmt.targets[0].id, stmt.value
     rhs = line.partition(" = ")[2].strip()
     if (args := _call_of(value, "jt.sum")) and _name(args[0]):
@@ -115,7 +117,7 @@ def _statement(line: str) -> Statement:
 
 def _output(text: str):
     """An output of the header: its name, and whether only its shape is read (`rt.like(x)`)."""
-    node = ast.parse(text, mode="eval").body
+    node = syntax.parse(text, mode="eval").body
     args = _call_of(node, "rt.like")
     return (args[0].id, True) if args and _name(args[0]) else (text, False)
 

@@ -32,6 +32,8 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 
+from runtime import syntax
+
 from . import __version__
 from .api import catalog
 from .api.boundary import at_users_line
@@ -136,7 +138,7 @@ def parse_expression(expr_text, filename):
     """Parse EXPR with `ast` into a Spec: only transform calls, literal keywords and function names."""
     where = f"in the transform expression {expr_text!r}"
     try:
-        tree = ast.parse(expr_text.strip(), mode="eval")
+        tree = syntax.parse(expr_text.strip(), mode="eval")
     except SyntaxError as exc:
         raise CLIError(
             f"syntax error {where} (column {exc.offset}): {exc.msg}; write e.g. 'grad(loss)' or "

@@ -20,6 +20,7 @@ import types
 import numpy as np
 
 import runtime as rt
+from runtime import syntax
 from runtime.blocks import parse
 from runtime.likeness import Like
 from runtime.tree import is_zero
@@ -93,7 +94,7 @@ def kernel_sources(module_text: str) -> str:
 def _blocks(module_text):
     """(the lines, the comment naming the user's line above it) of every jc.launch call of a module, in order."""
     found, seen, text = [], set(), module_text.splitlines()
-    for node in ast.walk(ast.parse(module_text)):
+    for node in ast.walk(syntax.parse(module_text)):
         call = getattr(node, "value", None)
         if isinstance(node, ast.Assign) and isinstance(call, ast.Call) and ast.unparse(call.func) == "jc.launch":
             lines = tuple(a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str))

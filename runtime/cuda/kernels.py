@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from runtime import syntax
+
 from ..blocks import Block, _namespace
 
 __all__ = ["Kernel", "NoKernel", "cuda_source", "kernel"]
@@ -136,11 +138,11 @@ def _typed(block, dtypes, ranks):
     values, statements = {}, []
     with np.errstate(all="ignore"):
         for s in block.statements:
-            tree = ast.parse(s.rhs, mode="eval")
+            tree = syntax.parse(s.rhs, mode="eval")
             for node in ast.walk(tree.body):
                 if isinstance(node, ast.expr) and not isinstance(node, (ast.Attribute, ast.keyword)):
                     try:
-                        values[id(node)] = eval(compile(ast.Expression(node), "<block>", "eval"), scope)  # noqa: S307
+                        values[id(node)] = eval(syntax.compile_tree(ast.Expression(node), "<block>", "eval"), scope)  # noqa: S307
                     except Exception:  # noqa: BLE001  (a called function's name, `np.sqrt`, is no value)
                         continue
             if id(tree.body) not in values:

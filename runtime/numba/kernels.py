@@ -29,6 +29,7 @@ from numba.core import types as numba_types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.errors import NumbaError
 
+from runtime import syntax
 from runtime.likeness import Like
 from runtime.tree import is_zero
 
@@ -118,7 +119,7 @@ def canonical(lines) -> tuple:
             return ast.copy_location(ast.Name(names.get(node.id, node.id), node.ctx), node)
 
     def renamed(text):
-        return ast.unparse(Rename().visit(ast.parse(text.strip())))
+        return ast.unparse(Rename().visit(syntax.parse(text.strip())))
 
     return (_header(block, names), *(renamed(line) for line in lines[1:]))
 
@@ -206,7 +207,7 @@ def _stored_only(nest):
     returns it) or (its dtype's name, its shape's text) where it is read only for its shape, which the loop nest
     returns as `np.broadcast_to(np.zeros(1, dtype), shape)`."""
     *body, last = nest
-    returned = ast.parse(last.strip()).body[0].value.elts
+    returned = syntax.parse(last.strip()).body[0].value.elts
     likes = [_broadcast_zeros(node) for node in returned]
     kept = [ast.unparse(node) for node, like in zip(returned, likes) if like is None]
     return [*body, f"return ({''.join(f'{k}, ' for k in kept)})"], likes

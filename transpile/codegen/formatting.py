@@ -10,6 +10,8 @@ import subprocess
 import threading
 import warnings
 
+from runtime import syntax
+
 LINE_WIDTH = 88
 
 # Every setting the output depends on, given on the command line: `--isolated` keeps a user's pyproject.toml or
@@ -134,7 +136,7 @@ def wrap_docstrings(text: str) -> str:
     project enables it, would not)."""
     lines = text.split("\n")
     try:
-        tree = ast.parse(text)
+        tree = syntax.parse(text)
     except SyntaxError:
         return text
     docstrings = [

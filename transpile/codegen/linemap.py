@@ -19,6 +19,8 @@ import linecache
 import os
 from dataclasses import dataclass
 
+from runtime import syntax
+
 from ..errors import Location
 from .emit import statement_lines
 
@@ -36,7 +38,7 @@ class ModuleText(str):
 
 def mapped(text: str, emitter) -> ModuleText:
     """`text` (a module holding what `emitter` wrote, formatted) with the origins of its lines."""
-    return ModuleText(text, statement_lines(ast.parse(text), emitter.origins))
+    return ModuleText(text, statement_lines(syntax.parse(text), emitter.origins))
 
 
 def _digest(text) -> str:
@@ -149,10 +151,10 @@ def carried(text: str, origins: dict, new_text: str) -> dict:
     statements of each of its functions in order (the standalone module the command line writes)."""
     recorded = [
         (node.name, [origins.get(stmt.lineno) for stmt in _statements(node.body)])
-        for node in ast.parse(text).body
+        for node in syntax.parse(text).body
         if isinstance(node, ast.FunctionDef)
     ]
-    return statement_lines(ast.parse(new_text), recorded)
+    return statement_lines(syntax.parse(new_text), recorded)
 
 
 def _statements(stmts):

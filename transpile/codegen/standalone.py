@@ -25,6 +25,8 @@ import sys
 import types
 from dataclasses import dataclass, field
 
+from runtime import syntax
+
 from ..errors import Location, TranspileError
 from ..frontend.methods import MADE_OBJECTS
 from ..frontend.unwrap import read_function
@@ -75,7 +77,7 @@ def _error(message, fn=None, hint=None):
 def _strip_generated_header(text):
     """The generated module's functions: from the first `def` to the end of its last statement (the cache key
     after it is no code)."""
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     first = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))), None)
     if first is None:
         return ""
@@ -138,7 +140,7 @@ class _Imports:
         while pending:
             for name in pending:
                 reads = {
-                    n.id for n in ast.walk(ast.parse(self.constants[name], mode="eval")) if isinstance(n, ast.Name)
+                    n.id for n in ast.walk(syntax.parse(self.constants[name], mode="eval")) if isinstance(n, ast.Name)
                 }
                 if not (reads & (set(self.constants) - placed - {name})):
                     break
@@ -299,7 +301,7 @@ def _function_def(fn):
     code = getattr(read_function(fn), "__code__", None)  # a code object: inspect.getsource unwraps functions
     try:
         source = textwrap.dedent(inspect.getsource(code))
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (OSError, TypeError, SyntaxError):
         return None
     for node in tree.body:
@@ -368,7 +370,7 @@ class _Annotations:
 
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
-                return self.convert(ast.parse(node.value, mode="eval").body)
+                return self.convert(syntax.parse(node.value, mode="eval").body)
             except SyntaxError:
                 raise _Unsupported("string annotation") from None
         if isinstance(node, ast.Subscript):
@@ -473,7 +475,7 @@ def _union(items):
 
 def _rename_unused(text):
     """Bindings that are never read become `_` (ruff's F841 and RUF059 flag them otherwise)."""
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     lines = text.split("\n")
     edits = []  # (line, start byte, end byte)
     for fdef in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
@@ -518,7 +520,7 @@ def _own_statements(body):
 
 
 def _module_level_names(text):
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     names = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -530,7 +532,7 @@ def _module_level_names(text):
 
 def _undefined_names(text):
     """Names the module reads but never defines (a safety net: such a module would fail at run time)."""
-    tree = ast.parse(text)
+    tree = syntax.parse(text)
     module_names = set(dir(builtins))
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -576,7 +578,7 @@ def _undefined_names(text):
 
 
 def _loaded_names(text):
-    return {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    return {n.id for n in ast.walk(syntax.parse(text)) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
 
 
 # ---------------------------------------------------------------- the emitted module
@@ -584,7 +586,7 @@ def _loaded_names(text):
 
 def _annotate_entry(functions_text, entry, annotations):
     """Rewrite the entry function's `def` line with the original function's annotations."""
-    tree = ast.parse(functions_text)
+    tree = syntax.parse(functions_text)
     fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry.name), None)
     if fdef is None:
         return functions_text

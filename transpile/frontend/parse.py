@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import gast
 
+from runtime import syntax
+
 from ..errors import Location, TranspileError
 from .closures import LIFTED
 
@@ -90,16 +92,16 @@ def _index_definitions(scope, defined):
 def _compile(tree, text, filename, flags, pytest_rewrite):
     """The module code object Python (or pytest's assertion rewriting, for a test module) makes of `text`."""
     if pytest_rewrite:
-        tree = ast.parse(text, filename)  # rewritten in place: a tree of its own
+        tree = syntax.parse(text, filename)  # rewritten in place: a tree of its own
         pytest_rewrite.rewrite_asserts(tree, text.encode(), filename, None)
-    return compile(tree, filename, "exec", flags=flags, dont_inherit=True)
+    return syntax.compile_tree(tree, filename, "exec", flags=flags, dont_inherit=True)
 
 
 @functools.lru_cache(maxsize=64)
 def _compiled_source(filename, text, flags, pytest_rewrite) -> _CompiledSource:
     """`text` compiled as `filename` with these future flags: once per text, for the files read last."""
     try:
-        tree = ast.parse(text, filename)
+        tree = syntax.parse(text, filename)
         module_code = _compile(tree, text, filename, flags, pytest_rewrite)
     except (SyntaxError, ValueError) as exc:
         return _CompiledSource(None, {}, {}, f"it does not compile ({exc})")

@@ -12,10 +12,12 @@ from collections import Counter
 
 import gast
 
+from runtime import syntax
+
 
 def _expr(template: str, **names):
     """The expression `template` with each name in `names` replaced by a copy of its AST."""
-    tree = gast.parse(template, mode="eval").body
+    tree = syntax.gast_parse(template, mode="eval").body
 
     class Substitute(gast.NodeTransformer):
         def visit_Name(self, node):

@@ -4,6 +4,7 @@ import gast
 import numpy as np
 
 import runtime as rt
+from runtime import syntax
 
 from .batching_helpers import call_loop
 from .registry import Example, defhelper, defprim
@@ -441,7 +442,7 @@ def _lstsq_loop(args, kwargs, fresh):
     flags = [bound["a_batched"], bound["b_batched"], gast.Constant(value=False, kind=None)]
     return call_loop(
         {
-            "fn": gast.parse("np.linalg.lstsq", mode="eval").body,
+            "fn": syntax.gast_parse("np.linalg.lstsq", mode="eval").body,
             "args": gast.Tuple(elts=[bound["a"], bound["b"], bound["rcond"]], ctx=gast.Load()),
             "flags": gast.Tuple(elts=flags, ctx=gast.Load()),
             "size": bound["size"],

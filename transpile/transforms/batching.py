@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
+from runtime import syntax
+
 from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
@@ -157,7 +159,7 @@ class BatchMode(Mode):
                 BATCH=batch,
             )
             binding = _JVP_BINDING.fill(PUBLIC=public, BODY=var.name, RULE=rule_name)
-        for fdef in gast.parse(text).body:
+        for fdef in syntax.gast_parse(text).body:
             fdef.kind = "batched"
             fdef.source_fn = fn
             fdef.lineno = fn.lineno

@@ -6,7 +6,7 @@ so callers need not know; their bodies call the user's rule instead of different
 
 from __future__ import annotations
 
-import gast
+from runtime import syntax
 
 from .. import naming
 from ..errors import TranspileError
@@ -44,7 +44,7 @@ _TANGENT = Template(
 
 def _functions(text, fn, kind_of):
     """Parse generated text; mark each function with its kind and source for the emitter."""
-    defs = gast.parse(text).body
+    defs = syntax.gast_parse(text).body
     for fdef in defs:
         fdef.kind = kind_of[fdef.name]
         fdef.source_fn = fn

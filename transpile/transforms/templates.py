@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import copy
 import functools
 import io
@@ -12,12 +11,14 @@ import tokenize
 
 import gast
 
+from runtime import syntax
+
 from ..codegen import escape
 
 
 @functools.cache
 def _parse(template: str):
-    return gast.parse(template, mode="eval").body
+    return syntax.gast_parse(template, mode="eval").body
 
 
 def instantiate(template: str, mapping: dict):
@@ -131,7 +132,7 @@ class Template:
 
     def __init__(self, text: str):
         self.lines = textwrap.dedent(text).strip("\n").split("\n")
-        ast.parse("\n".join(self.lines))  # a template is Python with its placeholders as names
+        syntax.parse("\n".join(self.lines))  # a template is Python with its placeholders as names
 
     @functools.cached_property
     def spots(self) -> list:

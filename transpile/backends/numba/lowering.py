@@ -21,6 +21,7 @@ import copy
 
 import gast
 
+from runtime import syntax
 from runtime.pyforms import FORMAT_LATER
 
 from ... import naming
@@ -418,7 +419,7 @@ def _template(prim):
     """("jt.sum", ["a"], {"axis": "axis", "keepdims": "keepdims"}) from the primitive's lowering (lowerings.py,
     "jt.sum(a, axis=axis, keepdims=keepdims)"): the call's head, the parameters passed by position, and the call's
     keywords with the parameter each passes."""
-    template = gast.parse(lowering(prim, "numba"), mode="eval").body
+    template = syntax.gast_parse(lowering(prim, "numba"), mode="eval").body
     positional = [arg.id for arg in template.args]
     keywords = {kw.arg: kw.value.id for kw in template.keywords}
     return dotted(template.func), positional, keywords
