@@ -225,10 +225,26 @@ def _typeof_python_number(value, c):
 # ------------------------------------------------------------------ jt.weak: numbers of the generated code
 
 
-def weak(value, like=None):
-    """`value`, a Python number of the generated code, as NumPy 2 treats it: next to `like`, of the dtype NumPy
-    gives it there (`1.0` next to a float32 array is float32, NEP 50); alone, a Python number."""
+def weak(value, like=None, *more):
+    """`value`, a Python number of the generated code, as NumPy 2 treats it: next to `like` (or to the dtype `like`
+    and `more` promote to: they are the names an arithmetic expression reads), of the dtype NumPy gives it there
+    (`1.0` next to a float32 array is float32, NEP 50); alone, a Python number."""
     return value
+
+
+def _beside(references):
+    """What a number meets among `references` (Numba types): their promoted dtype, "python" when each is a Python
+    number, None when one is neither an array nor a number (a tuple of arrays: its items may differ)."""
+    strong, weak_ones = [], []
+    for ref in references:
+        ref = ref.dtype if isinstance(ref, types.Array) else ref
+        if is_weak(ref):
+            weak_ones.append(ref.python(0))
+        elif isinstance(ref, (types.Number, types.Boolean)):
+            strong.append(as_dtype(types.unliteral(ref)))
+        else:
+            return None
+    return np.result_type(*strong, *weak_ones) if strong else "python"
 
 
 @intrinsic(prefer_literal=True)
@@ -254,11 +270,21 @@ def _as_python(typingctx, value):
 
 
 @overload(weak, prefer_literal=True)
-def _weak(value, like=None):
+def _weak(value, like=None, *more):
     if isinstance(value, types.BaseTuple) and any(isinstance(t, types.Number) for t in value):
-        return lambda value, like=None: _as_python(value)
+        return lambda value, like=None, *more: _as_python(value)
     if not isinstance(value, types.Number) or isinstance(value, types.Boolean):
-        return lambda value, like=None: value
+        return lambda value, like=None, *more: value
+    python = python_type_of(value)
+    if like is None or isinstance(like, (types.NoneType, types.Omitted)):
+        return lambda value, like=None, *more: _converted(value, python)
+    beside = _beside([like, *more])
+    if beside == "python":
+        return lambda value, like=None, *more: _converted(value, python)
+    if beside is not None:
+        dtype = from_dtype(weak_dtype(beside, python))
+        return lambda value, like=None, *more: _converted(value, dtype)
+    return lambda value, like=None, *more: value
     python = python_type_of(value)
     reference = like.dtype if isinstance(like, types.Array) else like
     if isinstance(reference, (types.Number, types.Boolean)) and not is_weak(reference):

@@ -336,6 +336,19 @@ def test_where_maximum_comparisons_with_python_floats():
         _same(got, want, "where")
 
 
+def mixed(i8, x32, n):
+    both = (i8 * x32) * 2.0  # 2.0 meets float32 (int8 promoted with float32), not int8
+    chosen = np.where(x32 > 0, (i8 * x32) - 1.0, 0.5)
+    counted = (n * x32) * 2.0 + (-(i8 * i8)) * 3  # n a Python int: weak beside x32; 3 beside int8
+    return both, chosen, counted, (x32 + i8[0]) * 1.5
+
+
+def test_numbers_meeting_arithmetic_of_several_dtypes():
+    i8, x32 = np.array([1, -2, 3], np.int8), np.array([0.5, -1.0, 2.0], np.float32)
+    for got, want in zip(tp.jit(mixed)(i8, x32, 4), mixed(i8, x32, 4)):
+        _same(got, want, "mixed")
+
+
 def loss(x, s):
     return np.sum((x * s - 1.5) ** 2)
 

@@ -501,7 +501,7 @@ def weak_constants(body):
     but not in Numba: a number meeting a value in an operator or an elementwise call becomes `jt.weak(1.0, y)`,
     of the dtype NumPy gives it next to y (runtime/numba/pynumbers.py), y being the operand it meets (in a call,
     the nearest operand after it that is not a number, else before it: `np.where(c, y, 0.0)` meets y, not the
-    condition) or the name that operand is computed from by indexing and arithmetic (_reference); a number meeting
+    condition) or the names that operand is computed from by indexing and arithmetic (_references); a number meeting
     only numbers, or a value of another kind (`np.real(z) * 0.7`, `z.imag`, `x > 0`), becomes `jt.weak(0.7)`, a
     Python number, weakly typed by the promotion rules, and so do a number assigned to a name and the
     value of a primitive that gives a Python number (`jt.weak(len(x))`, the registry's `python_number`).  An
@@ -534,25 +534,30 @@ def _weakened(operands, keep=()):
             out.append(value)
             continue
         nearest = [o for o in [*operands[i + 1 :], *reversed(operands[:i])] if not _is_number(o)]
-        reference = _reference(nearest[0]) if nearest else None
-        out.append(call("jt.weak", [value] + ([name(reference)] if reference else [])))
+        names = (_references(nearest[0]) if nearest else None) or []
+        out.append(call("jt.weak", [value, *map(name, names)]))
     return out
 
 
-def _reference(expr):
-    """A name whose dtype is a lower bound of the dtype of `expr`, the operand a number meets (that of `expr`
-    itself where `expr` is that name, or an item or slice of it), else None: an arithmetic operator's result has
-    at least its operands' dtypes, but a call, an attribute or a comparison may give another kind (`np.real(z)`
+def _references(expr):
+    """The names whose dtypes, promoted together, are a lower bound of the dtype of `expr`, the operand a number
+    meets: `expr` itself where it is a name, or an item or slice of one, or every name an arithmetic expression
+    of them reads (`(i8 * x32) * 2.0` meets float32, not int8: a bound of another kind than the expression's would
+    make the number float64), else None: a call, an attribute or a comparison may give another kind (`np.real(z)`
     of a complex z is real, `x > 0` a bool), and a number meeting one stays a Python number, which NumPy's
-    promotion in compiled code reads as weak (runtime/numba/promotion.py)."""
+    promotion in compiled code reads as weak (runtime/numba/promotion.py).  Numbers in `expr` are left out: one
+    that raises its kind gives the kind's default dtype, as the number met would anyway."""
     if isinstance(expr, gast.Name):
-        return expr.id
+        return [expr.id]
     if isinstance(expr, gast.Subscript):
-        return _reference(expr.value)
+        return _references(expr.value)
     if isinstance(expr, gast.UnaryOp) and not isinstance(expr.op, gast.Not):
-        return _reference(expr.operand)
+        return _references(expr.operand)
     if isinstance(expr, gast.BinOp):
-        return _reference(expr.left) or _reference(expr.right)
+        sides = [[] if _is_number(side) else _references(side) for side in (expr.left, expr.right)]
+        if None in sides or not any(sides):
+            return None
+        return list(dict.fromkeys(sides[0] + sides[1]))
     return None
 
 
