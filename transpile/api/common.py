@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import linecache
+import threading
 import types
+import weakref
 
 import gast
 import numpy as np
@@ -197,6 +200,48 @@ def leaves(value):
         yield value
 
 
+class _Built:
+    """The modules transforms generated in this process, so that `tp.grad(loss)` made again (in a training step)
+    finds its module without building its program again: one per function, transform and parameters, while no
+    guard of its program is stale (as for a transformed function called again: the functions and flags it was built
+    for hold the same objects; values it reads are bound at each call).  The last few only, each holding its
+    function weakly."""
+
+    SIZE = 128
+
+    def __init__(self):
+        self.entries = collections.OrderedDict()  # key -> (weak reference to the function, Generated)
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def key(transform, nones):
+        return (id(transform.fun), type(transform), transform.kind, repr(transform.key_parts()), nones)
+
+    def get(self, transform, nones):
+        key = self.key(transform, nones)
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+        if entry is None or entry[0]() is not transform.fun or entry[1].program.stale():
+            return None
+        return entry[1]
+
+    def put(self, transform, nones, gen):
+        try:
+            ref = weakref.ref(transform.fun)
+        except TypeError:  # an object without weak references: not kept
+            return gen
+        with self.lock:
+            self.entries[self.key(transform, nones)] = (ref, gen)
+            while len(self.entries) > self.SIZE:
+                self.entries.popitem(last=False)
+        return gen
+
+
+_BUILT = _Built()
+
+
 class Transform:
     """A transformed function's machinery: its module is generated on first use, then called like `fun`.
 
@@ -236,6 +281,10 @@ class Transform:
         if any(gen.program.stale() for gen in self._generated.values()):
             self._generated.clear()  # an attribute holds another method or object now: build for it
         if nones not in self._generated:
+            shared = _BUILT.get(self, nones)
+            if shared is not None:
+                self._generated[nones] = shared
+                return shared
             program = desugar_program(self.source_function(nones), differentiated=True, nones=nones)
             entry = program.functions[program.entry]
             mask = tuple(i in self.argnums for i in range(len(entry.params)))
@@ -249,7 +298,7 @@ class Transform:
                 return module_text(program, self.summary(entry), mode, entry_text)
 
             module, text = load_or_write(f"{self.kind}_{program.entry}", key, generate)
-            self._generated[nones] = Generated(module, text, program)
+            self._generated[nones] = _BUILT.put(self, nones, Generated(module, text, program))
         return self._generated[nones]
 
     def key_parts(self) -> list:
