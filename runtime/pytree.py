@@ -299,7 +299,7 @@ def as_fields(x):
     children = list(children)
     try:
         probe = node.unflatten(aux, [_Marker(i) for i in range(len(children))])
-        attributes = dict(vars(probe))
+        attributes = probe._asdict() if isinstance(probe, tuple) and hasattr(probe, "_asdict") else dict(vars(probe))
     except Exception as exc:  # its unflatten works on its children's values, or it keeps no __dict__
         raise PytreeError(
             f"transpile cannot see which attributes of {name} hold its pytree children ({type(exc).__name__}: "

@@ -141,3 +141,24 @@ def test_exported_with_jax_names():
     for name in ("register_pytree_node", "register_dataclass", "tree_map", "tree_leaves", "tree_flatten"):
         assert getattr(tp.tree_util, name) is getattr(tu, name)
     assert callable(tp.tree_util.tree_unflatten) and callable(tp.tree_util.tree_structure)
+
+
+class Tagged(NamedTuple):
+    """A NamedTuple registered as a node of its own: one field a child, another aux data."""
+
+    value: object
+    tag: str
+
+
+tu.register_pytree_node(Tagged, lambda t: ((t.value,), t.tag), lambda tag, kids: Tagged(kids[0], tag))
+
+
+def scaled_total(t):
+    return np.sum(t.value * t.value) * (2.0 if t.tag == "double" else 1.0)
+
+
+def test_a_registered_namedtuple_is_taken_apart_by_its_fields():
+    t = Tagged(np.array([1.0, 2.0]), "double")
+    g = tp.grad(scaled_total)(t)
+    assert type(g) is Tagged and g.tag == "double"
+    np.testing.assert_allclose(g.value, 4 * t.value)

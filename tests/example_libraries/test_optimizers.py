@@ -172,6 +172,16 @@ def test_structure_mismatch_is_refused():
         update(0, {"w": np.ones(2)}, init({"w": np.ones(2), "b": np.ones(2)}))
 
 
+@pytest.mark.parametrize("transform", [tp.grad, tp.vmap, tp.jacrev, tp.hessian])
+def test_transforming_the_pytree_functions_is_refused_at_the_users_line(transform):
+    """get_params and update_fun take pytrees apart in Python: a transformation of them is refused where it is
+    written, saying what to write instead (only tp.jit takes them, tests/example_libraries/test_optimizers_jit.py)."""
+    _, update, get_params = opt.adam(0.1)
+    for fun in (get_params, update):
+        with pytest.raises(tp.TranspileError, match=r"(?s)test_optimizers.py:\d+.*maps a function over the leaves"):
+            transform(fun)
+
+
 # ------------------------------------------------------------------ schedules
 
 

@@ -397,6 +397,14 @@ def generated_function(fun, call=None, nones=frozenset()):
     fun = as_function(fun)
     if getattr(fun, "__transpile_unbound__", None) is not None:
         raise TranspileError(UNBOUND_NOT_TRANSFORMED, def_location(user_function(fun)), UNBOUND_HINT)
+    leafwise = getattr(fun, "__transpile_leafwise__", None)  # (see api/jit.py: Leafwise)
+    if leafwise is not None:
+        raise TranspileError(
+            f"`{fun.__name__}` maps a function over the leaves of pytrees in Python, which transformations cannot "
+            "rewrite: only tp.jit takes it (and compiles it called on its own)",
+            caller_location() or def_location(user_function(fun)),
+            leafwise.hint,
+        )
     jitted = getattr(fun, "__transpile_jit__", None)
     if jitted is not None and jitted.bound is not None:  # jit of vjp's pullback: its entry takes values bound in
         raise TranspileError(RETURNED_NOT_TRANSFORMED, jitted.bound.where, RETURNED_HINT)
