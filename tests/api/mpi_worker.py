@@ -1,8 +1,7 @@
-"""Run by tests/api/test_mpi.py under `mpiexec -n N`: every rank checks pmap (called, and under grad, jvp, vjp, vmap
-and jit) and shard_map across the MPI processes against vmap of the whole batch in this process, NumPy and central
-differences; the ranks combine their verdicts with an
-Allreduce (so a failing rank leaves no other waiting) and rank 0 prints them.  `fail` makes rank 1 raise, `hang` makes
-it sleep instead of calling the collective."""
+"""Run by tests/api/test_mpi.py under `mpiexec -n N`: every rank checks pmap (called, and under grad, jvp, vjp, vmap,
+hessian and jit) and shard_map across the MPI processes against vmap of the whole batch in this process, NumPy and
+central differences; the ranks combine their verdicts with an Allreduce (so a failing rank leaves no other waiting)
+and rank 0 prints them.  `fail` makes rank 1 raise, `hang` makes it sleep instead of calling the collective."""
 
 from __future__ import annotations
 
@@ -224,6 +223,13 @@ def checks(rank, size):
     np.testing.assert_allclose(primal, want_primal[mine], rtol=1e-12)
     np.testing.assert_allclose(tangent_out, want_tangent[mine], rtol=1e-12, atol=1e-14)
     yield "grad(pmap) and jvp(pmap) across processes: psum, pmean, pmax, all_gather, ppermute"
+    local_total = lambda x: np.sum(pmapped_mixed(x))  # noqa: E731
+    second = tp.jvp(tp.grad(local_total), (x[mine],), (t[mine],))[1]
+    np.testing.assert_allclose(second, tp.jvp(tp.grad(whole), (x,), (t,))[1][mine], rtol=1e-10, atol=1e-12)
+    hessian = tp.hessian(whole)(x)[mine]  # column k: every process moves its own k-th entry (README)
+    shared_basis = sum(hessian[:, :, p * LOCAL : (p + 1) * LOCAL] for p in range(size))
+    np.testing.assert_allclose(tp.hessian(local_total)(x[mine]), shared_basis, rtol=1e-10, atol=1e-12)
+    yield "jvp(grad(pmap)) and hessian(pmap) across processes"
     theta = rng.normal(size=3)
     pmapped_scaled = pmapped(scaled, in_axes=(None, 0))
     scaled_total = lambda theta, x: np.sum(pmapped_scaled(theta, x))  # noqa: E731

@@ -1,7 +1,7 @@
 """pmap and shard_map across MPI processes: tests/api/mpi_worker.py run under `mpiexec -n 2` and `-n 3`, 2 devices
-each (each rank checks the MPI results, called and under grad, jvp, vjp, vmap and jit, against vmap of the whole
-axis in-process, NumPy and central differences), and a rank that raises stopping the whole job with its error and
-rank; each run under a time limit."""
+each (each rank checks the MPI results, called and under grad, jvp, vjp, vmap, hessian and jit, against vmap of
+the whole axis in-process, NumPy and central differences), and a rank that raises stopping the whole job with its
+error and rank; each run under a time limit."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def launch(n, *args, timeout=240, collective_timeout=30):
 def test_pmap_across_processes(n):
     done = launch(n)
     assert done.returncode == 0 and "ALL OK" in done.stdout, done.stdout + done.stderr
-    assert done.stdout.count("ok ") == 16
+    assert done.stdout.count("ok ") == 17
 
 
 def test_a_raising_rank_stops_the_job_with_its_error():
