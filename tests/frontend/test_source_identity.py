@@ -9,8 +9,9 @@ import pytest
 from support import assert_tree_close, load_module, numeric_grad
 
 import transpile as tp
+from runtime import syntax
+from runtime.syntax import compile_tree
 from transpile import TranspileError
-from transpile.frontend import parse
 
 X = np.array([0.3, -1.1, 2.0])
 
@@ -229,11 +230,11 @@ def test_a_file_is_compiled_once_for_all_its_functions(tmp_path, monkeypatch):
     module = load_module(tmp_path, ORIGINAL, "compiled_once")
     compiled = []
 
-    def counting_compile(source, filename, *args, **kwargs):
+    def counting_compile(tree, filename, *args, **kwargs):
         compiled.append(filename)
-        return compile(source, filename, *args, **kwargs)
+        return compile_tree(tree, filename, *args, **kwargs)
 
-    monkeypatch.setattr(parse, "compile", counting_compile, raising=False)
+    monkeypatch.setattr(syntax, "compile_tree", counting_compile)
     for fn in (module.f, module.outer, module.helper, module.f):
         tp.grad(fn)(X)
     assert compiled.count(module.__file__) == 1

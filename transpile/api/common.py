@@ -202,15 +202,17 @@ def leaves(value):
 
 class _Built:
     """The modules transforms generated in this process, so that `tp.grad(loss)` made again (in a training step)
-    finds its module without building its program again: one per function, transform and parameters, while no
-    guard of its program is stale (as for a transformed function called again: the functions and flags it was built
-    for hold the same objects; values it reads are bound at each call).  The last few only, each holding its
-    function weakly."""
+    finds its module without building its program again: one per function, transform and parameters, reused while
+    no guard of its program is stale and the module's cache key is the same (the functions' source texts, the
+    formatter: as for a transformed function called again, whose values are bound at each call).  The last few
+    only, each holding its function weakly."""
 
     SIZE = 128
 
     def __init__(self):
-        self.entries = collections.OrderedDict()  # key -> (weak reference to the function, Generated)
+        self.entries = (
+            collections.OrderedDict()
+        )  # key -> (weak reference to the function, the module's cache key, Generated)
         self.lock = threading.Lock()
 
     @staticmethod
@@ -223,17 +225,20 @@ class _Built:
             entry = self.entries.get(key)
             if entry is not None:
                 self.entries.move_to_end(key)
-        if entry is None or entry[0]() is not transform.fun or entry[1].program.stale():
+        if entry is None or entry[0]() is not transform.fun:
             return None
-        return entry[1]
+        _, module_key, gen = entry
+        if gen.program.stale() or transform.module_key(gen.program, nones) != module_key:
+            return None
+        return gen
 
-    def put(self, transform, nones, gen):
+    def put(self, transform, nones, module_key, gen):
         try:
             ref = weakref.ref(transform.fun)
         except TypeError:  # an object without weak references: not kept
             return gen
         with self.lock:
-            self.entries[self.key(transform, nones)] = (ref, gen)
+            self.entries[self.key(transform, nones)] = (ref, module_key, gen)
             while len(self.entries) > self.SIZE:
                 self.entries.popitem(last=False)
         return gen
@@ -288,8 +293,7 @@ class Transform:
             program = desugar_program(self.source_function(nones), differentiated=True, nones=nones)
             entry = program.functions[program.entry]
             mask = tuple(i in self.argnums for i in range(len(entry.params)))
-            specialized = [("nones", sorted(nones))] if nones else []
-            key = cache_key([self.kind, *self.key_parts(), *specialized, program.entry, *source_texts(program)])
+            key = self.module_key(program, nones)
 
             def generate():
                 from ..codegen.module import module_text
@@ -298,8 +302,13 @@ class Transform:
                 return module_text(program, self.summary(entry), mode, entry_text)
 
             module, text = load_or_write(f"{self.kind}_{program.entry}", key, generate)
-            self._generated[nones] = _BUILT.put(self, nones, Generated(module, text, program))
+            self._generated[nones] = _BUILT.put(self, nones, key, Generated(module, text, program))
         return self._generated[nones]
+
+    def module_key(self, program, nones) -> str:
+        """The key of the module generated from `program` (built for calls passing None to `nones`)."""
+        specialized = [("nones", sorted(nones))] if nones else []
+        return cache_key([self.kind, *self.key_parts(), *specialized, program.entry, *source_texts(program)])
 
     def key_parts(self) -> list:
         """What, besides the kind and the sources, decides the generated module."""
