@@ -31,7 +31,7 @@ def grad_loss(params, inputs, targets):
     return _t4
 
 
-@jt.njit(cache=True)
+@jt.njit(inline="always")
 def loss_fwd(params, inputs, targets):
     # mlp.py:29: preds = predict(params, inputs)
     _t4 = predict_fwd(params, inputs)
@@ -47,7 +47,7 @@ def loss_fwd(params, inputs, targets):
     return _t5
 
 
-@jt.njit(cache=True)
+@jt.njit(inline="always")
 def loss_bwd(residuals, _t1_bar):
     preds, _res_predict_1, _t3, _t2 = residuals
     # mlp.py:30: return np.sum((preds - targets) ** 2)
@@ -61,7 +61,7 @@ def loss_bwd(residuals, _t1_bar):
     return _t5
 
 
-@jt.njit(cache=True)
+@jt.njit(inline="always")
 def predict_bwd(residuals, outputs_bar):
     params, inputs, _range2, _tape_inputs, _tape_i3 = residuals
     _tape_i3 = _tape_i3.copy()

@@ -28,7 +28,7 @@ def lj_energy(positions, epsilon=1.0, sigma=1.0):
     return _t1
 
 
-@jt.njit(cache=True)
+@jt.njit(inline="always")
 def lj_per_atom(positions, epsilon, sigma):
     # physics.py:22: n = positions.shape[0]
     _t1 = jt.weak(positions.shape)
