@@ -404,6 +404,8 @@ def test_a_middle_tier_slower_than_the_numpy_code_is_skipped(cache, monkeypatch)
     assert middle.seconds == {"numpy": 1.0, "middle": 2.0} and not middle.ready()  # the NumPy code was quicker
     np.testing.assert_allclose(jitted(x), first, rtol=1e-12, atol=1e-14)
     stats = jitted.stats()
-    assert stats["kernels_tier"] == 0 and stats["numpy_tier"] + stats["specializations"] == 2
+    # never the middle tier; on a loaded machine the background compile may have ended by the second call, which the
+    # NumPy code then answers while a thread loads the compiled code (counted as a specialization when it is done)
+    assert stats["kernels_tier"] == 0 and stats["numpy_tier"] >= 1 and stats["tier"] in ("numpy", "compiled")
     for worker in workers(jitted):
         worker.kill()
