@@ -36,8 +36,11 @@ class NumbaBackend(Backend):
         boxing.refuse_dtypes(target, names, values)
 
     def signature(self, entry, values, filters=True):
+        known = tuple(boxing.array_type(a) for a in values)
+        if all(t is not None for t in known):
+            return known
         with _quiet(filters):
-            return tuple(entry.typeof_pyval(a) for a in values)
+            return tuple(entry.typeof_pyval(a) if t is None else t for t, a in zip(known, values))
 
     def call_types(self, values):
         from numba import typeof

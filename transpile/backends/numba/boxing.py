@@ -3,6 +3,8 @@ NumPy returns them."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from runtime import pytree
@@ -179,3 +181,30 @@ def type_name(numba_type) -> str:
     """A Numba argument type as the user knows it: `float` for a Python float, `array(float32, 1d, C)` as is."""
     python = getattr(numba_type, "python", None)
     return python.__name__ if python is not None else "bool" if str(numba_type) == "pybool" else str(numba_type)
+
+
+_ARRAY_TYPES: dict = {}  # Numba's fingerprint of a plain numeric array -> its Numba type
+
+
+@functools.cache
+def _fingerprinting():
+    """(Numba's fingerprint of a value, Numba's type of an argument): imported once, when first needed."""
+    from numba import typeof
+    from numba._dispatcher import compute_fingerprint
+    from numba.core.typing.typeof import Purpose
+
+    return compute_fingerprint, lambda value: typeof(value, Purpose.argument)
+
+
+def array_type(value):
+    """Numba's type of `value` where it is a plain, aligned array of numbers or bools, from the fingerprint Numba's
+    own dispatcher keys its types by (ndim, layout, writable, dtype: a few bytes made in C), so that a call does not
+    type its arrays again in Python; None for any other value (typed as Numba types it)."""
+    if type(value) is not np.ndarray or value.dtype.kind not in "biufc" or not value.flags.aligned:
+        return None
+    fingerprint_of, typeof = _fingerprinting()
+    key = fingerprint_of(value)
+    found = _ARRAY_TYPES.get(key)
+    if found is None:
+        found = _ARRAY_TYPES[key] = typeof(value)
+    return found
