@@ -47,6 +47,7 @@ def test_the_fingerprint_gives_numbas_type(name):
     "value",
     [
         _unaligned(),
+        np.ones(3, dtype=">f8" if np.little_endian else "<f8"),  # the fingerprint of float64 in the other byte order
         np.zeros(2, dtype=[("a", "f8"), ("b", "i4")]),  # records share a dtype number: not fingerprinted
         np.zeros(2, dtype="datetime64[s]"),
         np.ma.masked_array([1.0, 2.0]),  # a subclass
@@ -54,10 +55,15 @@ def test_the_fingerprint_gives_numbas_type(name):
         1.0,
         (np.ones(2),),
     ],
-    ids=["unaligned", "record", "datetime", "subclass", "numpy scalar", "float", "tuple"],
+    ids=["unaligned", "byte order", "record", "datetime", "subclass", "numpy scalar", "float", "tuple"],
 )
 def test_other_values_are_left_to_numba(value):
     assert boxing.array_type(value) is None
+
+
+def test_the_other_byte_order_is_not_typed_as_the_native_one_seen_first():
+    native, swapped = np.ones(3), np.ones(3, dtype=">f8" if np.little_endian else "<f8")
+    assert boxing.array_type(native) is not None and boxing.array_type(swapped) is None
 
 
 def test_arrays_of_one_fingerprint_differing_in_shape_share_a_type():

@@ -197,10 +197,12 @@ def _fingerprinting():
 
 
 def array_type(value):
-    """Numba's type of `value` where it is a plain, aligned array of numbers or bools, from the fingerprint Numba's
-    own dispatcher keys its types by (ndim, layout, writable, dtype: a few bytes made in C), so that a call does not
-    type its arrays again in Python; None for any other value (typed as Numba types it)."""
-    if type(value) is not np.ndarray or value.dtype.kind not in "biufc" or not value.flags.aligned:
+    """Numba's type of `value` where it is a plain, aligned array of numbers or bools in native byte order, from the
+    fingerprint Numba's own dispatcher keys its types by (ndim, layout, writable, dtype number: a few bytes made in
+    C), so that a call does not type its arrays again in Python; None for any other value (typed as Numba types it:
+    the fingerprint does not tell `>f8` from `<f8`, nor one record dtype from another)."""
+    dtype = value.dtype if type(value) is np.ndarray else None
+    if dtype is None or dtype.kind not in "biufc" or not dtype.isnative or not value.flags.aligned:
         return None
     fingerprint_of, typeof = _fingerprinting()
     key = fingerprint_of(value)
