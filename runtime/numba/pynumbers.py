@@ -276,20 +276,9 @@ def _weak(value, like=None, *more):
     if not isinstance(value, types.Number) or isinstance(value, types.Boolean):
         return lambda value, like=None, *more: value
     python = python_type_of(value)
-    if like is None or isinstance(like, (types.NoneType, types.Omitted)):
-        return lambda value, like=None, *more: _converted(value, python)
-    beside = _beside([like, *more])
-    if beside == "python":
-        return lambda value, like=None, *more: _converted(value, python)
-    if beside is not None:
-        dtype = from_dtype(weak_dtype(beside, python))
-        return lambda value, like=None, *more: _converted(value, dtype)
-    return lambda value, like=None, *more: value
-    python = python_type_of(value)
-    reference = like.dtype if isinstance(like, types.Array) else like
-    if isinstance(reference, (types.Number, types.Boolean)) and not is_weak(reference):
-        dtype = from_dtype(weak_dtype(as_dtype(types.unliteral(reference)), python))
-        return lambda value, like=None: _converted(value, dtype)
-    if reference is None or isinstance(reference, types.NoneType) or is_weak(reference):
-        return lambda value, like=None: _converted(value, python)
-    return lambda value, like=None: value
+    unset = like is None or isinstance(like, (types.NoneType, types.Omitted))
+    beside = "python" if unset else _beside([like, *more])
+    if beside is None:
+        return lambda value, like=None, *more: value
+    to = python if beside == "python" else from_dtype(weak_dtype(beside, python))
+    return lambda value, like=None, *more: _converted(value, to)

@@ -210,9 +210,8 @@ class _Built:
     SIZE = 128
 
     def __init__(self):
-        self.entries = (
-            collections.OrderedDict()
-        )  # key -> (weak reference to the function, the module's cache key, Generated)
+        # key -> (weak reference to the function, the module's cache key, Generated)
+        self.entries = collections.OrderedDict()
         self.lock = threading.Lock()
 
     @staticmethod

@@ -166,6 +166,7 @@ class Jitted:
         self._compiled: dict = {}
         self._programs = {}  # the parameters passed None (see _nones) -> the program for such calls
         self._captured = {}  # the same -> (the captured values last read, their fingerprint)
+        self._recursive = (None, False)  # (the program, whether it calls its entry)
         self._counts = {"specializations": 0, "compiled": 0, "loaded": 0, "generated": 0}
         self._counts.update(numpy_tier=0, kernels_tier=0, tier=None)
         self._workers = {}  # (id(entry), argument types) -> its background compile, while it runs
@@ -195,6 +196,13 @@ class Jitted:
             check_fresh(program)
             self._programs[nones] = program
         return self._programs[nones]
+
+    def _calls_itself(self) -> bool:
+        """Whether the program calls its entry (then every argument is passed on, None too): once per program."""
+        program = self.program()
+        if self._recursive[0] is not program:
+            self._recursive = (program, calls_itself(program))
+        return self._recursive[1]
 
     def _target_for(self, nones):
         """The function compiled for calls passing None to `nones`: a transform's entry specialized on them."""
@@ -250,7 +258,7 @@ class Jitted:
             self.bound.check(*bound.args, **bound.kwargs)
             dynamic = list(self.bound.values)
         for pname, value in bound.arguments.items():
-            if value is None and self.bound is None and not calls_itself(self.program()):
+            if value is None and self.bound is None and not self._calls_itself():
                 # static: the branches it decides are compiled out (a recursive entry is called with every argument)
                 statics[pname] = value
             elif pname in self.statics:

@@ -575,10 +575,7 @@ def _is_elementwise(rhs) -> bool:
 
 def fuse_elementwise(body):
     """Put single-use elementwise temporaries back into the expression that reads them."""
-    uses = {}
-    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            uses[n.id] = uses.get(n.id, 0) + 1
+    uses = _read_counts(body)
 
     def rewrite(stmts):
         pending = {}  # temporary -> its defining statement
