@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gast
 
+from ..frontend.nodes import walk
+
 
 def names_in(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def walk_statements(stmts):
@@ -20,20 +22,20 @@ def walk_statements(stmts):
 def active_names(body, active_params, callee_result_active) -> set:
     """Flow-insensitive fixpoint: a name is active if any assignment to it has an active input."""
     active = set(active_params)
+    assignments = [stmt for stmt in walk_statements(body) if isinstance(stmt, gast.Assign)]
+    reads = {}  # id(stmt) -> the names its right-hand side reads, found once
     changed = True
     while changed:
         changed = False
-        for stmt in walk_statements(body):
-            for target in _newly_active(stmt, active, callee_result_active):
+        for stmt in assignments:
+            for target in _newly_active(stmt, active, callee_result_active, reads):
                 if target not in active:
                     active.add(target)
                     changed = True
     return active
 
 
-def _newly_active(stmt, active, callee_result_active):
-    if not isinstance(stmt, gast.Assign):
-        return ()
+def _newly_active(stmt, active, callee_result_active, reads):
     target, rhs = stmt.targets[0], stmt.value
     if isinstance(target, gast.Subscript):  # x[idx] = v
         return (target.value.id,) if isinstance(rhs, gast.Name) and rhs.id in active else ()
@@ -49,4 +51,6 @@ def _newly_active(stmt, active, callee_result_active):
     prim = getattr(rhs, "prim", None)
     if prim is None or prim.nondiff:
         return ()
-    return targets if names_in(rhs) & active else ()
+    if id(stmt) not in reads:
+        reads[id(stmt)] = names_in(rhs)
+    return targets if reads[id(stmt)] & active else ()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gast
 
+from ..frontend.nodes import walk
+
 
 def _references(stmt):
     """Names a statement mentions itself (not in nested blocks)."""
@@ -21,7 +23,7 @@ def _references(stmt):
         parts = [stmt.value]
     else:
         parts = []
-    return {n.id for p in parts for n in gast.walk(p) if isinstance(n, gast.Name)}
+    return {n.id for p in parts for n in walk(p) if isinstance(n, gast.Name)}
 
 
 def iteration_locals(body, targets):
@@ -32,7 +34,7 @@ def iteration_locals(body, targets):
     defs = {}
     order = []
 
-    def walk(block, chain):
+    def visit_block(block, chain):
         for i, stmt in enumerate(block):
             here = chain + [(id(block), i)]
             chains[id(stmt)] = here
@@ -44,9 +46,9 @@ def iteration_locals(body, targets):
             if isinstance(stmt, (gast.For, gast.While)):
                 loops_of_block[id(stmt.body)] = stmt
             for field in ("body", "orelse"):
-                walk(getattr(stmt, field, []) or [], here)
+                visit_block(getattr(stmt, field, []) or [], here)
 
-    walk(body, [])
+    visit_block(body, [])
     result = {}
     for x, sites in defs.items():
         if len(sites) != 1:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gast
 
+from ..frontend.nodes import walk
 from ..primitives.registry import OPERATOR_SYNTAX
 from .activity import walk_statements
 
@@ -27,7 +28,7 @@ class SameShapes:
     def __init__(self, body, params):
         counts = {p: 1 for p in params}
         for stmt in walk_statements(body):
-            for node in gast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     counts[node.id] = counts.get(node.id, 0) + 1
         self._once = {n for n, c in counts.items() if c == 1}

@@ -23,6 +23,7 @@ from ..frontend.desugar import desugar_program
 from ..frontend.hooks import RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
 from ..frontend.locations import def_location, user_function
 from ..frontend.methods import as_function
+from ..frontend.nodes import walk
 from ..frontend.parse import parse_function
 from ..frontend.unwrap import read_function
 from ..transforms.templates import tuple_of
@@ -112,7 +113,7 @@ def _return_location(fun):
         parsed = parse_function(read_function(fun))
     except TranspileError:
         return def_location(fun)
-    returns = [n for n in gast.walk(parsed.node) if isinstance(n, gast.Return)]
+    returns = [n for n in walk(parsed.node) if isinstance(n, gast.Return)]
     return parsed.location(returns[-1] if returns else parsed.node)
 
 

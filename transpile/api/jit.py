@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import os
 import threading
@@ -21,6 +20,7 @@ from ..errors import TranspileError
 from ..fingerprint import NoFingerprint, fingerprint, static_key
 from ..frontend.desugar import calls_itself, desugar_program
 from ..frontend.methods import as_function
+from ..frontend.nodes import copy_tree
 from .boundary import api_boundary, caller_location, located_note
 from .common import (
     _signature,
@@ -101,7 +101,7 @@ class Compiled:
         self.written = module.__transpile_written__
         # copies of the values as read (and keyed): a change the user makes in place later reaches neither the
         # module nor a background compile of it
-        self.captures = {cap_name: copy.deepcopy(value) for cap_name, value in zip(program.captures, values)}
+        self.captures = {cap_name: copy_tree(value) for cap_name, value in zip(program.captures, values)}
         linemap.register(module.__file__, text, program)
         for cap_name, value in self.captures.items():
             module.__dict__.setdefault(cap_name, backend.captured_value(value))

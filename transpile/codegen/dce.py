@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 
 import gast
 
+from ..frontend.nodes import copy_tree, walk
+
 
 def _reads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def _stores(target):
-    return {n.id for n in gast.walk(target) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for n in walk(target) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def eliminate_dead_code(body, live_out, later_trips=None):
@@ -97,7 +98,7 @@ def _skip_on_last_trip(loop, live_after, test):
     for skip, run in itertools.groupby(zip(loop.body, later_only), key=lambda pair: pair[1]):
         run = [stmt for stmt, _ in run]
         if skip and not all(_trivial(stmt.value) for stmt in run):  # a copy or a constant costs less than a test
-            run = [gast.copy_location(gast.If(test=copy.deepcopy(test), body=run, orelse=[]), run[0])]
+            run = [gast.copy_location(gast.If(test=copy_tree(test), body=run, orelse=[]), run[0])]
         body.extend(run)
     loop.body[:] = body
 
@@ -107,4 +108,4 @@ def _trivial(value) -> bool:
 
 
 def _liveness_only(stmts, live):
-    return _block(copy.deepcopy(stmts), live)
+    return _block(copy_tree(stmts), live)

@@ -12,6 +12,8 @@ import warnings
 
 from runtime import syntax
 
+from ..frontend.nodes import walk
+
 LINE_WIDTH = 88
 
 # Every setting the output depends on, given on the command line: `--isolated` keeps a user's pyproject.toml or
@@ -141,7 +143,7 @@ def wrap_docstrings(text: str) -> str:
         return text
     docstrings = [
         node.body[0]
-        for node in ast.walk(tree)
+        for node in walk(tree)
         if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         and node.body
         and isinstance(node.body[0], ast.Expr)

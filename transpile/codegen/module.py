@@ -7,6 +7,7 @@ import os
 import gast
 
 from .. import __version__
+from ..frontend.nodes import walk
 from ..frontend.program import Program, function_def
 from . import escape, linemap
 from .emit import GENERATED_MARK, Emitter, is_generated
@@ -24,10 +25,7 @@ def _standard_modules(functions, primal_keys, program):
     """The standard-library modules generated code refers to (math, operator)."""
     bodies = list(functions) + [_primal_def(program.functions[k]) for k in primal_keys]
     used = {
-        n.value.id
-        for f in bodies
-        for n in gast.walk(f)
-        if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)
+        n.value.id for f in bodies for n in walk(f) if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name)
     }
     return [m for m in ("math", "operator") if m in used]
 

@@ -29,6 +29,7 @@ from runtime import syntax
 
 from ..errors import Location, TranspileError
 from ..frontend.methods import MADE_OBJECTS
+from ..frontend.nodes import walk
 from ..frontend.unwrap import read_function
 from . import escape
 from .formatting import LINE_WIDTH, format_text, sort_imports, wrap_docstrings
@@ -139,9 +140,7 @@ class _Imports:
         pending = sorted(self.constants)
         while pending:
             for name in pending:
-                reads = {
-                    n.id for n in ast.walk(syntax.parse(self.constants[name], mode="eval")) if isinstance(n, ast.Name)
-                }
+                reads = {n.id for n in walk(syntax.parse(self.constants[name], mode="eval")) if isinstance(n, ast.Name)}
                 if not (reads & (set(self.constants) - placed - {name})):
                     break
             else:
@@ -478,9 +477,9 @@ def _rename_unused(text):
     tree = syntax.parse(text)
     lines = text.split("\n")
     edits = []  # (line, start byte, end byte)
-    for fdef in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+    for fdef in [n for n in walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
         loaded, declared = set(), set()
-        for node in ast.walk(fdef):
+        for node in walk(fdef):
             if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
                 loaded.add(node.id)
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -494,7 +493,7 @@ def _rename_unused(text):
                 targets = [node.target]
             for target in targets:
                 simple = isinstance(target, ast.Name)
-                for name_node in ast.walk(target):
+                for name_node in walk(target):
                     if not isinstance(name_node, ast.Name) or not isinstance(name_node.ctx, ast.Store):
                         continue
                     ident = name_node.id
@@ -540,7 +539,7 @@ def _undefined_names(text):
         elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             module_names.add(node.name)
         elif isinstance(node, ast.Assign):
-            module_names.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+            module_names.update(n.id for t in node.targets for n in walk(t) if isinstance(n, ast.Name))
     missing = set()
 
     def own_nodes(fdef):
@@ -578,7 +577,7 @@ def _undefined_names(text):
 
 
 def _loaded_names(text):
-    return {n.id for n in ast.walk(syntax.parse(text)) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    return {n.id for n in walk(syntax.parse(text)) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
 
 
 # ---------------------------------------------------------------- the emitted module

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
 
 import gast
 
 from .. import naming
+from ..frontend.nodes import copy_tree, walk
 
 # the temporaries transforms make (`_t12`) and their derivatives (`_t12_dot`, `_t12_bar`): no user ever reads them
 _TEMPORARY = re.compile(rf"{re.escape(naming.TEMP_PREFIX)}\d+(?:_dot|_bar|_)*")
@@ -34,7 +34,7 @@ def tidy(fdef) -> None:
 
 def _counts(fdef):
     loads, stores = Counter(), Counter()
-    for node in gast.walk(fdef):
+    for node in walk(fdef):
         if isinstance(node, gast.Name):
             (loads if isinstance(node.ctx, gast.Load) else stores)[node.id] += 1
     for arg in fdef.args.args:
@@ -83,7 +83,7 @@ def _pure(node) -> bool:
 
 
 def _names(node, ctx):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)}
 
 
 def _substitute_temporary(stmts, i, counts) -> bool:
@@ -126,13 +126,13 @@ def _use_slot(stmt, temp):
     """The slot of `temp` in `stmt`'s own expression (an assignment's value, a return's), if it reads it there."""
     if not isinstance(stmt, (gast.Assign, gast.Return, gast.Expr)) or stmt.value is None:
         return None
-    if any(isinstance(n, _SCOPES) for n in gast.walk(stmt.value)):
+    if any(isinstance(n, _SCOPES) for n in walk(stmt.value)):
         return None
     if temp not in _names(stmt.value, gast.Load):
         return None
     if isinstance(stmt.value, gast.Name):
         return _Slot(stmt.value, lambda v: setattr(stmt, "value", v))
-    for parent in gast.walk(stmt.value):
+    for parent in walk(stmt.value):
         for field, child in gast.iter_fields(parent):
             if isinstance(child, gast.Name) and child.id == temp:
                 return _Slot(stmt.value, lambda v, p=parent, f=field: setattr(p, f, v))
@@ -190,19 +190,19 @@ def _merge_reassignment(stmts, i, counts) -> bool:
             return False
         del stmts[i]
         stores[x] -= 1
-        loads.subtract(n.id for n in gast.walk(value) if isinstance(n, gast.Name))
+        loads.subtract(n.id for n in walk(value) if isinstance(n, gast.Name))
         return True
     movable = isinstance(value, gast.Name) or (
         isinstance(value, gast.Constant) and not (type(value.value) is float and value.value == 0.0)
     )
-    if not movable or any(isinstance(n, _SCOPES) for n in gast.walk(second.value)):
+    if not movable or any(isinstance(n, _SCOPES) for n in walk(second.value)):
         return False
 
     class Put(gast.NodeTransformer):
         def visit_Name(self, node):
-            return copy.deepcopy(value) if node.id == x and isinstance(node.ctx, gast.Load) else node
+            return copy_tree(value) if node.id == x and isinstance(node.ctx, gast.Load) else node
 
-    put = sum(1 for n in gast.walk(second.value) if isinstance(n, gast.Name) and n.id == x)
+    put = sum(1 for n in walk(second.value) if isinstance(n, gast.Name) and n.id == x)
     second.value = Put().visit(second.value)
     _keep_location(second, first)
     del stmts[i]

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import gast
 from beniget.beniget import collect_locals
 
+from .nodes import walk
+
 LIFTED = "__transpile_lifted__"  # the attribute holding a lifted closure's definition
 
 
@@ -43,7 +45,7 @@ def free_locals(node, enclosing_locals, lifted, own_name):
     with those of the lifted closures it calls (they are passed on to them)."""
     inner = set(collect_locals(node)) | {a.id for a in node.args.args + node.args.kwonlyargs}
     free = []
-    for sub in gast.walk(node):
+    for sub in walk(node):
         if not isinstance(sub, gast.Name) or not isinstance(sub.ctx, gast.Load) or sub.id in inner:
             continue
         if sub.id in lifted and sub.id != own_name:

@@ -8,11 +8,10 @@ every loop body as a structured block.
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from .. import naming
+from .nodes import copy_tree, walk
 
 
 def _name(id_, ctx=None):
@@ -116,7 +115,7 @@ def _returns_in_block(stmts, in_loop):
                 out.append(stmt)
                 continue
             body = stmt.body + ([] if _always_returns(stmt.body) else rest)
-            orelse = stmt.orelse + ([] if _always_returns(stmt.orelse) else copy.deepcopy(rest))
+            orelse = stmt.orelse + ([] if _always_returns(stmt.orelse) else copy_tree(rest))
             stmt.body = _returns_in_block(body, False) or [gast.copy_location(gast.Pass(), stmt)]
             stmt.orelse = _returns_in_block(orelse, False)
             out.append(stmt)
@@ -138,7 +137,7 @@ def _returns_in_block(stmts, in_loop):
 
 def structure_loops(fdef: gast.FunctionDef) -> None:
     """Rewrite `break`/`continue` in every loop of `fdef` into flags and guards."""
-    counter = _Counter({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)})
+    counter = _Counter({n.id for n in walk(fdef) if isinstance(n, gast.Name)})
     fdef.body = _loops_in_block(fdef.body, counter)
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 import functools
 import inspect
 import types
@@ -43,6 +42,7 @@ from . import closures
 from .controlflow import structure_loops, structure_returns
 from .hooks import API, RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
 from .methods import as_function, bound_method, made_name, owner_name
+from .nodes import copy_tree, walk
 from .parse import ParsedFunction, lambda_to_def, parse_function
 from .program import Guard, NFunction, Program, const, index_value, is_atom, name
 from .rebinding import rename_rebindings
@@ -110,7 +110,7 @@ def calls_itself(program) -> bool:
         isinstance(node, gast.Name) and node.id == program.entry and isinstance(node.ctx, gast.Load)
         for nf in program.functions.values()
         for stmt in nf.body
-        for node in gast.walk(stmt)
+        for node in walk(stmt)
     )
 
 
@@ -205,7 +205,7 @@ class _ProgramBuilder:
         the parameters at the positions `bindings` gives): that parameter becomes a free name whose attributes the
         method reads like globals (values captured, methods and callables called)."""
         parsed = parse_function(fn)
-        node = copy.deepcopy(parsed.node)
+        node = copy_tree(parsed.node)
         if not node.args.args:
             raise TranspileError(
                 f"`{fn.__qualname__}` is called as a method but takes no `self` parameter",
@@ -220,7 +220,7 @@ class _ProgramBuilder:
             if bound_name in collect_locals(node):
                 rebound = next(
                     n
-                    for n in gast.walk(node)
+                    for n in walk(node)
                     if isinstance(n, gast.Name) and n.id == bound_name and isinstance(n.ctx, gast.Store)
                 )
                 raise TranspileError(
@@ -316,7 +316,7 @@ class _FunctionDesugarer:
         self.key = key
         self.parsed = parsed
         self.env = env
-        self.node = copy.deepcopy(node if node is not None else parsed.node)
+        self.node = copy_tree(node if node is not None else parsed.node)
         self.extra = list(extra)
         self.temps = 0
         self.blocks = []
@@ -348,7 +348,7 @@ class _FunctionDesugarer:
 
     def _refuse_module_names(self, fdef):
         """A variable named like a module generated code uses (`rt`, `np`, ...) would hide that module."""
-        for node in gast.walk(fdef):
+        for node in walk(fdef):
             if isinstance(node, gast.Name) and node.id in naming.MODULE_NAMES and node.id in self.locals:
                 self.error(
                     node,
@@ -368,13 +368,13 @@ class _FunctionDesugarer:
         stored = {
             n.id
             for stmt in fdef.body
-            for n in gast.walk(stmt)
+            for n in walk(stmt)
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
         }
         self.nones = {p for p in self.nones if p in params and p not in stored}  # (a parameter assigned is not)
         self.sequences = SequenceLengths(fdef, params)
         self._refuse_module_names(fdef)
-        self.used_names = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+        self.used_names = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
         outer = getattr(self, "outer_lifted", {})
         self.lifted = {k: v for k, v in outer.items() if k not in self.locals}  # (a local hides a closure)
         self._lift_nested(fdef)
@@ -450,7 +450,7 @@ class _FunctionDesugarer:
     def _lift(self, local_name, node):
         """Lift the nested def or lambda `node` (a closure over this function's locals), named `local_name` here;
         it is desugared where it is called (or transformed)."""
-        node = copy.deepcopy(node)
+        node = copy_tree(node)
         node.decorator_list = []
         self._check_defaults(node)
         free = closures.free_locals(node, self.locals, self.lifted, local_name)
@@ -475,11 +475,11 @@ class _FunctionDesugarer:
                 "use ordinary parameters",
             )
         bound = {}
-        for sub in gast.walk(self.node):
+        for sub in walk(self.node):
             if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Param)):
                 bound[sub.id] = bound.get(sub.id, 0) + 1
         for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-            for sub in gast.walk(default):
+            for sub in walk(default):
                 if isinstance(sub, gast.Name) and bound.get(sub.id, 0) > 1:
                     self.error(
                         sub,
@@ -617,8 +617,8 @@ class _FunctionDesugarer:
             )
         if call is not None:
             args = [self.message(a, stmt) for a in call.args]
-            exc = gast.Call(func=copy.deepcopy(call.func), args=args, keywords=[])
-        self.emit(gast.Raise(exc=copy.deepcopy(exc), cause=None), stmt)
+            exc = gast.Call(func=copy_tree(call.func), args=args, keywords=[])
+        self.emit(gast.Raise(exc=copy_tree(exc), cause=None), stmt)
 
     def stmt_Return(self, stmt):
         value = self.atom(stmt.value, stmt) if stmt.value is not None else const(None)
@@ -657,7 +657,7 @@ class _FunctionDesugarer:
                 self.error(target, "starred assignment is not supported", "index the sequence explicitly")
             if not isinstance(atom, gast.Name):
                 self.error(target, "cannot unpack a constant")
-            if atom.id in {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}:
+            if atom.id in {n.id for n in walk(target) if isinstance(n, gast.Name)}:
                 # `a, rest = rest`: the adjoint of the unpacking needs the old value, so keep it
                 tmp = self.fresh()
                 self.assign(tmp, name(atom.id), stmt)
@@ -753,9 +753,7 @@ class _FunctionDesugarer:
             self.assign(old, self._tag_getitem(getitem, name(target.value.id), index), stmt)
             binop.left = name(old)
             new = self.expr_to(binop, None, stmt)
-            load_target = gast.Subscript(
-                value=name(target.value.id), slice=copy.deepcopy(target.slice), ctx=gast.Store()
-            )
+            load_target = gast.Subscript(value=name(target.value.id), slice=copy_tree(target.slice), ctx=gast.Store())
             gast.copy_location(load_target, target)
             self.setitem(load_target, name(new), stmt)
         else:
@@ -848,7 +846,7 @@ class _FunctionDesugarer:
         self._count_trip(trips, stmt)
         for s in stmt.body:
             self.statement(s)
-        self.expr_to(copy.deepcopy(stmt.test), cond, stmt, force_fresh=True)
+        self.expr_to(copy_tree(stmt.test), cond, stmt, force_fresh=True)
         body = self.blocks.pop()
         loop = self.emit(gast.While(test=name(cond), body=body, orelse=[]), stmt)
         loop.trips = trips
@@ -965,7 +963,7 @@ class _FunctionDesugarer:
         if not hasattr(self, "_containers"):
             bindings = [
                 (t.id, node.value)
-                for node in gast.walk(self.node)
+                for node in walk(self.node)
                 if isinstance(node, gast.Assign)
                 for t in node.targets
                 if isinstance(t, gast.Name)
@@ -989,7 +987,7 @@ class _FunctionDesugarer:
         """Local names every assignment of which is a range(...) or rt.backwards(...) call."""
         if not hasattr(self, "_ranges"):
             kinds = {}
-            for node in gast.walk(self.node):
+            for node in walk(self.node):
                 if isinstance(node, gast.Assign):
                     for t in node.targets:
                         if isinstance(t, gast.Name):
@@ -1000,7 +998,7 @@ class _FunctionDesugarer:
                             )
                             kinds[t.id] = kinds.get(t.id, True) and is_range
                 elif isinstance(node, (gast.For, gast.AugAssign)):
-                    for t in gast.walk(node.target):
+                    for t in walk(node.target):
                         if isinstance(t, gast.Name):
                             kinds[t.id] = False
             self._ranges = {k for k, v in kinds.items() if v and k not in self.params_set()}
@@ -1023,7 +1021,7 @@ class _FunctionDesugarer:
     def _assigned_in(self, stmts):
         out = set()
         for s in stmts:
-            for n in gast.walk(s):
+            for n in walk(s):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                     out.add(n.id)
         return out
@@ -1134,7 +1132,7 @@ class _FunctionDesugarer:
             inner = [gast.copy_location(gast.If(test=cond, body=inner, orelse=[]), stmt)]
         loop = gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)
         gast.copy_location(loop, stmt)
-        for n in gast.walk(gen.target):
+        for n in walk(gen.target):
             if isinstance(n, gast.Name):
                 self.locals.add(n.id)
         self.locals.add(acc)
@@ -1247,7 +1245,7 @@ class _FunctionDesugarer:
             base = self.atom(expr, stmt)
             items = []
             for i in range(length):
-                node = gast.Subscript(value=copy.deepcopy(base), slice=const(i), ctx=gast.Load())
+                node = gast.Subscript(value=copy_tree(base), slice=const(i), ctx=gast.Load())
                 items.append(self.atom(gast.copy_location(node, expr), stmt))
             return items
         if isinstance(expr.op, gast.Add):
@@ -1258,7 +1256,7 @@ class _FunctionDesugarer:
         else:  # `2 * (x,)`
             count = repeat_count(expr.left)
             items = self._sequence_items(expr.right, stmt)
-        return [copy.deepcopy(item) for _ in range(count) for item in items]
+        return [copy_tree(item) for _ in range(count) for item in items]
 
     def _refuse_varying(self, expr, stmt):
         """A tuple or list whose length the source does not fix cannot become one display."""
@@ -1659,7 +1657,7 @@ class _FunctionDesugarer:
             if prim.differentiated_as is not None and self.builder.differentiated:
                 written = prim.differentiated_as(list(args), list(keywords), self.fresh)
                 if written is not None:  # rt.per_example: a loop over the examples, desugared as if written so
-                    for node in gast.walk(written):
+                    for node in walk(written):
                         gast.copy_location(node, expr)
                     return self.rhs(written, stmt)
             if prim.canonical is not None:
@@ -1907,7 +1905,7 @@ class _FunctionDesugarer:
             if p.id in given:
                 args.append(given[p.id])
             elif isinstance(defaults.get(p.id), gast.Constant):
-                args.append(copy.deepcopy(defaults[p.id]))
+                args.append(copy_tree(defaults[p.id]))
             elif p.id in defaults:
                 self.error(defaults[p.id], "a transformed nested function's defaults must be constants", "pass it")
             else:
@@ -1944,7 +1942,7 @@ class _FunctionDesugarer:
             elif pname in defaults:
                 value = defaults[pname]
                 if isinstance(value, gast.AST):
-                    args.append(self.atom(copy.deepcopy(value), stmt))
+                    args.append(self.atom(copy_tree(value), stmt))
                 elif isinstance(value, _SCALARS) and not isinstance(value, str):
                     args.append(const(value))
                 else:
@@ -2016,7 +2014,7 @@ class _SourceOf(dict):
 
 
 def _names_read(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def _path_expr(path):

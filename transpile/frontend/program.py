@@ -9,6 +9,7 @@ import gast
 
 from .. import naming
 from ..errors import Location
+from .nodes import walk
 
 
 @dataclass
@@ -106,7 +107,7 @@ class Program:
     def callees(self, key: str) -> set:
         """The functions `key` calls: its calls of user functions, and the functions of its rule."""
         fn = self.functions[key]
-        called = {node.callee for stmt in fn.body for node in gast.walk(stmt) if getattr(node, "callee", None)}
+        called = {node.callee for stmt in fn.body for node in walk(stmt) if getattr(node, "callee", None)}
         return called | set(fn.rule_keys.values())
 
     def calls_back(self, caller: str, callee: str) -> bool:

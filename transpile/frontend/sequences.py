@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gast
 
+from .nodes import walk
+
 VARYING = "varying"  # a sequence whose length the source does not fix (rebuilt with `+`, or of several lengths)
 
 
@@ -12,7 +14,7 @@ class SequenceLengths:
 
     def __init__(self, fdef, params):
         self.values = {}  # name -> the values assigned to it (None: bound some other way)
-        for node in gast.walk(fdef):
+        for node in walk(fdef):
             if isinstance(node, gast.Assign):
                 for target in node.targets:
                     if isinstance(target, gast.Name):
@@ -25,12 +27,12 @@ class SequenceLengths:
                 )
                 self.values.setdefault(node.target.id, []).append(rebuilt)
         simple = set()
-        for node in gast.walk(fdef):
+        for node in walk(fdef):
             if isinstance(node, (gast.Assign, gast.AnnAssign, gast.AugAssign)):
                 for target in getattr(node, "targets", None) or [node.target]:
                     if isinstance(target, gast.Name):
                         simple.add(id(target))
-        for node in gast.walk(fdef):
+        for node in walk(fdef):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and id(node) not in simple:
                 self.values.setdefault(node.id, []).append(None)
         for param in params:

@@ -18,7 +18,6 @@ arrays nothing else sees, and their tapes keep arrays by reference on purpose.
 
 from __future__ import annotations
 
-import copy
 import os
 
 import gast
@@ -31,6 +30,7 @@ from ..errors import TranspileError
 from ..primitives import registry
 from ..transforms.common import assign, call, dotted
 from ..transforms.templates import instantiate
+from .nodes import copy_tree, walk
 from .program import const, index_value, name
 
 _HINT = "write into the array itself (e.g. `y[1:] += 1.0` instead of `v = y[1:]; v += 1.0`), or make `{0}` a copy"
@@ -50,7 +50,7 @@ class _Rewriter:
         self.alias = aliasing
         self.summaries = found
         self.containers = containers
-        self.taken = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.taken = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         self.counter = 0
 
     def run(self):
@@ -308,15 +308,15 @@ class _Rewriter:
         """Write `value` into the view at `level` of `path` (0: the holder itself) at `index` (None: all of it);
         `levels` holds the names of views already made (the written name is the last level)."""
         if level == 0:
-            out.append(self._setitem(holder, copy.deepcopy(index) if index is not None else const(...), value, origin))
+            out.append(self._setitem(holder, copy_tree(index) if index is not None else const(...), value, origin))
             return
         step = self.alias.steps[path[level - 1]]
         rhs = step.stmt.value
         if step.getitem and index is None:
-            return self._write_level(holder, path, level - 1, copy.deepcopy(rhs.slice), value, origin, out, levels)
+            return self._write_level(holder, path, level - 1, copy_tree(rhs.slice), value, origin, out, levels)
         basic = {"int", "slice", "newaxis", "ellipsis"}
         if step.getitem and step.kind == "elem" and set(component_kinds(index, self.alias.index_kinds)) <= basic:
-            parts = _components(copy.deepcopy(rhs.slice)) + _components(copy.deepcopy(index))
+            parts = _components(copy_tree(rhs.slice)) + _components(copy_tree(index))
             composed = gast.Tuple(elts=parts, ctx=gast.Load())
             return self._write_level(holder, path, level - 1, composed, value, origin, out, levels)
         if not step.getitem and index is None:  # a permutation of its base: its VJP puts a value back in place
@@ -331,7 +331,7 @@ class _Rewriter:
         copied = call("rt.copy", [current])
         copied.prim, copied.bound = registry.by_path("rt.copy"), {"x": current}
         updated = self._emit(out, self._fresh(), copied, origin)
-        out.append(self._setitem(updated.id, copy.deepcopy(index), value, origin))
+        out.append(self._setitem(updated.id, copy_tree(index), value, origin))
         self._write_level(holder, path, level, None, updated, origin, out, levels)
 
     def _level(self, holder, path, level, origin, out, levels):
@@ -375,8 +375,8 @@ class _Rewriter:
         step = self.alias.steps[sid]
         rhs = step.stmt.value
         old = rhs.bound[step.base]
-        new = copy.deepcopy(rhs, {id(rhs.prim): rhs.prim})
-        new.bound = {p: base if v is old else copy.deepcopy(v) for p, v in rhs.bound.items()}
+        new = copy_tree(rhs)
+        new.bound = {p: base if v is old else copy_tree(v) for p, v in rhs.bound.items()}
         if isinstance(rhs, (gast.Subscript, gast.Attribute)):
             new.value = base
         else:

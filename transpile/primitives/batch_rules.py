@@ -6,13 +6,14 @@ batched call (AST) with the batch in axis 0 of its result, or None for vmap's lo
 
 from __future__ import annotations
 
-import copy
 import string
 from collections import Counter
 
 import gast
 
 from runtime import syntax
+
+from ..frontend.nodes import copy_tree
 
 
 def _expr(template: str, **names):
@@ -21,7 +22,7 @@ def _expr(template: str, **names):
 
     class Substitute(gast.NodeTransformer):
         def visit_Name(self, node):
-            return copy.deepcopy(names[node.id]) if node.id in names else node
+            return copy_tree(names[node.id]) if node.id in names else node
 
     return Substitute().visit(tree)
 
@@ -73,7 +74,7 @@ def einsum(bound, batched):
         return None
     optimize = bound.get("optimize")
     keywords = [] if _constant(optimize) in ((True, None), (True, False)) else [gast.keyword("optimize", optimize)]
-    args = [gast.Constant(value=text, kind=None)] + [copy.deepcopy(x) for x in operands[1:]]
+    args = [gast.Constant(value=text, kind=None)] + [copy_tree(x) for x in operands[1:]]
     return gast.Call(func=_expr("np.einsum"), args=args, keywords=keywords)
 
 

@@ -4,12 +4,11 @@ Each helper is registered with its derivative rules, so grad(vmap(f)) works, and
 the per-example fallback), so vmap(vmap(f)) works.
 """
 
-import copy
-
 import gast
 
 import runtime as rt
 
+from ..frontend.nodes import copy_tree
 from .registry import defhelper, defprim
 
 _PER_EXAMPLE = ("fn", "args", "flags", "size", "keywords", "mask")
@@ -29,7 +28,7 @@ def _bound_args(params, args, kwargs):
     for p in params:
         if p not in bound:
             break
-        out.append(copy.deepcopy(bound[p]))
+        out.append(copy_tree(bound[p]))
     return out
 
 
@@ -65,7 +64,7 @@ def _is_path(node, module, attr):
 
 
 def _example(value, batched, index):
-    return _rt("example", copy.deepcopy(value), index) if batched else copy.deepcopy(value)
+    return _rt("example", copy_tree(value), index) if batched else copy_tree(value)
 
 
 def _mask(bound):
@@ -84,18 +83,18 @@ def call_loop(bound, fresh):
     i = fresh()
     index = gast.Name(i, gast.Load(), None, None)
     if _mask(bound) is not None:
-        index = _rt("running_example", index, copy.deepcopy(_mask(bound)))
-    items = [_example(v, f, copy.deepcopy(index)) for v, f in zip(values.elts, flags)]
+        index = _rt("running_example", index, copy_tree(_mask(bound)))
+    items = [_example(v, f, copy_tree(index)) for v, f in zip(values.elts, flags)]
     npos = len(items) - len(keywords)
     fn = bound["fn"]
     if _is_path(fn, "operator", "getitem") and npos == 2 and not keywords:  # x[idx], as desugar reads it
-        return _loop(gast.Subscript(value=items[0], slice=items[1], ctx=gast.Load()), copy.deepcopy(bound["size"]), i)
+        return _loop(gast.Subscript(value=items[0], slice=items[1], ctx=gast.Load()), copy_tree(bound["size"]), i)
     call = gast.Call(
-        func=copy.deepcopy(bound["fn"]),
+        func=copy_tree(bound["fn"]),
         args=items[:npos],
         keywords=[gast.keyword(arg=k, value=v) for k, v in zip(keywords, items[npos:])],
     )
-    return _loop(call, copy.deepcopy(bound["size"]), i)
+    return _loop(call, copy_tree(bound["size"]), i)
 
 
 def _setitem_loop(bound, fresh):
@@ -106,13 +105,13 @@ def _setitem_loop(bound, fresh):
         return None
     i = fresh()
     index = gast.Name(i, gast.Load(), None, None)
-    x, idx, v = (_example(bound[p], f, copy.deepcopy(index)) for p, f in zip(("x", "idx", "v"), flags))
-    written = _rt("set_region", x, copy.deepcopy(x), idx, v)
+    x, idx, v = (_example(bound[p], f, copy_tree(index)) for p, f in zip(("x", "idx", "v"), flags))
+    written = _rt("set_region", x, copy_tree(x), idx, v)
     if _mask(bound) is not None:
-        test = _rt("runs_example", copy.deepcopy(index), copy.deepcopy(_mask(bound)))
-        written = gast.IfExp(test=test, body=written, orelse=copy.deepcopy(x))
+        test = _rt("runs_example", copy_tree(index), copy_tree(_mask(bound)))
+        written = gast.IfExp(test=test, body=written, orelse=copy_tree(x))
     batched = [p for p, f in (("idx", flags[1]), ("x", flags[0]), ("v", flags[2])) if f]
-    size = _rt("batch_of", copy.deepcopy(bound[batched[0]]))
+    size = _rt("batch_of", copy_tree(bound[batched[0]]))
     return _loop(written, size, i)
 
 

@@ -18,6 +18,7 @@ import runtime
 
 _BY_IMPL: dict[int, Primitive] = {}
 _BY_NAME: dict[str, Primitive] = {}
+_BY_PATH: dict[str, Primitive] = {}  # the first primitive registered under each path
 _METHODS: dict[str, Method] = {}
 _ATTRIBUTES: dict[str, Primitive] = {}
 
@@ -118,6 +119,10 @@ class Primitive:
     # over the examples calling the wrapped function, whose rules then apply): differentiated_as(args, kwargs, fresh)
     # -> an expression (AST) desugared as if written in its place, or None (the call stays); `fresh()` a new name
     differentiated_as: object = None
+
+    def __deepcopy__(self, memo):
+        """A registry entry: a copied node refers to the same primitive (registry.is_opaque compares identities)."""
+        return self
 
     @property
     def shape_only(self) -> frozenset:
@@ -290,6 +295,7 @@ def defprim(
     if name in _BY_NAME:
         raise ValueError(f"primitive {name!r} registered twice")
     _BY_NAME[name] = prim
+    _BY_PATH.setdefault(prim.path, prim)
     if variant_of is not None:
         _BY_NAME[variant_of].variants.append(prim)
     else:
@@ -353,9 +359,8 @@ def is_opaque(prim: Primitive) -> bool:
 def by_path(path: str) -> Primitive | None:
     """The primitive generated code writes as `path` (e.g. "rt.unbroadcast"), or whose entry a runtime helper
     `rt.<name>` is an alias of (rt.transpose, np.transpose's)."""
-    for prim in _BY_NAME.values():
-        if prim.path == path:
-            return prim
+    if path in _BY_PATH:
+        return _BY_PATH[path]
     if path.startswith("rt."):
         helper = getattr(runtime, path[3:], None)
         return _BY_IMPL.get(id(helper)) if helper is not None else None

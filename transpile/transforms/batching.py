@@ -31,6 +31,7 @@ from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..codegen.tidy import tidy
+from ..frontend.nodes import copy_tree, walk
 from ..frontend.program import Program, const, name
 from .common import Builder, Mode
 from .common import assign as _assign
@@ -170,8 +171,8 @@ class BatchMode(Mode):
 
 def _operands(stmt):
     """The names a statement's right-hand side (or write) reads."""
-    return {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)} | (
-        {n.id for n in gast.walk(stmt.targets[0].slice) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)} | (
+        {n.id for n in walk(stmt.targets[0].slice) if isinstance(n, gast.Name)}
         if isinstance(stmt.targets[0], gast.Subscript)
         else set()
     )
@@ -427,25 +428,25 @@ class _BatchBuilder(Builder):
         """id(stmt) -> the condition names of the ifs and whiles that enclose it."""
         controls = {}
 
-        def walk(stmts, conds):
+        def mark(stmts, conds):
             for stmt in stmts:
                 controls[id(stmt)] = conds
                 if isinstance(stmt, gast.If):
                     inner = conds + (stmt.test.id,) if isinstance(stmt.test, gast.Name) else conds
-                    walk(stmt.body, inner)
-                    walk(stmt.orelse, inner)
+                    mark(stmt.body, inner)
+                    mark(stmt.orelse, inner)
                 elif isinstance(stmt, gast.While):
-                    walk(stmt.body, conds + (stmt.test.id,))
+                    mark(stmt.body, conds + (stmt.test.id,))
                 elif isinstance(stmt, gast.For):  # masked when its trip count or its exit differs per example
-                    walk(stmt.body, conds + (stmt.iter.id,) + tuple(filter(None, [_exit_flag(stmt)])))
+                    mark(stmt.body, conds + (stmt.iter.id,) + tuple(filter(None, [_exit_flag(stmt)])))
 
-        walk(self.fn.body, ())
+        mark(self.fn.body, ())
         return controls
 
     # ------------------------------------------------------------------ build
     def build(self):
         fn = self.fn
-        self.names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.names = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         self.batch = BATCH
         while self.batch in self.names:
             self.batch += "_"
@@ -470,7 +471,7 @@ class _BatchBuilder(Builder):
             if not batched and p in self.batched:  # the same for every example here, bound again to a batched value
                 body.append(_assign(p, _call("rt.to_batched", [name(p), name(self.batch)]), fn.body[0]))
         body += self._block(fn.body[:-1])
-        body.append(gast.Return(value=copy.deepcopy(ret)))
+        body.append(gast.Return(value=copy_tree(ret)))
         params = list(fn.params) + [self.batch]
         fdef = self.define(self.var.name, params, body, "batched")
         tidy(fdef)
@@ -482,8 +483,8 @@ class _BatchBuilder(Builder):
     def _as_batched(self, atom):
         """An expression for `atom` as a batched value (broadcast when it is the same for every example)."""
         if self._is_batched(atom):
-            return copy.deepcopy(atom)
-        return _call("rt.to_batched", [copy.deepcopy(atom), name(self.batch)])
+            return copy_tree(atom)
+        return _call("rt.to_batched", [copy_tree(atom), name(self.batch)])
 
     # ------------------------------------------------------------------ statements
     def _block(self, stmts):
@@ -510,7 +511,7 @@ class _BatchBuilder(Builder):
     def _guarded_check(self, stmt):
         if isinstance(stmt, gast.Assert) and self._is_batched(stmt.test):
             new = copy.copy(stmt)
-            new.test = _call("rt.all_examples", [copy.deepcopy(stmt.test)] + self._mask_args())
+            new.test = _call("rt.all_examples", [copy_tree(stmt.test)] + self._mask_args())
             return [new]
         if self.masks:  # a raise in a branch some examples take: raise only if one of them does
             test = _call("rt.any_active", [self._mask_expr()])
@@ -524,7 +525,7 @@ class _BatchBuilder(Builder):
         expr = self.masks[0]
         for m in self.masks[1:]:
             expr = _call("np.logical_and", [expr, m])
-        return copy.deepcopy(expr)
+        return copy_tree(expr)
 
     def _assign_statement(self, stmt):
         target = stmt.targets[0]
@@ -548,8 +549,8 @@ class _BatchBuilder(Builder):
                     out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
             return out
         if isinstance(target, gast.Tuple):
-            value = _call("rt.batched_unpack", [copy.deepcopy(rhs), const(len(target.elts))])
-            return [_assign(copy.deepcopy(target), value, stmt)]
+            value = _call("rt.batched_unpack", [copy_tree(rhs), const(len(target.elts))])
+            return [_assign(copy_tree(target), value, stmt)]
         x = target.id
         if isinstance(rhs, gast.Name):
             return [stmt]
@@ -574,8 +575,8 @@ class _BatchBuilder(Builder):
         if getattr(rhs, "callee", None) is not None:
             key = self.mode.primal(rhs.callee)
             return _assign(
-                copy.deepcopy(stmt.targets[0]),
-                gast.Call(func=name(key), args=copy.deepcopy(rhs.args), keywords=[]),
+                copy_tree(stmt.targets[0]),
+                gast.Call(func=name(key), args=copy_tree(rhs.args), keywords=[]),
                 stmt,
             )
         return stmt
@@ -583,10 +584,10 @@ class _BatchBuilder(Builder):
     def _batched_prim(self, stmt, prim, rhs):
         bound = rhs.bound
         if self._same_for_all(rhs, self.batched) and prim.loop_trips is not None:
-            return copy.deepcopy(rhs)  # a range of the same trips for every example
+            return copy_tree(rhs)  # a range of the same trips for every example
         if prim.name in ("make_tuple", "make_list", "make_dict"):
             items = [self._as_batched(v) for v in bound["items"]]
-            node = copy.deepcopy(rhs)
+            node = copy_tree(rhs)
             if isinstance(node, gast.Dict):
                 node.values = items
             else:
@@ -599,13 +600,13 @@ class _BatchBuilder(Builder):
                     "the meta fields of an object built under vmap must be the same for every example",
                     "make the field a data field, or compute it from values that are not mapped",
                 )
-            node = copy.deepcopy(rhs)
+            node = copy_tree(rhs)
             lead = len(node.args) - len(bound[prim.varargs])
             node.args[lead:] = [self._as_batched(v) for v in bound[prim.varargs]]
             return node
         if prim.name == "getitem":
             if self._is_batched(bound["x"]) and not (set(_names(bound["idx"])) & self.batched):
-                return _call("rt.batched_getitem", [copy.deepcopy(bound["x"]), copy.deepcopy(bound["idx"])])
+                return _call("rt.batched_getitem", [copy_tree(bound["x"]), copy_tree(bound["idx"])])
             return self._per_example(stmt, "operator.getitem", [bound["x"], bound["idx"]], {})
         rule = prim.batch
         if any(set(_names(v)) & self.batched for p in prim.batch_needs_same for v in _atoms(bound.get(p))):
@@ -627,7 +628,7 @@ class _BatchBuilder(Builder):
         if rule == "elementwise":
             return self._elementwise(stmt, rhs)
         if rule == "shape":  # reads only shapes: ask about one example, the answer holds for all
-            node = copy.deepcopy(rhs)
+            node = copy_tree(rhs)
             for get, put in _operand_slots(node):
                 if self._is_batched(get()):
                     put(_call("rt.example_like", [get()]))
@@ -635,7 +636,7 @@ class _BatchBuilder(Builder):
         if rule == "axis" and any(self._is_batched(bound.get(p)) for p in prim.params[1:]):
             rule = None  # a per-example parameter (np.var's ddof): loop over the examples
         if rule == "axis":
-            node = copy.deepcopy(rhs)
+            node = copy_tree(rhs)
             node.keywords = [k for k in node.keywords if k.arg != "axis"]
             params = prim.params
             if "axis" in params[: len(node.args)]:
@@ -647,9 +648,7 @@ class _BatchBuilder(Builder):
             node.keywords.append(
                 gast.keyword(
                     arg="axis",
-                    value=_call(
-                        "rt.batch_axis", [copy.deepcopy(bound.get("axis", const(None))), copy.deepcopy(node.args[0])]
-                    ),
+                    value=_call("rt.batch_axis", [copy_tree(bound.get("axis", const(None))), copy_tree(node.args[0])]),
                 )
             )
             return node
@@ -735,7 +734,7 @@ class _BatchBuilder(Builder):
     def _enclosing_collective(self, stmt, prim, rhs):
         """A collective over an enclosing vmap's axis (or the devices' of a pmap), which batches it: as written,
         but where its value is batched here the axes it names of one example move past this batch axis."""
-        node = copy.deepcopy(rhs)
+        node = copy_tree(rhs)
         if not prim.example_axes or not self._is_batched(rhs.bound.get(prim.params[0])):
             return node
         keywords = {k.arg: k for k in node.keywords}
@@ -759,7 +758,7 @@ class _BatchBuilder(Builder):
         return node
 
     def _elementwise(self, stmt, rhs):
-        node = copy.deepcopy(rhs)
+        node = copy_tree(rhs)
         operands = _operand_slots(node)
         values = [get() for get, _ in operands]
         flags = [self._is_batched(v) for v in values]
@@ -770,7 +769,7 @@ class _BatchBuilder(Builder):
             _tuple([name(a, True) for a in aligned], store=True),
             _call(
                 "rt.align",
-                [_tuple([copy.deepcopy(v) for v in values])],
+                [_tuple([copy_tree(v) for v in values])],
                 [gast.keyword(arg="batched", value=_tuple([const(f) for f in flags]))],
             ),
             stmt,
@@ -789,7 +788,7 @@ class _BatchBuilder(Builder):
             "rt.per_example",
             [
                 _path_expr(path),
-                _tuple([copy.deepcopy(a) for a in values]),
+                _tuple([copy_tree(a) for a in values]),
                 _tuple([const(f) for f in flags]),
                 name(self.batch),
             ]
@@ -813,8 +812,8 @@ class _BatchBuilder(Builder):
                 "rt.per_example_setitem",
                 [
                     name(x),
-                    copy.deepcopy(bound["idx"]),
-                    copy.deepcopy(v),
+                    copy_tree(bound["idx"]),
+                    copy_tree(v),
                     _tuple([const(self._is_batched(name(x))), const(True), const(self._is_batched(v))]),
                 ]
                 + self._mask_args(),
@@ -823,7 +822,7 @@ class _BatchBuilder(Builder):
                 _comment("an index that differs per example: writes example by example", stmt),
                 _assign(x, call, stmt),
             ]
-        value = _call("rt.batched_setitem", [name(x), copy.deepcopy(bound["idx"]), copy.deepcopy(v)])
+        value = _call("rt.batched_setitem", [name(x), copy_tree(bound["idx"]), copy_tree(v)])
         value.keywords = [gast.keyword(arg="value_batched", value=const(self._is_batched(v)))]
         value.keywords += [gast.keyword(arg="mask", value=m) for m in self._mask_args()]
         return [_assign(x, value, stmt)]
@@ -832,7 +831,7 @@ class _BatchBuilder(Builder):
         rhs = stmt.value
         x = stmt.targets[0].id
         var = self._callee(rhs, self.batched)
-        call = gast.Call(func=name(var.name), args=copy.deepcopy(rhs.args) + [name(self.batch)], keywords=[])
+        call = gast.Call(func=name(var.name), args=copy_tree(rhs.args) + [name(self.batch)], keywords=[])
         out = [_assign(x, call, stmt)]
         if x in self.batched and not var.result_batched:
             out.append(_assign(x, _call("rt.to_batched", [name(x), name(self.batch)]), stmt))
@@ -845,11 +844,9 @@ class _BatchBuilder(Builder):
     def _select(self, x, cond, then, otherwise, origin):
         """x = then for the examples where cond holds, otherwise for the others."""
         if x in self.stacks:  # pushed onto (or popped from) by both branches of an if
-            return _assign(
-                x, _call("rt.select_tape", [copy.deepcopy(cond), then, otherwise] + self._mask_args()), origin
-            )
+            return _assign(x, _call("rt.select_tape", [copy_tree(cond), then, otherwise] + self._mask_args()), origin)
         helper = "rt.select_bound" if x in self.unbound or x in self.unset else "rt.select"
-        return _assign(x, _call(helper, [copy.deepcopy(cond), then, otherwise]), origin)
+        return _assign(x, _call(helper, [copy_tree(cond), then, otherwise]), origin)
 
     def _under_masks(self, expr):
         """`expr` and the enclosing batched conditions (which examples run here)."""
@@ -893,13 +890,13 @@ class _BatchBuilder(Builder):
         saved = {x: self.fresh(f"{x.lstrip('_')}_before_") for x in before}
         for x in before:
             out.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
-        out += self._branch(stmt.body, copy.deepcopy(cond))
+        out += self._branch(stmt.body, copy_tree(cond))
         then_values = {x: self.fresh(f"{x.lstrip('_')}_then_") for x in before}
         for x in before:
             out.append(_assign(then_values[x], self._as_batched(name(x)), stmt))
         for x in before:
             out.append(_assign(x, name(saved[x]), stmt))
-        out += self._branch(stmt.orelse, gast.UnaryOp(op=gast.Invert(), operand=copy.deepcopy(cond)))
+        out += self._branch(stmt.orelse, gast.UnaryOp(op=gast.Invert(), operand=copy_tree(cond)))
         for x in before:
             out.append(self._select(x, cond, name(then_values[x]), self._as_batched(name(x)), stmt))
         return out
@@ -943,7 +940,7 @@ class _BatchBuilder(Builder):
             return self._masked_for(stmt, stop, trips_differ)
         new = copy.copy(stmt)
         if stmt.iter.id in self.batched:
-            new.iter = _call("rt.common_range", [copy.deepcopy(stmt.iter)])
+            new.iter = _call("rt.common_range", [copy_tree(stmt.iter)])
         new.body = self._block(stmt.body)
         return [new]
 
@@ -961,13 +958,13 @@ class _BatchBuilder(Builder):
             trip = self.fresh("_trip")
             flags = [name(stop) if stop else const(None)] + ([mask] if mask is not None else [])
             body = [
-                _assign(target, _call("rt.range_at", [copy.deepcopy(steps), name(trip)]), stmt),
-                _assign(active, _call("rt.range_active", [copy.deepcopy(steps), name(trip)] + flags), stmt),
+                _assign(target, _call("rt.range_at", [copy_tree(steps), name(trip)]), stmt),
+                _assign(active, _call("rt.range_active", [copy_tree(steps), name(trip)] + flags), stmt),
             ]
-            done = _call("rt.range_done", [copy.deepcopy(steps), name(trip)] + copy.deepcopy(flags))
+            done = _call("rt.range_done", [copy_tree(steps), name(trip)] + copy_tree(flags))
         else:
             body = [_assign(active, self._under_masks(gast.UnaryOp(op=gast.Invert(), operand=name(stop))), stmt)]
-            done = _call("rt.all_examples", [name(stop)] + ([copy.deepcopy(mask)] if mask is not None else []))
+            done = _call("rt.all_examples", [name(stop)] + ([copy_tree(mask)] if mask is not None else []))
         for x in kept:
             body.append(_assign(saved[x], _call("rt.batched_copy", [self._as_batched(name(x))]), stmt))
         body += self._masked_block(stmt.body[:-1] if stop else stmt.body, active)
@@ -976,26 +973,26 @@ class _BatchBuilder(Builder):
         if stop:  # every example has left the loop: it ends
             body.append(gast.copy_location(gast.If(test=done, body=[gast.Break()], orelse=[]), stmt.body[-1]))
         if trips_differ:
-            longest = _call("rt.longest", [copy.deepcopy(steps)] + ([copy.deepcopy(mask)] if mask is not None else []))
+            longest = _call("rt.longest", [copy_tree(steps)] + ([copy_tree(mask)] if mask is not None else []))
             loop = gast.For(
                 target=name(trip, True), iter=_call("range", [longest]), body=body, orelse=[], type_comment=None
             )
             text = "the trip count differs per example: runs the longest, masked per example"
             return [_comment(text, stmt), gast.copy_location(loop, stmt)]
-        iter_ = _call("rt.common_range", [copy.deepcopy(steps)]) if steps.id in self.batched else copy.deepcopy(steps)
+        iter_ = _call("rt.common_range", [copy_tree(steps)]) if steps.id in self.batched else copy_tree(steps)
         loop = gast.copy_location(
             gast.For(target=name(target, True), iter=iter_, body=body, orelse=[], type_comment=None), stmt
         )
         if mask is not None:  # no trip runs without an example
             loop = gast.copy_location(
-                gast.If(test=_call("rt.any_active", [copy.deepcopy(mask)]), body=[loop], orelse=[]), stmt
+                gast.If(test=_call("rt.any_active", [copy_tree(mask)]), body=[loop], orelse=[]), stmt
             )
         text = "examples leave the loop at different trips: it runs until all have, masked per example"
         return [_comment(text, stmt), loop]
 
 
 def _names(node):
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name)]
+    return [n.id for n in walk(node) if isinstance(n, gast.Name)]
 
 
 def _trips_differ(rhs, batched):
@@ -1018,7 +1015,7 @@ def _temporaries(body):
     """Names bound once and read only later in the same block (within a branch, or a loop's trip)."""
     binds, reads = {}, {}
 
-    def walk(block, chain):
+    def visit_block(block, chain):
         for i, stmt in enumerate(block):
             here = chain + ((id(block), i),)
             for x in defined_targets(stmt):
@@ -1026,9 +1023,9 @@ def _temporaries(body):
             for x in _reads(stmt):
                 reads.setdefault(x, []).append(here)
             for field in ("body", "orelse"):
-                walk(getattr(stmt, field, []) or [], here)
+                visit_block(getattr(stmt, field, []) or [], here)
 
-    walk(body, ())
+    visit_block(body, ())
     return {
         x
         for x, sites in binds.items()

@@ -28,6 +28,7 @@ from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..codegen.tidy import tidy
 from ..errors import no_rule_hint
+from ..frontend.nodes import copy_tree, walk
 from ..frontend.program import const, name
 from ..primitives import registry
 from .common import Builder, Mode
@@ -107,7 +108,7 @@ class ForwardMode(Mode):
 class _ForwardBuilder(Builder):
     def build(self):
         fn = self.fn
-        names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        names = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         active_params = [p for p, m in zip(fn.params, self.var.mask) if m]
 
         def callee_active(key, mask):
@@ -134,7 +135,7 @@ class _ForwardBuilder(Builder):
                 break
         out_tangent = self._tangent_of(ret) if isinstance(ret, gast.Name) else const(ZERO)
         self.var.result_zeros = self._zeros_of(ret)
-        body.append(gast.Return(value=_tuple([copy.deepcopy(ret), out_tangent])))
+        body.append(gast.Return(value=_tuple([copy_tree(ret), out_tangent])))
         params = list(fn.params) + [self.tan[p] for p in active_params]
         fdef = self.define(self.var.name, params, body, "tangent")
         tidy(fdef)
@@ -346,11 +347,11 @@ class _ForwardBuilder(Builder):
             key = self.mode.primal(rhs.callee)
             if x in self.active:
                 self.zero.add(x)
-            call = gast.Call(func=name(key), args=copy.deepcopy(rhs.args), keywords=[])
-            return [_assign(copy.deepcopy(stmt.targets[0]), call, stmt)]
+            call = gast.Call(func=name(key), args=copy_tree(rhs.args), keywords=[])
+            return [_assign(copy_tree(stmt.targets[0]), call, stmt)]
         var = self.mode.variant(rhs.callee, mask)
         tangents = [name(self.tan[a.id]) for a, m in zip(rhs.args, mask) if m]
-        call = gast.Call(func=name(var.name), args=copy.deepcopy(rhs.args) + tangents, keywords=[])
+        call = gast.Call(func=name(var.name), args=copy_tree(rhs.args) + tangents, keywords=[])
         if not var.result_active:
             self.zero.add(x)
             return [_assign(_tuple([name(x, True), name("_", True)], store=True), call, stmt)]

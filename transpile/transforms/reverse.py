@@ -32,6 +32,7 @@ from ..analyses.shapes import SameShapes
 from ..codegen.dce import eliminate_dead_code
 from ..codegen.tidy import tidy
 from ..errors import no_rule_hint
+from ..frontend.nodes import copy_tree, walk
 from ..frontend.program import const, name
 from ..primitives import registry
 from .common import Builder, Mode, dotted
@@ -100,7 +101,7 @@ class _VariantBuilder(Builder):
     def build(self, unseen=frozenset()):
         fn = self.fn
         self.counter = 0
-        self.names = {n.id for s in fn.body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.names = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
         active_params = {p for p, m in zip(fn.params, self.var.mask) if m}
 
         def callee_active(key, mask):
@@ -190,11 +191,7 @@ class _VariantBuilder(Builder):
         eliminate_dead_code(bwd_body, self._result_names(), _later_trips)
         loop_variables = {s.target.id for s in walk_statements(fn.body) if isinstance(s, gast.For)}
         read = {
-            n.id
-            for s in walk_statements(bwd_body)
-            for p in _read_parts(s)
-            for n in gast.walk(p)
-            if isinstance(n, gast.Name)
+            n.id for s in walk_statements(bwd_body) for p in _read_parts(s) for n in walk(p) if isinstance(n, gast.Name)
         }
         unread = (read & primal_names) - self.needed - loop_variables
         if unread:  # a restore under an `if` reads the branch taken, which the draft (restoring nothing) did not
@@ -301,13 +298,13 @@ class _VariantBuilder(Builder):
         body.extend(self._forward_block(fn.body[:-1]))
         ret = fn.body[-1]
         residuals = _tuple([self._saved_value(x) for x in self.residuals] + [name(t) for t in self._all_tapes()])
-        body.append(gast.Return(value=_tuple([copy.deepcopy(ret.value), residuals])))
+        body.append(gast.Return(value=_tuple([copy_tree(ret.value), residuals])))
         return self._def(self.var.fwd, list(fn.params), body, "forward")
 
     def _push(self, stmt, x):
         tape = self.tape_names[x]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
-            saved = _call("rt.save_region", [name(x), copy.deepcopy(stmt.value_bound_idx)])
+            saved = _call("rt.save_region", [name(x), copy_tree(stmt.value_bound_idx)])
         else:
             saved = self._saved_value(x)
         return _assign(tape, _tuple([saved, name(tape)]), stmt)
@@ -349,11 +346,11 @@ class _VariantBuilder(Builder):
 
     def _forward_call(self, stmt):
         rhs = stmt.value
-        args = copy.deepcopy(rhs.args)
+        args = copy_tree(rhs.args)
         if id(stmt) not in self.residual_of_call:  # inactive, checkpointed or recursive: its values are not kept
             return [
                 _assign(
-                    copy.deepcopy(stmt.targets[0]),
+                    copy_tree(stmt.targets[0]),
                     gast.Call(func=name(self.mode.primal(rhs.callee)), args=args, keywords=[]),
                     stmt,
                 )
@@ -380,7 +377,7 @@ class _VariantBuilder(Builder):
 
     def _drop_unread(self, bwd_body):
         """Forget tapes and residuals the (dead-code-free) adjoint sweep never reads."""
-        read = {n.id for stmt in bwd_body for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+        read = {n.id for stmt in bwd_body for n in walk(stmt) if isinstance(n, gast.Name)}
         self.tapes = [x for x in self.tapes if self.tape_names[x] in read]
         self.pushes = {(sid, x) for sid, x in self.pushes if x in self.tapes}
         self.loop_tapes = {k: t for k, t in self.loop_tapes.items() if t in read}
@@ -432,7 +429,7 @@ class _VariantBuilder(Builder):
                 if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
                     saved = self.fresh("_saved")
                     out.append(_assign(_tuple([name(saved, True), name(tape, True)], store=True), name(tape), stmt))
-                    target = copy.deepcopy(stmt.targets[0])
+                    target = copy_tree(stmt.targets[0])
                     out.append(_assign(target, name(saved), stmt))
                 else:
                     out.append(_assign(_tuple([name(x, True), name(tape, True)], store=True), name(tape), stmt))
@@ -531,7 +528,7 @@ class _VariantBuilder(Builder):
                 continue
             expr = instantiate(rule, mapping)
             if p in prim.unbroadcast and not self._same_shape(stmt, value.id):
-                expr = _call("rt.unbroadcast", [expr, copy.deepcopy(value)])
+                expr = _call("rt.unbroadcast", [expr, copy_tree(value)])
             out.append((value.id, expr, bool(prim.container)))
         items = bound[prim.varargs] if prim.varargs and prim.varargs not in prim.structural else ()
         keys = bound.get("keys")
@@ -622,8 +619,8 @@ class _VariantBuilder(Builder):
         var = self.mode.variant(rhs.callee, mask)
         if self._recomputed(stmt):  # recompute the forward sweep from the (restored) arguments
             res = self.fresh(naming.residuals(rhs.callee) + "_")
-            self._read(_tuple(copy.deepcopy(rhs.args)))
-            recompute = gast.Call(func=name(var.fwd), args=copy.deepcopy(rhs.args), keywords=[])
+            self._read(_tuple(copy_tree(rhs.args)))
+            recompute = gast.Call(func=name(var.fwd), args=copy_tree(rhs.args), keywords=[])
             out.append(_assign(_tuple([name("_", True), name(res, True)], store=True), recompute, stmt))
         call = gast.Call(func=name(var.bwd), args=[name(res), g], keywords=[])
         args = active
@@ -662,9 +659,9 @@ class _VariantBuilder(Builder):
             return []
         self._read(stmt.test)
         if not body:
-            test = gast.UnaryOp(op=gast.Not(), operand=copy.deepcopy(stmt.test))
+            test = gast.UnaryOp(op=gast.Not(), operand=copy_tree(stmt.test))
             return [gast.copy_location(gast.If(test=test, body=orelse, orelse=[]), stmt)]
-        return [gast.copy_location(gast.If(test=copy.deepcopy(stmt.test), body=body, orelse=orelse), stmt)]
+        return [gast.copy_location(gast.If(test=copy_tree(stmt.test), body=body, orelse=orelse), stmt)]
 
     def _reverse_loop_body(self, stmt, body_stmts):
         """Reverse a loop body; returns (pre-loop materializations, body)."""
@@ -678,7 +675,7 @@ class _VariantBuilder(Builder):
         touched = {
             x
             for x, bar in self.adj.items()
-            if any(isinstance(n, gast.Name) and n.id == bar for s in body for n in gast.walk(s))
+            if any(isinstance(n, gast.Name) and n.id == bar for s in body for n in walk(s))
         }
         touched |= resets
         body += self._materialize((self.zero & touched) - trip_local, stmt)
@@ -728,7 +725,7 @@ def _later_trips(loop):
         return None
     if not isinstance(loop.iter.args[0], gast.Name):  # a while loop's trips: its last one is not told apart
         return None
-    first = _call("rt.first", [copy.deepcopy(loop.iter.args[0])])
+    first = _call("rt.first", [copy_tree(loop.iter.args[0])])
     return gast.Compare(left=name(loop.target.id), ops=[gast.NotEq()], comparators=[first])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import io
 import operator
@@ -14,6 +13,7 @@ import gast
 from runtime import syntax
 
 from ..codegen import escape
+from ..frontend.nodes import copy_tree
 
 
 @functools.cache
@@ -23,16 +23,18 @@ def _parse(template: str):
 
 def instantiate(template: str, mapping: dict):
     """The expression `template` with each name in `mapping` replaced by a copy of its AST."""
-    tree = copy.deepcopy(_parse(template))
-
-    class Substitute(gast.NodeTransformer):
-        def visit_Name(self, node):
-            if node.id in mapping:
-                return copy.deepcopy(mapping[node.id])
-            return node
-
-    tree = Substitute().visit(tree)
+    tree = _Substitute(mapping).visit(copy_tree(_parse(template)))
     return _Fold().visit(tree)
+
+
+class _Substitute(gast.NodeTransformer):
+    """Each name in `mapping` replaced by a copy of its AST."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        return copy_tree(self.mapping[node.id]) if node.id in self.mapping else node
 
 
 class _Fold(gast.NodeTransformer):

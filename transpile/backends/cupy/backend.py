@@ -13,11 +13,10 @@ Python numbers stay as they are); results are CuPy arrays.
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from ...errors import TranspileError
+from ...frontend.nodes import copy_tree, walk
 from ..base import Backend, register_backend
 from ..numba.blocks import map_blocks
 from ..numba.fusion import fuse_kernels, mutates
@@ -96,10 +95,10 @@ def _type_key(value):
 
 def _body(fn, fuse):
     """A function's body for CuPy: fused blocks as jc.launch calls, `np` as `cp`, branches' tests on the host."""
-    body = copy.deepcopy(fn.body)
+    body = copy_tree(fn.body)
     if fuse:
         body = _unlowered(fuse_kernels(_lowered_sums(body, fn.location), weak_constants, LAUNCH, "cupy", alone=True))
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Name) and node.id == "np":
             node.id = "cp"
         if isinstance(node, BRANCHES) and not isinstance(node.test, gast.Constant):
@@ -109,7 +108,7 @@ def _body(fn, fuse):
 
 def _check_functions(body, fn, cupy):
     """A TranspileError at the user's line for a call of a NumPy function CuPy does not have (no host copy)."""
-    for stmt in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for stmt in walk(gast.Module(body=body, type_ignores=[])):
         if not isinstance(stmt, gast.stmt):
             continue
         for node in _own_nodes(stmt):
@@ -175,7 +174,7 @@ def _lowered_sums(body, where):
 
 def _unlowered(body):
     """The sums no block took, back as the calls they were."""
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and hasattr(node.value, "original"):
             node.value = node.value.original
     return body
@@ -194,7 +193,7 @@ def _calls(bodies, modules) -> bool:
     return any(
         isinstance(n, gast.Name) and n.id in modules
         for body in bodies.values()
-        for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+        for n in walk(gast.Module(body=body, type_ignores=[]))
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gast
 
 from ...codegen.emit import is_generated
+from ...frontend.nodes import walk
 from ..base import Backend, register_backend
 from ..numba.fusion import mutates
 from ..numba.lowering import lower_function
@@ -57,7 +58,7 @@ def _launches(body) -> bool:
     module = gast.Module(body=body, type_ignores=[])
     return any(
         isinstance(n, gast.Attribute) and n.attr == "launch" and isinstance(n.value, gast.Name) and n.value.id == "jk"
-        for n in gast.walk(module)
+        for n in walk(module)
     )
 
 

@@ -30,11 +30,11 @@ fuses lone chains too (`alone`).
 from __future__ import annotations
 
 import ast
-import copy
 
 import gast
 
 from ... import naming
+from ...frontend.nodes import copy_tree, walk
 from ...frontend.program import name
 from ...transforms.common import assign, call, tuple_
 from ..tables import fusion
@@ -124,15 +124,13 @@ def _flag(node) -> bool:
 def _names(node, ctx):
     """Names in `node` of context `ctx`, leaving out modules (`rt` in `rt.unbroadcast`, `np` in `np.pi`) but not a
     value whose attribute is read (`z` in `z.real`, `x.shape`)."""
-    modules = {id(n) for n in gast.walk(node) if isinstance(n, gast.Call) for n in _module_of(n)}
+    modules = {id(n) for n in walk(node) if isinstance(n, gast.Call) for n in _module_of(n)}
     modules |= {
         id(n.value)
-        for n in gast.walk(node)
+        for n in walk(node)
         if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id in naming.MODULE_NAMES
     }
-    return [
-        n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx) and id(n) not in modules
-    ]
+    return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx) and id(n) not in modules]
 
 
 def _module_of(call):
@@ -150,7 +148,7 @@ def _module_of(call):
 def _shape_reads(node):
     """The ids of the names in `node` read only for their shape (a primitive's structural parameters)."""
     found = set()
-    for n in gast.walk(node):
+    for n in walk(node):
         prim, bound = getattr(n, "prim", None), getattr(n, "bound", None)
         if prim is None or not bound or prim.batch == "elementwise":  # reads each operand's entries (a condition's)
             continue
@@ -285,11 +283,11 @@ def fuse_kernels(body, weak, callee: str = "jt.kernel", backend: str = "numba", 
 def _read_outside(body, statements):
     """The run's outputs: the values it assigns that a statement outside it reads, each as `(name, shape
     only)`, shape only when every such read is for the value's shape alone."""
-    inside = {id(n) for stmt in statements for n in gast.walk(stmt)}
+    inside = {id(n) for stmt in statements for n in walk(stmt)}
     module = gast.Module(body=body, type_ignores=[])
     shape_reads = _shape_reads(module)
     values, shapes = set(), set()
-    for n in gast.walk(module):
+    for n in walk(module):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in inside:
             (shapes if id(n) in shape_reads else values).add(n.id)
     assigned = dict.fromkeys(stmt.targets[0].id for stmt in statements)
@@ -308,7 +306,7 @@ def _kernel_call(statements, read_after, weak, callee):
     outputs = [n for n, _ in read_after]
     header = [f"rt.like({n})" if shape_only else n for n, shape_only in read_after]
     lines = [f"{', '.join(inputs)} -> {', '.join(header)}"]
-    for stmt in weak(copy.deepcopy(statements)):
+    for stmt in weak(copy_tree(statements)):
         lines.append(_unparse(stmt))
     texts = [gast.Constant(value=line, kind=None) for line in lines]
     value = call(callee, texts + [name(n) for n in inputs])
@@ -323,7 +321,7 @@ def _unparse(stmt) -> str:
 def mutates(program) -> bool:
     """Whether a function of the program assigns into an array or calls something only for its effect."""
     for fn in program.functions.values():
-        for node in gast.walk(gast.Module(body=fn.body, type_ignores=[])):
+        for node in walk(gast.Module(body=fn.body, type_ignores=[])):
             if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
                 return True
             if isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):

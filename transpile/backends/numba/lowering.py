@@ -17,8 +17,6 @@ The passes, in order, each a function of a function body (a list of normal-form 
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from runtime import syntax
@@ -26,6 +24,7 @@ from runtime.pyforms import FORMAT_LATER
 
 from ... import naming
 from ...errors import TranspileError
+from ...frontend.nodes import copy_tree, walk
 from ...frontend.program import const, name
 from ...transforms.common import assign, call, dotted
 from ..tables import lowering
@@ -88,7 +87,7 @@ def unbatch_tapes(body):
     def rewrite(stmts):
         out, renamed, unpacks = [], {}, {}
         for stmt in stmts:
-            for node in gast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id in renamed:
                     node.id = renamed[node.id]
             out.append(stmt)
@@ -120,7 +119,7 @@ def lower_tapes(body):
     body = unbatch_tapes(body)
     initialized = {
         s.targets[0].id
-        for s in gast.walk(gast.Module(body=body, type_ignores=[]))
+        for s in walk(gast.Module(body=body, type_ignores=[]))
         if isinstance(s, gast.Assign)
         and len(s.targets) == 1
         and _is_tape(s.targets[0])
@@ -133,7 +132,7 @@ def lower_tapes(body):
     def still_read(stmt) -> bool:
         """`_t = ...` read again besides by the push or pop that takes its place (a second-order sweep saves
         `rt.like(_t)`, the shape of the cell popped, for the adjoint of the pop): the assignment stays."""
-        return any(reads.get(n.id, 0) > 1 for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name))
+        return any(reads.get(n.id, 0) > 1 for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name))
 
     def rewrite(stmts):
         defs, aliases, out = {}, {}, []
@@ -197,7 +196,7 @@ def lower_tapes(body):
 def _read_counts(body) -> dict:
     """How many times each name is read in a function body."""
     counts = {}
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             counts[node.id] = counts.get(node.id, 0) + 1
     return counts
@@ -224,7 +223,7 @@ def _copy_after_binding(body, tapes, tangents):
     for stmt in body:
         out.append(stmt)
         if isinstance(stmt, gast.Assign):
-            bound = {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)}
+            bound = {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
             for tape in sorted(bound & pending):
                 copied = call("jt.copy_tangent", [name(tape)]) if tape in tangents else call(f"{tape}.copy", [])
                 out.append(assign(tape, copied, stmt))
@@ -241,7 +240,7 @@ def build_lists_in_place(body):
 
 
 def _lists_in_place(body):
-    top = {id(n): i for i, stmt in enumerate(body) for n in gast.walk(stmt)}
+    top = {id(n): i for i, stmt in enumerate(body) for n in walk(stmt)}
     for i, stmt in enumerate(body):
         if not (
             isinstance(stmt, gast.Assign)
@@ -252,7 +251,7 @@ def _lists_in_place(body):
             continue
         target = stmt.targets[0].id
         appends, others = [], []
-        for n in gast.walk(gast.Module(body=body[i + 1 :], type_ignores=[])):
+        for n in walk(gast.Module(body=body[i + 1 :], type_ignores=[])):
             if (
                 isinstance(n, gast.Assign)
                 and _is_call_of(n.value, "rt.list_append")
@@ -275,7 +274,7 @@ def lists_of_known_length(body):
     type and a tuple where they do not (`x` and `np.outer(x, x)`), which a Numba list cannot hold."""
     module = gast.Module(body=body, type_ignores=[])
     appended = {}  # name -> how many rt.list_append calls append to it
-    for n in gast.walk(module):
+    for n in walk(module):
         if _is_call_of(n, "rt.list_append") and isinstance(n.args[0], gast.Name):
             appended[n.args[0].id] = appended.get(n.args[0].id, 0) + 1
 
@@ -297,7 +296,7 @@ def _gather_appends(stmts, start, target, count):
     j = start + 1
     while j + 1 < len(stmts) and len(items) < count:
         stmt, then = stmts[j], stmts[j + 1]
-        bound = {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        bound = {n.id for n in walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         if (
             isinstance(stmt, gast.Assign)
             and isinstance(stmt.targets[0], gast.Name)
@@ -333,7 +332,7 @@ def _empty_tangent_lists(body):
             if isinstance(stmt.value, gast.List) and not stmt.value.elts:
                 empty.add(stmt.targets[0].id)
                 continue
-        empty -= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        empty -= {n.id for n in walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _names(node, target) -> bool:
@@ -373,7 +372,7 @@ def loop_items(body):
     module = gast.Module(body=body, type_ignores=[])
     defs = {
         n.targets[0].id: n.value
-        for n in gast.walk(module)
+        for n in walk(module)
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)
     }
 
@@ -382,7 +381,7 @@ def loop_items(body):
             return None
         return node.args[0].id if isinstance(node.args[0], gast.Name) and not node.keywords else None
 
-    for loop in gast.walk(module):
+    for loop in walk(module):
         if not (isinstance(loop, gast.For) and isinstance(loop.iter, gast.Name) and isinstance(loop.target, gast.Name)):
             continue
         length = only_name_argument(defs.get(loop.iter.id), "range")
@@ -443,13 +442,13 @@ def _lowered_call(rhs, where):
 
     def argument(p):
         value = bound.get(p)
-        return copy.deepcopy(const(prim.defaults.get(p)) if value is None else value)
+        return copy_tree(const(prim.defaults.get(p)) if value is None else value)
 
     args = []
     for p in positional:
         value = bound.get(p)
         if isinstance(value, tuple):  # the `*args` of a varargs primitive (np.einsum's operands), spliced in
-            args.extend(copy.deepcopy(v) for v in value)
+            args.extend(copy_tree(v) for v in value)
         else:
             args.append(argument(p))
     lowered = call(head, args, [gast.keyword(arg=k, value=argument(p)) for k, p in keywords.items()])
@@ -507,7 +506,7 @@ def weak_constants(body):
     value of a primitive that gives a Python number (`jt.weak(len(x))`, the registry's `python_number`).  An
     integer exponent stays a literal: Numba computes `x ** 2` as `x * x`, and integer powers follow NumPy's types
     anyway (runtime/numba/promotion.py)."""
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and _gives_python_number(node):
             node.value = call("jt.weak", [node.value])  # `n = 0`, len(x), x.shape, math.sqrt(s): Python numbers too
         if isinstance(node, gast.BinOp):
@@ -565,7 +564,7 @@ def _references(expr):
 
 
 def _loads(node):
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
 
 
 def _is_elementwise(rhs) -> bool:
@@ -584,7 +583,7 @@ def fuse_elementwise(body):
             if isinstance(stmt, gast.Assign) and _is_elementwise(stmt.value):
                 _substitute(stmt.value, pending, out)
             assigned = (
-                {n.id for t in stmt.targets for n in gast.walk(t) if isinstance(n, gast.Name)}
+                {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
                 if isinstance(stmt, gast.Assign)
                 else set()
             )
@@ -608,7 +607,7 @@ def fuse_elementwise(body):
 
 
 def _substitute(expr, pending, out):
-    for node in gast.walk(expr):
+    for node in walk(expr):
         for field, value in gast.iter_fields(node):
             if isinstance(value, gast.Name) and value.id in pending:
                 definition = pending.pop(value.id)
@@ -636,7 +635,7 @@ def lower_zeros(body, user_code: bool):
     def zero_in(values):
         return [call("jt.ZERO", []).func if _is_zero(v) else v for v in values]
 
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Assign) and _is_zero(node.value):
             if _is_derivative_name(node.targets[0]):
                 node.value = call("jt.ZERO", []).func
@@ -673,7 +672,7 @@ def formatted_messages(body):
     template and the values instead, after a marker, and tp.jit formats them when the exception reaches it."""
 
     def marked(message):
-        return [const(FORMAT_LATER)] + copy.deepcopy(message.args)
+        return [const(FORMAT_LATER)] + copy_tree(message.args)
 
     def rewrite(stmts):
         out = []
@@ -699,7 +698,7 @@ def formatted_messages(body):
 def lower_function(fn, generated: bool, where, fuse: bool = True, kernel: str = "jt.kernel", zero: bool = True):
     """The body of one normal-form function, ready for Numba (with `fuse`, its runs in loop nests: calls of
     `kernel`; with `zero`, the symbolic zero as jt.ZERO, else the 0.0 runtime/ takes as it when run as Python)."""
-    body = copy.deepcopy(fn.body)
+    body = copy_tree(fn.body)
     if generated:
         body = drop_placeholders(body, fn.params)
     body = lower_tapes(body)

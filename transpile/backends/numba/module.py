@@ -6,6 +6,7 @@ from __future__ import annotations
 import gast
 
 from ...codegen.emit import is_generated
+from ...frontend.nodes import walk
 from ...frontend.program import Program
 from ..text import module_text
 from .fusion import mutates
@@ -47,7 +48,7 @@ def _inlined(program: Program) -> set:
     calls, placeholders = {}, set()
     for key, fn in program.functions.items():
         for stmt in fn.body:
-            for node in gast.walk(stmt):
+            for node in walk(stmt):
                 callee = getattr(node, "callee", None)
                 if callee:
                     calls[callee] = calls.get(callee, 0) + 1

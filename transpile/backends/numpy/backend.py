@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import copy
-
+from ...frontend.nodes import copy_tree
 from ..base import Backend, register_backend
 from ..text import module_text
 
@@ -14,7 +13,7 @@ class NumPyBackend(Backend):
 
     def module_text(self, program, statics, fuse, disk_cache):
         return module_text(
-            program, statics, "run as NumPy code", [], lambda key, fn: copy.deepcopy(fn.body), lambda key: ()
+            program, statics, "run as NumPy code", [], lambda key, fn: copy_tree(fn.body), lambda key: ()
         )
 
 
