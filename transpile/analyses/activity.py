@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import gast
 
-from ..frontend.nodes import walk
+from ..frontend.nodes import name_nodes
 
 
 def names_in(node):
-    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in name_nodes(node) if isinstance(n.ctx, gast.Load)}
 
 
 def walk_statements(stmts):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import gast
 
-from ..frontend.nodes import walk
+from ..frontend.nodes import name_nodes
 from ..primitives import registry
 from .activity import names_in, walk_statements
 from .flow import Flow, aged
@@ -160,7 +160,7 @@ def _atom_kind(atom, kinds):
 
 def _stored(stmt):
     targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target] if isinstance(stmt, gast.For) else []
-    return {n.id for t in targets for n in walk(t) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for t in targets for n in name_nodes(t) if isinstance(n.ctx, gast.Store)}
 
 
 def _objects(refs):
@@ -400,7 +400,7 @@ class Aliasing(Flow):
             target = stmt.targets[0]
             if isinstance(target, gast.Subscript):
                 return live | names_in(stmt) | {target.value.id}
-            stored = {n.id for n in walk(target) if isinstance(n, gast.Name)}
+            stored = {n.id for n in name_nodes(target)}
             return (live - stored) | names_in(stmt.value)
         if isinstance(stmt, gast.If):
             return self._live(stmt.body, live) | self._live(stmt.orelse, live) | names_in(stmt.test)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gast
 
-from ..frontend.nodes import walk
+from ..frontend.nodes import name_nodes
 
 
 def _references(stmt):
@@ -23,7 +23,7 @@ def _references(stmt):
         parts = [stmt.value]
     else:
         parts = []
-    return {n.id for p in parts for n in walk(p) if isinstance(n, gast.Name)}
+    return {n.id for p in parts for n in name_nodes(p)}
 
 
 def iteration_locals(body, targets):

@@ -6,15 +6,15 @@ import itertools
 
 import gast
 
-from ..frontend.nodes import copy_tree, walk
+from ..frontend.nodes import copy_tree, name_nodes
 
 
 def _reads(node):
-    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in name_nodes(node) if isinstance(n.ctx, gast.Load)}
 
 
 def _stores(target):
-    return {n.id for n in walk(target) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for n in name_nodes(target) if isinstance(n.ctx, gast.Store)}
 
 
 def eliminate_dead_code(body, live_out, later_trips=None):

@@ -8,7 +8,7 @@ from collections import Counter
 import gast
 
 from .. import naming
-from ..frontend.nodes import copy_tree, walk
+from ..frontend.nodes import copy_tree, name_nodes, walk
 
 # the temporaries transforms make (`_t12`) and their derivatives (`_t12_dot`, `_t12_bar`): no user ever reads them
 _TEMPORARY = re.compile(rf"{re.escape(naming.TEMP_PREFIX)}\d+(?:_dot|_bar|_)*")
@@ -34,9 +34,8 @@ def tidy(fdef) -> None:
 
 def _counts(fdef):
     loads, stores = Counter(), Counter()
-    for node in walk(fdef):
-        if isinstance(node, gast.Name):
-            (loads if isinstance(node.ctx, gast.Load) else stores)[node.id] += 1
+    for node in name_nodes(fdef):
+        (loads if isinstance(node.ctx, gast.Load) else stores)[node.id] += 1
     for arg in fdef.args.args:
         stores[arg.id] += 1
     return loads, stores
@@ -83,7 +82,7 @@ def _pure(node) -> bool:
 
 
 def _names(node, ctx):
-    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)}
+    return {n.id for n in name_nodes(node) if isinstance(n.ctx, ctx)}
 
 
 def _substitute_temporary(stmts, i, counts) -> bool:
@@ -190,7 +189,7 @@ def _merge_reassignment(stmts, i, counts) -> bool:
             return False
         del stmts[i]
         stores[x] -= 1
-        loads.subtract(n.id for n in walk(value) if isinstance(n, gast.Name))
+        loads.subtract(n.id for n in name_nodes(value))
         return True
     movable = isinstance(value, gast.Name) or (
         isinstance(value, gast.Constant) and not (type(value.value) is float and value.value == 0.0)
@@ -202,7 +201,7 @@ def _merge_reassignment(stmts, i, counts) -> bool:
         def visit_Name(self, node):
             return copy_tree(value) if node.id == x and isinstance(node.ctx, gast.Load) else node
 
-    put = sum(1 for n in walk(second.value) if isinstance(n, gast.Name) and n.id == x)
+    put = sum(1 for n in name_nodes(second.value) if n.id == x)
     second.value = Put().visit(second.value)
     _keep_location(second, first)
     del stmts[i]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gast
 
 from .. import naming
-from .nodes import copy_tree, walk
+from .nodes import copy_tree, name_nodes
 
 
 def _name(id_, ctx=None):
@@ -137,7 +137,7 @@ def _returns_in_block(stmts, in_loop):
 
 def structure_loops(fdef: gast.FunctionDef) -> None:
     """Rewrite `break`/`continue` in every loop of `fdef` into flags and guards."""
-    counter = _Counter({n.id for n in walk(fdef) if isinstance(n, gast.Name)})
+    counter = _Counter({n.id for n in name_nodes(fdef)})
     fdef.body = _loops_in_block(fdef.body, counter)
 
 

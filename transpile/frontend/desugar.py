@@ -42,7 +42,7 @@ from . import closures
 from .controlflow import structure_loops, structure_returns
 from .hooks import API, RETURNED_HINT, RETURNED_NOT_TRANSFORMED, UNBOUND_HINT, UNBOUND_NOT_TRANSFORMED
 from .methods import as_function, bound_method, made_name, owner_name
-from .nodes import copy_tree, walk
+from .nodes import copy_tree, name_nodes, walk
 from .parse import ParsedFunction, lambda_to_def, parse_function
 from .program import Guard, NFunction, Program, const, index_value, is_atom, name
 from .rebinding import rename_rebindings
@@ -374,7 +374,7 @@ class _FunctionDesugarer:
         self.nones = {p for p in self.nones if p in params and p not in stored}  # (a parameter assigned is not)
         self.sequences = SequenceLengths(fdef, params)
         self._refuse_module_names(fdef)
-        self.used_names = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
+        self.used_names = {n.id for n in name_nodes(fdef)}
         outer = getattr(self, "outer_lifted", {})
         self.lifted = {k: v for k, v in outer.items() if k not in self.locals}  # (a local hides a closure)
         self._lift_nested(fdef)
@@ -657,7 +657,7 @@ class _FunctionDesugarer:
                 self.error(target, "starred assignment is not supported", "index the sequence explicitly")
             if not isinstance(atom, gast.Name):
                 self.error(target, "cannot unpack a constant")
-            if atom.id in {n.id for n in walk(target) if isinstance(n, gast.Name)}:
+            if atom.id in {n.id for n in name_nodes(target)}:
                 # `a, rest = rest`: the adjoint of the unpacking needs the old value, so keep it
                 tmp = self.fresh()
                 self.assign(tmp, name(atom.id), stmt)
@@ -2014,7 +2014,7 @@ class _SourceOf(dict):
 
 
 def _names_read(node):
-    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in name_nodes(node) if isinstance(n.ctx, gast.Load)}
 
 
 def _path_expr(path):

@@ -6,6 +6,8 @@ import ast
 import copy
 from collections import deque
 
+import gast
+
 _ATOMS = frozenset({str, int, float, complex, bool, bytes, type(None), type(...)})
 
 
@@ -54,3 +56,21 @@ def walk(node):
                 todo.append(value)
             elif type(value) is list:
                 todo.extend([item for item in value if isinstance(item, ast.AST)])
+
+
+def name_nodes(node) -> list:
+    """Every gast.Name under `node`, itself included, in walk's order: what
+    `[n for n in walk(node) if isinstance(n, gast.Name)]` finds, without a generator's step per node."""
+    found, todo = [], deque([node])
+    while todo:
+        node = todo.popleft()
+        if type(node) is gast.Name:
+            found.append(node)
+        fields = node.__dict__
+        for field in node._fields:
+            value = fields.get(field)
+            if type(value) is list:
+                todo.extend([item for item in value if isinstance(item, ast.AST)])
+            elif isinstance(value, ast.AST):
+                todo.append(value)
+    return found

@@ -20,7 +20,7 @@ import gast
 from beniget.beniget import DefUseChains
 
 from ..codegen.emit import is_generated
-from .nodes import walk
+from .nodes import name_nodes, walk
 from .program import function_def
 
 
@@ -47,7 +47,7 @@ def _rename(fn):
     for binding in chains.locals[fdef]:
         if binding.name() in in_loops and isinstance(binding.node, gast.Name):
             bindings.setdefault(binding.name(), []).append(binding)
-    taken = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+    taken = {n.id for s in fn.body for n in name_nodes(s)} | set(fn.params)
     renamed = {}  # id(name node) -> new name
     for ident, defs in bindings.items():
         webs = _webs(defs)
@@ -68,7 +68,7 @@ def _bound_in_loops(body, inside=False):
     found = set()
     for stmt in body:
         if isinstance(stmt, gast.Assign) and inside:
-            found |= {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name) and _bound(n)}
+            found |= {n.id for t in stmt.targets for n in name_nodes(t) if _bound(n)}
         for field in ("body", "orelse"):
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 found |= _bound_in_loops(getattr(stmt, field), inside or isinstance(stmt, (gast.For, gast.While)))
@@ -106,10 +106,7 @@ def _fresh(ident, k, taken):
 def _apply(body, renamed):
     """Rename the names, and the copies of them that right-hand sides keep as bound arguments."""
     statements = [n for s in body for n in walk(s) if isinstance(n, (gast.Assign, gast.Expr))]
-    loads = [
-        {n.id: renamed[id(n)] for n in walk(s) if isinstance(n, gast.Name) and _read(n) and id(n) in renamed}
-        for s in statements
-    ]
+    loads = [{n.id: renamed[id(n)] for n in name_nodes(s) if _read(n) and id(n) in renamed} for s in statements]
     for stmt in body:
         for node in walk(stmt):
             if isinstance(node, gast.Name) and id(node) in renamed:

@@ -30,7 +30,7 @@ from ..errors import TranspileError
 from ..primitives import registry
 from ..transforms.common import assign, call, dotted
 from ..transforms.templates import instantiate
-from .nodes import copy_tree, walk
+from .nodes import copy_tree, name_nodes
 from .program import const, index_value, name
 
 _HINT = "write into the array itself (e.g. `y[1:] += 1.0` instead of `v = y[1:]; v += 1.0`), or make `{0}` a copy"
@@ -50,7 +50,7 @@ class _Rewriter:
         self.alias = aliasing
         self.summaries = found
         self.containers = containers
-        self.taken = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.taken = {n.id for s in fn.body for n in name_nodes(s)} | set(fn.params)
         self.counter = 0
 
     def run(self):

@@ -31,7 +31,7 @@ from .. import naming
 from ..analyses.activity import walk_statements
 from ..analyses.definedness import analyze, defined_targets
 from ..codegen.tidy import tidy
-from ..frontend.nodes import copy_tree, walk
+from ..frontend.nodes import copy_tree, name_nodes
 from ..frontend.program import Program, const, name
 from .common import Builder, Mode
 from .common import assign as _assign
@@ -171,10 +171,8 @@ class BatchMode(Mode):
 
 def _operands(stmt):
     """The names a statement's right-hand side (or write) reads."""
-    return {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)} | (
-        {n.id for n in walk(stmt.targets[0].slice) if isinstance(n, gast.Name)}
-        if isinstance(stmt.targets[0], gast.Subscript)
-        else set()
+    return {n.id for n in name_nodes(stmt.value)} | (
+        {n.id for n in name_nodes(stmt.targets[0].slice)} if isinstance(stmt.targets[0], gast.Subscript) else set()
     )
 
 
@@ -446,7 +444,7 @@ class _BatchBuilder(Builder):
     # ------------------------------------------------------------------ build
     def build(self):
         fn = self.fn
-        self.names = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.names = {n.id for s in fn.body for n in name_nodes(s)} | set(fn.params)
         self.batch = BATCH
         while self.batch in self.names:
             self.batch += "_"
@@ -992,7 +990,7 @@ class _BatchBuilder(Builder):
 
 
 def _names(node):
-    return [n.id for n in walk(node) if isinstance(n, gast.Name)]
+    return [n.id for n in name_nodes(node)]
 
 
 def _trips_differ(rhs, batched):

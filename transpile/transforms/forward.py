@@ -28,7 +28,7 @@ from ..analyses.definedness import analyze, defined_targets
 from ..analyses.locality import iteration_locals
 from ..codegen.tidy import tidy
 from ..errors import no_rule_hint
-from ..frontend.nodes import copy_tree, walk
+from ..frontend.nodes import copy_tree, name_nodes
 from ..frontend.program import const, name
 from ..primitives import registry
 from .common import Builder, Mode
@@ -108,7 +108,7 @@ class ForwardMode(Mode):
 class _ForwardBuilder(Builder):
     def build(self):
         fn = self.fn
-        names = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        names = {n.id for s in fn.body for n in name_nodes(s)} | set(fn.params)
         active_params = [p for p, m in zip(fn.params, self.var.mask) if m]
 
         def callee_active(key, mask):

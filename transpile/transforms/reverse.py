@@ -32,7 +32,7 @@ from ..analyses.shapes import SameShapes
 from ..codegen.dce import eliminate_dead_code
 from ..codegen.tidy import tidy
 from ..errors import no_rule_hint
-from ..frontend.nodes import copy_tree, walk
+from ..frontend.nodes import copy_tree, name_nodes, walk
 from ..frontend.program import const, name
 from ..primitives import registry
 from .common import Builder, Mode, dotted
@@ -101,7 +101,7 @@ class _VariantBuilder(Builder):
     def build(self, unseen=frozenset()):
         fn = self.fn
         self.counter = 0
-        self.names = {n.id for s in fn.body for n in walk(s) if isinstance(n, gast.Name)} | set(fn.params)
+        self.names = {n.id for s in fn.body for n in name_nodes(s)} | set(fn.params)
         active_params = {p for p, m in zip(fn.params, self.var.mask) if m}
 
         def callee_active(key, mask):
@@ -190,9 +190,7 @@ class _VariantBuilder(Builder):
         bwd_body = self._reverse_function()
         eliminate_dead_code(bwd_body, self._result_names(), _later_trips)
         loop_variables = {s.target.id for s in walk_statements(fn.body) if isinstance(s, gast.For)}
-        read = {
-            n.id for s in walk_statements(bwd_body) for p in _read_parts(s) for n in walk(p) if isinstance(n, gast.Name)
-        }
+        read = {n.id for s in walk_statements(bwd_body) for p in _read_parts(s) for n in name_nodes(p)}
         unread = (read & primal_names) - self.needed - loop_variables
         if unread:  # a restore under an `if` reads the branch taken, which the draft (restoring nothing) did not
             return self.build(unseen | unread)
@@ -377,7 +375,7 @@ class _VariantBuilder(Builder):
 
     def _drop_unread(self, bwd_body):
         """Forget tapes and residuals the (dead-code-free) adjoint sweep never reads."""
-        read = {n.id for stmt in bwd_body for n in walk(stmt) if isinstance(n, gast.Name)}
+        read = {n.id for stmt in bwd_body for n in name_nodes(stmt)}
         self.tapes = [x for x in self.tapes if self.tape_names[x] in read]
         self.pushes = {(sid, x) for sid, x in self.pushes if x in self.tapes}
         self.loop_tapes = {k: t for k, t in self.loop_tapes.items() if t in read}

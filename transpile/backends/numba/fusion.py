@@ -34,7 +34,7 @@ import ast
 import gast
 
 from ... import naming
-from ...frontend.nodes import copy_tree, walk
+from ...frontend.nodes import copy_tree, name_nodes, walk
 from ...frontend.program import name
 from ...transforms.common import assign, call, tuple_
 from ..tables import fusion
@@ -130,7 +130,7 @@ def _names(node, ctx):
         for n in walk(node)
         if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id in naming.MODULE_NAMES
     }
-    return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx) and id(n) not in modules]
+    return [n.id for n in name_nodes(node) if isinstance(n.ctx, ctx) and id(n) not in modules]
 
 
 def _module_of(call):

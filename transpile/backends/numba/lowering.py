@@ -24,7 +24,7 @@ from runtime.pyforms import FORMAT_LATER
 
 from ... import naming
 from ...errors import TranspileError
-from ...frontend.nodes import copy_tree, walk
+from ...frontend.nodes import copy_tree, name_nodes, walk
 from ...frontend.program import const, name
 from ...transforms.common import assign, call, dotted
 from ..tables import lowering
@@ -132,7 +132,7 @@ def lower_tapes(body):
     def still_read(stmt) -> bool:
         """`_t = ...` read again besides by the push or pop that takes its place (a second-order sweep saves
         `rt.like(_t)`, the shape of the cell popped, for the adjoint of the pop): the assignment stays."""
-        return any(reads.get(n.id, 0) > 1 for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name))
+        return any(reads.get(n.id, 0) > 1 for t in stmt.targets for n in name_nodes(t))
 
     def rewrite(stmts):
         defs, aliases, out = {}, {}, []
@@ -223,7 +223,7 @@ def _copy_after_binding(body, tapes, tangents):
     for stmt in body:
         out.append(stmt)
         if isinstance(stmt, gast.Assign):
-            bound = {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
+            bound = {n.id for t in stmt.targets for n in name_nodes(t)}
             for tape in sorted(bound & pending):
                 copied = call("jt.copy_tangent", [name(tape)]) if tape in tangents else call(f"{tape}.copy", [])
                 out.append(assign(tape, copied, stmt))
@@ -296,7 +296,7 @@ def _gather_appends(stmts, start, target, count):
     j = start + 1
     while j + 1 < len(stmts) and len(items) < count:
         stmt, then = stmts[j], stmts[j + 1]
-        bound = {n.id for n in walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        bound = {n.id for n in name_nodes(stmt) if isinstance(n.ctx, gast.Store)}
         if (
             isinstance(stmt, gast.Assign)
             and isinstance(stmt.targets[0], gast.Name)
@@ -332,7 +332,7 @@ def _empty_tangent_lists(body):
             if isinstance(stmt.value, gast.List) and not stmt.value.elts:
                 empty.add(stmt.targets[0].id)
                 continue
-        empty -= {n.id for n in walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        empty -= {n.id for n in name_nodes(stmt) if isinstance(n.ctx, gast.Store)}
 
 
 def _names(node, target) -> bool:
@@ -564,7 +564,7 @@ def _references(expr):
 
 
 def _loads(node):
-    return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return [n.id for n in name_nodes(node) if isinstance(n.ctx, gast.Load)]
 
 
 def _is_elementwise(rhs) -> bool:
@@ -582,11 +582,7 @@ def fuse_elementwise(body):
         for stmt in stmts:
             if isinstance(stmt, gast.Assign) and _is_elementwise(stmt.value):
                 _substitute(stmt.value, pending, out)
-            assigned = (
-                {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
-                if isinstance(stmt, gast.Assign)
-                else set()
-            )
+            assigned = {n.id for t in stmt.targets for n in name_nodes(t)} if isinstance(stmt, gast.Assign) else set()
             if not isinstance(stmt, gast.Assign):
                 pending.clear()
             for temp, definition in list(pending.items()):
