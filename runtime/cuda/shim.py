@@ -1,8 +1,11 @@
 """A fused block's CUDA kernel compiled by g++ through shim.h and run on NumPy arrays: its checks without a GPU.
 
-The kernel's library holds its source as it is, after shim.h, and a launcher `tp_launch(grid, threads, <the
-kernel's arguments>)`; it uses the shim's own library (shim.cpp: threads, barrier, atomics), loaded first with
-its symbols global.  Both are compiled once per source and kept under `directory`, named by their digest.
+A kernel's unit is its source as it is, in a namespace of its own (so that the prelude's helpers of several kernels
+do not collide in one translation unit), and a launcher `tp_launch_<name>(grid, threads, <the kernel's
+arguments>)`.  A library holds shim.h and one or more units; it uses the shim's own library (shim.cpp: threads,
+barrier, atomics), loaded first with its symbols global.  Libraries are compiled once and kept under `directory`,
+named by a digest of what they hold: a kernel's, `<name>_<digest of its source>.so`, is compiled alone by
+`library`, or is a link to a library of several kernels compiled by one g++ (`build`, `tp_batch_<digest>.so`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -19,10 +23,12 @@ import numpy as np
 
 from .launch import arguments
 
-__all__ = ["library", "run"]
+__all__ = ["build", "launcher", "library", "link", "run", "unit"]
 
 SHIM = Path(__file__).with_name("shim.h")
 SHIM_SOURCE = Path(__file__).with_name("shim.cpp")
+# -O1: the kernels run many times faster than at -O0, for little more compile time
+COMMAND = ("g++", "-std=c++20", "-O0", "-shared", "-fPIC", "-pthread", "-w", f"-I{SHIM.parent}")
 C_TYPES = {
     "double": ctypes.c_double,
     "float": ctypes.c_float,
@@ -36,40 +42,89 @@ def _launcher(kernel) -> str:
     params = ", ".join(f"{ctype} {name}" for ctype, name in kernel.params)
     names = ", ".join(name for _, name in kernel.params)
     return (
-        f'extern "C" void tp_launch(unsigned grid, unsigned threads, {params}) {{\n'
+        f'extern "C" void tp_launch_{kernel.name}(unsigned grid, unsigned threads, {params}) {{\n'
         f"    auto body = [&] {{ {kernel.name}({names}); }};\n"
         "    tp_shim::launch(grid, threads, [](void* c) { (*static_cast<decltype(body)*>(c))(); }, &body);\n"
         "}\n"
     )
 
 
-def _built(text, directory, stem, flags=()) -> Path:
-    """The C++ `text` compiled by g++ into a shared library under `directory`, once per text."""
-    digest = hashlib.sha256((SHIM.read_text() + text).encode()).hexdigest()[:24]
-    path = Path(directory) / f"{stem}_{digest}.so"
+def unit(kernel, launcher="") -> str:
+    """The kernel's source, unchanged, in a namespace of its own, followed there by `launcher`: several kernels'
+    units make one translation unit (their names, `extern "C"`, are distinct; their helpers are each unit's)."""
+    return f"namespace {kernel.name}_unit {{\n{kernel.source}{launcher}}}  // namespace {kernel.name}_unit\n"
+
+
+def _text(kernels) -> str:
+    return '#include "shim.h"\n\n' + "\n".join(unit(k, "\n" + _launcher(k)) for k in kernels)
+
+
+def _path(text, directory, stem) -> Path:
+    """Where the library of this text (a kernel's: its source) is kept: named by its digest, with shim.h's and
+    g++'s command."""
+    digest = hashlib.sha256("\0".join([SHIM.read_text(), *COMMAND, text]).encode()).hexdigest()[:24]
+    return Path(directory) / f"{stem}_{digest}.so"
+
+
+def _built(text, path) -> Path:
+    """The C++ `text` compiled by g++ into a shared library at `path`, unless it is there."""
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
             source, built = Path(tmp) / "source.cpp", Path(tmp) / "library.so"
             source.write_text(text)
-            command = ["g++", "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-w", f"-I{SHIM.parent}"]
-            done = subprocess.run([*command, *flags, str(source), "-o", str(built)], capture_output=True, text=True)
+            done = subprocess.run([*COMMAND, str(source), "-o", str(built)], capture_output=True, text=True)
             if done.returncode:
-                raise RuntimeError(f"g++ refused {stem}:\n{done.stderr}")
+                raise RuntimeError(f"g++ refused {path.name.rpartition('_')[0]}:\n{done.stderr}")
             os.replace(built, path)
     return path
 
 
+def link(target: Path, path: Path) -> None:
+    """`path` a hard link to `target` (a copy where the file system has none), put in place at once."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        os.link(target, temporary)
+    except OSError:
+        shutil.copyfile(target, temporary)
+    os.replace(temporary, path)
+
+
+def build(kernels, directory) -> None:
+    """The kernels not built yet under `directory` compiled by one g++ into one library, each kernel's own path
+    linked to it.  Where g++ refuses the batch nothing is linked: `library` then compiles each kernel alone, and
+    g++'s message names the kernel it refuses."""
+    wanted = {}
+    for kernel in kernels:
+        path = _path(kernel.source, directory, kernel.name)
+        if not path.exists():
+            wanted.setdefault(path, kernel)
+    if len(wanted) < 2:
+        return
+    text = _text(wanted.values())
+    try:
+        batch = _built(text, _path(text, directory, "tp_batch"))
+    except RuntimeError:
+        return
+    for path in wanted:
+        link(batch, path)
+
+
 @functools.cache
 def _shim_library(directory) -> ctypes.CDLL:
-    return ctypes.CDLL(str(_built(SHIM_SOURCE.read_text(), directory, "tp_shim")), mode=ctypes.RTLD_GLOBAL)
+    text = SHIM_SOURCE.read_text()
+    return ctypes.CDLL(str(_built(text, _path(text, directory, "tp_shim"))), mode=ctypes.RTLD_GLOBAL)
 
 
 def library(kernel, directory) -> ctypes.CDLL:
-    """The kernel and its launcher compiled by g++ into a shared library under `directory`."""
+    """A shared library under `directory` holding the kernel and its launcher (built by `build`, else now)."""
     _shim_library(str(directory))
-    text = f'#include "shim.h"\n\n{kernel.source}\n{_launcher(kernel)}'
-    return ctypes.CDLL(str(_built(text, directory, kernel.name)))
+    return ctypes.CDLL(str(_built(_text([kernel]), _path(kernel.source, directory, kernel.name))))
+
+
+def launcher(kernel, directory):
+    """The kernel's launcher: `launcher(grid, threads, *its arguments as ctypes values)` runs it on the CPU."""
+    return getattr(library(kernel, directory), f"tp_launch_{kernel.name}")
 
 
 def run(kernel, inputs, directory, grid=None):
@@ -84,5 +139,5 @@ def run(kernel, inputs, directory, grid=None):
             converted.append(ctypes.c_void_p(value.ctypes.data))
         else:
             converted.append(C_TYPES[ctype.removeprefix("const ")](value))
-    library(kernel, directory).tp_launch(ctypes.c_uint(grid), ctypes.c_uint(kernel.threads), *converted)
+    launcher(kernel, directory)(ctypes.c_uint(grid), ctypes.c_uint(kernel.threads), *converted)
     return tuple(np.asarray(o) for o in outputs)

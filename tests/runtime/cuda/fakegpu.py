@@ -94,7 +94,7 @@ class FakeGpu:
 
             def get_function(self, name):
                 kernel = kernel_of(self.source, name)
-                library = shim.library(kernel, gpu.directory)
+                launch = shim.launcher(kernel, gpu.directory)
 
                 def run(grid, block, args):
                     gpu.log["launches"] += 1
@@ -108,7 +108,7 @@ class FakeGpu:
                         else:
                             assert type(value) is kernels.C_DTYPES[base].type, (ctype, type(value))
                             converted.append(shim.C_TYPES[base](value))
-                    library.tp_launch(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *converted)
+                    launch(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *converted)
 
                 return run
 

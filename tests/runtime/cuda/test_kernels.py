@@ -4,16 +4,22 @@ through runtime/cuda/shim.h, run on NumPy arrays and compared with the block run
 
 Regenerate the golden kernels after an intended change with TRANSPILE_UPDATE_GOLDEN=1.  Compiled libraries and
 cubins are kept under $TRANSPILE_CACHE_DIR/cuda-tests (else the session's tmp dir), named by the source's digest.
+The kernels of the selected tests are compiled first, all at once (`built`): one g++ and one nvcc, each given every
+kernel not compiled yet, each kernel's source unchanged in a namespace of its own (shim.unit), each kernel's file then
+a link to the batch's; a batch refused leaves them to be compiled alone, by the test, so that the error names one.
 The registry's blocks come from each primitive's first example; TRANSPILE_JIT_FULL=1 takes every example.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import functools
 import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import fakegpu
@@ -39,10 +45,13 @@ rng = np.random.default_rng(0)
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory):
-    """Where compiled kernels are kept between runs (the project's test cache) or for this session."""
+def built(tmp_path_factory, request):
+    """Where compiled kernels are kept between runs (the project's test cache) or for this session; the kernels of
+    the selected tests of this file are compiled there first, all at once."""
     cache = os.environ.get("TRANSPILE_CACHE_DIR")
-    return Path(cache) / "cuda-tests" if cache else tmp_path_factory.mktemp("cuda-tests")
+    directory = Path(cache) / "cuda-tests" if cache else tmp_path_factory.mktemp("cuda-tests")
+    _compile_all(_selected_blocks(request), directory)
+    return directory
 
 
 def _kind(value):
@@ -60,18 +69,54 @@ def _kernel(lines, inputs):
     return kernels.kernel(parse(tuple(lines)), dtypes, ranks, SPELLINGS)
 
 
+def _cubin(kernel, directory) -> Path:
+    return directory / f"{kernel.name}_{hashlib.sha256(kernel.source.encode()).hexdigest()[:24]}.cubin"
+
+
+def _nvcc_run(source, cubin):
+    """nvcc's message where it refuses `source`, else None: its cubin for sm_90 put at `cubin` at once."""
+    with tempfile.TemporaryDirectory(dir=cubin.parent) as tmp:
+        built = Path(tmp) / "built.cubin"
+        done = subprocess.run(
+            [NVCC, "-arch=sm_90", "--cubin", "-o", str(built), str(source)], capture_output=True, text=True, check=False
+        )
+        if done.returncode:
+            return done.stderr
+        os.replace(built, cubin)
+    return None
+
+
 def _nvcc(kernel, directory):
-    """The kernel compiled for sm_90 by nvcc, once per source."""
-    cubin = directory / f"{kernel.name}_{hashlib.sha256(kernel.source.encode()).hexdigest()[:24]}.cubin"
+    """The kernel compiled for sm_90 by nvcc, once per source (compiled alone unless `_nvcc_batch` did)."""
+    cubin = _cubin(kernel, directory)
     if cubin.exists():
         return
     directory.mkdir(parents=True, exist_ok=True)
     source = directory / f"{kernel.name}.cu"
     source.write_text(kernel.source)
-    done = subprocess.run(
-        [NVCC, "-arch=sm_90", "--cubin", "-o", str(cubin), str(source)], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, f"nvcc refused {kernel.name}:\n{done.stderr}\n{kernel.source}"
+    error = _nvcc_run(source, cubin)
+    assert error is None, f"nvcc refused {kernel.name}:\n{error}\n{kernel.source}"
+
+
+def _nvcc_batch(found, directory):
+    """The kernels without a cubin compiled by one nvcc for sm_90, their units (shim.unit) one translation unit;
+    each kernel's cubin a link to the batch's.  A batch refused links none: _nvcc compiles each alone."""
+    wanted = {}
+    for kernel in found:
+        wanted.setdefault(_cubin(kernel, directory), kernel)
+    wanted = {cubin: kernel for cubin, kernel in wanted.items() if not cubin.exists()}
+    if len(wanted) < 2:
+        return
+    text = "\n".join(shim.unit(kernel) for kernel in wanted.values())
+    batch = directory / f"tp_batch_{hashlib.sha256(text.encode()).hexdigest()[:24]}.cubin"
+    if not batch.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        source = batch.with_suffix(".cu")
+        source.write_text(text)
+        if _nvcc_run(source, batch) is not None:
+            return
+    for cubin in wanted:
+        shim.link(batch, cubin)
 
 
 def _same(got, want, dtype_tolerance=True):
@@ -87,21 +132,38 @@ def _same(got, want, dtype_tolerance=True):
 
 
 def _compile_all(blocks, directory):
-    """The kernels of these blocks (lines, inputs) that have one, built by g++ and nvcc on every core at once."""
+    """The kernels of these blocks (lines, inputs) that have one, built by one g++ and one nvcc, the two at once."""
     found = []
     for lines, inputs in blocks:
-        try:
+        with contextlib.suppress(kernels.NoKernel):
             found.append(_kernel(lines, inputs))
-        except kernels.NoKernel:
-            continue
-
-    def build(kernel):
-        shim.library(kernel, directory)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        jobs = [pool.submit(shim.build, found, directory)]
         if NVCC:
-            _nvcc(kernel, directory)
+            jobs.append(pool.submit(_nvcc_batch, found, directory))
+        for job in jobs:
+            job.result()
 
-    with concurrent.futures.ThreadPoolExecutor(min(8, os.cpu_count() or 1)) as pool:
-        list(pool.map(build, found))
+
+@contextlib.contextmanager
+def _draws_undone():
+    """rng's draws in the block undone after it: a test draws the same numbers whether `built` drew its kinds first."""
+    state = rng.bit_generator.state
+    try:
+        yield
+    finally:
+        rng.bit_generator.state = state
+
+
+def _selected_blocks(request):
+    """The blocks (lines, inputs) whose kernels the selected tests of this file check (BLOCKS_OF), for `built`."""
+    here = Path(__file__).resolve()
+    blocks = []
+    with _draws_undone():
+        for item in request.session.items:
+            if Path(item.path).resolve() == here and getattr(item, "originalname", None) in BLOCKS_OF:
+                blocks += BLOCKS_OF[item.originalname](item, request)
+    return blocks
 
 
 def _check(lines, inputs, directory):
@@ -229,14 +291,17 @@ CASES = {
 }
 
 
+def _case(case):
+    lines, make = CASES[case]
+    return lines, make()
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_kernel_matches_numpy(case, built):
-    lines, make = CASES[case]
-    _check(lines, make(), built)
+    _check(*_case(case), built)
 
 
-def test_sums_over_each_axis_and_dtype(built):
-    """A sum over each axis, kept or not, and of everything (float64), and in each other dtype a sum is made in."""
+def _sum_blocks():
     variants = [(np.float64, axis, keepdims) for axis in (0, 1, -1, None) for keepdims in (False, True)]
     variants += [(dtype, axis, False) for dtype in (np.float32, np.int64, np.int32) for axis in (1, None)]
     blocks = []
@@ -244,8 +309,12 @@ def test_sums_over_each_axis_and_dtype(built):
         a = (rng.standard_normal((5, 6, 7)) * 10).astype(dtype)
         b = (rng.standard_normal((6, 1)) * 10).astype(dtype)
         blocks.append((("a, b -> s", "e = a - b", f"s = jt.sum(e, {axis}, {keepdims})"), (a, b)))
-    _compile_all(blocks, built)
-    for lines, inputs in blocks:
+    return blocks
+
+
+def test_sums_over_each_axis_and_dtype(built):
+    """A sum over each axis, kept or not, and of everything (float64), and in each other dtype a sum is made in."""
+    for lines, inputs in _sum_blocks():
         _check(lines, inputs, built)
 
 
@@ -315,10 +384,16 @@ def test_a_call_without_a_cuda_spelling_leaves_the_block_unfused():
         _kernel(("a -> s", "e = a - a", "s = jt.sum(e, None, False)"), (np.ones(3, bool),))
 
 
+SHAPES_REFUSED = (
+    ("a, b, c -> s, t", "e = a * b", "s = jt.sum(e, None, False)", "t = c + 1.0"),
+    ("a, b -> c, s", "c = b * 2.0", "e = a * c", "s = jt.sum(e, 0, False)"),
+)
+
+
 def test_shapes_the_kernel_does_not_cover_are_refused(built):
     """A value spanning fewer elements than the space would be summed more than once, and shapes that do not
     broadcast have no space: both refused before the launch (the block then runs as array code)."""
-    lines = ("a, b, c -> s, t", "e = a * b", "s = jt.sum(e, None, False)", "t = c + 1.0")
+    lines = SHAPES_REFUSED[0]
     kernel = _kernel(lines, (_f64(1, 4), _f64(1, 4), _f64(3, 4)))
     with pytest.raises(ShapesNotCovered):
         shim.run(kernel, (_f64(1, 4), _f64(1, 4), _f64(3, 4)), built)
@@ -327,12 +402,12 @@ def test_shapes_the_kernel_does_not_cover_are_refused(built):
     _check(lines, (_f64(3, 4), _f64(1, 4), _f64(3, 4)), built)  # the same kernel, on shapes it covers
     with pytest.raises(kernels.NoKernel, match="replicated"):  # a value of lower rank than the space, summed
         _kernel(lines, (_f64(4), _f64(4), _f64(3, 4)))
-    lines = ("a, b -> c, s", "c = b * 2.0", "e = a * c", "s = jt.sum(e, 0, False)")
+    lines = SHAPES_REFUSED[1]
     with pytest.raises(ShapesNotCovered, match="where the space has none"):  # c of shape (3,), in a space (0, 3)
         shim.run(_kernel(lines, (_f64(0, 3), _f64(3))), (_f64(0, 3), _f64(3)), built)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def found_blocks(tmp_path_factory):
     return registry_blocks(tmp_path_factory.mktemp("examples"), every=FULL)
 
@@ -344,7 +419,6 @@ def test_every_fused_registry_example_compiles_and_runs(found_blocks, built):
     (2026-12-02): 166 blocks, 135 kernels, the others complex (24), numbers only (3), a sum of a value replicated
     over the space (3) and `%` (1)."""
     ran, refused, failures = 0, [], []
-    _compile_all([(lines, inputs) for lines, (_, inputs) in found_blocks.items()], built)
     for lines, (expr, inputs) in found_blocks.items():
         try:
             _check(lines, inputs, built)
@@ -386,13 +460,15 @@ def test_every_fused_registry_example_runs_on_the_device(request, tmp_path, monk
     assert ran >= 40
 
 
+LAUNCHED = ("a, c, k -> e, s", "e = a * c + k", "s = jt.sum(e, 0, False)")
+
+
 def test_a_kernel_launched_as_cupy_launches_it(built, tmp_path, monkeypatch):
     """device.launch compiles the kernel into a cubin in the cache directory and passes CuPy's RawModule function the
     arguments it takes (a fake CuPy compiles with g++ and runs it on the CPU, checking each argument's type)."""
     monkeypatch.setenv("TRANSPILE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(device, "_functions", {})
-    lines = ("a, c, k -> e, s", "e = a * c + k", "s = jt.sum(e, 0, False)")
-    inputs = (_f32(700, 3), 0.5, np.int32(2))
+    lines, inputs = LAUNCHED, (_f32(700, 3), 0.5, np.int32(2))
     kernel = _kernel(lines, inputs)
     launches = []
     with fakegpu.installed(built) as (cupy, fake):
@@ -424,16 +500,21 @@ SAMPLES = {
 }
 
 
+@functools.cache
+def _sample_blocks(name):
+    """The blocks of the sample function's jitted gradient (made once: `built` and the test read them)."""
+    sample, function = name.split(".")
+    module = sample_module(sample, "cuda_sample")
+    return recorded_blocks(tp.jit(tp.grad(getattr(module, function))), *SAMPLES[name][0](module))
+
+
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_the_samples_gradients_blocks_run_as_kernels(name, built):
     """Every block of a sample's jitted gradient runs as a kernel as NumPy runs it."""
-    sample, function = name.split(".")
-    module = sample_module(sample, "cuda_sample")
-    make_args, expected = SAMPLES[name]
-    found = recorded_blocks(tp.jit(tp.grad(getattr(module, function))), *make_args(module))
+    found = _sample_blocks(name)
     for lines, inputs in found:
         _check(lines, inputs, built)
-    assert len(found) == expected
+    assert len(found) == SAMPLES[name][1]
 
 
 def lennard_jones(positions):
@@ -446,10 +527,33 @@ def lennard_jones(positions):
     return np.sum(pair * upper)
 
 
+@functools.cache
+def _gradient_blocks():
+    positions = np.arange(96.0).reshape(32, 3) * 0.37 % 2.1
+    return recorded_blocks(tp.jit(tp.grad(lennard_jones)), positions)
+
+
 def test_every_block_of_a_gradient_runs_as_kernels(built):
     """The Lennard-Jones gradient's blocks, each a kernel, equal the blocks run as NumPy code."""
-    positions = np.arange(96.0).reshape(32, 3) * 0.37 % 2.1
-    found = recorded_blocks(tp.jit(tp.grad(lennard_jones)), positions)
+    found = _gradient_blocks()
     assert len(found) >= 4
     for lines, inputs in found:
         _check(lines, inputs, built)
+
+
+# test -> (its pytest item, the request) -> the blocks (lines, inputs) whose kernels it checks, compiled by `built`
+# before the tests run (a block left out here is compiled when its test checks it, alone)
+BLOCKS_OF = {
+    "test_kernel_matches_numpy": lambda item, _: [_case(item.callspec.params["case"])],
+    "test_sums_over_each_axis_and_dtype": lambda *_: _sum_blocks(),
+    "test_shapes_the_kernel_does_not_cover_are_refused": lambda *_: [
+        (SHAPES_REFUSED[0], (_f64(3, 4), _f64(1, 4), _f64(3, 4))),
+        (SHAPES_REFUSED[1], (_f64(0, 3), _f64(3))),
+    ],
+    "test_every_fused_registry_example_compiles_and_runs": lambda _, request: [
+        (lines, inputs) for lines, (_, inputs) in request.getfixturevalue("found_blocks").items()
+    ],
+    "test_a_kernel_launched_as_cupy_launches_it": lambda *_: [(LAUNCHED, (_f32(700, 3), 0.5, np.int32(2)))],
+    "test_the_samples_gradients_blocks_run_as_kernels": lambda item, _: _sample_blocks(item.callspec.params["name"]),
+    "test_every_block_of_a_gradient_runs_as_kernels": lambda *_: _gradient_blocks(),
+}
