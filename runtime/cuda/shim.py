@@ -27,7 +27,8 @@ __all__ = ["build", "launcher", "library", "link", "run", "unit"]
 
 SHIM = Path(__file__).with_name("shim.h")
 SHIM_SOURCE = Path(__file__).with_name("shim.cpp")
-# -O1: the kernels run many times faster than at -O0, for little more compile time
+# -O0: one g++ of the 36 kernels of test_kernels.py's CASES and sums took 0.65 s of CPU instead of 0.9 s at -O1,
+# and running them all (on the pool's threads, shim.cpp) 0.3 s instead of 0.2 s
 COMMAND = ("g++", "-std=c++20", "-O0", "-shared", "-fPIC", "-pthread", "-w", f"-I{SHIM.parent}")
 C_TYPES = {
     "double": ctypes.c_double,

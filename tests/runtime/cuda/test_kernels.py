@@ -4,9 +4,10 @@ through runtime/cuda/shim.h, run on NumPy arrays and compared with the block run
 
 Regenerate the golden kernels after an intended change with TRANSPILE_UPDATE_GOLDEN=1.  Compiled libraries and
 cubins are kept under $TRANSPILE_CACHE_DIR/cuda-tests (else the session's tmp dir), named by the source's digest.
-The kernels of the selected tests are compiled first, all at once (`built`): one g++ and one nvcc, each given every
-kernel not compiled yet, each kernel's source unchanged in a namespace of its own (shim.unit), each kernel's file then
-a link to the batch's; a batch refused leaves them to be compiled alone, by the test, so that the error names one.
+Kernels are compiled in batches (_compile_all): one g++ and one nvcc, at once, each given every kernel of the batch
+not compiled yet, each kernel's source unchanged in a namespace of its own (shim.unit), each kernel's file then a
+link to the batch's; a batch refused leaves them to be compiled alone, by the test, so that the error names one.
+`built` compiles the kernels of the selected tests first (BLOCKS_OF), the registry test its own.
 The registry's blocks come from each primitive's first example; TRANSPILE_JIT_FULL=1 takes every example.
 """
 
@@ -162,7 +163,7 @@ def _selected_blocks(request):
     with _draws_undone():
         for item in request.session.items:
             if Path(item.path).resolve() == here and getattr(item, "originalname", None) in BLOCKS_OF:
-                blocks += BLOCKS_OF[item.originalname](item, request)
+                blocks += BLOCKS_OF[item.originalname](item)
     return blocks
 
 
@@ -407,7 +408,7 @@ def test_shapes_the_kernel_does_not_cover_are_refused(built):
         shim.run(_kernel(lines, (_f64(0, 3), _f64(3))), (_f64(0, 3), _f64(3)), built)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def found_blocks(tmp_path_factory):
     return registry_blocks(tmp_path_factory.mktemp("examples"), every=FULL)
 
@@ -419,6 +420,7 @@ def test_every_fused_registry_example_compiles_and_runs(found_blocks, built):
     (2026-12-02): 166 blocks, 135 kernels, the others complex (24), numbers only (3), a sum of a value replicated
     over the space (3) and `%` (1)."""
     ran, refused, failures = 0, [], []
+    _compile_all([(lines, inputs) for lines, (_, inputs) in found_blocks.items()], built)
     for lines, (expr, inputs) in found_blocks.items():
         try:
             _check(lines, inputs, built)
@@ -541,19 +543,18 @@ def test_every_block_of_a_gradient_runs_as_kernels(built):
         _check(lines, inputs, built)
 
 
-# test -> (its pytest item, the request) -> the blocks (lines, inputs) whose kernels it checks, compiled by `built`
-# before the tests run (a block left out here is compiled when its test checks it, alone)
+# test -> (its pytest item) -> the blocks (lines, inputs) whose kernels it checks, compiled by `built`
+# before the tests run; a block left out here is compiled when its test checks it.  The registry's blocks are left
+# to their test, which compiles them all at once (_compile_all): they take ~20 s to find, and pytest-xdist may run
+# that test on another worker than the others (each worker's `built` compiles for every selected test).
 BLOCKS_OF = {
-    "test_kernel_matches_numpy": lambda item, _: [_case(item.callspec.params["case"])],
-    "test_sums_over_each_axis_and_dtype": lambda *_: _sum_blocks(),
-    "test_shapes_the_kernel_does_not_cover_are_refused": lambda *_: [
+    "test_kernel_matches_numpy": lambda item: [_case(item.callspec.params["case"])],
+    "test_sums_over_each_axis_and_dtype": lambda _: _sum_blocks(),
+    "test_shapes_the_kernel_does_not_cover_are_refused": lambda _: [
         (SHAPES_REFUSED[0], (_f64(3, 4), _f64(1, 4), _f64(3, 4))),
         (SHAPES_REFUSED[1], (_f64(0, 3), _f64(3))),
     ],
-    "test_every_fused_registry_example_compiles_and_runs": lambda _, request: [
-        (lines, inputs) for lines, (_, inputs) in request.getfixturevalue("found_blocks").items()
-    ],
-    "test_a_kernel_launched_as_cupy_launches_it": lambda *_: [(LAUNCHED, (_f32(700, 3), 0.5, np.int32(2)))],
-    "test_the_samples_gradients_blocks_run_as_kernels": lambda item, _: _sample_blocks(item.callspec.params["name"]),
-    "test_every_block_of_a_gradient_runs_as_kernels": lambda *_: _gradient_blocks(),
+    "test_a_kernel_launched_as_cupy_launches_it": lambda _: [(LAUNCHED, (_f32(700, 3), 0.5, np.int32(2)))],
+    "test_the_samples_gradients_blocks_run_as_kernels": lambda item: _sample_blocks(item.callspec.params["name"]),
+    "test_every_block_of_a_gradient_runs_as_kernels": lambda _: _gradient_blocks(),
 }
