@@ -92,9 +92,10 @@ def link(target: Path, path: Path) -> None:
 
 
 def build(kernels, directory) -> None:
-    """The kernels not built yet under `directory` compiled by one g++ into one library, each kernel's own path
-    linked to it.  Where g++ refuses the batch nothing is linked: `library` then compiles each kernel alone, and
-    g++'s message names the kernel it refuses."""
+    """The shim's library, and the kernels not built yet under `directory` compiled by one g++ into one library,
+    each kernel's own path linked to it.  Where g++ refuses the batch nothing is linked: `library` then compiles
+    each kernel alone, and g++'s message names the kernel it refuses."""
+    _shim_built(str(directory))
     wanted = {}
     for kernel in kernels:
         path = _path(kernel.source, directory, kernel.name)
@@ -111,10 +112,14 @@ def build(kernels, directory) -> None:
         link(batch, path)
 
 
+def _shim_built(directory) -> Path:
+    text = SHIM_SOURCE.read_text()
+    return _built(text, _path(text, directory, "tp_shim"))
+
+
 @functools.cache
 def _shim_library(directory) -> ctypes.CDLL:
-    text = SHIM_SOURCE.read_text()
-    return ctypes.CDLL(str(_built(text, _path(text, directory, "tp_shim"))), mode=ctypes.RTLD_GLOBAL)
+    return ctypes.CDLL(str(_shim_built(directory)), mode=ctypes.RTLD_GLOBAL)
 
 
 def library(kernel, directory) -> ctypes.CDLL:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import fcntl
 import functools
 import hashlib
 import os
@@ -133,12 +134,16 @@ def _same(got, want, dtype_tolerance=True):
 
 
 def _compile_all(blocks, directory):
-    """The kernels of these blocks (lines, inputs) that have one, built by one g++ and one nvcc, the two at once."""
+    """The kernels of these blocks (lines, inputs) that have one, built by one g++ and one nvcc, the two at once.
+    A process compiling into `directory` holds its lock: another pytest-xdist worker with the same kernels waits,
+    then finds them built."""
     found = []
     for lines, inputs in blocks:
         with contextlib.suppress(kernels.NoKernel):
             found.append(_kernel(lines, inputs))
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".compiling", "w") as lock, concurrent.futures.ThreadPoolExecutor(2) as pool:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         jobs = [pool.submit(shim.build, found, directory)]
         if NVCC:
             jobs.append(pool.submit(_nvcc_batch, found, directory))
