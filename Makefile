@@ -28,12 +28,14 @@ $(STAMP): setup.cfg pyproject.toml
 	$(VPY) -m pip install -e '.[$(EXTRAS)]'
 	touch $@
 
-# One pytest worker per core (pytest-xdist, in the dev extra); tests/conftest.py runs the files that compile with
-# Numba last, each file on one worker, so that progress shows at once and no two workers compile the same functions.
+# One pytest worker per core (pytest-xdist, in the dev extra), each file on one worker (loadfile) in the order
+# tests/conftest.py gives (no reorder): the files that compile with Numba last, so that progress shows at once, and no
+# two workers compile the same functions.  (loadgroup's groups are lost under pytest 9, which ignores the node id
+# xdist 3.8 rewrites to name the group: every file was split between the workers.)
 TEST_WORKERS ?= auto
 
 test: $(STAMP)
-	$(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=15
+	$(VPY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15
 
 demo: $(STAMP)
 	$(VPY) samples/mlp.py

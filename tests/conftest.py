@@ -42,14 +42,12 @@ def pytest_configure(config):
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
     """Fast files first, so that progress shows at once; then the compiling files, largest first (the longest
-    tail is started earliest), each as one xdist group: its tests share what the worker compiled for them."""
-    grouped = config.pluginmanager.hasplugin("xdist")
+    tail is started earliest).  The Makefile runs each file on one xdist worker (`--dist loadfile`), in this order
+    (`--no-loadscope-reorder`): a compiling file's tests share what its worker compiled for them."""
     sizes = {}
     for item in items:
         if _compiles(item.path):
             item.add_marker(pytest.mark.compiles)
-            if grouped:
-                item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
             sizes[item.path] = sizes.get(item.path, 0) + 1
     order = {path: rank for rank, path in enumerate(sorted(sizes, key=lambda p: (-sizes[p], str(p))), start=1)}
     items.sort(key=lambda item: order.get(item.path, 0))  # stable: collection order within a file

@@ -1,6 +1,6 @@
 """A pytest plugin that projects the full suite's time from a sample: every Nth test of each file, CPU-timed.
 
-    PYTHONPATH=.:tools .venv/bin/python -m pytest -p suite_sample --sample=20 [-n 2 --dist loadgroup] tests
+    PYTHONPATH=.:tools .venv/bin/python -m pytest -p suite_sample --sample=20 [-n 2 --dist loadfile] tests
 
 runs the first test of each file and every 20th after it, and writes `.cache/suite_sample/WORKER.json` after each
 test: per test file the tests run, their CPU seconds (the worker's and its children's: ruff, fresh interpreters)
