@@ -102,9 +102,9 @@ def _rank(ty):
 @dataclass
 class _Plan:
     lines: list
+    checked: int  # lines[:checked] find the space's shape, __n0, __n1, ..., and refuse shapes not covered
     scope: dict
-    checked: int = 0  # lines[:checked] find the space's shape, __n0, __n1, ..., and refuse shapes not covered
-    space: int = 0
+    space: int
 
 
 class _Writer:
@@ -116,7 +116,8 @@ class _Writer:
         self.rank = {name: _rank(ty) for name, ty in zip(block.inputs, argtypes)}
         self.is_array = {name: isinstance(ty, types.Array) for name, ty in zip(block.inputs, argtypes)}
         self.space = max([0, *map(_rank, stmt_types)])
-        self.scope = {**_namespace(), "ShapesNotFused": ShapesNotFused, "SHAPES_NOT_FUSED": SHAPES_NOT_FUSED}
+        self.scope = {**_namespace(), **SHAPE_CHECKS, "ShapesNotFused": ShapesNotFused}
+        self.scope["SHAPES_NOT_FUSED"] = SHAPES_NOT_FUSED
         self.value_inputs = []  # inputs read at every element
         self.shape_inputs = []  # arrays whose shapes broadcast into the space
         self.checks = []  # ("fits" | "rest", input, ...): shapes the loop nest relies on
@@ -134,16 +135,15 @@ class _Writer:
         self.scope[f"__dt{k}"] = as_dtype(ty.dtype if isinstance(ty, types.Array) else ty).type
         return f"__dt{k}"
 
-    def multipliers(self, name):
-        """Input `name` at the current element, a size-1 axis staying at index 0."""
+    def at_element(self, name):
+        """Input `name` at the current element (an array through its view broadcast to the space)."""
         r = self.rank[name]
         if not self.is_array[name]:
             return self.arg(name)
         if r == 0:
             return f"{self.arg(name)}[()]"
-        q = self.index[name]
         axes = range(self.space - r, self.space)
-        return f"{self.arg(name)}[{', '.join(f'__i{d} * __m{q}_{j}' for j, d in enumerate(axes))},]"
+        return f"__b{self.index[name]}[{', '.join(f'__i{d}' for d in axes)},]"
 
     def accumulator(self, k, shape):
         out = f"__o{k}"
@@ -265,8 +265,7 @@ def _plan(block, argtypes, stmt_types):
         stores.append(f"{out}[{', '.join(f'__i{d}' for d in range(space - r, space))},] = {name}")
         w.results[name] = out
     w.shape_inputs += [n for n in w.value_inputs if w.is_array[n] and w.rank[n] > 0]
-    lines = _nest(w, stores)
-    return _Plan(lines, w.scope, lines.index(_REFUSE) + 1, w.space)
+    return _Plan(*_nest(w, stores), w.scope, w.space)
 
 
 def _expanded(w, s, assigned):
@@ -277,7 +276,7 @@ def _expanded(w, s, assigned):
     w.shape_inputs.append(s.like)
     r = w.rank[v]
     if r == 0:
-        return w.multipliers(v)
+        return w.at_element(v)
     if r == space:  # kept dimensions: it broadcasts
         w.checks.append(("fits", v))
         if v not in w.value_inputs:
@@ -303,57 +302,109 @@ _REFUSE = "    raise ShapesNotFused(SHAPES_NOT_FUSED)"
 
 
 def _nest(w, stores):
-    """The kernel's source: the space's shape, the checks of the operands' shapes, the loops."""
+    """The kernel's source lines (the space's shape and the checks of the operands' shapes, then the loops), and
+    how many of them find and check the shape.  The checks call the shared helpers below, compiled once per
+    process for each rank, rather than spelling them out as scalar code that Numba types and lowers again in
+    every kernel."""
     space = w.space
-    lines = [f"__n{d} = 1" for d in range(space)] + ["__fits = True"]
-    for name in dict.fromkeys(w.shape_inputs):
-        a, r = w.arg(name), w.rank[name]
-        for j in range(r):
-            d = space - r + j
-            lines += [
-                f"__s = {a}.shape[{j}]",
-                f"if __s != 1 and __n{d} == 1:",
-                f"    __n{d} = __s",
-                f"elif __s != 1 and __n{d} != __s:",
-                "    __fits = False",
-            ]
+    lines = [f"__n = np.ones({space}, np.intp)", "__fits = True"]
+    lines += [f"__fits &= broadcast_into(__n, {w.arg(name)}.shape)" for name in dict.fromkeys(w.shape_inputs)]
     for check in w.checks:
         a = w.arg(check[1])
         if check[0] == "rest":  # the reduced value of an expansion: the space without the axis
-            kept = [d for d in range(space) if d != check[2]]
-            conditions = [f"{a}.shape[{j}] != __n{d}" for j, d in enumerate(kept)]
-        else:
-            r = w.rank[check[1]]
-            axes = [(j, space - r + j) for j in range(r)]
-            conditions = [f"({a}.shape[{j}] != 1 and {a}.shape[{j}] != __n{d})" for j, d in axes]
-        if conditions:
-            lines += [f"if {' or '.join(conditions)}:", "    __fits = False"]
-    for inputs, r in dict.fromkeys(w.full):
-        for d in range(space - r, space):
-            spans = [
-                f"{w.arg(n)}.shape[{d - space + w.rank[n]}] != 1" for n in sorted(inputs) if w.rank[n] > space - 1 - d
-            ]
-            lines += [f"if __n{d} != 1 and not ({' or '.join(spans) or 'False'}):", "    __fits = False"]
+            lines.append(f"__fits &= is_space_without(__n, {a}.shape, {check[2]})")
+        elif w.rank[check[1]]:
+            lines.append(f"__fits &= broadcasts_to(__n, {a}.shape)")
+    full = list(dict.fromkeys(w.full))
+    spanning = sorted({name for inputs, _ in full for name in inputs if w.rank[name]}, key=w.index.get)
+    lines += [f"__w{w.index[name]} = spanned_axes(__n, {w.arg(name)}.shape)" for name in spanning]
+    for inputs, r in full:
+        bits = " | ".join(f"__w{w.index[n]}" for n in sorted(inputs) if w.rank[n]) or "0"
+        lines.append(f"__fits &= spanned_where_wide(__n, {space - r}, {bits})")
     if w.stored_outside:  # with no iteration of the outer loops, a value stored inside them would stay unwritten
-        empty = " or ".join(f"__n{d} == 0" for d in range(w.stored_outside))
-        lines += [f"if {empty}:", "    __fits = False"]
-    lines += ["if not __fits:", _REFUSE]
+        lines.append(f"__fits &= nonempty(__n, {w.stored_outside})")
+    lines += ["if not __fits:", _REFUSE, *(f"__n{d} = __n[{d}]" for d in range(space))]
+    checked = len(lines)
     for name in dict.fromkeys(w.value_inputs):
-        if w.is_array[name]:
-            q, a = w.index[name], w.arg(name)
-            lines += [f"__m{q}_{j} = 0 if {a}.shape[{j}] == 1 else 1" for j in range(w.rank[name])]
+        if w.is_array[name] and w.rank[name]:  # read through a view of the space's shape: a size-1 axis repeats
+            q, r = w.index[name], w.rank[name]
+            shape = "".join(f"__n{d}, " for d in range(space - r, space))
+            lines.append(f"__b{q} = np.broadcast_to({w.arg(name)}, ({shape}))")
     lines += w.allocations
     assigned = {s.target for s in w.block.statements}
     numbers = [name for name in w.value_inputs if w.rank[name] == 0 and name not in assigned]
-    lines += [f"{name} = {w.multipliers(name)}" for name in numbers] + w.prologue
+    lines += [f"{name} = {w.at_element(name)}" for name in numbers] + w.prologue
     lines += [f"{'    ' * d}for __i{d} in range(__n{d}):" for d in range(space - 1)]
     outer = "    " * (space - 1)
     lines += [outer + line for line in w.before_inner]
     lines.append(f"{outer}for __i{space - 1} in range(__n{space - 1}):")
-    reads = [f"{name} = {w.multipliers(name)}" for name in w.value_inputs if name not in numbers]
+    reads = [f"{name} = {w.at_element(name)}" for name in w.value_inputs if name not in numbers]
     lines += ["    " * space + line for line in reads + w.body + stores]
     lines += [outer + line for line in w.after_inner]
-    return lines + [f"return ({''.join(f'{w.results[o]}, ' for o in w.block.outputs)})"]
+    return lines + [f"return ({''.join(f'{w.results[o]}, ' for o in w.block.outputs)})"], checked
+
+
+# ------------------------------------------------------------------ shape checks shared by every loop nest
+# `n` is the iteration space's shape (an intp array), an operand's shape aligns with its last axes.
+
+
+@register_jitable
+def broadcast_into(n, shape):
+    """Broadcast `shape` into `n` in place; False where they do not broadcast."""
+    lead = len(n) - len(shape)
+    for j in range(len(shape)):
+        size = shape[j]
+        if size != 1 and n[lead + j] == 1:
+            n[lead + j] = size
+        elif size != 1 and n[lead + j] != size:
+            return False
+    return True
+
+
+@register_jitable
+def broadcasts_to(n, shape):
+    """Whether `shape` broadcasts to `n` without widening it."""
+    lead, fits = len(n) - len(shape), True
+    for j in range(len(shape)):
+        fits &= shape[j] == 1 or shape[j] == n[lead + j]
+    return fits
+
+
+@register_jitable
+def is_space_without(n, shape, axis):
+    """Whether `shape` is `n` with `axis` removed."""
+    same = True
+    for d in range(len(n)):
+        same &= d == axis or shape[d - (d > axis)] == n[d]
+    return same
+
+
+@register_jitable
+def spanned_axes(n, shape):
+    """The axes of `n` that `shape` spans (its size there is not 1), as bits."""
+    lead, bits = len(n) - len(shape), 0
+    for j in range(len(shape)):
+        if shape[j] != 1:
+            bits |= 1 << (lead + j)
+    return bits
+
+
+@register_jitable
+def spanned_where_wide(n, first, bits):
+    """Whether every axis of `n` from `first` on that is wider than 1 is among the spanned `bits`."""
+    spanned = True
+    for d in range(first, len(n)):
+        spanned &= n[d] == 1 or (bits >> d) & 1 == 1
+    return spanned
+
+
+@register_jitable
+def nonempty(n, leading):
+    """Whether the first `leading` axes of `n` are all non-empty."""
+    nonempty = True
+    for d in range(leading):
+        nonempty &= n[d] != 0
+    return nonempty
 
 
 def _quick_statement_types(block, argtypes):
@@ -398,6 +449,11 @@ def _quick_statement_types(block, argtypes):
         else:
             return None
         given[pending] = types.Array(value.dtype, rank, "C") if rank else value.dtype
+
+
+SHAPE_CHECKS = {
+    f.__name__: f for f in (broadcast_into, broadcasts_to, is_space_without, spanned_axes, spanned_where_wide, nonempty)
+}
 
 
 def loop_nest(block, argtypes):

@@ -142,6 +142,9 @@ def _with_symbolic_zero(a):
         (("a, b -> d, s", "c = a * 2.0", "d = c + b", "s = jt.sum(c, -1, False)"), [(3, 1), (3, 4)]),
         # the nest has no element, so c (a row of it) would never be stored
         (("a, b -> c, s", "c = b * 2.0", "e = a * c", "s = jt.sum(e, 0, False)"), [(0, 3), (3,)]),
+        (("a, g -> u", "e = a * 2.0", "u = rt.unbroadcast(e, g)"), [(3, 4), (5,)]),  # g is not a's shape summed
+        # the reduced value is not the space without the axis
+        (("v, g -> e", "r = rt.expand_reduced(v, g, 1, False)", "e = r * g"), [(5,), (3, 4)]),
     ],
 )
 def test_shapes_the_loop_nest_does_not_cover_are_refused(lines, shapes):
