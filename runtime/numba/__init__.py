@@ -68,6 +68,7 @@ from . import (  # noqa: F401
     stacked_linalg,
     tensor_products,
     tree,
+    wrappers,
     zero,
 )
 from .batching_parts import select, trapezoid  # noqa: F401
@@ -110,3 +111,4 @@ from .zero import ZERO, ZeroType  # noqa: F401
 memory.install()
 linking.install()
 lazy_code.install()
+wrappers.install()
