@@ -28,10 +28,12 @@ import functools
 from dataclasses import dataclass
 
 from numba import types
-from numba.core import compiler, typed_passes
+from numba.core import cgutils, compiler, typed_passes
 from numba.core.errors import TypingError
+from numba.core.imputils import impl_ret_borrowed
 from numba.core.registry import cpu_target
-from numba.extending import overload, register_jitable
+from numba.extending import intrinsic, overload, register_jitable
+from numba.np.arrayobj import make_array, populate_array
 from numba.np.numpy_support import as_dtype
 
 from ..blocks import Block, Statement, _namespace, _parse, _statement  # noqa: F401
@@ -116,7 +118,7 @@ class _Writer:
         self.rank = {name: _rank(ty) for name, ty in zip(block.inputs, argtypes)}
         self.is_array = {name: isinstance(ty, types.Array) for name, ty in zip(block.inputs, argtypes)}
         self.space = max([0, *map(_rank, stmt_types)])
-        self.scope = {**_namespace(), **SHAPE_CHECKS, "ShapesNotFused": ShapesNotFused}
+        self.scope = {**_namespace(), **NEST_HELPERS, "ShapesNotFused": ShapesNotFused}
         self.scope["SHAPES_NOT_FUSED"] = SHAPES_NOT_FUSED
         self.value_inputs = []  # inputs read at every element
         self.shape_inputs = []  # arrays whose shapes broadcast into the space
@@ -329,7 +331,7 @@ def _nest(w, stores):
         if w.is_array[name] and w.rank[name]:  # read through a view of the space's shape: a size-1 axis repeats
             q, r = w.index[name], w.rank[name]
             shape = "".join(f"__n{d}, " for d in range(space - r, space))
-            lines.append(f"__b{q} = np.broadcast_to({w.arg(name)}, ({shape}))")
+            lines.append(f"__b{q} = spread({w.arg(name)}, ({shape}))")
     lines += w.allocations
     assigned = {s.target for s in w.block.statements}
     numbers = [name for name in w.value_inputs if w.rank[name] == 0 and name not in assigned]
@@ -344,8 +346,29 @@ def _nest(w, stores):
     return lines + [f"return ({''.join(f'{w.results[o]}, ' for o in w.block.outputs)})"], checked
 
 
-# ------------------------------------------------------------------ shape checks shared by every loop nest
-# `n` is the iteration space's shape (an intp array), an operand's shape aligns with its last axes.
+# ------------------------------------------------------------------ helpers shared by every loop nest
+# `n` is the iteration space's shape (an intp array); an operand's shape aligns with its last axes.
+
+
+@intrinsic
+def spread(typingctx, a, shape):
+    """`a` viewed with `shape`, which it broadcasts to (checked before): its size-1 axes repeat, by a zero stride.
+    np.broadcast_to without its checks, which Numba compiled for every array type and rank."""
+    if not (isinstance(a, types.Array) and isinstance(shape, types.UniTuple) and shape.count == a.ndim):
+        return None
+
+    def codegen(context, builder, signature, args):
+        source = make_array(signature.args[0])(context, builder, args[0])
+        view = make_array(signature.return_type)(context, builder)
+        one, zero = context.get_constant(types.intp, 1), context.get_constant(types.intp, 0)
+        sizes = cgutils.unpack_tuple(builder, source.shape, a.ndim)
+        steps = cgutils.unpack_tuple(builder, source.strides, a.ndim)
+        strides = [builder.select(builder.icmp_signed("==", n, one), zero, s) for n, s in zip(sizes, steps)]
+        shape_items = cgutils.unpack_tuple(builder, args[1], a.ndim)
+        populate_array(view, source.data, shape_items, strides, source.itemsize, source.meminfo, source.parent)
+        return impl_ret_borrowed(context, builder, signature.return_type, view._getvalue())
+
+    return a.copy(layout="A")(a, shape), codegen
 
 
 @register_jitable
@@ -451,8 +474,9 @@ def _quick_statement_types(block, argtypes):
         given[pending] = types.Array(value.dtype, rank, "C") if rank else value.dtype
 
 
-SHAPE_CHECKS = {
-    f.__name__: f for f in (broadcast_into, broadcasts_to, is_space_without, spanned_axes, spanned_where_wide, nonempty)
+NEST_HELPERS = {  # the names a loop nest's source reads from this module
+    f.__name__: f
+    for f in (spread, broadcast_into, broadcasts_to, is_space_without, spanned_axes, spanned_where_wide, nonempty)
 }
 
 

@@ -50,7 +50,7 @@ _SCOPE_IMPORTS = {
     "ShapesNotFused": "from runtime.numba.fused import ShapesNotFused",
     "SHAPES_NOT_FUSED": "from runtime.numba.fused import SHAPES_NOT_FUSED",
     "Like": "from runtime.likeness import Like",
-    **{name: f"from runtime.numba.fused import {name}" for name in fused.SHAPE_CHECKS},
+    **{name: f"from runtime.numba.fused import {name}" for name in fused.NEST_HELPERS},
 }
 
 
