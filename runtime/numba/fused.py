@@ -260,7 +260,7 @@ def _plan(block, argtypes, stmt_types):
         shape = "".join(f"__n{d}, " for d in range(space - r, space))
         w.full.append((deps[name], r))  # the space's shape is its shape
         if name in block.shape_only:
-            w.results[name] = f"np.broadcast_to(np.zeros(1, {w.dtype(k)}), ({shape}))"
+            w.results[name] = f"spread(np.zeros(({'1, ' * r}), {w.dtype(k)}), ({shape}))"
             continue
         w.allocations.append(f"{out} = np.empty(({shape}), {w.dtype(k)})")
         w.stored_outside = max(w.stored_outside, space - r)  # axes it is not stored along: it needs them non-empty

@@ -206,7 +206,7 @@ _LAUNCH_DOC = "The block's outputs from its compiled kernel; the shapes are foun
 def _stored_only(nest):
     """The loop nest's lines returning only what it stores, and for each output of the block, None (the kernel
     returns it) or (its dtype's name, its shape's text) where it is read only for its shape, which the loop nest
-    returns as `np.broadcast_to(np.zeros(1, dtype), shape)`."""
+    returns as `spread(np.zeros(ones, dtype), shape)`."""
     *body, last = nest
     returned = syntax.parse(last.strip()).body[0].value.elts
     likes = [_broadcast_zeros(node) for node in returned]
@@ -215,14 +215,11 @@ def _stored_only(nest):
 
 
 def _broadcast_zeros(node):
-    """(dtype's name, shape's text) of `np.broadcast_to(np.zeros(1, dtype), shape)`, else None."""
+    """(dtype's name, shape's text) of `spread(np.zeros(ones, dtype), shape)`, else None."""
     match node:
         case ast.Call(
-            func=ast.Attribute(value=ast.Name("np"), attr="broadcast_to"),
-            args=[
-                ast.Call(func=ast.Attribute(value=ast.Name("np"), attr="zeros"), args=[ast.Constant(1), dtype]),
-                shape,
-            ],
+            func=ast.Name("spread"),
+            args=[ast.Call(func=ast.Attribute(value=ast.Name("np"), attr="zeros"), args=[_, dtype]), shape],
         ):
             return ast.unparse(dtype), ast.unparse(shape)
     return None
