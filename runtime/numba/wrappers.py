@@ -6,7 +6,7 @@ including every ``register_jitable`` helper and each fused loop nest (runtime/nu
 without the Python wrapper, since nothing outside compiled code can call it, but still with the C wrapper, which
 nothing asks for either: it cannot be a value in user code.  ``install()`` drops that C wrapper too, for every
 compile that has no Python wrapper (Numba's own subroutines already go without both).  The test suite's jit tests
-of test_scientific_corpus.py built 140 C wrappers for one function's gradient, 3 now.
+of test_scientific_corpus.py built 140 C wrappers for one function and its gradient, 3 now.
 """
 
 from __future__ import annotations
