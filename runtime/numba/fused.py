@@ -118,8 +118,7 @@ class _Writer:
         self.rank = {name: _rank(ty) for name, ty in zip(block.inputs, argtypes)}
         self.is_array = {name: isinstance(ty, types.Array) for name, ty in zip(block.inputs, argtypes)}
         self.space = max([0, *map(_rank, stmt_types)])
-        self.scope = {**_namespace(), **NEST_HELPERS, "ShapesNotFused": ShapesNotFused}
-        self.scope["SHAPES_NOT_FUSED"] = SHAPES_NOT_FUSED
+        self.scope = {**_namespace(), **NEST_GLOBALS}
         self.value_inputs = []  # inputs read at every element
         self.shape_inputs = []  # arrays whose shapes broadcast into the space
         self.checks = []  # ("fits" | "rest", input, ...): shapes the loop nest relies on
@@ -474,9 +473,13 @@ def _quick_statement_types(block, argtypes):
         given[pending] = types.Array(value.dtype, rank, "C") if rank else value.dtype
 
 
-NEST_HELPERS = {  # the names a loop nest's source reads from this module
-    f.__name__: f
-    for f in (spread, broadcast_into, broadcasts_to, is_space_without, spanned_axes, spanned_where_wide, nonempty)
+NEST_GLOBALS = {  # the names a loop nest's source reads from this module
+    **{
+        f.__name__: f
+        for f in (spread, broadcast_into, broadcasts_to, is_space_without, spanned_axes, spanned_where_wide, nonempty)
+    },
+    "ShapesNotFused": ShapesNotFused,
+    "SHAPES_NOT_FUSED": SHAPES_NOT_FUSED,
 }
 
 

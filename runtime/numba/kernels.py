@@ -47,10 +47,8 @@ _SCOPE_IMPORTS = {
     "math": "import math",
     "rt": "import runtime as rt",
     "jt": "from runtime import numba as jt",
-    "ShapesNotFused": "from runtime.numba.fused import ShapesNotFused",
-    "SHAPES_NOT_FUSED": "from runtime.numba.fused import SHAPES_NOT_FUSED",
     "Like": "from runtime.likeness import Like",
-    **{name: f"from runtime.numba.fused import {name}" for name in fused.NEST_HELPERS},
+    **{name: f"from runtime.numba.fused import {name}" for name in fused.NEST_GLOBALS},
 }
 
 
