@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -142,20 +143,32 @@ def child(workload, backend, repeats=0):
     print(json.dumps(result))
 
 
-def run(workload, backend="numba", repeats=0):
-    """The child's timings, measured in a new process with empty caches."""
+def run(workload, backend="numba", repeats=0, warm_helpers=None):
+    """The child's timings, measured in a new process with empty caches; with `warm_helpers` (a workload), after
+    another process compiled that workload, its helpers kept (runtime/numba/helper_cache.py) and nothing else."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
-        env["TRANSPILE_CACHE_DIR"] = os.path.join(cache, "transpile")
-        env.setdefault("TRANSPILE_JIT_COMPILE", "block")  # the first call compiles, on this thread
-        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", workload, "--backend", backend, "--steady", str(repeats)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        if warm_helpers:
+            with tempfile.TemporaryDirectory() as earlier:
+                _child(warm_helpers, backend, 0, earlier)
+                shutil.copytree(
+                    os.path.join(earlier, "transpile", "helpers"), os.path.join(cache, "transpile", "helpers")
+                )
+        return _child(workload, backend, repeats, cache)
+
+
+def _child(workload, backend, repeats, cache):
+    """The child's timings, in a new process whose caches are under `cache`."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(cache, "numba"))
+    env["TRANSPILE_CACHE_DIR"] = os.path.join(cache, "transpile")
+    env.setdefault("TRANSPILE_JIT_COMPILE", "block")  # the first call compiles, on this thread
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", workload, "--backend", backend, "--steady", str(repeats)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if out.returncode:
         sys.exit(out.stderr)
     return json.loads(out.stdout.splitlines()[-1])
@@ -190,6 +203,9 @@ def main():
     parser.add_argument("--json", action="store_true", help="print the raw timings as JSON")
     parser.add_argument("--backend", default="numba", help="jit's backend (numba, numba-kernels)")
     parser.add_argument("--steady", type=int, default=0, help="also time this many calls of the compiled code")
+    parser.add_argument(
+        "--warm-helpers", metavar="WORKLOAD", help="first compile WORKLOAD in another process, keeping only its helpers"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -197,7 +213,7 @@ def main():
     for workload in args.workloads or ["mlp", "lj"]:
         if workload not in ("mlp", "lj"):
             parser.error(f"no workload {workload!r}: mlp or lj")
-        result = run(workload, args.backend, args.steady)
+        result = run(workload, args.backend, args.steady, args.warm_helpers)
         if args.json:
             print(json.dumps(result))
         else:

@@ -9,8 +9,9 @@ lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, 
 rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused)
 and their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers
 and NumPy's type promotion (pynumbers, promotion), memory (memory), optimizing linked code once, in its caller
-(linking), machine code only when it is asked for (lazy_code), the symbolic zero (zero), what the helpers share
-(helpers) and the helpers not compiled yet (pending).
+(linking), machine code only when it is asked for (lazy_code), helpers kept on disk for later processes
+(helper_cache), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and the
+helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -32,6 +33,7 @@ from . import (  # noqa: F401
     fourier,
     fourier_adjoints,
     fused,
+    helper_cache,
     helpers,
     index_tricks,
     lazy_code,
@@ -112,3 +114,4 @@ memory.install()
 linking.install()
 lazy_code.install()
 wrappers.install()
+helper_cache.install()

@@ -24,6 +24,8 @@ seconds (machine code 10.7 -> 1.8), Lennard-Jones' 41.5 -> 31.7.  ``TRANSPILE_LA
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import weakref
 from dataclasses import dataclass
 
@@ -37,6 +39,7 @@ from . import linking
 _UNRESOLVED = codegen.RuntimeLinker.PREFIX
 
 _deferred_symbols: dict[str, codegen.JITCodeLibrary] = {}  # a symbol defined by a library without machine code
+_loading = threading.local()  # nested: loading() reads libraries for a function being compiled
 _environments: dict[str, object] = {}  # a deferred library's environment, by its symbol's name
 _entries: dict[int, _Entry] = {}  # a lazy entry point's closure id -> what the trampoline calls
 _trampoline: list = []  # its address and library, once made (under Numba's compiler lock, as all of this)
@@ -87,6 +90,8 @@ def _finalize_final_module(original):
     """`original`, leaving out the JIT engine for a library that `_defers`."""
 
     def finalize_final_module(library):
+        if not hasattr(library, "_transpile_nested"):  # read from a disk cache, not compiled
+            library._transpile_nested = getattr(_loading, "nested", False)
         if not _defers(library):
             _declared_first(library._final_module)
             return original(library)
@@ -101,6 +106,17 @@ def _finalize_final_module(original):
         library._finalized = True
 
     return finalize_final_module
+
+
+@contextlib.contextmanager
+def loading():
+    """Libraries read from a disk cache in this block (runtime/numba/helper_cache.py) are treated as compiled here:
+    read for a function being compiled, their machine code waits too."""
+    _loading.nested = linking.depth() >= 1
+    try:
+        yield
+    finally:
+        _loading.nested = False
 
 
 def _finalize(original):
@@ -157,6 +173,18 @@ def _get_executable(original):
     return get_executable
 
 
+def _set_env(original):
+    """`original`, or where no machine code defines the environment's symbol yet (a library read from a disk cache
+    for a caller, its machine code waiting), the environment kept until some machine code does."""
+
+    def set_env(jit, env_name, env):
+        if jit._engine.get_global_value_address(env_name):
+            return original(jit, env_name, env)
+        _environments[env_name] = env
+
+    return set_env
+
+
 def _first_call(closure, args, kws=None):
     """The trampoline's target: the real wrapper of the entry point whose closure is `closure`, called."""
     entry = _entries[id(closure)]
@@ -201,6 +229,7 @@ def install():
         (codegen.JITCodeLibrary, "get_pointer_to_function", _compiling_first),
         (codegen.CodeLibrary, "_get_compiled_object", _compiling_first),
         (cpu.CPUContext, "get_executable", _get_executable),
+        (codegen.JITCPUCodegen, "set_env", _set_env),
     ]
     for cls, name, wrap in patches:
         patched = wrap(getattr(cls, name))

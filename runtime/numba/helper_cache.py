@@ -1,0 +1,235 @@
+"""The helpers Numba compiles for generated code, kept on disk: a later process links them instead of compiling them.
+
+Numba compiles every ``overload`` implementation a function calls (transpile's runtime helpers, each
+``register_jitable``, and Numba's own, such as ``np.empty``'s) once per process and argument types, as a library
+whose IR it links into the caller; nothing of it outlives the process.  ``install()`` gives each implementation a
+disk cache under transpile's cache directory (``<cache>/helpers/``), so that a function compiled in a later process
+(a new gradient, the background compile of jit's tiers, another test worker) loads the helpers it shares with
+earlier ones.  What is saved is the library's LLVM bitcode, all that a caller links: saving it makes no machine
+code, and a library read for a caller makes none until something asks (runtime/numba/lazy_code.py).
+
+A saved helper is served only where its compiled code would be the same: the same sources under runtime/ (a digest
+of them, since a helper's code also comes from the helpers it calls), the same mode (linking.TAGS), the same flags
+inherited from the caller (``INHERITED``) and the same default arguments; Numba's own key adds its version, the CPU,
+the implementation's bytecode and closure, and its file's stamp.  Only implementations from runtime/ and Numba are
+cached (``CACHED_MODULES``): another package's overloads may call code of its own that no key covers.  An
+implementation that cannot be saved (made by ``exec``, with a closure that does not pickle, or with dynamic
+globals) compiles in every process as before, and so does every helper where transpile is not importable
+(generated files run on their own).  ``TRANSPILE_HELPER_CACHE=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import itertools
+import os
+import pathlib
+import secrets
+from collections import Counter
+
+from numba.core import bytecode, caching, targetconfig
+from numba.core.typing import templates
+
+from . import lazy_code, linking
+
+ENABLED = os.environ.get("TRANSPILE_HELPER_CACHE", "") != "0"
+INHERITED = ("fastmath", "error_model", "boundscheck", "nrt", "debuginfo")  # the flags a helper takes from its caller
+# whose implementations are cached: what the key covers (runtime/'s sources, Numba's version); another package's
+# overloads may call code of its own that the key cannot see
+CACHED_MODULES = ("runtime.", "numba.")
+_RUNTIME = pathlib.Path(__file__).resolve().parents[1]
+saved: Counter = Counter()  # helpers this process wrote to disk, by qualified name
+loaded: Counter = Counter()  # and read from it
+
+
+@functools.cache
+def runtime_digest() -> str:
+    """A digest of every source file under runtime/ (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(_RUNTIME.rglob("*.py")):
+        digest.update(path.relative_to(_RUNTIME).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _root() -> str | None:
+    """`<transpile's cache>/helpers`, or None where transpile is not importable or its cache cannot be made."""
+    try:
+        from transpile.codegen.cache import cache_dir  # as generated modules have it
+    except ImportError:
+        return None
+    try:
+        return os.path.join(cache_dir(), "helpers")
+    except OSError:
+        return None
+
+
+class _Locator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Under `_root()`, a directory per source file (as Numba's NUMBA_CACHE_DIR locator lays it out)."""
+
+    def __init__(self, py_func, py_file, root):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        root = _root()
+        if root is None or not os.path.isfile(py_file):
+            return None
+        locator = cls(py_func, py_file, root)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
+class _Impl(caching.CompileResultCacheImpl):
+    """Saves a helper's bitcode, not its object code (which would make its machine code), reads it back with its
+    machine code waiting (lazy_code.py), and refuses quietly what cannot be saved."""
+
+    _locator_classes = [_Locator]
+
+    def reduce(self, cres):
+        library = cres.library
+        library.serialize_using_object_code = library.serialize_using_bitcode  # for this call only
+        try:
+            return cres._reduce()
+        finally:
+            del library.serialize_using_object_code
+
+    def rebuild(self, target_context, payload):
+        with lazy_code.loading():
+            return super().rebuild(target_context, payload)
+
+    def check_cachable(self, cres):
+        return not cres.library.has_dynamic_globals and all(lifted.can_cache for lifted in cres.lifted)
+
+
+class _Entries(caching.IndexDataCacheFile):
+    """Numba's index and data files, but a data file per key, named by the key's digest and holding the key.
+
+    Numba numbers a function's data files by the length of its index, so that two processes saving different
+    signatures of one helper at once (test workers, a background compile) could both write `<name>.3.nbc`, and the
+    index would then point one key at the other's code.  Here a data file is written before the index names it, and
+    what is read is used only if the key stored with it is the key asked for; an index entry lost to a concurrent
+    write is a miss."""
+
+    def save(self, key, data):
+        name = f"{self._index_name[: -len('.nbi')]}.{hashlib.sha256(repr(key).encode()).hexdigest()[:20]}.nbc"
+        self._save_data(name, (key, data))
+        overloads = self._load_index()
+        overloads[key] = name
+        self._save_index(overloads)
+
+    def load(self, key):
+        name = self._load_index().get(key)
+        if name is None:
+            return None
+        try:
+            stored, data = self._load_data(name)
+        except (OSError, ValueError, TypeError):  # removed meanwhile, or written by Numba's own layout
+            return None
+        return data if stored == key else None
+
+
+class HelperCache(caching.FunctionCache):
+    """A helper's disk cache.  An entry this process wrote or read is not read again (Numba makes a dispatcher of an
+    implementation per caller flags, and a second copy of a library read would define its symbols twice): the
+    next dispatcher compiles it, as without the cache.  A failure to read or write is a miss, never a failed
+    compile."""
+
+    _impl_class = _Impl
+    _seen: set = set()  # (index file, key) of the entries this process wrote or read
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _Entries(self._cache_path, self._impl.filename_base, self._impl.locator.get_source_stamp())
+
+    def _index_key(self, sig, codegen):
+        flags = targetconfig.ConfigStack.top_or_none()
+        inherited = tuple(repr(getattr(flags, name, None)) for name in INHERITED)
+        defaults = repr((self._py_func.__defaults__, self._py_func.__kwdefaults__))  # Numba's key leaves them out
+        return (*super()._index_key(sig, codegen), runtime_digest(), linking.TAGS, inherited, defaults)
+
+    def _entry(self, sig, codegen):
+        return self._cache_file._index_path, self._index_key(sig, codegen)
+
+    def load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        try:
+            entry = self._entry(sig, target_context.codegen())
+            if entry in self._seen:
+                return None
+            found = super().load_overload(sig, target_context)
+        except Exception:  # noqa: BLE001 - an unreadable entry, or a closure that does not pickle: compile instead
+            self.disable()
+            return None
+        if found is not None:
+            self._seen.add(entry)
+            loaded[self._py_func.__qualname__] += 1
+        return found
+
+    def save_overload(self, sig, data):
+        if not self._enabled:
+            return
+        try:
+            self._seen.add(self._entry(sig, data.codegen))
+            super().save_overload(sig, data)
+            saved[self._py_func.__qualname__] += 1
+        except Exception:  # noqa: BLE001 - as above: the helper stays compiled for this process only
+            self.disable()
+
+
+def _cached(dispatcher):
+    """`dispatcher` (an implementation's, just made) with a HelperCache, where it can have one."""
+    module = getattr(dispatcher.py_func, "__module__", None) or ""
+    if module.startswith(CACHED_MODULES) and isinstance(dispatcher._cache, caching.NullCache):
+        with contextlib.suppress(RuntimeError, OSError, TypeError):  # no source file (exec), or no cache directory
+            dispatcher._cache = HelperCache(dispatcher.py_func)
+    return dispatcher
+
+
+def _caching_jit(get_jit_decorator):
+    """`get_jit_decorator` (an overload template's), whose dispatchers get a HelperCache."""
+
+    @functools.wraps(get_jit_decorator)
+    def caching_decorator(template):
+        jitter = get_jit_decorator(template)
+
+        def jit(*args, **options):
+            decorate = jitter(*args, **options)
+            return lambda pyfunc: _cached(decorate(pyfunc))
+
+        return jit
+
+    caching_decorator.__transpile_helper_cache__ = True
+    return caching_decorator
+
+
+def _number_functions_apart():
+    """Number the functions this process compiles from a random start.
+
+    Numba names a compiled function by its module, qualified name, argument types and a number counted from 1 in
+    every process.  Two closures of one factory (the implementations of np.sum and of np.mean, say) differ only in
+    that number, so a library read from disk could define the very symbol that this process gives another closure,
+    and a call would then reach the wrong one.  With each process counting from its own random start (2**60 of
+    them, a million functions apart), that would take two processes' starts within the number of functions they
+    compile."""
+    bytecode.FunctionIdentity._unique_ids = itertools.count(1 + (secrets.randbits(40) << 20))
+
+
+def install():
+    """Give every overload implementation compiled from now on a disk cache (idempotent)."""
+    template = templates._OverloadFunctionTemplate
+    if not ENABLED or getattr(template._get_jit_decorator, "__transpile_helper_cache__", False):
+        return
+    _number_functions_apart()
+    os.register_at_fork(after_in_child=_number_functions_apart)
+    template._get_jit_decorator = _caching_jit(template._get_jit_decorator)

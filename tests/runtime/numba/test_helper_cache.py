@@ -1,0 +1,130 @@
+"""runtime/numba/helper_cache.py: a helper compiled for one function is read from disk by a later process."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numba
+import pytest
+
+from runtime.numba import helper_cache, linking
+
+pytestmark = pytest.mark.skipif(not helper_cache.ENABLED, reason="TRANSPILE_HELPER_CACHE=0")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+# Two callers of the same helpers; each run compiles one.  `checked` raises with a value computed at run time,
+# which Numba boxes through the helper's environment: a library read from disk must have it set too.
+_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import numba
+    import numpy as np
+    from numba.extending import register_jitable
+    from runtime.numba import helper_cache
+
+    helper_cache.CACHED_MODULES += ("__main__",)  # this script's helpers, for the test
+
+    @register_jitable
+    def checked(x, n):
+        if n > x.shape[0]:
+            raise ValueError("longer than the array", n)
+        return x[:n].sum()
+
+    @register_jitable
+    def scaled(x, factor):
+        return np.tanh(x) * factor
+
+    @numba.njit
+    def first(x, n):
+        return checked(scaled(x, 2.0), n) + 1.0
+
+    @numba.njit
+    def second(x, n):
+        return checked(scaled(x, 3.0), n) * 2.0
+
+    caller = first if sys.argv[1] == "first" else second
+    x = np.linspace(-1.0, 1.0, 7)
+    value = caller(x, 5)
+    try:
+        caller(x, 9)
+        raised = None
+    except ValueError as error:
+        raised = list(error.args)
+    print(json.dumps({"value": float(value), "raised": raised, "saved": dict(helper_cache.saved),
+                      "loaded": dict(helper_cache.loaded)}))
+    """
+)
+
+
+def _run(script, which, cache):
+    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(cache), PYTHONPATH=ROOT)
+    env.pop("NUMBA_CACHE_DIR", None)
+    done = subprocess.run(
+        [sys.executable, str(script), which], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_later_process_links_the_helpers_an_earlier_one_compiled(tmp_path):
+    import numpy as np
+
+    script = tmp_path / "helpers_script.py"
+    script.write_text(_SCRIPT)
+    cache = tmp_path / "cache"
+    x = np.linspace(-1.0, 1.0, 7)
+
+    earlier = _run(script, "first", cache)
+    assert earlier["value"] == pytest.approx(np.sum(np.tanh(x[:5]) * 2.0) + 1.0, rel=1e-15)
+    assert earlier["raised"] == ["longer than the array", 9]
+    assert earlier["saved"].get("checked") and earlier["saved"].get("scaled") and not earlier["loaded"]
+
+    later = _run(script, "second", cache)  # another function: the helpers are read, not compiled
+    assert later["value"] == pytest.approx(np.sum(np.tanh(x[:5]) * 3.0) * 2.0, rel=1e-15)
+    assert later["raised"] == ["longer than the array", 9]
+    assert later["loaded"].get("checked") and later["loaded"].get("scaled")
+    assert not later["saved"].get("checked") and not later["saved"].get("scaled")
+
+
+def test_an_entry_is_read_only_under_its_own_key(tmp_path):
+    """Two processes saving different signatures at once cannot make one key read the other's code: each data file
+    is named by its key and holds it; an index entry lost to a concurrent write is a miss."""
+    entries = helper_cache._Entries(str(tmp_path), "helper-12.py311", "stamp")
+    entries.save("key-a", "code for a")
+    entries.save("key-b", "code for b")
+    assert entries.load("key-a") == "code for a" and entries.load("key-b") == "code for b"
+
+    names = entries._load_index()
+    entries._save_index({"key-b": names["key-b"]})  # the other process's index won: key-a's entry is lost
+    assert entries.load("key-a") is None and entries.load("key-b") == "code for b"
+
+    entries._save_index({"key-a": names["key-b"]})  # an index naming another key's data
+    assert entries.load("key-a") is None
+
+
+def test_the_key_names_the_runtime_sources_the_mode_and_the_caller_flags():
+    @numba.njit
+    def caller(x):
+        return x + 1
+
+    cache = helper_cache.HelperCache(helper_cache.runtime_digest.__wrapped__)
+    key = cache._index_key((numba.float64,), caller.targetctx.codegen())
+    assert helper_cache.runtime_digest() in key and linking.TAGS in key
+    assert len(key[-2]) == len(helper_cache.INHERITED)
+
+
+def test_only_runtime_and_numba_implementations_get_a_cache():
+    from numba.core import caching
+    from numba.np import arraymath
+
+    from runtime.numba import helpers
+
+    def outside(x):
+        return x * 2
+
+    assert isinstance(helper_cache._cached(numba.njit(outside))._cache, caching.NullCache)
+    assert isinstance(helper_cache._cached(numba.njit(helpers._sum_to))._cache, helper_cache.HelperCache)
+    assert isinstance(helper_cache._cached(numba.njit(arraymath.array_sum))._cache, helper_cache.HelperCache)
