@@ -149,9 +149,17 @@ class HelperCache(caching.FunctionCache):
 
     def __init__(self, py_func):
         super().__init__(py_func)
+        self._keys = {}
         self._cache_file = _Entries(self._cache_path, self._impl.filename_base, self._impl.locator.get_source_stamp())
 
     def _index_key(self, sig, codegen):
+        """Numba's key and ours, made once per signature (a dispatcher of an implementation serves one set of caller
+        flags)."""
+        if sig not in self._keys:
+            self._keys[sig] = self._new_key(sig, codegen)
+        return self._keys[sig]
+
+    def _new_key(self, sig, codegen):
         flags = targetconfig.ConfigStack.top_or_none()
         inherited = tuple(repr(getattr(flags, name, None)) for name in INHERITED)
         defaults = repr((self._py_func.__defaults__, self._py_func.__kwdefaults__))  # Numba's key leaves them out
@@ -161,7 +169,7 @@ class HelperCache(caching.FunctionCache):
         return self._cache_file._index_path, self._index_key(sig, codegen)
 
     def load_overload(self, sig, target_context):
-        if not self._enabled:
+        if not self._enabled or not os.path.exists(self._cache_file._index_path):
             return None
         try:
             entry = self._entry(sig, target_context.codegen())
