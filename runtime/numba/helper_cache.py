@@ -9,13 +9,14 @@ earlier ones.  What is saved is the library's LLVM bitcode, all that a caller li
 code, and a library read for a caller makes none until something asks (runtime/numba/lazy_code.py).
 
 A saved helper is served only where its compiled code would be the same: the same sources under runtime/ (a digest
-of them, since a helper's code also comes from the helpers it calls), the same mode (linking.TAGS), the same flags
-inherited from the caller (``INHERITED``) and the same default arguments; Numba's own key adds its version, the CPU,
-the implementation's bytecode and closure, and its file's stamp.  Only implementations from runtime/ and Numba are
-cached (``CACHED_MODULES``): another package's overloads may call code of its own that no key covers.  An
-implementation that cannot be saved (made by ``exec``, with a closure that does not pickle, or with dynamic
-globals) compiles in every process as before, and so does every helper where transpile is not importable
-(generated files run on their own).  ``TRANSPILE_HELPER_CACHE=0`` turns it off.
+of them, since a helper's code also comes from the helpers it calls), the same NumPy and llvmlite (``VERSIONS``),
+the same mode (linking.TAGS), the same flags inherited from the caller (``INHERITED``) and the same default
+arguments; Numba's own key adds its version, the CPU, the implementation's bytecode and closure, and its file's
+stamp.  Only implementations from runtime/ and Numba are cached (``CACHED_MODULES``): another package's overloads
+may call code of its own that no key covers.  An implementation that cannot be saved (made by ``exec``, with a
+closure that does not pickle, or with dynamic globals) compiles in every process as before, and so does every
+helper where transpile is not importable (generated files run on their own).  ``TRANSPILE_HELPER_CACHE=0`` turns
+it off.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ import pathlib
 import secrets
 from collections import Counter
 
+import llvmlite
+import numpy as np
 from numba.core import bytecode, caching, targetconfig
 from numba.core.typing import templates
 
@@ -39,6 +42,9 @@ INHERITED = ("fastmath", "error_model", "boundscheck", "nrt", "debuginfo")  # th
 # whose implementations are cached: what the key covers (runtime/'s sources, Numba's version); another package's
 # overloads may call code of its own that the key cannot see
 CACHED_MODULES = ("runtime.", "numba.")
+# what else compiled code depends on: NumPy's version is read as a constant by implementations (numpy_version),
+# LLVM reads the bitcode saved; Numba's own index already names Numba's version
+VERSIONS = (np.__version__, llvmlite.__version__)
 _RUNTIME = pathlib.Path(__file__).resolve().parents[1]
 saved: Counter = Counter()  # helpers this process wrote to disk, by qualified name
 loaded: Counter = Counter()  # and read from it
@@ -163,7 +169,7 @@ class HelperCache(caching.FunctionCache):
         flags = targetconfig.ConfigStack.top_or_none()
         inherited = tuple(repr(getattr(flags, name, None)) for name in INHERITED)
         defaults = repr((self._py_func.__defaults__, self._py_func.__kwdefaults__))  # Numba's key leaves them out
-        return (*super()._index_key(sig, codegen), runtime_digest(), linking.TAGS, inherited, defaults)
+        return (*super()._index_key(sig, codegen), runtime_digest(), VERSIONS, linking.TAGS, inherited, defaults)
 
     def _entry(self, sig, codegen):
         return self._cache_file._index_path, self._index_key(sig, codegen)

@@ -105,14 +105,14 @@ def test_an_entry_is_read_only_under_its_own_key(tmp_path):
     assert entries.load("key-a") is None
 
 
-def test_the_key_names_the_runtime_sources_the_mode_and_the_caller_flags():
+def test_the_key_names_the_runtime_sources_the_versions_the_mode_and_the_caller_flags():
     @numba.njit
     def caller(x):
         return x + 1
 
     cache = helper_cache.HelperCache(helper_cache.runtime_digest.__wrapped__)
     key = cache._index_key((numba.float64,), caller.targetctx.codegen())
-    assert helper_cache.runtime_digest() in key and linking.TAGS in key
+    assert helper_cache.runtime_digest() in key and helper_cache.VERSIONS in key and linking.TAGS in key
     assert len(key[-2]) == len(helper_cache.INHERITED)
 
 
