@@ -21,6 +21,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 from . import lowered as _lowered
 from .helpers import _bound, _classes, _has_positions, _packed, _zero, check_real_output_type
 from .shape_gaps import NUMBA_FORMS
+from .sources import function_from_text
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -57,10 +58,7 @@ _STATIC = (
 def _generated(name, params, body, namespace=None):
     """A function compiled from source text: how a helper is written once per tuple length or flag pattern."""
     text = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
-    scope = dict(_NS)
-    scope.update(namespace or {})
-    exec(text, scope)  # noqa: S102 - the text is built here from integers and flags, not from user input
-    return scope[name]
+    return function_from_text(name, text, {**_NS, **(namespace or {})})
 
 
 def _is_none(ty):

@@ -36,6 +36,7 @@ from numba.core import bytecode, caching, targetconfig
 from numba.core.typing import templates
 
 from . import lazy_code, linking
+from .promotion import _NUMPY_CODE
 
 ENABLED = os.environ.get("TRANSPILE_HELPER_CACHE", "") != "0"
 INHERITED = ("fastmath", "error_model", "boundscheck", "nrt", "debuginfo")  # the flags a helper takes from its caller
@@ -59,35 +60,42 @@ def runtime_digest() -> str:
     return digest.hexdigest()
 
 
-def _root() -> str | None:
+def root() -> str | None:
     """`<transpile's cache>/helpers`, or None where transpile is not importable or its cache cannot be made."""
     try:
         from transpile.codegen.cache import cache_dir  # as generated modules have it
+        from transpile.errors import TranspileError
     except ImportError:
         return None
     try:
         return os.path.join(cache_dir(), "helpers")
-    except OSError:
+    except (OSError, TranspileError):  # a cache directory that cannot be made, or is not private: no helper cache
         return None
 
 
+def numpy_code(function) -> bool:
+    """Whether `function` is compiled with NumPy's promotion rules (promotion.numpy_code)."""
+    return getattr(function, _NUMPY_CODE, False)
+
+
 class _Locator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Under `_root()`, a directory per source file (as Numba's NUMBA_CACHE_DIR locator lays it out)."""
+    """Under `root()`, a directory per source file (as Numba's NUMBA_CACHE_DIR locator lays it out)."""
 
     def __init__(self, py_func, py_file, root):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(root, self.get_suitable_cache_subpath(py_file))
+        inside = os.path.dirname(py_file) == os.path.join(root, "sources")  # runtime/numba/sources.py's files
+        self._cache_path = os.path.join(root, "sources" if inside else self.get_suitable_cache_subpath(py_file))
 
     def get_cache_path(self):
         return self._cache_path
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        root = _root()
-        if root is None or not os.path.isfile(py_file):
+        where = root()
+        if where is None or not os.path.isfile(py_file):
             return None
-        locator = cls(py_func, py_file, root)
+        locator = cls(py_func, py_file, where)
         try:
             locator.ensure_cache_path()
         except OSError:
@@ -168,8 +176,10 @@ class HelperCache(caching.FunctionCache):
     def _new_key(self, sig, codegen):
         flags = targetconfig.ConfigStack.top_or_none()
         inherited = tuple(repr(getattr(flags, name, None)) for name in INHERITED)
-        defaults = repr((self._py_func.__defaults__, self._py_func.__kwdefaults__))  # Numba's key leaves them out
-        return (*super()._index_key(sig, codegen), runtime_digest(), VERSIONS, linking.TAGS, inherited, defaults)
+        function = self._py_func
+        defaults = repr((function.__defaults__, function.__kwdefaults__))  # Numba's key leaves them out
+        promotion = numpy_code(function)
+        return (*super()._index_key(sig, codegen), runtime_digest(), VERSIONS, linking.TAGS, inherited, defaults, promotion)
 
     def _entry(self, sig, codegen):
         return self._cache_file._index_path, self._index_key(sig, codegen)

@@ -17,6 +17,7 @@ from numba.extending import intrinsic, overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .pynumbers import is_python
+from .sources import function_from_text
 from .zero import ZeroType
 
 _tree = importlib.import_module("runtime.tree")
@@ -25,9 +26,7 @@ _tree = importlib.import_module("runtime.tree")
 def _generated(name, params, body, namespace):
     """A function compiled from source text: how a helper is written once per tuple length."""
     text = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
-    scope = dict(namespace)
-    exec(text, scope)  # noqa: S102 - the text is built here from integers, not from user input
-    return scope[name]
+    return function_from_text(name, text, namespace)
 
 
 @intrinsic

@@ -105,7 +105,7 @@ def test_an_entry_is_read_only_under_its_own_key(tmp_path):
     assert entries.load("key-a") is None
 
 
-def test_the_key_names_the_runtime_sources_the_versions_the_mode_and_the_caller_flags():
+def test_the_key_names_the_runtime_sources_the_versions_the_mode_the_caller_flags_and_the_promotion_rules():
     @numba.njit
     def caller(x):
         return x + 1
@@ -113,7 +113,8 @@ def test_the_key_names_the_runtime_sources_the_versions_the_mode_and_the_caller_
     cache = helper_cache.HelperCache(helper_cache.runtime_digest.__wrapped__)
     key = cache._index_key((numba.float64,), caller.targetctx.codegen())
     assert helper_cache.runtime_digest() in key and helper_cache.VERSIONS in key and linking.TAGS in key
-    assert len(key[-2]) == len(helper_cache.INHERITED)
+    assert len(key[-3]) == len(helper_cache.INHERITED)
+    assert key[-1] is False  # not compiled with NumPy's promotion rules (promotion.numpy_code)
 
 
 def test_only_runtime_and_numba_implementations_get_a_cache():
