@@ -178,8 +178,8 @@ class HelperCache(caching.FunctionCache):
         inherited = tuple(repr(getattr(flags, name, None)) for name in INHERITED)
         function = self._py_func
         defaults = repr((function.__defaults__, function.__kwdefaults__))  # Numba's key leaves them out
-        promotion = numpy_code(function)
-        return (*super()._index_key(sig, codegen), runtime_digest(), VERSIONS, linking.TAGS, inherited, defaults, promotion)
+        ours = (runtime_digest(), VERSIONS, linking.TAGS, inherited, defaults, numpy_code(function))
+        return (*super()._index_key(sig, codegen), *ours)
 
     def _entry(self, sig, codegen):
         return self._cache_file._index_path, self._index_key(sig, codegen)

@@ -1,4 +1,4 @@
-"""runtime/numba/sources.py: helpers written as text live in files named by their text and globals, so they are cached."""
+"""runtime/numba/sources.py: helpers written as text live in files named by text and globals, so they are cached."""
 
 import json
 import os
@@ -31,7 +31,8 @@ def test_a_function_lives_in_a_file_named_by_its_text_and_the_globals_it_reads(c
     assert first.__code__.co_filename == again.__code__.co_filename != other.__code__.co_filename
     assert os.path.dirname(first.__code__.co_filename) == str(cache)
     assert first([1.5]).dtype == np.float32 and other([1.5]).dtype == np.float64
-    written = open(first.__code__.co_filename).read()
+    with open(first.__code__.co_filename) as file:
+        written = file.read()
     assert written == "# dtype: numpy:float32\n# factor: int 2\n# np: module numpy\n" + TEXT
     assert first.__module__ == "runtime.numba.sources"  # so that the helper cache serves it
 
