@@ -6,12 +6,13 @@ Files mirror runtime/: runtime/numba/X.py holds the Numba versions (``overload``
 and of no other file (tests/runtime/test_numba_mirror.py checks it); such a file may also hold the lowerings of the
 NumPy functions those helpers serve.  The files with no counterpart in runtime/ hold what Numba itself lacks:
 lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, pad_computed, pad_rules,
-rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused)
-and their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers
-and NumPy's type promotion (pynumbers, promotion), memory (memory), optimizing linked code once, in its caller
+rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused) and
+their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
+NumPy's type promotion (pynumbers, promotion), memory (memory), optimizing linked code once, in its caller
 (linking), machine code only when it is asked for (lazy_code), helpers kept on disk for later processes
-(helper_cache), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and the
-helpers not compiled yet (pending).
+(helper_cache), helpers written as text kept in files so that they are kept too (sources), disk-cache entries that
+concurrent writers cannot mix (cache_entries), no unused C wrappers (wrappers), the symbolic zero (zero), what the
+helpers share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -19,6 +20,7 @@ from . import (  # noqa: F401
     adjoint,
     batching,
     batching_parts,
+    cache_entries,
     collectives,
     complex_adjoints,
     constructors,
@@ -67,6 +69,7 @@ from . import (  # noqa: F401
     shape_gaps,
     shapes,
     signals,
+    sources,
     stacked_linalg,
     tensor_products,
     tree,

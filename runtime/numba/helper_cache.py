@@ -36,6 +36,7 @@ from numba.core import bytecode, caching, targetconfig
 from numba.core.typing import templates
 
 from . import lazy_code, linking
+from .cache_entries import keyed_entries
 from .promotion import _NUMPY_CODE
 
 ENABLED = os.environ.get("TRANSPILE_HELPER_CACHE", "") != "0"
@@ -125,33 +126,6 @@ class _Impl(caching.CompileResultCacheImpl):
         return not cres.library.has_dynamic_globals and all(lifted.can_cache for lifted in cres.lifted)
 
 
-class _Entries(caching.IndexDataCacheFile):
-    """Numba's index and data files, but a data file per key, named by the key's digest and holding the key.
-
-    Numba numbers a function's data files by the length of its index, so that two processes saving different
-    signatures of one helper at once (test workers, a background compile) could both write `<name>.3.nbc`, and the
-    index would then point one key at the other's code.  Here a data file is written before the index names it, and
-    what is read is used only if the key stored with it is the key asked for; an index entry lost to a concurrent
-    write is a miss."""
-
-    def save(self, key, data):
-        name = f"{self._index_name[: -len('.nbi')]}.{hashlib.sha256(repr(key).encode()).hexdigest()[:20]}.nbc"
-        self._save_data(name, (key, data))
-        overloads = self._load_index()
-        overloads[key] = name
-        self._save_index(overloads)
-
-    def load(self, key):
-        name = self._load_index().get(key)
-        if name is None:
-            return None
-        try:
-            stored, data = self._load_data(name)
-        except (OSError, ValueError, TypeError):  # removed meanwhile, or written by Numba's own layout
-            return None
-        return data if stored == key else None
-
-
 class HelperCache(caching.FunctionCache):
     """A helper's disk cache.  An entry this process wrote or read is not read again (Numba makes a dispatcher of an
     implementation per caller flags, and a second copy of a library read would define its symbols twice): the
@@ -164,7 +138,7 @@ class HelperCache(caching.FunctionCache):
     def __init__(self, py_func):
         super().__init__(py_func)
         self._keys = {}
-        self._cache_file = _Entries(self._cache_path, self._impl.filename_base, self._impl.locator.get_source_stamp())
+        keyed_entries(self)
 
     def _index_key(self, sig, codegen):
         """Numba's key and ours, made once per signature (a dispatcher of an implementation serves one set of caller

@@ -48,6 +48,7 @@ from numba.np import ufunc_db
 from numba.np.numpy_support import as_dtype, from_dtype, ufunc_find_matching_loop
 
 from . import linking
+from .cache_entries import keyed_entries
 from .pynumbers import WeakNumber, _converted, pybool, python_numbers, python_type_of
 
 __all__ = ["njit", "numpy_code"]
@@ -88,6 +89,7 @@ def njit(fun=None, **options):
     dispatcher = numba.njit(numpy_code(fun), **options)
     dispatcher.__class__ = NumpyDispatcher
     linking.tag_cache(dispatcher)
+    keyed_entries(getattr(dispatcher, "_cache", None))
     return dispatcher
 
 

@@ -278,10 +278,9 @@ def test_the_numpy_backend_has_nothing_to_compile_in_the_background():
 
 
 def test_a_writer_killed_between_data_and_index_leaves_no_entry(tmp_path):
-    from numba.core.caching import IndexDataCacheFile
+    from runtime.numba.cache_entries import KeyedEntries
 
-    cache_file = IndexDataCacheFile(str(tmp_path), "f-1.py311", ("stamp", 1))
-    cache_file.save = background._save_data_first.__get__(cache_file)
+    cache_file = KeyedEntries(str(tmp_path), "f-1.py311", ("stamp", 1))
     cache_file._open_for_write = background._open_for_write.__get__(cache_file)
     cache_file.save("old", b"old code")
 

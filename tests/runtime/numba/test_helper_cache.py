@@ -89,22 +89,6 @@ def test_a_later_process_links_the_helpers_an_earlier_one_compiled(tmp_path):
     assert not later["saved"].get("checked") and not later["saved"].get("scaled")
 
 
-def test_an_entry_is_read_only_under_its_own_key(tmp_path):
-    """Two processes saving different signatures at once cannot make one key read the other's code: each data file
-    is named by its key and holds it; an index entry lost to a concurrent write is a miss."""
-    entries = helper_cache._Entries(str(tmp_path), "helper-12.py311", "stamp")
-    entries.save("key-a", "code for a")
-    entries.save("key-b", "code for b")
-    assert entries.load("key-a") == "code for a" and entries.load("key-b") == "code for b"
-
-    names = entries._load_index()
-    entries._save_index({"key-b": names["key-b"]})  # the other process's index won: key-a's entry is lost
-    assert entries.load("key-a") is None and entries.load("key-b") == "code for b"
-
-    entries._save_index({"key-a": names["key-b"]})  # an index naming another key's data
-    assert entries.load("key-a") is None
-
-
 def test_the_key_names_the_runtime_sources_the_versions_the_mode_the_caller_flags_and_the_promotion_rules():
     @numba.njit
     def caller(x):

@@ -6,9 +6,9 @@ numba-kernels backend's loop nests, jit's middle tier) goes to the disk cache th
 The worker reads its request (the module's file and text, the entry's name, the captured values and the argument
 types, pickled) from stdin, compiles the entry holding a lock on the cache directory (one background compile
 writes it at a time), and exits 0 once the compiled code is on disk.  Numba writes each file through a temporary
-file renamed over it; the worker writes an entry's data before the index that names it, so a worker killed at any
-point leaves complete entries or none, and perhaps a temporary file named by its pid, which the caller removes
-once it sees the worker died (and any worker removes such files once they are a minute old).
+file renamed over it, and an entry's data before the index that names it (runtime/numba/cache_entries.py), so a
+worker killed at any point leaves complete entries or none, and perhaps a temporary file named by its pid, which
+the caller removes once it sees the worker died (and any worker removes such files once they are a minute old).
 
 A worker the caller does not wait for (the caller's process exits first) runs on to the end: the next process
 loads what it compiled."""
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import os
 import pickle
 import subprocess
@@ -167,20 +166,6 @@ def _send(process, data):
         process.stdin.close()
 
 
-def _save_data_first(self, key, data):
-    """Numba's IndexDataCacheFile.save, writing the data before the index that names it (Numba writes the index
-    first: a writer killed between the two leaves an index naming a missing, or an older, data file)."""
-    overloads = self._load_index()
-    name = overloads.get(key)
-    if name is None:
-        existing = set(overloads.values())
-        name = next(n for n in map(self._data_name, itertools.count(1)) if n not in existing)
-    self._save_data(name, data)
-    if overloads.get(key) != name:
-        overloads[key] = name
-        self._save_index(overloads)
-
-
 @contextlib.contextmanager
 def _open_for_write(self, filepath):
     """Numba's IndexDataCacheFile._open_for_write, its temporary file named by the worker's pid (so that the
@@ -232,7 +217,6 @@ def main():
 
     from .boxing import captured_value
 
-    caching.IndexDataCacheFile.save = _save_data_first
     caching.IndexDataCacheFile._open_for_write = _open_for_write
     module = types.ModuleType(request["module"])
     module.__file__ = request["file"]

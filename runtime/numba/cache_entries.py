@@ -1,0 +1,45 @@
+"""Numba's disk-cache files laid out so that two processes saving one function at once cannot mix their entries.
+
+Numba numbers a function's data files by the length of its index, so two processes saving different signatures
+of one function at once (test workers, a background compile and its caller) could both write `<name>.3.nbc`, and
+the index would then point one key at the other's code: a test computed `np.mean` as `np.sum` that way.  Here a
+data file is named by its key's digest and holds the key; it is written before the index names it, and what is
+read is used only if the key stored with it is the key asked for.  An index entry lost to a concurrent write is a
+miss (compiled again), never another signature's code.  Runtime helpers (helper_cache.py) and the functions of
+generated modules (promotion.njit) keep their caches this way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from numba.core import caching
+
+
+class KeyedEntries(caching.IndexDataCacheFile):
+    """Numba's index and data files, with a data file per key, named by the key's digest and holding the key."""
+
+    def save(self, key, data):
+        name = f"{self._index_name[: -len('.nbi')]}.{hashlib.sha256(repr(key).encode()).hexdigest()[:20]}.nbc"
+        self._save_data(name, (key, data))
+        overloads = self._load_index()
+        overloads[key] = name
+        self._save_index(overloads)
+
+    def load(self, key):
+        name = self._load_index().get(key)
+        if name is None:
+            return None
+        try:
+            stored, data = self._load_data(name)
+        except (OSError, ValueError, TypeError):  # removed meanwhile, or written by Numba's own layout
+            return None
+        return data if stored == key else None
+
+
+def keyed_entries(cache):
+    """Make `cache` (a Numba disk cache, just made) keep its entries as KeyedEntries; anything else is left as is."""
+    if isinstance(getattr(cache, "_cache_file", None), caching.IndexDataCacheFile):
+        impl = cache._impl
+        cache._cache_file = KeyedEntries(cache._cache_path, impl.filename_base, impl.locator.get_source_stamp())
+    return cache

@@ -1,0 +1,34 @@
+"""runtime/numba/cache_entries.py: a data file per key, read only under its own key."""
+
+import importlib
+
+import numpy as np
+
+from runtime.numba import cache_entries, helper_cache, promotion
+
+
+def test_an_entry_is_read_only_under_its_own_key(tmp_path):
+    """Two processes saving different signatures at once cannot make one key read the other's code: each data file
+    is named by its key and holds it; an index entry lost to a concurrent write is a miss."""
+    entries = cache_entries.KeyedEntries(str(tmp_path), "helper-12.py311", "stamp")
+    entries.save("key-a", "code for a")
+    entries.save("key-b", "code for b")
+    assert entries.load("key-a") == "code for a" and entries.load("key-b") == "code for b"
+
+    names = entries._load_index()
+    entries._save_index({"key-b": names["key-b"]})  # the other process's index won: key-a's entry is lost
+    assert entries.load("key-a") is None and entries.load("key-b") == "code for b"
+
+    entries._save_index({"key-a": names["key-b"]})  # an index naming another key's data
+    assert entries.load("key-a") is None
+
+
+def test_generated_functions_and_helpers_keep_their_entries_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    (tmp_path / "entries_module.py").write_text("def double(x):\n    return x * 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    compiled = promotion.njit(importlib.import_module("entries_module").double, cache=True)
+    assert isinstance(compiled._cache._cache_file, cache_entries.KeyedEntries)
+    assert compiled(np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
+    assert compiled.stats.cache_misses and list(tmp_path.rglob("entries_module.double-1.py*.*.nbc"))
+    assert isinstance(helper_cache.HelperCache(helper_cache.root)._cache_file, cache_entries.KeyedEntries)
