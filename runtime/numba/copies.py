@@ -21,6 +21,7 @@ from .helpers import _full
 from .lowered import _compiled
 from .shape_gaps import NUMBA_FORMS
 from .signals import meshgrid
+from .sources import function_from_text
 from .zero import ZeroType, make_zero
 
 __all__ = ["column_stack", "dstack"]
@@ -503,8 +504,7 @@ def _concatenation(items, axis, ndmin, trans1d, what):
     lines.append(f"    return np.concatenate(({', '.join(pieces)},), axis={axis % rank})")
     dtype = np.result_type(*[_stand_in(ty) for ty in items[start:]])
     scope = {"np": np, "dtype": dtype}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the items' types and constant directives only
-    return scope["impl"]
+    return function_from_text("impl", "\n".join(lines), scope)
 
 
 @overload(_copies.r_, prefer_literal=True)

@@ -18,6 +18,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from .sources import function_from_text
 from .zero import ZeroType, make_zero
 
 _differences = importlib.import_module("runtime.differences")
@@ -201,8 +202,7 @@ def _axes_of(axis, nd, shift):
         "    return out",
     ]
     scope = {"np": np}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the number of axes only
-    return register_jitable(scope["axes"])
+    return register_jitable(function_from_text("axes", "\n".join(lines), scope))
 
 
 def _spacing_texts(spacing, count, what):
@@ -231,8 +231,7 @@ def _gradient_impl(f, axis, spacing, shift, what):
     outs = [f"out{i}" for i in range(count)]
     lines.append("    return " + (outs[0] if count == 1 else "(" + ", ".join(outs) + ",)"))
     scope = {"np": np, "pick": _axes_of(axis, nd, shift), "along": _along(f.ndim, _result_dtype(f), False)}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the numbers of axes and spacings only
-    return register_jitable(scope["impl"])
+    return register_jitable(function_from_text("impl", "\n".join(lines), scope))
 
 
 @overload(gradient)
@@ -284,8 +283,7 @@ def _gradient_vjp(g, like, spacing=(), axis=None, edge_order=1):
         lines.append(f"    total += along({text}, axes[{i}], {steps[i]}, edge_order)")
     lines.append("    return total")
     scope = {"np": np, "dtype": dtype, "pick": _axes_of(axis, nd, 0), "along": _along(nd, dtype, True)}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the number of axes and which cotangents are zero
-    return scope["impl"]
+    return function_from_text("impl", "\n".join(lines), scope)
 
 
 def _flag(ty):

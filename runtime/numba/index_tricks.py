@@ -13,6 +13,8 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from .sources import function_from_text
+
 __all__ = ["ix_"]
 
 
@@ -39,8 +41,7 @@ def _ix_(*args):
         outs.append(f"o{k}")
     lines.append(f"    return ({', '.join(outs)},)")
     scope = {"np": np}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the number of arrays only
-    return scope["impl"]
+    return function_from_text("impl", "\n".join(lines), scope)
 
 
 # ------------------------------------------------------------------ x[i, j, ...] with one integer array per axis
@@ -81,5 +82,4 @@ def gather(x, index):
     lines.append(f"        flat[m] = x[{', '.join(f'i{k}' for k in range(count))}]")
     lines.append("    return out")
     scope = {"np": np}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the number of axes only
-    return scope["impl"]
+    return function_from_text("impl", "\n".join(lines), scope)

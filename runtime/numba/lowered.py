@@ -19,6 +19,7 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import index_tricks
+from .sources import function_from_text
 
 __all__ = [
     "dot",
@@ -182,8 +183,7 @@ def _over_stacks(a_ndim, b_ndim, batch_nd, body, dtype):
         lines.append(f"    b_shape = {padded(b_ndim)}b.shape")
     lines += [f"    batch = ({sizes})", "    count = 1", "    for size in batch:", "        count *= size", *body]
     scope = {"np": np, "dtype": dtype.type, "max": builtins.max, "c": np.ascontiguousarray}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from ranks only
-    return scope["impl"]
+    return function_from_text("impl", "\n".join(lines), scope)
 
 
 @overload(dot)
@@ -618,8 +618,7 @@ def _join(kind):
         elif axis_none:
             out_nd = 1
         scope = {"np": np, "dtype": dtype.type, "join": _join_core(out_nd)}
-        exec(compile("\n".join(lines), f"<np.{kind}>", "exec"), scope)  # noqa: S102 - generated from types
-        return scope["impl"]
+        return function_from_text("impl", "\n".join(lines), scope)
 
     return typer
 
@@ -798,8 +797,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
         "_matrix_norm": _matrix_norm,
         "_matrices": _matrices,
     }
-    exec(compile("\n".join(lines), "<np.linalg.norm>", "exec"), scope)  # noqa: S102 - generated from types
-    return scope["impl"]
+    return function_from_text("impl", "\n".join(lines), scope)
 
 
 # ------------------------------------------------------------------ shapes
@@ -847,8 +845,7 @@ def _indexed(index, name="a"):
 
 def _compiled(source, scope, name="impl"):
     scope = {"np": np, **scope}
-    exec(compile(source, "<jit lowering>", "exec"), scope)  # noqa: S102 - generated from types
-    return scope[name]
+    return function_from_text(name, source, scope)
 
 
 @overload(expand_dims, prefer_literal=True)

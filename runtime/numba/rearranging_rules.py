@@ -14,6 +14,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .. import rearranging as _rr
 from .helpers import broadcast_to
+from .sources import function_from_text
 
 __all__ = ["sort", "roll", "rollaxis", "take_along_axis"]
 
@@ -159,8 +160,7 @@ def _roll(a, shift, axis=None):
 
 def _source(body, scope, params="a, shift, axis=None"):
     text = f"def impl({params}):\n" + "".join(f"    {line}\n" for line in body.split("\n"))
-    exec(text, scope)  # noqa: S102 - written here from integers, not from user input
-    return scope["impl"]
+    return function_from_text("impl", text, scope)
 
 
 @overload(rollaxis)

@@ -18,6 +18,7 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .lowered import _common_dtype
+from .sources import function_from_text
 from .zero import ZeroType, make_zero
 
 _signal = importlib.import_module("runtime.signals")
@@ -951,8 +952,7 @@ def _meshgrid(*args):
         outs.append(f"out{i}")
     lines.append(f"    return ({', '.join(outs)},)")
     scope = {"np": np, "to_fixed_tuple": to_fixed_tuple, "_grid_place": _grid_place}
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from the number of arrays only
-    return scope["impl"]
+    return function_from_text("impl", "\n".join(lines), scope)
 
 
 # ------------------------------------------------------------------ np.interp with period= (jt.interp_with_period)

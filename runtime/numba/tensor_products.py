@@ -17,6 +17,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .batching import _example_nd, _flag
 from .lowered import _common_dtype, _stack_of_matrices
+from .sources import function_from_text
 from .zero import ZeroType, make_zero
 
 _products = importlib.import_module("runtime.tensor_products")
@@ -259,8 +260,7 @@ def _vdot_vjp(g, other, like):
 
 
 def _compiled(lines, name, scope):
-    exec("\n".join(lines), scope)  # noqa: S102 - generated from ranks only
-    return register_jitable(scope[name])
+    return register_jitable(function_from_text(name, "\n".join(lines), scope))
 
 
 def _kron_impl(a_ndim, b_ndim):
