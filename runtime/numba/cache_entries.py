@@ -5,26 +5,52 @@ of one function at once (test workers, a background compile and its caller) coul
 the index would then point one key at the other's code: a test computed `np.mean` as `np.sum` that way.  Here a
 data file is named by its key's digest and holds the key; it is written before the index names it, and what is
 read is used only if the key stored with it is the key asked for.  An index entry lost to a concurrent write is a
-miss (compiled again), never another signature's code.  Runtime helpers (helper_cache.py) and the functions of
-generated modules (promotion.njit) keep their caches this way.
+miss (compiled again), never another signature's code.  A save drops the index's outdated entries (``outdated``)
+and removes the function's data files that the index no longer names, so that the cache does not grow with every
+change of the sources.  Runtime helpers (helper_cache.py) and the functions of generated modules (promotion.njit)
+keep their caches this way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import time
 
 from numba.core import caching
+
+_UNNAMED_GRACE = 60  # seconds: a data file younger than this may be a concurrent writer's, not named yet
 
 
 class KeyedEntries(caching.IndexDataCacheFile):
     """Numba's index and data files, with a data file per key, named by the key's digest and holding the key."""
 
     def save(self, key, data):
-        name = f"{self._index_name[: -len('.nbi')]}.{hashlib.sha256(repr(key).encode()).hexdigest()[:20]}.nbc"
+        base = self._index_name[: -len(".nbi")]
+        name = f"{base}.{hashlib.sha256(repr(key).encode()).hexdigest()[:20]}.nbc"
         self._save_data(name, (key, data))
-        overloads = self._load_index()
+        overloads = {k: v for k, v in self._load_index().items() if not self.outdated(k)}
         overloads[key] = name
         self._save_index(overloads)
+        self._remove_unnamed(base, set(overloads.values()))
+
+    def outdated(self, key) -> bool:
+        """Whether an entry of the index is for code no process of this installation asks for (dropped at a save)."""
+        return False
+
+    def _remove_unnamed(self, base, named):
+        """Remove this function's data files that the index does not name (outdated entries, entries of an index
+        made stale by a change to the source file, Numba's own numbered files), once they are old enough that no
+        writer is between writing one and naming it."""
+        now = time.time()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self._cache_path):
+                name = entry.name
+                if name.startswith(f"{base}.") and name.endswith(".nbc") and name not in named:
+                    with contextlib.suppress(OSError):
+                        if now - entry.stat().st_mtime > _UNNAMED_GRACE:
+                            os.unlink(entry.path)
 
     def load(self, key):
         name = self._load_index().get(key)

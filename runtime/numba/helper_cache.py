@@ -12,11 +12,12 @@ A saved helper is served only where its compiled code would be the same: the sam
 of them, since a helper's code also comes from the helpers it calls), the same NumPy and llvmlite (``VERSIONS``),
 the same mode (linking.TAGS), the same flags inherited from the caller (``INHERITED``) and the same default
 arguments; Numba's own key adds its version, the CPU, the implementation's bytecode and closure, and its file's
-stamp.  Only implementations from runtime/ and Numba are cached (``CACHED_MODULES``): another package's overloads
-may call code of its own that no key covers.  An implementation that cannot be saved (made by ``exec``, with a
-closure that does not pickle, or with dynamic globals) compiles in every process as before, and so does every
-helper where transpile is not importable (generated files run on their own).  ``TRANSPILE_HELPER_CACHE=0`` turns
-it off.
+stamp.  A save drops the helper's entries from other sources or versions, and their files (cache_entries.py).  Only
+implementations from runtime/ and Numba are cached (``CACHED_MODULES``): another package's overloads may call code
+of its own that no key covers.  An implementation that cannot be saved (made by ``exec`` with globals sources.py
+cannot name, with a closure that does not pickle, or with dynamic globals) compiles in every process as before, and
+so does every helper where transpile is not importable (generated files run on their own).
+``TRANSPILE_HELPER_CACHE=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -139,6 +140,7 @@ class HelperCache(caching.FunctionCache):
         super().__init__(py_func)
         self._keys = {}
         keyed_entries(self)
+        self._cache_file.outdated = _outdated
 
     def _index_key(self, sig, codegen):
         """Numba's key and ours, made once per signature (a dispatcher of an implementation serves one set of caller
@@ -183,6 +185,11 @@ class HelperCache(caching.FunctionCache):
             saved[self._py_func.__qualname__] += 1
         except Exception:  # noqa: BLE001 - as above: the helper stays compiled for this process only
             self.disable()
+
+
+def _outdated(key) -> bool:
+    """An entry compiled from other runtime sources or other versions of NumPy and llvmlite."""
+    return runtime_digest() not in key or VERSIONS not in key
 
 
 def _cached(dispatcher):

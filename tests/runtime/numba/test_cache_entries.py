@@ -1,6 +1,7 @@
 """runtime/numba/cache_entries.py: a data file per key, read only under its own key."""
 
 import importlib
+import os
 
 import numpy as np
 
@@ -32,3 +33,33 @@ def test_generated_functions_and_helpers_keep_their_entries_so(tmp_path, monkeyp
     assert compiled(np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
     assert compiled.stats.cache_misses and list(tmp_path.rglob("entries_module.double-1.py*.*.nbc"))
     assert isinstance(helper_cache.HelperCache(helper_cache.root)._cache_file, cache_entries.KeyedEntries)
+
+
+def _age(path, seconds):
+    os.utime(path, (path.stat().st_atime - seconds, path.stat().st_mtime - seconds))
+
+
+def test_a_save_drops_outdated_entries_and_removes_the_files_no_index_names(tmp_path):
+    entries = cache_entries.KeyedEntries(str(tmp_path), "helper-12.py311", "stamp")
+    entries.outdated = lambda key: key.startswith("old")
+    entries.save("old-a", "code of another version")
+    old_file = tmp_path / entries._load_index()["old-a"]
+    entries.save("kept", "code")
+    numbered = tmp_path / "helper-12.py311.1.nbc"  # Numba's own layout
+    numbered.write_bytes(b"")
+    other_function = tmp_path / "helper-15.py311.1.nbc"
+    other_function.write_bytes(b"")
+    _age(old_file, 120)
+    _age(numbered, 120)
+    _age(other_function, 120)
+
+    entries.save("new", "code")
+    assert set(entries._load_index()) == {"kept", "new"} and entries.load("kept") == "code"
+    assert not old_file.exists() and not numbered.exists() and other_function.exists()
+
+    restamped = cache_entries.KeyedEntries(str(tmp_path), "helper-12.py311", "the source changed")
+    young = tmp_path / entries._load_index()["new"]
+    _age(tmp_path / entries._load_index()["kept"], 120)
+    restamped.save("fresh", "code")  # the old index is stale: its files go once old enough (a writer may be between)
+    assert set(restamped._load_index()) == {"fresh"} and young.exists()
+    assert len(list(tmp_path.glob("helper-12.py311.*.nbc"))) == 2

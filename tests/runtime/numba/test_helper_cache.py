@@ -113,3 +113,10 @@ def test_only_runtime_and_numba_implementations_get_a_cache():
     assert isinstance(helper_cache._cached(numba.njit(outside))._cache, caching.NullCache)
     assert isinstance(helper_cache._cached(numba.njit(helpers._sum_to))._cache, helper_cache.HelperCache)
     assert isinstance(helper_cache._cached(numba.njit(arraymath.array_sum))._cache, helper_cache.HelperCache)
+
+
+def test_entries_of_other_runtime_sources_or_versions_are_outdated():
+    current = ("sig", helper_cache.runtime_digest(), helper_cache.VERSIONS)
+    assert not helper_cache._outdated(current)
+    assert helper_cache._outdated(("sig", "0" * 64, helper_cache.VERSIONS))
+    assert helper_cache._outdated(("sig", helper_cache.runtime_digest(), ("1.26.0", "0.42.0")))
