@@ -9,6 +9,7 @@ numba-kernels` measures each backend (in its own cold cache) and compares them w
 from __future__ import annotations
 
 import argparse
+import compileall
 import gc
 import json
 import os
@@ -149,8 +150,11 @@ _WARM = textwrap.dedent(
 
 
 def warm_process_first_call(backend):
-    """Seconds from a new process's start to the end of its first jitted call, with the caches warm."""
+    """Seconds from a new process's start to the end of its first jitted call, with the caches warm and the
+    project's modules byte-compiled."""
     script = _WARM.format(here=HERE, backend=backend)
+    for package in ("transpile", "runtime"):  # as an installed package is (`make bytecode`; see the Makefile)
+        compileall.compile_dir(os.path.join(ROOT, package), quiet=1)
     for _ in range(2):  # the first run fills the caches if they are cold
         out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     seconds, compiled = out.stdout.split()
