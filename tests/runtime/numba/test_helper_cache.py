@@ -1,9 +1,5 @@
 """runtime/numba/helper_cache.py: a helper compiled for one function is read from disk by a later process."""
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numba
@@ -13,7 +9,6 @@ from runtime.numba import helper_cache, linking
 
 pytestmark = pytest.mark.skipif(not helper_cache.ENABLED, reason="TRANSPILE_HELPER_CACHE=0")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 # Two callers of the same helpers; each run compiles one.  `checked` raises with a value computed at run time,
 # which Numba boxes through the helper's environment: a library read from disk must have it set too.
@@ -59,17 +54,7 @@ _SCRIPT = textwrap.dedent(
 )
 
 
-def _run(script, which, cache):
-    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(cache), PYTHONPATH=ROOT)
-    env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run(
-        [sys.executable, str(script), which], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
-
-
-def test_a_later_process_links_the_helpers_an_earlier_one_compiled(tmp_path):
+def test_a_later_process_links_the_helpers_an_earlier_one_compiled(tmp_path, run_in_new_process):
     import numpy as np
 
     script = tmp_path / "helpers_script.py"
@@ -77,12 +62,12 @@ def test_a_later_process_links_the_helpers_an_earlier_one_compiled(tmp_path):
     cache = tmp_path / "cache"
     x = np.linspace(-1.0, 1.0, 7)
 
-    earlier = _run(script, "first", cache)
+    earlier = run_in_new_process(script, "first", cache)
     assert earlier["value"] == pytest.approx(np.sum(np.tanh(x[:5]) * 2.0) + 1.0, rel=1e-15)
     assert earlier["raised"] == ["longer than the array", 9]
     assert earlier["saved"].get("checked") and earlier["saved"].get("scaled") and not earlier["loaded"]
 
-    later = _run(script, "second", cache)  # another function: the helpers are read, not compiled
+    later = run_in_new_process(script, "second", cache)  # another function: the helpers are read, not compiled
     assert later["value"] == pytest.approx(np.sum(np.tanh(x[:5]) * 3.0) * 2.0, rel=1e-15)
     assert later["raised"] == ["longer than the array", 9]
     assert later["loaded"].get("checked") and later["loaded"].get("scaled")

@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -13,7 +11,6 @@ from runtime.numba import fused, helper_cache, sources
 
 pytestmark = pytest.mark.skipif(not helper_cache.ENABLED, reason="TRANSPILE_HELPER_CACHE=0")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TEXT = "def scaled(x):\n    return np.asarray(x, dtype) * factor\n"
 
 
@@ -77,25 +74,15 @@ _SCRIPT = textwrap.dedent(
 )
 
 
-def _run(script, dtype, cache):
-    env = dict(os.environ, TRANSPILE_CACHE_DIR=str(cache), PYTHONPATH=ROOT)
-    env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run(
-        [sys.executable, str(script), dtype], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
-
-
-def test_a_later_process_reads_a_fused_loop_nest_an_earlier_one_compiled(tmp_path):
+def test_a_later_process_reads_a_fused_loop_nest_an_earlier_one_compiled(tmp_path, run_in_new_process):
     script = tmp_path / "nest_script.py"
     script.write_text(_SCRIPT)
     cache = tmp_path / "cache"
     x, y = np.linspace(0.0, 1.0, 12).reshape(3, 4), np.arange(4.0)
 
-    earlier = _run(script, "float64", cache)
-    later = _run(script, "float64", cache)
-    narrow = _run(script, "float32", cache)
+    earlier = run_in_new_process(script, "float64", cache)
+    later = run_in_new_process(script, "float64", cache)
+    narrow = run_in_new_process(script, "float32", cache)
 
     assert not earlier["loaded"].get("impl") and later["loaded"].get("impl")
     for result in (earlier, later):
