@@ -20,8 +20,8 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
 from .helpers import _bound, _classes, _has_positions, _packed, _zero, check_real_output_type
+from .helpers import _generated as _generated_helper
 from .shape_gaps import NUMBA_FORMS
-from .sources import function_from_text
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -56,9 +56,9 @@ _STATIC = (
 
 
 def _generated(name, params, body, namespace=None):
-    """A function compiled from source text: how a helper is written once per tuple length or flag pattern."""
-    text = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
-    return function_from_text(name, text, {**_NS, **(namespace or {})})
+    """helpers._generated, reading this module's names (`_NS`) too: how a batched helper is written once per tuple
+    length or flag pattern."""
+    return _generated_helper(name, params, body, {**_NS, **(namespace or {})})
 
 
 def _is_none(ty):

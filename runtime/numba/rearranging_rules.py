@@ -13,8 +13,7 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from .. import rearranging as _rr
-from .helpers import broadcast_to
-from .sources import function_from_text
+from .helpers import _generated, broadcast_to
 
 __all__ = ["sort", "roll", "rollaxis", "take_along_axis"]
 
@@ -159,8 +158,7 @@ def _roll(a, shift, axis=None):
 
 
 def _source(body, scope, params="a, shift, axis=None"):
-    text = f"def impl({params}):\n" + "".join(f"    {line}\n" for line in body.split("\n"))
-    return function_from_text("impl", text, scope)
+    return _generated("impl", params, body.split("\n"), scope)
 
 
 @overload(rollaxis)
