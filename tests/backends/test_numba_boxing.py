@@ -1,13 +1,16 @@
-"""A call's arrays are typed from Numba's fingerprint (transpile/backends/numba/boxing.py: array_type): the same
-types Numba gives them, and no fingerprint for values it could confuse."""
+"""A call's arguments are typed from Numba's fingerprint (transpile/backends/numba/boxing.py: array_type,
+argument_type): the same types Numba gives them, and no fingerprint for values it could confuse."""
 
 from __future__ import annotations
+
+import collections
 
 import numpy as np
 import pytest
 from numba import typeof
 from numba.core.typing.typeof import Purpose
 
+from runtime.numba import pynumbers
 from transpile.backends.numba import boxing
 
 
@@ -69,3 +72,68 @@ def test_the_other_byte_order_is_not_typed_as_the_native_one_seen_first():
 def test_arrays_of_one_fingerprint_differing_in_shape_share_a_type():
     assert boxing.array_type(np.ones((2, 3))) is boxing.array_type(np.ones((5, 7)))
     assert boxing.array_type(np.ones((2, 3))) != boxing.array_type(np.ones((2, 3), np.float32))
+
+
+# ------------------------------------------------------------------ arguments of every kind (argument_type)
+
+_POINT = collections.namedtuple("_POINT", "x y")
+
+ARGUMENTS = {
+    "float": 2.5,
+    "int": -7,
+    "largest int64": 2**63 - 1,
+    "bool": True,
+    "complex": 1 - 2j,
+    "None": None,
+    "numpy float32": np.float32(1.5),
+    "numpy int8": np.int8(3),
+    "numpy bool": np.bool_(False),
+    "tuple of arrays": (np.ones((2, 3), np.float32), np.zeros(3, np.float32)),
+    "tuple of numbers": (1.0, 2, True),
+    "nested tuple": ((np.ones(2), 1.0), (np.ones((2, 2)).T,)),
+    "list of tuples of arrays": [(np.ones((4, 3)), np.ones(3)), (np.ones((3, 2)), np.ones(2))],
+    "list of numbers": [1.0, 2.0],
+    "list typed by its first item": [np.ones(2), np.ones((2, 2))],  # as Numba types it (unboxing then refuses)
+}
+
+
+@pytest.mark.parametrize("name", list(ARGUMENTS))
+def test_the_fingerprint_gives_numbas_type_of_an_argument(name):
+    value = ARGUMENTS[name]
+    assert boxing.argument_type(value) == typeof(value, Purpose.argument)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        2**63,  # uint64 to Numba, with int64's fingerprint
+        -(2**63) - 1,
+        _POINT(1.0, 2.0),  # the fingerprint names fields, not the class
+        [],
+        [np.zeros(2, dtype=[("a", "f8")])],
+        (np.ones(2), np.ones(3, dtype=">f8" if np.little_endian else "<f8")),
+        "text",
+        {"a": 1.0},
+        np.datetime64("2026-01-01"),
+        pynumbers.python_number(2.5),  # marked to be typed as a Python float by its own typeof
+    ],
+    ids=[
+        "uint64 int",
+        "below int64",
+        "namedtuple",
+        "empty list",
+        "list of records",
+        "tuple with byte order",
+        "str",
+        "dict",
+        "datetime scalar",
+        "marked number",
+    ],
+)
+def test_arguments_the_fingerprint_could_confuse_are_left_to_numba(value):
+    assert boxing.argument_type(value) is None
+
+
+def test_ints_beyond_int64_are_not_typed_as_the_int64_seen_first():
+    assert boxing.argument_type(5) == typeof(5)
+    assert boxing.argument_type(2**63) is None and typeof(2**63) != typeof(5)

@@ -36,7 +36,7 @@ class NumbaBackend(Backend):
         boxing.refuse_dtypes(target, names, values)
 
     def signature(self, entry, values, filters=True):
-        known = tuple(boxing.array_type(a) for a in values)
+        known = tuple(boxing.argument_type(a) for a in values)
         if all(t is not None for t in known):
             return known
         with _quiet(filters):

@@ -183,7 +183,9 @@ def type_name(numba_type) -> str:
     return python.__name__ if python is not None else "bool" if str(numba_type) == "pybool" else str(numba_type)
 
 
-_ARRAY_TYPES: dict = {}  # Numba's fingerprint of a plain numeric array -> its Numba type
+_ARRAY_TYPES: dict = {}  # Numba's fingerprint of a plain numeric array (or of a plain argument) -> its Numba type
+_INT64 = range(-(2**63), 2**63)  # Python ints Numba types as int64 (the fingerprint does not tell uint64 apart)
+_SCALARS = (float, bool, complex, type(None))
 
 
 @functools.cache
@@ -204,6 +206,35 @@ def array_type(value):
     dtype = value.dtype if type(value) is np.ndarray else None
     if dtype is None or dtype.kind not in "biufc" or not dtype.isnative or not value.flags.aligned:
         return None
+    return _typed_by_fingerprint(value)
+
+
+def argument_type(value):
+    """Numba's type of a call's argument where its fingerprint determines it: a plain array (array_type), a
+    Python float, bool, complex, None or int in int64's range, a numeric NumPy scalar, and tuples and non-empty
+    lists of these (Numba types a list by its first item); None for any other value, typed as Numba types it.
+    A list of tuples of arrays (a model's parameters) is typed in microseconds, not the 50 of Numba's typeof."""
+    return _typed_by_fingerprint(value) if _fingerprinted(value) else None
+
+
+def _fingerprinted(value) -> bool:
+    """Whether values of `value`'s fingerprint all have its Numba type (see argument_type)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind is int:
+        return value in _INT64
+    if kind is np.ndarray:
+        dtype = value.dtype
+        return dtype.kind in "biufc" and dtype.isnative and value.flags.aligned
+    if kind is tuple:
+        return all(_fingerprinted(item) for item in value)
+    if kind is list:
+        return len(value) > 0 and _fingerprinted(value[0])
+    return isinstance(value, np.generic) and value.dtype.kind in "biufc"
+
+
+def _typed_by_fingerprint(value):
     fingerprint_of, typeof = _fingerprinting()
     key = fingerprint_of(value)
     found = _ARRAY_TYPES.get(key)
