@@ -83,57 +83,160 @@ def advance(index, shape):
         d -= 1
 
 
-@register_jitable
-def _sum_to(g, target_shape):
-    """g summed down to target_shape (NumPy broadcasting undone), as a C-contiguous array.
+_BLOCK = 128  # pairwise_sum's block: runs this long or shorter are added with eight accumulators
 
-    g's axes are walked in memory order with an odometer over all but its innermost run of axes, which
-    is either kept (a contiguous block added into the output) or summed (added up into one element).
-    """
-    nd = g.ndim
-    lead = nd - len(target_shape)
-    size = 1
-    for n in target_shape:
-        size *= n
-    values = np.ascontiguousarray(g).ravel()
-    if values.size == size:
-        return values.copy().reshape(target_shape)
-    out = np.zeros(size, g.dtype)
-    kept = np.zeros(nd, np.bool_)
-    out_stride = np.zeros(nd, np.intp)
-    step = 1
-    for d in range(nd - 1, lead - 1, -1):
-        n = target_shape[d - lead]
-        kept[d] = n == g.shape[d] and n != 1
-        out_stride[d] = step if kept[d] else 0
-        step *= n
-    inner = nd  # the innermost run of axes that are all kept, or all summed (size-1 axes join either)
-    block = 1
-    while inner > 0 and (g.shape[inner - 1] == 1 or kept[inner - 1] == kept[nd - 1]):
-        inner -= 1
-        block *= g.shape[inner]
-    index = np.zeros(nd, np.intp)
-    base = 0
-    for start in range(0, values.size, block if block else 1):
-        if kept[nd - 1]:  # through views of the two runs, which LLVM then vectorizes (15x, indexing `out` itself)
-            into, run = out[base : base + block], values[start : start + block]
-            for k in range(block):
-                into[k] += run[k]
-        else:
-            total = out[base]
-            for k in range(block):
-                total += values[start + k]
-            out[base] = total
-        d = inner - 1
-        while d >= 0:
-            index[d] += 1
-            base += out_stride[d]
-            if index[d] < g.shape[d]:
+
+@register_jitable
+def _block_sum(values, start, n, zero):
+    """values[start:start + n] added up as NumPy's pairwise summation adds a block: in order below eight entries,
+    else eight interleaved accumulators (which LLVM vectorizes) combined pairwise, then the rest in order."""
+    if n < 8:
+        total = zero
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    end = start + n - n % 8
+    for i in range(start + 8, end, 8):
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(end, start + n):
+        total += values[i]
+    return total
+
+
+@register_jitable
+def _pairwise_sum(values, start, n, zero):
+    """values[start:start + n] (contiguous floats) added up by NumPy's pairwise summation: blocks of at most
+    _BLOCK entries, a longer run split in two halves (the first a multiple of eight long) whose sums are added.
+    The recursion is walked with an explicit stack (its depth is below 64 for any run)."""
+    if n <= _BLOCK:
+        return _block_sum(values, start, n, zero)
+    starts = np.empty(64, np.intp)
+    counts = np.empty(64, np.intp)
+    lefts = np.empty(64, values.dtype)
+    left_done = np.zeros(64, np.bool_)
+    top = 0
+    starts[0], counts[0] = start, n
+    while True:
+        count = counts[top]
+        if count > _BLOCK:  # split: the left half first
+            half = count // 2
+            half -= half % 8
+            left_done[top] = False
+            starts[top + 1], counts[top + 1] = starts[top], half
+            top += 1
+            continue
+        value = _block_sum(values, starts[top], count, zero)
+        while True:  # hand the sum up: a parent whose left half it is starts its right half
+            top -= 1
+            if top < 0:
+                return value
+            if not left_done[top]:
+                lefts[top], left_done[top] = value, True
+                half = counts[top] // 2
+                half -= half % 8
+                starts[top + 1], counts[top + 1] = starts[top] + half, counts[top] - half
+                top += 1
                 break
-            base -= out_stride[d] * g.shape[d]
-            index[d] = 0
-            d -= 1
-    return out.reshape(target_shape)
+            value = lefts[top] + value
+
+
+def _reducing_to(kind):
+    """A jitable `reduce_to(g, target_shape)`: g added up ("sum"), or its largest ("max") or smallest ("min") entry
+    taken, over the axes where target_shape has 1 or none (NumPy broadcasting undone), as a C-contiguous array.
+
+    g's axes are walked in memory order with an odometer over all but its innermost run of axes, which is either
+    kept (a contiguous block combined into the output through views of the two runs, which LLVM vectorizes: 15x
+    indexing `out` itself) or reduced (combined into one element: added pairwise, as NumPy adds a contiguous run).
+    Over leading axes this is NumPy's order, one operation per element and row: the same bits.  The largest and
+    smallest propagate NaN, as np.max and np.min do, and a reduction over no entries into a non-empty output is
+    NumPy's ValueError."""
+    summing = kind == "sum"
+    extreme = np.max if kind == "max" else np.min
+    empty = f"zero-size array to reduction operation {kind}imum which has no identity"
+
+    @register_jitable
+    def combine(acc, value):
+        if summing:
+            return acc + value
+        if kind == "max":
+            return value if value > acc or value != value else acc
+        return value if value < acc or value != value else acc
+
+    @register_jitable
+    def reduce_to(g, target_shape):
+        nd = g.ndim
+        lead = nd - len(target_shape)
+        size = 1
+        for n in target_shape:
+            size *= n
+        values = np.ascontiguousarray(g).ravel()
+        if values.size == size:
+            return values.copy().reshape(target_shape)
+        if not summing and values.size == 0:
+            raise ValueError(empty)
+        out = np.zeros(size, g.dtype)
+        zero = np.zeros(1, g.dtype)[0]
+        kept = np.zeros(nd, np.bool_)
+        out_stride = np.zeros(nd, np.intp)
+        step = 1
+        for d in range(nd - 1, lead - 1, -1):
+            n = target_shape[d - lead]
+            kept[d] = n == g.shape[d] and n != 1
+            out_stride[d] = step if kept[d] else 0
+            step *= n
+        inner = nd  # the innermost run of axes that are all kept, or all reduced (size-1 axes join either)
+        block = 1
+        while inner > 0 and (g.shape[inner - 1] == 1 or kept[inner - 1] == kept[nd - 1]):
+            inner -= 1
+            block *= g.shape[inner]
+        index = np.zeros(nd, np.intp)
+        base = 0
+        first = True  # the odometer is at the first entry of every axis reduced outside the innermost run
+        for start in range(0, values.size, block if block else 1):
+            if kept[nd - 1]:
+                into, run = out[base : base + block], values[start : start + block]
+                if first and not summing:
+                    into[:] = run
+                else:
+                    for k in range(block):
+                        into[k] = combine(into[k], run[k])
+            elif summing:  # as NumPy adds a contiguous run: pairwise
+                out[base] += _pairwise_sum(values, start, block, zero)
+            else:  # Numba's own np.max or np.min of the run (NaN propagated), then combined
+                part = extreme(values[start : start + block])
+                out[base] = part if first else combine(out[base], part)
+            d = inner - 1
+            while d >= 0:
+                index[d] += 1
+                base += out_stride[d]
+                if index[d] < g.shape[d]:
+                    break
+                base -= out_stride[d] * g.shape[d]
+                index[d] = 0
+                d -= 1
+            if not summing:
+                first = True
+                for e in range(inner):
+                    if not kept[e] and index[e] != 0:
+                        first = False
+        return out.reshape(target_shape)
+
+    return reduce_to
+
+
+_sum_to = _reducing_to("sum")
+_max_to = _reducing_to("max")
+_min_to = _reducing_to("min")
 
 
 def broadcast_to(g, shape):
