@@ -467,14 +467,34 @@ def _moment(root):
         else:
             raise TypingError(f"axis must be None, an int or a tuple of ints, not {axis}")
         out_nd = a.ndim if keep else a.ndim - count
+        if out_nd == 0:
+            return lambda a, axis=None, ddof=0, keepdims=False: out_dtype.type(
+                _spread(np.ascontiguousarray(a).ravel(), ddof, root)
+            )
+        complex_ = isinstance(a.dtype, types.Complex)
+        cast = not complex_ and np.dtype(str(a.dtype)) != out_dtype  # integers and bools: in float64
 
         def impl(a, axis=None, ddof=0, keepdims=False):
+            # NumPy's steps (numpy/_core/_methods.py): the mean by a sum over the axes, divided; the squared
+            # deviations; their sum, divided by the count less ddof; each sum as NumPy adds (helpers._sum_to)
             mask = _axis_mask(a.ndim, _as_tuple(axis))
-            rows = _rows(a, mask)
-            values = np.empty(rows.shape[0], out_dtype)
-            for i in range(rows.shape[0]):
-                values[i] = _spread(rows[i], ddof, root)
-            return values.reshape(_out_shape(a.shape, mask, keep, out_nd))
+            kept = _out_shape(a.shape, mask, True, a.ndim)
+            values = a.astype(out_dtype) if cast else a
+            count = 1
+            for d in range(a.ndim):
+                if mask[d]:
+                    count *= a.shape[d]
+            mean = (_sum_to(values, kept) / count).astype(values.dtype)
+            deviations = values - mean
+            squares = (
+                deviations.real * deviations.real + deviations.imag * deviations.imag
+                if complex_
+                else (deviations * deviations)
+            )
+            spread = (_sum_to(squares, kept) / builtins.max(count - ddof, 0)).astype(out_dtype)
+            if root:
+                spread = np.sqrt(spread)
+            return spread.reshape(_out_shape(a.shape, mask, keep, out_nd))
 
         return impl
 

@@ -1,7 +1,7 @@
-"""runtime/numba/lowered.py: `jt.sum`, `jt.mean`, `jt.max` and `jt.min` over axes (in memory order, with no
-transposed copy, adding contiguous runs pairwise as NumPy does) give NumPy's values, dtypes and shapes for every
-axis, keepdims, layout and dtype: on C-contiguous arrays the same bits, NaN propagated, NumPy's error for an empty
-reduction."""
+"""runtime/numba/lowered.py: `jt.sum`, `jt.mean`, `jt.max`, `jt.min`, `jt.var` and `jt.std` over axes (in memory
+order, with no transposed copy, adding contiguous runs pairwise as NumPy does) give NumPy's values, dtypes and
+shapes for every axis, keepdims, layout and dtype: on C-contiguous arrays of reals the same bits, NaN propagated,
+NumPy's error for an empty reduction."""
 
 from __future__ import annotations
 
@@ -140,3 +140,38 @@ def test_an_extreme_over_no_entries_is_numpys_error():
     with pytest.raises(ValueError, match="zero-size array to reduction operation maximum which has no identity"):
         compiled("max", "axis 1 kept")(a)
     assert compiled("min", "axis 0")(np.ones((2, 0, 3))).shape == (0, 3)  # nothing to reduce into: no error
+
+
+@functools.cache
+def moment(name, axis, ddof, keepdims):
+    lowered = getattr(jt, name)
+    return numba.njit(lambda a: lowered(a, axis=axis, ddof=ddof, keepdims=keepdims))
+
+
+MOMENTS = [("var", 0, 0, False), ("std", -1, 1, True), ("var", (0, 2), 0, False)]
+
+
+@pytest.mark.parametrize(("name", "axis", "ddof", "keepdims"), MOMENTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+def test_var_and_std_over_axes_are_numpys_bits(name, axis, ddof, keepdims, dtype):
+    """NumPy's steps (a mean by a sum over the axes, the squared deviations, their sum divided by the count less
+    ddof), each sum added as NumPy adds: the same bits, in NumPy's dtype."""
+    a = (rng.standard_normal((16, 5, 300)) * 3).astype(dtype)
+    got, want = moment(name, axis, ddof, keepdims)(a), getattr(np, name)(a, axis=axis, ddof=ddof, keepdims=keepdims)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_var_of_complex_values_over_axes_is_numpys_to_rounding():
+    a = rng.standard_normal((16, 5, 300)) + 1j * rng.standard_normal((16, 5, 300))
+    got, want = moment("std", -1, 1, True)(a), np.std(a, axis=-1, ddof=1, keepdims=True)
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+def test_var_with_ddof_as_large_as_the_count_is_numpys():
+    a = rng.standard_normal((3, 4, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Degrees of freedom <= 0": inf or NaN, as jt's
+        want = np.std(a, axis=-1, ddof=1, keepdims=True)
+    np.testing.assert_array_equal(moment("std", -1, 1, True)(a), want)
