@@ -447,19 +447,14 @@ def _moment(root):
             out_dtype = np.dtype(str(a.dtype))
         else:
             out_dtype = np.dtype(np.float64)
+        complex_ = isinstance(a.dtype, types.Complex)
+        cast = not complex_ and np.dtype(str(a.dtype)) != out_dtype  # integers and bools: in float64
+        flat = _flat_moment(out_dtype, cast, complex_, root)
         if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
             if keep:
                 ones = (1,) * a.ndim
-
-                def whole_kept(a, axis=None, ddof=0, keepdims=False):
-                    return np.full(ones, _spread(np.ascontiguousarray(a).ravel(), ddof, root), out_dtype)
-
-                return whole_kept
-
-            def whole(a, axis=None, ddof=0, keepdims=False):
-                return out_dtype.type(_spread(np.ascontiguousarray(a).ravel(), ddof, root))
-
-            return whole
+                return lambda a, axis=None, ddof=0, keepdims=False: np.full(ones, flat(a, ddof), out_dtype)
+            return lambda a, axis=None, ddof=0, keepdims=False: flat(a, ddof)
         if isinstance(axis, types.Integer):
             count = 1
         elif isinstance(axis, types.BaseTuple):
@@ -468,11 +463,7 @@ def _moment(root):
             raise TypingError(f"axis must be None, an int or a tuple of ints, not {axis}")
         out_nd = a.ndim if keep else a.ndim - count
         if out_nd == 0:
-            return lambda a, axis=None, ddof=0, keepdims=False: out_dtype.type(
-                _spread(np.ascontiguousarray(a).ravel(), ddof, root)
-            )
-        complex_ = isinstance(a.dtype, types.Complex)
-        cast = not complex_ and np.dtype(str(a.dtype)) != out_dtype  # integers and bools: in float64
+            return lambda a, axis=None, ddof=0, keepdims=False: flat(a, ddof)
 
         def impl(a, axis=None, ddof=0, keepdims=False):
             # NumPy's steps (numpy/_core/_methods.py): the mean by a sum over the axes, divided; the squared
@@ -499,6 +490,28 @@ def _moment(root):
         return impl
 
     return typer
+
+
+def _flat_moment(out_dtype, cast, complex_, root):
+    """np.var (or np.std, with `root`) of every entry of an array, by NumPy's steps (see _moment), each sum pairwise
+    over the entries in C order as NumPy adds a contiguous array: a NumPy scalar of `out_dtype`."""
+
+    @register_jitable
+    def flat(a, ddof):
+        values = np.ascontiguousarray(a.astype(out_dtype) if cast else a).reshape(a.size)
+        n = values.size
+        # divisions of arrays, as NumPy's: of no entries NaN (a scalar's would raise ZeroDivisionError)
+        mean = (np.full(1, _sum_to(values, (1,))[0]) / n).astype(values.dtype)[0]
+        deviations = values - mean
+        squares = (
+            deviations.real * deviations.real + deviations.imag * deviations.imag
+            if complex_
+            else (deviations * deviations)
+        )
+        spread = (np.full(1, _sum_to(squares, (1,))[0]) / builtins.max(n - ddof, 0)).astype(out_dtype)[0]
+        return np.sqrt(spread) if root else spread
+
+    return flat
 
 
 def _spread(x, ddof, root):

@@ -175,3 +175,18 @@ def test_var_with_ddof_as_large_as_the_count_is_numpys():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's "Degrees of freedom <= 0": inf or NaN, as jt's
         want = np.std(a, axis=-1, ddof=1, keepdims=True)
     np.testing.assert_array_equal(moment("std", -1, 1, True)(a), want)
+
+
+@pytest.mark.parametrize(("name", "ddof", "keepdims"), [("var", 0, False), ("std", 1, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+def test_whole_var_and_std_are_numpys_bits(name, ddof, keepdims, dtype):
+    for shape in [(7,), (30, 70), (3, 5, 10001)]:
+        a = (rng.standard_normal(shape) * 3).astype(dtype)
+        got = moment(name, None, ddof, keepdims)(a)
+        want = getattr(np, name)(a, ddof=ddof, keepdims=keepdims)
+        np.testing.assert_array_equal(got, want)  # a scalar leaves raw Numba as a Python float: compared by value
+        assert not keepdims or got.dtype == want.dtype
+
+
+def test_the_var_of_no_entries_is_nan():
+    assert np.isnan(moment("var", None, 0, False)(np.ones(0)))
