@@ -361,14 +361,20 @@ def _sum_over_axes(keep, out_nd, dtype, cast, mean):
         mask = _axis_mask(a.ndim, _as_tuple(axis))
         total = _sum_to(a.astype(dtype) if cast else a, _out_shape(a.shape, mask, True, a.ndim))
         if mean:
-            count = 1
-            for d in range(a.ndim):
-                if mask[d]:
-                    count *= a.shape[d]
-            total = (total / count).astype(dtype)
+            total = (total / _reduced_count(a.shape, mask)).astype(dtype)
         return total.reshape(_out_shape(a.shape, mask, keep, out_nd))
 
     return impl
+
+
+@register_jitable
+def _reduced_count(shape, mask):
+    """How many entries each result of a reduction over the axes `mask` flags combines."""
+    count = 1
+    for d in range(len(shape)):
+        if mask[d]:
+            count *= shape[d]
+    return count
 
 
 def _whole_sum(dtype, cast, mean):
@@ -447,9 +453,14 @@ def _moment(root):
             out_dtype = np.dtype(str(a.dtype))
         else:
             out_dtype = np.dtype(np.float64)
-        complex_ = isinstance(a.dtype, types.Complex)
-        cast = not complex_ and np.dtype(str(a.dtype)) != out_dtype  # integers and bools: in float64
-        flat = _flat_moment(out_dtype, cast, complex_, root)
+        cast = isinstance(a.dtype, (types.Integer, types.Boolean))  # integers and bools: in float64
+        spread_to = _spreading_to(out_dtype, isinstance(a.dtype, types.Complex), root)
+
+        @register_jitable
+        def flat(a, ddof):
+            values = np.ascontiguousarray(a.astype(out_dtype) if cast else a).reshape(a.size)
+            return spread_to(values, (1,), values.size, ddof)[0]
+
         if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
             if keep:
                 ones = (1,) * a.ndim
@@ -466,25 +477,10 @@ def _moment(root):
             return lambda a, axis=None, ddof=0, keepdims=False: flat(a, ddof)
 
         def impl(a, axis=None, ddof=0, keepdims=False):
-            # NumPy's steps (numpy/_core/_methods.py): the mean by a sum over the axes, divided; the squared
-            # deviations; their sum, divided by the count less ddof; each sum as NumPy adds (helpers._sum_to)
             mask = _axis_mask(a.ndim, _as_tuple(axis))
-            kept = _out_shape(a.shape, mask, True, a.ndim)
             values = a.astype(out_dtype) if cast else a
-            count = 1
-            for d in range(a.ndim):
-                if mask[d]:
-                    count *= a.shape[d]
-            mean = (_sum_to(values, kept) / count).astype(values.dtype)
-            deviations = values - mean
-            squares = (
-                deviations.real * deviations.real + deviations.imag * deviations.imag
-                if complex_
-                else (deviations * deviations)
-            )
-            spread = (_sum_to(squares, kept) / builtins.max(count - ddof, 0)).astype(out_dtype)
-            if root:
-                spread = np.sqrt(spread)
+            kept = _out_shape(a.shape, mask, True, a.ndim)
+            spread = spread_to(values, kept, _reduced_count(a.shape, mask), ddof)
             return spread.reshape(_out_shape(a.shape, mask, keep, out_nd))
 
         return impl
@@ -492,26 +488,25 @@ def _moment(root):
     return typer
 
 
-def _flat_moment(out_dtype, cast, complex_, root):
-    """np.var (or np.std, with `root`) of every entry of an array, by NumPy's steps (see _moment), each sum pairwise
-    over the entries in C order as NumPy adds a contiguous array: a NumPy scalar of `out_dtype`."""
+def _spreading_to(out_dtype, complex_, root):
+    """A jitable `spread_to(values, kept, count, ddof)`: np.var (np.std with `root`) of `values` over the axes
+    where the shape `kept` has 1, `count` entries each, in `out_dtype`, by NumPy's steps (numpy/_core/_methods.py):
+    the mean by a sum over the axes, divided; the squared deviations; their sum, divided by the count less ddof.
+    Each sum adds as NumPy's does (helpers._sum_to) and each division is an array's, as NumPy's: on C-contiguous
+    reals the same bits, and of no entries NaN (a scalar's division would raise ZeroDivisionError)."""
 
     @register_jitable
-    def flat(a, ddof):
-        values = np.ascontiguousarray(a.astype(out_dtype) if cast else a).reshape(a.size)
-        n = values.size
-        # divisions of arrays, as NumPy's: of no entries NaN (a scalar's would raise ZeroDivisionError)
-        mean = (np.full(1, _sum_to(values, (1,))[0]) / n).astype(values.dtype)[0]
+    def spread_to(values, kept, count, ddof):
+        mean = (_sum_to(values, kept) / count).astype(values.dtype)
         deviations = values - mean
-        squares = (
-            deviations.real * deviations.real + deviations.imag * deviations.imag
-            if complex_
-            else (deviations * deviations)
-        )
-        spread = (np.full(1, _sum_to(squares, (1,))[0]) / builtins.max(n - ddof, 0)).astype(out_dtype)[0]
+        if complex_:
+            squares = deviations.real * deviations.real + deviations.imag * deviations.imag
+        else:
+            squares = deviations * deviations
+        spread = (_sum_to(squares, kept) / builtins.max(count - ddof, 0)).astype(out_dtype)
         return np.sqrt(spread) if root else spread
 
-    return flat
+    return spread_to
 
 
 def _spread(x, ddof, root):

@@ -203,10 +203,7 @@ def array_type(value):
     fingerprint Numba's own dispatcher keys its types by (ndim, layout, writable, dtype number: a few bytes made in
     C), so that a call does not type its arrays again in Python; None for any other value (typed as Numba types it:
     the fingerprint does not tell `>f8` from `<f8`, nor one record dtype from another)."""
-    dtype = value.dtype if type(value) is np.ndarray else None
-    if dtype is None or dtype.kind not in "biufc" or not dtype.isnative or not value.flags.aligned:
-        return None
-    return _typed_by_fingerprint(value)
+    return argument_type(value) if type(value) is np.ndarray else None
 
 
 def argument_type(value):
