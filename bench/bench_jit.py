@@ -125,7 +125,10 @@ def measure_transpile(repeats, backend="numba"):
         "transpile_cold": cold,
         "numpy": steady(lambda: W.lj_forces_numpy(positions), repeats),
     }
-    results["warm_process"] = {"transpile": warm_process_first_call(backend)}
+    results["warm_process"] = {
+        "transpile": warm_process_first_call(backend, "background"),
+        "transpile_block": warm_process_first_call(backend, "block"),
+    }
     return results
 
 
@@ -149,18 +152,23 @@ _WARM = textwrap.dedent(
 )
 
 
-def warm_process_first_call(backend):
+def warm_process_first_call(backend, compile_mode, runs=3):
     """Seconds from a new process's start to the end of its first jitted call, with the caches warm and the
-    project's modules byte-compiled."""
+    project's modules byte-compiled (the median of `runs` processes), under jit's `compile_mode`: "background" (the
+    default: the NumPy code answers, and a thread loads the compiled code after) or "block" (the call loads the
+    compiled code, importing Numba, and runs it)."""
     script = _WARM.format(here=HERE, backend=backend)
     for package in ("transpile", "runtime"):  # as an installed package is (`make bytecode`; see the Makefile)
         compileall.compile_dir(os.path.join(ROOT, package), quiet=1)
-    for _ in range(2):  # the first run fills the caches if they are cold
-        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    seconds, compiled = out.stdout.split()
-    if int(compiled):
-        print(f"(the second process compiled {compiled} function(s) again)", file=sys.stderr)
-    return float(seconds)
+    seconds = []
+    for run in range(runs + 1):  # the first run fills the caches if they are cold, compiling in the caller
+        env = dict(os.environ, TRANSPILE_JIT_COMPILE="block" if run == 0 else compile_mode)
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
+        took, compiled = out.stdout.split()
+        if run and int(compiled):
+            print(f"(a warm process compiled {compiled} function(s) again)", file=sys.stderr)
+        seconds.append(float(took))
+    return statistics.median(seconds[1:])
 
 
 def measure_baselines():
@@ -202,8 +210,11 @@ def table(ours, theirs):
             f"| {label} | {_ms(value)} | {_ms(ref)} ({ref_key}) | {ratio} | <= {goal}x ({met}) | "
             f"{_ms(other.get('jax'))} | {_ms(other.get('torch'))} | {_ms(mine.get('numpy'))} |"
         )
-    warm = ours.get("warm_process", {}).get("transpile")
-    rows.append(f"| first call in a new process, warm cache | {_ms(warm)} | 500 ms | | <= 0.5 s | | | |")
+    warm = ours.get("warm_process", {})
+    first, block = warm.get("transpile"), warm.get("transpile_block")
+    met = "met" if first and first <= 0.3 else "missed"
+    rows.append(f"| first call in a new process, warm cache | {_ms(first)} | | | <= 0.3 s ({met}) | | | |")
+    rows.append(f"| the same, compile='block' (compiled code loaded) | {_ms(block)} | | | reported | | | |")
     for workload in ("mlp_grad", "per_example_grads", "elementwise", "lj_forces"):
         cold = ours.get(workload, {}).get("transpile_cold")
         jax_cold = theirs.get(workload, {}).get("jax_cold")

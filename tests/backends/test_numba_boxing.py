@@ -1,14 +1,15 @@
 """A call's arguments are typed from Numba's fingerprint (transpile/backends/numba/boxing.py: array_type,
-argument_type): the same types Numba gives them, and no fingerprint for values it could confuse."""
+argument_type, and numba.typeof once boxing replaced it): the same types Numba gives them, and no fingerprint for
+values it could confuse."""
 
 from __future__ import annotations
 
 import collections
 
+import numba
 import numpy as np
 import pytest
-from numba import typeof
-from numba.core.typing.typeof import Purpose
+from numba.core.typing.typeof import Purpose, typeof  # Numba's own (boxing replaces numba.typeof)
 
 from runtime.numba import pynumbers
 from transpile.backends.numba import boxing
@@ -137,3 +138,38 @@ def test_arguments_the_fingerprint_could_confuse_are_left_to_numba(value):
 def test_ints_beyond_int64_are_not_typed_as_the_int64_seen_first():
     assert boxing.argument_type(5) == typeof(5)
     assert boxing.argument_type(2**63) is None and typeof(2**63) != typeof(5)
+
+
+CONFUSABLE = [2**63, _POINT(1.0, 2.0), [], (np.ones(2), np.ones(3, dtype=">f8" if np.little_endian else "<f8")), "a"]
+
+
+@pytest.mark.parametrize("value", [*ARRAYS.values(), *ARGUMENTS.values(), *CONFUSABLE])
+def test_numba_typeof_once_replaced_gives_the_very_types_of_numbas_own(value):
+    boxing.argument_type(1.0)  # the first use replaces numba.typeof
+    assert numba.typeof is boxing._quick_typeof
+    assert _typed(numba.typeof, value) is _typed(typeof, value)
+    assert _typed(numba.typeof, value, Purpose.constant) is _typed(typeof, value, Purpose.constant)
+
+
+def _typed(typeof, value, purpose=Purpose.argument):
+    """The type, or the class of the error, that `typeof` gives `value`."""
+    try:
+        return typeof(value, purpose)
+    except Exception as exc:
+        return type(exc)
+
+
+def test_compiled_code_takes_lists_through_the_replaced_typeof_and_still_refuses_mixed_ones():
+    boxing.argument_type(1.0)
+
+    @numba.njit
+    def total(pairs):
+        out = 0.0
+        for w, b in pairs:
+            out += w.sum() + b.sum()
+        return out
+
+    pairs = [(np.full((2, 3), float(i)), np.full(3, 1.0)) for i in range(3)]
+    assert total(pairs) == sum(6.0 * i + 3.0 for i in range(3))
+    with pytest.raises(TypeError, match="heterogeneous list"):
+        total([pairs[0], (np.ones((2, 3)), np.ones((3, 1)))])
