@@ -6,7 +6,8 @@ optimization, machine code) are timed exclusively: a pass that compiles another 
 compiles it) is charged only for its own time.  What the first call spends outside Numba's compiler is "transpile"
 (AST work, module text, ruff, dispatch).
 
-    .venv/bin/python bench/compile_time.py [mlp] [lj] [--helpers 15] [--json] [--backend numba-kernels] [--steady 20]
+    .venv/bin/python bench/compile_time.py [mlp] [lj] [pe] [--helpers 15] [--json] [--backend numba-kernels]
+        [--steady 20]
 
 With --steady N, the child also times the compiled code: the median of N calls after ten (bench/bench_jit.py's
 `steady`), so that a change to how code is compiled shows its cost in speed in the same run.
@@ -111,6 +112,9 @@ def child(workload, backend, repeats=0):
 
     if workload == "mlp":
         fun, args = tp.jit(tp.grad(W.mlp_loss), verbose=False, backend=backend), W.mlp_data()
+    elif workload == "pe":
+        per_example = tp.vmap(tp.grad(W.mlp_loss), in_axes=(None, 0, 0))
+        fun, args = tp.jit(per_example, verbose=False, backend=backend), W.per_example_data()
     else:
         fun, args = tp.jit(tp.grad(W.lj_energy), verbose=False, backend=backend), (W.lj_positions(),)
     first, wall = now(), time.perf_counter()
@@ -198,7 +202,7 @@ def report(result, helpers):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("workloads", nargs="*", help="mlp, lj (default: both)")
+    parser.add_argument("workloads", nargs="*", help="mlp, lj, pe (default: mlp and lj)")
     parser.add_argument("--helpers", type=int, default=15, help="how many functions to list")
     parser.add_argument("--json", action="store_true", help="print the raw timings as JSON")
     parser.add_argument("--backend", default="numba", help="jit's backend (numba, numba-kernels)")
@@ -211,8 +215,8 @@ def main():
     if args.child:
         return child(args.child, args.backend, args.steady)
     for workload in args.workloads or ["mlp", "lj"]:
-        if workload not in ("mlp", "lj"):
-            parser.error(f"no workload {workload!r}: mlp or lj")
+        if workload not in ("mlp", "lj", "pe"):
+            parser.error(f"no workload {workload!r}: mlp, lj or pe (per-example gradients)")
         result = run(workload, args.backend, args.steady, args.warm_helpers)
         if args.json:
             print(json.dumps(result))

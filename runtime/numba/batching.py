@@ -19,6 +19,7 @@ from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
+from .fused import add_arrays
 from .helpers import _bound, _classes, _has_positions, _packed, _zero, check_real_output_type
 from .helpers import _generated as _generated_helper
 from .shape_gaps import NUMBA_FORMS
@@ -1373,7 +1374,7 @@ def _accumulate_impl(old, v):
                 out = np.ascontiguousarray(v) if same else np.ascontiguousarray(v).astype(dtype)
                 first = old.ravel()[0]
                 return out + first if first != 0 else out  # never in place: v may be another value's array
-            return old + v
+            return add_arrays(old, v)
 
         return impl
     return lambda old, v: old + v

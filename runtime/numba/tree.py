@@ -11,6 +11,7 @@ from numba.extending import overload
 
 from . import lowered as _lowered
 from . import records as _records
+from .fused import add_arrays
 from .helpers import (
     _classes,
     _generated,
@@ -47,6 +48,8 @@ def _tree_add(a, b):
             return [_tree.tree_add(a[i], b[i]) for i in range(min(len(a), len(b)))]
 
         return impl_list
+    if isinstance(a, types.Array) and isinstance(b, types.Array):
+        return lambda a, b: add_arrays(a, b)
     return lambda a, b: a + b
 
 
