@@ -1372,8 +1372,8 @@ def _accumulate_impl(old, v):
         def impl(old, v):
             if old.size == 1 and v.size != 1:  # the placeholder (or any one-element value): v itself, plus it
                 out = np.ascontiguousarray(v) if same else np.ascontiguousarray(v).astype(dtype)
-                first = old.ravel()[0]
-                return out + first if first != 0 else out  # never in place: v may be another value's array
+                # never in place: v may be another value's array
+                return add_arrays(out, old) if old.ravel()[0] != 0 else out
             return add_arrays(old, v)
 
         return impl
