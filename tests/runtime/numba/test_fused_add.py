@@ -52,4 +52,4 @@ def test_the_sum_is_a_loop_nest_not_numbas_broadcasting_loop():
     a = np.ones((2, 3, 4))
     tree_add(a, a)
     code = tree_add.inspect_llvm((numba.typeof(a), numba.typeof(a)))
-    assert "raise_with_shape_context" not in code  # the error path of Numba's broadcasting loop, 1 MB of IR in all
+    assert "array_expr" not in code  # Numba's own broadcasting loop: 1.1 MB of IR here, where the loop nest is 0.1
