@@ -217,6 +217,14 @@ def per_example(fn, args, batched, size, keywords=(), mask=None):
     the examples it selects: the others (whose values are selected away) take the first one's result, so
     that an example which left a loop or took the other branch cannot fault here.
     """
+    shortcut = _PRODUCT_ADJOINTS.get(fn) if mask is None and not keywords else None
+    if shortcut is not None and _vectors_and_matrices(args, batched):
+        return shortcut(*args, *batched)
+    return _each_example(fn, args, batched, size, keywords, mask)
+
+
+def _each_example(fn, args, batched, size, keywords=(), mask=None):
+    """rt.per_example as a loop over the examples."""
     npos = len(args) - len(keywords)
     results = {}
     for i in _selected(mask, size):
@@ -1073,7 +1081,7 @@ def dot_vjp_a_batched(g, a, b, g_batched, a_batched, b_batched):
     if g_batched and not b_batched and b_nd == 2 and a_nd in (1, 2):
         return np.matmul(g, np.swapaxes(b, -1, -2))
     size = np.shape(g)[0] if g_batched else np.shape(a)[0] if a_batched else np.shape(b)[0]
-    return per_example(dot_vjp_a, (g, a, b), (g_batched, a_batched, b_batched), size)
+    return _each_example(dot_vjp_a, (g, a, b), (g_batched, a_batched, b_batched), size)
 
 
 def dot_vjp_b_batched(g, a, b, g_batched, a_batched, b_batched):
@@ -1088,7 +1096,28 @@ def dot_vjp_b_batched(g, a, b, g_batched, a_batched, b_batched):
     if g_batched and a_batched and b_nd == 2 and a_nd == 2:
         return np.matmul(np.swapaxes(a, -1, -2), g)
     size = np.shape(g)[0] if g_batched else np.shape(a)[0] if a_batched else np.shape(b)[0]
-    return per_example(dot_vjp_b, (g, a, b), (g_batched, a_batched, b_batched), size)
+    return _each_example(dot_vjp_b, (g, a, b), (g_batched, a_batched, b_batched), size)
+
+
+def _vectors_and_matrices(args, batched):
+    """Whether every argument is an array (or a Like) of one or two axes in each example."""
+    from .likeness import Like
+
+    arrays = all(isinstance(a, Like) or (hasattr(a, "shape") and not _is_static(a)) for a in args)
+    return arrays and all(1 <= _example_ndim(a, b) <= 2 for a, b in zip(args, batched))
+
+
+def _product_adjoints():
+    """rt.per_example's shortcut for the adjoints of matmul and dot (the same products for vectors and
+    matrices): one batched product for every example instead of a product per example (as the Numba runtime's)."""
+    from .adjoint import dot_vjp_a, dot_vjp_b, matmul_vjp_a, matmul_vjp_b
+
+    return {
+        matmul_vjp_a: dot_vjp_a_batched,
+        matmul_vjp_b: dot_vjp_b_batched,
+        dot_vjp_a: dot_vjp_a_batched,
+        dot_vjp_b: dot_vjp_b_batched,
+    }
 
 
 def batched_add_at(base, like, index, v, like_batched, index_batched=False, v_batched=True):
@@ -1231,3 +1260,6 @@ def custom_rule(kind, fun, *rules):
 
 
 __all__ += ["RuleWrapper", "custom_rule"]
+
+
+_PRODUCT_ADJOINTS = _product_adjoints()

@@ -37,6 +37,22 @@ _UNIQUE_ID_BYTES = 128  # NCCL's ncclUniqueId
 _NOTHING = np.zeros(0)  # what a device deposits in the host group: its collective's description is in `what`
 
 
+def _unique_id_values(uid) -> np.ndarray:
+    """NCCL's unique id as CuPy gives it, as numbers every device can receive: its bytes, then 1 where CuPy gave
+    `bytes` (CuPy 14) or 0 where it gave a tuple of signed chars (CuPy 13 and before)."""
+    given_as_bytes = isinstance(uid, (bytes, bytearray))
+    raw = bytes(uid) if given_as_bytes else np.array(uid, np.int64).astype(np.int8).tobytes()
+    if len(raw) != _UNIQUE_ID_BYTES:
+        raise RuntimeError(f"NCCL's unique id has {len(raw)} bytes, not {_UNIQUE_ID_BYTES}: an unknown CuPy")
+    return np.array([*raw, int(given_as_bytes)], np.int64)
+
+
+def _unique_id(values):
+    """The unique id in the form CuPy gave it, from `_unique_id_values`."""
+    raw = np.asarray(values[:-1]).astype(np.uint8).tobytes()
+    return raw if values[-1] else tuple(np.frombuffer(raw, np.int8).tolist())
+
+
 class GpuUnavailable(RuntimeError):
     """No GPU devices here: CuPy, its NCCL bindings or a CUDA device is missing (the message says which)."""
 
@@ -198,10 +214,10 @@ class NcclGroup(Group):
             if index in made:
                 return made[index]
         first = self.offset == 0 and index == 0
-        uid = np.array(self.nccl.get_unique_id() if first else (0,) * _UNIQUE_ID_BYTES, np.int64)
+        uid = _unique_id_values(self.nccl.get_unique_id()) if first else np.zeros(_UNIQUE_ID_BYTES + 1, np.int64)
         shared = super().exchange(index, ("NCCL communicator",), uid)[0]
         with self.context(index):
-            comm = self.nccl.NcclCommunicator(self.total, tuple(int(b) for b in shared), self.offset + index)
+            comm = self.nccl.NcclCommunicator(self.total, _unique_id(shared), self.offset + index)
         with _communicators_lock:
             made[index] = comm
         return comm

@@ -2,11 +2,12 @@
 
 Prints a report and writes it as report.json and report.md under --out (report.json also between the two steps):
 - environment: Python, NumPy, the GPU's name, CuPy and CUDA versions, JAX's version and devices;
-- timings: the median of --repeats calls after --warmup calls, the device synchronized around each, of
-  `tp.jit(f, backend="cupy")` and of the same workload written with jax.numpy under jax.jit, on the same device:
-  `x * x + x * 2.0` (achieved GB/s, fraction of peak bandwidth), the MLP 784-512-512-10 `jit(grad)` step,
-  per-example gradients `jit(vmap(grad))` and Lennard-Jones forces, each as ours / JAX beside the issue's goal;
-  each result (ours and JAX's) compared with a hand-written NumPy reference (bench/workloads.py);
+- timings: the median of --repeats calls after --warmup calls (and WARM_S seconds), the device synchronized
+  around each, of `tp.jit(f, backend="cupy")` and of the same workload written with jax.numpy under jax.jit, on
+  the same device: `x * x + x * 2.0` (achieved GB/s, fraction of peak bandwidth, and a plain copy's), the MLP
+  784-512-512-10 `jit(grad)` step, per-example gradients `jit(vmap(grad))` and Lennard-Jones forces, each as
+  ours / JAX beside the issue's goal; each result (ours and JAX's) compared with a hand-written NumPy reference
+  (bench/workloads.py);
 - correctness: then the `gpu`-marked tests of tests/backends/cupy and tests/runtime/cuda (pytest, in a child
   process, for what is left of --budget), their pass/fail/skip counts and log (pytest.log).
 
@@ -53,6 +54,7 @@ GOALS = {
     "per_example_grads": "at most 1.0x JAX",
     "lj_forces": "at most 1.0x JAX",
 }
+WARM_S = 0.3
 GOAL_RATIOS = {"mlp_grad": 1.2, "per_example_grads": 1.0, "lj_forces": 1.0}
 
 
@@ -166,10 +168,13 @@ def _nvml_memory():
 
 
 def median_seconds(fn, args, sync, warmup, repeats):
-    """Median wall time of `fn(*args)` over `repeats` after `warmup` calls, the device synchronized around each."""
-    for _ in range(warmup):
+    """Median wall time of `fn(*args)` over `repeats` after `warmup` calls and at least WARM_S seconds of them (an
+    idle GPU clocks down: the first milliseconds of work run slower), the device synchronized around each."""
+    start, calls = time.perf_counter(), 0
+    while calls < warmup or (time.perf_counter() - start < WARM_S and calls < 10_000):
         fn(*args)
-    sync()
+        sync()
+        calls += 1
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -338,6 +343,8 @@ def time_one(name, spec, device, warmup, repeats, jax_modules, peak_gb_s):
         row["gb_s"] = moved / row["ours_s"] / 1e9
         row["fraction_of_peak"] = row["gb_s"] / peak_gb_s if peak_gb_s else None
         row["meets_goal"] = row["fraction_of_peak"] >= 0.8 if row["fraction_of_peak"] is not None else None
+        copy_s = median_seconds(lambda a: a.copy(), on_device, device.sync, warmup, repeats)
+        row["copy_gb_s"] = moved / copy_s / 1e9  # what a plain device-to-device copy of x reaches here
     jax, jnp = jax_modules
     if jax is None:
         return row
@@ -390,7 +397,10 @@ def markdown(report):
             continue
         extra = ""
         if name == "elementwise":
-            extra = f" ({_num(row['gb_s'])} GB/s, {_num(row.get('fraction_of_peak'), 3)} of peak)"
+            extra = (
+                f" ({_num(row['gb_s'])} GB/s, {_num(row.get('fraction_of_peak'), 3)} of peak;"
+                f" a copy of x: {_num(row.get('copy_gb_s'))} GB/s)"
+            )
         check = f"{'ok' if row['check']['ok'] else 'WRONG'} ({row['check']['max_rel_error']:.1e})"
         jax_ms = row.get("jax_error", "-")
         if "jax_s" in row:

@@ -1,17 +1,20 @@
 #!/bin/sh
 # `make gpu-check` with the machine's python3, no virtualenv: tools/gpu_check.sh [OUT] [gpu_check.py options].
-# On the device machine (no network): `tools/gpu_check.sh $OUT`, with gast and beniget carried as wheels in .whl/
-# where python3 lacks them (`python3 -m pip download --no-deps -d .whl gast==0.7.0 beniget==0.5.0` here).
+# On the device machine (no network): `tools/gpu_check.sh $OUT`, with gast, beniget and ruff carried as wheels in
+# .whl/ where python3 lacks them (`python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12
+# --platform manylinux2014_x86_64 -d .whl gast==0.7.0 beniget==0.5.0 ruff==0.17.6` here); ruff only lays the
+# generated modules out.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 PY=${PYTHON:-python3}
 OUT=${1:-.cache/gpu-check}
 [ $# -gt 0 ] && shift
-if ! "$PY" -c 'import gast, beniget' 2>/dev/null; then
-    SITE=${TMPDIR:-/tmp}/gpu-check-site
-    if ls .whl/gast-*.whl .whl/beniget-*.whl >/dev/null 2>&1; then
-        "$PY" -m pip install -q --no-index --no-deps --target "$SITE" .whl/gast-*.whl .whl/beniget-*.whl
-    elif ! timeout 60 "$PY" -m pip install -q --retries 0 --timeout 10 --target "$SITE" gast beniget; then
+SITE=${TMPDIR:-/tmp}/gpu-check-site
+if ls .whl/*.whl >/dev/null 2>&1; then
+    "$PY" -m pip install -q --no-index --no-deps --no-compile --upgrade --target "$SITE" .whl/*.whl
+    PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+elif ! "$PY" -c 'import gast, beniget' 2>/dev/null; then
+    if ! timeout 60 "$PY" -m pip install -q --retries 0 --timeout 10 --target "$SITE" gast beniget; then
         echo "gpu-check: gast and beniget are missing and pip could not fetch them (no network?):" \
             "carry them as wheels in .whl/ (see this file's header)" >&2
         exit 2

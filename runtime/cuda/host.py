@@ -4,8 +4,9 @@ copied to the host.
 `jc.launch` takes what `jk.launch` takes (the block's header and statements as strings, then its inputs): the
 block's kernel (kernels.py) is written once per block and the inputs' dtypes and ranks, compiled by CuPy once per
 source and device architecture (device.py, cached on disk), and launched on the inputs.  A block with no kernel
-(NoKernel: a call without a CUDA spelling, a dtype C lacks, the symbolic zero as an input) or whose shapes its kernel
-does not cover (ShapesNotCovered) runs as array code, on the same CuPy arrays.  The cupy module is the one the
+(NoKernel: a call without a CUDA spelling, a dtype C lacks) or whose shapes its kernel
+does not cover (ShapesNotCovered) runs as array code, on the same CuPy arrays; a block of Python numbers alone (a
+loop index compared with its bound) runs on the host, as NumPy would run it.  The cupy module is the one the
 generated module imported (runtime/ imports no GPU library on its own).
 """
 
@@ -23,7 +24,6 @@ import runtime as rt
 from runtime import syntax
 from runtime.blocks import parse
 from runtime.likeness import Like
-from runtime.tree import is_zero
 
 from . import device, kernels
 from .launch import ShapesNotCovered
@@ -31,7 +31,7 @@ from .launch import ShapesNotCovered
 __all__ = ["launch", "to_host_scalar"]
 
 _written: dict = {}  # block lines -> {(dtypes, ranks): Kernel or None}
-_counts = {"launched": 0, "array_form": 0}
+_counts = {"launched": 0, "array_form": 0, "on_host": 0}
 
 
 def launch(*parts):
@@ -39,7 +39,10 @@ def launch(*parts):
     n = len(parts) - _input_count(parts[0])
     lines, inputs = parts[:n], parts[n:]
     kinds = [_kind(value) for value in inputs]
-    kernel = None if any(map(is_zero, inputs)) else _kernel(lines, [d for d, _ in kinds], [r for _, r in kinds])
+    if all(isinstance(dtype, type) for dtype, _ in kinds):  # Python numbers alone (a loop's index): the host's work
+        _counts["on_host"] += 1
+        return _array_form(parse(lines))(*inputs)
+    kernel = _kernel(lines, [d for d, _ in kinds], [r for _, r in kinds])
     if kernel is not None:
         try:
             outputs = device.launch(kernel, inputs, sys.modules["cupy"])
@@ -61,7 +64,7 @@ def to_host_scalar(value):
 
 
 def stats() -> dict:
-    """How many blocks this process launched as kernels, and ran as array code."""
+    """How many blocks this process launched as kernels, ran as array code, and ran on the host (numbers alone)."""
     return dict(_counts)
 
 

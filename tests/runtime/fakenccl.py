@@ -75,6 +75,8 @@ class NcclCommunicator:
     made = itertools.count()  # how many communicators were made (tests check they are reused)
 
     def __init__(self, ndev, uid, rank):
+        if type(uid) is not type(_unique_ids.form(b"")) or len(uid) != 128:  # as CuPy refuses the other form
+            raise TypeError(f"fake NCCL: a unique id of {type(uid).__name__} where get_unique_id gives another")
         with _worlds_lock:
             self.world = _worlds.setdefault(uid, _World(ndev))
         self.rank = rank
@@ -133,8 +135,17 @@ def groupEnd():  # noqa: N802
             raise RuntimeError("fake NCCL: a send was never received")
 
 
+class _UniqueIds:
+    """get_unique_id's form: a tuple of signed chars (CuPy 13 and before) or `bytes` (CuPy 14)."""
+
+    form = staticmethod(lambda raw: tuple(np.frombuffer(raw, np.int8).tolist()))
+
+
+_unique_ids = _UniqueIds()
+
+
 def get_unique_id():
-    return tuple(np.random.default_rng().integers(-128, 128, 128).tolist())
+    return _unique_ids.form(np.random.default_rng().integers(0, 256, 128, dtype=np.uint8).tobytes())
 
 
 def make_nccl():
@@ -148,8 +159,12 @@ def make_nccl():
 
 
 @contextlib.contextmanager
-def installed(gpus=4):
-    """fakecupy's `cupy`, with a `cupy.cuda` of `gpus` devices and NCCL, for the block."""
+def installed(gpus=4, unique_id_as_bytes=False):
+    """fakecupy's `cupy`, with a `cupy.cuda` of `gpus` devices and NCCL, for the block; its unique ids are `bytes`
+    as CuPy 14's where asked, else tuples of signed chars as earlier CuPy's."""
+    saved_form = _unique_ids.form
+    if unique_id_as_bytes:
+        _unique_ids.form = bytes
     with fakecupy.installed() as cupy:
         cuda = types.ModuleType("cupy.cuda")
         cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: gpus)
@@ -162,6 +177,7 @@ def installed(gpus=4):
         try:
             yield cupy
         finally:
+            _unique_ids.form = saved_form
             for name, module in saved.items():
                 if module is None:
                     sys.modules.pop(name, None)

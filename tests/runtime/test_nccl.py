@@ -126,6 +126,15 @@ def test_communicators_are_made_once_per_set_of_gpus(gpus):
     assert next(fakenccl.NcclCommunicator.made) == before + 1  # (the count itself advanced once more)
 
 
+@pytest.mark.parametrize("as_bytes", [False, True], ids=["cupy13-tuple", "cupy14-bytes"])
+def test_the_unique_id_reaches_every_communicator_in_the_form_cupy_gives(as_bytes):
+    """CuPy 14 gives NCCL's unique id as bytes, earlier CuPy as a tuple of signed chars; each communicator gets
+    the same id, back in that form (the fake refuses the other form, as CuPy does)."""
+    with fakenccl.installed(gpus=3, unique_id_as_bytes=as_bytes):
+        got = tp.pmap(normalize, axis_name="i", backend="gpu")(np.arange(1.0, 4.0)).get()
+    np.testing.assert_allclose(got, np.arange(1.0, 4.0) / 6.0)
+
+
 def test_more_slices_than_gpus_is_refused(gpus):
     with pytest.raises(tp.TranspileError, match="requires 5 logical devices, but only 4"):
         tp.pmap(normalize, axis_name="i", backend="gpu")(np.ones(5))

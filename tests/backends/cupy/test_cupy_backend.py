@@ -136,6 +136,8 @@ def test_mlp_gradient_launches_kernels_and_equals_the_numpy_backend(gpu):
     _same(got, tp.jit(tp.grad(mlp.loss), backend="numpy")(*args))
     assert_tree_close(got, numeric_grad(mlp.loss, args), rtol=1e-6, atol=1e-7)
     assert host.stats()["launched"] > before["launched"]
+    # every block is a kernel, those reached with a symbolic zero (the loop's first adjoints) too
+    assert host.stats()["array_form"] == before["array_form"]
     if fake is not None:
         assert fake.log["launches"] > 0 and fake.log["nvrtc"] == fake.log["loads"] > 0
 
@@ -375,3 +377,12 @@ def test_a_captured_array_is_copied_to_the_device(gpu):
     got = to_host(tp.jit(tp.grad(projected_energy), backend=BACKEND)(x))
     _same(got, tp.jit(tp.grad(projected_energy), backend="numpy")(x))
     assert_tree_close(got, numeric_grad(projected_energy, (x,)), rtol=1e-6, atol=1e-8)
+
+
+def test_a_block_of_python_numbers_alone_runs_on_the_host(gpu):
+    """A reverse loop's `index != first` has no array to launch a kernel on: it is the host's, as NumPy has it
+    (a kernel and a copy back per trip would cost more than the loop)."""
+    before = host.stats()
+    assert host.launch("i, n -> t, u", "t = i != n", "u = i * 2.5", 2, 3) == (True, 5.0)
+    after = host.stats()
+    assert after["on_host"] == before["on_host"] + 1 and after["launched"] == before["launched"]
