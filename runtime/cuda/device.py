@@ -1,5 +1,5 @@
 """A fused block's kernel on a GPU: compiled by NVRTC (through CuPy) into a cubin cached on disk, loaded by
-`cupy.RawModule`, launched with launch.py's arguments.
+`cupy.RawModule`, launched with launch.py's arguments (its Plan made once per input layout).
 
 CuPy is passed in (runtime/ imports no GPU library on its own).  The cubin is written once per source, options and
 device architecture, under the project's cache directory (`cuda/<digest>.cubin`), and kept loaded in this process;
@@ -16,7 +16,7 @@ import secrets
 
 import numpy as np
 
-from .launch import arguments
+from .launch import Plan, signature
 
 __all__ = ["KernelCompileError", "launch", "stats"]
 
@@ -25,6 +25,8 @@ OPTIONS = ("--std=c++17",)
 SCALARS = {"double": np.float64, "float": np.float32, "long long": np.int64, "int": np.int32, "bool": np.bool_}
 
 _functions: dict = {}  # (cupy, source, architecture) -> the loaded kernel function
+_plans: dict = {}  # (source, the inputs' shapes, strides and number types) -> the launch's Plan
+_converters: dict = {}  # source -> each argument's conversion to its C type (None: an array's pointer)
 _counts = {"compiled": 0, "loaded": 0}
 
 
@@ -34,12 +36,16 @@ class KernelCompileError(RuntimeError):
 
 def launch(kernel, inputs, cupy):
     """The kernel's outputs (CuPy arrays) for these inputs (CuPy arrays, numbers), computed on the device."""
-    args, outputs, size = arguments(kernel, inputs, xp=cupy)
-    converted = tuple(
-        value if ctype.endswith("*") else SCALARS[ctype.removeprefix("const ")](value)
-        for (ctype, _), value in zip(kernel.params, args)
-    )
-    blocks = max(1, min(MAX_BLOCKS, -(-size // kernel.threads)))
+    key = (kernel.source, signature(inputs))
+    plan = _plans.get(key)
+    if plan is None:  # the shapes' checks and the outputs' layout, once per kernel and input layout
+        plan = _plans[key] = Plan.of(kernel, inputs, cupy)
+        _converters[kernel.source] = tuple(
+            None if ctype.endswith("*") else SCALARS[ctype.removeprefix("const ")] for ctype, _ in kernel.params
+        )
+    args, outputs = plan.fill(inputs, cupy)
+    converted = tuple(a if c is None else c(a) for c, a in zip(_converters[kernel.source], args))
+    blocks = max(1, min(MAX_BLOCKS, -(-plan.size // kernel.threads)))
     function(cupy, kernel)((blocks,), (kernel.threads,), converted)
     return outputs
 

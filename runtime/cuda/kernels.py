@@ -428,16 +428,21 @@ class _Writer:
         lines += [") {", f"    const long long size = {' * '.join(f'n{d}' for d in range(space))};"]
         lines += [f"    {a}" for a in self.accumulators]
         step = "(long long)blockDim.x * gridDim.x"
+        last = space - 1
+        if space > 1:
+            leading = " && ".join(f"n{d} == 1" for d in range(last))
+            lines.append(f"    const bool flat = {leading};  // the host passes a contiguous space as its last axis")
         lines.append(
             f"    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += {step}) {{"
         )
         if space == 1:
             lines.append("        const long long i0 = i;")
         else:
-            lines.append("        long long rest = i;")
-            for d in range(space - 1, 0, -1):
-                lines += [f"        const long long i{d} = rest % n{d};", f"        rest /= n{d};"]
-            lines.append("        const long long i0 = rest;")
+            lines.append(f"        long long i{last} = i{''.join(f', i{d} = 0' for d in range(last))};")
+            lines += ["        if (!flat) {", "            long long rest = i;"]
+            for d in range(last, 0, -1):
+                lines += [f"            i{d} = rest % n{d};", f"            rest /= n{d};"]
+            lines += ["            i0 = rest;", "        }"]
         lines += [f"        {line}" for line in loads + self.body]
         lines.append("    }")
         for name, ctype in self.totals:

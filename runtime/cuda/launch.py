@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ShapesNotCovered", "arguments"]
+__all__ = ["Plan", "ShapesNotCovered", "arguments", "signature"]
 
 
 class ShapesNotCovered(Exception):
@@ -65,55 +65,112 @@ def _contiguous(shape):
 def arguments(kernel, inputs, xp=np):
     """(the kernel's arguments in order, its outputs in the block's order, the number of elements of its space)
     for these inputs; an array argument is the array itself (the launcher takes its pointer)."""
-    values = dict(zip((i.name for i in kernel.inputs), inputs))
-    space = kernel.space
-    n = _space(kernel, values)
-    for i in kernel.inputs:
-        shape = _shape(values[i.name])
-        if i.axis is not None and list(shape) != [e for d, e in enumerate(n) if d != i.axis]:
-            raise ShapesNotCovered(f"{i.name} of shape {shape} is not the space without axis {i.axis}")
-        if i.kind == "array" and i.axis is None and not _fits(shape, n):
-            raise ShapesNotCovered(f"{i.name} of shape {shape} does not fit the space {tuple(n)}")
-    for sources, rank in kernel.summed:
-        if not _spans(kernel, values, n, sources, rank):
-            raise ShapesNotCovered("a summed value spans fewer elements than the space")
-    args = list(n)
-    for i in kernel.inputs:
-        value = values[i.name]
-        if i.kind == "number":
-            args.append(value)
-        elif i.kind == "array":
-            array = xp.asarray(value)
-            args.append(array)
-            args += [0 if e == 1 else s // array.itemsize for e, s in zip(array.shape, array.strides)]
-    outputs = []
-    for o in kernel.outputs:
-        if o.kind in ("store", "shape"):
-            shape = tuple(n[space - o.rank :])
-            if not _spans(kernel, values, n, o.sources, o.rank):
-                raise ShapesNotCovered(f"{o.name} spans fewer elements than the space")
-            if o.kind == "store" and 0 in n and 0 not in shape:  # no element of the space would store it
-                raise ShapesNotCovered(f"{o.name} has elements where the space has none")
-            if o.kind == "shape":
-                outputs.append(xp.broadcast_to(xp.zeros((), o.dtype), shape))
-                continue
-            out = xp.empty(shape, o.dtype)
-            args += [out, *_contiguous(shape)]
-        elif o.kind == "total":
-            out = xp.zeros((1,) * o.rank, o.dtype)
-            args.append(out)
-        else:
-            if o.like is not None:
-                shape = _shape(values[o.like])
-                if not _fits(shape, n):
-                    raise ShapesNotCovered(f"{o.like} of shape {shape} does not fit the space {tuple(n)}")
-                offset = space - len(shape)
-                strides = [0] * offset + [0 if e == 1 else s for e, s in zip(shape, _contiguous(shape))]
+    plan = Plan.of(kernel, inputs, xp)
+    return (*plan.fill(inputs, xp), plan.size)
+
+
+def signature(inputs) -> tuple:
+    """What a launch's plan depends on: each array's shape and strides, each number's type."""
+    return tuple((v.shape, v.strides) if hasattr(v, "strides") else type(v) for v in inputs)
+
+
+_NUMBER = "number"
+
+
+class Plan:
+    """A kernel's launch for inputs of given shapes and strides: its space, each array's strides, each output's
+    allocation; filled with the arrays of each call.  A space every operand spans contiguously is passed as one
+    axis (leading extents 1), so the kernel indexes without dividing."""
+
+    __slots__ = ("n", "size", "slots", "outputs")
+
+    def __init__(self, n, size, slots, outputs):
+        self.n, self.size, self.slots, self.outputs = n, size, slots, outputs
+
+    @classmethod
+    def of(cls, kernel, inputs, xp=np):
+        values = dict(zip((i.name for i in kernel.inputs), inputs))
+        space = kernel.space
+        n = _space(kernel, values)
+        for i in kernel.inputs:
+            shape = _shape(values[i.name])
+            if i.axis is not None and list(shape) != [e for d, e in enumerate(n) if d != i.axis]:
+                raise ShapesNotCovered(f"{i.name} of shape {shape} is not the space without axis {i.axis}")
+            if i.kind == "array" and i.axis is None and not _fits(shape, n):
+                raise ShapesNotCovered(f"{i.name} of shape {shape} does not fit the space {tuple(n)}")
+        for sources, rank in kernel.summed:
+            if not _spans(kernel, values, n, sources, rank):
+                raise ShapesNotCovered("a summed value spans fewer elements than the space")
+        slots = []
+        for i in kernel.inputs:
+            if i.kind == "number":
+                slots.append(_NUMBER)
+            elif i.kind == "array":
+                array = xp.asarray(values[i.name])
+                slots.append(tuple(0 if e == 1 else s // array.itemsize for e, s in zip(array.shape, array.strides)))
             else:
-                shape = tuple(1 if d == o.axis else e for d, e in enumerate(n) if d != o.axis or o.keepdims)
-                full = [1 if d == o.axis else e for d, e in enumerate(n)]
-                strides = [0 if d == o.axis else s for d, s in enumerate(_contiguous(full))]
-            out = xp.zeros(shape, o.dtype)
-            args += [out, *strides]
-        outputs.append(out)
-    return args, tuple(outputs), int(np.prod(n))
+                slots.append(None)
+        outputs = [_output(kernel, o, values, n) for o in kernel.outputs]
+        size = int(np.prod(n))
+        if space > 1 and _flat(kernel, n, slots, outputs):
+            n = [1] * (space - 1) + [size]
+            slots = [(0,) * (space - 1) + (1,) if s not in (None, _NUMBER) and s else s for s in slots]
+            outputs = [(k, shape, d, (0,) * (len(st) - 1) + (1,) if st else st) for k, shape, d, st in outputs]
+        return cls(tuple(n), size, tuple(slots), tuple(outputs))
+
+    def fill(self, inputs, xp=np):
+        """(the kernel's arguments, its outputs) for these inputs, of the shapes the plan was made for."""
+        args = list(self.n)
+        for slot, value in zip(self.slots, inputs):
+            if slot is _NUMBER:
+                args.append(value)
+            elif slot is not None:
+                args.append(xp.asarray(value))
+                args += slot
+        outputs = []
+        for kind, shape, dtype, strides in self.outputs:
+            if kind == "shape":
+                outputs.append(xp.broadcast_to(xp.zeros((), dtype), shape))
+                continue
+            out = xp.empty(shape, dtype) if kind == "store" else xp.zeros(shape, dtype)
+            args.append(out)
+            args += strides
+            outputs.append(out)
+        return args, tuple(outputs)
+
+
+def _output(kernel, o, values, n):
+    """(kind, shape, dtype, the strides the kernel is passed) of an output; the shape-only ones take none."""
+    space = kernel.space
+    if o.kind in ("store", "shape"):
+        shape = tuple(n[space - o.rank :])
+        if not _spans(kernel, values, n, o.sources, o.rank):
+            raise ShapesNotCovered(f"{o.name} spans fewer elements than the space")
+        if o.kind == "store" and 0 in n and 0 not in shape:  # no element of the space would store it
+            raise ShapesNotCovered(f"{o.name} has elements where the space has none")
+        return o.kind, shape, o.dtype, tuple(_contiguous(shape)) if o.kind == "store" else ()
+    if o.kind == "total":
+        return o.kind, (1,) * o.rank, o.dtype, ()
+    if o.like is not None:
+        shape = _shape(values[o.like])
+        if not _fits(shape, n):
+            raise ShapesNotCovered(f"{o.like} of shape {shape} does not fit the space {tuple(n)}")
+        offset = space - len(shape)
+        strides = [0] * offset + [0 if e == 1 else s for e, s in zip(shape, _contiguous(shape))]
+    else:
+        shape = tuple(1 if d == o.axis else e for d, e in enumerate(n) if d != o.axis or o.keepdims)
+        full = [1 if d == o.axis else e for d, e in enumerate(n)]
+        strides = [0 if d == o.axis else s for d, s in enumerate(_contiguous(full))]
+    return o.kind, shape, o.dtype, tuple(strides)
+
+
+def _flat(kernel, n, slots, outputs) -> bool:
+    """Whether every array read and every output stored spans the whole space, row-major and contiguous (and
+    nothing is summed along an axis): then element i of the space is element i of each."""
+    whole = tuple(_contiguous(n))
+    arrays = [s for s in slots if s not in (None, _NUMBER) and s]  # a 0-d array is read at its one element
+    if any(i.axis is not None for i in kernel.inputs) or any(kind == "each" for kind, *_ in outputs):
+        return False
+    if any(len(s) != len(n) or any(a != b for a, b, e in zip(s, whole, n) if e != 1) for s in arrays):
+        return False
+    return all(len(st) == len(n) for kind, _, _, st in outputs if kind == "store")

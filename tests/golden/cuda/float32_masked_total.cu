@@ -26,7 +26,7 @@ __device__ inline void tp_atomic_add(long long* p, long long v) {
 }
 
 // a fused block: a, b -> y, s
-extern "C" __global__ void tp_fused_ddb1efbdd3567e50(
+extern "C" __global__ void tp_fused_d7069cbcfa76525f(
     const long long n0,
     const long long n1,
     const float* __restrict__ p_a,
@@ -41,11 +41,15 @@ extern "C" __global__ void tp_fused_ddb1efbdd3567e50(
 ) {
     const long long size = n0 * n1;
     float t_s = 0;  // this thread's part of s
+    const bool flat = n0 == 1;  // the host passes a contiguous space as its last axis
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)blockDim.x * gridDim.x) {
-        long long rest = i;
-        const long long i1 = rest % n1;
-        rest /= n1;
-        const long long i0 = rest;
+        long long i1 = i, i0 = 0;
+        if (!flat) {
+            long long rest = i;
+            i1 = rest % n1;
+            rest /= n1;
+            i0 = rest;
+        }
         const float v_a = p_a[i0 * p_a_s0 + i1 * p_a_s1];
         const float v_b = p_b[i1 * p_b_s1];
         // m = a > jt.weak(0.0, a)

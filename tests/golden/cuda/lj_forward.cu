@@ -26,7 +26,7 @@ __device__ inline void tp_atomic_add(long long* p, long long v) {
 }
 
 // a fused block: _t2, _t3 -> diff, _t5, _t4
-extern "C" __global__ void tp_fused_60fc4ad367fb7dd4(
+extern "C" __global__ void tp_fused_be5d8031697820ff(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -48,13 +48,17 @@ extern "C" __global__ void tp_fused_60fc4ad367fb7dd4(
     const long long o__t4_s2
 ) {
     const long long size = n0 * n1 * n2;
+    const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)blockDim.x * gridDim.x) {
-        long long rest = i;
-        const long long i2 = rest % n2;
-        rest /= n2;
-        const long long i1 = rest % n1;
-        rest /= n1;
-        const long long i0 = rest;
+        long long i2 = i, i0 = 0, i1 = 0;
+        if (!flat) {
+            long long rest = i;
+            i2 = rest % n2;
+            rest /= n2;
+            i1 = rest % n1;
+            rest /= n1;
+            i0 = rest;
+        }
         const double v__t2 = p__t2[i0 * p__t2_s0 + i1 * p__t2_s1 + i2 * p__t2_s2];
         const double v__t3 = p__t3[i0 * p__t3_s0 + i1 * p__t3_s1 + i2 * p__t3_s2];
         // diff = _t2 - _t3

@@ -563,3 +563,21 @@ BLOCKS_OF = {
     "test_the_samples_gradients_blocks_run_as_kernels": lambda item: _sample_blocks(item.callspec.params["name"]),
     "test_every_block_of_a_gradient_runs_as_kernels": lambda _: _gradient_blocks(),
 }
+
+
+def test_a_contiguous_space_is_passed_as_one_axis(built):
+    """Operands that span the space contiguously: the plan passes it as its last axis (the kernel then indexes
+    without dividing), with the same numbers; a transposed or broadcast operand keeps every axis."""
+    from runtime.cuda.launch import Plan
+
+    lines = ("a, b, c -> d, s", "e = a * b + c", "d = np.tanh(e)", "s = jt.sum(e, None, False)")
+    a, b = rng.standard_normal((5, 6, 7)), rng.standard_normal((5, 6, 7))
+    cases = {
+        "contiguous": ((a, b, np.float64(0.5)), (1, 1, 210)),
+        "transposed": ((a, np.ascontiguousarray(b.transpose(1, 0, 2)).transpose(1, 0, 2), 2.0), (5, 6, 7)),
+        "broadcast": ((a, b[:1], 0.25), (5, 6, 7)),
+        "reversed": ((a, b[:, :, ::-1], 1.0), (5, 6, 7)),
+    }
+    for name, (inputs, n) in cases.items():
+        kernel = _check(lines, inputs, built)
+        assert Plan.of(kernel, inputs).n == n, name
