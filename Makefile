@@ -58,6 +58,7 @@ bench: bytecode $(BENCH_STAMP)
 	$(VPY) bench/bench_remat.py
 	$(VPY) bench/bench_vmap.py
 	$(VPY) bench/bench_jit.py
+	$(VPY) bench/bench_parallel.py
 
 bench-env: $(BENCH_STAMP)
 

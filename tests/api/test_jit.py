@@ -261,7 +261,7 @@ def elementwise(x):
 
 def test_source_is_decorated_commented_and_fused():
     text = tp.source(tp.jit(elementwise))
-    assert "@jt.njit(cache=True)" in text
+    assert "@jt.njit(cache=True, nogil=True)" in text
     assert "# test_jit.py:" in text
     assert "x * x + x * 2.0" in text  # one expression, which Numba compiles to a single loop
 

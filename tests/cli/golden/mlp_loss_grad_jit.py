@@ -20,7 +20,7 @@ import runtime as rt
 from runtime import numba as jt
 
 
-@jt.njit(cache=True)
+@jt.njit(cache=True, nogil=True)
 def grad_loss(params, inputs, targets):
     _t1 = loss_fwd(params, inputs, targets)
     ans, residuals = _t1
@@ -97,7 +97,7 @@ def predict_bwd(residuals, outputs_bar):
     return _t15
 
 
-@jt.njit(cache=True)
+@jt.njit(cache=True, nogil=True)
 def predict_fwd(params, inputs):
     _tape_inputs = []
     _tape_i3 = []

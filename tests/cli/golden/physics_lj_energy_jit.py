@@ -20,7 +20,7 @@ import numpy as np
 from runtime import numba as jt
 
 
-@jt.njit(cache=True)
+@jt.njit(cache=True, nogil=True)
 def lj_energy(positions, epsilon=1.0, sigma=1.0):
     # physics.py:36: return np.sum(lj_per_atom(positions, epsilon, sigma))
     _t2 = lj_per_atom(positions, epsilon, sigma)

@@ -12,7 +12,7 @@ from ..text import module_text
 from .fusion import mutates
 from .lowering import lower_function
 
-DECORATOR = "jt.njit(cache=True)"
+DECORATOR = "jt.njit(cache=True, nogil=True)"  # releases the GIL: threads (pmap's devices) run at once
 INLINED = 'jt.njit(inline="always")'  # typed and lowered inside its caller: one compile instead of two
 
 
