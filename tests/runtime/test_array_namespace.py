@@ -295,7 +295,7 @@ HOST_BY_DESIGN = {
     },
     **{
         ("nccl.py", name): "the GPUs' collectives agree on the host first, and their unique id travels there"
-        for name in ["<module>", "exchange", "_communicator"]
+        for name in ["<module>", "exchange", "_communicator", "_unique_id", "_unique_id_values"]
     },
     **{
         ("random.py", name): "tp.random's keys and threefry bits are host uint32 arrays (no device version yet)"
