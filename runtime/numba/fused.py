@@ -110,6 +110,11 @@ class _Plan:
     space: int
 
 
+_WIDER_SUMS = {
+    np.dtype(t): w for t, w in [(np.float16, np.float64), (np.float32, np.float64), (np.complex64, np.complex128)]
+}
+
+
 class _Writer:
     """Collects the parts of the loop nest's source while walking the block's statements."""
 
@@ -147,10 +152,23 @@ class _Writer:
         axes = range(self.space - r, self.space)
         return f"__b{self.index[name]}[{', '.join(f'__i{d}' for d in axes)},]"
 
+    def sum_dtype(self, k):
+        """The type statement k's sum is accumulated in: float64 for float16 and float32 (complex128 for complex64),
+        so that a sum over millions of elements added in order is as close as NumPy's pairwise one; else its own."""
+        ty = self.stmt_types[k]
+        dtype = as_dtype(ty.dtype if isinstance(ty, types.Array) else ty)
+        self.scope[f"__st{k}"] = _WIDER_SUMS.get(dtype, dtype.type)
+        return f"__st{k}"
+
+    def widened(self, k):
+        """Whether statement k's sum accumulates in a wider type than its own (then cast back at the end)."""
+        return self.scope[self.sum_dtype(k)] is not self.scope[self.dtype(k)]
+
     def accumulator(self, k, shape):
+        """An array of zeros to add statement k's values into, and the expression of its result."""
         out = f"__o{k}"
-        self.allocations.append(f"{out} = np.zeros({shape}, {self.dtype(k)})")
-        return out
+        self.allocations.append(f"{out} = np.zeros({shape}, {self.sum_dtype(k)})")
+        return out, f"{out}.astype({self.dtype(k)})" if self.widened(k) else out
 
 
 def _plan(block, argtypes, stmt_types):
@@ -216,15 +234,20 @@ def _plan(block, argtypes, stmt_types):
                     "else:",
                     f"    {out}[{index}] += {operand}",
                 ]
+                w.results[s.target] = out
             else:
-                w.accumulator(k, f"{like}.shape")
+                _, w.results[s.target] = w.accumulator(k, f"{like}.shape")
                 w.body.append(f"{out}[{index}] += {operand}")
-            w.results[s.target] = out
             reduced.add(s.target)
         elif s.axis is None or r == 0:  # a sum of everything (as NumPy, a number even with an axis)
             out = f"__o{k}"
-            w.allocations.append(f"{out} = {w.dtype(k)}(0)")
-            w.body.append(f"{out} += {operand}")
+            w.allocations.append(f"{out} = {w.sum_dtype(k)}(0)")
+            if space > 1:  # each row of the innermost loop in a register first: fewer roundings of a large total
+                w.before_inner.append(f"__r{k} = {w.sum_dtype(k)}(0)")
+                w.body.append(f"__r{k} += {operand}")
+                w.after_inner.append(f"{out} += __r{k}")
+            else:
+                w.body.append(f"{out} += {operand}")
             number = f"{w.dtype(k)}({out})"
             w.results[s.target] = number if r == 0 else f"np.full({(1,) * r}, {number})"  # keepdims=True
             reduced.add(s.target)
@@ -236,13 +259,13 @@ def _plan(block, argtypes, stmt_types):
             if axis == space - 1:  # the innermost loop: the sum stays in a register until it ends
                 out = f"__o{k}"
                 w.allocations.append(f"{out} = np.empty(({shape}), {w.dtype(k)})")
-                w.before_inner.append(f"__r{k} = {w.dtype(k)}(0)")
+                w.before_inner.append(f"__r{k} = {w.sum_dtype(k)}(0)")
                 w.body.append(f"__r{k} += {operand}")
                 w.after_inner.append(f"{out}[{index or '()'}] = __r{k}")
+                w.results[s.target] = out
             else:
-                out = w.accumulator(k, f"({shape})")
+                out, w.results[s.target] = w.accumulator(k, f"({shape})")
                 w.body.append(f"{out}[{index or '()'}] += {operand}")
-            w.results[s.target] = out
             reduced.add(s.target)
         if (s.role == "map" and r) or s.role == "expand" or s.target not in w.results:
             reduced.discard(s.target)
