@@ -16,7 +16,7 @@ import secrets
 
 import numpy as np
 
-from .launch import Plan, signature
+from .launch import Plan, finished, signature
 
 __all__ = ["KernelCompileError", "launch", "stats"]
 
@@ -47,7 +47,7 @@ def launch(kernel, inputs, cupy):
     converted = tuple(a if c is None else c(a) for c, a in zip(_converters[kernel.source], args))
     blocks = max(1, min(MAX_BLOCKS, -(-plan.size // kernel.threads)))
     function(cupy, kernel)((blocks,), (kernel.threads,), converted)
-    return outputs
+    return finished(kernel, outputs)
 
 
 def architecture(cupy) -> str:

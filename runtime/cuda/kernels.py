@@ -8,7 +8,7 @@ stores the values read after the block, and accumulates the reductions:
 
     a sum of everything       each thread sums its elements in a register; the block's threads add theirs in
                               shared memory (a tree), and its first thread adds the block's sum to the output
-                              with one atomicAdd;
+                              with one atomicAdd (a float sum in double, cast back on the host);
     a sum over one axis, or   each element is added with atomicAdd into the output (zeroed first), at the index
     rt.unbroadcast            of the element with the summed axes' strides 0.
 
@@ -47,6 +47,7 @@ C_TYPES = {
 }
 C_DTYPES = {ctype: dtype for dtype, ctype in C_TYPES.items()}
 ATOMIC = frozenset(["double", "float", "long long", "int"])  # the types tp_atomic_add adds to
+WIDER_TOTALS = {"float": "double"}  # the type a sum of everything of this type accumulates in
 
 PRELUDE = (Path(__file__).with_name("prelude.cuh")).read_text()
 
@@ -80,6 +81,7 @@ class Output:
     keepdims: bool = False
     like: str | None = None
     sources: frozenset = frozenset()  # the inputs a stored value (or a summed operand) broadcasts from
+    result: np.dtype | None = None  # a total accumulated in a wider dtype: the dtype it is cast back to
 
 
 @dataclass(frozen=True)
@@ -380,11 +382,13 @@ class _Writer:
             value = f"({ctype}){value}" if self.ctypes[value] != ctype else value
             out = f"o_{s.target}"
             if s.role == "sum" and (s.axis is None or rank == 0):
-                self.output_params[s.target] = [f"{ctype}* __restrict__ {out}"]
-                self.accumulators.append(f"{ctype} t_{s.target} = 0;  // this thread's part of {s.target}")
+                wide = WIDER_TOTALS.get(ctype, ctype)  # a float total in double: millions of adds, one rounding
+                self.output_params[s.target] = [f"{wide}* __restrict__ {out}"]
+                self.accumulators.append(f"{wide} t_{s.target} = 0;  // this thread's part of {s.target}")
                 self.body.append(f"t_{s.target} += {value};")
-                self.totals.append((s.target, ctype))
-                reduced[s.target] = Output(s.target, "total", dtype, rank, keepdims=s.keepdims)
+                self.totals.append((s.target, wide))
+                result = dtype if wide != ctype else None
+                reduced[s.target] = Output(s.target, "total", C_DTYPES[wide], rank, keepdims=s.keepdims, result=result)
             else:
                 strides = [f"const long long {out}_s{d}" for d in range(space)]
                 self.output_params[s.target] = [f"{ctype}* __restrict__ {out}", *strides]

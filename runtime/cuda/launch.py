@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Plan", "ShapesNotCovered", "arguments", "signature"]
+__all__ = ["Plan", "ShapesNotCovered", "arguments", "finished", "signature"]
 
 
 class ShapesNotCovered(Exception):
@@ -67,6 +67,11 @@ def arguments(kernel, inputs, xp=np):
     for these inputs; an array argument is the array itself (the launcher takes its pointer)."""
     plan = Plan.of(kernel, inputs, xp)
     return (*plan.fill(inputs, xp), plan.size)
+
+
+def finished(kernel, outputs) -> tuple:
+    """The outputs once the kernel has run: a total accumulated in a wider dtype cast back to its own."""
+    return tuple(o if spec.result is None else o.astype(spec.result) for spec, o in zip(kernel.outputs, outputs))
 
 
 def signature(inputs) -> tuple:

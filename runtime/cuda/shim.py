@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .launch import arguments
+from .launch import arguments, finished
 
 __all__ = ["build", "launcher", "library", "link", "run", "unit"]
 
@@ -146,4 +146,4 @@ def run(kernel, inputs, directory, grid=None):
         else:
             converted.append(C_TYPES[ctype.removeprefix("const ")](value))
     launcher(kernel, directory)(ctypes.c_uint(grid), ctypes.c_uint(kernel.threads), *converted)
-    return tuple(np.asarray(o) for o in outputs)
+    return tuple(np.asarray(o) for o in finished(kernel, outputs))

@@ -26,7 +26,7 @@ __device__ inline void tp_atomic_add(long long* p, long long v) {
 }
 
 // a fused block: a, b -> y, s
-extern "C" __global__ void tp_fused_d7069cbcfa76525f(
+extern "C" __global__ void tp_fused_4e59f5e797b21eec(
     const long long n0,
     const long long n1,
     const float* __restrict__ p_a,
@@ -37,10 +37,10 @@ extern "C" __global__ void tp_fused_d7069cbcfa76525f(
     float* __restrict__ o_y,
     const long long o_y_s0,
     const long long o_y_s1,
-    float* __restrict__ o_s
+    double* __restrict__ o_s
 ) {
     const long long size = n0 * n1;
-    float t_s = 0;  // this thread's part of s
+    double t_s = 0;  // this thread's part of s
     const bool flat = n0 == 1;  // the host passes a contiguous space as its last axis
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)blockDim.x * gridDim.x) {
         long long i1 = i, i0 = 0;
@@ -62,7 +62,7 @@ extern "C" __global__ void tp_fused_d7069cbcfa76525f(
         o_y[i0 * o_y_s0 + i1 * o_y_s1] = v_y;
     }
     // the sum of everything s: the block's threads in shared memory, then one atomicAdd
-    __shared__ float r_s[256];
+    __shared__ double r_s[256];
     r_s[threadIdx.x] = t_s;
     __syncthreads();
     for (unsigned w = 128; w > 0; w /= 2) {

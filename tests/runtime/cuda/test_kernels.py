@@ -581,3 +581,17 @@ def test_a_contiguous_space_is_passed_as_one_axis(built):
     for name, (inputs, n) in cases.items():
         kernel = _check(lines, inputs, built)
         assert Plan.of(kernel, inputs).n == n, name
+
+
+def test_a_float32_total_is_accumulated_in_double(built):
+    """Each thread adds thousands of elements in order: in float that drifts (NumPy's pairwise sum does not), so a
+    float sum of everything accumulates in double and is cast back to float32 after the kernel."""
+    lines = ("x -> s", "q = x * x", "s = jt.sum(q, None, False)")
+    x = rng.standard_normal((2000, 2000)).astype(np.float32)
+    kernel = _kernel(lines, (x,))
+    assert "double t_s = 0;" in kernel.source and kernel.outputs[0].result == np.float32
+    (total,) = shim.run(kernel, (x,), built)
+    if NVCC:
+        _nvcc(kernel, built)
+    exact = np.sum(x.astype(np.float64) ** 2)
+    assert total.dtype == np.float32 and abs(float(total) - exact) / exact < 1e-6
