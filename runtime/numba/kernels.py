@@ -186,7 +186,7 @@ def kernel_source(block, plan) -> str:
             continue
         if name in _SCOPE_IMPORTS:
             imports.append(_SCOPE_IMPORTS[name])
-        elif name.startswith("__dt"):
+        elif name.startswith(("__dt", "__st")):  # a statement's dtype, or the one its sum accumulates in
             dtypes.append(f"{name} = np.dtype({np.dtype(value).name!r}).type")
         else:
             raise AssertionError(f"a loop nest's name {name!r} has no source")
