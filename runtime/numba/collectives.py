@@ -2,7 +2,8 @@
 
 A collective compiled into a device's code (tp.pmap(tp.jit(f))) runs the Python collective in object mode
 (`numba.objmode`): that meets the other devices' threads (runtime/devices.py) and returns the value, its type
-computed when the call is typed (the dtype NumPy gives, made contiguous).  Under vmap the collectives are rewritten
+computed when the call is typed (the dtype NumPy gives, made contiguous).  psum, pmean, pmax and pmin of a tuple
+or list (a pytree of arrays and numbers) reduce each leaf in turn.  Under vmap the collectives are rewritten
 into their batched forms (rt.psum_batched, ...), which are not compiled yet (pending.py).
 """
 
@@ -15,6 +16,8 @@ from numba import literally, objmode, types
 from numba.core.errors import TypingError
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype, from_dtype
+
+from .helpers import _generated, _is_list, _is_tuple
 
 _c = importlib.import_module("runtime.collectives")
 
@@ -46,6 +49,11 @@ def _reduction(name):
     reduce, python = _REDUCTIONS[name], getattr(_c, name)
 
     def typed(x, axis_name):
+        if _is_tuple(x):  # a pytree: each leaf reduced in turn, as the Python collective does
+            body = ["return (" + "".join(f"reduced(x[{i}], axis_name), " for i in range(len(x))) + ")"]
+            return _generated(f"{name}_tuple", "x, axis_name", body, {"reduced": python})
+        if _is_list(x):
+            return lambda x, axis_name: [python(item, axis_name) for item in x]
         dtype = reduce(np.zeros((2, 1), _dtype(x, name)), axis=0).dtype
         out_type = _typed(dtype, x.ndim if isinstance(x, types.Array) else 0)
         is_array = isinstance(out_type, types.Array)

@@ -339,6 +339,24 @@ def test_jit_inside_pmap_compiles_the_collectives():
         np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
+def averaged_gradients(params, x):
+    grads = [(W * np.sum(x), b * 2.0) for W, b in params]
+    return tp.pmean(grads, "i"), tp.psum((x, 3.0), "i"), tp.pmax([np.max(x)], "i")
+
+
+def test_jit_inside_pmap_reduces_pytrees():
+    """A data-parallel step's `tp.pmean(grads, "i")` of a list of (W, b) compiles: each leaf in turn, as in Python."""
+    params = [(rng.normal(size=(2, 3)), rng.normal(size=3)), (rng.normal(size=(3, 1)), rng.normal(size=1))]
+    x = rng.normal(size=(3, 4))
+    compiled = tp.jit(averaged_gradients, compile="block")
+    got = within(120, tp.pmap(compiled, axis_name="i", in_axes=(None, 0)), params, x)
+    assert compiled.stats()["numpy_tier"] == 0  # Numba's code ran
+    want = tp.pmap(averaged_gradients, axis_name="i", in_axes=(None, 0))(params, x)
+    assert tp.tree_util.tree_structure(got) == tp.tree_util.tree_structure(want)
+    for g, w in zip(tp.tree_util.tree_leaves(got), tp.tree_util.tree_leaves(want), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
 def predict(params, inputs):
     for W, b in params:
         outputs = np.dot(inputs, W) + b
