@@ -153,22 +153,19 @@ class _Writer:
         return f"__b{self.index[name]}[{', '.join(f'__i{d}' for d in axes)},]"
 
     def sum_dtype(self, k):
-        """The type statement k's sum is accumulated in: float64 for float16 and float32 (complex128 for complex64),
-        so that a sum over millions of elements added in order is as close as NumPy's pairwise one; else its own."""
+        """The type statement k's sum adds up in a register: float64 for float16 and float32 (complex128 for
+        complex64), so that millions of elements added in order come as close as NumPy's pairwise sum; else its
+        own."""
         ty = self.stmt_types[k]
         dtype = as_dtype(ty.dtype if isinstance(ty, types.Array) else ty)
         self.scope[f"__st{k}"] = _WIDER_SUMS.get(dtype, dtype.type)
         return f"__st{k}"
 
-    def widened(self, k):
-        """Whether statement k's sum accumulates in a wider type than its own (then cast back at the end)."""
-        return self.scope[self.sum_dtype(k)] is not self.scope[self.dtype(k)]
-
     def accumulator(self, k, shape):
-        """An array of zeros to add statement k's values into, and the expression of its result."""
+        """An array of zeros of statement k's dtype to add its values into, row by row (as NumPy adds rows)."""
         out = f"__o{k}"
-        self.allocations.append(f"{out} = np.zeros({shape}, {self.sum_dtype(k)})")
-        return out, f"{out}.astype({self.dtype(k)})" if self.widened(k) else out
+        self.allocations.append(f"{out} = np.zeros({shape}, {self.dtype(k)})")
+        return out
 
 
 def _plan(block, argtypes, stmt_types):
@@ -236,7 +233,7 @@ def _plan(block, argtypes, stmt_types):
                 ]
                 w.results[s.target] = out
             else:
-                _, w.results[s.target] = w.accumulator(k, f"{like}.shape")
+                w.results[s.target] = w.accumulator(k, f"{like}.shape")
                 w.body.append(f"{out}[{index}] += {operand}")
             reduced.add(s.target)
         elif s.axis is None or r == 0:  # a sum of everything (as NumPy, a number even with an axis)
@@ -264,7 +261,7 @@ def _plan(block, argtypes, stmt_types):
                 w.after_inner.append(f"{out}[{index or '()'}] = __r{k}")
                 w.results[s.target] = out
             else:
-                out, w.results[s.target] = w.accumulator(k, f"({shape})")
+                out = w.results[s.target] = w.accumulator(k, f"({shape})")
                 w.body.append(f"{out}[{index or '()'}] += {operand}")
             reduced.add(s.target)
         if (s.role == "map" and r) or s.role == "expand" or s.target not in w.results:

@@ -114,9 +114,9 @@ def test_loop_nest_matches_array_code(case):
 
 def test_float32_sums_are_accumulated_wide_enough():
     """A loop nest adds in order; in float32 a sum of millions of elements then drifts by percents (2.7% for a 4000 by
-    4000 sum of squares, where NumPy's pairwise sum is off by 5e-8). Float32 sums accumulate in float64: every
-    reduction of a loop nest (of everything, along the inner and the outer axis, unbroadcast) is as close as
-    NumPy's, in float32."""
+    4000 sum of squares, where NumPy's pairwise sum is off by 5e-8). Float32 sums of everything and along the
+    innermost axis add up in float64; sums along an outer axis and unbroadcasts add rows in float32, in NumPy's
+    order: every reduction of a loop nest is as close as NumPy's, in float32."""
     lines = (
         "x, y -> s, r, c, u",
         "q = x * x",
