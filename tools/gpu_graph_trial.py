@@ -11,9 +11,7 @@ value cannot be captured), whether the replay's results match NumPy, and the rep
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 import traceback
 from pathlib import Path
 
@@ -21,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cupy  # noqa: E402
 import gpu_check  # noqa: E402  (puts the checkout and bench/ on sys.path)
+from gpu_profile import host_and_wall_seconds  # noqa: E402
 
 import transpile as tp  # noqa: E402
 
@@ -31,19 +30,10 @@ def leaves(tree):
     return [tree]
 
 
-def milliseconds(fn, calls=50):
+def milliseconds(fn):
     """(median wall ms with the device synchronized after each call, median host ms to return from one)."""
-    for _ in range(5):
-        fn()
-    cupy.cuda.runtime.deviceSynchronize()
-    walls, hosts = [], []
-    for _ in range(calls):
-        start = time.perf_counter()
-        fn()
-        hosts.append(time.perf_counter() - start)
-        cupy.cuda.runtime.deviceSynchronize()
-        walls.append(time.perf_counter() - start)
-    return statistics.median(walls) * 1e3, statistics.median(hosts) * 1e3
+    wall, host = host_and_wall_seconds(fn, (), lambda _: cupy.cuda.runtime.deviceSynchronize())
+    return wall * 1e3, host * 1e3
 
 
 class Replay:

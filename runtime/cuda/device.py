@@ -25,8 +25,7 @@ OPTIONS = ("--std=c++17",)
 SCALARS = {"double": np.float64, "float": np.float32, "long long": np.int64, "int": np.int32, "bool": np.bool_}
 
 _functions: dict = {}  # (cupy, source, architecture) -> the loaded kernel function
-_plans: dict = {}  # (source, the inputs' shapes, strides and number types) -> the launch's Plan
-_converters: dict = {}  # source -> each argument's conversion to its C type (None: an array's pointer)
+_plans: dict = {}  # (source, the inputs' layout) -> (its Plan, each argument's C type conversion or None)
 _counts = {"compiled": 0, "loaded": 0}
 
 
@@ -37,14 +36,12 @@ class KernelCompileError(RuntimeError):
 def launch(kernel, inputs, cupy):
     """The kernel's outputs (CuPy arrays) for these inputs (CuPy arrays, numbers), computed on the device."""
     key = (kernel.source, signature(inputs))
-    plan = _plans.get(key)
-    if plan is None:  # the shapes' checks and the outputs' layout, once per kernel and input layout
-        plan = _plans[key] = Plan.of(kernel, inputs, cupy)
-        _converters[kernel.source] = tuple(
-            None if ctype.endswith("*") else SCALARS[ctype.removeprefix("const ")] for ctype, _ in kernel.params
-        )
+    if key not in _plans:  # the shapes' checks, the outputs' layout and the arguments' C types, once per layout
+        converters = [None if c.endswith("*") else SCALARS[c.removeprefix("const ")] for c, _ in kernel.params]
+        _plans[key] = Plan.of(kernel, inputs, cupy), converters
+    plan, converters = _plans[key]
     args, outputs = plan.fill(inputs, cupy)
-    converted = tuple(a if c is None else c(a) for c, a in zip(_converters[kernel.source], args))
+    converted = tuple(a if c is None else c(a) for c, a in zip(converters, args))
     blocks = max(1, min(MAX_BLOCKS, -(-plan.size // kernel.threads)))
     function(cupy, kernel)((blocks,), (kernel.threads,), converted)
     return finished(kernel, outputs)

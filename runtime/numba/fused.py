@@ -231,16 +231,16 @@ def _plan(block, argtypes, stmt_types):
                     "else:",
                     f"    {out}[{index}] += {operand}",
                 ]
-                w.results[s.target] = out
             else:
-                w.results[s.target] = w.accumulator(k, f"{like}.shape")
+                w.accumulator(k, f"{like}.shape")
                 w.body.append(f"{out}[{index}] += {operand}")
+            w.results[s.target] = out
             reduced.add(s.target)
         elif s.axis is None or r == 0:  # a sum of everything (as NumPy, a number even with an axis)
-            out = f"__o{k}"
-            w.allocations.append(f"{out} = {w.sum_dtype(k)}(0)")
+            out, wide = f"__o{k}", w.sum_dtype(k)
+            w.allocations.append(f"{out} = {wide}(0)")
             if space > 1:  # each row of the innermost loop in a register first: fewer roundings of a large total
-                w.before_inner.append(f"__r{k} = {w.sum_dtype(k)}(0)")
+                w.before_inner.append(f"__r{k} = {wide}(0)")
                 w.body.append(f"__r{k} += {operand}")
                 w.after_inner.append(f"{out} += __r{k}")
             else:
@@ -259,10 +259,10 @@ def _plan(block, argtypes, stmt_types):
                 w.before_inner.append(f"__r{k} = {w.sum_dtype(k)}(0)")
                 w.body.append(f"__r{k} += {operand}")
                 w.after_inner.append(f"{out}[{index or '()'}] = __r{k}")
-                w.results[s.target] = out
             else:
-                out = w.results[s.target] = w.accumulator(k, f"({shape})")
+                out = w.accumulator(k, f"({shape})")
                 w.body.append(f"{out}[{index or '()'}] += {operand}")
+            w.results[s.target] = out
             reduced.add(s.target)
         if (s.role == "map" and r) or s.role == "expand" or s.target not in w.results:
             reduced.discard(s.target)
