@@ -1,6 +1,7 @@
 """The digits network of samples/digits.py trained data-parallel: every device takes a shard of the batch, computes
-the gradient of its shard's mean loss, the devices average their gradients with `tp.pmean`, and each takes the same
-adam step.  With equal shards that is the full-batch step, which `main()` checks at every step.
+the gradient of its shard's mean loss (compiled, as pmap compiles what its devices run), the devices average their
+gradients with `tp.pmean`, and the adam step follows on the average.  With equal shards that is the full-batch step,
+which `main()` checks at every step.
 
 The devices are this process's threads (TRANSPILE_CPU_DEVICES), and under mpiexec every process's:
 
@@ -26,21 +27,22 @@ BATCH = 64
 
 
 def make_steps(apply_fun, step_size=digits.STEP_SIZE):
-    """(opt_init, get_params, device_step, full_batch_step): the steps take and give (step number, adam state) and
-    a batch's images and one-hot targets, and return the batch's mean loss and the next state."""
+    """(opt_init, opt_update, get_params, device_grads, full_batch_step): device_grads takes parameters and a shard's
+    images and one-hot targets and returns the loss and gradient averaged over the devices; full_batch_step takes
+    and gives (step number, adam state) and a batch, and returns the batch's mean loss and the next state."""
     opt_init, opt_update, get_params = optimizers.adam(step_size)
     value_and_grad = tp.value_and_grad(digits.make_loss(apply_fun))
 
-    def device_step(i, opt_state, images, targets):
-        """One device's step: its shard's loss and gradient, averaged over the devices, and the adam step."""
-        value, grads = value_and_grad(get_params(opt_state), images, targets)
-        return tp.pmean(value, "batch"), opt_update(i, tp.pmean(grads, "batch"), opt_state)
+    def device_grads(params, images, targets):
+        """One device's part: its shard's loss and gradient, averaged over the devices."""
+        value, grads = value_and_grad(params, images, targets)
+        return tp.pmean(value, "batch"), tp.pmean(grads, "batch")
 
     def full_batch_step(i, opt_state, images, targets):
         value, grads = value_and_grad(get_params(opt_state), images, targets)
         return value, opt_update(i, grads, opt_state)
 
-    return opt_init, get_params, device_step, full_batch_step
+    return opt_init, opt_update, get_params, device_grads, full_batch_step
 
 
 def train(devices, steps=STEPS, batch=BATCH, limit=None, seed=digits.SEED):
@@ -51,13 +53,14 @@ def train(devices, steps=STEPS, batch=BATCH, limit=None, seed=digits.SEED):
     targets = digits.one_hot(y_train)
     init_fun, apply_fun = digits.make_network()
     _, params = init_fun(np.random.default_rng(seed), (-1, 8, 8, 1))
-    opt_init, get_params, device_step, full_batch_step = make_steps(apply_fun)
-    step = tp.pmap(device_step, axis_name="batch", in_axes=(None, None, 0, 0), out_axes=None)
+    opt_init, opt_update, get_params, device_grads, full_batch_step = make_steps(apply_fun)
+    averaged = tp.pmap(device_grads, axis_name="batch", in_axes=(None, 0, 0), out_axes=None)
     state = reference = opt_init(params)
     worst, history, losses = 0.0, [], []
     for i in range(steps):
         take = slice(i * batch, (i + 1) * batch)
-        value, state = step(i, state, *shards(x_train[take], targets[take], devices))
+        value, grads = averaged(get_params(state), *shards(x_train[take], targets[take], devices))
+        state = opt_update(i, grads, state)
         _, reference = full_batch_step(i, reference, x_train[take], targets[take])
         leaves = zip(tp.tree_util.tree_leaves(get_params(state)), tp.tree_util.tree_leaves(get_params(reference)))
         worst = max([worst] + [float(np.max(np.abs(a - b))) for a, b in leaves])

@@ -37,6 +37,9 @@ def _compiles(path) -> bool:
 def pytest_configure(config):
     config.addinivalue_line("markers", "compiles: in a file that compiles with Numba; run last, the file on one worker")
     config.addinivalue_line("markers", "gpu: runs on a CUDA device through CuPy; skipped where there is none")
+    config.addinivalue_line(
+        "markers", "pmap_compiles: a pmap test whose devices run compiled code (the others: tp.disable_jit())"
+    )
 
 
 @pytest.hookimpl(tryfirst=True)

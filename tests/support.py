@@ -148,3 +148,15 @@ def within(seconds, fn, *args, **kwargs):
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def numpy_code_unless_compiled(request):
+    """For a pmap test file's autouse fixture: pmap compiles its function, which the tests marked `pmap_compiles`
+    check; the others check what the devices compute, as NumPy code (tp.disable_jit), without waiting for Numba."""
+    import transpile as tp
+
+    if request.node.get_closest_marker("pmap_compiles"):
+        yield
+        return
+    with tp.disable_jit():
+        yield

@@ -5,12 +5,15 @@ For each of tools/gpu_check.py's workloads, ours (`tp.jit(f, backend="cupy")`) a
   for the device (what the Python side costs: where the two are close, the host, not the GPU, sets the speed),
   and the device's own time (CUDA events around calls queued back to back, so host gaps are hidden);
 - the device-to-device copy of the elementwise input, as the bandwidth this device reaches in practice;
+- each fused block's device time per call (CUDA events around each `jc.launch`, the device idle before it),
+  the rest of the device's time being array code (products, CuPy's reductions, copies);
 - cProfile of our calls: the functions that take the host's time.
 Writes OUT/profile.txt and OUT/sources.txt (each generated module with its kernels, from `tp.source`).
 """
 
 from __future__ import annotations
 
+import collections
 import cProfile
 import io
 import pstats
@@ -51,6 +54,32 @@ def device_seconds(fn, args, cupy):
     end.record()
     end.synchronize()
     return cupy.cuda.get_elapsed_time(start, end) / 1e3 / CALLS
+
+
+def block_seconds(fn, args, cupy):
+    """[(seconds per call, the block's header)] of the fused blocks a call launches, slowest first: each timed
+    alone by CUDA events with the device idle before it."""
+    from runtime.cuda import host
+
+    launch, spent = host.launch, collections.defaultdict(float)
+
+    def timed(*parts):
+        cupy.cuda.Device().synchronize()
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        outputs = launch(*parts)
+        end.record()
+        end.synchronize()
+        spent[parts[0]] += cupy.cuda.get_elapsed_time(start, end) / 1e3
+        return outputs
+
+    host.launch = timed  # generated modules call `jc.launch` through the module
+    try:
+        for _ in range(CALLS):
+            fn(*args)
+    finally:
+        host.launch = launch
+    return sorted(((total / CALLS, header) for header, total in spent.items()), reverse=True)
 
 
 def profile_of(fn, args, sync):
@@ -100,6 +129,9 @@ def main(argv):
             line += f"; JAX {jwall * 1e3:.3f} ms synchronized, host {jhost * 1e3:.3f} ms"
         report.append(line + "\n")
         print(line, flush=True)
+        blocks = block_seconds(jitted, on_device, cupy)
+        report.append(f"{name}: fused blocks, device ms per call ({sum(t for t, _ in blocks) * 1e3:.3f} in all):\n")
+        report += [f"    {t * 1e3:8.3f}  {header}\n" for t, header in blocks]
         report.append(profile_of(jitted, on_device, device.sync))
         sources.append(f"# ==== {name}\n{tp.source(jitted)}\n")
     (out / "profile.txt").write_text("\n".join(report))

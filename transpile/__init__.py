@@ -40,11 +40,13 @@ from .api import (  # noqa: E402
     vmap,
 )
 from .api.devices import device_get, device_put  # noqa: E402
+from .api.disabled import disable_jit  # noqa: E402
 from .custom import checkpoint, custom_jvp, custom_vjp, remat, stop_gradient  # noqa: E402
 from .errors import TranspileError  # noqa: E402
 
 __all__ = [
     "jit",
+    "disable_jit",
     "psum",
     "pmean",
     "pmax",

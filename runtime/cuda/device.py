@@ -24,7 +24,7 @@ MAX_BLOCKS = 4096
 OPTIONS = ("--std=c++17",)
 SCALARS = {"double": np.float64, "float": np.float32, "long long": np.int64, "int": np.int32, "bool": np.bool_}
 
-_functions: dict = {}  # (cupy, source, architecture) -> the loaded kernel function
+_functions: dict = {}  # (cupy, source, the current device's number) -> the loaded kernel function
 _plans: dict = {}  # (source, the inputs' layout) -> (its Plan, each argument's C type conversion or None)
 _counts = {"compiled": 0, "loaded": 0}
 
@@ -47,16 +47,12 @@ def launch(kernel, inputs, cupy):
     return finished(kernel, outputs)
 
 
-def architecture(cupy) -> str:
-    """The current device's compute capability, as NVRTC's `sm_` takes it ("90" for an H100 or H200)."""
-    return str(cupy.cuda.Device().compute_capability)
-
-
 def function(cupy, kernel):
-    """The kernel's function, loaded from its cubin (compiled first where the cache has none)."""
-    arch = architecture(cupy)
-    key = (id(cupy), kernel.source, arch)
+    """The kernel's function, loaded from its cubin (compiled first where the cache has none) on the current device
+    (a module loaded on one GPU does not launch on another: pmap's devices each load their own)."""
+    key = (id(cupy), kernel.source, cupy.cuda.runtime.getDevice())
     if key not in _functions:
+        arch = str(cupy.cuda.Device().compute_capability)  # as NVRTC's `sm_` takes it: "90" for an H100 or H200
         _functions[key] = cupy.RawModule(path=cubin(cupy, kernel.source, arch)).get_function(kernel.name)
     return _functions[key]
 

@@ -2,8 +2,8 @@
 
 A collective compiled into a device's code (tp.pmap(tp.jit(f))) runs the Python collective in object mode
 (`numba.objmode`): that meets the other devices' threads (runtime/devices.py) and returns the value, its type
-computed when the call is typed (the dtype NumPy gives, made contiguous).  psum, pmean, pmax and pmin of a tuple
-or list (a pytree of arrays and numbers) reduce each leaf in turn.  Under vmap the collectives are rewritten
+computed when the call is typed (the dtype NumPy gives, made contiguous).  A collective of a tuple, list or dict
+(a pytree of arrays and numbers) takes each leaf in turn.  Under vmap the collectives are rewritten
 into their batched forms (rt.psum_batched, ...), which are not compiled yet (pending.py).
 """
 
@@ -17,7 +17,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype, from_dtype
 
-from .helpers import _generated, _is_list, _is_tuple
+from .helpers import _classes, _generated, _is_list, _is_tuple, _packed
 
 _c = importlib.import_module("runtime.collectives")
 
@@ -45,15 +45,22 @@ def _fetched(value, is_array):
     return np.ascontiguousarray(value) if is_array else np.asarray(value).item()
 
 
+def _over_items(python, x, params, rest):
+    """A collective of a tuple, a dict's record or a list (a pytree): each item in turn, as the Python collective
+    takes a pytree; `params` are the overload's, `rest` what each item's call passes after the item."""
+    name = f"{python.__name__}_items"
+    if _is_list(x):
+        return _generated(name, params, [f"return [collective(item, {rest}) for item in x]"], {"collective": python})
+    body = ["return " + _packed(x, [f"collective(x[{i}], {rest})" for i in range(len(x))])]
+    return _generated(name, params, body, {"collective": python, **_classes(x)})
+
+
 def _reduction(name):
     reduce, python = _REDUCTIONS[name], getattr(_c, name)
 
     def typed(x, axis_name):
-        if _is_tuple(x):  # a pytree: each leaf reduced in turn, as the Python collective does
-            body = ["return (" + "".join(f"reduced(x[{i}], axis_name), " for i in range(len(x))) + ")"]
-            return _generated(f"{name}_tuple", "x, axis_name", body, {"reduced": python})
-        if _is_list(x):
-            return lambda x, axis_name: [python(item, axis_name) for item in x]
+        if _is_tuple(x) or _is_list(x):
+            return _over_items(python, x, "x, axis_name", "axis_name")
         dtype = reduce(np.zeros((2, 1), _dtype(x, name)), axis=0).dtype
         out_type = _typed(dtype, x.ndim if isinstance(x, types.Array) else 0)
         is_array = isinstance(out_type, types.Array)
@@ -90,6 +97,8 @@ def _ndim(x):
 
 @overload(_c.all_gather)
 def _all_gather(x, axis_name, axis=0, tiled=False):
+    if _is_tuple(x) or _is_list(x):
+        return _over_items(_c.all_gather, x, "x, axis_name, axis=0, tiled=False", "axis_name, axis, tiled")
     tiled_value = _constant(tiled, False)
     if tiled_value is None:
         return lambda x, axis_name, axis=0, tiled=False: literally(tiled)
@@ -105,6 +114,9 @@ def _all_gather(x, axis_name, axis=0, tiled=False):
 
 @overload(_c.psum_scatter)
 def _psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
+    if _is_tuple(x) or _is_list(x):
+        params = "x, axis_name, scatter_dimension=0, tiled=False"
+        return _over_items(_c.psum_scatter, x, params, "axis_name, scatter_dimension, tiled")
     tiled_value = _constant(tiled, False)
     if tiled_value is None:
         return lambda x, axis_name, scatter_dimension=0, tiled=False: literally(tiled)
@@ -122,6 +134,9 @@ def _psum_scatter(x, axis_name, scatter_dimension=0, tiled=False):
 
 @overload(_c.all_to_all)
 def _all_to_all(x, axis_name, split_axis, concat_axis, tiled=False):
+    if _is_tuple(x) or _is_list(x):
+        params = "x, axis_name, split_axis, concat_axis, tiled=False"
+        return _over_items(_c.all_to_all, x, params, "axis_name, split_axis, concat_axis, tiled")
     out_type = _typed(_dtype(x, "all_to_all"), _ndim(x))
 
     def impl(x, axis_name, split_axis, concat_axis, tiled=False):
@@ -154,6 +169,8 @@ def _axis_index(axis_name):
 
 @overload(_c.ppermute)
 def _ppermute(x, axis_name, perm):
+    if _is_tuple(x) or _is_list(x):
+        return _over_items(_c.ppermute, x, "x, axis_name, perm", "axis_name, perm")
     out_type = _typed(_dtype(x, "ppermute"), x.ndim if isinstance(x, types.Array) else 0)
     is_array = isinstance(out_type, types.Array)
 

@@ -5,6 +5,7 @@ and rank 0 prints them.  `fail` makes rank 1 raise, `hang` makes it sleep instea
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -203,7 +204,8 @@ def checks(rank, size):
     yield "data-parallel MLP steps equal the full-batch step"
     jitted = tp.jit(compiled, compile="block")
     np.testing.assert_allclose(pmapped(jitted)(x[mine]), tp.vmap(compiled, axis_name="i")(x)[mine], rtol=1e-12)
-    assert jitted.stats()["numpy_tier"] == 0
+    if not os.environ.get("TRANSPILE_DISABLE_JIT"):
+        assert jitted.stats()["numpy_tier"] == 0
     yield "pmap(jit) with Numba's code"
     try:
         pmapped(normalize)(x[mine] if rank else x[mine, :2])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import numeric_grad
+from support import numeric_grad, numpy_code_unless_compiled
 
 import transpile as tp
 from runtime import devices
@@ -18,6 +18,9 @@ rng = np.random.default_rng(1818)
 def four_devices(monkeypatch):
     monkeypatch.setenv(devices.CPU_DEVICES_ENV_VAR, "4")
     monkeypatch.setenv(devices.TIMEOUT_ENV_VAR, "20")
+
+
+numpy_code = pytest.fixture(autouse=True)(numpy_code_unless_compiled)
 
 
 def reference(kind, xs, **kw):
@@ -262,6 +265,7 @@ def tree_sum(t):
     return tp.psum(t, "i")
 
 
+@pytest.mark.pmap_compiles
 def test_collectives_of_pytrees():
     x = rng.normal(size=(4, 3))
     tree = {"a": x, "b": (2 * x, x[:, 0])}
@@ -292,6 +296,7 @@ def compiled_collectives(x):
     )
 
 
+@pytest.mark.pmap_compiles
 def test_jit_inside_pmap_compiles_the_new_collectives():
     x = rng.normal(size=(2, 2, 3)).astype(np.float32)
     compiled = tp.jit(compiled_collectives, compile="block")

@@ -1,5 +1,6 @@
 """samples/data_parallel.py: the seeds' MLP trained with gradients averaged by pmean equals the full-batch step
-on 1, 2 and 4 thread devices, and on 2 MPI processes of 2 devices each."""
+on 1, 2 and 4 thread devices, and on 2 MPI processes of 2 devices each; the devices run NumPy code (tp.disable_jit:
+test_pmap.py's data-parallel steps run compiled)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from support import sample_module
+from support import numpy_code_unless_compiled, sample_module
 
 from runtime import devices
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "data_parallel.py"
+
+
+numpy_code = pytest.fixture(autouse=True)(numpy_code_unless_compiled)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +55,7 @@ NEEDS_MPI = pytest.mark.skipif(
 
 def on_two_processes(sample):
     """What `sample` prints under mpiexec -n 2, each process with 2 devices (it must exit 0)."""
-    env = dict(os.environ, TRANSPILE_CPU_DEVICES="2", TRANSPILE_COLLECTIVE_TIMEOUT="30")
+    env = dict(os.environ, TRANSPILE_CPU_DEVICES="2", TRANSPILE_COLLECTIVE_TIMEOUT="30", TRANSPILE_DISABLE_JIT="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     done = subprocess.run(
         [MPIEXEC, "-n", "2", sys.executable, str(sample)], env=env, capture_output=True, text=True, timeout=240

@@ -9,10 +9,11 @@ from functools import partial
 
 import numpy as np
 import pytest
-from support import numeric_grad, within
+from support import numeric_grad, numpy_code_unless_compiled, within
 
 import transpile as tp
 from runtime import devices
+from transpile.api.jit import JitFallbackWarning
 from transpile.api.pmap import DeviceCountError
 
 rng = np.random.default_rng(18)
@@ -23,10 +24,14 @@ def four_devices(monkeypatch):
     monkeypatch.setenv(devices.CPU_DEVICES_ENV_VAR, "4")
 
 
+numpy_code = pytest.fixture(autouse=True)(numpy_code_unless_compiled)
+
+
 def normalize(x):
     return x / tp.psum(x, "i")
 
 
+@pytest.mark.pmap_compiles
 def test_the_seeds_normalize():
     got = within(20, tp.pmap(normalize, axis_name="i"), np.arange(4.0, dtype=np.float32))
     np.testing.assert_array_equal(got, np.array([0.0, 0.16666667, 0.33333334, 0.5], np.float32))
@@ -327,6 +332,7 @@ def compiled_collectives(x, k):
     )
 
 
+@pytest.mark.pmap_compiles
 def test_jit_inside_pmap_compiles_the_collectives():
     x, k = rng.normal(size=(3, 2, 3)).astype(np.float32), np.arange(3.0)
     compiled = tp.jit(compiled_collectives, compile="block")
@@ -344,6 +350,7 @@ def averaged_gradients(params, x):
     return tp.pmean(grads, "i"), tp.psum((x, 3.0), "i"), tp.pmax([np.max(x)], "i")
 
 
+@pytest.mark.pmap_compiles
 def test_jit_inside_pmap_reduces_pytrees():
     """A data-parallel step's `tp.pmean(grads, "i")` of a list of (W, b) compiles: each leaf in turn, as in Python."""
     params = [(rng.normal(size=(2, 3)), rng.normal(size=3)), (rng.normal(size=(3, 1)), rng.normal(size=1))]
@@ -351,7 +358,8 @@ def test_jit_inside_pmap_reduces_pytrees():
     compiled = tp.jit(averaged_gradients, compile="block")
     got = within(120, tp.pmap(compiled, axis_name="i", in_axes=(None, 0)), params, x)
     assert compiled.stats()["numpy_tier"] == 0  # Numba's code ran
-    want = tp.pmap(averaged_gradients, axis_name="i", in_axes=(None, 0))(params, x)
+    with tp.disable_jit():
+        want = tp.pmap(averaged_gradients, axis_name="i", in_axes=(None, 0))(params, x)
     assert tp.tree_util.tree_structure(got) == tp.tree_util.tree_structure(want)
     for g, w in zip(tp.tree_util.tree_leaves(got), tp.tree_util.tree_leaves(want), strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-12)
@@ -373,6 +381,7 @@ def data_parallel_step(params, inputs, targets):
     return [(W - 0.1 * tp.pmean(dW, "i"), b - 0.1 * tp.pmean(db, "i")) for (W, b), (dW, db) in zip(params, grads)]
 
 
+@pytest.mark.pmap_compiles
 @pytest.mark.parametrize("n", [1, 2, 4])
 def test_data_parallel_steps_equal_the_full_batch_step(n):
     sizes = [3, 5, 2]
@@ -388,3 +397,76 @@ def test_data_parallel_steps_equal_the_full_batch_step(n):
             np.testing.assert_allclose(gW, wW, rtol=1e-12, atol=1e-15)
             np.testing.assert_allclose(gb, wb, rtol=1e-12, atol=1e-15)
         params = got
+
+
+def compiled_on_devices(pmapped):
+    """The jitted function a pmap's devices run (pmap compiles the function it is given)."""
+    return pmapped.__transpile__.callable
+
+
+@pytest.mark.pmap_compiles
+def test_pmap_compiles_its_function_once_for_every_device():
+    x = rng.normal(size=(4, 3))
+    step = tp.pmap(lambda v: np.tanh(v) / tp.psum(np.tanh(v) ** 2, "i"), axis_name="i")
+    got = within(120, step, x)
+    np.testing.assert_allclose(got, np.tanh(x) / np.sum(np.tanh(x) ** 2, axis=0), rtol=1e-13)
+    stats = compiled_on_devices(step).stats()
+    assert stats["tier"] == "compiled" and stats["numpy_tier"] == 0
+    assert stats["compiled"] + stats["loaded"] == 1  # the four device threads waited for one compile
+    np.testing.assert_allclose(within(60, step, 2 * x), np.tanh(2 * x) / np.sum(np.tanh(2 * x) ** 2, axis=0))
+
+
+@pytest.mark.pmap_compiles
+def test_disable_jit_runs_every_devices_numpy_code():
+    x = rng.normal(size=(4, 3))
+    step = tp.pmap(normalize, axis_name="i")
+    with tp.disable_jit():
+        got = within(20, step, x)
+    stats = compiled_on_devices(step).stats()
+    assert stats["numpy_tier"] == 4 and stats["compiled"] + stats["loaded"] == 0
+    np.testing.assert_allclose(got, x / x.sum(axis=0), rtol=1e-15)
+    jitted = tp.jit(lambda v: v * 2.0)
+    with tp.disable_jit(disable=False):
+        jitted(x)
+    with tp.disable_jit():
+        jitted(x)
+    assert jitted.stats()["tier"] == "numpy" and jitted.stats()["numpy_tier"] == 1
+
+
+@pytest.mark.pmap_compiles
+def test_what_jit_cannot_compile_runs_as_numpy_code_and_says_why():
+    """A collective over an inner vmap's axis has no compiled form yet: the devices run the NumPy code, warned."""
+    x = rng.normal(size=(2, 3, 4))
+    inner = tp.pmap(tp.vmap(lambda v: v / tp.psum(v, "j"), axis_name="j"), axis_name="i")
+    with pytest.warns(JitFallbackWarning, match="psum_batched has no Numba implementation"):
+        got = within(120, inner, x)
+    np.testing.assert_allclose(got, x / x.sum(axis=1, keepdims=True), rtol=1e-14)
+
+
+@pytest.mark.pmap_compiles
+def test_nested_pmaps_run_their_innermost_function_compiled():
+    """The outer pmap's devices call the inner pmap as it is (its own devices run its function compiled); a
+    jitted function and a NumPy function are run as given."""
+    inner = tp.pmap(lambda v: v - tp.pmean(v, ("i", "j")), axis_name="j")
+    outer = tp.pmap(inner, axis_name="i")
+    assert compiled_on_devices(outer) is inner
+    x = rng.normal(size=(2, 2, 3))
+    np.testing.assert_allclose(within(120, outer, x), x - x.mean(axis=(0, 1)), rtol=1e-14)
+    assert compiled_on_devices(inner).stats()["tier"] == "compiled"
+    jitted = tp.jit(normalize)
+    assert compiled_on_devices(tp.pmap(jitted, axis_name="i")) is jitted
+    assert compiled_on_devices(tp.pmap(np.mean)) is np.mean
+
+
+def spread(a, *rest, **named):
+    return a * 3.0 + rest[0] + named["c"]
+
+
+@pytest.mark.pmap_compiles
+def test_star_args_and_keywords_reach_each_device_as_passed():
+    """jit takes no *args or **kwargs (a warning says so, and the devices run NumPy code); every device gets its
+    slice of each argument, those passed by name mapped along axis 0 as JAX maps them."""
+    x, y, c = rng.normal(size=(3, 2, 4))
+    with pytest.warns(JitFallbackWarning, match=r"pmap\(spread\) runs the NumPy code.*\*args or \*\*kwargs"):
+        mapped = tp.pmap(spread)
+    np.testing.assert_allclose(within(20, mapped, x, y, c=c), x * 3.0 + y + c, rtol=1e-15)

@@ -30,7 +30,9 @@ def four_cpu_devices(monkeypatch):
 
 @pytest.fixture
 def gpus():
-    with fakenccl.installed(gpus=4) as cupy:
+    """Four fake GPUs, whose devices run NumPy code (tp.disable_jit: the fake has no kernel compiler; a real GPU's
+    pmap compiles its kernels, test_a_one_gpu_communicator_on_a_real_device)."""
+    with fakenccl.installed(gpus=4) as cupy, tp.disable_jit():
         yield cupy
 
 
@@ -158,6 +160,12 @@ def test_without_a_device_backend_gpu_is_refused():
         tp.pmap(normalize, axis_name="i", backend="gpu")
 
 
+def test_gpus_run_the_function_compiled_by_the_cupy_backend(gpus):
+    compiled = tp.pmap(normalize, axis_name="i", backend="gpu").__transpile__.callable
+    assert compiled.__transpile_jit__.backend.name == "cupy"
+    assert tp.pmap(normalize, axis_name="i").__transpile__.callable.__transpile_jit__.backend.name == "numba"
+
+
 def test_an_unknown_backend_is_refused():
     with pytest.raises(tp.TranspileError, match="backend='tpu' is not a backend"):
         tp.pmap(normalize, axis_name="i", backend="tpu")
@@ -177,8 +185,15 @@ def test_a_one_gpu_communicator_on_a_real_device():
     def f(x):
         return tp.psum(x, "i"), tp.pmax(x, "i"), tp.all_gather(x, "i"), tp.ppermute(x, "i", ((0, 0),))
 
+    def fused(x):  # an elementwise block: the device's code launches its CUDA kernel
+        return tp.psum(np.tanh(x) * 2.0 + x, "i")
+
     cpu = tp.pmap(f, axis_name="i")(xs)
     gpu = tp.pmap(f, axis_name="i", backend="gpu")(xs)
     for c, g in zip(cpu, gpu):
         assert isinstance(g, cupy.ndarray)
         np.testing.assert_array_equal(cupy.asnumpy(g), c)
+    on_gpu = tp.pmap(fused, axis_name="i", backend="gpu")
+    got = on_gpu(xs)
+    assert on_gpu.__transpile__.callable.stats()["tier"] == "compiled"
+    np.testing.assert_allclose(cupy.asnumpy(got), np.tanh(xs) * 2.0 + xs, rtol=1e-6)

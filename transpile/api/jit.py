@@ -31,6 +31,7 @@ from .common import (
     source_texts,
     user_function,
 )
+from .disabled import jit_disabled
 from .notices import compile_notice
 from .unbound import is_unbound, unbound_transform
 
@@ -291,11 +292,16 @@ class Jitted:
 
     def __call__(self, *args, **kwargs):
         statics, dynamic, everything = self.split(args, kwargs)
+        if jit_disabled():
+            return self.numpy_tier(everything)
         if self._answers_while_loading():
             result = self.numpy_tier(everything)
             self._load_later(statics, dynamic, everything)
             return result
-        dynamic = self.boxed(dynamic, statics)
+        try:
+            dynamic = self.boxed(dynamic, statics)
+        except TranspileError as exc:  # the function's code or an argument jit cannot take
+            return self._fail(exc, everything)
         if not self.backend.fuses:
             return self._call(statics, dynamic, everything, fuse=False)
         if self._unfused and _call_types(self.backend, statics, dynamic) in self._unfused:
@@ -315,9 +321,12 @@ class Jitted:
             entry = self.compiled(statics, fuse).entry
             signature = self.backend.signature(entry, dynamic)
             if (id(entry), signature) not in self._boxing:
-                elsewhere = self.compile_mode == "background" and self._compiling_elsewhere(statics, fuse, signature)
-                if not elsewhere:
-                    self._specialize(entry, signature, self.names(statics))
+                with self._lock:  # one compile for the calls of several threads (pmap's devices)
+                    if (id(entry), signature) not in self._boxing:
+                        background = self.compile_mode == "background"
+                        elsewhere = background and self._compiling_elsewhere(statics, fuse, signature)
+                        if not elsewhere:
+                            self._specialize(entry, signature, self.names(statics))
         except TranspileError as exc:
             return self._fail(exc, everything)
         except rt.OutputError as exc:  # a helper refused the type of what user code returns, while Numba typed it
@@ -377,7 +386,9 @@ class Jitted:
 
     def _load_later(self, statics, dynamic, everything):
         """Start the loader (once): in a thread, what the first call does before it runs compiled code."""
-        if self._loader is None:
+        with self._lock:
+            if self._loader is not None:
+                return
             self._loader = threading.Thread(
                 target=self._load, args=(statics, dynamic, everything), name=f"transpile: jit({self.target.__name__})"
             )

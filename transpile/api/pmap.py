@@ -4,13 +4,15 @@ Called, a pmap runs the function on each slice on its own device thread (runtime
 meet between the threads.  Met by a transform (grad, vmap, jit, an enclosing pmap's transforms), it is the vmap
 with the same axis name, which computes the same numbers: the transform batches or differentiates that (a pmap
 spanning MPI processes: the vmap of this process's slices, whose collectives exchange with the others).  Each
-device runs the function as given: NumPy code, or compiled code for tp.pmap(tp.jit(f)), whose collectives call back
-to Python (runtime/numba/collectives.py).  pmap does not compile the function itself yet.
+device runs the function compiled as jit compiles it (Numba's code, which releases the GIL, on CPU devices; the CuPy
+backend's on GPUs), its collectives calling back to Python (runtime/numba/collectives.py); a function jit cannot
+compile runs as NumPy code, with jit's JitFallbackWarning, and under tp.disable_jit() every device runs NumPy code.
 """
 
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 
@@ -26,6 +28,7 @@ from ..frontend.methods import as_function
 from .boundary import api_boundary, caller_location
 from .common import Names, _signature, def_location, generated_function, user_function, wrapped
 from .defined import define
+from .jit import JitFallbackWarning, jit
 from .unbound import is_unbound
 from .vmap import Vectorized
 
@@ -119,7 +122,7 @@ class Parallel(Vectorized):
                     "leave backend=None to run on CPU devices (threads)",
                 ) from None
         self.devices = None if devices is None else list(devices)
-        self.callable = fun  # what each device runs: pmap() gives the function as the user gave it
+        self.callable = fun  # what each device runs: pmap() gives it the function compiled (_compiled)
         self._across_entries = {}  # a call's pattern -> its entry under a transform, spanning the MPI processes
 
     def _devices_for(self, size):
@@ -225,12 +228,13 @@ class Parallel(Vectorized):
         if self.on_gpus:
             values = [pytree.tree_map(_on_host, v) for v in values]
         per_device = [[_slice(v, axes[n], i) for n, v in zip(names, values)] for i in range(size)]
-        passed = len(args)  # as the caller passed them: by position, then by name
 
         def run(*items):
             if self.on_gpus:  # onto this thread's GPU
                 items = to_device(items, numbers=False)
-            return self.callable(*items[:passed], **dict(zip(names[passed:], items[passed:])))
+            call = self.sig.bind_partial()  # as the caller passed them (a *args parameter's tuple spread again)
+            call.arguments = dict(zip(names, items))
+            return self.callable(*call.args, **call.kwargs)
 
         timeout = rt_devices.collective_timeout()
         group_type = rt_nccl.NcclGroup if self.on_gpus else rt_devices.Group
@@ -246,9 +250,10 @@ class Parallel(Vectorized):
 @api_boundary
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(), devices=None, backend=None):
     """`fun` mapped over the leading axis of its arguments, one slice per device, with collectives between the
-    devices over `axis_name` (JAX's pmap).  Each device runs `fun` as given on its own thread: NumPy code, or
-    Numba's for `tp.pmap(tp.jit(f))` (its collectives call back to Python in numba.objmode, and the compiled code
-    holds the GIL); under a transform (grad, vmap, ...) a pmap is the vmap with the same axis name."""
+    devices over `axis_name` (JAX's pmap).  Each device runs `fun` on its own thread, compiled as `jit(fun)`
+    compiles it (its collectives call back to Python in numba.objmode; the compiled code releases the GIL), or as
+    NumPy code where jit cannot compile it (a JitFallbackWarning says why) and under `tp.disable_jit()`; under a
+    transform (grad, vmap, ...) a pmap is the vmap with the same axis name."""
     fun = as_function(fun)
     if is_unbound(fun):
         raise TranspileError(
@@ -263,5 +268,27 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         generated_function(fun), in_axes, out_axes, axis_name, static_broadcasted_argnums, devices, backend, sig
     )
     transform.user_fun = user_function(fun)
-    transform.callable = fun
+    transform.callable = _compiled(fun, transform.static_argnums, transform.on_gpus)
     return wrapped(fun, transform)
+
+
+_COMPILED_LIBRARIES = ("numpy", "scipy", "builtins")  # their functions (pmap(np.mean)) run as they are
+
+
+def _compiled(fun, static_argnums, on_gpus):
+    """What each device runs: `fun` compiled as jit compiles it, falling back to its NumPy code with a
+    JitFallbackWarning where jit cannot compile it.  As it is: a jitted function, a NumPy function, and an inner
+    pmap (whose devices run its function compiled)."""
+    module = getattr(fun, "__module__", None) or type(fun).__module__  # a ufunc has None
+    if getattr(fun, "__transpile_jit__", None) is not None or module.partition(".")[0] in _COMPILED_LIBRARIES:
+        return fun
+    if isinstance(getattr(fun, "__transpile__", None), Parallel):
+        return fun
+    backend = "cupy" if on_gpus else "numba"
+    try:
+        return jit(fun, static_argnums=static_argnums, fallback="numpy", verbose=False, backend=backend)
+    except TranspileError as exc:
+        name = getattr(fun, "__name__", "function")
+        message = f"pmap({name}) runs the NumPy code instead of compiled code: {exc.message}"
+        warnings.warn(message, JitFallbackWarning, stacklevel=4)  # at the caller of pmap()
+        return fun

@@ -207,6 +207,9 @@ class Vectorized:
                 axes.append(spec[i])
             elif i < positional:
                 axes.append(spec)
+            elif p.kind is p.VAR_KEYWORD:  # (pmap's) **kwargs: mapped where it holds arguments passed by name
+                named = {q.name for q in self.params}
+                axes.append(0 if any(k not in named for k in keywords) else None)
             else:
                 axes.append(0 if p.name in keywords else None)
         return tuple(axes)

@@ -228,7 +228,7 @@ def test_kernels_are_cached_on_disk_by_source_and_architecture(gpu, tmp_path):
     again = to_host(tp.jit(tp.grad(pair_energy), backend=BACKEND)(positions))
     assert log["nvrtc"] == compiled and log["loads"] == 2 * compiled
     assert_tree_close(again, want, rtol=1e-12, atol=1e-12)  # sums by atomicAdd: their order varies, as on a GPU
-    fake.arch = "80"  # another device: compiled for it
+    fake.current, fake.arch = 1, "80"  # another device, of another architecture: compiled for it
     tp.jit(tp.grad(pair_energy), backend=BACKEND)(positions)
     assert log["nvrtc"] == 2 * compiled
     assert len(list((tmp_path / "cache" / "cuda").glob("sm_80_*.cubin"))) == compiled

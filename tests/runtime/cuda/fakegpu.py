@@ -6,7 +6,8 @@ backend compiles and launches kernels with, run on the CPU.
 - `RawModule(path=...)` loads such a cubin, and its functions launch the kernel on the CPU's threads through ctypes,
   checking that each argument is what CuPy needs for the kernel's C parameter (a device array of its dtype, a NumPy
   scalar of its type);
-- `cuda.Device().compute_capability` is `arch`; `cuda.runtime.getDeviceCount()` is `devices`;
+- `cuda.Device().compute_capability` is `arch`; `cuda.runtime.getDeviceCount()` is `devices`, and
+  `cuda.runtime.getDevice()` is `current`;
 - `log` counts NVRTC compiles, RawModule loads and launches.
 """
 
@@ -80,6 +81,7 @@ class FakeGpu:
 
     def __init__(self, module, directory, arch="90", devices=1):
         self.directory, self.arch = Path(directory), arch
+        self.current = 0  # the current device's number (a test moves to another device by changing it and arch)
         self.log = {"nvrtc": 0, "loads": 0, "launches": 0}
         gpu = self
 
@@ -112,7 +114,7 @@ class FakeGpu:
 
                 return run
 
-        runtime = types.SimpleNamespace(getDeviceCount=lambda: devices)
+        runtime = types.SimpleNamespace(getDeviceCount=lambda: devices, getDevice=lambda: gpu.current)
         module.cuda = types.SimpleNamespace(Device=Device, nvrtc=_Nvrtc(self), runtime=runtime)
         module.RawModule = RawModule
 
