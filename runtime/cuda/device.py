@@ -5,7 +5,8 @@ CuPy is passed in (runtime/ imports no GPU library on its own).  The cubin is wr
 device architecture, under the project's cache directory (`cuda/<digest>.cubin`), and kept loaded in this process;
 another process loads it from disk without compiling.  A kernel NVRTC refuses raises KernelCompileError with
 NVRTC's log.  The kernel is launched with `kernel.threads` threads per block (its shared arrays have that size)
-and enough blocks for one element per thread, at most MAX_BLOCKS: the grid-stride loop covers the rest.
+and enough blocks for one element per thread, at most MAX_BLOCKS (the grid-stride loop covers the rest; where a
+thread takes several turns, the plan may round the grid down so that they stay on one element of its sums).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def launch(kernel, inputs, cupy):
     plan, converters = _plans[key]
     args, outputs = plan.fill(inputs, cupy)
     converted = tuple(a if c is None else c(a) for c, a in zip(converters, args))
-    blocks = max(1, min(MAX_BLOCKS, -(-plan.size // kernel.threads)))
+    blocks = plan.blocks(kernel.threads, MAX_BLOCKS)
     function(cupy, kernel)((blocks,), (kernel.threads,), converted)
     return finished(kernel, outputs)
 

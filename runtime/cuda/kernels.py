@@ -9,8 +9,13 @@ stores the values read after the block, and accumulates the reductions:
     a sum of everything       each thread sums its elements in a register; the block's threads add theirs in
                               shared memory (a tree), and its first thread adds the block's sum to the output
                               with one atomicAdd (a float sum in double, cast back on the host);
-    a sum over one axis, or   each element is added with atomicAdd into the output (zeroed first), at the index
-    rt.unbroadcast            of the element with the summed axes' strides 0.
+    a sum over one axis, or   each element goes to the output's element (zeroed first) at its index with the
+    rt.unbroadcast            summed axes' strides 0: the lanes of a warp bound for the same element add up their
+                              values (__match_any_sync, shuffles), and the first of them adds that to its run, the
+                              element it has been adding up over the loop's turns, flushed by one atomicAdd when the
+                              element changes; the host picks a grid whose turns stay on one element where the
+                              summed axes lead (launch.py).  These kernels loop in turns every thread of a block
+                              takes (`live` false past the end), as the warp's functions need all its lanes.
 
 rt.expand_reduced reads the reduced value with strides: 0 along the reduced axis.  The host part (launch.py)
 computes the shapes and strides, checks that the operands' shapes are ones the kernel covers, and allocates the
@@ -37,6 +42,7 @@ from ..blocks import Block, _namespace
 __all__ = ["Kernel", "NoKernel", "cuda_source", "kernel"]
 
 THREADS = 256  # threads per block: the size of the shared arrays of the sums of everything
+UNROLL = 4  # elements a thread of a kernel without sums element by element takes at once, while their loads run
 
 C_TYPES = {
     np.dtype(np.float64): "double",
@@ -203,7 +209,13 @@ class _Writer:
         self.ctypes = {}  # a C variable -> its type
         self.output_params = {}  # an output -> its parameters (pointer, strides)
         self.versions = {}
-        self.body, self.accumulators, self.totals = [], [], []
+        self.body, self.accumulators, self.totals, self.runs = [], [], [], []
+        # a kernel with sums element by element loops in turns the block's threads take together (the warp's
+        # lanes add up what goes to one element before it is added): a lane past the end takes the turn, not live
+        self.together = any(
+            s.role == "unbroadcast" or (s.role == "sum" and s.axis is not None and np.ndim(value))
+            for s, (_, value) in zip(block.statements, self.typed)
+        )
 
     # -------------------------------------------------------------- names
 
@@ -385,14 +397,23 @@ class _Writer:
                 wide = WIDER_TOTALS.get(ctype, ctype)  # a float total in double: millions of adds, one rounding
                 self.output_params[s.target] = [f"{wide}* __restrict__ {out}"]
                 self.accumulators.append(f"{wide} t_{s.target} = 0;  // this thread's part of {s.target}")
-                self.body.append(f"t_{s.target} += {value};")
+                self.body.append(("if (live) " if self.together else "") + f"t_{s.target} += {value};")
                 self.totals.append((s.target, wide))
                 result = dtype if wide != ctype else None
                 reduced[s.target] = Output(s.target, "total", C_DTYPES[wide], rank, keepdims=s.keepdims, result=result)
             else:
                 strides = [f"const long long {out}_s{d}" for d in range(space)]
                 self.output_params[s.target] = [f"{ctype}* __restrict__ {out}", *strides]
-                self.body.append(f"tp_atomic_add(&{out}[{self.index(out, range(space))}], {value});")
+                run, add = f"r_{s.target}", f"a_{s.target}"
+                self.accumulators.append(f"long long {run} = -1;  // the element of {s.target} this thread adds up")
+                self.accumulators.append(f"{ctype} {run}_sum = 0;")
+                self.body += [
+                    f"{ctype} {add} = {value};",
+                    f"const long long {add}_at = {self.index(out, range(space))};",
+                    f"if (tp_warp_sum(&{out}[{add}_at], live, {add}))",
+                    f"    tp_run_add({out}, {add}_at, {add}, {run}, {run}_sum);",
+                ]
+                self.runs.append((s.target, run))
                 axis = None if s.role == "unbroadcast" else s.axis % space
                 reduced[s.target] = Output(s.target, "each", dtype, rank, axis, s.keepdims, s.like)
             self.var.pop(s.target, None)
@@ -414,7 +435,8 @@ class _Writer:
             axes = range(space - rank, space)
             strides = [f"const long long {out}_s{d}" for d in axes]
             self.output_params[name] = [f"{_ctype(dtype)}* __restrict__ {out}", *strides]
-            guard = " && ".join(f"i{d} == 0" for d in range(space - rank))  # stored once, not once per copy
+            once = [f"i{d} == 0" for d in range(space - rank)]  # stored once, not once per copy
+            guard = " && ".join(["live"] * self.together + once)
             store = f"{out}[{self.index(out, axes)}] = {self.var[name]};"
             stores.append(f"if ({guard}) {store}" if guard else store)
         self.body += ["// the values read after the block", *stores] if stores else []
@@ -431,24 +453,45 @@ class _Writer:
         lines += [f"    {p}{',' if q < len(params) - 1 else ''}" for q, p in enumerate(params)]
         lines += [") {", f"    const long long size = {' * '.join(f'n{d}' for d in range(space))};"]
         lines += [f"    {a}" for a in self.accumulators]
-        step = "(long long)blockDim.x * gridDim.x"
+        lines.append("    const long long step = (long long)blockDim.x * gridDim.x;")
         last = space - 1
         if space > 1:
             leading = " && ".join(f"n{d} == 1" for d in range(last))
             lines.append(f"    const bool flat = {leading};  // the host passes a contiguous space as its last axis")
-        lines.append(
-            f"    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += {step}) {{"
-        )
+        element = []  # element i's indices, loads and statements
         if space == 1:
-            lines.append("        const long long i0 = i;")
+            element.append("const long long i0 = i;")
         else:
-            lines.append(f"        long long i{last} = i{''.join(f', i{d} = 0' for d in range(last))};")
-            lines += ["        if (!flat) {", "            long long rest = i;"]
+            element.append(f"long long i{last} = i{''.join(f', i{d} = 0' for d in range(last))};")
+            element += ["if (!flat) {", "    long long rest = i;"]
             for d in range(last, 0, -1):
-                lines += [f"            i{d} = rest % n{d};", f"            rest /= n{d};"]
-            lines += ["            i0 = rest;", "        }"]
-        lines += [f"        {line}" for line in loads + self.body]
-        lines.append("    }")
+                element += [f"    i{d} = rest % n{d};", f"    rest /= n{d};"]
+            element += ["    i0 = rest;", "}"]
+        element += loads + self.body
+        if self.together:
+            lines += [
+                "    for (long long turn = (long long)blockIdx.x * blockDim.x; turn < size; turn += step) {",
+                "        const bool live = turn + threadIdx.x < size;",
+                "        const long long i = live ? turn + threadIdx.x : turn;  // a lane past the end reads the first",
+                *(f"        {line}" for line in element),
+                "    }",
+            ]
+        else:
+            lines += [
+                "    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
+                f"    for (; first + {UNROLL - 1} * step < size; first += {UNROLL} * step) {{  // their loads at once",
+                "        #pragma unroll",
+                f"        for (int k = 0; k < {UNROLL}; ++k) {{",
+                "            const long long i = first + k * step;",
+                *(f"            {line}" for line in element),
+                "        }",
+                "    }",
+                "    for (long long i = first; i < size; i += step) {",
+                *(f"        {line}" for line in element),
+                "    }",
+            ]
+        for name, run in self.runs:
+            lines.append(f"    if ({run} >= 0) tp_atomic_add(&o_{name}[{run}], {run}_sum);  // the last element's sum")
         for name, ctype in self.totals:
             lines += [
                 f"    // the sum of everything {name}: the block's threads in shared memory, then one atomicAdd",

@@ -9,6 +9,8 @@ raise ShapesNotCovered before anything runs: the caller then runs the block as a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["Plan", "ShapesNotCovered", "arguments", "finished", "signature"]
@@ -87,10 +89,21 @@ class Plan:
     allocation; filled with the arrays of each call.  A space every operand spans contiguously is passed as one
     axis (leading extents 1), so the kernel indexes without dividing."""
 
-    __slots__ = ("n", "size", "slots", "outputs")
+    __slots__ = ("n", "size", "slots", "outputs", "period")
 
-    def __init__(self, n, size, slots, outputs):
+    def __init__(self, n, size, slots, outputs, period=None):
         self.n, self.size, self.slots, self.outputs = n, size, slots, outputs
+        self.period = period  # elements a thread's turns should step by: each stays on one element of the sums
+
+    def blocks(self, threads, most):
+        """The grid for blocks of `threads`: one thread per element, at most `most` blocks; with a period, a
+        multiple of it in threads where a thread then takes several turns (each on one output element)."""
+        wanted = max(1, min(most, -(-self.size // threads)))
+        if self.period and self.size > wanted * threads:
+            step = self.period // math.gcd(self.period, threads)
+            if step <= wanted:
+                return wanted // step * step
+        return wanted
 
     @classmethod
     def of(cls, kernel, inputs, xp=np):
@@ -121,7 +134,7 @@ class Plan:
             n = [1] * (space - 1) + [size]
             slots = [(0,) * (space - 1) + (1,) if s not in (None, _NUMBER) and s else s for s in slots]
             outputs = [(k, shape, d, (0,) * (len(st) - 1) + (1,) if st else st) for k, shape, d, st in outputs]
-        return cls(tuple(n), size, tuple(slots), tuple(outputs))
+        return cls(tuple(n), size, tuple(slots), tuple(outputs), _period(n, outputs))
 
     def fill(self, inputs, xp=np):
         """(the kernel's arguments, its outputs) for these inputs, of the shapes the plan was made for."""
@@ -167,6 +180,18 @@ def _output(kernel, o, values, n):
         full = [1 if d == o.axis else e for d, e in enumerate(n)]
         strides = [0 if d == o.axis else s for d, s in enumerate(_contiguous(full))]
     return o.kind, shape, o.dtype, tuple(strides)
+
+
+def _period(n, outputs):
+    """How many elements of the space a thread's turns should step by, so that each turn adds into the same
+    element of every sum whose summed axes lead the space (an axis-0 sum, an unbroadcast to a trailing shape): the
+    product of the axes after them (common to all such sums), or None."""
+    periods = set()
+    for kind, _, _, strides in outputs:
+        summed = [d for d, (e, st) in enumerate(zip(n, strides)) if kind == "each" and st == 0 and e > 1]
+        if summed and all(strides[d] == 0 or n[d] == 1 for d in range(summed[-1] + 1)):
+            periods.add(math.prod(n[summed[-1] + 1 :]))
+    return math.lcm(*periods) if periods else None
 
 
 def _flat(kernel, n, slots, outputs) -> bool:

@@ -24,9 +24,46 @@ __device__ inline void tp_atomic_add(int* p, int v) { atomicAdd(p, v); }
 __device__ inline void tp_atomic_add(long long* p, long long v) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
 }
+// A sum over an axis (or an unbroadcast), element by element: the lanes of a warp that add into the same element
+// first add up their values among themselves (every lane of the warp calls this at once, a lane past the end with
+// live false); the first of them gets their sum in v and true.  Before sm_70 (no __match_any_sync) each lane adds
+// its own.
+template <class T> __device__ inline bool tp_warp_sum(const T* p, bool live, T& v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+    return live;
+#else
+    const unsigned all = 0xffffffffu, lane = threadIdx.x & 31;
+    const unsigned peers = __match_any_sync(all, live ? (unsigned long long)p : ~0ULL);
+    const int count = __popc(peers);
+    int most = count;  // the most peers any lane has: the turns every lane takes
+    for (int w = 16; w > 0; w /= 2) {
+        const int other = __shfl_xor_sync(all, most, w);
+        most = other > most ? other : most;
+    }
+    T total = 0;
+    unsigned rest = peers;
+    for (int j = 0; j < most; ++j) {
+        const T got = __shfl_sync(all, v, rest ? __ffs(rest) - 1 : (int)lane);
+        if (rest) total += got;
+        rest &= rest - 1;
+    }
+    v = total;
+    return live && (int)lane == __ffs(peers) - 1;
+#endif
+}
+// ...which its lane adds into the element it has been adding up over the loop's turns (`run`, -1 before the
+// first), flushed into the output by one atomicAdd when the element changes, and after the loop
+template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, long long& run, T& sum) {
+    if (at != run) {
+        if (run >= 0) tp_atomic_add(&out[run], sum);
+        run = at;
+        sum = 0;
+    }
+    sum += v;
+}
 
 // a fused block: a, b -> y, s
-extern "C" __global__ void tp_fused_4e59f5e797b21eec(
+extern "C" __global__ void tp_fused_850094ec90a8dd86(
     const long long n0,
     const long long n1,
     const float* __restrict__ p_a,
@@ -41,8 +78,33 @@ extern "C" __global__ void tp_fused_4e59f5e797b21eec(
 ) {
     const long long size = n0 * n1;
     double t_s = 0;  // this thread's part of s
+    const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1;  // the host passes a contiguous space as its last axis
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)blockDim.x * gridDim.x) {
+    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; first + 3 * step < size; first += 4 * step) {  // their loads at once
+        #pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const long long i = first + k * step;
+            long long i1 = i, i0 = 0;
+            if (!flat) {
+                long long rest = i;
+                i1 = rest % n1;
+                rest /= n1;
+                i0 = rest;
+            }
+            const float v_a = p_a[i0 * p_a_s0 + i1 * p_a_s1];
+            const float v_b = p_b[i1 * p_b_s1];
+            // m = a > jt.weak(0.0, a)
+            const bool v_m = (v_a > 0.0f);
+            // y = np.where(m, np.tanh(a), b * jt.weak(0.5, b))
+            const float v_y = (v_m ? tanh(v_a) : (v_b * 0.5f));
+            // s = jt.sum(y, None, False)
+            t_s += v_y;
+            // the values read after the block
+            o_y[i0 * o_y_s0 + i1 * o_y_s1] = v_y;
+        }
+    }
+    for (long long i = first; i < size; i += step) {
         long long i1 = i, i0 = 0;
         if (!flat) {
             long long rest = i;

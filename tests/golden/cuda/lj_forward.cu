@@ -24,9 +24,46 @@ __device__ inline void tp_atomic_add(int* p, int v) { atomicAdd(p, v); }
 __device__ inline void tp_atomic_add(long long* p, long long v) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
 }
+// A sum over an axis (or an unbroadcast), element by element: the lanes of a warp that add into the same element
+// first add up their values among themselves (every lane of the warp calls this at once, a lane past the end with
+// live false); the first of them gets their sum in v and true.  Before sm_70 (no __match_any_sync) each lane adds
+// its own.
+template <class T> __device__ inline bool tp_warp_sum(const T* p, bool live, T& v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+    return live;
+#else
+    const unsigned all = 0xffffffffu, lane = threadIdx.x & 31;
+    const unsigned peers = __match_any_sync(all, live ? (unsigned long long)p : ~0ULL);
+    const int count = __popc(peers);
+    int most = count;  // the most peers any lane has: the turns every lane takes
+    for (int w = 16; w > 0; w /= 2) {
+        const int other = __shfl_xor_sync(all, most, w);
+        most = other > most ? other : most;
+    }
+    T total = 0;
+    unsigned rest = peers;
+    for (int j = 0; j < most; ++j) {
+        const T got = __shfl_sync(all, v, rest ? __ffs(rest) - 1 : (int)lane);
+        if (rest) total += got;
+        rest &= rest - 1;
+    }
+    v = total;
+    return live && (int)lane == __ffs(peers) - 1;
+#endif
+}
+// ...which its lane adds into the element it has been adding up over the loop's turns (`run`, -1 before the
+// first), flushed into the output by one atomicAdd when the element changes, and after the loop
+template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, long long& run, T& sum) {
+    if (at != run) {
+        if (run >= 0) tp_atomic_add(&out[run], sum);
+        run = at;
+        sum = 0;
+    }
+    sum += v;
+}
 
 // a fused block: _t2, _t3 -> diff, _t5, _t4
-extern "C" __global__ void tp_fused_be5d8031697820ff(
+extern "C" __global__ void tp_fused_0462a06bb55e0ec4(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -48,8 +85,13 @@ extern "C" __global__ void tp_fused_be5d8031697820ff(
     const long long o__t4_s2
 ) {
     const long long size = n0 * n1 * n2;
+    long long r__t4 = -1;  // the element of _t4 this thread adds up
+    double r__t4_sum = 0;
+    const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += (long long)blockDim.x * gridDim.x) {
+    for (long long turn = (long long)blockIdx.x * blockDim.x; turn < size; turn += step) {
+        const bool live = turn + threadIdx.x < size;
+        const long long i = live ? turn + threadIdx.x : turn;  // a lane past the end reads the first
         long long i2 = i, i0 = 0, i1 = 0;
         if (!flat) {
             long long rest = i;
@@ -66,8 +108,12 @@ extern "C" __global__ void tp_fused_be5d8031697820ff(
         // _t5 = diff ** 2
         const double v__t5 = tp_square(v_diff);
         // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
-        tp_atomic_add(&o__t4[i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2], v__t5);
+        double a__t4 = v__t5;
+        const long long a__t4_at = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
+        if (tp_warp_sum(&o__t4[a__t4_at], live, a__t4))
+            tp_run_add(o__t4, a__t4_at, a__t4, r__t4, r__t4_sum);
         // the values read after the block
-        o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
+        if (live) o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
     }
+    if (r__t4 >= 0) tp_atomic_add(&o__t4[r__t4], r__t4_sum);  // the last element's sum
 }
