@@ -322,6 +322,17 @@ def time_workloads(device, sizes, warmup, repeats, use_jax, peak_gb_s):
     return results
 
 
+def queued_seconds(fn, args, cupy, calls):
+    """Seconds per call for `calls` calls queued back to back, by CUDA events on the device's stream."""
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    for _ in range(calls):
+        fn(*args)
+    end.record()
+    end.synchronize()
+    return cupy.cuda.get_elapsed_time(start, end) / 1e3 / calls
+
+
 def time_one(name, spec, device, warmup, repeats, jax_modules, peak_gb_s):
     """One workload: ours on the device, checked and timed, then JAX's where `jax_modules` holds JAX."""
     fun, args, reference, rtol, jax_builder = spec
@@ -345,6 +356,10 @@ def time_one(name, spec, device, warmup, repeats, jax_modules, peak_gb_s):
         row["meets_goal"] = row["fraction_of_peak"] >= 0.8 if row["fraction_of_peak"] is not None else None
         copy_s = median_seconds(lambda a: a.copy(), on_device, device.sync, warmup, repeats)
         row["copy_gb_s"] = moved / copy_s / 1e9  # what a plain device-to-device copy of x reaches here
+        if not device.fake:  # calls queued back to back: the kernel's own bandwidth, without each call's wait
+            queued_s = queued_seconds(jitted, on_device, device.cupy, repeats)
+            row["queued_gb_s"] = moved / queued_s / 1e9
+            row["queued_fraction_of_peak"] = row["queued_gb_s"] / peak_gb_s if peak_gb_s else None
     jax, jnp = jax_modules
     if jax is None:
         return row
@@ -399,7 +414,14 @@ def markdown(report):
         if name == "elementwise":
             extra = (
                 f" ({_num(row['gb_s'])} GB/s, {_num(row.get('fraction_of_peak'), 3)} of peak;"
-                f" a copy of x: {_num(row.get('copy_gb_s'))} GB/s)"
+                f" a copy of x: {_num(row.get('copy_gb_s'))} GB/s"
+                + (
+                    f"; calls queued back to back: {_num(row['queued_gb_s'])} GB/s, "
+                    f"{_num(row.get('queued_fraction_of_peak'), 3)} of peak"
+                    if "queued_gb_s" in row
+                    else ""
+                )
+                + ")"
             )
         check = f"{'ok' if row['check']['ok'] else 'WRONG'} ({row['check']['max_rel_error']:.1e})"
         jax_ms = row.get("jax_error", "-")
