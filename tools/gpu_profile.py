@@ -5,7 +5,7 @@ For each of tools/gpu_check.py's workloads, ours (`tp.jit(f, backend="cupy")`) a
   for the device (what the Python side costs: where the two are close, the host, not the GPU, sets the speed),
   and the device's own time (CUDA events around calls queued back to back, so host gaps are hidden);
 - the device-to-device copy of the elementwise input, as the bandwidth this device reaches in practice;
-- each fused block's device time per call (CUDA events around each `jc.launch`, the device idle before it),
+- each fused block's kernel time per call (CUDA events around its launch alone, the device idle before it),
   the rest of the device's time being array code (products, CuPy's reductions, copies);
 - cProfile of our calls: the functions that take the host's time.
 Writes OUT/profile.txt and OUT/sources.txt (each generated module with its kernels, from `tp.source`).
@@ -57,28 +57,37 @@ def device_seconds(fn, args, cupy):
 
 
 def block_seconds(fn, args, cupy):
-    """[(seconds per call, the block's header)] of the fused blocks a call launches, slowest first: each timed
-    alone by CUDA events with the device idle before it."""
-    from runtime.cuda import host
+    """[(seconds per call, the block's header)] of the fused blocks a call launches as kernels, slowest first: CUDA
+    events around each kernel's launch alone, the device idle before it (the host's work for the block outside)."""
+    from runtime.cuda import device, host
 
-    launch, spent = host.launch, collections.defaultdict(float)
+    launch, load, spent = host.launch, device.function, collections.defaultdict(float)
+    block = [None]  # the header of the block being launched
 
-    def timed(*parts):
-        cupy.cuda.Device().synchronize()
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        outputs = launch(*parts)
-        end.record()
-        end.synchronize()
-        spent[parts[0]] += cupy.cuda.get_elapsed_time(start, end) / 1e3
-        return outputs
+    def timed_function(cupy_module, kernel):
+        run = load(cupy_module, kernel)
 
-    host.launch = timed  # generated modules call `jc.launch` through the module
+        def timed(grid, threads, arguments):
+            cupy.cuda.Device().synchronize()
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            run(grid, threads, arguments)
+            end.record()
+            end.synchronize()
+            spent[block[0]] += cupy.cuda.get_elapsed_time(start, end) / 1e3
+
+        return timed
+
+    def named(*parts):
+        block[0] = parts[0]
+        return launch(*parts)
+
+    host.launch, device.function = named, timed_function  # called through their modules
     try:
         for _ in range(CALLS):
             fn(*args)
     finally:
-        host.launch = launch
+        host.launch, device.function = launch, load
     return sorted(((total / CALLS, header) for header, total in spent.items()), reverse=True)
 
 
@@ -130,7 +139,7 @@ def main(argv):
         report.append(line + "\n")
         print(line, flush=True)
         blocks = block_seconds(jitted, on_device, cupy)
-        report.append(f"{name}: fused blocks, device ms per call ({sum(t for t, _ in blocks) * 1e3:.3f} in all):\n")
+        report.append(f"{name}: fused blocks' kernels, ms per call ({sum(t for t, _ in blocks) * 1e3:.3f} in all):\n")
         report += [f"    {t * 1e3:8.3f}  {header}\n" for t, header in blocks]
         report.append(profile_of(jitted, on_device, device.sync))
         sources.append(f"# ==== {name}\n{tp.source(jitted)}\n")

@@ -303,6 +303,7 @@ class _Writer:
             if s.like is not None:
                 roles.setdefault(s.like, "shape")
         inputs, params, loads = [], [f"const long long n{d}" for d in range(space)], []
+        params += [f"const unsigned {v}{d}" for d in range(1, space) for v in "ms"]  # launch.py's dividers
         assigned = {s.target for s in block.statements}
         expanded = {s.operands[0]: s for s in block.statements if s.role == "expand"}
         for name in block.inputs:
@@ -458,12 +459,20 @@ class _Writer:
         if space > 1:
             leading = " && ".join(f"n{d} == 1" for d in range(last))
             lines.append(f"    const bool flat = {leading};  // the host passes a contiguous space as its last axis")
+            lines.append("    const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits")
         element = []  # element i's indices, loads and statements
         if space == 1:
             element.append("const long long i0 = i;")
         else:
             element.append(f"long long i{last} = i{''.join(f', i{d} = 0' for d in range(last))};")
-            element += ["if (!flat) {", "    long long rest = i;"]
+            element += ["if (!flat && narrow) {  // q = i / n by a multiply and a shift", "    unsigned rest = i;"]
+            for d in range(last, 0, -1):
+                element += [
+                    f"    const unsigned q{d} = (__umulhi(rest, m{d}) + rest) >> s{d};",
+                    f"    i{d} = rest - q{d} * (unsigned)n{d};",
+                    f"    rest = q{d};",
+                ]
+            element += ["    i0 = rest;", "} else if (!flat) {", "    long long rest = i;"]
             for d in range(last, 0, -1):
                 element += [f"    i{d} = rest % n{d};", f"    rest /= n{d};"]
             element += ["    i0 = rest;", "}"]

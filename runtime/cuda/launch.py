@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["Plan", "ShapesNotCovered", "arguments", "finished", "signature"]
+__all__ = ["Plan", "ShapesNotCovered", "arguments", "divider", "finished", "signature"]
 
 
 class ShapesNotCovered(Exception):
@@ -89,11 +89,12 @@ class Plan:
     allocation; filled with the arrays of each call.  A space every operand spans contiguously is passed as one
     axis (leading extents 1), so the kernel indexes without dividing."""
 
-    __slots__ = ("n", "size", "slots", "outputs", "period")
+    __slots__ = ("n", "size", "slots", "outputs", "period", "dividers")
 
     def __init__(self, n, size, slots, outputs, period=None):
         self.n, self.size, self.slots, self.outputs = n, size, slots, outputs
         self.period = period  # elements a thread's turns should step by: each stays on one element of the sums
+        self.dividers = tuple(v for extent in n[1:] for v in divider(extent))  # the kernel's m1, s1, m2, s2, ...
 
     def blocks(self, threads, most):
         """The grid for blocks of `threads`: one thread per element, at most `most` blocks; with a period, a
@@ -138,7 +139,7 @@ class Plan:
 
     def fill(self, inputs, xp=np):
         """(the kernel's arguments, its outputs) for these inputs, of the shapes the plan was made for."""
-        args = list(self.n)
+        args = [*self.n, *self.dividers]
         for slot, value in zip(self.slots, inputs):
             if slot is _NUMBER:
                 args.append(value)
@@ -180,6 +181,16 @@ def _output(kernel, o, values, n):
         full = [1 if d == o.axis else e for d, e in enumerate(n)]
         strides = [0 if d == o.axis else s for d, s in enumerate(_contiguous(full))]
     return o.kind, shape, o.dtype, tuple(strides)
+
+
+def divider(d) -> tuple:
+    """(m, s) such that n // d is (umulhi(n, m) + n) >> s in 32-bit unsigned arithmetic, for 0 <= n < 2**31 and
+    1 <= d < 2**31 (division by an invariant integer, rounding the reciprocal up); (0, 0) for an extent the kernel
+    divides in 64 bits (its space has 2**31 elements or more)."""
+    if not 1 <= d < 2**31:
+        return 0, 0
+    s = (d - 1).bit_length()  # the least s with 2**s >= d
+    return (2**32 * (2**s - d)) // d + 1, s
 
 
 def _period(n, outputs):

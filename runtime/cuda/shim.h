@@ -33,6 +33,7 @@ long long __shfl_sync(unsigned mask, long long v, int lane);
 int __shfl_xor_sync(unsigned mask, int v, int lane_mask);
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
+inline unsigned __umulhi(unsigned a, unsigned b) { return static_cast<unsigned>((1ULL * a * b) >> 32); }
 
 namespace tp_shim {
 // Runs body(context) in each thread of a grid of `grid` blocks of `threads` threads.

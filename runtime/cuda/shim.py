@@ -36,6 +36,7 @@ C_TYPES = {
     "long long": ctypes.c_longlong,
     "int": ctypes.c_int,
     "bool": ctypes.c_bool,
+    "unsigned": ctypes.c_uint,  # the dividers of the space's extents (launch.py)
 }
 
 

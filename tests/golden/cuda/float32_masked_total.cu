@@ -63,9 +63,11 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: a, b -> y, s
-extern "C" __global__ void tp_fused_850094ec90a8dd86(
+extern "C" __global__ void tp_fused_40f19ffa78766954(
     const long long n0,
     const long long n1,
+    const unsigned m1,
+    const unsigned s1,
     const float* __restrict__ p_a,
     const long long p_a_s0,
     const long long p_a_s1,
@@ -80,13 +82,20 @@ extern "C" __global__ void tp_fused_850094ec90a8dd86(
     double t_s = 0;  // this thread's part of s
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1;  // the host passes a contiguous space as its last axis
+    const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
     long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     for (; first + 3 * step < size; first += 4 * step) {  // their loads at once
         #pragma unroll
         for (int k = 0; k < 4; ++k) {
             const long long i = first + k * step;
             long long i1 = i, i0 = 0;
-            if (!flat) {
+            if (!flat && narrow) {  // q = i / n by a multiply and a shift
+                unsigned rest = i;
+                const unsigned q1 = (__umulhi(rest, m1) + rest) >> s1;
+                i1 = rest - q1 * (unsigned)n1;
+                rest = q1;
+                i0 = rest;
+            } else if (!flat) {
                 long long rest = i;
                 i1 = rest % n1;
                 rest /= n1;
@@ -106,7 +115,13 @@ extern "C" __global__ void tp_fused_850094ec90a8dd86(
     }
     for (long long i = first; i < size; i += step) {
         long long i1 = i, i0 = 0;
-        if (!flat) {
+        if (!flat && narrow) {  // q = i / n by a multiply and a shift
+            unsigned rest = i;
+            const unsigned q1 = (__umulhi(rest, m1) + rest) >> s1;
+            i1 = rest - q1 * (unsigned)n1;
+            rest = q1;
+            i0 = rest;
+        } else if (!flat) {
             long long rest = i;
             i1 = rest % n1;
             rest /= n1;

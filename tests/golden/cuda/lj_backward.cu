@@ -63,10 +63,14 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t4_bar, _t5, diff, _t2, _t3 -> _t2_bar, _t3_bar
-extern "C" __global__ void tp_fused_d64b8251b1d5a0b2(
+extern "C" __global__ void tp_fused_d840f4e1bdbf00e3(
     const long long n0,
     const long long n1,
     const long long n2,
+    const unsigned m1,
+    const unsigned s1,
+    const unsigned m2,
+    const unsigned s2,
     const double* __restrict__ p__t4_bar,
     const long long p__t4_bar_s0,
     const long long p__t4_bar_s1,
@@ -90,11 +94,21 @@ extern "C" __global__ void tp_fused_d64b8251b1d5a0b2(
     double r__t3_bar_sum = 0;
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
+    const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
     for (long long turn = (long long)blockIdx.x * blockDim.x; turn < size; turn += step) {
         const bool live = turn + threadIdx.x < size;
         const long long i = live ? turn + threadIdx.x : turn;  // a lane past the end reads the first
         long long i2 = i, i0 = 0, i1 = 0;
-        if (!flat) {
+        if (!flat && narrow) {  // q = i / n by a multiply and a shift
+            unsigned rest = i;
+            const unsigned q2 = (__umulhi(rest, m2) + rest) >> s2;
+            i2 = rest - q2 * (unsigned)n2;
+            rest = q2;
+            const unsigned q1 = (__umulhi(rest, m1) + rest) >> s1;
+            i1 = rest - q1 * (unsigned)n1;
+            rest = q1;
+            i0 = rest;
+        } else if (!flat) {
             long long rest = i;
             i2 = rest % n2;
             rest /= n2;

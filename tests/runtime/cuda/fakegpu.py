@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import fakecupy  # noqa: E402
 
-from runtime.cuda import kernels, shim  # noqa: E402
+from runtime.cuda import device, kernels, shim  # noqa: E402
 
 _SIGNATURE = re.compile(r'extern "C" __global__ void (\w+)\(([^)]*)\)', re.S)
 
@@ -108,7 +108,7 @@ class FakeGpu:
                             assert value.dtype == kernels.C_DTYPES[base[:-1].removeprefix("const ")]
                             converted.append(ctypes.c_void_p(value.ctypes.data))
                         else:
-                            assert type(value) is kernels.C_DTYPES[base].type, (ctype, type(value))
+                            assert type(value) is device.SCALARS[base], (ctype, type(value))
                             converted.append(shim.C_TYPES[base](value))
                     launch(ctypes.c_uint(grid[0]), ctypes.c_uint(block[0]), *converted)
 

@@ -627,3 +627,20 @@ def test_elements_taken_four_at_once_and_the_rest_one_by_one(built):
         inputs = (_f64(size), _f64(size))
         kernel = _kernel(lines, inputs)
         _same(shim.run(kernel, inputs, built, grid=2), fused.kernel(*lines, *inputs))
+
+
+def test_dividers_divide_every_index_below_two_to_the_31():
+    """launch.divider's (m, s): n // d as (umulhi(n, m) + n) >> s in 32-bit arithmetic, how a kernel splits an
+    index of a space below 2**31 elements into its axes (64-bit division, tens of instructions, above that)."""
+    from runtime.cuda.launch import divider
+
+    draws = np.random.default_rng(31)
+    extents = [*range(1, 600), *(2**k + e for k in range(31) for e in (-1, 0, 1)), *draws.integers(1, 2**31, 2000)]
+    for d in (int(e) for e in extents if 1 <= e < 2**31):
+        m, s = divider(d)
+        assert 0 < m < 2**32 and 0 <= s <= 31
+        n = np.unique(np.concatenate([[0, 1, d - 1, d, d + 1, 2**31 - 1], draws.integers(0, 2**31, 200)]))
+        n = n[n < 2**31].astype(np.uint64)
+        high = (n * np.uint64(m)) >> np.uint64(32)
+        assert np.array_equal(((high + n) & np.uint64(2**32 - 1)) >> np.uint64(s), n // np.uint64(d)), d
+    assert divider(2**31) == (0, 0)
