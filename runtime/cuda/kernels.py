@@ -10,12 +10,13 @@ stores the values read after the block, and accumulates the reductions:
                               shared memory (a tree), and its first thread adds the block's sum to the output
                               with one atomicAdd (a float sum in double, cast back on the host);
     a sum over one axis, or   each element goes to the output's element (zeroed first) at its index with the
-    rt.unbroadcast            summed axes' strides 0: the lanes of a warp bound for the same element add up their
-                              values (__match_any_sync, shuffles), and the first of them adds that to its run, the
-                              element it has been adding up over the loop's turns, flushed by one atomicAdd when the
-                              element changes; the host picks a grid whose turns stay on one element where the
-                              summed axes lead (launch.py).  These kernels loop in turns every thread of a block
-                              takes (`live` false past the end), as the warp's functions need all its lanes.
+    rt.unbroadcast            summed axes' strides 0: each thread adds it into its run, the element it has been
+                              adding up over the loop's turns, flushed by one atomicAdd when the element changes;
+                              the host picks a grid whose turns stay on one element where the summed axes lead
+                              (launch.py).  Where no axis is summed (an unbroadcast to the same shape) each
+                              element is stored.
+
+Each thread takes UNROLL elements per turn while they last (their loads in flight together), then one by one.
 
 rt.expand_reduced reads the reduced value with strides: 0 along the reduced axis.  The host part (launch.py)
 computes the shapes and strides, checks that the operands' shapes are ones the kernel covers, and allocates the
@@ -42,7 +43,7 @@ from ..blocks import Block, _namespace
 __all__ = ["Kernel", "NoKernel", "cuda_source", "kernel"]
 
 THREADS = 256  # threads per block: the size of the shared arrays of the sums of everything
-UNROLL = 4  # elements a thread of a kernel without sums element by element takes at once, while their loads run
+UNROLL = 4  # elements a thread takes per turn of the loop
 
 C_TYPES = {
     np.dtype(np.float64): "double",
@@ -210,12 +211,6 @@ class _Writer:
         self.output_params = {}  # an output -> its parameters (pointer, strides)
         self.versions = {}
         self.body, self.accumulators, self.totals, self.runs = [], [], [], []
-        # a kernel with sums element by element loops in turns the block's threads take together (the warp's
-        # lanes add up what goes to one element before it is added): a lane past the end takes the turn, not live
-        self.together = any(
-            s.role == "unbroadcast" or (s.role == "sum" and s.axis is not None and np.ndim(value))
-            for s, (_, value) in zip(block.statements, self.typed)
-        )
 
     # -------------------------------------------------------------- names
 
@@ -398,21 +393,21 @@ class _Writer:
                 wide = WIDER_TOTALS.get(ctype, ctype)  # a float total in double: millions of adds, one rounding
                 self.output_params[s.target] = [f"{wide}* __restrict__ {out}"]
                 self.accumulators.append(f"{wide} t_{s.target} = 0;  // this thread's part of {s.target}")
-                self.body.append(("if (live) " if self.together else "") + f"t_{s.target} += {value};")
+                self.body.append(f"t_{s.target} += {value};")
                 self.totals.append((s.target, wide))
                 result = dtype if wide != ctype else None
                 reduced[s.target] = Output(s.target, "total", C_DTYPES[wide], rank, keepdims=s.keepdims, result=result)
             else:
                 strides = [f"const long long {out}_s{d}" for d in range(space)]
-                self.output_params[s.target] = [f"{ctype}* __restrict__ {out}", *strides]
-                run, add = f"r_{s.target}", f"a_{s.target}"
+                flag = f"const bool {out}_sums"  # whether an axis is summed (else each element is stored once)
+                self.output_params[s.target] = [f"{ctype}* __restrict__ {out}", *strides, flag]
+                run, at = f"r_{s.target}", f"{out}_at"
                 self.accumulators.append(f"long long {run} = -1;  // the element of {s.target} this thread adds up")
                 self.accumulators.append(f"{ctype} {run}_sum = 0;")
                 self.body += [
-                    f"{ctype} {add} = {value};",
-                    f"const long long {add}_at = {self.index(out, range(space))};",
-                    f"if (tp_warp_sum(&{out}[{add}_at], live, {add}))",
-                    f"    tp_run_add({out}, {add}_at, {add}, {run}, {run}_sum);",
+                    f"const long long {at} = {self.index(out, range(space))};",
+                    f"if ({out}_sums) tp_run_add({out}, {at}, {value}, {run}, {run}_sum);",
+                    f"else {out}[{at}] = {value};",
                 ]
                 self.runs.append((s.target, run))
                 axis = None if s.role == "unbroadcast" else s.axis % space
@@ -436,8 +431,7 @@ class _Writer:
             axes = range(space - rank, space)
             strides = [f"const long long {out}_s{d}" for d in axes]
             self.output_params[name] = [f"{_ctype(dtype)}* __restrict__ {out}", *strides]
-            once = [f"i{d} == 0" for d in range(space - rank)]  # stored once, not once per copy
-            guard = " && ".join(["live"] * self.together + once)
+            guard = " && ".join(f"i{d} == 0" for d in range(space - rank))  # stored once, not once per copy
             store = f"{out}[{self.index(out, axes)}] = {self.var[name]};"
             stores.append(f"if ({guard}) {store}" if guard else store)
         self.body += ["// the values read after the block", *stores] if stores else []
@@ -477,28 +471,19 @@ class _Writer:
                 element += [f"    i{d} = rest % n{d};", f"    rest /= n{d};"]
             element += ["    i0 = rest;", "}"]
         element += loads + self.body
-        if self.together:
-            lines += [
-                "    for (long long turn = (long long)blockIdx.x * blockDim.x; turn < size; turn += step) {",
-                "        const bool live = turn + threadIdx.x < size;",
-                "        const long long i = live ? turn + threadIdx.x : turn;  // a lane past the end reads the first",
-                *(f"        {line}" for line in element),
-                "    }",
-            ]
-        else:
-            lines += [
-                "    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
-                f"    for (; first + {UNROLL - 1} * step < size; first += {UNROLL} * step) {{  // their loads at once",
-                "        #pragma unroll",
-                f"        for (int k = 0; k < {UNROLL}; ++k) {{",
-                "            const long long i = first + k * step;",
-                *(f"            {line}" for line in element),
-                "        }",
-                "    }",
-                "    for (long long i = first; i < size; i += step) {",
-                *(f"        {line}" for line in element),
-                "    }",
-            ]
+        lines += [
+            "    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
+            f"    for (; first + {UNROLL - 1} * step < size; first += {UNROLL} * step) {{  // their loads at once",
+            "        #pragma unroll",
+            f"        for (int k = 0; k < {UNROLL}; ++k) {{",
+            "            const long long i = first + k * step;",
+            *(f"            {line}" for line in element),
+            "        }",
+            "    }",
+            "    for (long long i = first; i < size; i += step) {",
+            *(f"        {line}" for line in element),
+            "    }",
+        ]
         for name, run in self.runs:
             lines.append(f"    if ({run} >= 0) tp_atomic_add(&o_{name}[{run}], {run}_sum);  // the last element's sum")
         for name, ctype in self.totals:

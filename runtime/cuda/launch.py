@@ -154,6 +154,8 @@ class Plan:
             out = xp.empty(shape, dtype) if kind == "store" else xp.zeros(shape, dtype)
             args.append(out)
             args += strides
+            if kind == "each":  # whether it sums over an axis: else each of its elements is stored once
+                args.append(np.bool_(any(st == 0 and e > 1 for st, e in zip(strides, self.n))))
             outputs.append(out)
         return args, tuple(outputs)
 

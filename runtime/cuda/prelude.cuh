@@ -24,35 +24,9 @@ __device__ inline void tp_atomic_add(int* p, int v) { atomicAdd(p, v); }
 __device__ inline void tp_atomic_add(long long* p, long long v) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
 }
-// A sum over an axis (or an unbroadcast), element by element: the lanes of a warp that add into the same element
-// first add up their values among themselves (every lane of the warp calls this at once, a lane past the end with
-// live false); the first of them gets their sum in v and true.  Before sm_70 (no __match_any_sync) each lane adds
-// its own.
-template <class T> __device__ inline bool tp_warp_sum(const T* p, bool live, T& v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
-    return live;
-#else
-    const unsigned all = 0xffffffffu, lane = threadIdx.x & 31;
-    const unsigned peers = __match_any_sync(all, live ? (unsigned long long)p : ~0ULL);
-    const int count = __popc(peers);
-    int most = count;  // the most peers any lane has: the turns every lane takes
-    for (int w = 16; w > 0; w /= 2) {
-        const int other = __shfl_xor_sync(all, most, w);
-        most = other > most ? other : most;
-    }
-    T total = 0;
-    unsigned rest = peers;
-    for (int j = 0; j < most; ++j) {
-        const T got = __shfl_sync(all, v, rest ? __ffs(rest) - 1 : (int)lane);
-        if (rest) total += got;
-        rest &= rest - 1;
-    }
-    v = total;
-    return live && (int)lane == __ffs(peers) - 1;
-#endif
-}
-// ...which its lane adds into the element it has been adding up over the loop's turns (`run`, -1 before the
-// first), flushed into the output by one atomicAdd when the element changes, and after the loop
+// A sum over an axis (or an unbroadcast), element by element: each thread adds into the element it has been
+// adding up over the loop's turns (`run`, -1 before the first), flushed into the output by one atomicAdd when the
+// element changes, and after the loop
 template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, long long& run, T& sum) {
     if (at != run) {
         if (run >= 0) tp_atomic_add(&out[run], sum);

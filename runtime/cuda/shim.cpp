@@ -4,11 +4,9 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <cstring>
-#include <memory>
 #include <mutex>
 #include <semaphore>
 #include <thread>
@@ -19,30 +17,7 @@ dim3 blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
 
 namespace {
 std::barrier<>* block_barrier = nullptr;
-std::vector<std::unique_ptr<std::barrier<>>> warp_barriers;  // the block's warps': 32 threads each
 std::mutex atomics;
-
-union Slot {
-    unsigned long long key;
-    float f;
-    double d;
-    int i;
-    long long l;
-};
-Slot slots[1024];  // a lane's value for its warp, at threadIdx.x
-
-void warp_sync() { warp_barriers[threadIdx.x / 32]->arrive_and_wait(); }
-
-unsigned warp_base() { return threadIdx.x & ~31u; }
-
-// lane `lane` of this thread's warp's value, each lane having given `v` (its field of the slot)
-template <class T> T shuffled(T v, int lane, T Slot::* field) {
-    slots[threadIdx.x].*field = v;
-    warp_sync();
-    T got = slots[warp_base() + (lane & 31)].*field;
-    warp_sync();
-    return got;
-}
 
 template <class T> T atomic_add(T* p, T v) {
     std::lock_guard<std::mutex> hold(atomics);
@@ -67,22 +42,6 @@ float atomicAdd(float* p, float v) { return atomic_add(p, v); }
 double atomicAdd(double* p, double v) { return atomic_add(p, v); }
 int atomicAdd(int* p, int v) { return atomic_add(p, v); }
 unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return atomic_add(p, v); }
-unsigned __match_any_sync(unsigned, unsigned long long key) {
-    slots[threadIdx.x].key = key;
-    warp_sync();
-    unsigned found = 0;
-    for (unsigned lane = 0; lane < 32 && warp_base() + lane < blockDim.x; ++lane)
-        if (slots[warp_base() + lane].key == key) found |= 1u << lane;
-    warp_sync();
-    return found;
-}
-float __shfl_sync(unsigned, float v, int lane) { return shuffled(v, lane, &Slot::f); }
-double __shfl_sync(unsigned, double v, int lane) { return shuffled(v, lane, &Slot::d); }
-int __shfl_sync(unsigned, int v, int lane) { return shuffled(v, lane, &Slot::i); }
-long long __shfl_sync(unsigned, long long v, int lane) { return shuffled(v, lane, &Slot::l); }
-int __shfl_xor_sync(unsigned, int v, int lane_mask) {
-    return shuffled(v, static_cast<int>(threadIdx.x & 31) ^ lane_mask, &Slot::i);
-}
 
 namespace {
 // The block being run: each of its threads runs body(context) as threadIdx t of blockIdx `block`; the last of them
@@ -136,9 +95,6 @@ void tp_shim::launch(unsigned grid, unsigned threads, void (*body)(void*), void*
     auto& pool = workers(threads);
     gridDim = {grid, 1, 1};
     blockDim = {threads, 1, 1};
-    warp_barriers.clear();
-    for (unsigned w = 0; w * 32 < threads; ++w)
-        warp_barriers.push_back(std::make_unique<std::barrier<>>(std::min(32u, threads - w * 32)));
     for (unsigned b = 0; b < grid; ++b) {
         std::barrier<> barrier(threads);
         block_barrier = &barrier;

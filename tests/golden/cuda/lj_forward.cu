@@ -24,35 +24,9 @@ __device__ inline void tp_atomic_add(int* p, int v) { atomicAdd(p, v); }
 __device__ inline void tp_atomic_add(long long* p, long long v) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
 }
-// A sum over an axis (or an unbroadcast), element by element: the lanes of a warp that add into the same element
-// first add up their values among themselves (every lane of the warp calls this at once, a lane past the end with
-// live false); the first of them gets their sum in v and true.  Before sm_70 (no __match_any_sync) each lane adds
-// its own.
-template <class T> __device__ inline bool tp_warp_sum(const T* p, bool live, T& v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
-    return live;
-#else
-    const unsigned all = 0xffffffffu, lane = threadIdx.x & 31;
-    const unsigned peers = __match_any_sync(all, live ? (unsigned long long)p : ~0ULL);
-    const int count = __popc(peers);
-    int most = count;  // the most peers any lane has: the turns every lane takes
-    for (int w = 16; w > 0; w /= 2) {
-        const int other = __shfl_xor_sync(all, most, w);
-        most = other > most ? other : most;
-    }
-    T total = 0;
-    unsigned rest = peers;
-    for (int j = 0; j < most; ++j) {
-        const T got = __shfl_sync(all, v, rest ? __ffs(rest) - 1 : (int)lane);
-        if (rest) total += got;
-        rest &= rest - 1;
-    }
-    v = total;
-    return live && (int)lane == __ffs(peers) - 1;
-#endif
-}
-// ...which its lane adds into the element it has been adding up over the loop's turns (`run`, -1 before the
-// first), flushed into the output by one atomicAdd when the element changes, and after the loop
+// A sum over an axis (or an unbroadcast), element by element: each thread adds into the element it has been
+// adding up over the loop's turns (`run`, -1 before the first), flushed into the output by one atomicAdd when the
+// element changes, and after the loop
 template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, long long& run, T& sum) {
     if (at != run) {
         if (run >= 0) tp_atomic_add(&out[run], sum);
@@ -63,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t2, _t3 -> diff, _t5, _t4
-extern "C" __global__ void tp_fused_52ca5ecf2c4a478f(
+extern "C" __global__ void tp_fused_2d512331fd97b40a(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -86,7 +60,8 @@ extern "C" __global__ void tp_fused_52ca5ecf2c4a478f(
     double* __restrict__ o__t4,
     const long long o__t4_s0,
     const long long o__t4_s1,
-    const long long o__t4_s2
+    const long long o__t4_s2,
+    const bool o__t4_sums
 ) {
     const long long size = n0 * n1 * n2;
     long long r__t4 = -1;  // the element of _t4 this thread adds up
@@ -94,9 +69,44 @@ extern "C" __global__ void tp_fused_52ca5ecf2c4a478f(
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
     const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
-    for (long long turn = (long long)blockIdx.x * blockDim.x; turn < size; turn += step) {
-        const bool live = turn + threadIdx.x < size;
-        const long long i = live ? turn + threadIdx.x : turn;  // a lane past the end reads the first
+    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; first + 3 * step < size; first += 4 * step) {  // their loads at once
+        #pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const long long i = first + k * step;
+            long long i2 = i, i0 = 0, i1 = 0;
+            if (!flat && narrow) {  // q = i / n by a multiply and a shift
+                unsigned rest = i;
+                const unsigned q2 = (__umulhi(rest, m2) + rest) >> s2;
+                i2 = rest - q2 * (unsigned)n2;
+                rest = q2;
+                const unsigned q1 = (__umulhi(rest, m1) + rest) >> s1;
+                i1 = rest - q1 * (unsigned)n1;
+                rest = q1;
+                i0 = rest;
+            } else if (!flat) {
+                long long rest = i;
+                i2 = rest % n2;
+                rest /= n2;
+                i1 = rest % n1;
+                rest /= n1;
+                i0 = rest;
+            }
+            const double v__t2 = p__t2[i0 * p__t2_s0 + i1 * p__t2_s1 + i2 * p__t2_s2];
+            const double v__t3 = p__t3[i0 * p__t3_s0 + i1 * p__t3_s1 + i2 * p__t3_s2];
+            // diff = _t2 - _t3
+            const double v_diff = (v__t2 - v__t3);
+            // _t5 = diff ** 2
+            const double v__t5 = tp_square(v_diff);
+            // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
+            const long long o__t4_at = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
+            if (o__t4_sums) tp_run_add(o__t4, o__t4_at, v__t5, r__t4, r__t4_sum);
+            else o__t4[o__t4_at] = v__t5;
+            // the values read after the block
+            o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
+        }
+    }
+    for (long long i = first; i < size; i += step) {
         long long i2 = i, i0 = 0, i1 = 0;
         if (!flat && narrow) {  // q = i / n by a multiply and a shift
             unsigned rest = i;
@@ -122,12 +132,11 @@ extern "C" __global__ void tp_fused_52ca5ecf2c4a478f(
         // _t5 = diff ** 2
         const double v__t5 = tp_square(v_diff);
         // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
-        double a__t4 = v__t5;
-        const long long a__t4_at = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
-        if (tp_warp_sum(&o__t4[a__t4_at], live, a__t4))
-            tp_run_add(o__t4, a__t4_at, a__t4, r__t4, r__t4_sum);
+        const long long o__t4_at = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
+        if (o__t4_sums) tp_run_add(o__t4, o__t4_at, v__t5, r__t4, r__t4_sum);
+        else o__t4[o__t4_at] = v__t5;
         // the values read after the block
-        if (live) o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
+        o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
     }
     if (r__t4 >= 0) tp_atomic_add(&o__t4[r__t4], r__t4_sum);  // the last element's sum
 }

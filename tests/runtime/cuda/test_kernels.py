@@ -597,21 +597,29 @@ def test_a_float32_total_is_accumulated_in_double(built):
     assert total.dtype == np.float32 and abs(float(total) - exact) / exact < 1e-6
 
 
-def test_sums_element_by_element_add_up_in_warps_and_runs(built):
-    """An unbroadcast to (1, 8, 3) and one to (40, 1, 3) of a (40, 8, 3) space: the warp's lanes bound for one
-    element add up first, and a grid whose threads number a multiple of 8 * 3 keeps each thread's turns on one
-    element of the first (its run, flushed once); the numbers are NumPy's for every grid, with turns or not."""
+def test_sums_element_by_element_add_up_in_runs_and_an_unsummed_one_is_stored(built):
+    """An unbroadcast to (1, 8, 3), one to (40, 1, 3) and one to the whole (40, 8, 3) space: a grid whose threads
+    number a multiple of 8 * 3 keeps each thread's turns on one element of the first (its run, flushed once); the
+    third sums nothing and is stored.  The numbers are NumPy's for every grid, with turns or not."""
     from runtime.cuda.launch import Plan
 
-    lines = ("g, a, b -> ga, gb", "h = g * 3.0", "ga = rt.unbroadcast(h, a)", "gb = rt.unbroadcast(h, b)")
+    lines = (
+        "g, a, b -> ga, gb, gg",
+        "h = g * 3.0",
+        "ga = rt.unbroadcast(h, a)",
+        "gb = rt.unbroadcast(h, b)",
+        "gg = rt.unbroadcast(h, g)",
+    )
     inputs = (_f64(40, 8, 3), _f64(1, 8, 3), _f64(40, 1, 3))
     kernel = _kernel(lines, inputs)
-    assert "tp_warp_sum(" in kernel.source and "tp_run_add(" in kernel.source
+    assert "tp_run_add(" in kernel.source and "else o_gg[o_gg_at] = v_h;" in kernel.source
     plan = Plan.of(kernel, inputs)
     assert plan.period == 8 * 3  # the (1, 8, 3) sum leads with its summed axis; the (40, 1, 3) one does not
     assert plan.blocks(256, 3) == 3 and 3 * 256 % plan.period == 0  # 960 elements: two turns for some threads
     assert plan.blocks(256, 2) == 2  # a multiple of the period would need 3 blocks: the plain grid
     assert plan.blocks(256, 4096) == 4  # one turn each: no run to keep
+    args, _ = plan.fill(inputs)
+    assert [bool(a) for a in args if isinstance(a, np.bool_)] == [True, True, False]  # each output: sums?
     want = fused.kernel(*lines, *inputs)
     for grid in (1, 2, 3, 4):
         _same(shim.run(kernel, inputs, built, grid=grid), want)
@@ -620,8 +628,8 @@ def test_sums_element_by_element_add_up_in_warps_and_runs(built):
 
 
 def test_elements_taken_four_at_once_and_the_rest_one_by_one(built):
-    """A kernel without sums element by element takes kernels.UNROLL elements per turn while they last (their loads
-    in flight together), then the rest one by one: every element once, for sizes around the turns' edges."""
+    """A kernel's thread takes kernels.UNROLL elements per turn while they last (their loads in flight together),
+    then the rest one by one: every element once, for sizes around the turns' edges."""
     lines = ("a, b -> d, s", "d = a * b + a", "s = jt.sum(d, None, False)")
     for size in (2 * 256 * kernels.UNROLL * 3, 2 * 256 * kernels.UNROLL * 3 + 1, 2 * 256 * kernels.UNROLL - 1, 5):
         inputs = (_f64(size), _f64(size))
