@@ -4,8 +4,8 @@ MPI processes against mpi4py's own `Allreduce` on the same buffers (goal: at lea
 Each part runs in a child process, timed there (median of --repeats after one call):
 - the steps of samples/data_parallel.py (its MLP 64-256-16 at batch 2048, the shards' gradients averaged by
   `tp.pmean`) with TRANSPILE_CPU_DEVICES=2 and one BLAS thread (OPENBLAS_NUM_THREADS=1, so that the devices'
-  threads are the parallelism; OPENBLAS_CORETYPE stays as the machine sets it), as NumPy code and compiled by
-  `tp.jit` (compile="block": the compiled code is what is timed);
+  threads are the parallelism; OPENBLAS_CORETYPE stays as the machine sets it), as NumPy code (tp.disable_jit)
+  and compiled by `tp.jit` (compile="block": the compiled code is what is timed);
 - the psum under `mpiexec -n 2`, one device per process, after a barrier each time, as the Allreduce: the
   collective alone (timed inside the pmapped function) and the whole pmap call.
 
@@ -60,8 +60,9 @@ def data_parallel_steps(repeats):
         for devices in (1, 2):
             pmapped = tp.pmap(step, axis_name="batch", in_axes=(None, 0, 0), out_axes=None)
             local = data_parallel.shards(inputs, targets, devices)
-            results[devices] = pmapped(params, *local)
-            times.setdefault(kind, {})[devices] = median_seconds(lambda: pmapped(params, *local), repeats)  # noqa: B023
+            with tp.disable_jit(kind == "numpy"):  # the NumPy code on every device, else the compiled step
+                results[devices] = pmapped(params, *local)
+                times.setdefault(kind, {})[devices] = median_seconds(lambda: pmapped(params, *local), repeats)  # noqa: B023
         for a, b in zip(tp.tree_util.tree_leaves(results[1]), tp.tree_util.tree_leaves(results[2]), strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     return {"batch": len(inputs), "layers": list(LAYERS), "seconds": times}
@@ -88,9 +89,10 @@ def psum_across_processes(repeats):
 
     summed = tp.pmap(timed_psum, axis_name="i")
     want = comm.Get_size() * (comm.Get_size() + 1) / 2
-    got = summed(x[None])
-    assert float(np.min(got)) == float(np.max(got)) == want, (np.min(got), np.max(got), want)
-    call = median_seconds(lambda: summed(x[None]), repeats, comm.Barrier)
+    with tp.disable_jit():  # timed_psum times the collective in Python (jit would refuse its clock)
+        got = summed(x[None])
+        assert float(np.min(got)) == float(np.max(got)) == want, (np.min(got), np.max(got), want)
+        call = median_seconds(lambda: summed(x[None]), repeats, comm.Barrier)
     out = np.empty_like(x)
     theirs = median_seconds(lambda: comm.Allreduce(x, out, op=MPI.SUM), repeats, comm.Barrier)
     assert float(out[0]) == want
