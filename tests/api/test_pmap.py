@@ -470,3 +470,14 @@ def test_star_args_and_keywords_reach_each_device_as_passed():
     with pytest.warns(JitFallbackWarning, match=r"pmap\(spread\) runs the NumPy code.*\*args or \*\*kwargs"):
         mapped = tp.pmap(spread)
     np.testing.assert_allclose(within(20, mapped, x, y, c=c), x * 3.0 + y + c, rtol=1e-15)
+
+
+@pytest.mark.pmap_compiles
+def test_jit_of_a_pmap_is_the_pmap():
+    """As JAX's jit of a pmap: the pmap, whose devices run compiled code (a jit of the vmap it is under a
+    transform would need vmap's collectives compiled); backend="numpy" still runs the vmap as NumPy code."""
+    pmapped = tp.pmap(normalize, axis_name="i")
+    assert tp.jit(pmapped) is pmapped
+    x = rng.normal(size=(4, 3))
+    np.testing.assert_allclose(within(60, tp.jit(pmapped), x), x / x.sum(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(tp.jit(pmapped, backend="numpy")(x), x / x.sum(axis=0), rtol=1e-14)

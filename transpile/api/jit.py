@@ -590,6 +590,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
     warm start does not wait for it either.  `f.wait()` waits for those; `f.stats()` counts the calls the NumPy
     code ("numpy_tier") and the middle tier ("kernels_tier") answered, and names the last call's tier ("tier").
 
+    jit of a pmap (`tp.jit(tp.pmap(f))`, backend="numba") is the pmap itself, which compiles what its devices
+    run.
+
     A function marked `__transpile_leafwise__` (a `Leafwise`: it maps a per-leaf function over pytrees in Python, as
     the optimizers' update_fun does) is compiled as its per-leaf function, its pytrees taken apart and rebuilt
     around that in Python; its `stats()` and `wait()` are the per-leaf function's (a call counts once per leaf)."""
@@ -616,6 +619,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fallback=None, verbo
             "compile": compile,
         }
         return unbound_transform(fun, f"jit({fun.__qualname__})", lambda bound: jit(bound, **options))
+    transform = getattr(fun, "__transpile__", None)
+    if getattr(transform, "kind", None) == "pmap" and backend == "numba" and not (static_argnums or static_argnames):
+        return fun  # a pmap compiles what its devices run: jit of it is the pmap, as JAX's jit of a pmap
     leafwise = getattr(fun, "__transpile_leafwise__", None)
     if leafwise is not None:
         if static_argnums != () or static_argnames != ():
