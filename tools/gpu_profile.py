@@ -45,17 +45,6 @@ def host_and_wall_seconds(fn, args, wait):
     return statistics.median(walls), statistics.median(hosts)
 
 
-def device_seconds(fn, args, cupy):
-    """The device's time per call for calls queued back to back (CUDA events on CuPy's stream)."""
-    start, end = cupy.cuda.Event(), cupy.cuda.Event()
-    start.record()
-    for _ in range(CALLS):
-        fn(*args)
-    end.record()
-    end.synchronize()
-    return cupy.cuda.get_elapsed_time(start, end) / 1e3 / CALLS
-
-
 def block_seconds(fn, args, cupy):
     """[(seconds per call, the block's header)] of the fused blocks a call launches as kernels, slowest first: CUDA
     events around each kernel's launch alone, the device idle before it (the host's work for the block outside)."""
@@ -119,7 +108,7 @@ def main(argv):
     sync = lambda result=None: device.sync()  # noqa: E731
     x = device.put(specs["elementwise"][1][0])
     copy_wall, _ = host_and_wall_seconds(lambda a: a.copy(), (x,), sync)
-    copy_device = device_seconds(lambda a: a.copy(), (x,), cupy)
+    copy_device = gpu_check.queued_seconds(lambda a: a.copy(), (x,), cupy, CALLS)
     report.append(
         f"device copy of {x.nbytes / 2**20:.0f} MiB: {2 * x.nbytes / copy_wall / 1e9:.0f} GB/s synchronized, "
         f"{2 * x.nbytes / copy_device / 1e9:.0f} GB/s back to back\n"
@@ -130,7 +119,7 @@ def main(argv):
         on_device = device.put(tuple(args))
         jitted(*on_device)
         wall, host = host_and_wall_seconds(jitted, on_device, sync)
-        dev = device_seconds(jitted, on_device, cupy)
+        dev = gpu_check.queued_seconds(jitted, on_device, cupy, CALLS)
         line = f"{name}: ours {wall * 1e3:.3f} ms synchronized, host {host * 1e3:.3f} ms, device {dev * 1e3:.3f} ms"
         if jax is not None:
             jfun, jargs = jax_builder(jax, jnp), jax.device_put(tuple(args))

@@ -16,8 +16,6 @@ stores the values read after the block, and accumulates the reductions:
                               (launch.py).  Where no axis is summed (an unbroadcast to the same shape) each
                               element is stored.
 
-Each thread takes UNROLL elements per turn while they last (their loads in flight together), then one by one.
-
 rt.expand_reduced reads the reduced value with strides: 0 along the reduced axis.  The host part (launch.py)
 computes the shapes and strides, checks that the operands' shapes are ones the kernel covers, and allocates the
 outputs.  A statement whose call has no CUDA spelling in the table the caller passes
@@ -43,7 +41,6 @@ from ..blocks import Block, _namespace
 __all__ = ["Kernel", "NoKernel", "cuda_source", "kernel"]
 
 THREADS = 256  # threads per block: the size of the shared arrays of the sums of everything
-UNROLL = 4  # elements a thread takes per turn of the loop
 
 C_TYPES = {
     np.dtype(np.float64): "double",
@@ -471,19 +468,9 @@ class _Writer:
                 element += [f"    i{d} = rest % n{d};", f"    rest /= n{d};"]
             element += ["    i0 = rest;", "}"]
         element += loads + self.body
-        lines += [
-            "    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
-            f"    for (; first + {UNROLL - 1} * step < size; first += {UNROLL} * step) {{  // their loads at once",
-            "        #pragma unroll",
-            f"        for (int k = 0; k < {UNROLL}; ++k) {{",
-            "            const long long i = first + k * step;",
-            *(f"            {line}" for line in element),
-            "        }",
-            "    }",
-            "    for (long long i = first; i < size; i += step) {",
-            *(f"        {line}" for line in element),
-            "    }",
-        ]
+        lines.append("    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += step) {")
+        lines += [f"        {line}" for line in element]
+        lines.append("    }")
         for name, run in self.runs:
             lines.append(f"    if ({run} >= 0) tp_atomic_add(&o_{name}[{run}], {run}_sum);  // the last element's sum")
         for name, ctype in self.totals:

@@ -37,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t4_bar, _t5, diff, _t2, _t3 -> _t2_bar, _t3_bar
-extern "C" __global__ void tp_fused_868040fb98ee9352(
+extern "C" __global__ void tp_fused_903ca1ccc8734c52(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -71,50 +71,7 @@ extern "C" __global__ void tp_fused_868040fb98ee9352(
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
     const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
-    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; first + 3 * step < size; first += 4 * step) {  // their loads at once
-        #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const long long i = first + k * step;
-            long long i2 = i, i0 = 0, i1 = 0;
-            if (!flat && narrow) {  // q = i / n by a multiply and a shift
-                unsigned rest = i;
-                const unsigned q2 = (__umulhi(rest, m2) + rest) >> s2;
-                i2 = rest - q2 * (unsigned)n2;
-                rest = q2;
-                const unsigned q1 = (__umulhi(rest, m1) + rest) >> s1;
-                i1 = rest - q1 * (unsigned)n1;
-                rest = q1;
-                i0 = rest;
-            } else if (!flat) {
-                long long rest = i;
-                i2 = rest % n2;
-                rest /= n2;
-                i1 = rest % n1;
-                rest /= n1;
-                i0 = rest;
-            }
-            const double v__t4_bar = p__t4_bar[i0 * p__t4_bar_s0 + i1 * p__t4_bar_s1];
-            const double v_diff = p_diff[i0 * p_diff_s0 + i1 * p_diff_s1 + i2 * p_diff_s2];
-            // _t5_bar = rt.expand_reduced(_t4_bar, _t5, axis=-1, keepdims=False)
-            const double v__t5_bar = v__t4_bar;
-            // _t16 = _t5_bar * jt.weak(2, _t5_bar)
-            const double v__t16 = (v__t5_bar * 2.0);
-            // diff_bar = _t16 * diff
-            const double v_diff_bar = (v__t16 * v_diff);
-            // _t2_bar = rt.unbroadcast(diff_bar, _t2)
-            const long long o__t2_bar_at = i0 * o__t2_bar_s0 + i1 * o__t2_bar_s1 + i2 * o__t2_bar_s2;
-            if (o__t2_bar_sums) tp_run_add(o__t2_bar, o__t2_bar_at, v_diff_bar, r__t2_bar, r__t2_bar_sum);
-            else o__t2_bar[o__t2_bar_at] = v_diff_bar;
-            // _t17 = -diff_bar
-            const double v__t17 = (-v_diff_bar);
-            // _t3_bar = rt.unbroadcast(_t17, _t3)
-            const long long o__t3_bar_at = i0 * o__t3_bar_s0 + i1 * o__t3_bar_s1 + i2 * o__t3_bar_s2;
-            if (o__t3_bar_sums) tp_run_add(o__t3_bar, o__t3_bar_at, v__t17, r__t3_bar, r__t3_bar_sum);
-            else o__t3_bar[o__t3_bar_at] = v__t17;
-        }
-    }
-    for (long long i = first; i < size; i += step) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += step) {
         long long i2 = i, i0 = 0, i1 = 0;
         if (!flat && narrow) {  // q = i / n by a multiply and a shift
             unsigned rest = i;

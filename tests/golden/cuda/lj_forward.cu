@@ -37,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t2, _t3 -> diff, _t5, _t4
-extern "C" __global__ void tp_fused_2d512331fd97b40a(
+extern "C" __global__ void tp_fused_b4b96995e5b3cbde(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -69,44 +69,7 @@ extern "C" __global__ void tp_fused_2d512331fd97b40a(
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
     const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
-    long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; first + 3 * step < size; first += 4 * step) {  // their loads at once
-        #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const long long i = first + k * step;
-            long long i2 = i, i0 = 0, i1 = 0;
-            if (!flat && narrow) {  // q = i / n by a multiply and a shift
-                unsigned rest = i;
-                const unsigned q2 = (__umulhi(rest, m2) + rest) >> s2;
-                i2 = rest - q2 * (unsigned)n2;
-                rest = q2;
-                const unsigned q1 = (__umulhi(rest, m1) + rest) >> s1;
-                i1 = rest - q1 * (unsigned)n1;
-                rest = q1;
-                i0 = rest;
-            } else if (!flat) {
-                long long rest = i;
-                i2 = rest % n2;
-                rest /= n2;
-                i1 = rest % n1;
-                rest /= n1;
-                i0 = rest;
-            }
-            const double v__t2 = p__t2[i0 * p__t2_s0 + i1 * p__t2_s1 + i2 * p__t2_s2];
-            const double v__t3 = p__t3[i0 * p__t3_s0 + i1 * p__t3_s1 + i2 * p__t3_s2];
-            // diff = _t2 - _t3
-            const double v_diff = (v__t2 - v__t3);
-            // _t5 = diff ** 2
-            const double v__t5 = tp_square(v_diff);
-            // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
-            const long long o__t4_at = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
-            if (o__t4_sums) tp_run_add(o__t4, o__t4_at, v__t5, r__t4, r__t4_sum);
-            else o__t4[o__t4_at] = v__t5;
-            // the values read after the block
-            o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
-        }
-    }
-    for (long long i = first; i < size; i += step) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += step) {
         long long i2 = i, i0 = 0, i1 = 0;
         if (!flat && narrow) {  // q = i / n by a multiply and a shift
             unsigned rest = i;

@@ -627,16 +627,6 @@ def test_sums_element_by_element_add_up_in_runs_and_an_unsummed_one_is_stored(bu
         _nvcc(kernel, built)
 
 
-def test_elements_taken_four_at_once_and_the_rest_one_by_one(built):
-    """A kernel's thread takes kernels.UNROLL elements per turn while they last (their loads in flight together),
-    then the rest one by one: every element once, for sizes around the turns' edges."""
-    lines = ("a, b -> d, s", "d = a * b + a", "s = jt.sum(d, None, False)")
-    for size in (2 * 256 * kernels.UNROLL * 3, 2 * 256 * kernels.UNROLL * 3 + 1, 2 * 256 * kernels.UNROLL - 1, 5):
-        inputs = (_f64(size), _f64(size))
-        kernel = _kernel(lines, inputs)
-        _same(shim.run(kernel, inputs, built, grid=2), fused.kernel(*lines, *inputs))
-
-
 def test_dividers_divide_every_index_below_two_to_the_31():
     """launch.divider's (m, s): n // d as (umulhi(n, m) + n) >> s in 32-bit arithmetic, how a kernel splits an
     index of a space below 2**31 elements into its axes (64-bit division, tens of instructions, above that)."""
