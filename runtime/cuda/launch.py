@@ -77,8 +77,9 @@ def finished(kernel, outputs) -> tuple:
 
 
 def signature(inputs) -> tuple:
-    """What a launch's plan depends on: each array's shape and strides, each number's type."""
-    return tuple((v.shape, v.strides) if hasattr(v, "strides") else type(v) for v in inputs)
+    """What a launch's plan depends on: each array's shape and strides, each `like`'s shape (a Like has no
+    strides), each number's type."""
+    return tuple((v.shape, getattr(v, "strides", None)) if hasattr(v, "shape") else type(v) for v in inputs)
 
 
 _NUMBER = "number"

@@ -642,3 +642,19 @@ def test_dividers_divide_every_index_below_two_to_the_31():
         high = (n * np.uint64(m)) >> np.uint64(32)
         assert np.array_equal(((high + n) & np.uint64(2**32 - 1)) >> np.uint64(s), n // np.uint64(d)), d
     assert divider(2**31) == (0, 0)
+
+
+def test_a_launch_plan_is_made_again_for_a_like_of_another_shape(built, tmp_path, monkeypatch):
+    """The plan cache's key holds a `like`'s shape (a Like has no strides): an unbroadcast to (1, 3) and then to
+    (4, 3) of the same (4, 3) values, same kernel source, sum over the rows and then store each element."""
+    monkeypatch.setenv("TRANSPILE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(device, "_functions", {})
+    monkeypatch.setattr(device, "_plans", {})
+    lines = ("g, a -> ga", "h = g * 3.0", "ga = rt.unbroadcast(h, a)")
+    g = _f64(4, 3)
+    with fakegpu.installed(built) as (cupy, _):
+        for shape in [(1, 3), (4, 3), (1, 3)]:
+            inputs = (g, Like(shape, np.float64))
+            kernel = _kernel(lines, inputs)
+            (got,) = device.launch(kernel, (fakegpu.fakecupy.device(g), inputs[1]), cupy)
+            _same((fakegpu.host(got),), fused.kernel(*lines, *inputs))
