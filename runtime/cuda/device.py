@@ -23,8 +23,14 @@ __all__ = ["KernelCompileError", "launch", "stats"]
 
 MAX_BLOCKS = 4096
 OPTIONS = ("--std=c++17",)
-SCALARS = {"double": np.float64, "float": np.float32, "long long": np.int64, "int": np.int32, "bool": np.bool_}
-SCALARS["unsigned"] = np.uint32  # the dividers of the space's extents
+SCALARS = {
+    "double": np.float64,
+    "float": np.float32,
+    "long long": np.int64,
+    "int": np.int32,
+    "bool": np.bool_,
+    "unsigned": np.uint32,  # the dividers of the space's extents (launch.py)
+}
 
 _functions: dict = {}  # (cupy, source, the current device's number) -> the loaded kernel function
 _plans: dict = {}  # (source, the inputs' layout) -> (its Plan, each argument's C type conversion or None)

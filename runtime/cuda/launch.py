@@ -90,12 +90,14 @@ class Plan:
     allocation; filled with the arrays of each call.  A space every operand spans contiguously is passed as one
     axis (leading extents 1), so the kernel indexes without dividing."""
 
-    __slots__ = ("n", "size", "slots", "outputs", "period", "dividers")
+    __slots__ = ("n", "size", "slots", "outputs", "period", "dividers", "sums")
 
-    def __init__(self, n, size, slots, outputs, period=None):
+    def __init__(self, n, size, slots, outputs):
         self.n, self.size, self.slots, self.outputs = n, size, slots, outputs
-        self.period = period  # elements a thread's turns should step by: each stays on one element of the sums
         self.dividers = tuple(v for extent in n[1:] for v in divider(extent))  # the kernel's m1, s1, m2, s2, ...
+        summed = [_summed_axes(n, strides) if kind == "each" else [] for kind, _, _, strides in outputs]
+        self.sums = tuple(np.bool_(bool(axes)) for axes in summed)  # each output's `o_x_sums` argument
+        self.period = _period(n, outputs, summed)  # a thread's turns step by it: each stays on one summed element
 
     def blocks(self, threads, most):
         """The grid for blocks of `threads`: one thread per element, at most `most` blocks; with a period, a
@@ -136,7 +138,7 @@ class Plan:
             n = [1] * (space - 1) + [size]
             slots = [(0,) * (space - 1) + (1,) if s not in (None, _NUMBER) and s else s for s in slots]
             outputs = [(k, shape, d, (0,) * (len(st) - 1) + (1,) if st else st) for k, shape, d, st in outputs]
-        return cls(tuple(n), size, tuple(slots), tuple(outputs), _period(n, outputs))
+        return cls(tuple(n), size, tuple(slots), tuple(outputs))
 
     def fill(self, inputs, xp=np):
         """(the kernel's arguments, its outputs) for these inputs, of the shapes the plan was made for."""
@@ -148,7 +150,7 @@ class Plan:
                 args.append(xp.asarray(value))
                 args += slot
         outputs = []
-        for kind, shape, dtype, strides in self.outputs:
+        for (kind, shape, dtype, strides), sums in zip(self.outputs, self.sums):
             if kind == "shape":
                 outputs.append(xp.broadcast_to(xp.zeros((), dtype), shape))
                 continue
@@ -156,7 +158,7 @@ class Plan:
             args.append(out)
             args += strides
             if kind == "each":  # whether it sums over an axis: else each of its elements is stored once
-                args.append(np.bool_(any(st == 0 and e > 1 for st, e in zip(strides, self.n))))
+                args.append(sums)
             outputs.append(out)
         return args, tuple(outputs)
 
@@ -196,15 +198,19 @@ def divider(d) -> tuple:
     return (2**32 * (2**s - d)) // d + 1, s
 
 
-def _period(n, outputs):
+def _summed_axes(n, strides) -> list:
+    """The axes of the space an output sums over: those of more than one element it has stride 0 along."""
+    return [d for d, (e, st) in enumerate(zip(n, strides)) if st == 0 and e > 1]
+
+
+def _period(n, outputs, summed):
     """How many elements of the space a thread's turns should step by, so that each turn adds into the same
-    element of every sum whose summed axes lead the space (an axis-0 sum, an unbroadcast to a trailing shape): the
-    product of the axes after them (common to all such sums), or None."""
+    element of every sum whose summed axes (`summed`, per output) lead the space (an axis-0 sum, an unbroadcast
+    to a trailing shape): the product of the axes after them (common to all such sums), or None."""
     periods = set()
-    for kind, _, _, strides in outputs:
-        summed = [d for d, (e, st) in enumerate(zip(n, strides)) if kind == "each" and st == 0 and e > 1]
-        if summed and all(strides[d] == 0 or n[d] == 1 for d in range(summed[-1] + 1)):
-            periods.add(math.prod(n[summed[-1] + 1 :]))
+    for (_, _, _, strides), axes in zip(outputs, summed):
+        if axes and all(strides[d] == 0 or n[d] == 1 for d in range(axes[-1] + 1)):
+            periods.add(math.prod(n[axes[-1] + 1 :]))
     return math.lcm(*periods) if periods else None
 
 

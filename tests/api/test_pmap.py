@@ -481,3 +481,18 @@ def test_jit_of_a_pmap_is_the_pmap():
     x = rng.normal(size=(4, 3))
     np.testing.assert_allclose(within(60, tp.jit(pmapped), x), x / x.sum(axis=0), rtol=1e-14)
     np.testing.assert_allclose(tp.jit(pmapped, backend="numpy")(x), x / x.sum(axis=0), rtol=1e-14)
+
+
+def activated(x, activation):
+    return activation(x) * 2.0
+
+
+@pytest.mark.pmap_compiles
+def test_a_static_value_jit_cannot_key_on_runs_the_numpy_code():
+    """static_broadcasted_argnums takes any value, as JAX's: one jit cannot compile for (a function) makes the
+    devices run the NumPy code, saying so."""
+    x = rng.normal(size=(2, 3))
+    mapped = tp.pmap(activated, static_broadcasted_argnums=1)
+    with pytest.warns(JitFallbackWarning, match="static argument `activation` is a ufunc"):
+        got = within(60, mapped, x, np.tanh)
+    np.testing.assert_allclose(got, np.tanh(x) * 2.0, rtol=1e-15)

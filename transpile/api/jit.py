@@ -55,6 +55,13 @@ class Leafwise(NamedTuple):
     hint: str
 
 
+class StaticValueRefused(TranspileError):
+    """A static argument's value is not one jit keys compiled code on; `everything` holds the call's arguments
+    (what fallback="numpy" passes to the NumPy code)."""
+
+    everything: list = []
+
+
 class JitFallbackWarning(RuntimeWarning):
     """jit(..., fallback="numpy") ran the NumPy code because the backend could not compile the function."""
 
@@ -264,12 +271,14 @@ class Jitted:
                 statics[pname] = value
             elif pname in self.statics:
                 if not _is_static_value(value):
-                    raise TranspileError(
+                    refused = StaticValueRefused(
                         f"static argument `{pname}` is a {type(value).__name__}; static arguments must be plain "
                         "int, float, bool, str or None values, or tuples of these",
                         def_location(self.target),
                         "pass arrays as ordinary (traced) arguments, and convert other values (`int(mode)`)",
                     )
+                    refused.everything = list(bound.arguments.values())
+                    raise refused
                 statics[pname] = value
             else:
                 dynamic.append(value)
@@ -291,7 +300,10 @@ class Jitted:
         raise refused
 
     def __call__(self, *args, **kwargs):
-        statics, dynamic, everything = self.split(args, kwargs)
+        try:
+            statics, dynamic, everything = self.split(args, kwargs)
+        except StaticValueRefused as exc:
+            return self._fail(exc, exc.everything)
         if jit_disabled():
             return self.numpy_tier(everything)
         if self._answers_while_loading():
