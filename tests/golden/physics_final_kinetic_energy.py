@@ -152,7 +152,6 @@ def final_kinetic_energy_fwd(x0, k, rest, dt, steps):
         (
             rt.like(x0),
             dt,
-            rt.like(x),
             v,
             rt.like(f),
             _res_spring_forces_1,
@@ -171,7 +170,6 @@ def final_kinetic_energy_bwd(residuals, _t10_bar):
     (
         x0,
         dt,
-        x,
         v,
         f,
         _res_spring_forces_1,

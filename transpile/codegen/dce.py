@@ -60,11 +60,12 @@ def _statement(stmt, live, kept, later_trips=None):
         return body_live | else_live | _reads(stmt.test)
     if isinstance(stmt, (gast.For, gast.While)):
         head = _reads(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
+        bound = _stores(stmt.target) if isinstance(stmt, gast.For) else set()  # bound again at every trip's start
         loop_live = set(live)
         while True:
             probe = [s for s in stmt.body]
             entry = _liveness_only(probe, set(loop_live))
-            new = live | entry | head
+            new = live | (entry - bound) | head
             if new <= loop_live:
                 break
             loop_live |= new

@@ -940,6 +940,11 @@ class _BatchBuilder(Builder):
         if stmt.iter.id in self.batched:
             new.iter = _call("rt.common_range", [copy_tree(stmt.iter)])
         new.body = self._block(stmt.body)
+        target = stmt.target.id
+        if target in self.batched:  # the same index for every example, in a name that is batched elsewhere
+            new.target = name(self.fresh(target), True)
+            rebound = _call("rt.to_batched", [name(new.target.id), name(self.batch)])
+            new.body = [_assign(target, rebound, stmt), *new.body]
         return [new]
 
     def _masked_for(self, stmt, stop, trips_differ):

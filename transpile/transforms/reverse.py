@@ -379,7 +379,8 @@ class _VariantBuilder(Builder):
         self.tapes = [x for x in self.tapes if self.tape_names[x] in read]
         self.pushes = {(sid, x) for sid, x in self.pushes if x in self.tapes}
         self.loop_tapes = {k: t for k, t in self.loop_tapes.items() if t in read}
-        self.residuals = [x for x in self.residuals if x in read]
+        live = _read_before_bound(bwd_body)  # a loop's index, bound again in the sweep, is not kept
+        self.residuals = [x for x in self.residuals if x in live]
         self.inits = [x for x in self.inits if x in self.tapes or x in self.residuals]
 
     def _result_names(self):
@@ -715,6 +716,28 @@ def _read_parts(stmt):
     if isinstance(stmt, gast.While):
         return [stmt.test]
     return []
+
+
+def _read_before_bound(body) -> set:
+    """The names some statement of `body` reads where they may not be bound yet by `body` itself: what it needs
+    from outside (a write into a subscript reads the array it writes into)."""
+    states, _ = analyze(body, (), _bound_names)
+    needed = set()
+    for stmt in walk_statements(body):
+        parts = _read_parts(stmt) if isinstance(stmt, (gast.Assign, gast.If, gast.For, gast.While)) else [stmt]
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+            parts = [*parts, stmt.targets[0].value]
+        _, surely = states[id(stmt)]
+        needed |= {n.id for p in parts for n in name_nodes(p) if n.id not in surely}
+    return needed
+
+
+def _bound_names(stmt) -> list:
+    """The names a statement of the adjoint sweep binds (its targets may nest tuples)."""
+    if isinstance(stmt, gast.Assign):
+        target = stmt.targets[0]
+        return [target.value.id] if isinstance(target, gast.Subscript) else [n.id for n in name_nodes(target)]
+    return defined_targets(stmt)
 
 
 def _later_trips(loop):
