@@ -41,17 +41,19 @@ class KernelCompileError(RuntimeError):
     """NVRTC refused a fused block's kernel: its message is the compiler's log."""
 
 
-def launch(kernel, inputs, cupy):
-    """The kernel's outputs (CuPy arrays) for these inputs (CuPy arrays, numbers), computed on the device."""
-    key = (kernel.source, signature(inputs))
-    if key not in _plans:  # the shapes' checks, the outputs' layout and the arguments' C types, once per layout
+def launch(kernel, inputs, cupy, layout=None):
+    """The kernel's outputs (CuPy arrays) for these inputs (CuPy arrays, numbers), computed on the device; `layout`:
+    their launch.signature, where the caller has it."""
+    key = (kernel.source, signature(inputs) if layout is None else layout)
+    if key not in _plans:  # the shapes' checks, the outputs' layout and the constant arguments, once per layout
         converters = [None if c.endswith("*") else SCALARS[c.removeprefix("const ")] for c, _ in kernel.params]
-        _plans[key] = Plan.of(kernel, inputs, cupy), converters
-    plan, converters = _plans[key]
-    args, outputs = plan.fill(inputs, cupy)
-    converted = tuple(a if c is None else c(a) for c, a in zip(converters, args))
-    blocks = plan.blocks(kernel.threads, MAX_BLOCKS)
-    function(cupy, kernel)((blocks,), (kernel.threads,), converted)
+        plan = Plan.of(kernel, inputs, cupy).typed(converters)
+        _plans[key] = plan, [((p.blocks(kernel.threads, MAX_BLOCKS),), (kernel.threads,)) for p in plan.passes]
+    plan, grids = _plans[key]
+    calls, outputs = plan.fill(inputs, cupy)
+    run = function(cupy, kernel)
+    for (blocks, threads), args in zip(grids, calls):
+        run(blocks, threads, tuple(args))
     return finished(kernel, outputs)
 
 

@@ -26,11 +26,13 @@ from runtime.blocks import parse
 from runtime.likeness import Like
 
 from . import device, kernels
-from .launch import ShapesNotCovered
+from .launch import ShapesNotCovered, signature
 
 __all__ = ["launch", "to_host_scalar"]
 
 _written: dict = {}  # block lines -> {(dtypes, ranks): Kernel or None}
+_chosen: dict = {}  # (block lines, its inputs' launch.signature) -> Kernel, None (array form) or _ON_HOST
+_UNSEEN, _ON_HOST = object(), object()
 _counts = {"launched": 0, "array_form": 0, "on_host": 0}
 
 
@@ -38,21 +40,33 @@ def launch(*parts):
     """The block's outputs, as a tuple: its CUDA kernel launched on the inputs, else its array form."""
     n = len(parts) - _input_count(parts[0])
     lines, inputs = parts[:n], parts[n:]
-    kinds = [_kind(value) for value in inputs]
-    if all(isinstance(dtype, type) for dtype, _ in kinds):  # Python numbers alone (a loop's index): the host's work
+    layout = signature(inputs)
+    key = (lines, layout)
+    kernel = _chosen.get(key, _UNSEEN)
+    if kernel is _UNSEEN:  # what runs the block for inputs of this layout, chosen once
+        kernel = _chosen[key] = _choose(lines, inputs)
+    if kernel is _ON_HOST:
         _counts["on_host"] += 1
         return _array_form(parse(lines))(*inputs)
-    kernel = _kernel(lines, [d for d, _ in kinds], [r for _, r in kinds])
     if kernel is not None:
         try:
-            outputs = device.launch(kernel, inputs, sys.modules["cupy"])
+            outputs = device.launch(kernel, inputs, sys.modules["cupy"], layout)
         except ShapesNotCovered:
-            pass  # raised before anything runs: the array form answers
+            _chosen[key] = None  # raised before anything runs: the array form answers, now and for this layout
         else:
             _counts["launched"] += 1
             return outputs
     _counts["array_form"] += 1
     return _array_form(parse(lines))(*inputs)
+
+
+def _choose(lines, inputs):
+    """The block's kernel for inputs like these; None where it has none, _ON_HOST for Python numbers alone (a loop's
+    index compared with its bound: the host's work, as NumPy would do it)."""
+    kinds = [_kind(value) for value in inputs]
+    if all(isinstance(dtype, type) for dtype, _ in kinds):
+        return _ON_HOST
+    return _kernel(lines, [d for d, _ in kinds], [r for _, r in kinds])
 
 
 def to_host_scalar(value):

@@ -13,7 +13,9 @@ stores the values read after the block, and accumulates the reductions:
     rt.unbroadcast            summed axes' strides 0: each thread adds it into its run, the element it has been
                               adding up over the loop's turns, flushed by one atomicAdd when the element changes;
                               the host picks a grid whose turns stay on one element where the summed axes lead
-                              (launch.py).  Where no axis is summed (an unbroadcast to the same shape) each
+                              (launch.py), and launches a sum whose summed axes would not lead in a pass of
+                              its own, the space's axes reordered (`o_x_how` says what a pass does with each
+                              such output).  Where no axis is summed (an unbroadcast to the same shape) each
                               element is stored.
 
 rt.expand_reduced reads the reduced value with strides: 0 along the reduced axis.  The host part (launch.py)
@@ -52,6 +54,7 @@ C_TYPES = {
 C_DTYPES = {ctype: dtype for dtype, ctype in C_TYPES.items()}
 ATOMIC = frozenset(["double", "float", "long long", "int"])  # the types tp_atomic_add adds to
 WIDER_TOTALS = {"float": "double"}  # the type a sum of everything of this type accumulates in
+SKIPPED, STORED, SUMMED = 0, 1, 2  # what a pass of the kernel does with an "each" output (its `o_x_how`)
 
 PRELUDE = (Path(__file__).with_name("prelude.cuh")).read_text()
 
@@ -321,7 +324,7 @@ class _Writer:
             elif name in expanded and rank not in (0, space):
                 raise NoKernel(f"{name} expanded from rank {rank} in a space of rank {space}")
             inputs.append(Input(name, "array", ctype, rank, axis))
-            axes = [d for d in range(space) if rank and (d != axis if axis is not None else d >= space - rank)]
+            axes = range(space) if rank else ()  # a stride along every axis (0 where it broadcasts): see launch.py
             params.append(f"const {ctype}* __restrict__ p_{name}")
             params += [f"const long long p_{name}_s{d}" for d in axes]
             loads.append(f"const {ctype} {var} = p_{name}[{self.index(f'p_{name}', axes)}];")
@@ -396,15 +399,15 @@ class _Writer:
                 reduced[s.target] = Output(s.target, "total", C_DTYPES[wide], rank, keepdims=s.keepdims, result=result)
             else:
                 strides = [f"const long long {out}_s{d}" for d in range(space)]
-                flag = f"const bool {out}_sums"  # whether an axis is summed (else each element is stored once)
-                self.output_params[s.target] = [f"{ctype}* __restrict__ {out}", *strides, flag]
+                how = f"const int {out}_how"  # launch.py's SUMMED, STORED (no axis summed) or SKIPPED (another pass)
+                self.output_params[s.target] = [f"{ctype}* __restrict__ {out}", *strides, how]
                 run, at = f"r_{s.target}", f"{out}_at"
                 self.accumulators.append(f"long long {run} = -1;  // the element of {s.target} this thread adds up")
                 self.accumulators.append(f"{ctype} {run}_sum = 0;")
                 self.body += [
                     f"const long long {at} = {self.index(out, range(space))};",
-                    f"if ({out}_sums) tp_run_add({out}, {at}, {value}, {run}, {run}_sum);",
-                    f"else {out}[{at}] = {value};",
+                    f"if ({out}_how == {SUMMED}) tp_run_add({out}, {at}, {value}, {run}, {run}_sum);",
+                    f"else if ({out}_how == {STORED}) {out}[{at}] = {value};",
                 ]
                 self.runs.append((s.target, run))
                 axis = None if s.role == "unbroadcast" else s.axis % space

@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
-__all__ = ["Plan", "ShapesNotCovered", "arguments", "divider", "finished", "signature"]
+from .kernels import SKIPPED, STORED, SUMMED
+
+__all__ = ["Pass", "Plan", "ShapesNotCovered", "divider", "finished", "signature"]
 
 
 class ShapesNotCovered(Exception):
@@ -64,22 +66,15 @@ def _contiguous(shape):
     return strides[::-1]
 
 
-def arguments(kernel, inputs, xp=np):
-    """(the kernel's arguments in order, its outputs in the block's order, the number of elements of its space)
-    for these inputs; an array argument is the array itself (the launcher takes its pointer)."""
-    plan = Plan.of(kernel, inputs, xp)
-    return (*plan.fill(inputs, xp), plan.size)
-
-
 def finished(kernel, outputs) -> tuple:
     """The outputs once the kernel has run: a total accumulated in a wider dtype cast back to its own."""
     return tuple(o if spec.result is None else o.astype(spec.result) for spec, o in zip(kernel.outputs, outputs))
 
 
 def signature(inputs) -> tuple:
-    """What a launch's plan depends on: each array's shape and strides, each `like`'s shape (a Like has no
-    strides), each number's type."""
-    return tuple((v.shape, getattr(v, "strides", None)) if hasattr(v, "shape") else type(v) for v in inputs)
+    """What a launch's kernel and plan depend on: each array's dtype, shape and strides, each `like`'s dtype and
+    shape (a Like has no strides), each number's type."""
+    return tuple((v.dtype, v.shape, getattr(v, "strides", None)) if hasattr(v, "shape") else type(v) for v in inputs)
 
 
 _NUMBER = "number"
@@ -87,27 +82,14 @@ _NUMBER = "number"
 
 class Plan:
     """A kernel's launch for inputs of given shapes and strides: its space, each array's strides, each output's
-    allocation; filled with the arrays of each call.  A space every operand spans contiguously is passed as one
-    axis (leading extents 1), so the kernel indexes without dividing."""
+    allocation, and the passes that launch the kernel; filled with the arrays of each call.  A space every operand
+    spans contiguously is passed as one axis (leading extents 1), so the kernel indexes without dividing."""
 
-    __slots__ = ("n", "size", "slots", "outputs", "period", "dividers", "sums")
+    __slots__ = ("n", "size", "slots", "outputs", "passes")
 
     def __init__(self, n, size, slots, outputs):
         self.n, self.size, self.slots, self.outputs = n, size, slots, outputs
-        self.dividers = tuple(v for extent in n[1:] for v in divider(extent))  # the kernel's m1, s1, m2, s2, ...
-        summed = [_summed_axes(n, strides) if kind == "each" else [] for kind, _, _, strides in outputs]
-        self.sums = tuple(np.bool_(bool(axes)) for axes in summed)  # each output's `o_x_sums` argument
-        self.period = _period(n, outputs, summed)  # a thread's turns step by it: each stays on one summed element
-
-    def blocks(self, threads, most):
-        """The grid for blocks of `threads`: one thread per element, at most `most` blocks; with a period, a
-        multiple of it in threads where a thread then takes several turns (each on one output element)."""
-        wanted = max(1, min(most, -(-self.size // threads)))
-        if self.period and self.size > wanted * threads:
-            step = self.period // math.gcd(self.period, threads)
-            if step <= wanted:
-                return wanted // step * step
-        return wanted
+        self.passes = tuple(Pass(self, order, part) for order, part in _passes(n, outputs))
 
     @classmethod
     def of(cls, kernel, inputs, xp=np):
@@ -128,8 +110,7 @@ class Plan:
             if i.kind == "number":
                 slots.append(_NUMBER)
             elif i.kind == "array":
-                array = xp.asarray(values[i.name])
-                slots.append(tuple(0 if e == 1 else s // array.itemsize for e, s in zip(array.shape, array.strides)))
+                slots.append(_strides(xp.asarray(values[i.name]), space, i.axis))
             else:
                 slots.append(None)
         outputs = [_output(kernel, o, values, n) for o in kernel.outputs]
@@ -140,27 +121,127 @@ class Plan:
             outputs = [(k, shape, d, (0,) * (len(st) - 1) + (1,) if st else st) for k, shape, d, st in outputs]
         return cls(tuple(n), size, tuple(slots), tuple(outputs))
 
+    def typed(self, converters):
+        """The plan, each pass's constant arguments (extents, dividers, strides) converted once by `converters`
+        (one per kernel parameter: a callable, or None for a pointer); a number input is converted at each call."""
+        for p in self.passes:
+            p.typed(converters)
+        return self
+
     def fill(self, inputs, xp=np):
-        """(the kernel's arguments, its outputs) for these inputs, of the shapes the plan was made for."""
-        args = [*self.n, *self.dividers]
-        for slot, value in zip(self.slots, inputs):
-            if slot is _NUMBER:
-                args.append(value)
-            elif slot is not None:
-                args.append(xp.asarray(value))
-                args += slot
+        """(each pass's kernel arguments, the outputs) for these inputs, of the shapes the plan was made for."""
         outputs = []
-        for (kind, shape, dtype, strides), sums in zip(self.outputs, self.sums):
+        for kind, shape, dtype, _ in self.outputs:
             if kind == "shape":
                 outputs.append(xp.broadcast_to(xp.zeros((), dtype), shape))
+            else:
+                outputs.append(xp.empty(shape, dtype) if kind == "store" else xp.zeros(shape, dtype))
+        arrays = [
+            v if s is _NUMBER or s is None or isinstance(v, xp.ndarray) else xp.asarray(v)
+            for s, v in zip(self.slots, inputs)
+        ]
+        calls = []
+        for p in self.passes:
+            args = list(p.template)
+            for at, k in p.arrays:
+                args[at] = arrays[k]
+            for at, k, convert in p.numbers:
+                args[at] = inputs[k] if convert is None else convert(inputs[k])
+            for at, k in p.results:
+                args[at] = outputs[k]
+            calls.append(args)
+        return calls, tuple(outputs)
+
+
+class Pass:
+    """One launch of a plan's kernel: the space's axes in `order` (each array's and output's strides follow it),
+    and what it does with each output summed element by element (kernels.SUMMED, STORED or SKIPPED: another pass
+    sums it).  Its sums whose summed axes lead the order add up in per-thread runs over a grid that is a multiple
+    of `period`."""
+
+    __slots__ = ("n", "size", "dividers", "outputs", "period", "template", "arrays", "numbers", "results")
+
+    def __init__(self, plan, order, part):
+        n = tuple(plan.n[d] for d in order)
+        self.n, self.size = n, plan.size
+        self.dividers = tuple(v for extent in n[1:] for v in divider(extent))  # the kernel's m1, s1, m2, s2, ...
+        self.outputs, summed = [], []  # (output, its strides, what the pass does with it, or None for a store)
+        for k, (kind, _, _, strides) in enumerate(plan.outputs):
+            if kind == "shape":
                 continue
-            out = xp.empty(shape, dtype) if kind == "store" else xp.zeros(shape, dtype)
-            args.append(out)
-            args += strides
-            if kind == "each":  # whether it sums over an axis: else each of its elements is stored once
-                args.append(sums)
-            outputs.append(out)
-        return args, tuple(outputs)
+            if kind != "each":
+                self.outputs.append((k, strides, None))
+                continue
+            strides = tuple(strides[d] for d in order)
+            axes = _summed_axes(n, strides) if k in part else []
+            how = SKIPPED if k not in part else SUMMED if axes else STORED
+            self.outputs.append((k, strides, np.int32(how)))
+            summed.append((strides, axes))
+        self.period = _period(n, summed)  # a thread's turns step by it: each stays on one summed element
+        # the kernel's arguments, the constant ones in place; each call puts its arrays, numbers and outputs at
+        # their places (arrays, numbers, results: (place, input or output) pairs)
+        self.template, self.arrays, self.numbers, self.results = [*n, *self.dividers], [], [], []
+        for k, slot in enumerate(plan.slots):
+            if slot is _NUMBER:
+                self.numbers.append((len(self.template), k, None))
+                self.template.append(None)
+            elif slot is not None:
+                self.arrays.append((len(self.template), k))
+                self.template += [None, *(slot[d] for d in order)] if slot else [None]
+        for k, strides, how in self.outputs:
+            self.results.append((len(self.template), k))
+            self.template += [None, *strides] + ([] if how is None else [how])
+
+    def typed(self, converters):
+        """Its constant arguments converted by `converters` (see Plan.typed), its numbers' converters noted."""
+        self.template = [v if v is None or c is None else c(v) for c, v in zip(converters, self.template)]
+        self.numbers = [(at, k, converters[at]) for at, k, _ in self.numbers]
+
+    def blocks(self, threads, most):
+        """The grid for blocks of `threads`: one thread per element, at most `most` blocks; with a period, a
+        multiple of it in threads where a thread then takes several turns (each on one output element)."""
+        wanted = max(1, min(most, -(-self.size // threads)))
+        if self.period and self.size > wanted * threads:
+            step = self.period // math.gcd(self.period, threads)
+            if step <= wanted:
+                return wanted // step * step
+        return wanted
+
+
+def _strides(array, space, axis):
+    """An array input's stride along every axis of the space, in elements: 0 along an axis it broadcasts over (one
+    it lacks, one of extent 1, an expanded input's `axis`)."""
+    own = [0 if e == 1 else s // array.itemsize for e, s in zip(array.shape, array.strides)]
+    if not own:
+        return ()
+    if axis is not None:
+        return (*own[:axis], 0, *own[axis:])
+    return (0,) * (space - len(own)) + tuple(own)
+
+
+def _passes(n, outputs) -> list:
+    """[(the order of the space's axes, the outputs it computes)] for each pass of the kernel.  One pass in the
+    space's own order, unless a sum element by element would have each turn of a thread add into another element
+    (its summed axes do not lead: an unbroadcast to (N, 1, 3) of a (N, N, 3) space, every lane of a warp adding
+    into the same few elements by atomicAdd): such a sum gets a pass of its own whose order puts its summed axes
+    first, where every thread's turns stay on one element.  The kernel then reads its inputs once per pass.  Only
+    where every output is summed element by element (a store or a total would be written twice), and the last
+    axis is not summed (it stays the innermost, the one the threads of a warp read together)."""
+    space, everything = len(n), frozenset(range(len(outputs)))
+    kinds = [kind for kind, *_ in outputs]
+    natural = tuple(range(space))
+    if "store" in kinds or "total" in kinds:
+        return [(natural, everything)]
+    apart = {}  # summed axes -> the outputs that sum them, each contended in the natural order
+    for k, (kind, _, _, strides) in enumerate(outputs):
+        axes = _summed_axes(n, strides) if kind == "each" else []
+        if axes and space - 1 not in axes and not all(d in axes or n[d] == 1 for d in range(axes[-1] + 1)):
+            apart.setdefault(tuple(axes), set()).add(k)
+    rest = everything - set().union(*apart.values()) if apart else everything
+    passes = [(natural, rest)] if rest or not apart else []
+    for axes, part in apart.items():
+        passes.append((axes + tuple(d for d in natural if d not in axes), frozenset(part)))
+    return passes
 
 
 def _output(kernel, o, values, n):
@@ -203,12 +284,13 @@ def _summed_axes(n, strides) -> list:
     return [d for d, (e, st) in enumerate(zip(n, strides)) if st == 0 and e > 1]
 
 
-def _period(n, outputs, summed):
+def _period(n, summed):
     """How many elements of the space a thread's turns should step by, so that each turn adds into the same
-    element of every sum whose summed axes (`summed`, per output) lead the space (an axis-0 sum, an unbroadcast
-    to a trailing shape): the product of the axes after them (common to all such sums), or None."""
+    element of every sum (`summed`: (its strides, its summed axes)) whose summed axes lead the space (an axis-0
+    sum, an unbroadcast to a trailing shape): the product of the axes after them (common to all such sums), or
+    None."""
     periods = set()
-    for (_, _, _, strides), axes in zip(outputs, summed):
+    for strides, axes in summed:
         if axes and all(strides[d] == 0 or n[d] == 1 for d in range(axes[-1] + 1)):
             periods.add(math.prod(n[axes[-1] + 1 :]))
     return math.lcm(*periods) if periods else None

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .launch import arguments, finished
+from .launch import Plan, finished
 
 __all__ = ["build", "launcher", "library", "link", "run", "unit"]
 
@@ -137,14 +137,15 @@ def launcher(kernel, directory):
 def run(kernel, inputs, directory, grid=None):
     """The kernel's outputs for these inputs (NumPy arrays and numbers), computed by the g++ build on the CPU's
     threads: `grid` blocks (by default two at most, so that blocks meet in the grid-stride loop and the atomics)."""
-    args, outputs, size = arguments(kernel, inputs)
-    if grid is None:
-        grid = max(1, min(2, -(-size // kernel.threads)))
-    converted = []
-    for (ctype, _), value in zip(kernel.params, args):
-        if ctype.endswith("*"):
-            converted.append(ctypes.c_void_p(value.ctypes.data))
-        else:
-            converted.append(C_TYPES[ctype.removeprefix("const ")](value))
-    launcher(kernel, directory)(ctypes.c_uint(grid), ctypes.c_uint(kernel.threads), *converted)
+    plan = Plan.of(kernel, inputs)
+    calls, outputs = plan.fill(inputs)
+    blocks = max(1, min(2, -(-plan.size // kernel.threads))) if grid is None else grid
+    for args in calls:  # each pass of the plan (launch.py), in order
+        converted = []
+        for (ctype, _), value in zip(kernel.params, args):
+            if ctype.endswith("*"):
+                converted.append(ctypes.c_void_p(value.ctypes.data))
+            else:
+                converted.append(C_TYPES[ctype.removeprefix("const ")](value))
+        launcher(kernel, directory)(ctypes.c_uint(blocks), ctypes.c_uint(kernel.threads), *converted)
     return tuple(np.asarray(o) for o in finished(kernel, outputs))

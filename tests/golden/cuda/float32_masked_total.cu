@@ -37,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: a, b -> y, s
-extern "C" __global__ void tp_fused_4b214f46e31206d0(
+extern "C" __global__ void tp_fused_6bc7932a6ea83397(
     const long long n0,
     const long long n1,
     const unsigned m1,
@@ -46,6 +46,7 @@ extern "C" __global__ void tp_fused_4b214f46e31206d0(
     const long long p_a_s0,
     const long long p_a_s1,
     const float* __restrict__ p_b,
+    const long long p_b_s0,
     const long long p_b_s1,
     float* __restrict__ o_y,
     const long long o_y_s0,
@@ -72,7 +73,7 @@ extern "C" __global__ void tp_fused_4b214f46e31206d0(
             i0 = rest;
         }
         const float v_a = p_a[i0 * p_a_s0 + i1 * p_a_s1];
-        const float v_b = p_b[i1 * p_b_s1];
+        const float v_b = p_b[i0 * p_b_s0 + i1 * p_b_s1];
         // m = a > jt.weak(0.0, a)
         const bool v_m = (v_a > 0.0f);
         // y = np.where(m, np.tanh(a), b * jt.weak(0.5, b))

@@ -37,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t4_bar, _t5, diff, _t2, _t3 -> _t2_bar, _t3_bar
-extern "C" __global__ void tp_fused_903ca1ccc8734c52(
+extern "C" __global__ void tp_fused_4fc4796324b5d490(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -48,6 +48,7 @@ extern "C" __global__ void tp_fused_903ca1ccc8734c52(
     const double* __restrict__ p__t4_bar,
     const long long p__t4_bar_s0,
     const long long p__t4_bar_s1,
+    const long long p__t4_bar_s2,
     const double* __restrict__ p_diff,
     const long long p_diff_s0,
     const long long p_diff_s1,
@@ -56,12 +57,12 @@ extern "C" __global__ void tp_fused_903ca1ccc8734c52(
     const long long o__t2_bar_s0,
     const long long o__t2_bar_s1,
     const long long o__t2_bar_s2,
-    const bool o__t2_bar_sums,
+    const int o__t2_bar_how,
     double* __restrict__ o__t3_bar,
     const long long o__t3_bar_s0,
     const long long o__t3_bar_s1,
     const long long o__t3_bar_s2,
-    const bool o__t3_bar_sums
+    const int o__t3_bar_how
 ) {
     const long long size = n0 * n1 * n2;
     long long r__t2_bar = -1;  // the element of _t2_bar this thread adds up
@@ -90,7 +91,7 @@ extern "C" __global__ void tp_fused_903ca1ccc8734c52(
             rest /= n1;
             i0 = rest;
         }
-        const double v__t4_bar = p__t4_bar[i0 * p__t4_bar_s0 + i1 * p__t4_bar_s1];
+        const double v__t4_bar = p__t4_bar[i0 * p__t4_bar_s0 + i1 * p__t4_bar_s1 + i2 * p__t4_bar_s2];
         const double v_diff = p_diff[i0 * p_diff_s0 + i1 * p_diff_s1 + i2 * p_diff_s2];
         // _t5_bar = rt.expand_reduced(_t4_bar, _t5, axis=-1, keepdims=False)
         const double v__t5_bar = v__t4_bar;
@@ -100,14 +101,14 @@ extern "C" __global__ void tp_fused_903ca1ccc8734c52(
         const double v_diff_bar = (v__t16 * v_diff);
         // _t2_bar = rt.unbroadcast(diff_bar, _t2)
         const long long o__t2_bar_at = i0 * o__t2_bar_s0 + i1 * o__t2_bar_s1 + i2 * o__t2_bar_s2;
-        if (o__t2_bar_sums) tp_run_add(o__t2_bar, o__t2_bar_at, v_diff_bar, r__t2_bar, r__t2_bar_sum);
-        else o__t2_bar[o__t2_bar_at] = v_diff_bar;
+        if (o__t2_bar_how == 2) tp_run_add(o__t2_bar, o__t2_bar_at, v_diff_bar, r__t2_bar, r__t2_bar_sum);
+        else if (o__t2_bar_how == 1) o__t2_bar[o__t2_bar_at] = v_diff_bar;
         // _t17 = -diff_bar
         const double v__t17 = (-v_diff_bar);
         // _t3_bar = rt.unbroadcast(_t17, _t3)
         const long long o__t3_bar_at = i0 * o__t3_bar_s0 + i1 * o__t3_bar_s1 + i2 * o__t3_bar_s2;
-        if (o__t3_bar_sums) tp_run_add(o__t3_bar, o__t3_bar_at, v__t17, r__t3_bar, r__t3_bar_sum);
-        else o__t3_bar[o__t3_bar_at] = v__t17;
+        if (o__t3_bar_how == 2) tp_run_add(o__t3_bar, o__t3_bar_at, v__t17, r__t3_bar, r__t3_bar_sum);
+        else if (o__t3_bar_how == 1) o__t3_bar[o__t3_bar_at] = v__t17;
     }
     if (r__t2_bar >= 0) tp_atomic_add(&o__t2_bar[r__t2_bar], r__t2_bar_sum);  // the last element's sum
     if (r__t3_bar >= 0) tp_atomic_add(&o__t3_bar[r__t3_bar], r__t3_bar_sum);  // the last element's sum

@@ -37,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t2, _t3 -> diff, _t5, _t4
-extern "C" __global__ void tp_fused_b4b96995e5b3cbde(
+extern "C" __global__ void tp_fused_d54eeda1858bd87f(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -61,7 +61,7 @@ extern "C" __global__ void tp_fused_b4b96995e5b3cbde(
     const long long o__t4_s0,
     const long long o__t4_s1,
     const long long o__t4_s2,
-    const bool o__t4_sums
+    const int o__t4_how
 ) {
     const long long size = n0 * n1 * n2;
     long long r__t4 = -1;  // the element of _t4 this thread adds up
@@ -96,8 +96,8 @@ extern "C" __global__ void tp_fused_b4b96995e5b3cbde(
         const double v__t5 = tp_square(v_diff);
         // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
         const long long o__t4_at = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
-        if (o__t4_sums) tp_run_add(o__t4, o__t4_at, v__t5, r__t4, r__t4_sum);
-        else o__t4[o__t4_at] = v__t5;
+        if (o__t4_how == 2) tp_run_add(o__t4, o__t4_at, v__t5, r__t4, r__t4_sum);
+        else if (o__t4_how == 1) o__t4[o__t4_at] = v__t5;
         // the values read after the block
         o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
     }

@@ -598,9 +598,12 @@ def test_a_float32_total_is_accumulated_in_double(built):
 
 
 def test_sums_element_by_element_add_up_in_runs_and_an_unsummed_one_is_stored(built):
-    """An unbroadcast to (1, 8, 3), one to (40, 1, 3) and one to the whole (40, 8, 3) space: a grid whose threads
-    number a multiple of 8 * 3 keeps each thread's turns on one element of the first (its run, flushed once); the
-    third sums nothing and is stored.  The numbers are NumPy's for every grid, with turns or not."""
+    """An unbroadcast to (1, 8, 3), one to (40, 1, 3) and one to the whole (40, 8, 3) space.  The first pass, in the
+    space's order, sums the first (its summed axis leads: a grid whose threads number a multiple of 8 * 3 keeps each
+    thread's turns on one element, its run flushed once) and stores the third (it sums nothing); the second, its
+    axes in the order (1, 0, 2), sums the second alone (in the space's order every turn of a thread would add into
+    another element).  The numbers are NumPy's for every grid, with turns or not."""
+    from runtime.cuda.kernels import SKIPPED, STORED, SUMMED
     from runtime.cuda.launch import Plan
 
     lines = (
@@ -612,14 +615,17 @@ def test_sums_element_by_element_add_up_in_runs_and_an_unsummed_one_is_stored(bu
     )
     inputs = (_f64(40, 8, 3), _f64(1, 8, 3), _f64(40, 1, 3))
     kernel = _kernel(lines, inputs)
-    assert "tp_run_add(" in kernel.source and "else o_gg[o_gg_at] = v_h;" in kernel.source
+    assert "tp_run_add(" in kernel.source and f"else if (o_gg_how == {STORED}) o_gg[o_gg_at] = v_h;" in kernel.source
     plan = Plan.of(kernel, inputs)
-    assert plan.period == 8 * 3  # the (1, 8, 3) sum leads with its summed axis; the (40, 1, 3) one does not
-    assert plan.blocks(256, 3) == 3 and 3 * 256 % plan.period == 0  # 960 elements: two turns for some threads
-    assert plan.blocks(256, 2) == 2  # a multiple of the period would need 3 blocks: the plain grid
-    assert plan.blocks(256, 4096) == 4  # one turn each: no run to keep
-    args, _ = plan.fill(inputs)
-    assert [bool(a) for a in args if isinstance(a, np.bool_)] == [True, True, False]  # each output: sums?
+    first, second = plan.passes
+    assert first.n == (40, 8, 3) and second.n == (8, 40, 3)
+    assert [how for _, _, how in first.outputs] == [SUMMED, SKIPPED, STORED]
+    assert [how for _, _, how in second.outputs] == [SKIPPED, SUMMED, SKIPPED]
+    assert first.period == 8 * 3 and second.period == 40 * 3  # each pass's sum leads with its summed axis
+    assert first.blocks(256, 3) == 3 and 3 * 256 % first.period == 0  # 960 elements: two turns for some threads
+    assert first.blocks(256, 2) == 2  # a multiple of the period would need 3 blocks: the plain grid
+    assert first.blocks(256, 4096) == 4  # one turn each: no run to keep
+    assert second.blocks(32, 20) == 15  # 480 threads, four times the second pass's period
     want = fused.kernel(*lines, *inputs)
     for grid in (1, 2, 3, 4):
         _same(shim.run(kernel, inputs, built, grid=grid), want)
