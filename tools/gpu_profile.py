@@ -51,7 +51,7 @@ def block_seconds(fn, args, cupy):
     from runtime.cuda import device, host
 
     launch, load, spent = host.launch, device.function, collections.defaultdict(float)
-    block = [None]  # the header of the block being launched
+    block = [None, 0]  # the header of the block being launched, and how many of its passes ran (launch.Pass)
 
     def timed_function(cupy_module, kernel):
         run = load(cupy_module, kernel)
@@ -63,12 +63,15 @@ def block_seconds(fn, args, cupy):
             run(grid, threads, arguments)
             end.record()
             end.synchronize()
-            spent[block[0]] += cupy.cuda.get_elapsed_time(start, end) / 1e3
+            header, passes = block
+            block[1] += 1
+            label = f"{header}  (pass {passes + 1}, {grid[0]} blocks)" if passes else f"{header}  ({grid[0]} blocks)"
+            spent[label] += cupy.cuda.get_elapsed_time(start, end) / 1e3
 
         return timed
 
     def named(*parts):
-        block[0] = parts[0]
+        block[:] = [parts[0], 0]
         return launch(*parts)
 
     host.launch, device.function = named, timed_function  # called through their modules

@@ -211,6 +211,7 @@ class _Writer:
         self.output_params = {}  # an output -> its parameters (pointer, strides)
         self.versions = {}
         self.body, self.accumulators, self.totals, self.runs = [], [], [], []
+        self.offsets = []  # (variable, operand prefix, axes): each operand's offset at the element
 
     # -------------------------------------------------------------- names
 
@@ -225,8 +226,11 @@ class _Writer:
         return text if ctype is None or own in (ctype, "bool") else f"({ctype}){text}"
 
     def index(self, prefix, axes):
-        terms = [f"i{d} * {prefix}_s{d}" for d in axes]
-        return " + ".join(terms) or "0"
+        """The variable holding an operand's offset at the element (`f_<prefix>`, computed with the indices), or 0."""
+        if not axes:
+            return "0"
+        self.offsets.append((f"f_{prefix}", prefix, tuple(axes)))
+        return f"f_{prefix}"
 
     # -------------------------------------------------------------- expressions
 
@@ -299,6 +303,7 @@ class _Writer:
                 roles.setdefault(s.like, "shape")
         inputs, params, loads = [], [f"const long long n{d}" for d in range(space)], []
         params += [f"const unsigned {v}{d}" for d in range(1, space) for v in "ms"]  # launch.py's dividers
+        params += ["const bool narrow"] if space > 1 else []  # indices and offsets fit 32 bits (launch.py)
         assigned = {s.target for s in block.statements}
         expanded = {s.operands[0]: s for s in block.statements if s.role == "expand"}
         for name in block.inputs:
@@ -401,11 +406,10 @@ class _Writer:
                 strides = [f"const long long {out}_s{d}" for d in range(space)]
                 how = f"const int {out}_how"  # launch.py's SUMMED, STORED (no axis summed) or SKIPPED (another pass)
                 self.output_params[s.target] = [f"{ctype}* __restrict__ {out}", *strides, how]
-                run, at = f"r_{s.target}", f"{out}_at"
+                run, at = f"r_{s.target}", self.index(out, range(space))
                 self.accumulators.append(f"long long {run} = -1;  // the element of {s.target} this thread adds up")
                 self.accumulators.append(f"{ctype} {run}_sum = 0;")
                 self.body += [
-                    f"const long long {at} = {self.index(out, range(space))};",
                     f"if ({out}_how == {SUMMED}) tp_run_add({out}, {at}, {value}, {run}, {run}_sum);",
                     f"else if ({out}_how == {STORED}) {out}[{at}] = {value};",
                 ]
@@ -453,10 +457,19 @@ class _Writer:
         if space > 1:
             leading = " && ".join(f"n{d} == 1" for d in range(last))
             lines.append(f"    const bool flat = {leading};  // the host passes a contiguous space as its last axis")
-            lines.append("    const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits")
-        element = []  # element i's indices, loads and statements
+        offsets = list(dict.fromkeys(self.offsets))
+
+        def offset_lines(narrow):  # each operand's offset from the indices, in 32-bit arithmetic where narrow
+            if narrow:
+                return [f"{v} = {' + '.join(f'(int)i{d} * (int){p}_s{d}' for d in axes)};" for v, p, axes in offsets]
+            return [f"{v} = {' + '.join(f'i{d} * {p}_s{d}' for d in axes)};" for v, p, axes in offsets]
+
+        element = []  # element i's indices, offsets, loads and statements
+        if offsets:
+            element.append(f"long long {', '.join(v for v, _, _ in offsets)};")
         if space == 1:
             element.append("const long long i0 = i;")
+            element += offset_lines(narrow=False)
         else:
             element.append(f"long long i{last} = i{''.join(f', i{d} = 0' for d in range(last))};")
             element += ["if (!flat && narrow) {  // q = i / n by a multiply and a shift", "    unsigned rest = i;"]
@@ -466,10 +479,11 @@ class _Writer:
                     f"    i{d} = rest - q{d} * (unsigned)n{d};",
                     f"    rest = q{d};",
                 ]
-            element += ["    i0 = rest;", "} else if (!flat) {", "    long long rest = i;"]
+            element += ["    i0 = rest;", *(f"    {line}" for line in offset_lines(narrow=True))]
+            element += ["} else {", "    if (!flat) {", "        long long rest = i;"]
             for d in range(last, 0, -1):
-                element += [f"    i{d} = rest % n{d};", f"    rest /= n{d};"]
-            element += ["    i0 = rest;", "}"]
+                element += [f"        i{d} = rest % n{d};", f"        rest /= n{d};"]
+            element += ["        i0 = rest;", "    }", *(f"    {line}" for line in offset_lines(narrow=False)), "}"]
         element += loads + self.body
         lines.append("    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += step) {")
         lines += [f"        {line}" for line in element]

@@ -180,7 +180,10 @@ class Pass:
         self.period = _period(n, summed)  # a thread's turns step by it: each stays on one summed element
         # the kernel's arguments, the constant ones in place; each call puts its arrays, numbers and outputs at
         # their places (arrays, numbers, results: (place, input or output) pairs)
-        self.template, self.arrays, self.numbers, self.results = [*n, *self.dividers], [], [], []
+        reach = [tuple(s[d] for d in order) for s in plan.slots if s is not _NUMBER and s]
+        reach += [strides for _, strides, _ in self.outputs]
+        narrow = [_narrow(n, reach)] if len(n) > 1 else []  # the kernel's `narrow`
+        self.template, self.arrays, self.numbers, self.results = [*n, *self.dividers, *narrow], [], [], []
         for k, slot in enumerate(plan.slots):
             if slot is _NUMBER:
                 self.numbers.append((len(self.template), k, None))
@@ -206,6 +209,16 @@ class Pass:
             if step <= wanted:
                 return wanted // step * step
         return wanted
+
+
+def _narrow(n, reach) -> np.bool_:
+    """Whether the kernel may split indices and compute every operand's offset in 32-bit arithmetic: the space has
+    fewer than 2**31 elements and no operand (`reach`: each one's strides along the space's last axes) reaches an
+    element 2**31 or more away from its first, either way."""
+    bound = 2**31
+    if math.prod(n) >= bound:
+        return np.bool_(False)
+    return np.bool_(all(sum((e - 1) * abs(s) for e, s in zip(n[len(n) - len(st) :], st)) < bound for st in reach))
 
 
 def _strides(array, space, axis):

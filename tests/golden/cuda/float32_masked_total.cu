@@ -37,11 +37,12 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: a, b -> y, s
-extern "C" __global__ void tp_fused_6bc7932a6ea83397(
+extern "C" __global__ void tp_fused_40232f2ea3a417ce(
     const long long n0,
     const long long n1,
     const unsigned m1,
     const unsigned s1,
+    const bool narrow,
     const float* __restrict__ p_a,
     const long long p_a_s0,
     const long long p_a_s1,
@@ -57,8 +58,8 @@ extern "C" __global__ void tp_fused_6bc7932a6ea83397(
     double t_s = 0;  // this thread's part of s
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1;  // the host passes a contiguous space as its last axis
-    const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += step) {
+        long long f_p_a, f_p_b, f_o_y;
         long long i1 = i, i0 = 0;
         if (!flat && narrow) {  // q = i / n by a multiply and a shift
             unsigned rest = i;
@@ -66,14 +67,22 @@ extern "C" __global__ void tp_fused_6bc7932a6ea83397(
             i1 = rest - q1 * (unsigned)n1;
             rest = q1;
             i0 = rest;
-        } else if (!flat) {
-            long long rest = i;
-            i1 = rest % n1;
-            rest /= n1;
-            i0 = rest;
+            f_p_a = (int)i0 * (int)p_a_s0 + (int)i1 * (int)p_a_s1;
+            f_p_b = (int)i0 * (int)p_b_s0 + (int)i1 * (int)p_b_s1;
+            f_o_y = (int)i0 * (int)o_y_s0 + (int)i1 * (int)o_y_s1;
+        } else {
+            if (!flat) {
+                long long rest = i;
+                i1 = rest % n1;
+                rest /= n1;
+                i0 = rest;
+            }
+            f_p_a = i0 * p_a_s0 + i1 * p_a_s1;
+            f_p_b = i0 * p_b_s0 + i1 * p_b_s1;
+            f_o_y = i0 * o_y_s0 + i1 * o_y_s1;
         }
-        const float v_a = p_a[i0 * p_a_s0 + i1 * p_a_s1];
-        const float v_b = p_b[i0 * p_b_s0 + i1 * p_b_s1];
+        const float v_a = p_a[f_p_a];
+        const float v_b = p_b[f_p_b];
         // m = a > jt.weak(0.0, a)
         const bool v_m = (v_a > 0.0f);
         // y = np.where(m, np.tanh(a), b * jt.weak(0.5, b))
@@ -81,7 +90,7 @@ extern "C" __global__ void tp_fused_6bc7932a6ea83397(
         // s = jt.sum(y, None, False)
         t_s += v_y;
         // the values read after the block
-        o_y[i0 * o_y_s0 + i1 * o_y_s1] = v_y;
+        o_y[f_o_y] = v_y;
     }
     // the sum of everything s: the block's threads in shared memory, then one atomicAdd
     __shared__ double r_s[256];

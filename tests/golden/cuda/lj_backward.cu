@@ -37,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t4_bar, _t5, diff, _t2, _t3 -> _t2_bar, _t3_bar
-extern "C" __global__ void tp_fused_4fc4796324b5d490(
+extern "C" __global__ void tp_fused_ef2a11f2bea7ab00(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -45,6 +45,7 @@ extern "C" __global__ void tp_fused_4fc4796324b5d490(
     const unsigned s1,
     const unsigned m2,
     const unsigned s2,
+    const bool narrow,
     const double* __restrict__ p__t4_bar,
     const long long p__t4_bar_s0,
     const long long p__t4_bar_s1,
@@ -71,8 +72,8 @@ extern "C" __global__ void tp_fused_4fc4796324b5d490(
     double r__t3_bar_sum = 0;
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
-    const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += step) {
+        long long f_p__t4_bar, f_p_diff, f_o__t2_bar, f_o__t3_bar;
         long long i2 = i, i0 = 0, i1 = 0;
         if (!flat && narrow) {  // q = i / n by a multiply and a shift
             unsigned rest = i;
@@ -83,16 +84,26 @@ extern "C" __global__ void tp_fused_4fc4796324b5d490(
             i1 = rest - q1 * (unsigned)n1;
             rest = q1;
             i0 = rest;
-        } else if (!flat) {
-            long long rest = i;
-            i2 = rest % n2;
-            rest /= n2;
-            i1 = rest % n1;
-            rest /= n1;
-            i0 = rest;
+            f_p__t4_bar = (int)i0 * (int)p__t4_bar_s0 + (int)i1 * (int)p__t4_bar_s1 + (int)i2 * (int)p__t4_bar_s2;
+            f_p_diff = (int)i0 * (int)p_diff_s0 + (int)i1 * (int)p_diff_s1 + (int)i2 * (int)p_diff_s2;
+            f_o__t2_bar = (int)i0 * (int)o__t2_bar_s0 + (int)i1 * (int)o__t2_bar_s1 + (int)i2 * (int)o__t2_bar_s2;
+            f_o__t3_bar = (int)i0 * (int)o__t3_bar_s0 + (int)i1 * (int)o__t3_bar_s1 + (int)i2 * (int)o__t3_bar_s2;
+        } else {
+            if (!flat) {
+                long long rest = i;
+                i2 = rest % n2;
+                rest /= n2;
+                i1 = rest % n1;
+                rest /= n1;
+                i0 = rest;
+            }
+            f_p__t4_bar = i0 * p__t4_bar_s0 + i1 * p__t4_bar_s1 + i2 * p__t4_bar_s2;
+            f_p_diff = i0 * p_diff_s0 + i1 * p_diff_s1 + i2 * p_diff_s2;
+            f_o__t2_bar = i0 * o__t2_bar_s0 + i1 * o__t2_bar_s1 + i2 * o__t2_bar_s2;
+            f_o__t3_bar = i0 * o__t3_bar_s0 + i1 * o__t3_bar_s1 + i2 * o__t3_bar_s2;
         }
-        const double v__t4_bar = p__t4_bar[i0 * p__t4_bar_s0 + i1 * p__t4_bar_s1 + i2 * p__t4_bar_s2];
-        const double v_diff = p_diff[i0 * p_diff_s0 + i1 * p_diff_s1 + i2 * p_diff_s2];
+        const double v__t4_bar = p__t4_bar[f_p__t4_bar];
+        const double v_diff = p_diff[f_p_diff];
         // _t5_bar = rt.expand_reduced(_t4_bar, _t5, axis=-1, keepdims=False)
         const double v__t5_bar = v__t4_bar;
         // _t16 = _t5_bar * jt.weak(2, _t5_bar)
@@ -100,15 +111,13 @@ extern "C" __global__ void tp_fused_4fc4796324b5d490(
         // diff_bar = _t16 * diff
         const double v_diff_bar = (v__t16 * v_diff);
         // _t2_bar = rt.unbroadcast(diff_bar, _t2)
-        const long long o__t2_bar_at = i0 * o__t2_bar_s0 + i1 * o__t2_bar_s1 + i2 * o__t2_bar_s2;
-        if (o__t2_bar_how == 2) tp_run_add(o__t2_bar, o__t2_bar_at, v_diff_bar, r__t2_bar, r__t2_bar_sum);
-        else if (o__t2_bar_how == 1) o__t2_bar[o__t2_bar_at] = v_diff_bar;
+        if (o__t2_bar_how == 2) tp_run_add(o__t2_bar, f_o__t2_bar, v_diff_bar, r__t2_bar, r__t2_bar_sum);
+        else if (o__t2_bar_how == 1) o__t2_bar[f_o__t2_bar] = v_diff_bar;
         // _t17 = -diff_bar
         const double v__t17 = (-v_diff_bar);
         // _t3_bar = rt.unbroadcast(_t17, _t3)
-        const long long o__t3_bar_at = i0 * o__t3_bar_s0 + i1 * o__t3_bar_s1 + i2 * o__t3_bar_s2;
-        if (o__t3_bar_how == 2) tp_run_add(o__t3_bar, o__t3_bar_at, v__t17, r__t3_bar, r__t3_bar_sum);
-        else if (o__t3_bar_how == 1) o__t3_bar[o__t3_bar_at] = v__t17;
+        if (o__t3_bar_how == 2) tp_run_add(o__t3_bar, f_o__t3_bar, v__t17, r__t3_bar, r__t3_bar_sum);
+        else if (o__t3_bar_how == 1) o__t3_bar[f_o__t3_bar] = v__t17;
     }
     if (r__t2_bar >= 0) tp_atomic_add(&o__t2_bar[r__t2_bar], r__t2_bar_sum);  // the last element's sum
     if (r__t3_bar >= 0) tp_atomic_add(&o__t3_bar[r__t3_bar], r__t3_bar_sum);  // the last element's sum

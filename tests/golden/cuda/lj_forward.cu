@@ -37,7 +37,7 @@ template <class T> __device__ inline void tp_run_add(T* out, long long at, T v, 
 }
 
 // a fused block: _t2, _t3 -> diff, _t5, _t4
-extern "C" __global__ void tp_fused_d54eeda1858bd87f(
+extern "C" __global__ void tp_fused_8793664127b47ab6(
     const long long n0,
     const long long n1,
     const long long n2,
@@ -45,6 +45,7 @@ extern "C" __global__ void tp_fused_d54eeda1858bd87f(
     const unsigned s1,
     const unsigned m2,
     const unsigned s2,
+    const bool narrow,
     const double* __restrict__ p__t2,
     const long long p__t2_s0,
     const long long p__t2_s1,
@@ -68,8 +69,8 @@ extern "C" __global__ void tp_fused_d54eeda1858bd87f(
     double r__t4_sum = 0;
     const long long step = (long long)blockDim.x * gridDim.x;
     const bool flat = n0 == 1 && n1 == 1;  // the host passes a contiguous space as its last axis
-    const bool narrow = size <= 0x7fffffffLL;  // indices divide in 32 bits
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += step) {
+        long long f_p__t2, f_p__t3, f_o__t4, f_o_diff;
         long long i2 = i, i0 = 0, i1 = 0;
         if (!flat && narrow) {  // q = i / n by a multiply and a shift
             unsigned rest = i;
@@ -80,26 +81,35 @@ extern "C" __global__ void tp_fused_d54eeda1858bd87f(
             i1 = rest - q1 * (unsigned)n1;
             rest = q1;
             i0 = rest;
-        } else if (!flat) {
-            long long rest = i;
-            i2 = rest % n2;
-            rest /= n2;
-            i1 = rest % n1;
-            rest /= n1;
-            i0 = rest;
+            f_p__t2 = (int)i0 * (int)p__t2_s0 + (int)i1 * (int)p__t2_s1 + (int)i2 * (int)p__t2_s2;
+            f_p__t3 = (int)i0 * (int)p__t3_s0 + (int)i1 * (int)p__t3_s1 + (int)i2 * (int)p__t3_s2;
+            f_o__t4 = (int)i0 * (int)o__t4_s0 + (int)i1 * (int)o__t4_s1 + (int)i2 * (int)o__t4_s2;
+            f_o_diff = (int)i0 * (int)o_diff_s0 + (int)i1 * (int)o_diff_s1 + (int)i2 * (int)o_diff_s2;
+        } else {
+            if (!flat) {
+                long long rest = i;
+                i2 = rest % n2;
+                rest /= n2;
+                i1 = rest % n1;
+                rest /= n1;
+                i0 = rest;
+            }
+            f_p__t2 = i0 * p__t2_s0 + i1 * p__t2_s1 + i2 * p__t2_s2;
+            f_p__t3 = i0 * p__t3_s0 + i1 * p__t3_s1 + i2 * p__t3_s2;
+            f_o__t4 = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
+            f_o_diff = i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2;
         }
-        const double v__t2 = p__t2[i0 * p__t2_s0 + i1 * p__t2_s1 + i2 * p__t2_s2];
-        const double v__t3 = p__t3[i0 * p__t3_s0 + i1 * p__t3_s1 + i2 * p__t3_s2];
+        const double v__t2 = p__t2[f_p__t2];
+        const double v__t3 = p__t3[f_p__t3];
         // diff = _t2 - _t3
         const double v_diff = (v__t2 - v__t3);
         // _t5 = diff ** 2
         const double v__t5 = tp_square(v_diff);
         // _t4 = jt.sum(_t5, axis=-1, keepdims=False)
-        const long long o__t4_at = i0 * o__t4_s0 + i1 * o__t4_s1 + i2 * o__t4_s2;
-        if (o__t4_how == 2) tp_run_add(o__t4, o__t4_at, v__t5, r__t4, r__t4_sum);
-        else if (o__t4_how == 1) o__t4[o__t4_at] = v__t5;
+        if (o__t4_how == 2) tp_run_add(o__t4, f_o__t4, v__t5, r__t4, r__t4_sum);
+        else if (o__t4_how == 1) o__t4[f_o__t4] = v__t5;
         // the values read after the block
-        o_diff[i0 * o_diff_s0 + i1 * o_diff_s1 + i2 * o_diff_s2] = v_diff;
+        o_diff[f_o_diff] = v_diff;
     }
     if (r__t4 >= 0) tp_atomic_add(&o__t4[r__t4], r__t4_sum);  // the last element's sum
 }

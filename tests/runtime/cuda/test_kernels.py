@@ -615,7 +615,7 @@ def test_sums_element_by_element_add_up_in_runs_and_an_unsummed_one_is_stored(bu
     )
     inputs = (_f64(40, 8, 3), _f64(1, 8, 3), _f64(40, 1, 3))
     kernel = _kernel(lines, inputs)
-    assert "tp_run_add(" in kernel.source and f"else if (o_gg_how == {STORED}) o_gg[o_gg_at] = v_h;" in kernel.source
+    assert "tp_run_add(" in kernel.source and f"else if (o_gg_how == {STORED}) o_gg[f_o_gg] = v_h;" in kernel.source
     plan = Plan.of(kernel, inputs)
     first, second = plan.passes
     assert first.n == (40, 8, 3) and second.n == (8, 40, 3)
@@ -631,6 +631,27 @@ def test_sums_element_by_element_add_up_in_runs_and_an_unsummed_one_is_stored(bu
         _same(shim.run(kernel, inputs, built, grid=grid), want)
     if NVCC:
         _nvcc(kernel, built)
+
+
+def test_offsets_are_computed_in_64_bits_where_an_operand_reaches_2_to_the_31(built, monkeypatch):
+    """A kernel splits indices and computes offsets in 32-bit arithmetic (`narrow`) unless the space has 2**31
+    elements or an operand reaches an element 2**31 away from its first (launch._narrow); the 64-bit path gives the
+    same numbers (forced here on small arrays: a broadcast, a transposed operand, sums in two passes)."""
+    from runtime.cuda import launch
+
+    assert launch._narrow((4, 5), [(5, 1), (0, 1)]) and not launch._narrow((4, 5), [(2**30, 1)])
+    assert not launch._narrow((2**16, 2**15), [(2**15, 1)]) and launch._narrow((3, 4), [(-4, 1)])
+    cases = [
+        (("a, b -> c", "c = a * b + 1.0"), (_f64(6, 5), _f64(5, 6).T)),
+        (
+            ("g, a, b -> ga, gb", "h = g * 3.0", "ga = rt.unbroadcast(h, a)", "gb = rt.unbroadcast(h, b)"),
+            (_f64(9, 4, 3), _f64(1, 4, 3), _f64(9, 1, 3)),
+        ),
+    ]
+    monkeypatch.setattr(launch, "_narrow", lambda n, reach: np.bool_(False))
+    for lines, inputs in cases:
+        kernel = _kernel(lines, inputs)
+        _same(shim.run(kernel, inputs, built), fused.kernel(*lines, *inputs))
 
 
 def test_dividers_divide_every_index_below_two_to_the_31():
