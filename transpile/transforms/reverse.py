@@ -170,17 +170,21 @@ class _VariantBuilder(Builder):
                     self.pushes.add((id(stmt), x))
                     if x not in surely and x not in self.inits:
                         self.inits.append(x)
-        self.tapes = []
+        self.tapes = []  # tape keys, in order: a name, or (a name, id(stmt)) for regions one write overwrites
+        self.tape_of = {}  # (id(stmt), name) pushed -> its tape key
         for stmt in walk_statements(fn.body):
             for x in self._targets(stmt):
-                if (id(stmt), x) in self.pushes and x not in self.tapes:
-                    self.tapes.append(x)
+                if (id(stmt), x) in self.pushes:
+                    key = (x, id(stmt)) if _writes_in_place(stmt) else x
+                    self.tape_of[id(stmt), x] = key
+                    if key not in self.tapes:
+                        self.tapes.append(key)
         maybe_end, surely_end = self.end_state
         self.residuals = [x for x in self._ordered(self.needed) if x in maybe_end and x not in handled]
         for x in self.residuals:
             if x not in surely_end and x not in self.inits:
                 self.inits.append(x)
-        self.tape_names = {x: self._tape_name(x) for x in self.tapes}
+        self.tape_names = {key: self._tape_name(_tape_variable(key)) for key in self.tapes}
         self.var.restores_in_place = any(
             isinstance(stmt, gast.Assign)
             and isinstance(stmt.targets[0], gast.Subscript)
@@ -300,7 +304,7 @@ class _VariantBuilder(Builder):
         return self._def(self.var.fwd, list(fn.params), body, "forward")
 
     def _push(self, stmt, x):
-        tape = self.tape_names[x]
+        tape = self.tape_names[self.tape_of[id(stmt), x]]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
             saved = _call("rt.save_region", [name(x), copy_tree(stmt.value_bound_idx)])
         else:
@@ -376,12 +380,13 @@ class _VariantBuilder(Builder):
     def _drop_unread(self, bwd_body):
         """Forget tapes and residuals the (dead-code-free) adjoint sweep never reads."""
         read = {n.id for stmt in bwd_body for n in name_nodes(stmt)}
-        self.tapes = [x for x in self.tapes if self.tape_names[x] in read]
-        self.pushes = {(sid, x) for sid, x in self.pushes if x in self.tapes}
+        self.tapes = [key for key in self.tapes if self.tape_names[key] in read]
+        self.pushes = {site for site in self.pushes if self.tape_of[site] in self.tapes}
         self.loop_tapes = {k: t for k, t in self.loop_tapes.items() if t in read}
         live = _read_before_bound(bwd_body)  # a loop's index, bound again in the sweep, is not kept
         self.residuals = [x for x in self.residuals if x in live]
-        self.inits = [x for x in self.inits if x in self.tapes or x in self.residuals]
+        taped = {_tape_variable(key) for key in self.tapes}
+        self.inits = [x for x in self.inits if x in taped or x in self.residuals]
 
     def _result_names(self):
         return {self.adj[p] for p, m in zip(self.fn.params, self.var.mask) if m and p in self.adj}
@@ -424,7 +429,7 @@ class _VariantBuilder(Builder):
         out = []
         for x in self._targets(stmt):
             if (id(stmt), x) in self.pushes:
-                tape = self.tape_names[x]
+                tape = self.tape_names[self.tape_of[id(stmt), x]]
                 if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
                     saved = self.fresh("_saved")
                     out.append(_assign(_tuple([name(saved, True), name(tape, True)], store=True), name(tape), stmt))
@@ -716,6 +721,17 @@ def _read_parts(stmt):
     if isinstance(stmt, gast.While):
         return [stmt.test]
     return []
+
+
+def _writes_in_place(stmt) -> bool:
+    """`x[index] = v`: its push saves the region it overwrites, which has a shape of its own (a row, an element),
+    so it gets a tape of its own (under jit a tape is a list, whose entries share one type)."""
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
+def _tape_variable(key) -> str:
+    """The name a tape key saves values of."""
+    return key[0] if isinstance(key, tuple) else key
 
 
 def _read_before_bound(body) -> set:

@@ -115,14 +115,25 @@ def unbatch_tapes(body):
 
 
 def lower_tapes(body):
-    """Cons-cell tapes -> lists.  Returns the new body."""
+    """Cons-cell tapes -> lists, where they are pushed or popped under a loop or a branch (a list holds values of
+    one type: the same statement's, trip after trip).  A tape used only in the function's straight-line code
+    stays a chain of tuples, which Numba types cell by cell: its pushes may save values of different types (a
+    row, then an element).  Returns the new body."""
     body = unbatch_tapes(body)
+    nested = {
+        n.id
+        for stmt in body
+        if isinstance(stmt, (gast.For, gast.While, gast.If))
+        for n in name_nodes(stmt)
+        if _is_tape(n)
+    }
     initialized = {
         s.targets[0].id
         for s in walk(gast.Module(body=body, type_ignores=[]))
         if isinstance(s, gast.Assign)
         and len(s.targets) == 1
         and _is_tape(s.targets[0])
+        and s.targets[0].id in nested
         and isinstance(s.value, gast.Constant)
         and s.value.value is None
     }
@@ -141,13 +152,14 @@ def lower_tapes(body):
                 isinstance(stmt, gast.Assign)
                 and len(stmt.targets) == 1
                 and _is_tape(stmt.targets[0])
+                and stmt.targets[0].id in initialized
                 and isinstance(stmt.value, gast.Constant)
                 and stmt.value.value is None
             ):
                 out.append(assign(stmt.targets[0].id, gast.List(elts=[], ctx=gast.Load()), stmt))
                 continue
             push = _tape_push(stmt, defs)
-            if push is not None:
+            if push is not None and push[0] in nested:
                 tape, value, source = push
                 if source is not None and source in out and not still_read(source):
                     out.remove(source)
@@ -170,7 +182,7 @@ def lower_tapes(body):
                 out.append(stmt)
                 continue
             pop = _tape_pop(stmt, aliases)
-            if pop is not None:
+            if pop is not None and pop[0] in nested:
                 tape, item, alias = pop
                 if alias is not None and alias in out and not still_read(alias):
                     out.remove(alias)
