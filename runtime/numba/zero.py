@@ -150,6 +150,19 @@ _binary(operator.truediv, lambda a, b: make_zero(), None)
 _binary(operator.itruediv, lambda a, b: make_zero(), None)
 
 
+@overload(operator.eq)
+def _equals(a, b):
+    """The zero compared with a value as the number 0 is (x ** y's derivative tests its tangent: `t == 0`)."""
+    left, right = isinstance(a, ZeroType), isinstance(b, ZeroType)
+    if left and right:
+        return lambda a, b: True
+    if left:
+        return lambda a, b: b == 0
+    if right:
+        return lambda a, b: a == 0
+    return None
+
+
 @overload(operator.neg)
 def _neg(a):
     if isinstance(a, ZeroType):

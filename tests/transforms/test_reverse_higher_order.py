@@ -70,3 +70,24 @@ def test_hessian_vector_product_against_differences_of_grad(f):
     gv = gradient_dot(f, V)
     x0 = rng.normal(size=4)
     np.testing.assert_allclose(tp.grad(gv)(x0), numeric_grad(gv, [x0]), rtol=1e-5, atol=1e-6)
+
+
+def powers_in_a_loop(x, y):
+    t = 0.0
+    for k in range(3):
+        t = t + np.sum(y * x ** (k + 1))
+    return t
+
+
+def test_second_derivatives_of_powers_whose_exponent_a_tape_holds_at_negative_bases():
+    """The exponent k + 1 rides the tape with a zero tangent: x ** y's exponent term (its tangent times the log of
+    x, NaN for a negative x) is 0 where that tangent is, so the Hessian has no NaN (it had, in every row of a
+    negative element).  The exponent of a power differentiated directly keeps JAX's NaN at a negative base."""
+    x, y = np.array([0.5, -1.5, 2.0, -0.3]), np.array([1.0, 2.0, -0.5, 0.7])
+    want = np.diag(sum((k + 1) * k * x ** (k - 1) * y for k in range(1, 3)))
+    with np.errstate(invalid="ignore"):
+        hessian = tp.hessian(powers_in_a_loop)(x, y)
+        assert np.allclose(hessian, want, rtol=1e-12, atol=1e-12)
+        assert np.allclose(tp.jacrev(tp.grad(powers_in_a_loop))(x, y), want, rtol=1e-12, atol=1e-12)
+        dy = tp.grad(lambda e: np.sum(x**e), argnums=0)(np.full(4, 2.0))
+    assert np.isnan(dy[[1, 3]]).all() and np.allclose(dy[[0, 2]], (x**2 * np.log(np.abs(x)))[[0, 2]])

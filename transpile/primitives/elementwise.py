@@ -8,7 +8,7 @@ import numpy as np
 
 import runtime as rt
 
-from .operators import POWER_DX, POWER_DY
+from .operators import POWER_DX, power_dy
 from .registry import Example, defhelper
 from .registry import defprim as _defprim
 
@@ -182,7 +182,7 @@ defprim(
     examples=[Example("np.divide(a, b)", XY, domain="away")],
     aliases=(np.true_divide,),
 )
-_POWER = {"x": f"g * {POWER_DX}", "y": f"g * {POWER_DY}"}
+_POWER = {"x": f"g * {POWER_DX}", "y": power_dy("g")}
 defprim(
     "np_power",
     np.power,

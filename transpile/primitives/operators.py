@@ -14,6 +14,14 @@ SAME = dict(a=(3, 4), b=(3, 4))
 POWER_DX = "y * x ** (y - 1 + ((y == 0) > (x != 0)))"  # `>` of two tests: both hold (jit adds no booleans)
 POWER_DY = "ans * np.log(x + (x == 0))"
 
+
+def power_dy(s):
+    """The term of the exponent's tangent or cotangent `s` in x ** y's derivative: 0 where `s` is 0 (the log of a
+    negative x is NaN, and a second derivative meets an exponent that a tape holds with a zero tangent, such as
+    `x ** (k + 1)` in a loop), NaN for a negative x elsewhere (as JAX's)."""
+    return f"{s} * np.where({s} == 0, 0.0, {POWER_DY})"
+
+
 defprim(
     "add",
     operator.add,
@@ -71,8 +79,8 @@ defprim(
     batch="elementwise",
     params=["x", "y"],
     operator=("BinOp", "Pow"),
-    vjp={"x": f"g * {POWER_DX}", "y": f"g * {POWER_DY}"},
-    jvp={"x": f"t * {POWER_DX}", "y": f"t * {POWER_DY}"},
+    vjp={"x": f"g * {POWER_DX}", "y": power_dy("g")},
+    jvp={"x": f"t * {POWER_DX}", "y": power_dy("t")},
     unbroadcast=("x", "y"),
     examples=[
         Example("a ** b", SAME, domain="positive"),
