@@ -330,6 +330,26 @@ def test_recursion_with_integer_depth():
     check_grad(tp, tree_rec, 0.7, 3)
 
 
+def sines_rec(x, n):
+    if n == 0:
+        return x
+    return sines_rec(np.sin(x), n - 1) * 1.5
+
+
+def test_vmap_of_the_gradient_of_a_recursion_of_fixed_depth():
+    """Under vmap(grad) the depth rides batched in the residuals, so each level's `if n == 0` is a batched
+    condition: every example takes the same side, whose values the others need not match (the base case's
+    residuals are fewer); it was refused as a loop whose trips differ per example."""
+    xs = np.random.default_rng(4).normal(size=(3, 5))
+    grad = tp.grad(lambda x: np.sum(sines_rec(x, 3)))
+    want = np.stack([grad(x) for x in xs])
+    assert_tree_close(want, np.stack([numeric_grad(lambda x: np.sum(sines_rec(x, 3)), (x,)) for x in xs]))
+    assert_tree_close(tp.vmap(grad)(xs), want, rtol=1e-12, atol=1e-12)
+    firsts = xs[:, 0]
+    want_tree = np.array([tp.grad(tree_rec)(x, 2) for x in firsts])
+    assert_tree_close(tp.vmap(tp.grad(tree_rec), in_axes=(0, None))(firsts, 2), want_tree, rtol=1e-12, atol=1e-12)
+
+
 def branch_only_rebinds(x, k):
     c = 2.0
     a = np.sum(x * c)
