@@ -13,6 +13,7 @@ __all__ = [
     "batched_tensordot",
     "vdot_vjp",
     "batched_vdot",
+    "batched_vdot_vjp",
     "kron_vjp_a",
     "kron_vjp_b",
     "batched_kron",
@@ -106,6 +107,17 @@ def batched_vdot(a, b, a_batched, b_batched):
     rows_a = np.reshape(a, (np.shape(a)[0], -1)) if a_batched else np.ravel(a)[None]
     rows_b = np.reshape(b, (np.shape(b)[0], -1)) if b_batched else np.ravel(b)[None]
     return np.sum(np.conj(rows_a) * rows_b, axis=1)
+
+
+def batched_vdot_vjp(v, other, like, other_batched, like_batched):
+    """The adjoint of one argument of batched_vdot (real arrays): each example's v (the result's cotangent) times
+    the other, flattened, shaped like `like` (added up over the examples where `like` is the same for all)."""
+    if is_zero(v) or is_zero(other):
+        return 0.0
+    _real_only(v, other)
+    rows = np.reshape(other, (np.shape(other)[0], -1)) if other_batched else np.ravel(other)[None]
+    each = np.reshape(v, (-1, 1)) * rows
+    return np.reshape(each if like_batched else np.sum(each, axis=0), np.shape(like))
 
 
 # ---------------------------------------------------------------------------- kron

@@ -387,6 +387,23 @@ def _batched_vdot(a, b, a_batched, b_batched):
     return impl
 
 
+@overload(_products.batched_vdot_vjp, prefer_literal=True)
+def _batched_vdot_vjp(v, other, like, other_batched, like_batched):
+    if isinstance(v, ZeroType) or isinstance(other, ZeroType):
+        return lambda v, other, like, other_batched, like_batched: make_zero()
+    _refuse_complex(v, other)
+    ob, lb = _flag(other_batched), _flag(like_batched)
+
+    def impl(v, other, like, other_batched, like_batched):
+        rows = np.ascontiguousarray(other).reshape((other.shape[0] if ob else 1, -1))
+        each = np.ascontiguousarray(v).reshape((-1, 1)) * rows
+        if lb:
+            return each.reshape(np.shape(like))
+        return np.sum(each, axis=0).reshape(np.shape(like))
+
+    return impl
+
+
 @overload(_products.batched_kron, prefer_literal=True)
 def _batched_kron(a, b, a_batched, b_batched):
     ab, bb = _flag(a_batched), _flag(b_batched)

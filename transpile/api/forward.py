@@ -218,7 +218,7 @@ class TangentEntry(Transform):
         var = mode.variant(program.entry, mask)
         params = list(entry.params)
         fresh = Names(params)
-        dots = [fresh(naming.tangent(p)) for p in params]
+        dots = [fresh(naming.tangent(p)) for p, m in zip(params, mask) if m]
         ans, ans_dot = fresh("ans"), fresh(naming.tangent("ans"))
         return mode, _TANGENT_ENTRY.fill(
             ENTRY=self.entry_name(entry.key),
@@ -233,10 +233,12 @@ class TangentEntry(Transform):
         )
 
 
-def tangent_entry(fun):
-    """The generated function computing (fun(*primals), tangent) from primals followed by tangents."""
+def tangent_entry(fun, active=None):
+    """The generated function computing (fun(*primals), tangent) from primals followed by the tangents of the first
+    `active` of them (all by default; the others, the values a lifted closure closes over, have none)."""
     fun = generated_function(fun)
-    transform = TangentEntry(fun, tuple(range(len(_signature(fun).parameters))), False)
+    count = len(_signature(fun).parameters)
+    transform = TangentEntry(fun, tuple(range(count if active is None else active)), False)
     gen = transform.generated()
     return getattr(gen.module, transform.entry_name(gen.program.entry))
 

@@ -1823,17 +1823,18 @@ class _FunctionDesugarer:
         closure = self.lifted.get(first.id) if isinstance(first, gast.Name) else None
         if isinstance(first, gast.Lambda):
             closure = self._lift_lambda(first)
-        if closure is not None:  # the values it closes over are primals too, with zero tangents
-            if len(primals) != len(closure.node.args.args):
-                self.error(expr, f"jvp: the function takes {len(closure.node.args.args)} primal(s)")
+        active = None
+        if closure is not None:  # the values it closes over are primals too, held constant (no tangent)
+            active = len(closure.node.args.args)
+            if len(primals) != active:
+                self.error(expr, f"jvp: the function takes {active} primal(s)")
             fun = closure.transformed if closure.transformed is not None else closure.fn
             primals = primals + [name(e) for e in closure.extra]
-            tangents = tangents + [gast.Constant(value=0.0, kind=None) for _ in closure.extra]
         else:
             ok, fun, _, _ = self._resolve_chain(first)
             if not ok:
                 self.error(first, "the function given to jvp must be defined at module level")
-        target = API.tangent_entry(fun)
+        target = API.tangent_entry(fun, active)
         key = self.builder.function_key(target)
         node = primals + tangents
         call = gast.Call(func=expr.func, args=node, keywords=[])

@@ -192,7 +192,32 @@ defhelper(
     jvp={"v": "rt.vdot_vjp(t, other, like)", "other": "rt.vdot_vjp(v, t, like)"},
     structural=("like",),
 )
-defhelper(rt.batched_vdot, params=["a", "b", "a_batched", "b_batched"], structural=("a_batched", "b_batched"))
+defhelper(
+    rt.batched_vdot,
+    params=["a", "b", "a_batched", "b_batched"],
+    structural=("a_batched", "b_batched"),
+    vjp={
+        "a": "rt.batched_vdot_vjp(g, b, a, other_batched=b_batched, like_batched=a_batched)",
+        "b": "rt.batched_vdot_vjp(g, a, b, other_batched=a_batched, like_batched=b_batched)",
+    },
+    jvp={
+        "a": "rt.batched_vdot(t, b, a_batched=a_batched, b_batched=b_batched)",
+        "b": "rt.batched_vdot(a, t, a_batched=a_batched, b_batched=b_batched)",
+    },
+)
+defhelper(  # bilinear in v and other, as vdot_vjp
+    rt.batched_vdot_vjp,
+    params=["v", "other", "like", "other_batched", "like_batched"],
+    structural=("like", "other_batched", "like_batched"),
+    vjp={
+        "v": "rt.batched_vdot(g, other, a_batched=like_batched, b_batched=other_batched)",
+        "other": "rt.batched_vdot_vjp(v, g, other, other_batched=like_batched, like_batched=other_batched)",
+    },
+    jvp={
+        "v": "rt.batched_vdot_vjp(t, other, like, other_batched=other_batched, like_batched=like_batched)",
+        "other": "rt.batched_vdot_vjp(v, t, like, other_batched=other_batched, like_batched=like_batched)",
+    },
+)
 defprim(
     "kron",
     np.kron,
