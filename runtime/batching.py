@@ -323,11 +323,16 @@ def all_examples(condition, mask=None):
 
 
 def batched_unpack(x, count):
-    """`a, b = x` for every example: a tuple's parts, or an array's rows along the per-example axis 0."""
+    """`a, b = x` for every example: a tuple's parts, or an array's rows along the per-example axis 0; of the
+    symbolic zero (a tangent or an adjoint no example has), zeros (as the compiled version gives)."""
+    from .tree import is_zero
+
     if isinstance(x, (tuple, list)):
         return tuple(x)
     if isinstance(x, dict):
         return tuple(x.values())
+    if is_zero(x):
+        return (0.0,) * count
     return tuple(x[:, i] for i in range(count))
 
 

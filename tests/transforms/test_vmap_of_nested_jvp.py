@@ -70,3 +70,20 @@ def test_second_derivatives_of_a_vmapped_vdot():
     rows = [numeric_grad(lambda x, k=k: grad(x, Y).ravel()[k], (X,)).ravel() for k in range(X.size)]
     assert_tree_close(hessian, np.stack(rows), rtol=1e-5, atol=1e-6)
     assert_tree_close(tp.jacrev(tp.grad(total))(X, Y).reshape(X.size, X.size), hessian, rtol=1e-10, atol=1e-10)
+
+
+def select_product(x, y):
+    return np.sum(np.where(x > 0, x * y, y**2)) + np.sum(np.sin(x) * x)
+
+
+def test_forward_mode_over_a_vmapped_gradient():
+    """jacfwd of vmap(grad(f)): the residuals' tangent is the symbolic zero where no residual depends on the
+    input differentiated, and rt.batched_unpack of it gives zeros (it raised `'float' object is not
+    subscriptable`)."""
+    per_example = tp.vmap(tp.grad(select_product))
+    jacobian = tp.jacfwd(lambda xs: per_example(xs, Y))(X)
+    hessians = [tp.hessian(select_product)(x, y) for x, y in zip(X, Y)]
+    want = np.zeros(X.shape + X.shape)
+    for i, h in enumerate(hessians):
+        want[i, :, i, :] = h
+    assert_tree_close(jacobian, want, rtol=1e-10, atol=1e-12)
