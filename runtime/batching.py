@@ -905,13 +905,14 @@ def unalign(g, values):
 
 def align_tangent(t, values, batched):
     """The tangent of align(values, batched): each part's tangent reshaped as align reshapes its value (a part
-    without one, the symbolic zero, does not count toward the rank align gives the others)."""
+    without one, the symbolic zero, does not count toward the rank align gives the others; a 0-d tangent, the same
+    for every element and example, broadcasts as it is)."""
     from .tree import is_zero
 
     if is_zero(t):
         return t
     aligned = align(values, batched)
-    return tuple(p if is_zero(p) else np.reshape(p, np.shape(a)) for p, a in zip(t, aligned))
+    return tuple(p if is_zero(p) or np.ndim(p) == 0 else np.reshape(p, np.shape(a)) for p, a in zip(t, aligned))
 
 
 def batched_getitem_vjp(acc, x, index, g):

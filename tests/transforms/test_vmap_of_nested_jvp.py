@@ -87,3 +87,27 @@ def test_forward_mode_over_a_vmapped_gradient():
     for i, h in enumerate(hessians):
         want[i, :, i, :] = h
     assert_tree_close(jacobian, want, rtol=1e-10, atol=1e-12)
+
+
+def sines(x, n):
+    if n == 0:
+        return x
+    return sines(np.sin(x), n - 1) * 1.5
+
+
+def recursive_total(x, y):
+    return np.sum(sines(x * y, 2))
+
+
+def test_forward_mode_over_a_vmapped_gradient_of_a_recursion():
+    """The recursion's base case gives its adjoint a 0-d tangent (the same for every element and example), which
+    rt.align_tangent reshaped to the batched value's shape (a crash): it broadcasts as it is."""
+    per_example = tp.vmap(tp.grad(recursive_total))
+    jacobian = tp.jacfwd(lambda xs: per_example(xs, Y))(X)
+    want = np.zeros(X.shape + X.shape)
+    for i, (x, y) in enumerate(zip(X, Y)):
+        want[i, :, i, :] = tp.hessian(recursive_total)(x, y)
+    assert_tree_close(jacobian, want, rtol=1e-10, atol=1e-12)
+    grad = tp.grad(recursive_total)
+    rows = [numeric_grad(lambda x, k=k: grad(x, Y[0])[k], (X[0],)) for k in range(X.shape[1])]
+    assert_tree_close(want[0, :, 0, :], np.stack(rows), rtol=1e-6, atol=1e-8)
