@@ -122,13 +122,7 @@ def select(condition, then, otherwise):
     if (then is None) != (otherwise is None) or (
         isinstance(then, (tuple, list)) and isinstance(otherwise, (tuple, list)) and len(then) != len(otherwise)
     ):
-        # sides no batch can hold together: fine where every example takes one (a condition on a value the same
-        # for all, such as a recursion's depth, that vmap holds batched), else refused
-        if np.all(condition):
-            return then
-        if not np.any(condition):
-            return otherwise
-        raise BatchError(PER_EXAMPLE_TRIPS)
+        return _one_side(condition, then, otherwise, PER_EXAMPLE_TRIPS)
     if isinstance(then, (tuple, list)) or isinstance(otherwise, (tuple, list)):
         like = then if isinstance(then, (tuple, list)) else otherwise
         return type(like)(
@@ -147,9 +141,18 @@ def select(condition, then, otherwise):
     try:
         return np.where(condition, then, otherwise)
     except ValueError:
-        if np.all(condition) or not np.any(condition):  # every example takes one side: its shape is theirs
-            return then if np.all(condition) else otherwise
-        raise BatchError(SHAPES_DIFFER.format(np.shape(then)[1:], np.shape(otherwise)[1:])) from None
+        return _one_side(condition, then, otherwise, SHAPES_DIFFER.format(np.shape(then)[1:], np.shape(otherwise)[1:]))
+
+
+def _one_side(condition, then, otherwise, refusal):
+    """select of sides no batch can hold together (lists of different lengths, values of different shapes): the
+    side every example takes (a condition on a value the same for all, such as a recursion's depth, that vmap
+    holds batched), else BatchError(refusal)."""
+    if np.all(condition):
+        return then
+    if not np.any(condition):
+        return otherwise
+    raise BatchError(refusal) from None
 
 
 def unset():

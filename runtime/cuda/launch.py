@@ -250,7 +250,7 @@ def _passes(n, outputs) -> list:
         axes = _summed_axes(n, strides) if kind == "each" else []
         if axes and space - 1 not in axes and not all(d in axes or n[d] == 1 for d in range(axes[-1] + 1)):
             apart.setdefault(tuple(axes), set()).add(k)
-    rest = everything - set().union(*apart.values()) if apart else everything
+    rest = everything - set().union(*apart.values())
     passes = [(natural, rest)] if rest or not apart else []
     for axes, part in apart.items():
         passes.append((axes + tuple(d for d in natural if d not in axes), frozenset(part)))

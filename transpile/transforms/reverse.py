@@ -160,11 +160,7 @@ class _VariantBuilder(Builder):
         for stmt in walk_statements(fn.body):
             maybe, surely = self.states[id(stmt)]
             for x in self._targets(stmt):
-                if (
-                    x in self.shape_only
-                    and isinstance(stmt, gast.Assign)
-                    and isinstance(stmt.targets[0], gast.Subscript)
-                ):
+                if x in self.shape_only and _writes_in_place(stmt):
                     continue  # an in-place write keeps the shape
                 if x in self.needed and x in maybe and x not in handled:
                     self.pushes.add((id(stmt), x))
@@ -186,9 +182,7 @@ class _VariantBuilder(Builder):
                 self.inits.append(x)
         self.tape_names = {key: self._tape_name(_tape_variable(key)) for key in self.tapes}
         self.var.restores_in_place = any(
-            isinstance(stmt, gast.Assign)
-            and isinstance(stmt.targets[0], gast.Subscript)
-            and (id(stmt), self._targets(stmt)[0]) in self.pushes
+            _writes_in_place(stmt) and (id(stmt), self._targets(stmt)[0]) in self.pushes
             for stmt in walk_statements(fn.body)
         )
         bwd_body = self._reverse_function()
@@ -210,7 +204,7 @@ class _VariantBuilder(Builder):
         reads one of those, the write's overwritten region is restored, as if the adjoint sweep read the array."""
         aliasing = self.mode.aliasing(self.fn)
         for stmt in walk_statements(self.fn.body):
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+            if _writes_in_place(stmt):
                 x = stmt.targets[0].value.id
                 if aliasing.sharers(stmt, x) & (self.needed - self.shape_only):
                     self.needed.add(x)
@@ -305,7 +299,7 @@ class _VariantBuilder(Builder):
 
     def _push(self, stmt, x):
         tape = self.tape_names[self.tape_of[id(stmt), x]]
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+        if _writes_in_place(stmt):
             saved = _call("rt.save_region", [name(x), copy_tree(stmt.value_bound_idx)])
         else:
             saved = self._saved_value(x)
@@ -316,7 +310,7 @@ class _VariantBuilder(Builder):
         for stmt in stmts:
             for x in self._targets(stmt):
                 if (id(stmt), x) in self.pushes:
-                    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                    if _writes_in_place(stmt):
                         stmt.value_bound_idx = stmt.bound["idx"]
                     out.append(self._push(stmt, x))
             new = copy.copy(stmt)
@@ -430,7 +424,7 @@ class _VariantBuilder(Builder):
         for x in self._targets(stmt):
             if (id(stmt), x) in self.pushes:
                 tape = self.tape_names[self.tape_of[id(stmt), x]]
-                if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                if _writes_in_place(stmt):
                     saved = self.fresh("_saved")
                     out.append(_assign(_tuple([name(saved, True), name(tape, True)], store=True), name(tape), stmt))
                     target = copy_tree(stmt.targets[0])
@@ -741,7 +735,7 @@ def _read_before_bound(body) -> set:
     needed = set()
     for stmt in walk_statements(body):
         parts = _read_parts(stmt) if isinstance(stmt, (gast.Assign, gast.If, gast.For, gast.While)) else [stmt]
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+        if _writes_in_place(stmt):
             parts = [*parts, stmt.targets[0].value]
         _, surely = states[id(stmt)]
         needed |= {n.id for p in parts for n in name_nodes(p) if n.id not in surely}
