@@ -536,6 +536,8 @@ def _example_like(x):
 
 @overload(_bt.example_size)
 def _example_size(x, axis=None):
+    if _is_none(axis) and isinstance(x, types.Array) and x.ndim == 1:  # a number per example (Numba cannot loop
+        return lambda x, axis=None: 1  # over the empty tuple of its shape)
     if _is_none(axis):
 
         def impl(x, axis=None):
@@ -885,6 +887,8 @@ def _stack_alloc_impl(first, size):
     if isinstance(first, types.BaseTuple) and not isinstance(first, types.BaseNamedTuple):  # each item stacked
         items = "".join(f"_stack_alloc(first[{k}], size), " for k in range(len(first)))
         return _generated("stack_alloc_tuple", "first, size", [f"return ({items})"], {"_stack_alloc": _stack_alloc})
+    if _is_list(first):  # each entry stacked, as runtime.batching stacks a list of results
+        return lambda first, size: [_stack_alloc(v, size) for v in first]
     raise TypingError(f"vmap: per-example results of type {first} cannot be stacked under jit")
 
 
@@ -899,12 +903,40 @@ def _stack_put_impl(out, i, value):
     if isinstance(out, types.BaseTuple):
         items = "".join(f"_stack_put(out[{k}], i, value[{k}]), " for k in range(len(out)))
         return _generated("stack_put_tuple", "out, i, value", [f"return ({items})"], {"_stack_put": _stack_put})
+    if _is_list(out):
+
+        def impl_list(out, i, value):
+            if len(value) != len(out):
+                raise _bt.BatchError(_DIFFERENT_LENGTHS)
+            for k in range(len(out)):
+                out[k] = _stack_put(out[k], i, value[k])
+            return out
+
+        return impl_list
+    if isinstance(out, types.Array) and isinstance(value, types.Array):
+
+        def impl_array(out, i, value):
+            if value.shape != out.shape[1:]:
+                raise _bt.BatchError(_DIFFERENT_SHAPES)
+            out[i] = value
+            return out
+
+        return impl_array
 
     def impl(out, i, value):
         out[i] = value
         return out
 
     return impl
+
+
+_DIFFERENT_SHAPES = (
+    "the per-example results have different shapes: their shape depends on a mapped value, so they cannot be stacked"
+)
+_DIFFERENT_LENGTHS = (
+    "the per-example results are lists of different lengths: their length depends on a mapped value, so they cannot "
+    "be stacked"
+)
 
 
 def _size_of(values, flags):

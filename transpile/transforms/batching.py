@@ -619,7 +619,7 @@ class _BatchBuilder(Builder):
             batched = {p: self._is_batched(bound.get(p)) for p in prim.params}
             if prim.varargs:
                 batched[prim.varargs] = tuple(self._is_batched(v) for v in bound[prim.varargs])
-            made = rule(bound, batched)
+            made = rule(self._with_constant_tuples(bound), batched)
             if made is not None:
                 return made
             rule = None
@@ -691,6 +691,14 @@ class _BatchBuilder(Builder):
             return [e.value for e in named.elts]
         return []
 
+    def _with_constant_tuples(self, bound):
+        """A call's arguments with each name bound once to a tuple of constants (normal form names `(-2, -1)`) read
+        as that tuple, for the rules that read constant arguments."""
+        return {
+            p: copy_tree(self._constant_tuples[v.id]) if isinstance(v, gast.Name) and v.id in self._constant_tuples else v
+            for p, v in bound.items()
+        }
+
     @functools.cached_property
     def _constant_tuples(self):
         """name -> the tuple of constants it is bound to, for the names bound once, to such a tuple."""
@@ -757,10 +765,11 @@ class _BatchBuilder(Builder):
 
     def _elementwise(self, stmt, rhs):
         node = copy_tree(rhs)
-        operands = _operand_slots(node)
+        # a number written in the code broadcasts against anything as it is: only the other operands are aligned
+        operands = [(get, put) for get, put in _operand_slots(node) if not isinstance(get(), gast.Constant)]
         values = [get() for get, _ in operands]
         flags = [self._is_batched(v) for v in values]
-        if sum(1 for v in values if not isinstance(v, gast.Constant)) <= 1:
+        if len(values) <= 1:
             return node  # one array operand: broadcasting needs no help
         aligned = [self.fresh("_b") for _ in values]
         align = _assign(

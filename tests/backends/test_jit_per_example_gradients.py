@@ -1,0 +1,62 @@
+"""jit(vmap(grad(f))) of common code that compiled only without jit: a number in an elementwise call of the batched
+adjoint (x ** y, np.where(c, f, 0.0)), np.mean/np.var of a batch of numbers, np.linalg.det (its adjoint's constant
+axes), per-example results that are lists; and a clear error where the per-example results' shapes differ."""
+
+import numpy as np
+import pytest
+
+import transpile as tp
+from runtime.batching import BatchError
+
+XB = np.random.default_rng(41).uniform(-1.0, 1.0, size=(3, 6)) + 0.05
+
+
+def array_power(x):  # x ** y with both sides arrays: its adjoint takes np.where(s == 0, 0.0, ...)
+    return np.sum((x**2 + 1.0) ** (x * 0.5))
+
+
+def safe_log(x):  # the double-where pattern
+    safe = np.where(x > 0, x, 1.0)
+    return np.sum(np.where(x > 0, np.log(safe), 0.0))
+
+
+def moments(x):  # a number per example in the adjoints of np.mean, np.var and np.std
+    return np.mean(x) * np.var(x) + np.std(x)
+
+
+def determinant(x):  # det's adjoint expands g over the constant axes (-2, -1)
+    A = np.reshape(x[:4], (2, 2)) + 2.0 * np.eye(2)
+    return np.linalg.det(A)
+
+
+def from_a_list(x):  # the gradient's pieces are a list of numbers for each example
+    parts = [x[i] ** 2 for i in range(3)]
+    return sum(parts) + x[3]
+
+
+def _central_differences(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("f", [array_power, safe_log, moments, determinant, from_a_list], ids=lambda f: f.__name__)
+def test_compiled_per_example_gradients_match_stacked_ones(f):
+    per_example = tp.jit(tp.vmap(tp.grad(f)))(XB)
+    stacked = np.stack([tp.grad(f)(x) for x in XB])
+    np.testing.assert_allclose(per_example, stacked, rtol=1e-12, atol=1e-12)
+    differences = np.stack([_central_differences(f, x) for x in XB])
+    np.testing.assert_allclose(per_example, differences, rtol=1e-5, atol=1e-7)
+
+
+def masked(x):  # x[x > 0.1]: as many entries as the example has above 0.1
+    return np.sum(x[x > 0.1] ** 2)
+
+
+def test_per_example_results_of_different_shapes_are_refused():
+    x = np.array([[0.5, 0.05, 0.2, 0.3, -1.0, 0.0], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.0] * 6])
+    with pytest.raises(BatchError, match="different shapes"):
+        tp.jit(tp.vmap(tp.grad(masked)))(x)
