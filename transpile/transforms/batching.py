@@ -694,10 +694,9 @@ class _BatchBuilder(Builder):
     def _with_constant_tuples(self, bound):
         """A call's arguments with each name bound once to a tuple of constants (normal form names `(-2, -1)`) read
         as that tuple, for the rules that read constant arguments."""
-        return {
-            p: copy_tree(self._constant_tuples[v.id]) if isinstance(v, gast.Name) and v.id in self._constant_tuples else v
-            for p, v in bound.items()
-        }
+        tuples = self._constant_tuples
+        named = {p: v.id for p, v in bound.items() if isinstance(v, gast.Name) and v.id in tuples}
+        return {p: copy_tree(tuples[named[p]]) if p in named else v for p, v in bound.items()}
 
     @functools.cached_property
     def _constant_tuples(self):
