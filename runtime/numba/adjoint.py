@@ -191,7 +191,7 @@ def _dot_vjp_a(g, a, b):
     if b_nd == 1:
         if a_nd == 1:
             return lambda g, a, b: g * b
-        return lambda g, a, b: np.asarray(g).reshape(g.shape + (1,)) * b
+        return lambda g, a, b: np.ascontiguousarray(g).reshape(g.shape + (1,)) * b  # g may be a strided view
     if b_nd == 2:
         if a_nd == 1:
             return lambda g, a, b: np.dot(b, g)

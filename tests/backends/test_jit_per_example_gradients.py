@@ -1,6 +1,7 @@
 """jit(vmap(grad(f))) of common code that compiled only without jit: a number in an elementwise call of the batched
 adjoint (x ** y, np.where(c, f, 0.0)), np.mean/np.var of a batch of numbers, np.linalg.det (its adjoint's constant
-axes), per-example results that are lists; and a clear error where the per-example results' shapes differ."""
+axes), per-example results that are lists, np.concatenate and np.stack; and a clear error where the per-example
+results' shapes differ."""
 
 import numpy as np
 import pytest
@@ -34,6 +35,12 @@ def from_a_list(x):  # the gradient's pieces are a list of numbers for each exam
     return sum(parts) + x[3]
 
 
+def joined(x):  # np.concatenate and np.stack, and their adjoints, batched under jit
+    y = np.concatenate([x, x**2, np.sin(x)])
+    z = np.stack([y, np.cos(y)], axis=1)
+    return np.sum(z @ np.array([1.0, 2.0]))
+
+
 def _central_differences(f, x, h=1e-6):
     g = np.zeros_like(x)
     for i in range(x.size):
@@ -43,7 +50,10 @@ def _central_differences(f, x, h=1e-6):
     return g
 
 
-@pytest.mark.parametrize("f", [array_power, safe_log, moments, determinant, from_a_list], ids=lambda f: f.__name__)
+FUNCTIONS = [array_power, safe_log, moments, determinant, from_a_list, joined]
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
 def test_compiled_per_example_gradients_match_stacked_ones(f):
     per_example = tp.jit(tp.vmap(tp.grad(f)))(XB)
     stacked = np.stack([tp.grad(f)(x) for x in XB])

@@ -150,6 +150,26 @@ def moved_axes(template, first, axes, defaults=None):
     return rule
 
 
+def joined(template, sequences, defaults):
+    """A rule for joining arrays (np.concatenate, np.stack) or taking a join's adjoint apart (rt.split_like, ...):
+    `template` over the call's arguments, the axis a constant moved past the batch axis, where every argument in
+    `sequences` is batched (the registry's batch_broadcast makes them so); None (a loop over the examples) for an axis
+    that is not an int written in the call, or atleast_2d's growth (ndmin=2: np.vstack), which differs per rank."""
+
+    def rule(bound, batched):
+        names = {p: gast.Constant(value=v, kind=None) for p, v in defaults.items()}
+        names.update(bound)
+        ok, axis = _constant(names["axis"])
+        if not (ok and type(axis) is int and _constant(names.get("ndmin")) in ((True, None), (True, 1))):
+            return None
+        if not all(batched[p] for p in sequences):
+            return None
+        names["axis"] = _shifted(names["axis"], None)
+        return _expr(template, **names)
+
+    return rule
+
+
 def flip(bound, batched):
     """np.flip(m, axis) batched: axis=None reverses each example's entries, which is reversing each row of the batch
     reshaped to (batch, -1)."""

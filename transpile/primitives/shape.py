@@ -258,6 +258,8 @@ defprim(
     vjp={"arrays": "rt.split_like(g, arrays, axis)"},
     jvp={"arrays": "rt.concat_like(t, arrays, axis)"},
     structural=("axis",),
+    batch=batch_rules.joined("np.concatenate(arrays, axis)", ("arrays",), {"axis": 0}),
+    batch_broadcast=("arrays",),
     examples=[
         Example("np.concatenate([a, b])", PAIR),
         Example("np.concatenate((a, b, a), axis=0)", PAIR),
@@ -277,6 +279,8 @@ defprim(
     vjp={"arrays": "rt.unstack_like(g, arrays, axis)"},
     jvp={"arrays": "rt.stack_like(t, arrays, axis)"},
     structural=("axis",),
+    batch=batch_rules.joined("np.stack(arrays, axis)", ("arrays",), {"axis": 0}),
+    batch_broadcast=("arrays",),
     examples=[
         Example("np.stack([a, b])", dict(a=(2, 3), b=(2, 3))),
         Example("np.stack((a, b, a), axis=1)", dict(a=(2, 3), b=(2, 3))),
@@ -320,6 +324,8 @@ defhelper(
     vjp={"v": "rt.concat_like(g, arrays, axis, ndmin)"},
     jvp={"v": "rt.split_like(t, arrays, axis, ndmin)"},
     structural=("arrays", "axis", "ndmin"),
+    batch=batch_rules.joined("rt.split_like(v, arrays, axis, ndmin)", ("v", "arrays"), {"axis": 0, "ndmin": 1}),
+    batch_broadcast=("v", "arrays"),
 )
 defhelper(
     rt.concat_like,
@@ -328,6 +334,10 @@ defhelper(
     vjp={"parts": "rt.split_like(g, arrays, axis, ndmin)"},
     jvp={"parts": "rt.concat_like(t, arrays, axis, ndmin)"},
     structural=("arrays", "axis", "ndmin"),
+    batch=batch_rules.joined(
+        "rt.concat_like(parts, arrays, axis, ndmin)", ("parts", "arrays"), {"axis": 0, "ndmin": 1}
+    ),
+    batch_broadcast=("parts", "arrays"),
 )
 defhelper(
     rt.unstack_like,
@@ -336,6 +346,8 @@ defhelper(
     vjp={"v": "rt.stack_like(g, arrays, axis)"},
     jvp={"v": "rt.unstack_like(t, arrays, axis)"},
     structural=("arrays", "axis"),
+    batch=batch_rules.joined("rt.unstack_like(v, arrays, axis)", ("v", "arrays"), {"axis": 0}),
+    batch_broadcast=("v", "arrays"),
 )
 defhelper(
     rt.stack_like,
@@ -344,6 +356,8 @@ defhelper(
     vjp={"parts": "rt.unstack_like(g, arrays, axis)"},
     jvp={"parts": "rt.stack_like(t, arrays, axis)"},
     structural=("arrays", "axis"),
+    batch=batch_rules.joined("rt.stack_like(parts, arrays, axis)", ("parts", "arrays"), {"axis": 0}),
+    batch_broadcast=("parts", "arrays"),
 )
 
 defprim(

@@ -619,7 +619,11 @@ class _BatchBuilder(Builder):
             batched = {p: self._is_batched(bound.get(p)) for p in prim.params}
             if prim.varargs:
                 batched[prim.varargs] = tuple(self._is_batched(v) for v in bound[prim.varargs])
-            made = rule(self._with_constant_tuples(bound), batched)
+            read = self._with_constant_tuples(bound)
+            for p in prim.batch_broadcast:
+                if p in read and not batched[p]:
+                    read[p], batched[p] = self._as_batched(read[p]), True
+            made = rule(read, batched)
             if made is not None:
                 return made
             rule = None
