@@ -28,6 +28,7 @@ from .linalg_batching import *  # noqa: F401,F403
 from .lstsq_batching import *  # noqa: F401,F403
 from .norm_batching import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .polynomials import *  # noqa: F401,F403
 from .processes import *  # noqa: F401,F403
 from .pyforms import *  # noqa: F401,F403
 from .pyfuncs import *  # noqa: F401,F403

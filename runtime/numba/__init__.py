@@ -51,6 +51,7 @@ from . import (  # noqa: F401
     pad_computed,
     pad_rules,
     padding,
+    polynomials,
     promotion,
     pyforms,
     pyfuncs,
@@ -89,6 +90,7 @@ from .index_tricks import ix_  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403
 from .pad_computed import pad_modes  # noqa: F401
+from .polynomials import polyval  # noqa: F401
 from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
 from .rearranging import take  # noqa: F401

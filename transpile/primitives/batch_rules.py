@@ -170,6 +170,14 @@ def joined(template, sequences, defaults):
     return rule
 
 
+def polyval(bound, batched):
+    """np.polyval(p, x) batched: with the coefficients the same for every example, each example's x lifted past the
+    batch axis where the coefficients' entries have more axes (rt.polyval_lifted); per-example coefficients loop."""
+    if batched["p"]:
+        return None
+    return _expr("np.polyval(p, rt.polyval_lifted(p, x))", p=bound["p"], x=bound["x"])
+
+
 def flip(bound, batched):
     """np.flip(m, axis) batched: axis=None reverses each example's entries, which is reversing each row of the batch
     reshaped to (batch, -1)."""

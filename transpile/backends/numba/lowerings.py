@@ -146,6 +146,9 @@ lower("correlate", "jt.correlate(a, v, mode)")  # Numba's takes no mode
 lower("cross", "jt.cross(a, b, axisa, axisb, axisc, axis)")  # Numba's takes no axes
 lower("interp", "jt.interp_with_period(x, xp, fp, left, right, period)")  # Numba's: no left, right or period
 
+# polynomials.py
+lower("polyval", "jt.polyval(p, x)")  # Numba has none
+
 # helpers.py: the adjoint helpers that sum a value down to an operand's shape, or spread a reduced one back
 fuse("rt.unbroadcast", "unbroadcast")
 fuse("rt.expand_reduced", "expand")
