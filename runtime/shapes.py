@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 
-from .likeness import dtype_like
+from .likeness import Like, dtype_like
 from .namespace import array, array_namespace, asarray, is_ndarray
 from .tree import is_zero
 
@@ -23,6 +23,7 @@ __all__ = [
     "unstack_like",
     "stack_like",
     "untile",
+    "lift_examples",
     "unrepeat",
     "astype",
     "astype_vjp",
@@ -247,6 +248,17 @@ def stack_like(parts, arrays, axis=0):
 
 
 # ---------------------------------------------------------------------------- tiles and repeats
+
+
+def lift_examples(x, ndim):
+    """x (batched, batch axis first) with axes of length 1 after the batch axis until each example has at least
+    `ndim` axes, as np.tile lifts one example to the length of its reps (a view)."""
+    if is_zero(x):
+        return 0.0
+    lift = (None,) * max(0, ndim - (np.ndim(x) - 1))
+    if isinstance(x, Like):  # a residual kept for its shape
+        return Like(x.shape[:1] + (1,) * len(lift) + x.shape[1:], x.dtype, x.xp)
+    return asarray(x)[(slice(None),) + lift]
 
 
 def untile(g, like, reps):

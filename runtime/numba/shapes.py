@@ -439,6 +439,17 @@ def _untile(values, g_shape, full_shape, out_size):
     return out
 
 
+@overload(_shapes.lift_examples, prefer_literal=True)
+def _lift_examples(x, ndim):
+    if isinstance(x, ZeroType):
+        return lambda x, ndim: x
+    count = _literal(ndim, None)
+    if not isinstance(count, int) or not isinstance(x, types.Array) or x.ndim == 0:
+        raise TypingError(f"lift_examples needs a batched array and a constant ndim, not {x} and {ndim}")
+    lift = max(0, count - (x.ndim - 1))
+    return _generated("lift_examples", "x, ndim", [f"return x[:{', None' * lift}]"], {})
+
+
 @overload(_shapes.untile)
 def _untile_impl(g, like, reps):
     if isinstance(g, ZeroType):

@@ -1,6 +1,6 @@
 """jit(vmap(grad(f))) of common code that compiled only without jit: a number in an elementwise call of the batched
 adjoint (x ** y, np.where(c, f, 0.0)), np.mean/np.var of a batch of numbers, np.linalg.det (its adjoint's constant
-axes), per-example results that are lists, np.concatenate and np.stack; and a clear error where the per-example
+axes), per-example results that are lists, np.concatenate, np.stack and np.tile; and a clear error where the per-example
 results' shapes differ."""
 
 import numpy as np
@@ -41,6 +41,10 @@ def joined(x):  # np.concatenate and np.stack, and their adjoints, batched under
     return np.sum(z @ np.array([1.0, 2.0]))
 
 
+def tiled(x):  # np.tile and its adjoint batched under jit (each example lifted past the batch axis)
+    return np.sum(np.tile(x[:2], 3) * np.repeat(x[:3], 2) + np.tile(x, (2, 1)) ** 2)
+
+
 def _central_differences(f, x, h=1e-6):
     g = np.zeros_like(x)
     for i in range(x.size):
@@ -50,7 +54,7 @@ def _central_differences(f, x, h=1e-6):
     return g
 
 
-FUNCTIONS = [array_power, safe_log, moments, determinant, from_a_list, joined]
+FUNCTIONS = [array_power, safe_log, moments, determinant, from_a_list, joined, tiled]
 
 
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)

@@ -178,6 +178,39 @@ def polyval(bound, batched):
     return _expr("np.polyval(p, rt.polyval_lifted(p, x))", p=bound["p"], x=bound["x"])
 
 
+def _reps_count(node):
+    """How many entries reps written in the call has (an int: 1), or None when it is not written as ints."""
+    ok, reps = _constant(node)
+    if ok and type(reps) is int:
+        return 1
+    if ok and isinstance(reps, tuple) and all(type(r) is int for r in reps):
+        return len(reps)
+    return None
+
+
+def tile(bound, batched):
+    """np.tile(A, reps) batched, reps written as ints: each example lifted to as many axes as reps has (a view), then
+    tiled by reps as written (NumPy gives the batch axis a repeat of 1); other reps loop over the examples."""
+    count = _reps_count(bound["reps"])
+    if count is None or not batched["A"]:
+        return None
+    return _expr("np.tile(rt.lift_examples(A, K), reps)", A=bound["A"], reps=bound["reps"], K=_literal_int(count))
+
+
+def untile(bound, batched):
+    """rt.untile(v, like, reps), np.tile's adjoint, batched as np.tile is (tile): the tiles of each lifted example
+    summed, shaped back like the batched `like`."""
+    count = _reps_count(bound["reps"])
+    if count is None or not (batched["v"] and batched["like"]):
+        return None
+    template = "np.reshape(rt.untile(v, rt.lift_examples(like, K), reps), np.shape(like))"
+    return _expr(template, v=bound["v"], like=bound["like"], reps=bound["reps"], K=_literal_int(count))
+
+
+def _literal_int(value):
+    return gast.Constant(value=value, kind=None)
+
+
 def flip(bound, batched):
     """np.flip(m, axis) batched: axis=None reverses each example's entries, which is reversing each row of the batch
     reshaped to (batch, -1)."""

@@ -427,6 +427,7 @@ defprim(
     vjp={"A": "rt.untile(g, A, reps)"},
     jvp={"A": "np.tile(t, reps)"},
     structural=("reps",),
+    batch=batch_rules.tile,
     examples=[
         Example("np.tile(a, 2)", V),
         Example("np.tile(a, (2, 1))", X),
@@ -441,6 +442,15 @@ defhelper(
     vjp={"v": "np.tile(g, reps)"},
     jvp={"v": "rt.untile(t, like, reps)"},
     structural=("like", "reps"),
+    batch=batch_rules.untile,
+    batch_broadcast=("v", "like"),
+)
+defhelper(
+    rt.lift_examples,
+    params=["x", "ndim"],
+    structural=("ndim",),
+    vjp={"x": "np.reshape(g, np.shape(x))"},
+    jvp={"x": "rt.lift_examples(t, ndim)"},
 )
 defprim(
     "repeat",

@@ -364,6 +364,7 @@ class _VariantBuilder(Builder):
         stored = [name(x, True) for x in self.residuals] + [name(t, True) for t in self._all_tapes()]
         if stored:
             prologue.append(_assign(_tuple(stored, store=True), name(naming.RESIDUALS)))
+        prologue.extend(_assign(x, copy_tree(stmt.value), stmt) for x, stmt in self.constants.items())
         results = []
         for p, m in zip(fn.params, self.var.mask):
             if m:
@@ -379,6 +380,11 @@ class _VariantBuilder(Builder):
         self.loop_tapes = {k: t for k, t in self.loop_tapes.items() if t in read}
         live = _read_before_bound(bwd_body)  # a loop's index, bound again in the sweep, is not kept
         self.residuals = [x for x in self.residuals if x in live]
+        # a name bound once, to constants written in the code (a shape, reps, axes), is bound again in the adjoint
+        # sweep rather than saved: its rules (and vmap's, and Numba) see the constants
+        constants = _bound_once_to_constants(self.fn.body)
+        self.constants = {x: constants[x] for x in self.residuals if x in constants}
+        self.residuals = [x for x in self.residuals if x not in self.constants]
         taped = {_tape_variable(key) for key in self.tapes}
         self.inits = [x for x in self.inits if x in taped or x in self.residuals]
 
@@ -721,6 +727,24 @@ def _writes_in_place(stmt) -> bool:
     """`x[index] = v`: its push saves the region it overwrites, which has a shape of its own (a row, an element),
     so it gets a tape of its own (under jit a tape is a list, whose entries share one type)."""
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
+def _bound_once_to_constants(body) -> dict:
+    """name -> the statement binding it, for the names `body` binds exactly once, to a constant written in the code
+    or a tuple of them."""
+    bindings, counts = {}, {}
+    for stmt in walk_statements(body):
+        for x in defined_targets(stmt):
+            counts[x] = counts.get(x, 0) + 1
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and _is_constant(stmt.value):
+            bindings[stmt.targets[0].id] = stmt
+    return {x: stmt for x, stmt in bindings.items() if counts.get(x) == 1}
+
+
+def _is_constant(node) -> bool:
+    if isinstance(node, gast.Tuple):
+        return all(isinstance(e, gast.Constant) for e in node.elts)
+    return isinstance(node, gast.Constant)
 
 
 def _tape_variable(key) -> str:
