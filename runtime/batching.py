@@ -20,6 +20,7 @@ __all__ = [
     "align",
     "select",
     "select_bound",
+    "select_joined",
     "unset",
     "select_tape",
     "bound_condition",
@@ -167,6 +168,12 @@ def select_bound(condition, then, otherwise):
     if then is None:
         return otherwise
     return select(condition, then, otherwise)
+
+
+def select_joined(condition, then, otherwise):
+    """select_bound for a name that both branches of an `if` bind: a branch no example took leaves its side unbound
+    (None) and the other side is the answer, which is never None (what compiled code is told by the name)."""
+    return select_bound(condition, then, otherwise)
 
 
 def select_tape(condition, then, otherwise, mask=None):

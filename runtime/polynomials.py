@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import unbroadcast
-from .namespace import asarray
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
 __all__ = ["polyval", "polyder_coefficients", "polyder_coefficients_vjp", "polyval_vjp_p", "polyval_lifted"]
@@ -17,7 +17,7 @@ __all__ = ["polyval", "polyder_coefficients", "polyder_coefficients_vjp", "polyv
 
 def _powers(n, like):
     """n, n - 1, ..., 1, shaped to multiply entries 0..n-1 of coefficients like `like` (axis 0)."""
-    return np.reshape(np.arange(n, 0, -1), (n,) + (1,) * (np.ndim(like) - 1))
+    return array_namespace(like).arange(n, 0, -1).reshape((n,) + (1,) * (np.ndim(like) - 1))
 
 
 def polyval(p, x):
@@ -42,7 +42,7 @@ def polyder_coefficients_vjp(g, p):
     g = asarray(g)
     p = asarray(p)
     n = p.shape[0] - 1
-    out = np.zeros(p.shape, np.float64 if g.dtype.kind in "biu" else g.dtype)
+    out = array_namespace(g, p).zeros(p.shape, np.float64 if g.dtype.kind in "biu" else g.dtype)
     out[:n] = g * _powers(n, g)
     return out
 
@@ -57,7 +57,7 @@ def polyval_vjp_p(g, p, x):
     n = p.shape[0]
     dtype = np.result_type(g.dtype, asarray(x).dtype)
     dtype = np.float64 if dtype.kind in "biu" else dtype
-    out = np.empty(p.shape, dtype)
+    out = array_namespace(g, p, x).empty(p.shape, dtype)
     term = g
     for i in range(n - 1, -1, -1):  # the constant term's is g itself; each power of x adds a factor
         out[i] = unbroadcast(term, p[i])

@@ -451,6 +451,23 @@ def _select_bound(condition, then, otherwise):
     return lambda condition, then, otherwise: _bt.select(condition, then, otherwise)
 
 
+@overload(_bt.select_joined)
+def _select_joined(condition, then, otherwise):
+    def side(ty, text):  # the value of a side that may be unbound, known to be bound where it is read
+        return f"_bound({text})" if isinstance(ty, types.Optional) else text
+
+    if _is_none(then) or _is_none(otherwise):
+        body = ["return " + (side(otherwise, "otherwise") if _is_none(then) else side(then, "then"))]
+    else:
+        body = []
+        if isinstance(then, types.Optional):
+            body += ["if then is None:", "    return " + side(otherwise, "otherwise")]
+        if isinstance(otherwise, types.Optional):
+            body += ["if otherwise is None:", "    return " + side(then, "then")]
+        body.append(f"return _bt.select(condition, {side(then, 'then')}, {side(otherwise, 'otherwise')})")
+    return _generated("select_joined", "condition, then, otherwise", body, {"_bound": _bound})
+
+
 @overload(_bt.any_active)
 def _any_active(condition):
     if isinstance(condition, types.Array):
@@ -1208,6 +1225,9 @@ def _sum_to_batched(v, target):
 @overload(_bt.unbroadcast_batched, prefer_literal=True)
 def _unbroadcast_batched(v, like, v_batched, like_batched):
     params = "v, like, v_batched, like_batched"
+    if isinstance(v, types.Optional) or isinstance(like, types.Optional):  # (as expand_reduced_batched)
+        call = f"return _bt.unbroadcast_batched({_set_values(v=v, like=like)}, v_batched, like_batched)"
+        return _generated("unbroadcast_set", params, [call], {"_bound": _bound})
     if isinstance(v, ZeroType) or _is_tuple(v) or _is_list(v):
         return lambda v, like, v_batched, like_batched: v
     lb = _flag(like_batched) and isinstance(like, types.Array)
@@ -1254,9 +1274,17 @@ def _reduced_shape(size, target, axes, out_nd):
     return to_fixed_tuple(shape, out_nd)
 
 
+def _set_values(**types_of) -> str:
+    """Source text of arguments, each Optional one unwrapped (`_bound`): values bound on the paths that read them."""
+    return ", ".join(f"_bound({p})" if isinstance(t, types.Optional) else p for p, t in types_of.items())
+
+
 @overload(_bt.expand_reduced_batched, prefer_literal=True)
 def _expand_reduced_batched(v, like, axis, keepdims, v_batched, like_batched, axis_batched=False):
     params = "v, like, axis, keepdims, v_batched, like_batched, axis_batched=False"
+    if isinstance(v, types.Optional) or isinstance(like, types.Optional):  # a residual bound on the branch undone
+        call = f"_bt.expand_reduced_batched({_set_values(v=v, like=like)}, axis, keepdims, v_batched, like_batched, "
+        return _generated("expand_reduced_set", params, ["return " + call + "axis_batched)"], {"_bound": _bound})
     if _flag(axis_batched, "axis_batched"):
         raise TypingError(
             "rt.expand_reduced_batched of an axis saved batched (vmap of a gradient of vmapped code that "

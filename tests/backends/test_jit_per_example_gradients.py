@@ -1,7 +1,7 @@
 """jit(vmap(grad(f))) of common code that compiled only without jit: a number in an elementwise call of the batched
 adjoint (x ** y, np.where(c, f, 0.0)), np.mean/np.var of a batch of numbers, np.linalg.det (its adjoint's constant
-axes), per-example results that are lists, np.concatenate, np.stack and np.tile; and a clear error where the per-example
-results' shapes differ."""
+axes), per-example results that are lists, np.concatenate, np.stack and np.tile, a value each branch of a per-example
+`if` binds (a returned one); and a clear error where the per-example results' shapes differ."""
 
 import numpy as np
 import pytest
@@ -74,3 +74,21 @@ def test_per_example_results_of_different_shapes_are_refused():
     x = np.array([[0.5, 0.05, 0.2, 0.3, -1.0, 0.0], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5], [0.0] * 6])
     with pytest.raises(BatchError, match="different shapes"):
         tp.jit(tp.vmap(tp.grad(masked)))(x)
+
+
+def ternary(x):  # a value both branches bind; x ** 2 is bound (and saved) on one branch only
+    return np.sum(x) if np.sum(x) > 0 else np.sum(x**2)
+
+
+def early_return(x):
+    if np.any(x > 0.9):
+        return np.sum(np.sin(x))
+    return np.sum(x**2)
+
+
+@pytest.mark.parametrize("f", [ternary, early_return], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("taken", ["mixed", "then", "else"])
+def test_branches_per_example(f, taken):  # each example its branch, and a branch no example takes skipped
+    x = {"mixed": XB, "then": np.abs(XB) + 1.0, "else": -np.abs(XB) - 1.0}[taken]
+    per_example = tp.jit(tp.vmap(tp.grad(f)))(x)
+    np.testing.assert_allclose(per_example, np.stack([tp.grad(f)(row) for row in x]), rtol=1e-12, atol=1e-12)

@@ -139,20 +139,21 @@ defhelper(
     vjp={"then": "rt.select(condition, g, 0.0)", "otherwise": "rt.select(condition, 0.0, g)"},
     jvp={"then": "rt.select(condition, t, 0.0)", "otherwise": "rt.select(condition, 0.0, t)"},
 )
-defhelper(
-    rt.select_bound,
-    params=["condition", "then", "otherwise"],
-    container=True,
-    structural=("condition",),
-    vjp={
-        "then": "rt.select(rt.bound_condition(condition, then, otherwise), g, 0.0)",
-        "otherwise": "rt.select(rt.bound_condition(condition, then, otherwise), 0.0, g)",
-    },
-    jvp={
-        "then": "rt.select(rt.bound_condition(condition, then, otherwise), t, 0.0)",
-        "otherwise": "rt.select(rt.bound_condition(condition, then, otherwise), 0.0, t)",
-    },
-)
+for _helper in (rt.select_bound, rt.select_joined):
+    defhelper(
+        _helper,
+        params=["condition", "then", "otherwise"],
+        container=True,
+        structural=("condition",),
+        vjp={
+            "then": "rt.select(rt.bound_condition(condition, then, otherwise), g, 0.0)",
+            "otherwise": "rt.select(rt.bound_condition(condition, then, otherwise), 0.0, g)",
+        },
+        jvp={
+            "then": "rt.select(rt.bound_condition(condition, then, otherwise), t, 0.0)",
+            "otherwise": "rt.select(rt.bound_condition(condition, then, otherwise), 0.0, t)",
+        },
+    )
 defhelper(
     rt.to_batched,
     params=["value", "size"],

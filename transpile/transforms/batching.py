@@ -851,11 +851,14 @@ class _BatchBuilder(Builder):
     def _assigned(self, stmts):
         return [t for t in dict.fromkeys(t for s in walk_statements(stmts) for t in defined_targets(s))]
 
-    def _select(self, x, cond, then, otherwise, origin):
-        """x = then for the examples where cond holds, otherwise for the others."""
+    def _select(self, x, cond, then, otherwise, origin, joined=False):
+        """x = then for the examples where cond holds, otherwise for the others (`joined`: both sides bind x)."""
         if x in self.stacks:  # pushed onto (or popped from) by both branches of an if
             return _assign(x, _call("rt.select_tape", [copy_tree(cond), then, otherwise] + self._mask_args()), origin)
-        helper = "rt.select_bound" if x in self.unbound or x in self.unset else "rt.select"
+        if x not in self.unbound and x not in self.unset:
+            helper = "rt.select"
+        else:
+            helper = "rt.select_joined" if joined else "rt.select_bound"
         return _assign(x, _call(helper, [copy_tree(cond), then, otherwise]), origin)
 
     def _under_masks(self, expr):
@@ -907,8 +910,9 @@ class _BatchBuilder(Builder):
         for x in before:
             out.append(_assign(x, name(saved[x]), stmt))
         out += self._branch(stmt.orelse, gast.UnaryOp(op=gast.Invert(), operand=copy_tree(cond)))
+        joined = self._top_targets(stmt.body) & self._top_targets(stmt.orelse)  # bound whichever branch is taken
         for x in before:
-            out.append(self._select(x, cond, name(then_values[x]), self._as_batched(name(x)), stmt))
+            out.append(self._select(x, cond, name(then_values[x]), self._as_batched(name(x)), stmt, x in joined))
         return out
 
     def _top_targets(self, stmts):
