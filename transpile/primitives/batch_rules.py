@@ -170,6 +170,25 @@ def joined(template, sequences, defaults):
     return rule
 
 
+def arg_extreme(path):
+    """A rule for np.argmax or np.argmin (`path`) with axis and keepdims written in the call: an axis moved past the
+    batch axis; axis=None the position in each example's entries flattened (the rows of the batch reshaped to
+    (batch, -1)), with keepdims a 1 for each of an example's axes."""
+
+    def rule(bound, batched):
+        a = bound["a"]
+        (known, axis), (kept, keepdims) = _constant(bound.get("axis")), _constant(bound.get("keepdims"))
+        if not (known and kept):
+            return None
+        if axis is not None:
+            template = f"{path}(a, axis, keepdims=True)" if keepdims else f"{path}(a, axis)"
+            return _expr(template, a=a, axis=_shifted(bound["axis"], a))
+        flat = _expr(f"{path}(np.reshape(a, rt.batch_flat_shape(a, axis=None)), axis=1)", a=a)
+        return _expr("np.expand_dims(r, rt.batch_axis(None, a))", r=flat, a=a) if keepdims else flat
+
+    return rule
+
+
 def polyval(bound, batched):
     """np.polyval(p, x) batched: with the coefficients the same for every example, each example's x lifted past the
     batch axis where the coefficients' entries have more axes (rt.polyval_lifted); per-example coefficients loop."""

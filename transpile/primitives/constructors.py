@@ -197,10 +197,12 @@ for _name in ["argmax", "argmin"]:
         params=["a", "axis=None", "keepdims=False"],
         nondiff=True,
         methods=[_name],
+        batch=batch_rules.arg_extreme(f"np.{_name}"),
         examples=[
             Example(f"np.{_name}(a) * a", X),
             Example(f"np.{_name}(a, axis=1) * a.T", X),
             Example(f"a.{_name}(axis=0, keepdims=True) * a", X),
+            Example(f"np.{_name}(a, keepdims=True) * a", X),
         ],
     )
 defprim(
