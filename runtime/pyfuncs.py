@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import unbroadcast
+from .likeness import Like, dtype_like
 from .namespace import array_namespace, asarray
 from .tree import is_zero
 
@@ -14,6 +15,9 @@ __all__ = [
     "py_min",
     "array_vjp",
     "array_from_parts",
+    "batched_array",
+    "batched_array_vjp",
+    "batched_array_from_parts",
     "py_select",
     "sum_vjp",
     "sum_parts",
@@ -51,6 +55,41 @@ def array_from_parts(parts, like):
     out = xp.zeros(np.shape(like), dtype=np.result_type(float, *[asarray(p).dtype for p in _flat(parts)]))
     _fill(out, parts)
     return out
+
+
+def _depth(obj) -> int:
+    """How many levels of lists and tuples np.array(obj) stacks (an array or a number: none)."""
+    return 1 + _depth(obj[0]) if isinstance(obj, (list, tuple)) and len(obj) else int(isinstance(obj, (list, tuple)))
+
+
+def batched_array(obj, dtype=None):
+    """np.array(obj, dtype) of each example, obj's arrays and numbers batched (batch axis first): stacked after the
+    axes of obj's lists, as np.array stacks them, and the batch axis moved back to the front (a new array)."""
+    xp = array_namespace(*_flat(obj))
+
+    def stacked(part):
+        return xp.stack([stacked(p) for p in part]) if isinstance(part, (list, tuple)) else asarray(part)
+
+    depth = _depth(obj)
+    out = np.moveaxis(stacked(obj), depth, 0) if depth else asarray(obj).copy()
+    return out if dtype is None else out.astype(dtype)
+
+
+def batched_array_vjp(g, obj):
+    """The adjoint of batched_array(obj): array_vjp of g with its batch axis where batched_array found it."""
+    if is_zero(g):
+        return 0.0
+    return array_vjp(np.moveaxis(g, 0, _depth(obj)), obj)
+
+
+def batched_array_from_parts(parts, like):
+    """The adjoint of batched_array_vjp: the batched parts put back, the batch axis first (like: batched)."""
+    if is_zero(parts):
+        return 0.0
+    depth = _depth(parts)
+    shape = tuple(np.shape(like))
+    moved = Like(shape[1 : depth + 1] + shape[:1] + shape[depth + 1 :], dtype_like(like), array_namespace(like))
+    return np.moveaxis(array_from_parts(parts, moved), depth, 0)
 
 
 def _flat(parts):

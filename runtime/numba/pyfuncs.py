@@ -6,9 +6,12 @@ import importlib
 
 import numpy as np
 from numba import types
+from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from .helpers import _fill, _generated, _is_list, _is_tuple, broadcast_to
+from .lowered import _dtype_arg
+from .lowered import array as _jt_array
 from .lowered import sum as _jt_sum
 from .zero import ZeroType
 
@@ -106,3 +109,65 @@ def _array_from_parts(parts, like):
         return out
 
     return impl
+
+
+def _items(obj):
+    """The item types of a list or tuple type, or None for anything else (np.array of an array or a number)."""
+    if _is_list(obj) or isinstance(obj, types.UniTuple):
+        return [obj.dtype]
+    if _is_tuple(obj):
+        return list(obj.types)
+    return None
+
+
+def _stacked(obj, what):
+    """The item types of `obj` for the batched np.array helpers: one level of arrays (every example's entries)."""
+    items = _items(obj)
+    if items is not None and not all(isinstance(t, types.Array) and t.ndim >= 1 for t in items):
+        raise TypingError(f"{what} of nested lists or tuples under jit(vmap) is not compiled yet")
+    return items
+
+
+@overload(_pyfuncs.batched_array, prefer_literal=True)
+def _batched_array(obj, dtype=None):
+    items = _stacked(obj, "np.array")
+    if items is None:
+        return lambda obj, dtype=None: _jt_array(obj, dtype)
+    target = _dtype_arg(dtype)
+    kind = (target or np.result_type(*[np.dtype(str(t.dtype)) for t in items])).type
+    body = ["first = obj[0]", "out = np.empty((first.shape[0], len(obj)) + first.shape[1:], kind)"]
+    if _is_tuple(obj) and not isinstance(obj, types.UniTuple):
+        body += [f"out[:, {k}] = obj[{k}]" for k in range(len(items))]
+    else:
+        body += ["for k in range(len(obj)):", "    out[:, k] = obj[k]"]
+    return _generated("batched_array", "obj, dtype=None", body + ["return out"], {"np": np, "kind": kind})
+
+
+@overload(_pyfuncs.batched_array_vjp)
+def _batched_array_vjp(g, obj):
+    if isinstance(g, ZeroType):
+        return lambda g, obj: g
+    items = _stacked(obj, "The adjoint of np.array")
+    if items is None:
+        return lambda g, obj: _adjoint.unbroadcast(g, obj)
+    if _is_list(obj):
+        return lambda g, obj: [_adjoint.unbroadcast(g[:, k], obj[k]) for k in range(len(obj))]
+    body = ["return (" + "".join(f"_adjoint.unbroadcast(g[:, {k}], obj[{k}]), " for k in range(len(items))) + ")"]
+    return _generated("batched_array_vjp_tuple", "g, obj", body, {"_adjoint": _adjoint})
+
+
+@overload(_pyfuncs.batched_array_from_parts)
+def _batched_array_from_parts(parts, like):
+    if isinstance(parts, ZeroType):
+        return lambda parts, like: parts
+    items = _items(parts)
+    if items is None:
+        return lambda parts, like: np.zeros(like.shape, np.float64) + parts
+    if not all(isinstance(t, (types.Array, ZeroType)) for t in items):
+        raise TypingError("the tangent of np.array of nested lists or tuples under jit(vmap) is not compiled yet")
+    body = ["out = np.zeros(like.shape, np.float64)"]
+    if _is_list(parts):
+        body += ["for k in range(len(parts)):", "    out[:, k] = parts[k]"]
+    else:
+        body += [f"out[:, {k}] = parts[{k}]" for k, t in enumerate(items) if not isinstance(t, ZeroType)]
+    return _generated("batched_array_from_parts", "parts, like", body + ["return out"], {"np": np})

@@ -1,8 +1,8 @@
 """jit(vmap(grad(f))) of common code that compiled only without jit: a number in an elementwise call of the batched
 adjoint (x ** y, np.where(c, f, 0.0)), np.mean/np.var of a batch of numbers, np.linalg.det (its adjoint's constant
-axes), per-example results that are lists, np.concatenate, np.stack, np.tile, np.argmax and np.take_along_axis, a
-value each branch of a per-example `if` binds (a returned one); and a clear error where the per-example results'
-shapes differ."""
+axes), per-example results that are lists, np.concatenate, np.stack, np.tile, np.argmax, np.take_along_axis, np.array of
+a list, a value each branch of a per-example `if` binds (a returned one); and a clear error where the per-example
+results' shapes differ."""
 
 import numpy as np
 import pytest
@@ -51,6 +51,13 @@ def picked(x):  # np.argmax along an axis and np.take_along_axis's adjoint, batc
     return np.sum(np.take_along_axis(M, np.argmax(M, axis=1)[:, None], axis=1) ** 2) + x[np.argmin(x)]
 
 
+def appended(x):  # np.array of a list appended in a loop, batched under jit
+    out = []
+    for i in range(3):
+        out.append(x[i] * x[i + 3])
+    return np.sum(np.array(out) ** 2)
+
+
 def _central_differences(f, x, h=1e-6):
     g = np.zeros_like(x)
     for i in range(x.size):
@@ -60,7 +67,7 @@ def _central_differences(f, x, h=1e-6):
     return g
 
 
-FUNCTIONS = [array_power, safe_log, moments, determinant, from_a_list, joined, tiled, picked]
+FUNCTIONS = [array_power, safe_log, moments, determinant, from_a_list, joined, tiled, picked, appended]
 
 
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)

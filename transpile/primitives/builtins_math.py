@@ -143,6 +143,9 @@ np_array = defprim(
     # a cast to integers passes no derivative (as x.astype(int))
     vjp={"object": "rt.array_vjp(rt.astype_jvp(g, rt.dtype_of(ans)), object)"},
     jvp={"object": "rt.astype_jvp(rt.array_from_parts(t, ans), rt.dtype_of(ans))"},
+    batch="rt.batched_array(object, dtype)",
+    batch_needs_same=("dtype",),
+    batch_broadcast=("object",),
     examples=[
         Example("np.array([a[0], a[1] * 2.0, 3.0])", dict(a=(2,))),
         Example("np.array([[a[0], a[1]], [a[1], a[0]]])", dict(a=(2,))),
@@ -158,6 +161,8 @@ defhelper(
     vjp={"v": "rt.array_from_parts(g, v)"},
     jvp={"v": "rt.array_vjp(t, obj_like)"},
     structural=("obj_like",),
+    batch="rt.batched_array_vjp(v, obj_like)",
+    batch_broadcast=("v", "obj_like"),
 )
 defhelper(
     rt.array_from_parts,
@@ -165,6 +170,32 @@ defhelper(
     container=True,
     vjp={"parts": "rt.array_vjp(g, parts)"},
     jvp={"parts": "rt.array_from_parts(t, like)"},
+    structural=("like",),
+    batch="rt.batched_array_from_parts(parts, like)",
+    batch_broadcast=("parts", "like"),
+)
+defhelper(
+    rt.batched_array,
+    params=["obj", "dtype=None"],
+    container=True,
+    structural=("dtype",),
+    vjp={"obj": "rt.batched_array_vjp(rt.astype_jvp(g, rt.dtype_of(ans)), obj)"},
+    jvp={"obj": "rt.astype_jvp(rt.batched_array_from_parts(t, ans), rt.dtype_of(ans))"},
+)
+defhelper(
+    rt.batched_array_vjp,
+    params=["v", "obj_like"],
+    container=True,
+    vjp={"v": "rt.batched_array_from_parts(g, v)"},
+    jvp={"v": "rt.batched_array_vjp(t, obj_like)"},
+    structural=("obj_like",),
+)
+defhelper(
+    rt.batched_array_from_parts,
+    params=["parts", "like"],
+    container=True,
+    vjp={"parts": "rt.batched_array_vjp(g, parts)"},
+    jvp={"parts": "rt.batched_array_from_parts(t, like)"},
     structural=("like",),
 )
 defhelper(

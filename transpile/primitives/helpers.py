@@ -193,7 +193,7 @@ defhelper(
 defhelper(rt.clip_mask, params=["a", "lo", "hi"], nondiff=True)
 defhelper(rt.inverse_axes, params=["axes", "ndim"], nondiff=True)
 defhelper(rt.shape_of, params=["x"], nondiff=True)
-defhelper(rt.dtype_of, params=["x"], nondiff=True)
+defhelper(rt.dtype_of, params=["x"], nondiff=True, batch="shape", batch_same=True)  # every example has the dtype
 defhelper(
     rt.backwards,
     params=["steps", "trips=None"],

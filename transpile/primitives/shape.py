@@ -123,6 +123,8 @@ defhelper(
     vjp={"v": "rt.astype_vjp(g, v, dtype)"},
     jvp={"v": "rt.astype_jvp(t, dtype)"},
     structural=("dtype",),
+    batch="rt.astype_jvp(v, dtype)",  # a cast, entry by entry
+    batch_needs_same=("dtype",),
 )
 
 defprim(
