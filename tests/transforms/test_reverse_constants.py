@@ -41,3 +41,16 @@ def test_names_bound_twice_keep_their_values():
     np.testing.assert_allclose(
         tp.vmap(tp.grad(rebound))(batched), np.stack([tp.grad(rebound)(x) for x in batched]), rtol=1e-12
     )
+
+
+def parameter_rebound(x, n):  # n keeps the caller's value where the branch does not run
+    if x[0] > 0:
+        n = 3
+    return np.sum(np.tile(x, n) ** 2)
+
+
+def test_a_parameter_bound_on_one_path_keeps_its_value():
+    for first in (0.5, -0.5):
+        x = np.concatenate([[first], X[1:]])
+        f = lambda x: parameter_rebound(x, 2)  # noqa: E731
+        np.testing.assert_allclose(tp.grad(parameter_rebound)(x, 2), _differences(f, x), rtol=1e-6, atol=1e-8)

@@ -382,8 +382,8 @@ class _VariantBuilder(Builder):
         self.residuals = [x for x in self.residuals if x in live]
         # a name bound once, to constants written in the code (a shape, reps, axes), is bound again in the adjoint
         # sweep rather than saved: its rules (and vmap's, and Numba) see the constants
-        constants = _bound_once_to_constants(self.fn.body)
-        self.constants = {x: constants[x] for x in self.residuals if x in constants}
+        constants = _bound_once_to_constants(self.fn.body)  # (a parameter bound on some path only keeps its value)
+        self.constants = {x: constants[x] for x in self.residuals if x in constants and x not in self.fn.params}
         self.residuals = [x for x in self.residuals if x not in self.constants]
         taped = {_tape_variable(key) for key in self.tapes}
         self.inits = [x for x in self.inits if x in taped or x in self.residuals]
