@@ -10,6 +10,7 @@ import numpy as np
 
 from .adjoint import unbroadcast
 from .namespace import array_namespace, asarray
+from .shapes import lift_examples
 from .tree import is_zero
 
 __all__ = ["polyval", "polyder_coefficients", "polyder_coefficients_vjp", "polyval_vjp_p", "polyval_lifted"]
@@ -69,8 +70,4 @@ def polyval_lifted(p, x):
     """x (batched, batch axis first) with axes of length 1 after the batch axis where the entries of the coefficients
     p (the same for every example) have more axes than an example of x: np.polyval(p, polyval_lifted(p, x)) then
     broadcasts p's entries against each example, not against the batch."""
-    if is_zero(x):
-        return 0.0
-    x = asarray(x)
-    lift = max(0, np.ndim(p) - np.ndim(x))
-    return np.reshape(x, x.shape[:1] + (1,) * lift + x.shape[1:])
+    return lift_examples(x, np.ndim(p) - 1)

@@ -59,7 +59,9 @@ def array_from_parts(parts, like):
 
 def _depth(obj) -> int:
     """How many levels of lists and tuples np.array(obj) stacks (an array or a number: none)."""
-    return 1 + _depth(obj[0]) if isinstance(obj, (list, tuple)) and len(obj) else int(isinstance(obj, (list, tuple)))
+    if not isinstance(obj, (list, tuple)):
+        return 0
+    return 1 + (_depth(obj[0]) if obj else 0)
 
 
 def batched_array(obj, dtype=None):

@@ -553,8 +553,9 @@ def _example_like(x):
 
 @overload(_bt.example_size)
 def _example_size(x, axis=None):
-    if _is_none(axis) and isinstance(x, types.Array) and x.ndim == 1:  # a number per example (Numba cannot loop
-        return lambda x, axis=None: 1  # over the empty tuple of its shape)
+    # a number per example: Numba cannot loop over the empty tuple of its shape
+    if _is_none(axis) and isinstance(x, types.Array) and x.ndim == 1:
+        return lambda x, axis=None: 1
     if _is_none(axis):
 
         def impl(x, axis=None):

@@ -13,6 +13,7 @@ from .zero import ZeroType, make_zero
 
 _poly = importlib.import_module("runtime.polynomials")
 _adjoint = importlib.import_module("runtime.adjoint")
+_shapes = importlib.import_module("runtime.shapes")
 
 __all__ = ["polyval"]
 
@@ -127,12 +128,5 @@ def _polyval_vjp_p(g, p, x):
 def _polyval_lifted(p, x):
     if isinstance(x, ZeroType):
         return lambda p, x: x
-    if not isinstance(x, types.Array):
-        raise TypingError(f"polyval_lifted needs a batched array, not {x}")
-    lift = max(0, _coefficients(p).ndim - x.ndim)
-    ones = (1,) * lift
-
-    def impl(p, x):
-        return np.ascontiguousarray(x).reshape(x.shape[:1] + ones + x.shape[1:])
-
-    return impl
+    ndim = _coefficients(p).ndim - 1  # of each entry of the coefficients
+    return lambda p, x: _shapes.lift_examples(x, ndim)

@@ -150,19 +150,17 @@ def moved_axes(template, first, axes, defaults=None):
     return rule
 
 
-def joined(template, sequences, defaults):
+def joined(template, defaults):
     """A rule for joining arrays (np.concatenate, np.stack) or taking a join's adjoint apart (rt.split_like, ...):
-    `template` over the call's arguments, the axis a constant moved past the batch axis, where every argument in
-    `sequences` is batched (the registry's batch_broadcast makes them so); None (a loop over the examples) for an axis
-    that is not an int written in the call, or atleast_2d's growth (ndmin=2: np.vstack), which differs per rank."""
+    `template` over the call's arguments (batched: the registry's batch_broadcast), the axis a constant moved past the
+    batch axis; None (a loop over the examples) for an axis that is not an int written in the call, or atleast_2d's
+    growth (ndmin=2: np.vstack), which differs per rank."""
 
     def rule(bound, batched):
         names = {p: gast.Constant(value=v, kind=None) for p, v in defaults.items()}
         names.update(bound)
         ok, axis = _constant(names["axis"])
         if not (ok and type(axis) is int and _constant(names.get("ndmin")) in ((True, None), (True, 1))):
-            return None
-        if not all(batched[p] for p in sequences):
             return None
         names["axis"] = _shifted(names["axis"], None)
         return _expr(template, **names)
@@ -220,7 +218,7 @@ def untile(bound, batched):
     """rt.untile(v, like, reps), np.tile's adjoint, batched as np.tile is (tile): the tiles of each lifted example
     summed, shaped back like the batched `like`."""
     count = _reps_count(bound["reps"])
-    if count is None or not (batched["v"] and batched["like"]):
+    if count is None:
         return None
     template = "np.reshape(rt.untile(v, rt.lift_examples(like, K), reps), np.shape(like))"
     return _expr(template, v=bound["v"], like=bound["like"], reps=bound["reps"], K=_literal_int(count))

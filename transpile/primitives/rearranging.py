@@ -151,7 +151,7 @@ defhelper(
     structural=("indices", "like", "axis"),
     vjp={"v": "np.take_along_axis(g, indices, axis)"},
     jvp={"v": "rt.take_along_vjp(t, indices, like, axis)"},
-    batch=batch_rules.joined("rt.take_along_vjp(v, indices, like, axis)", ("v", "indices", "like"), {"axis": -1}),
+    batch=batch_rules.joined("rt.take_along_vjp(v, indices, like, axis)", {"axis": -1}),
     batch_broadcast=("v", "indices", "like"),
 )
 

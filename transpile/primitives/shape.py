@@ -260,7 +260,7 @@ defprim(
     vjp={"arrays": "rt.split_like(g, arrays, axis)"},
     jvp={"arrays": "rt.concat_like(t, arrays, axis)"},
     structural=("axis",),
-    batch=batch_rules.joined("np.concatenate(arrays, axis)", ("arrays",), {"axis": 0}),
+    batch=batch_rules.joined("np.concatenate(arrays, axis)", {"axis": 0}),
     batch_broadcast=("arrays",),
     examples=[
         Example("np.concatenate([a, b])", PAIR),
@@ -281,7 +281,7 @@ defprim(
     vjp={"arrays": "rt.unstack_like(g, arrays, axis)"},
     jvp={"arrays": "rt.stack_like(t, arrays, axis)"},
     structural=("axis",),
-    batch=batch_rules.joined("np.stack(arrays, axis)", ("arrays",), {"axis": 0}),
+    batch=batch_rules.joined("np.stack(arrays, axis)", {"axis": 0}),
     batch_broadcast=("arrays",),
     examples=[
         Example("np.stack([a, b])", dict(a=(2, 3), b=(2, 3))),
@@ -326,7 +326,7 @@ defhelper(
     vjp={"v": "rt.concat_like(g, arrays, axis, ndmin)"},
     jvp={"v": "rt.split_like(t, arrays, axis, ndmin)"},
     structural=("arrays", "axis", "ndmin"),
-    batch=batch_rules.joined("rt.split_like(v, arrays, axis, ndmin)", ("v", "arrays"), {"axis": 0, "ndmin": 1}),
+    batch=batch_rules.joined("rt.split_like(v, arrays, axis, ndmin)", {"axis": 0, "ndmin": 1}),
     batch_broadcast=("v", "arrays"),
 )
 defhelper(
@@ -336,9 +336,7 @@ defhelper(
     vjp={"parts": "rt.split_like(g, arrays, axis, ndmin)"},
     jvp={"parts": "rt.concat_like(t, arrays, axis, ndmin)"},
     structural=("arrays", "axis", "ndmin"),
-    batch=batch_rules.joined(
-        "rt.concat_like(parts, arrays, axis, ndmin)", ("parts", "arrays"), {"axis": 0, "ndmin": 1}
-    ),
+    batch=batch_rules.joined("rt.concat_like(parts, arrays, axis, ndmin)", {"axis": 0, "ndmin": 1}),
     batch_broadcast=("parts", "arrays"),
 )
 defhelper(
@@ -348,7 +346,7 @@ defhelper(
     vjp={"v": "rt.stack_like(g, arrays, axis)"},
     jvp={"v": "rt.unstack_like(t, arrays, axis)"},
     structural=("arrays", "axis"),
-    batch=batch_rules.joined("rt.unstack_like(v, arrays, axis)", ("v", "arrays"), {"axis": 0}),
+    batch=batch_rules.joined("rt.unstack_like(v, arrays, axis)", {"axis": 0}),
     batch_broadcast=("v", "arrays"),
 )
 defhelper(
@@ -358,7 +356,7 @@ defhelper(
     vjp={"parts": "rt.unstack_like(g, arrays, axis)"},
     jvp={"parts": "rt.stack_like(t, arrays, axis)"},
     structural=("arrays", "axis"),
-    batch=batch_rules.joined("rt.stack_like(parts, arrays, axis)", ("parts", "arrays"), {"axis": 0}),
+    batch=batch_rules.joined("rt.stack_like(parts, arrays, axis)", {"axis": 0}),
     batch_broadcast=("parts", "arrays"),
 )
 
