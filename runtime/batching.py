@@ -118,6 +118,10 @@ def align(values, batched):
 def select(condition, then, otherwise):
     """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
     zero_then, zero_otherwise = type(then) is float and then == 0.0, type(otherwise) is float and otherwise == 0.0
+    if _is_batched_range(then) or _is_batched_range(otherwise):
+        from .ranges import select_ranges
+
+        return select_ranges(condition, then, otherwise)
     if zero_then and zero_otherwise:  # the symbolic zero on both sides (an adjoint no example has added to)
         return 0.0
     if (then is None) != (otherwise is None) or (
@@ -143,6 +147,12 @@ def select(condition, then, otherwise):
         return np.where(condition, then, otherwise)
     except ValueError:
         return _one_side(condition, then, otherwise, SHAPES_DIFFER.format(np.shape(then)[1:], np.shape(otherwise)[1:]))
+
+
+def _is_batched_range(value):
+    from .ranges import BatchedRange  # (ranges.py builds on this module)
+
+    return isinstance(value, BatchedRange)
 
 
 def _one_side(condition, then, otherwise, refusal):

@@ -74,6 +74,29 @@ def batched_backwards(steps, trips=None, mask=None):
     return BatchedRange(base + (total - 1) * step, -step, total - first - ran, ran)
 
 
+def select_ranges(condition, then, otherwise):
+    """rt.select of the ranges of a loop that runs in a per-example branch: each example's own, an example whose
+    side holds None (its branch did not bind the range, and does not run the loop) running no trips."""
+    condition = asarray(condition, dtype=bool)
+    sides = [_as_batched_range(v) for v in (then, otherwise)]
+    fields = [np.where(condition, a, b) for a, b in zip(*(_fields(v) for v in sides))]
+    return BatchedRange(*fields)
+
+
+def _as_batched_range(steps):
+    if steps is None:
+        return BatchedRange(0, 0, 0, 0)
+    if isinstance(steps, range):
+        return BatchedRange(steps.start, steps.step, 0, len(steps))
+    if isinstance(steps, BatchedRange):
+        return steps
+    raise BatchError(PER_EXAMPLE_TRIPS)
+
+
+def _fields(steps):
+    return steps.base, steps.stride, steps.first, steps.trips
+
+
 def first_of_each(steps):
     """The loop variable of every example at its own first trip."""
     return np.broadcast_to(steps.base + steps.first * steps.stride, np.shape(steps.trips))

@@ -22,6 +22,7 @@ from . import lowered as _lowered
 from .fused import add_arrays
 from .helpers import _bound, _classes, _has_positions, _packed, _zero, check_real_output_type
 from .helpers import _generated as _generated_helper
+from .ranges import holds_ranges
 from .shape_gaps import NUMBA_FORMS
 from .zero import ZeroType, make_zero
 
@@ -29,6 +30,7 @@ _bt = importlib.import_module("runtime.batching")
 _adjoint = importlib.import_module("runtime.adjoint")
 _like = importlib.import_module("runtime.likeness")
 _tree = importlib.import_module("runtime.tree")
+_ranges = importlib.import_module("runtime.ranges")
 
 _NS = {
     "np": np,
@@ -379,6 +381,8 @@ def _shift_axis(a):
 @overload(_bt.select)
 def _select(condition, then, otherwise):
     zt, zo = isinstance(then, ZeroType), isinstance(otherwise, ZeroType)
+    if holds_ranges(then) or holds_ranges(otherwise):
+        return lambda condition, then, otherwise: _ranges.select_ranges(condition, then, otherwise)
     if zt and zo:
         return lambda condition, then, otherwise: then
     if _is_none(then) and _is_none(otherwise):

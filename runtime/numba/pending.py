@@ -8,7 +8,6 @@ calls it, and calls any other helper that Numba cannot type an internal error.
 from __future__ import annotations
 
 _COLLECTIVES = "collectives over a named vmap axis are not compiled yet; between pmap's devices they are"
-_PER_EXAMPLE_RANGES = "vmap of a `for` loop whose range differs per example is not compiled yet"
 _CONTAINER_WRITES = "writing into a tuple, list or dict item (and its derivatives) is not compiled yet"
 _PYTHON_SIDE = "run by the API around compiled code, or by other helpers, never by generated code"
 
@@ -21,10 +20,6 @@ NO_NUMBA_VERSION = {
             "psum_scatter_batched_vjp",
         ],
         _COLLECTIVES,
-    ),
-    **dict.fromkeys(
-        ["batched_range", "batched_backwards", "longest", "range_at", "range_active", "range_done"],
-        _PER_EXAMPLE_RANGES,
     ),
     **dict.fromkeys(
         [

@@ -984,7 +984,8 @@ class _FunctionDesugarer:
         return isinstance(value, (gast.Dict, gast.List, gast.ListComp))
 
     def _range_names(self):
-        """Local names every assignment of which is a range(...) or rt.backwards(...) call."""
+        """Local names every assignment of which is a range(...) or rt.backwards(...) call, or None (a forward
+        sweep binds None first to a range it saves from a branch)."""
         if not hasattr(self, "_ranges"):
             kinds = {}
             for node in walk(self.node):
@@ -996,7 +997,8 @@ class _FunctionDesugarer:
                                 range,
                                 runtime.backwards,
                             )
-                            kinds[t.id] = kinds.get(t.id, True) and is_range
+                            unset = isinstance(call, gast.Constant) and call.value is None
+                            kinds[t.id] = kinds.get(t.id, True) and (is_range or unset)
                 elif isinstance(node, (gast.For, gast.AugAssign)):
                     for t in walk(node.target):
                         if isinstance(t, gast.Name):

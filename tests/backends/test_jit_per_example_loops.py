@@ -1,0 +1,65 @@
+"""jit(vmap(grad(f))) of loops whose trip count differs per example: a while loop (Newton's iterations), a range with
+per-example bounds and step that an example breaks out of, and a loop under a per-example `if` (its range saved
+from the branch: the examples that did not take it run no trips)."""
+
+import numpy as np
+import pytest
+
+import transpile as tp
+
+XB = np.array(
+    [
+        [0.9, 0.8, 0.7, 0.95, 0.6, 0.5],  # six positive entries; breaks out at i = 3; takes the branch
+        [-0.5, -0.4, -0.3, -0.2, -0.6, 0.3],  # one; skips the branch
+        [0.3, -0.2, 0.4, 0.25, -0.7, -0.1],  # three; takes the branch
+        [-0.3, -0.2, -0.4, -0.25, -0.7, -0.1],  # none: the loops run no trips
+    ]
+)
+
+
+def newton(x):  # Newton's square root: the while loop runs until each example has converged
+    y = 1.0 + x[0] ** 2 + 3.0 * x[1] ** 2
+    r = y
+    it = 0
+    while abs(r * r - y) > 1e-12 and it < 50:
+        r = 0.5 * (r + y / r)
+        it += 1
+    return r * x[2]
+
+
+def counted(x):  # the bounds differ per example, a step, a break, and a loop under a per-example if
+    n = int(np.sum(x > 0.0))
+    acc = 0.0
+    for i in range(1, n + 1, 2):
+        acc = acc + x[i - 1] * np.sin(x[i])
+        if acc > 1.0:
+            break
+    if x[2] > 0.0:
+        for j in range(n, 0, -1):
+            acc = acc * 0.9 + x[j - 1] ** 2
+    return acc + x[5]
+
+
+def _central_differences(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("f", [newton, counted], ids=lambda f: f.__name__)
+def test_per_example_trip_counts_without_jit(f):
+    stacked = np.stack([tp.grad(f)(x) for x in XB])
+    np.testing.assert_allclose(tp.vmap(tp.grad(f))(XB), stacked, rtol=1e-13, atol=1e-13)
+    differences = np.stack([_central_differences(f, x) for x in XB])
+    np.testing.assert_allclose(stacked, differences, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [newton, counted], ids=lambda f: f.__name__)
+def test_compiled_per_example_trip_counts(f):
+    compiled = tp.jit(tp.vmap(tp.grad(f)))
+    stacked = np.stack([tp.grad(f)(x) for x in XB])
+    np.testing.assert_allclose(compiled(XB), stacked, rtol=1e-13, atol=1e-13)
+    assert compiled.stats()["compiled"] + compiled.stats()["loaded"] == 1
