@@ -72,6 +72,7 @@ from . import (  # noqa: F401
     signals,
     sources,
     stacked_linalg,
+    tapes,
     tensor_products,
     tree,
     wrappers,
@@ -112,6 +113,7 @@ from .signals import (  # noqa: F401
     meshgrid,
 )
 from .stacked_linalg import cond  # noqa: F401
+from .tapes import select_pushed  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 

@@ -24,6 +24,7 @@ from .helpers import _bound, _classes, _has_positions, _packed, _zero, check_rea
 from .helpers import _generated as _generated_helper
 from .ranges import holds_ranges
 from .shape_gaps import NUMBA_FORMS
+from .tapes import UNEQUAL, ran
 from .zero import ZeroType, make_zero
 
 _bt = importlib.import_module("runtime.batching")
@@ -405,7 +406,10 @@ def _select(condition, then, otherwise):
         def impl_list(condition, then, otherwise):
             if len(then) != len(otherwise):
                 raise ValueError("vmap of a loop whose trip count differs per example is not supported here")
-            return [_bt.select(condition, then[i], otherwise[i]) for i in range(len(then))]
+            out = list(then)  # typed as `then` is (a selected item may come out of np.where in another layout)
+            for i in range(len(then)):
+                out[i] = _bt.select(condition, then[i], otherwise[i])
+            return out
 
         return impl_list
     rank = max(_nd(then), _nd(otherwise))
@@ -423,6 +427,27 @@ def _select(condition, then, otherwise):
         zero = None
         body = [f"return np.where(condition{index}, then, otherwise)"]
     return _generated("select", "condition, then, otherwise", body, {"zero": zero})
+
+
+@overload(_bt.select_tape)
+def _select_tape(condition, then, otherwise, mask=None):
+    if not (isinstance(then, types.List) and isinstance(otherwise, types.List)):
+        return None
+
+    def impl(condition, then, otherwise, mask=None):
+        then_ran, else_ran = ran(condition, mask)
+        if not else_ran:
+            return then
+        if not then_ran:
+            return otherwise
+        if len(then) != len(otherwise):
+            raise _bt.BatchError(UNEQUAL)
+        out = list(then)  # typed as the tape is (a selected entry may come out of np.where in another layout)
+        for i in range(len(then)):
+            out[i] = _bt.select(condition, then[i], otherwise[i])
+        return out
+
+    return impl
 
 
 @overload(_bt.unset)
@@ -519,7 +544,14 @@ def _batched_copy(x):
         body = ["return " + _packed(x, [f"_bt.batched_copy(x[{i}])" for i in range(len(x))])]
         return _generated("batched_copy_tuple", "x", body, _classes(x))
     if _is_list(x):
-        return lambda x: [_bt.batched_copy(v) for v in x]
+
+        def impl_list(x):
+            out = list(x)  # typed as x is (a copy may come out in another layout; the two may meet at a branch)
+            for i in range(len(x)):
+                out[i] = _bt.batched_copy(x[i])
+            return out
+
+        return impl_list
     return lambda x: x
 
 

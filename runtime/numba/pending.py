@@ -28,7 +28,6 @@ NO_NUMBA_VERSION = {
         ],
         "a pmap spanning MPI processes under a transform is a vmap, whose collectives are not compiled yet",
     ),
-    "select_tape": "vmap(grad) through a per-example `if` that pushes to a tape is not compiled yet",
     **dict.fromkeys(
         ["batched_set", "batched_zero_region", "batched_region_vjp", "batched_put_region"],
         "the derivatives of vmapped in-place writes are not compiled yet",

@@ -1,6 +1,7 @@
 """jit(vmap(grad(f))) of loops whose trip count differs per example: a while loop (Newton's iterations), a range with
-per-example bounds and step that an example breaks out of, and a loop under a per-example `if` (its range saved
-from the branch: the examples that did not take it run no trips)."""
+per-example bounds and step that an example breaks out of, a loop under a per-example `if` (its range saved
+from the branch: the examples that did not take it run no trips), and a per-example `if` inside such a loop whose
+branches both save a value for the adjoint on the same tape (selected per example, in place under jit)."""
 
 import numpy as np
 import pytest
@@ -40,6 +41,18 @@ def counted(x):  # the bounds differ per example, a step, a break, and a loop un
     return acc + x[5]
 
 
+def branchy(x):  # both branches save `acc` on one tape, trip after trip, under the loop's mask
+    acc = 0.0
+    i = 0
+    while i < 6 and acc < 2.0:
+        if x[i] > 0:
+            acc = acc + np.sin(x[i]) * x[i] + 0.3
+        else:
+            acc = acc * 0.5 + x[i] ** 3 + 0.2
+        i += 1
+    return acc * x[0]
+
+
 def _central_differences(f, x, h=1e-6):
     g = np.zeros_like(x)
     for i in range(x.size):
@@ -49,7 +62,7 @@ def _central_differences(f, x, h=1e-6):
     return g
 
 
-@pytest.mark.parametrize("f", [newton, counted], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [newton, counted, branchy], ids=lambda f: f.__name__)
 def test_per_example_trip_counts_without_jit(f):
     stacked = np.stack([tp.grad(f)(x) for x in XB])
     np.testing.assert_allclose(tp.vmap(tp.grad(f))(XB), stacked, rtol=1e-13, atol=1e-13)
@@ -63,3 +76,10 @@ def test_compiled_per_example_trip_counts(f):
     stacked = np.stack([tp.grad(f)(x) for x in XB])
     np.testing.assert_allclose(compiled(XB), stacked, rtol=1e-13, atol=1e-13)
     assert compiled.stats()["compiled"] + compiled.stats()["loaded"] == 1
+
+
+@pytest.mark.parametrize("rows", [[0, 1, 2, 3], [0], [3]], ids=["mixed", "all_then", "all_else"])
+def test_compiled_branches_that_push_onto_one_tape(rows):  # each trip: both branches, then's alone, else's alone
+    compiled = tp.jit(tp.vmap(tp.grad(branchy)))
+    stacked = np.stack([tp.grad(branchy)(x) for x in XB[rows]])
+    np.testing.assert_allclose(compiled(XB[rows]), stacked, rtol=1e-13, atol=1e-13)

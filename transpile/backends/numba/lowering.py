@@ -199,10 +199,68 @@ def lower_tapes(body):
         return out
 
     body = map_blocks(body, rewrite)
+    body = map_blocks(body, _select_pushes_in_place)
     received = sorted(popped - initialized)
     if received:
         body = _copy_after_binding(body, received, tangents)
     return body
+
+
+def _select_pushes_in_place(stmts):
+    """A tape that both branches of a per-example `if` push onto (vmap): `before = rt.batched_copy(_tape_x)`, the
+    then-branch's pushes, `then = _tape_x`, `_tape_x = before`, the else-branch's, then `_t = rt.select_tape(c, then,
+    _tape_x)` and `_tape_x = _t`.  A list starts empty in a forward sweep, and Numba types it from its appends, which
+    it cannot see through the copy's and the selection's calls: the list is marked instead (`before = len(_tape_x)`,
+    `then = len(_tape_x)`), the else-branch pushes after the then-branch's entries, and jt.select_pushed selects them
+    in place.  (Pops, in the adjoint sweep, read a tape that is typed already: they keep the copy.)"""
+    out, copies, thens = [], {}, {}  # tape -> its copy's statement; then-name -> (tape, statement)
+    for i, stmt in enumerate(stmts):
+        if stmt is None:  # `_tape_x = _t` after a selection made in place
+            continue
+        target, value = _single_assign(stmt)
+        if _is_call_of(value, "rt.batched_copy") and _is_tape(value.args[0]):
+            copies[value.args[0].id] = stmt
+        elif _is_tape(value) and not _is_tape(name(target)) and value.id in copies:
+            thens[target] = (value.id, stmt)
+        elif _is_call_of(value, "rt.select_tape") and i + 1 < len(stmts):
+            condition, then, tape = value.args[:3]
+            copy = copies.get(tape.id) if _is_tape(tape) else None
+            restored = [s for s in out if copy is not None and _copies(s, tape.id, _single_assign(copy)[0])]
+            if (
+                restored
+                and isinstance(then, gast.Name)
+                and thens.get(then.id, (None,))[0] == tape.id
+                and _copies(stmts[i + 1], tape.id, target)
+                and not _pops(tape.id, out[out.index(copy) :])
+            ):
+                before = _single_assign(copy)[0]
+                copy.value = call("len", [name(tape.id)])
+                thens.pop(then.id)[1].value = call("len", [name(tape.id)])
+                out.remove(restored[0])
+                flags = [condition, name(tape.id), name(before), name(then.id), *value.args[3:]]
+                out.append(_expr_stmt(call("jt.select_pushed", flags), stmt))
+                stmts[i + 1] = None
+                continue
+        out.append(stmt)
+    return out
+
+
+def _single_assign(stmt):
+    """(target name, value) of `name = value`, else (None, None)."""
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+        return stmt.targets[0].id, stmt.value
+    return None, None
+
+
+def _copies(stmt, target, source) -> bool:
+    """Whether the statement is `target = source` (names)."""
+    bound, value = _single_assign(stmt)
+    return bound == target and isinstance(value, gast.Name) and value.id == source
+
+
+def _pops(tape, stmts) -> bool:
+    """Whether the statements pop from the tape."""
+    return any(_is_call_of(n, f"{tape}.pop") for s in stmts for n in walk(s))
 
 
 def _read_counts(body) -> dict:
