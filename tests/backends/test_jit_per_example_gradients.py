@@ -1,8 +1,8 @@
 """jit(vmap(grad(f))) of common code that compiled only without jit: a number in an elementwise call of the batched
 adjoint (x ** y, np.where(c, f, 0.0)), np.mean/np.var of a batch of numbers, np.linalg.det (its adjoint's constant
 axes), per-example results that are lists, np.concatenate, np.stack, np.tile, np.argmax, np.take_along_axis, np.array of
-a list, a value each branch of a per-example `if` binds (a returned one); and a clear error where the per-example
-results' shapes differ."""
+a list, np.einsum's adjoint, a value each branch of a per-example `if` binds (a returned one); and a clear error where
+the per-example results' shapes differ."""
 
 import numpy as np
 import pytest
@@ -58,6 +58,11 @@ def appended(x):  # np.array of a list appended in a loop, batched under jit
     return np.sum(np.array(out) ** 2)
 
 
+def contracted(x):  # np.einsum's adjoints batched under jit: a batch label on every term of the subscripts
+    M = np.reshape(x[:4], (2, 2))
+    return np.sum(np.einsum("ij,jk->ik", M, M) ** 2) + np.einsum("i,i", x, np.tanh(x))
+
+
 def _central_differences(f, x, h=1e-6):
     g = np.zeros_like(x)
     for i in range(x.size):
@@ -67,7 +72,7 @@ def _central_differences(f, x, h=1e-6):
     return g
 
 
-FUNCTIONS = [array_power, safe_log, moments, determinant, from_a_list, joined, tiled, picked, appended]
+FUNCTIONS = [array_power, safe_log, moments, determinant, from_a_list, joined, tiled, picked, appended, contracted]
 
 
 @pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)

@@ -78,6 +78,25 @@ def einsum(bound, batched):
     return gast.Call(func=_expr("np.einsum"), args=args, keywords=keywords)
 
 
+def einsum_slot(bound, batched):
+    """rt.einsum_slot(operands, k, out) batched, every operand and the cotangent batched (batch_broadcast): the same
+    slot, a batch label added to every term of the subscripts written in the call, so that every rule of
+    rt.einsum_slot (its derivatives, its Numba version) applies to the batched call."""
+    operands = bound["operands"]
+    if not isinstance(operands, gast.Tuple) or not operands.elts:
+        return None
+    ok, subscripts = _constant(operands.elts[0])
+    text = batched_subscripts(subscripts, [True] * (len(operands.elts) - 1)) if ok and type(subscripts) is str else None
+    if text is None:
+        return None
+    labeled = gast.Tuple(
+        elts=[gast.Constant(value=text, kind=None), *map(copy_tree, operands.elts[1:])], ctx=gast.Load()
+    )
+    return gast.Call(
+        func=_expr("rt.einsum_slot"), args=[labeled, copy_tree(bound["k"]), copy_tree(bound["out"])], keywords=[]
+    )
+
+
 # ---------------------------------------------------------------------------- np.linalg.norm
 
 

@@ -334,6 +334,8 @@ defhelper(
     },
     jvp={"operands": "rt.einsum_slot_jvp(operands, k, out, t)", "out": "rt.einsum_slot(operands, k, t)"},
     structural=("k",),
+    batch=batch_rules.einsum_slot,  # the same slot of the contraction with a batch label on every term
+    batch_broadcast=("operands", "out"),
 )
 # The helpers below are derivatives of einsum past the first, each an rt.einsum_part (runtime/einsum_parts.py): their
 # rules are written with einsum_part, its adjoints and einsum_extend, whose own rules close over the same functions,

@@ -479,8 +479,10 @@ class _BatchBuilder(Builder):
         return isinstance(atom, gast.Name) and atom.id in self.batched
 
     def _as_batched(self, atom):
-        """An expression for `atom` as a batched value (broadcast when it is the same for every example)."""
-        if self._is_batched(atom):
+        """An expression for `atom` as a batched value (broadcast when it is the same for every example; a string or
+        None, which rt.to_batched returns as it is, written as it is: compiled code reads a string item of a tuple,
+        such as np.einsum's subscripts, as a literal)."""
+        if self._is_batched(atom) or (isinstance(atom, gast.Constant) and isinstance(atom.value, (str, type(None)))):
             return copy_tree(atom)
         return _call("rt.to_batched", [copy_tree(atom), name(self.batch)])
 
@@ -696,15 +698,27 @@ class _BatchBuilder(Builder):
         return []
 
     def _with_constant_tuples(self, bound):
-        """A call's arguments with each name bound once to a tuple of constants (normal form names `(-2, -1)`) read
-        as that tuple, for the rules that read constant arguments."""
+        """A call's arguments with each name bound once to a tuple holding constants read as that tuple, for the rules
+        that read constant arguments: a tuple of constants (normal form names `(-2, -1)`) as it is; one that holds a
+        string too (np.einsum's operands, their subscripts first) with its other items read out of the name
+        (`_t2[1]`: the values the tuple was made with, whatever the names in its display hold since)."""
         tuples = self._constant_tuples
         named = {p: v.id for p, v in bound.items() if isinstance(v, gast.Name) and v.id in tuples}
-        return {p: copy_tree(tuples[named[p]]) if p in named else v for p, v in bound.items()}
+        return {p: self._tuple_read(named[p]) if p in named else v for p, v in bound.items()}
+
+    def _tuple_read(self, x):
+        elts = [
+            copy_tree(e)
+            if isinstance(e, gast.Constant)
+            else gast.Subscript(value=name(x), slice=const(i), ctx=gast.Load())
+            for i, e in enumerate(self._constant_tuples[x].elts)
+        ]
+        return gast.Tuple(elts=elts, ctx=gast.Load())
 
     @functools.cached_property
     def _constant_tuples(self):
-        """name -> the tuple of constants it is bound to, for the names bound once, to such a tuple."""
+        """name -> the tuple it is bound to, for the names bound once to a tuple of constants, or to one holding a
+        string constant."""
         bound = {}
         for stmt in walk_statements(self.fn.body):
             if isinstance(stmt, gast.Assign):
@@ -715,7 +729,10 @@ class _BatchBuilder(Builder):
             for x, values in bound.items()
             if len(values) == 1
             and isinstance(values[0], gast.Tuple)
-            and all(isinstance(e, gast.Constant) for e in values[0].elts)
+            and (
+                all(isinstance(e, gast.Constant) for e in values[0].elts)
+                or any(isinstance(e, gast.Constant) and isinstance(e.value, str) for e in values[0].elts)
+            )
         }
 
     def _split_names(self, stmt, prim, rhs):
