@@ -419,13 +419,38 @@ defhelper(
 # the adjoints of those (third order): no derivative rules yet
 defhelper(rt.unbroadcast_batched_vjp)
 defhelper(rt.expand_reduced_batched_vjp)
-for _name in [
-    "dot_vjp_a_batched",
-    "dot_vjp_b_batched",
-    "batched_add_at",
-    "batched_get_kept",
-]:
-    defhelper(getattr(rt, _name))
+# Their tangents (jacfwd of vmap(grad): per-example Hessians), linear in each differentiable argument; the flags
+# say which arguments carry the batch, and a tangent is batched as its primal is.  No adjoint rules yet.
+_DOT_FLAGS = "g_batched=g_batched, a_batched=a_batched, b_batched=b_batched"
+defhelper(
+    rt.dot_vjp_a_batched,
+    params=["g", "a", "b", "g_batched", "a_batched", "b_batched"],
+    structural=("a", "g_batched", "a_batched", "b_batched"),  # a gives the adjoint its shape only
+    jvp={"g": f"rt.dot_vjp_a_batched(t, a, b, {_DOT_FLAGS})", "b": f"rt.dot_vjp_a_batched(g, a, t, {_DOT_FLAGS})"},
+)
+defhelper(
+    rt.dot_vjp_b_batched,
+    params=["g", "a", "b", "g_batched", "a_batched", "b_batched"],
+    structural=("b", "g_batched", "a_batched", "b_batched"),
+    jvp={"g": f"rt.dot_vjp_b_batched(t, a, b, {_DOT_FLAGS})", "a": f"rt.dot_vjp_b_batched(g, t, b, {_DOT_FLAGS})"},
+)
+defhelper(
+    rt.batched_add_at,
+    params=["base", "like", "index", "v", "like_batched", "index_batched=False", "v_batched=True"],
+    container=True,
+    structural=("like", "index", "like_batched", "index_batched", "v_batched"),
+    jvp={
+        "base": "t",
+        "v": "rt.batched_add_at(0.0, like, index, t, like_batched, index_batched=index_batched, v_batched=v_batched)",
+    },
+)
+defhelper(
+    rt.batched_get_kept,
+    params=["g", "index", "g_batched", "index_batched"],
+    container=True,
+    structural=("index", "g_batched", "index_batched"),
+    jvp={"g": "rt.batched_get_kept(t, index, g_batched, index_batched)"},
+)
 defhelper(
     rt.batched_pack_like,
     params=["like", "parts", "like_batched"],
