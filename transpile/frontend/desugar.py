@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import functools
 import inspect
 import types
@@ -1577,6 +1578,11 @@ class _FunctionDesugarer:
             self.program.guards.append(guard)
 
     # ---------------------------------------------------------------- calls
+    def _consumes_whole(self, func) -> bool:
+        """Whether the callee reads every item of an iterable it is given (sum, max, ...), so that a generator
+        passed to it computes what a list comprehension does (its items computed first)."""
+        return any(self._resolve_callable(func) is f for f in _WHOLE_CONSUMERS)
+
     def call(self, expr, stmt):
         func = expr.func
         for a in expr.args:
@@ -1585,6 +1591,9 @@ class _FunctionDesugarer:
         for k in expr.keywords:
             if k.arg is None:
                 self.error(k.value, "`**kwargs` in calls is not supported", "pass keyword arguments by name")
+        if expr.args and isinstance(expr.args[0], gast.GeneratorExp) and self._consumes_whole(func):
+            expr = _with_list_argument(expr)
+            func = expr.func
         resolved = self._super_method(func)  # super().method(x) in a method
         # method call on a local value: x.sum(axis=0)
         if (
@@ -2107,3 +2116,15 @@ def _method_hint(attr) -> str:
 def _is_library(fn):
     module = getattr(fn, "__module__", "") or ""
     return module.split(".")[0] in ("numpy", "scipy", "builtins")
+
+
+_WHOLE_CONSUMERS = (sum, min, max, any, all, tuple, list, sorted)
+
+
+def _with_list_argument(call):
+    """`sum(x * x for x in xs)` as `sum([x * x for x in xs])`."""
+    gen = call.args[0]
+    items = gast.copy_location(gast.ListComp(elt=gen.elt, generators=gen.generators), gen)
+    new = copy.copy(call)
+    new.args = [items, *call.args[1:]]
+    return new
