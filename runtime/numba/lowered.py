@@ -31,6 +31,8 @@ __all__ = [
     "max",
     "min",
     "prod",
+    "nansum",
+    "nanmean",
     "var",
     "std",
     "norm",
@@ -95,6 +97,14 @@ def min(a, axis=None, keepdims=False):  # noqa: A001
 
 def prod(a, axis=None, keepdims=False):
     return np.prod(a, axis=axis, keepdims=keepdims)
+
+
+def nansum(a, axis=None, keepdims=False):
+    return np.nansum(a, axis=axis, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, keepdims=False):
+    return np.nanmean(a, axis=axis, keepdims=keepdims)
 
 
 def getitem(x, index):
@@ -419,6 +429,37 @@ overload(max, prefer_literal=True)(_reduction(np.max))
 overload(min, prefer_literal=True)(_reduction(np.min))
 overload(prod, prefer_literal=True)(_reduction(np.prod))
 overload(mean, prefer_literal=True)(_reduction(np.mean))
+
+
+@overload(nansum, prefer_literal=True)
+def _nansum(a, axis=None, keepdims=False):
+    """np.nansum: the sum of the entries that are not NaN (Numba's takes no axis)."""
+    zero = a.dtype if isinstance(a, types.Array) else a  # (a literal 0 would promote float32 to float64)
+    return lambda a, axis=None, keepdims=False: sum(np.where(np.isnan(a), zero(0), a), axis, keepdims)
+
+
+@overload(nanmean, prefer_literal=True)
+def _nanmean(a, axis=None, keepdims=False):
+    """np.nanmean: their mean, over how many there are (Numba's takes no axis), in a's float type."""
+    dtype = a.dtype if isinstance(a, types.Array) else a
+    zero, result = dtype, dtype if isinstance(dtype, types.Float) else types.float64
+
+    def impl(a, axis=None, keepdims=False):
+        mean = sum(np.where(np.isnan(a), zero(0), a), axis, keepdims) / sum(~np.isnan(a), axis, keepdims)
+        return _as_type(mean, result)
+
+    return impl
+
+
+def _as_type(x, dtype):
+    """x (an array or a number) in the number type `dtype`."""
+
+
+@overload(_as_type)
+def _as_type_impl(x, dtype):
+    if isinstance(x, types.Array):
+        return lambda x, dtype: x.astype(dtype)
+    return lambda x, dtype: dtype(x)
 
 
 def var(a, axis=None, ddof=0, keepdims=False):

@@ -60,6 +60,42 @@ defprim(
         Example("np.mean(a)", S),
     ],
 )
+# NaN-skipping reductions: the NaN entries count as absent (0 in the sum, not counted in the mean) and get no
+# derivative, as in JAX.
+_KEPT = "np.where(np.isnan(a), 0.0, {})"
+_COUNT = "np.sum(~np.isnan(a), axis=axis, keepdims=keepdims)"
+defprim(
+    "nansum",
+    np.nansum,
+    batch="axis",
+    path="np.nansum",
+    params=REDUCE_PARAMS,
+    vjp={"a": _KEPT.format(EXPAND)},
+    jvp={"a": f"np.sum({_KEPT.format('t')}, axis=axis, keepdims=keepdims)"},
+    structural=HOW,
+    examples=[
+        Example("np.nansum(a)", X),
+        Example("np.nansum(a, axis=0)", X),
+        Example("np.nansum(a, axis=(0, 2), keepdims=True)", R3),
+        Example("np.nansum(np.where(a > 0.5, np.nan, a), axis=-1)", R3),
+    ],
+)
+defprim(
+    "nanmean",
+    np.nanmean,
+    batch="axis",
+    path="np.nanmean",
+    params=REDUCE_PARAMS,
+    vjp={"a": _KEPT.format(f"rt.expand_reduced(g / {_COUNT}, a, axis=axis, keepdims=keepdims)")},
+    jvp={"a": f"np.sum({_KEPT.format('t')}, axis=axis, keepdims=keepdims) / {_COUNT}"},
+    structural=HOW,
+    examples=[
+        Example("np.nanmean(a)", X),
+        Example("np.nanmean(a, axis=1)", X),
+        Example("np.nanmean(a, axis=(0, 2), keepdims=True)", R3),
+        Example("np.nanmean(np.where(a > 0.5, np.nan, a), axis=(1, 2))", R3),
+    ],
+)
 defprim(
     "prod",
     np.prod,
