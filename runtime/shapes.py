@@ -14,6 +14,7 @@ __all__ = [
     "reduced_axes",
     "tie_weights",
     "prod_others",
+    "order_weights",
     "prod_others_vjp",
     "prod_others_vjp2",
     "cumsum_vjp",
@@ -93,6 +94,32 @@ def prod_others(a, axis=None):
     if flat.shape[-1] == 0:
         return undo(flat)
     return undo(_exclusive_prod(flat))
+
+
+def order_weights(a, q, axis=None, method="linear"):
+    """d np.quantile(a, q, axis) / d a for a single q (np.median: q = 0.5; np.percentile: q / 100): in each reduction
+    group, 1 - f at the entry of rank floor(q * (n - 1)) and f at the next rank up (f the fraction between them),
+    zero elsewhere; of equal entries, the first in the group takes the rank (np.argsort's stable order)."""
+    if method != "linear":
+        raise TypeError(
+            f"the derivative of np.quantile with method={method!r} is not supported: use the default, 'linear'"
+        )
+    if np.ndim(q) != 0:
+        raise TypeError(
+            "the derivative of np.quantile (np.percentile) with several q at once is not supported: call it once per q"
+        )
+    xp = array_namespace(a)
+    flat, undo = _to_last(a, axis)
+    n = flat.shape[-1]
+    where = float(q) * (n - 1)
+    low = min(int(np.floor(where)), n - 1)
+    high, frac = min(low + 1, n - 1), where - low
+    ranks = np.argsort(flat, axis=-1, kind="stable")
+    weights = xp.zeros(flat.shape, dtype=np.result_type(flat.dtype, np.float32))  # float32 stays float32
+    np.put_along_axis(weights, ranks[..., low : low + 1], 1.0 - frac, axis=-1)
+    if frac:
+        np.put_along_axis(weights, ranks[..., high : high + 1], frac, axis=-1)
+    return undo(weights)
 
 
 def prod_others_vjp(g, a, axis=None):

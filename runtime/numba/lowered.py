@@ -33,6 +33,9 @@ __all__ = [
     "prod",
     "nansum",
     "nanmean",
+    "median",
+    "quantile",
+    "percentile",
     "var",
     "std",
     "norm",
@@ -105,6 +108,18 @@ def nansum(a, axis=None, keepdims=False):
 
 def nanmean(a, axis=None, keepdims=False):
     return np.nanmean(a, axis=axis, keepdims=keepdims)
+
+
+def median(a, axis=None, keepdims=False):
+    return np.median(a, axis=axis, keepdims=keepdims)
+
+
+def quantile(a, q, axis=None, method="linear", keepdims=False):
+    return np.quantile(a, q, axis=axis, method=method, keepdims=keepdims)
+
+
+def percentile(a, q, axis=None, method="linear", keepdims=False):
+    return np.percentile(a, q, axis=axis, method=method, keepdims=keepdims)
 
 
 def getitem(x, index):
@@ -429,6 +444,52 @@ overload(max, prefer_literal=True)(_reduction(np.max))
 overload(min, prefer_literal=True)(_reduction(np.min))
 overload(prod, prefer_literal=True)(_reduction(np.prod))
 overload(mean, prefer_literal=True)(_reduction(np.mean))
+
+
+overload(median, prefer_literal=True)(_reduction(np.median))
+
+
+@overload(quantile, prefer_literal=True)
+def _quantile(a, q, axis=None, method="linear", keepdims=False):
+    """np.quantile of one q by the default, linear method, over static axes (Numba's takes no axis nor method)."""
+    _linear_only(method)
+    if isinstance(q, types.Array):
+        raise TypingError("np.quantile (np.percentile) of several q at once does not compile under jit: one q a call")
+    if not isinstance(a, types.Array):
+        return lambda a, q, axis=None, method="linear", keepdims=False: np.quantile(np.asarray(a), q)
+    keep = _constant_flag(keepdims)
+    if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
+        ones = (1,) * a.ndim
+        if keep:
+            return lambda a, q, axis=None, method="linear", keepdims=False: np.full(ones, np.quantile(a.ravel(), q))
+        return lambda a, q, axis=None, method="linear", keepdims=False: np.quantile(a.ravel(), q)
+    count = 1 if isinstance(axis, types.Integer) else len(axis)
+    out_nd = a.ndim if keep else a.ndim - count
+    dtype = a.dtype if isinstance(a.dtype, types.Float) else types.float64
+
+    def impl(a, q, axis=None, method="linear", keepdims=False):
+        mask = _axis_mask(a.ndim, _as_tuple(axis))
+        rows = _rows(a, mask)
+        values = np.empty(rows.shape[0], dtype)
+        for i in range(rows.shape[0]):
+            values[i] = np.quantile(rows[i], q)
+        return values.reshape(_out_shape(a.shape, mask, keep, out_nd))
+
+    return impl
+
+
+def _linear_only(method):
+    """Refuse (while typing) a quantile method other than the default, which is all the Numba versions compute."""
+    if isinstance(method, types.Omitted) and method.value == "linear":
+        return
+    if not (isinstance(method, types.StringLiteral) and method.literal_value == "linear"):
+        raise TypingError(f"np.quantile's method={method} does not compile under jit: only the default, 'linear'")
+
+
+@overload(percentile, prefer_literal=True)
+def _percentile(a, q, axis=None, method="linear", keepdims=False):
+    _linear_only(method)
+    return lambda a, q, axis=None, method="linear", keepdims=False: quantile(a, q / 100.0, axis, method, keepdims)
 
 
 @overload(nansum, prefer_literal=True)

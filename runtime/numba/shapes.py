@@ -83,6 +83,41 @@ def _prod_others(a, axis=None):
     return impl
 
 
+@overload(_shapes.order_weights, prefer_literal=True)
+def _order_weights(a, q, axis=None, method="linear"):
+    given = method.literal_value if isinstance(method, types.StringLiteral) else "linear"
+    if given != "linear" or isinstance(q, types.Array):
+        what = f"method={given!r}" if given != "linear" else "several q at once"
+
+        def refuse(a, q, axis=None, method="linear"):
+            raise TypeError(f"the derivative of np.quantile with {what} is not supported under jit")
+
+        return refuse
+    dtype = types.float32 if _float_dtype(a) == types.float32 else types.float64
+
+    def impl(a, q, axis=None, method="linear"):
+        ids, groups = _group_ids(a.shape, _mask_of(a.ndim, axis))
+        values = _flat(a)
+        n = values.size // groups
+        members = np.empty((groups, n), np.int64)  # each group's entries, in C order (as np.argsort sees them)
+        filled = np.zeros(groups, np.int64)
+        for k in range(values.size):
+            members[ids[k], filled[ids[k]]] = k
+            filled[ids[k]] += 1
+        where = q * (n - 1)
+        low = min(int(np.floor(where)), n - 1)
+        high, frac = min(low + 1, n - 1), where - low
+        out = np.zeros(values.size, dtype)
+        for g in range(groups):
+            ranks = np.argsort(values[members[g]], kind="mergesort")  # stable, as runtime's
+            out[members[g, ranks[low]]] = 1.0 - frac
+            if frac:
+                out[members[g, ranks[high]]] = frac
+        return out.reshape(a.shape)
+
+    return impl
+
+
 @overload(_shapes.prod_others_vjp)
 def _prod_others_vjp(g, a, axis=None):
     if isinstance(g, ZeroType):

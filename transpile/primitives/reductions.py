@@ -96,6 +96,50 @@ defprim(
         Example("np.nanmean(np.where(a > 0.5, np.nan, a), axis=(1, 2))", R3),
     ],
 )
+# Order statistics (the default, linear method): d/da is rt.order_weights, nonzero at the one or two entries whose
+# ranks the quantile falls between; a q with several values, another method, or q itself differentiated raise.
+_AT_RANKS = "rt.order_weights(a, {q}, axis, method)"
+_ORDER_PARAMS = ["a", "q", "axis=None", "out=None", "overwrite_input=False", "method='linear'", "keepdims=False"]
+_ORDER_HOW = ("axis", "out", "overwrite_input", "method", "keepdims")
+for _name, _impl, _q in [("quantile", np.quantile, "q"), ("percentile", np.percentile, "q / 100.0")]:
+    defprim(
+        _name,
+        _impl,
+        batch="axis",
+        path=f"np.{_name}",
+        params=_ORDER_PARAMS,
+        vjp={"a": f"{_AT_RANKS.format(q=_q)} * {EXPAND}"},  # (the weights first: they refuse several q)
+        jvp={"a": f"np.sum(t * {_AT_RANKS.format(q=_q)}, axis=axis, keepdims=keepdims)"},
+        structural=_ORDER_HOW,
+        examples=[
+            Example(f"np.{_name}(a, {0.3 if _name == 'quantile' else 30.0})", X),
+            Example(f"np.{_name}(a, {0.75 if _name == 'quantile' else 75.0}, axis=1)", X),
+            Example(f"np.{_name}(a, {0.5 if _name == 'quantile' else 50.0}, axis=(0, 2), keepdims=True)", R3),
+        ],
+    )
+defprim(
+    "median",
+    np.median,
+    batch="axis",
+    path="np.median",
+    params=["a", "axis=None", "out=None", "overwrite_input=False", "keepdims=False"],
+    vjp={"a": f"rt.order_weights(a, 0.5, axis) * {EXPAND}"},
+    jvp={"a": "np.sum(t * rt.order_weights(a, 0.5, axis), axis=axis, keepdims=keepdims)"},
+    structural=("axis", "out", "overwrite_input", "keepdims"),
+    examples=[
+        Example("np.median(a)", X),
+        Example("np.median(a, axis=0)", X),
+        Example("np.median(a, axis=-1, keepdims=True)", R3),
+        Example("np.median(a)", V),
+    ],
+)
+defhelper(
+    rt.order_weights,
+    params=["a", "q", "axis=None", "method='linear'"],
+    nondiff=True,
+    batch="rt.order_weights(a, q, rt.batch_axis(axis, a), method)",
+    batch_broadcast=("a",),
+)
 defprim(
     "prod",
     np.prod,

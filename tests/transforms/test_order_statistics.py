@@ -1,0 +1,63 @@
+"""np.median, np.quantile and np.percentile (the default, linear method): their derivatives against central
+differences, over every axis form, under vmap(grad) and jit; another method or several q at once, differentiated,
+raise instead of giving another method's numbers."""
+
+import numpy as np
+import pytest
+
+import transpile as tp
+
+X = np.random.default_rng(61).uniform(-1.0, 1.0, size=(3, 5))  # distinct entries: the order is differentiable
+XB = np.random.default_rng(67).uniform(-1.0, 1.0, size=(2, 3, 5))
+
+
+def medians(a):
+    return np.median(a) + np.sum(np.median(a, axis=0) ** 2) + np.sum(np.median(a**3, axis=1, keepdims=True))
+
+
+def quantiles(a):
+    return np.quantile(a, 0.3) * np.sum(np.quantile(a, 0.8, axis=(0, 1), keepdims=True))
+
+
+def percentiles(a):
+    return np.sum(np.percentile(a, 62.5, axis=-1) ** 2) * np.sum(np.sin(np.percentile(a, 10.0, axis=0)))
+
+
+def nearest(a):
+    return np.quantile(a, 0.3, method="nearest")
+
+
+def several(a):
+    return np.sum(np.quantile(a, [0.25, 0.75]))
+
+
+def _central_differences(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+FUNCTIONS = [medians, quantiles, percentiles]
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_derivatives_of_order_statistics(f):
+    g = tp.grad(f)(X)
+    np.testing.assert_allclose(g, _central_differences(f, X), rtol=1e-6, atol=1e-8)
+    stacked = np.stack([tp.grad(f)(x) for x in XB])
+    np.testing.assert_allclose(tp.vmap(tp.grad(f))(XB), stacked, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_compiled_order_statistics(f):
+    np.testing.assert_allclose(tp.jit(f)(X), f(X), rtol=1e-12)
+    np.testing.assert_allclose(tp.jit(tp.grad(f))(X), tp.grad(f)(X), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("f, what", [(nearest, "method='nearest'"), (several, "several q")])
+def test_derivatives_only_of_one_q_by_the_linear_method(f, what):
+    with pytest.raises(TypeError, match=what):
+        tp.grad(f)(X)
