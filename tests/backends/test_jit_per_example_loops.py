@@ -5,6 +5,7 @@ branches both save a value for the adjoint on the same tape (selected per exampl
 
 import numpy as np
 import pytest
+from support import numeric_grad
 
 import transpile as tp
 
@@ -53,20 +54,11 @@ def branchy(x):  # both branches save `acc` on one tape, trip after trip, under 
     return acc * x[0]
 
 
-def _central_differences(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
-
-
 @pytest.mark.parametrize("f", [newton, counted, branchy], ids=lambda f: f.__name__)
 def test_per_example_trip_counts_without_jit(f):
     stacked = np.stack([tp.grad(f)(x) for x in XB])
     np.testing.assert_allclose(tp.vmap(tp.grad(f))(XB), stacked, rtol=1e-13, atol=1e-13)
-    differences = np.stack([_central_differences(f, x) for x in XB])
+    differences = np.stack([numeric_grad(f, (x,)) for x in XB])
     np.testing.assert_allclose(stacked, differences, rtol=1e-6, atol=1e-8)
 
 
