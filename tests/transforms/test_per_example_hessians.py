@@ -1,6 +1,6 @@
-"""jacfwd(vmap(grad(f))): per-example Hessians through the tangents of vmap's batched adjoint helpers
-(rt.batched_add_at, batched_get_kept, dot_vjp_a_batched, dot_vjp_b_batched); each example's block is its own Hessian,
-and the blocks between examples are zero."""
+"""jacfwd(vmap(grad(f))): per-example Hessians through the tangents of vmap's batched helpers (rt.batched_add_at,
+batched_get_kept, dot_vjp_a_batched, dot_vjp_b_batched, batched_kron); each example's block is its own Hessian, and the
+blocks between examples are zero."""
 
 import numpy as np
 import pytest
@@ -29,7 +29,12 @@ def newton(x):  # a loop whose trips differ per example
     return r * x[2] + np.einsum("i,i", x, x)
 
 
-@pytest.mark.parametrize("f", [layer, picked, newton], ids=lambda f: f.__name__)
+def kronecker(x):  # np.kron of a per-example matrix with itself
+    A = np.reshape(x[:4], (2, 2))
+    return np.trace(np.kron(A, A)) + np.sum(np.kron(x[4:], A) ** 2)
+
+
+@pytest.mark.parametrize("f", [layer, picked, newton, kronecker], ids=lambda f: f.__name__)
 def test_per_example_hessians_are_each_examples(f):
     H = tp.jacfwd(tp.vmap(tp.grad(f)))(XB)
     n = len(XB)

@@ -248,7 +248,15 @@ defhelper(
     jvp={"v": "rt.kron_vjp_b(t, a, b_like)", "a": "rt.kron_vjp_b(v, t, b_like)"},
     structural=("b_like",),
 )
-defhelper(rt.batched_kron, params=["a", "b", "a_batched", "b_batched"], structural=("a_batched", "b_batched"))
+defhelper(
+    rt.batched_kron,
+    params=["a", "b", "a_batched", "b_batched"],
+    structural=("a_batched", "b_batched"),
+    jvp={  # bilinear; a tangent is batched as its primal is
+        "a": "rt.batched_kron(t, b, a_batched=a_batched, b_batched=b_batched)",
+        "b": "rt.batched_kron(a, t, a_batched=a_batched, b_batched=b_batched)",
+    },
+)
 
 # Axis labels of einsum's sublist form, as NumPy spells them: 0-25 are A-Z, 26-51 are a-z.
 _LABELS = string.ascii_uppercase + string.ascii_lowercase
