@@ -1,6 +1,6 @@
 """np.median, np.quantile and np.percentile (the default, linear method): their derivatives against central
 differences, over every axis form, under vmap(grad) and jit; another method or several q at once, differentiated,
-raise instead of giving another method's numbers."""
+raise instead of giving another method's numbers, and so does overwrite_input= (NumPy may sort the input in place)."""
 
 import numpy as np
 import pytest
@@ -53,3 +53,12 @@ def test_compiled_order_statistics(f):
 def test_derivatives_only_of_one_q_by_the_linear_method(f, what):
     with pytest.raises(TypeError, match=what):
         tp.grad(f)(X)
+
+
+def sorted_in_place(a):
+    return np.median(a, overwrite_input=True)
+
+
+def test_an_input_numpy_may_sort_in_place_is_refused():
+    with pytest.raises(tp.TranspileError, match="overwrite_input"):
+        tp.grad(sorted_in_place)(X)

@@ -1,5 +1,6 @@
 """Reductions (sum, mean, prod, max, min, var, std) and cumulative sums."""
 
+import gast
 import numpy as np
 
 import runtime as rt
@@ -100,7 +101,28 @@ defprim(
 # ranks the quantile falls between; a q with several values, another method, or q itself differentiated raise.
 _AT_RANKS = "rt.order_weights(a, {q}, axis, method)"
 _ORDER_PARAMS = ["a", "q", "axis=None", "out=None", "overwrite_input=False", "method='linear'", "keepdims=False"]
-_ORDER_HOW = ("axis", "out", "overwrite_input", "method", "keepdims")
+_ORDER_HOW = ("axis", "out", "method", "keepdims")
+
+
+def _input_kept(position):
+    """A canonical= check: np.median(a, overwrite_input=True) (and np.quantile's, np.percentile's) may sort `a` in
+    place, which transpile does not follow (the derivative would read the sorted entries): refused."""
+
+    def check(args, keywords, error):
+        given = args[position : position + 1] + [k.value for k in keywords if k.arg == "overwrite_input"]
+        for value in given:
+            if not (isinstance(value, gast.Constant) and value.value is False):
+                error(
+                    value,
+                    "`overwrite_input=` other than False lets NumPy sort the input in place, and transpile does not "
+                    "follow writes made inside a function (the value or the gradient would miss it)",
+                    "leave out `overwrite_input=`",
+                )
+        return args, keywords
+
+    return check
+
+
 for _name, _impl, _q in [("quantile", np.quantile, "q"), ("percentile", np.percentile, "q / 100.0")]:
     defprim(
         _name,
@@ -111,6 +133,7 @@ for _name, _impl, _q in [("quantile", np.quantile, "q"), ("percentile", np.perce
         vjp={"a": f"{_AT_RANKS.format(q=_q)} * {EXPAND}"},  # (the weights first: they refuse several q)
         jvp={"a": f"np.sum(t * {_AT_RANKS.format(q=_q)}, axis=axis, keepdims=keepdims)"},
         structural=_ORDER_HOW,
+        canonical=_input_kept(4),
         examples=[
             Example(f"np.{_name}(a, {0.3 if _name == 'quantile' else 30.0})", X),
             Example(f"np.{_name}(a, {0.75 if _name == 'quantile' else 75.0}, axis=1)", X),
@@ -125,7 +148,8 @@ defprim(
     params=["a", "axis=None", "out=None", "overwrite_input=False", "keepdims=False"],
     vjp={"a": f"rt.order_weights(a, 0.5, axis) * {EXPAND}"},
     jvp={"a": "np.sum(t * rt.order_weights(a, 0.5, axis), axis=axis, keepdims=keepdims)"},
-    structural=("axis", "out", "overwrite_input", "keepdims"),
+    structural=("axis", "out", "keepdims"),
+    canonical=_input_kept(3),
     examples=[
         Example("np.median(a)", X),
         Example("np.median(a, axis=0)", X),
