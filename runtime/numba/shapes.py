@@ -109,7 +109,11 @@ def _order_weights(a, q, axis=None, method="linear"):
         high, frac = min(low + 1, n - 1), where - low
         out = np.zeros(values.size, dtype)
         for g in range(groups):
-            ranks = np.argsort(values[members[g]], kind="mergesort")  # stable, as runtime's
+            group = values[members[g]]
+            if np.any(np.isnan(group)):  # its quantile is NaN, and so is its derivative
+                out[members[g]] = np.nan
+                continue
+            ranks = np.argsort(group, kind="mergesort")  # stable, as runtime's
             out[members[g, ranks[low]]] = 1.0 - frac
             if frac:
                 out[members[g, ranks[high]]] = frac

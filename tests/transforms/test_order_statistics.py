@@ -62,3 +62,12 @@ def sorted_in_place(a):
 def test_an_input_numpy_may_sort_in_place_is_refused():
     with pytest.raises(tp.TranspileError, match="overwrite_input"):
         tp.grad(sorted_in_place)(X)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "jit"])
+def test_a_group_holding_a_nan_has_a_nan_derivative(compiled):  # as its median is NaN
+    a = X.copy()
+    a[1, 2] = np.nan
+    grad = tp.grad(lambda a: np.sum(np.median(a, axis=1)))
+    g = tp.jit(grad)(a) if compiled else grad(a)
+    assert np.all(np.isnan(g[1])) and not np.any(np.isnan(g[[0, 2]]))
