@@ -99,8 +99,8 @@ def prod_others(a, axis=None):
 def order_weights(a, q, axis=None, method="linear"):
     """d np.quantile(a, q, axis) / d a for a single q (np.median: q = 0.5; np.percentile: q / 100): in each reduction
     group, 1 - f at the entry of rank floor(q * (n - 1)) and f at the next rank up (f the fraction between them),
-    zero elsewhere; of equal entries, the first in the group takes the rank (np.argsort's stable order); NaN throughout a
-    group that holds a NaN (whose quantile is NaN)."""
+    zero elsewhere; of equal entries, the first in the group takes the rank (np.argsort's stable order); NaN
+    throughout a group that holds a NaN (whose quantile is NaN)."""
     if method != "linear":
         raise TypeError(
             f"the derivative of np.quantile with method={method!r} is not supported: use the default, 'linear'"
