@@ -34,6 +34,8 @@ __all__ = [
     "nansum",
     "nanmean",
     "median",
+    "nanmax",
+    "nanmin",
     "quantile",
     "percentile",
     "var",
@@ -112,6 +114,14 @@ def nanmean(a, axis=None, keepdims=False):
 
 def median(a, axis=None, keepdims=False):
     return np.median(a, axis=axis, keepdims=keepdims)
+
+
+def nanmax(a, axis=None, keepdims=False):
+    return np.nanmax(a, axis=axis, keepdims=keepdims)
+
+
+def nanmin(a, axis=None, keepdims=False):
+    return np.nanmin(a, axis=axis, keepdims=keepdims)
 
 
 def quantile(a, q, axis=None, method="linear", keepdims=False):
@@ -447,6 +457,8 @@ overload(mean, prefer_literal=True)(_reduction(np.mean))
 
 
 overload(median, prefer_literal=True)(_reduction(np.median))
+overload(nanmax, prefer_literal=True)(_reduction(np.nanmax))
+overload(nanmin, prefer_literal=True)(_reduction(np.nanmin))
 
 
 @overload(quantile, prefer_literal=True)

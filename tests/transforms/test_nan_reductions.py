@@ -1,6 +1,6 @@
-"""np.nansum and np.nanmean: their NaN entries count as absent and get no derivative from them (as in JAX: through
-`a ** 2` first, 0 times the NaN of its derivative is NaN); the others' derivatives match central differences, under
-grad, vmap(grad) and jit, where the results keep NumPy's values and dtypes."""
+"""np.nansum, np.nanmean, np.nanmax and np.nanmin: their NaN entries count as absent and get no derivative from them
+(as in JAX: through `a ** 2` first, 0 times the NaN of its derivative is NaN); the others' derivatives match central
+differences, under grad, vmap(grad) and jit, where the results keep NumPy's values and dtypes."""
 
 import numpy as np
 import pytest
@@ -20,11 +20,15 @@ def averaged(a):
     return np.nanmean(a) * np.sum(np.nanmean(a, axis=0, keepdims=True) ** 3)
 
 
+def extremes(a):  # the gradient of a maximum shared among its tied entries, NaNs never among them
+    return np.nanmax(a) * np.sum(np.nanmin(a, axis=1) ** 2) + np.sum(np.nanmax(a, axis=0, keepdims=True))
+
+
 def composed(a):
     return np.nansum(a**2) * np.nanmean(np.sin(a))
 
 
-@pytest.mark.parametrize("f", [summed, averaged, composed], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [summed, averaged, extremes, composed], ids=lambda f: f.__name__)
 def test_nan_entries_get_no_derivative(f):
     g, present = tp.grad(f)(X), ~np.isnan(X)
     if f is not composed:
@@ -35,7 +39,7 @@ def test_nan_entries_get_no_derivative(f):
 
 
 def _reductions(a):
-    return np.nansum(a), np.nansum(a, axis=0, keepdims=True), np.nanmean(a), np.nanmean(a, axis=1)
+    return np.nansum(a), np.nansum(a, axis=0, keepdims=True), np.nanmean(a), np.nanmean(a, axis=1), np.nanmax(a, axis=1)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
@@ -46,5 +50,6 @@ def test_compiled_values_and_dtypes(dtype):
         np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
-def test_compiled_gradient():
-    np.testing.assert_allclose(tp.jit(tp.grad(averaged))(X), tp.grad(averaged)(X), rtol=1e-12, atol=1e-12)
+@pytest.mark.parametrize("f", [averaged, extremes], ids=lambda f: f.__name__)
+def test_compiled_gradient(f):
+    np.testing.assert_allclose(tp.jit(tp.grad(f))(X), tp.grad(f)(X), rtol=1e-12, atol=1e-12)

@@ -230,6 +230,25 @@ for _name, _fn, _alias in [("max", np.max, np.amax), ("min", np.min, np.amin)]:
             Example(f"np.{_name}(a)", S),
         ],
     )
+# np.nanmax and np.nanmin: a NaN never attains the extreme, so the same rule shares the gradient among the tied
+# entries that are not NaN (a group of NaNs only: NaN, as its extreme is).
+for _name, _fn in [("nanmax", np.nanmax), ("nanmin", np.nanmin)]:
+    defprim(
+        _name,
+        _fn,
+        batch="axis",
+        path=f"np.{_name}",
+        params=["a", "axis=None", "out=None", "keepdims=False"],
+        vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims)"},
+        jvp={"a": "np.sum(t * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)"},
+        structural=HOW,
+        examples=[
+            Example(f"np.{_name}(a)", X),
+            Example(f"np.{_name}(a, axis=0)", X),
+            Example(f"np.{_name}(a, axis=(0, 2), keepdims=True)", R3),
+            Example(f"np.{_name}(np.where(a > 0.5, np.nan, a), axis=-1)", R3),
+        ],
+    )
 defhelper(
     rt.tie_weights,
     params=["a", "best", "axis=None", "keepdims=False"],
