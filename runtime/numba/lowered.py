@@ -34,6 +34,8 @@ __all__ = [
     "nansum",
     "nanmean",
     "median",
+    "nanvar",
+    "nanstd",
     "nanmax",
     "nanmin",
     "quantile",
@@ -114,6 +116,14 @@ def nanmean(a, axis=None, keepdims=False):
 
 def median(a, axis=None, keepdims=False):
     return np.median(a, axis=axis, keepdims=keepdims)
+
+
+def nanvar(a, axis=None, ddof=0, keepdims=False):
+    return np.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)
+
+
+def nanstd(a, axis=None, ddof=0, keepdims=False):
+    return np.nanstd(a, axis=axis, ddof=ddof, keepdims=keepdims)
 
 
 def nanmax(a, axis=None, keepdims=False):
@@ -649,6 +659,33 @@ def _spread_impl(x, ddof, root):
 
 overload(var, prefer_literal=True)(_moment(False))
 overload(std, prefer_literal=True)(_moment(True))
+
+
+def _nan_moment(root):
+    """np.nanvar (root=False) or np.nanstd (root=True) of real values over static axes (Numba's take no axis nor ddof):
+    the squared deviations from the mean of the entries that are not NaN, over their count less ddof."""
+
+    def typer(a, axis=None, ddof=0, keepdims=False):
+        dtype = a.dtype if isinstance(a, types.Array) else a
+        if isinstance(dtype, types.Complex):
+            raise TypingError("np.nanvar and np.nanstd of complex values do not compile under jit yet")
+        result = dtype if isinstance(dtype, types.Float) else types.float64
+
+        def impl(a, axis=None, ddof=0, keepdims=False):
+            present = ~np.isnan(a)
+            kept = np.where(present, a, result(0))
+            mean = sum(kept, axis, True) / sum(present, axis, True)
+            deviations = np.where(present, kept - mean, result(0))
+            spread = sum(deviations * deviations, axis, keepdims) / (sum(present, axis, keepdims) - ddof)
+            return _as_type(np.sqrt(spread) if root else spread, result)
+
+        return impl
+
+    return typer
+
+
+overload(nanvar, prefer_literal=True)(_nan_moment(False))
+overload(nanstd, prefer_literal=True)(_nan_moment(True))
 
 
 # ------------------------------------------------------------------ joining arrays

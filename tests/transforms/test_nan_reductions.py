@@ -1,6 +1,7 @@
-"""np.nansum, np.nanmean, np.nanmax and np.nanmin: their NaN entries count as absent and get no derivative from them
-(as in JAX: through `a ** 2` first, 0 times the NaN of its derivative is NaN); the others' derivatives match central
-differences, under grad, vmap(grad) and jit, where the results keep NumPy's values and dtypes."""
+"""np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanvar and np.nanstd: their NaN entries count as absent and get no
+derivative from them (as in JAX: through `a ** 2` first, 0 times the NaN of its derivative is NaN); the others'
+derivatives match central differences, under grad, vmap(grad) and jit, where the results keep NumPy's values and
+dtypes."""
 
 import numpy as np
 import pytest
@@ -24,11 +25,15 @@ def extremes(a):  # the gradient of a maximum shared among its tied entries, NaN
     return np.nanmax(a) * np.sum(np.nanmin(a, axis=1) ** 2) + np.sum(np.nanmax(a, axis=0, keepdims=True))
 
 
+def spreads(a):
+    return np.nanvar(a) + np.sum(np.nanstd(a, axis=1, ddof=1) ** 3)
+
+
 def composed(a):
     return np.nansum(a**2) * np.nanmean(np.sin(a))
 
 
-@pytest.mark.parametrize("f", [summed, averaged, extremes, composed], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [summed, averaged, extremes, spreads, composed], ids=lambda f: f.__name__)
 def test_nan_entries_get_no_derivative(f):
     g, present = tp.grad(f)(X), ~np.isnan(X)
     if f is not composed:
@@ -39,7 +44,8 @@ def test_nan_entries_get_no_derivative(f):
 
 
 def _reductions(a):
-    return np.nansum(a), np.nansum(a, axis=0, keepdims=True), np.nanmean(a), np.nanmean(a, axis=1), np.nanmax(a, axis=1)
+    sums = np.nansum(a), np.nansum(a, axis=0, keepdims=True), np.nanmean(a), np.nanmean(a, axis=1)
+    return sums + (np.nanmax(a, axis=1), np.nanvar(a, axis=0, ddof=1), np.nanstd(a))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
@@ -50,6 +56,6 @@ def test_compiled_values_and_dtypes(dtype):
         np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
-@pytest.mark.parametrize("f", [averaged, extremes], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [averaged, extremes, spreads], ids=lambda f: f.__name__)
 def test_compiled_gradient(f):
     np.testing.assert_allclose(tp.jit(tp.grad(f))(X), tp.grad(f)(X), rtol=1e-12, atol=1e-12)

@@ -305,6 +305,45 @@ defprim(
         Example("b.std(ddof=a)", dict(a=(), b=(5,)), domain="unit"),
     ],
 )
+# np.nanvar and np.nanstd: the moments of the entries that are not NaN (a NaN entry gets no derivative from them); ddof
+# has no rule here (differentiated, it raises).
+_NAN_DEVIATION = "np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))"
+_NAN_MOMENT = f"rt.real_only({_NAN_DEVIATION}, a, 'np.nanvar and np.nanstd')"
+_NAN_COUNT = "(np.sum(~np.isnan(a), axis=axis, keepdims={}) - ddof)"  # entries per group that are not NaN, less ddof
+defprim(
+    "nanvar",
+    np.nanvar,
+    batch="axis",
+    path="np.nanvar",
+    params=MOMENT_PARAMS,
+    vjp={"a": f"{EXPAND} * {_NAN_MOMENT} * (2.0 / {_NAN_COUNT.format(True)})"},
+    jvp={"a": f"np.sum(t * {_NAN_MOMENT}, axis=axis, keepdims=keepdims) * (2.0 / {_NAN_COUNT.format('keepdims')})"},
+    structural=HOW,
+    examples=[
+        Example("np.nanvar(a)", X),
+        Example("np.nanvar(a, axis=1, ddof=1)", X),
+        Example("np.nanvar(a, axis=(0, 2), keepdims=True)", R3),
+        Example("np.nanvar(np.where(a > 0.5, np.nan, a), axis=(1, 2))", R3),
+    ],
+)
+defprim(
+    "nanstd",
+    np.nanstd,
+    batch="axis",
+    path="np.nanstd",
+    params=MOMENT_PARAMS,
+    vjp={
+        "a": f"rt.expand_reduced(g / ans, a, axis=axis, keepdims=keepdims) * {_NAN_MOMENT} / {_NAN_COUNT.format(True)}"
+    },
+    jvp={"a": f"np.sum(t * {_NAN_MOMENT}, axis=axis, keepdims=keepdims) / ({_NAN_COUNT.format('keepdims')} * ans)"},
+    structural=HOW,
+    examples=[
+        Example("np.nanstd(a)", X),
+        Example("np.nanstd(a, axis=0, ddof=1)", X),
+        Example("np.nanstd(a, axis=(0, 2), keepdims=True)", R3),
+        Example("np.nanstd(np.where(a > 0.5, np.nan, a), axis=(1, 2))", R3),
+    ],
+)
 
 defprim(
     "cumsum",

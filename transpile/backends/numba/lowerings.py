@@ -56,6 +56,8 @@ lower("max", "jt.max(a, axis=axis, keepdims=keepdims)")
 lower("min", "jt.min(a, axis=axis, keepdims=keepdims)")
 lower("var", "jt.var(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("std", "jt.std(a, axis=axis, ddof=ddof, keepdims=keepdims)")
+lower("nanvar", "jt.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)")
+lower("nanstd", "jt.nanstd(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("cumsum", "jt.cumsum(a, axis)")
 lower("cumprod", "jt.cumprod(a, axis)")
 
