@@ -208,18 +208,22 @@ defhelper(
 )
 
 # max and min: the gradient is shared equally among tied extrema, as in JAX.
+_TIES = "rt.tie_weights(a, ans, axis=axis, keepdims=keepdims)"
+_EXTREME = dict(
+    batch="axis",
+    params=["a", "axis=None", "out=None", "keepdims=False"],
+    vjp={"a": f"{EXPAND} * {_TIES}"},
+    jvp={"a": f"np.sum(t * {_TIES}, axis=axis, keepdims=keepdims)"},
+    structural=HOW,
+)
 for _name, _fn, _alias in [("max", np.max, np.amax), ("min", np.min, np.amin)]:
     defprim(
         _name,
         _fn,
-        batch="axis",
         path=f"np.{_name}",
-        params=["a", "axis=None", "out=None", "keepdims=False"],
-        vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims)"},
         methods=[_name],
         aliases=(_alias,),
-        jvp={"a": "np.sum(t * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)"},
-        structural=HOW,
+        **_EXTREME,
         examples=[
             Example(f"np.{_name}(a)", X),
             Example(f"np.{_name}(a, axis=0)", X),
@@ -236,12 +240,8 @@ for _name, _fn in [("nanmax", np.nanmax), ("nanmin", np.nanmin)]:
     defprim(
         _name,
         _fn,
-        batch="axis",
         path=f"np.{_name}",
-        params=["a", "axis=None", "out=None", "keepdims=False"],
-        vjp={"a": f"{EXPAND} * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims)"},
-        jvp={"a": "np.sum(t * rt.tie_weights(a, ans, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)"},
-        structural=HOW,
+        **_EXTREME,
         examples=[
             Example(f"np.{_name}(a)", X),
             Example(f"np.{_name}(a, axis=0)", X),
