@@ -115,11 +115,23 @@ def align(values, batched):
     return tuple(out)
 
 
+class BatchedRange:  # runtime/ranges.py makes and reads them
+    """The values of a loop that runs a different number of trips per example.
+
+    At trip k of the batched loop, an example's value is `base + k * stride`, and it runs the trips
+    `first <= k < first + trips`: range(start, stop, step) runs from trip 0; the adjoint of a loop (its
+    trips backwards) ends, for every example, at the last trip.
+    """
+
+    def __init__(self, base, stride, first, trips):
+        self.base, self.stride, self.first, self.trips = base, stride, first, trips
+
+
 def select(condition, then, otherwise):
     """Per example, `then` where the batched condition holds, else `otherwise` (both batched; trees too)."""
     zero_then, zero_otherwise = type(then) is float and then == 0.0, type(otherwise) is float and otherwise == 0.0
-    if _is_batched_range(then) or _is_batched_range(otherwise):
-        from .ranges import select_ranges
+    if isinstance(then, BatchedRange) or isinstance(otherwise, BatchedRange):
+        from .ranges import select_ranges  # (ranges.py builds on this module)
 
         return select_ranges(condition, then, otherwise)
     if zero_then and zero_otherwise:  # the symbolic zero on both sides (an adjoint no example has added to)
@@ -147,12 +159,6 @@ def select(condition, then, otherwise):
         return np.where(condition, then, otherwise)
     except ValueError:
         return _one_side(condition, then, otherwise, SHAPES_DIFFER.format(np.shape(then)[1:], np.shape(otherwise)[1:]))
-
-
-def _is_batched_range(value):
-    from .ranges import BatchedRange  # (ranges.py builds on this module)
-
-    return isinstance(value, BatchedRange)
 
 
 def _one_side(condition, then, otherwise, refusal):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batching import PER_EXAMPLE_TRIPS, BatchError
+from .batching import PER_EXAMPLE_TRIPS, BatchedRange, BatchError
 from .namespace import asarray
 
 __all__ = ["backwards", "first"]
@@ -27,18 +27,6 @@ def first(steps):
             return first_of_each(steps)
         raise BatchError(PER_EXAMPLE_TRIPS)  # e.g. per-example ranges of an outer vmap, example by example
     return steps[0]
-
-
-class BatchedRange:
-    """The values of a loop that runs a different number of trips per example.
-
-    At trip k of the batched loop, an example's value is `base + k * stride`, and it runs the trips
-    `first <= k < first + trips`: range(start, stop, step) runs from trip 0; the adjoint of a loop (its
-    trips backwards) ends, for every example, at the last trip.
-    """
-
-    def __init__(self, base, stride, first, trips):
-        self.base, self.stride, self.first, self.trips = base, stride, first, trips
 
 
 def batched_range(bounds):

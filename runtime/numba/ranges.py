@@ -97,14 +97,14 @@ def _fields(steps):
 @overload(_fields)
 def _fields_impl(steps):
     if isinstance(steps, types.Optional):  # saved from a branch: read where the branch ran
-        return lambda steps: _fields(_set(steps))
+        return lambda steps: _fields(_read_where_set(steps))
     if _is_batched(steps):
         return lambda steps: steps
     return lambda steps: (steps.start, steps.step, 0, len(steps))
 
 
 @register_jitable
-def _set(steps):
+def _read_where_set(steps):
     if steps is None:
         raise ValueError("vmap: the range of a loop in a branch no example took was read")
     return _bound(steps)

@@ -43,16 +43,16 @@ def select_pushed(condition, tape, before, then_end, mask=None):
     ran alone (among the running examples: the mask), or by both branches' selected entry by entry."""
     then_ran, else_ran = ran(condition, mask)
     pushed = len(tape) - then_end
-    if then_ran and else_ran:
+    if else_ran and not then_ran:  # the else-branch's pushes take the then-branch's place
+        for i in range(pushed):
+            tape[before + i] = tape[then_end + i]
+        then_end = before + pushed
+    elif else_ran:
         if then_end - before != pushed:
             raise _bt.BatchError(UNEQUAL)
         for i in range(pushed):
             tape[before + i] = _bt.select(condition, tape[before + i], tape[then_end + i])
-    elif not then_ran:
-        for i in range(pushed):
-            tape[before + i] = tape[then_end + i]
-        then_end = before + pushed
-    while len(tape) > then_end:
+    while len(tape) > then_end:  # (the then-branch's alone, as rt.select_tape keeps them where the else ran for none)
         tape.pop()
 
 

@@ -64,7 +64,7 @@ defprim(
 # NaN-skipping reductions: the NaN entries count as absent (0 in the sum, not counted in the mean) and get no
 # derivative, as in JAX.
 _KEPT = "np.where(np.isnan(a), 0.0, {})"
-_COUNT = "np.sum(~np.isnan(a), axis=axis, keepdims=keepdims)"
+_PRESENT = "np.sum(~np.isnan(a), axis=axis, keepdims={})"  # the entries of each group that are not NaN
 defprim(
     "nansum",
     np.nansum,
@@ -87,8 +87,8 @@ defprim(
     batch="axis",
     path="np.nanmean",
     params=REDUCE_PARAMS,
-    vjp={"a": _KEPT.format(f"rt.expand_reduced(g / {_COUNT}, a, axis=axis, keepdims=keepdims)")},
-    jvp={"a": f"np.sum({_KEPT.format('t')}, axis=axis, keepdims=keepdims) / {_COUNT}"},
+    vjp={"a": _KEPT.format(f"rt.expand_reduced(g / {_PRESENT.format('keepdims')}, a, axis=axis, keepdims=keepdims)")},
+    jvp={"a": f"np.sum({_KEPT.format('t')}, axis=axis, keepdims=keepdims) / {_PRESENT.format('keepdims')}"},
     structural=HOW,
     examples=[
         Example("np.nanmean(a)", X),
@@ -309,7 +309,7 @@ defprim(
 # has no rule here (differentiated, it raises).
 _NAN_DEVIATION = "np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))"
 _NAN_MOMENT = f"rt.real_only({_NAN_DEVIATION}, a, 'np.nanvar and np.nanstd')"
-_NAN_COUNT = "(np.sum(~np.isnan(a), axis=axis, keepdims={}) - ddof)"  # entries per group that are not NaN, less ddof
+_NAN_COUNT = "(" + _PRESENT + " - ddof)"  # less ddof
 defprim(
     "nanvar",
     np.nanvar,
