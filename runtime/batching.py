@@ -577,7 +577,7 @@ def batched_matmul(a, b, a_batched, b_batched):
     """a @ b for every example, batch first."""
     from .tree import is_zero
 
-    if is_zero(a) or is_zero(b):
+    if is_zero(a) or is_zero(b) or _zero_number(a, a_batched) or _zero_number(b, b_batched):
         return 0.0
     a_nd = np.ndim(a) - (1 if a_batched else 0)
     b_nd = np.ndim(b) - (1 if b_batched else 0)
@@ -598,6 +598,16 @@ def batched_matmul(a, b, a_batched, b_batched):
         b = np.reshape(b, np.shape(b)[:1] + (1,) * (a_nd - 2) + np.shape(b)[1:] + (1,))
         return np.matmul(a, b)[..., 0]
     return np.matmul(a, b)
+
+
+def _zero_number(x, batched) -> bool:
+    """Whether `x`, said to be batched, is a number 0 instead: the symbolic zero given a primal's structure by
+    rt.materialize (a zero primal's tangent, in second derivatives), which has no batch axis to multiply along."""
+    if not batched or np.ndim(x) != 0:
+        return False
+    if x != 0:
+        raise ValueError(f"a batched operand of @ has no batch axis: {x!r}")
+    return True
 
 
 def batched_dot(a, b, a_batched, b_batched):

@@ -153,7 +153,7 @@ def _add_at(acc, x, index, g):
         if isinstance(acc, ZeroType):
 
             def impl_first(acc, x, index, g):
-                out = _tree.materialize(acc, x)
+                out = [broadcastable_zero(v) for v in x]
                 out[index] = _tree.tree_add(out[index], g)
                 return out
 
@@ -161,7 +161,7 @@ def _add_at(acc, x, index, g):
 
         def impl_list(acc, x, index, g):
             # a new list that shares the untouched entries (adjoints are never written in place)
-            out = _tree.materialize(acc, x) if len(acc) < len(x) else list(acc)
+            out = [broadcastable_zero(v) for v in x] if len(acc) < len(x) else list(acc)
             out[index] = _tree.tree_add(out[index], g)
             return out
 
@@ -223,6 +223,26 @@ def _add_at(acc, x, index, g):
             return impl_view
         return impl_array
     raise TypingError(f"add_at into {x} is not supported under jit")
+
+
+def broadcastable_zero(x):
+    """The zero adjoint of `x` as the entry of a list adjoint: its arrays ones-sized, as rt.ZERO's cast makes them
+    (they broadcast to any shape; rt.materialize gives them x's), so that filling a list's other entries neither
+    allocates nor clears the size of its arrays (a loop over a model's layers, one layer's adjoint at a time)."""
+    return _tree.materialize(0.0, x)
+
+
+@overload(broadcastable_zero)
+def _broadcastable_zero(x):
+    if isinstance(x, types.Array):
+        dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
+        ones = (1,) * x.ndim
+        return lambda x: np.zeros(ones, dtype)
+    if _is_tuple(x):
+        body = ["return " + _packed(x, [f"broadcastable_zero(x[{i}])" for i in range(len(x))])]
+        scope = {"broadcastable_zero": broadcastable_zero, **_classes(x)}
+        return _generated("broadcastable_zero_tuple", "x", body, scope)
+    return lambda x: _tree.materialize(make_zero(), x)
 
 
 def _addable(item, g) -> bool:

@@ -1,6 +1,6 @@
 """jacfwd(vmap(grad(f))): per-example Hessians through the tangents of vmap's batched helpers (rt.batched_add_at,
-batched_get_kept, dot_vjp_a_batched, dot_vjp_b_batched, batched_kron); each example's block is its own Hessian, and the
-blocks between examples are zero."""
+batched_get_kept, dot_vjp_a_batched, dot_vjp_b_batched, batched_kron, batched_matmul of a zero); each example's block
+is its own Hessian, and the blocks between examples are zero."""
 
 import numpy as np
 import pytest
@@ -34,7 +34,12 @@ def kronecker(x):  # np.kron of a per-example matrix with itself
     return np.trace(np.kron(A, A)) + np.sum(np.kron(x[4:], A) ** 2)
 
 
-@pytest.mark.parametrize("f", [layer, picked, newton, kronecker], ids=lambda f: f.__name__)
+def singular(x):  # singular values alone: the rules' factors of U are zero, whose tangents stay zero
+    A = np.reshape(x, (3, 2))
+    return np.sum(np.linalg.svd(A, compute_uv=False) ** 3) + np.linalg.svd(A, compute_uv=False)[0] * x[1]
+
+
+@pytest.mark.parametrize("f", [layer, picked, newton, kronecker, singular], ids=lambda f: f.__name__)
 def test_per_example_hessians_are_each_examples(f):
     H = tp.jacfwd(tp.vmap(tp.grad(f)))(XB)
     n = len(XB)

@@ -161,7 +161,7 @@ defhelper(
     rt.gap_scaled,
     params=["x", "w"],
     vjp={"x": "rt.gap_scaled(g, w)", "w": "rt.gaps_vjp(-g * rt.gap_scaled(rt.gap_scaled(x, w), w))"},
-    jvp={"x": "rt.gap_scaled(t, w)", "w": "-rt.gap_scaled(rt.gap_scaled(x, w), w) * rt.gaps(t)"},
+    jvp={"x": "rt.gap_scaled(t, w)", "w": "rt.gated(-rt.gap_scaled(rt.gap_scaled(x, w), w) * rt.gaps(t), x)"},
     batch="rt.gap_scaled(x, w)",
     batch_broadcast=("x", "w"),
 )
