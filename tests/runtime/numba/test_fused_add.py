@@ -53,3 +53,15 @@ def test_the_sum_is_a_loop_nest_not_numbas_broadcasting_loop():
     tree_add(a, a)
     code = tree_add.inspect_llvm((numba.typeof(a), numba.typeof(a)))
     assert "array_expr" not in code  # Numba's own broadcasting loop: 1.1 MB of IR here, where the loop nest is 0.1
+
+
+def test_a_ones_sized_zero_adds_nothing_and_gives_the_other_adjoint():
+    b = np.arange(6.0).reshape(2, 3)
+    assert tree_add(np.zeros((1, 1)), b) is b  # rt.ZERO cast to an array, a list adjoint's untouched entry
+    assert tree_add(np.zeros(1), b) is b
+    np.testing.assert_array_equal(tree_add(np.full((1, 1), 2.0), b), b + 2.0)  # one entry, not zero: added
+    widened = tree_add(np.zeros((1, 1)), np.arange(3.0))  # b is broadcast to a's rank: a new array, NumPy's shape
+    assert widened.shape == (1, 3)
+    np.testing.assert_array_equal(widened, [[0.0, 1.0, 2.0]])
+    single = tree_add(np.zeros((1, 1), np.float32), np.ones((2, 2)))  # float32 and float64: float64, b itself
+    assert single.dtype == np.float64
