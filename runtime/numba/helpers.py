@@ -336,6 +336,12 @@ def _float_dtype(ty):
     return dtype if isinstance(dtype, (types.Float, types.Complex)) else types.float64
 
 
+def _may_be_nan(ty):
+    """Whether the entries of a value of type `ty` can be NaN (NumPy's nan-functions leave other values as they are)."""
+    dtype = ty.dtype if isinstance(ty, types.Array) else ty
+    return isinstance(dtype, (types.Float, types.Complex))
+
+
 def _ndim(ty):
     return ty.ndim if isinstance(ty, types.Array) else 0
 
@@ -348,6 +354,8 @@ def _full(g, shape):
 @overload(_full)
 def _full_impl(g, shape):
     if isinstance(g, types.Array):
+        if g.ndim == len(shape) == 0:  # (a 0-d array: _broadcast_copy's result would have one axis)
+            return lambda g, shape: np.ascontiguousarray(g)
         if g.ndim == len(shape):
 
             def impl(g, shape):

@@ -19,7 +19,7 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import index_tricks
-from .helpers import _max_to, _min_to, _sum_to
+from .helpers import _max_to, _may_be_nan, _min_to, _sum_to
 from .sources import function_from_text
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "nanstd",
     "nanmax",
     "nanmin",
+    "nanprod",
     "quantile",
     "percentile",
     "var",
@@ -60,8 +61,11 @@ __all__ = [
     "repeat",
     "argmax",
     "argmin",
+    "nanargmax",
+    "nanargmin",
     "argsort",
     "cumsum",
+    "nancumsum",
     "ravel",
     "reshape",
     "flatten",
@@ -132,6 +136,10 @@ def nanmax(a, axis=None, keepdims=False):
 
 def nanmin(a, axis=None, keepdims=False):
     return np.nanmin(a, axis=axis, keepdims=keepdims)
+
+
+def nanprod(a, axis=None, keepdims=False):
+    return np.nanprod(a, axis=axis, keepdims=keepdims)
 
 
 def quantile(a, q, axis=None, method="linear", keepdims=False):
@@ -532,6 +540,15 @@ def _nanmean(a, axis=None, keepdims=False):
         return _as_type(mean, result)
 
     return impl
+
+
+@overload(nanprod, prefer_literal=True)
+def _nanprod(a, axis=None, keepdims=False):
+    """np.nanprod: the product of the entries that are not NaN (Numba's takes no axis), in np.prod's dtype."""
+    dtype = a.dtype if isinstance(a, types.Array) else a
+    if not _may_be_nan(a):
+        return lambda a, axis=None, keepdims=False: prod(a, axis, keepdims)
+    return lambda a, axis=None, keepdims=False: prod(np.where(np.isnan(a), dtype(1), a), axis, keepdims)
 
 
 def _as_type(x, dtype):
@@ -1356,8 +1373,19 @@ def _arg_extremum(np_arg):
     return typer
 
 
+def nanargmax(a, axis=None, keepdims=False):
+    return np.nanargmax(a, axis=axis, keepdims=keepdims)
+
+
+def nanargmin(a, axis=None, keepdims=False):
+    return np.nanargmin(a, axis=axis, keepdims=keepdims)
+
+
 overload(argmax, prefer_literal=True)(_arg_extremum(np.argmax))
 overload(argmin, prefer_literal=True)(_arg_extremum(np.argmin))
+# Numba's take an axis (no keepdims) and raise ValueError on a slice of NaNs only, as NumPy's
+overload(nanargmax, prefer_literal=True)(_arg_extremum(np.nanargmax))
+overload(nanargmin, prefer_literal=True)(_arg_extremum(np.nanargmin))
 
 
 def argsort(a, axis=-1):
@@ -1410,6 +1438,19 @@ def _cumsum(a, axis=None):
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         return lambda a, axis=None: np.cumsum(a)
     return lambda a, axis=None: np.cumsum(a, axis=axis)
+
+
+def nancumsum(a, axis=None):
+    return np.nancumsum(a, axis=axis)
+
+
+@overload(nancumsum)
+def _nancumsum(a, axis=None):
+    """np.nancumsum: np.cumsum with the NaN entries as 0 (Numba's takes no axis)."""
+    dtype = a.dtype if isinstance(a, types.Array) else a
+    if not _may_be_nan(a):
+        return lambda a, axis=None: cumsum(a, axis)
+    return lambda a, axis=None: cumsum(np.where(np.isnan(a), dtype(0), a), axis)
 
 
 def ravel(a):

@@ -1,4 +1,5 @@
-"""np.cumprod along an axis (Numba's takes none) and the Numba versions of runtime/scans.py's helpers."""
+"""np.cumprod and np.nancumprod along an axis (Numba's take none), and the Numba versions of runtime/scans.py's
+helpers."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from .helpers import _float_dtype, _full, _is_none
+from .helpers import _float_dtype, _full, _is_none, _may_be_nan
 from .zero import ZeroType
 
 _scans = importlib.import_module("runtime.scans")
 
-__all__ = ["cumprod"]
+__all__ = ["cumprod", "nancumprod"]
 
 
 def cumprod(a, axis=None):
@@ -60,6 +61,19 @@ def _cumprod(a, axis=None):
         return out
 
     return impl
+
+
+def nancumprod(a, axis=None):
+    return np.nancumprod(a, axis=axis)
+
+
+@overload(nancumprod)
+def _nancumprod(a, axis=None):
+    """np.nancumprod: np.cumprod with the NaN entries as 1."""
+    dtype = a.dtype if isinstance(a, types.Array) else a
+    if not _may_be_nan(a):  # no NaNs: np.cumprod's, in its dtype
+        return lambda a, axis=None: cumprod(a, axis)
+    return lambda a, axis=None: cumprod(np.where(np.isnan(a), dtype(1), a), axis)
 
 
 def _blocks_of(x, axis):

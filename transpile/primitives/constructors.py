@@ -205,6 +205,22 @@ for _name in ["argmax", "argmin"]:
             Example(f"np.{_name}(a, keepdims=True) * a", X),
         ],
     )
+# NaNs skipped (NumPy's: as -inf for the maximum, inf for the minimum); a slice of NaNs only raises ValueError.
+for _name in ["nanargmax", "nanargmin"]:
+    defprim(
+        _name,
+        getattr(np, _name),
+        path=f"np.{_name}",
+        params=["a", "axis=None", "out=None", "keepdims=False"],
+        nondiff=True,
+        batch=batch_rules.arg_extreme(f"np.{_name}"),
+        examples=[
+            Example(f"np.{_name}(a) * a", X),
+            Example(f"np.{_name}(np.where(a > 0.5, np.nan, a), axis=1) * a.T", X),
+            Example(f"np.{_name}(np.where(np.eye(3, 4) > 0.5, np.nan, a), axis=0, keepdims=True) * a", X),
+            Example(f"np.{_name}(np.where(a > 0.5, np.nan, a), keepdims=True) * a", X),
+        ],
+    )
 defprim(
     "argsort",
     np.argsort,

@@ -1,4 +1,4 @@
-"""Reductions (sum, mean, prod, max, min, var, std) and cumulative sums."""
+"""Reductions (sum, mean, prod, max, min, var, std, and their NaN-skipping forms) and cumulative sums and products."""
 
 import gast
 import numpy as np
@@ -182,6 +182,25 @@ defprim(
         Example("a.prod()", V),
         Example("np.prod(a)", S),
         Example("np.prod(a, axis=0)", dict(a=(1, 3))),
+    ],
+)
+# np.nanprod: np.prod's rule with the NaN entries as 1, and no derivative for them.
+_ONES = "np.where(np.isnan(a), 1.0, a)"
+defprim(
+    "nanprod",
+    np.nanprod,
+    batch="axis",
+    path="np.nanprod",
+    params=REDUCE_PARAMS,
+    vjp={"a": _KEPT.format(f"{EXPAND} * rt.prod_others({_ONES}, axis)")},
+    jvp={"a": f"np.sum({_KEPT.format('t')} * rt.prod_others({_ONES}, axis), axis=axis, keepdims=keepdims)"},
+    structural=HOW,
+    examples=[
+        Example("np.nanprod(a)", X),
+        Example("np.nanprod(a, axis=0)", X),
+        Example("np.nanprod(a, axis=(0, 2), keepdims=True)", R3),
+        Example("np.nanprod(np.where(a > 0.5, np.nan, a), axis=-1)", R3),
+        Example("np.nanprod(np.where(a > 0.5, np.nan, a * (np.arange(4) % 2)), axis=1)", X),
     ],
 )
 defhelper(
@@ -372,6 +391,25 @@ defhelper(
     jvp={"v": "rt.cumsum_vjp(t, like, axis)"},
     structural=("like", "axis"),
 )
+# np.nancumsum: np.cumsum's rule with the NaN entries as 0, and no derivative for them.
+defprim(
+    "nancumsum",
+    np.nancumsum,
+    path="np.nancumsum",
+    params=["a", "axis=None", "dtype=None", "out=None"],
+    vjp={"a": _KEPT.format("rt.cumsum_vjp(g, a, axis)")},
+    jvp={"a": f"np.cumsum({_KEPT.format('t')}, axis)"},
+    structural=HOW,
+    batch="np.nancumsum(np.reshape(a, rt.batch_flat_shape(a, axis)), rt.batch_scan_axis(axis, a), dtype)",
+    batch_needs_same=("axis", "dtype"),
+    examples=[
+        Example("np.nancumsum(a)", X),
+        Example("np.nancumsum(a, axis=0)", X),
+        Example("np.nancumsum(a, -1)", R3),
+        Example("np.nancumsum(np.where(a > 0.5, np.nan, a), axis=1)", R3),
+        Example("np.nancumsum(a)", S),
+    ],
+)
 
 # np.cumprod: y[i] = a[i] * y[i - 1].  With p[i] = y[i - 1] (1 first), the product of the entries before i, the
 # tangent is the scan s[i] = p[i] t[i] + a[i] s[i - 1], and the adjoint of a[j] is p[j] times r[j] = g[j] +
@@ -398,6 +436,27 @@ defprim(
         Example("a.cumprod()", V),
         Example("np.cumprod(a)", S),
         Example("np.cumprod(a * (np.arange(5) % 2), 0)", V),
+    ],
+)
+# np.nancumprod: np.cumprod's rule with the NaN entries as 1 (ans is the np.cumprod of those), and no derivative for
+# them.
+defprim(
+    "nancumprod",
+    np.nancumprod,
+    path="np.nancumprod",
+    params=["a", "axis=None", "dtype=None", "out=None"],
+    batch="np.nancumprod(np.reshape(a, rt.batch_flat_shape(a, axis)), rt.batch_scan_axis(axis, a), dtype)",
+    batch_needs_same=("axis", "dtype"),
+    vjp={"a": _KEPT.format(f"{_BEFORE} * rt.scan_back(rt.reshape(g, np.shape(a)), {_ONES}, axis)")},
+    jvp={"a": f"np.reshape(rt.scan({_KEPT.format('t')} * {_BEFORE}, {_ONES}, axis), np.shape(ans))"},
+    structural=HOW,
+    examples=[
+        Example("np.nancumprod(a, axis=0)", X),
+        Example("np.nancumprod(a)", X),
+        Example("np.nancumprod(a, -1)", R3),
+        Example("np.nancumprod(np.where(a > 0.5, np.nan, a), axis=1)", R3),
+        Example("np.nancumprod(np.where(a > 0.5, np.nan, a * (np.arange(5) % 2)))", V),
+        Example("np.nancumprod(a)", S),
     ],
 )
 for _helper in [rt.batch_flat_shape, rt.batch_scan_axis]:  # read only shapes

@@ -58,8 +58,11 @@ lower("var", "jt.var(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("std", "jt.std(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("nanvar", "jt.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("nanstd", "jt.nanstd(a, axis=axis, ddof=ddof, keepdims=keepdims)")
+lower("nanprod", "jt.nanprod(a, axis=axis, keepdims=keepdims)")  # Numba's takes no axis
 lower("cumsum", "jt.cumsum(a, axis)")
 lower("cumprod", "jt.cumprod(a, axis)")
+lower("nancumsum", "jt.nancumsum(a, axis)")  # Numba's takes no axis
+lower("nancumprod", "jt.nancumprod(a, axis)")  # Numba's takes no axis
 
 # products.py
 lower("dot", "jt.dot(a, b)")
@@ -112,6 +115,8 @@ lower(
 lower("geomspace", "jt.geomspace(start, stop, num, endpoint=endpoint, dtype=dtype, axis=axis)")
 lower("argmax", "jt.argmax(a, axis=axis, keepdims=keepdims)")
 lower("argmin", "jt.argmin(a, axis=axis, keepdims=keepdims)")
+lower("nanargmax", "jt.nanargmax(a, axis=axis, keepdims=keepdims)")  # Numba's takes no keepdims
+lower("nanargmin", "jt.nanargmin(a, axis=axis, keepdims=keepdims)")
 lower("argsort", "jt.argsort(a, axis)")
 lower("argpartition", "jt.argpartition(a, kth, axis)")  # Numba's takes no axis=
 
