@@ -58,6 +58,7 @@ lower("var", "jt.var(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("std", "jt.std(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("nanvar", "jt.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("nanstd", "jt.nanstd(a, axis=axis, ddof=ddof, keepdims=keepdims)")
+lower("count_nonzero", "jt.count_nonzero(a, axis=axis, keepdims=keepdims)")  # Numba's: no keepdims, no tuple axis
 lower("cumsum", "jt.cumsum(a, axis)")
 lower("cumprod", "jt.cumprod(a, axis)")
 
@@ -114,6 +115,9 @@ lower("argmax", "jt.argmax(a, axis=axis, keepdims=keepdims)")
 lower("argmin", "jt.argmin(a, axis=axis, keepdims=keepdims)")
 lower("argsort", "jt.argsort(a, axis)")
 lower("argpartition", "jt.argpartition(a, kth, axis)")  # Numba's takes no axis=
+
+# binning.py (np.digitize and np.bincount: Numba's own)
+lower("searchsorted", "jt.searchsorted(a, v, side, sorter)")  # Numba's: no sorter, and side a constant
 
 # copies.py
 for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
