@@ -9,6 +9,7 @@ from .adjoint import *  # noqa: F401,F403
 from .batched_writes import *  # noqa: F401,F403
 from .batching import *  # noqa: F401,F403
 from .batching_parts import *  # noqa: F401,F403
+from .binning import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
 from .complex_adjoints import *  # noqa: F401,F403
 from .constructors import *  # noqa: F401,F403

@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     argument_types,
     batching,
     batching_parts,
+    binning,
     cache_entries,
     collectives,
     complex_adjoints,
@@ -81,6 +82,7 @@ from . import (  # noqa: F401
     zero,
 )
 from .batching_parts import select, trapezoid  # noqa: F401
+from .binning import searchsorted  # noqa: F401
 from .copies import column_stack, dstack  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .differences import gradient  # noqa: F401

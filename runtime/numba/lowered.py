@@ -39,6 +39,7 @@ __all__ = [
     "nanmax",
     "nanmin",
     "nanprod",
+    "count_nonzero",
     "quantile",
     "percentile",
     "var",
@@ -140,6 +141,10 @@ def nanmin(a, axis=None, keepdims=False):
 
 def nanprod(a, axis=None, keepdims=False):
     return np.nanprod(a, axis=axis, keepdims=keepdims)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    return np.count_nonzero(a, axis=axis, keepdims=keepdims)
 
 
 def quantile(a, q, axis=None, method="linear", keepdims=False):
@@ -527,6 +532,12 @@ def _nansum(a, axis=None, keepdims=False):
     """np.nansum: the sum of the entries that are not NaN (Numba's takes no axis)."""
     zero = a.dtype if isinstance(a, types.Array) else a  # (a literal 0 would promote float32 to float64)
     return lambda a, axis=None, keepdims=False: sum(np.where(np.isnan(a), zero(0), a), axis, keepdims)
+
+
+@overload(count_nonzero, prefer_literal=True)
+def _count_nonzero(a, axis=None, keepdims=False):
+    """np.count_nonzero: the sum of a != 0 (Numba's takes neither keepdims nor a tuple of axes)."""
+    return lambda a, axis=None, keepdims=False: sum(np.asarray(a) != 0, axis, keepdims)
 
 
 @overload(nanmean, prefer_literal=True)

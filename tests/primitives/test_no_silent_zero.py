@@ -148,6 +148,7 @@ TRUE_ZERO_PARAMETERS = {
     "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "reflect_type", "pad_width",
     "indices_or_sections", "condlist", "axisa", "axisb", "axisc", "stat_length",
     "method",  # np.quantile's: a name
+    "minlength",  # np.bincount's: a count
 }  # fmt: skip
 # np.linalg's flags, modes and integer powers; rcond and rtol, thresholds that do not move a full rank
 # tp.random's keys and the integers that derive keys or pick a draw's form

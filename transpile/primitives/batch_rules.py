@@ -289,3 +289,18 @@ def full_like(bound, batched):
         return None
     dtype = bound.get("dtype", gast.Constant(value=None, kind=None))
     return _expr("np.full_like(a, fill_value, dtype)", a=bound["a"], fill_value=bound["fill_value"], dtype=dtype)
+
+
+def sorted_rows(same, differ, rows, keys, defaults):
+    """A rule for np.searchsorted or np.digitize: `same` (a template over the call's arguments) where the sorted
+    rows `rows` (searchsorted's sorter too) are the same for every example: the call itself on the batched keys;
+    else `differ`, a runtime helper told by `keys_batched` whether the keys `keys` are batched too."""
+
+    def rule(bound, batched):
+        names = {p: gast.Constant(value=v, kind=None) for p, v in defaults.items()}
+        names.update(bound)
+        if not any(batched.get(p) for p in rows):
+            return _expr(same, **names)
+        return _expr(differ, keys_batched=gast.Constant(value=batched[keys], kind=None), **names)
+
+    return rule

@@ -97,6 +97,21 @@ defprim(
         Example("np.nanmean(np.where(a > 0.5, np.nan, a), axis=(1, 2))", R3),
     ],
 )
+# How many entries are not zero: an integer count, constant almost everywhere (no derivative, as np.argmax).
+defprim(
+    "count_nonzero",
+    np.count_nonzero,
+    batch="axis",
+    path="np.count_nonzero",
+    params=["a", "axis=None", "keepdims=False"],
+    nondiff=True,
+    examples=[
+        Example("np.count_nonzero(a > 0.5) * a", X),
+        Example("np.count_nonzero(a > 0.0, axis=1) * a.T", X),
+        Example("np.count_nonzero(np.maximum(a, 0.0), axis=(0, 2), keepdims=True) * a", R3),
+        Example("np.count_nonzero(a, axis=-1) * a", V),
+    ],
+)
 # Order statistics (the default, linear method): d/da is rt.order_weights, nonzero at the one or two entries whose
 # ranks the quantile falls between; a q with several values, another method, or q itself differentiated raise.
 _AT_RANKS = "rt.order_weights(a, {q}, axis, method)"

@@ -59,6 +59,7 @@ lower("std", "jt.std(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("nanvar", "jt.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("nanstd", "jt.nanstd(a, axis=axis, ddof=ddof, keepdims=keepdims)")
 lower("nanprod", "jt.nanprod(a, axis=axis, keepdims=keepdims)")  # Numba's takes no axis
+lower("count_nonzero", "jt.count_nonzero(a, axis=axis, keepdims=keepdims)")  # Numba's: no keepdims, no tuple axis
 lower("cumsum", "jt.cumsum(a, axis)")
 lower("cumprod", "jt.cumprod(a, axis)")
 lower("nancumsum", "jt.nancumsum(a, axis)")  # Numba's takes no axis
@@ -119,6 +120,9 @@ lower("nanargmax", "jt.nanargmax(a, axis=axis, keepdims=keepdims)")  # Numba's t
 lower("nanargmin", "jt.nanargmin(a, axis=axis, keepdims=keepdims)")
 lower("argsort", "jt.argsort(a, axis)")
 lower("argpartition", "jt.argpartition(a, kth, axis)")  # Numba's takes no axis=
+
+# binning.py (np.digitize and np.bincount: Numba's own)
+lower("searchsorted", "jt.searchsorted(a, v, side, sorter)")  # Numba's: no sorter, and side a constant
 
 # copies.py
 for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
