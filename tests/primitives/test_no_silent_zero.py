@@ -321,7 +321,8 @@ OPAQUE_CALLS = _opaque_calls()
 
 
 def test_many_functions_outside_the_registry_are_probed():
-    assert len(OPAQUE_CALLS) > 90, OPAQUE_CALLS
+    # (fewer as the registry grows: 88 when np.searchsorted, np.bincount and the nan-functions joined it)
+    assert len(OPAQUE_CALLS) > 60, OPAQUE_CALLS
 
 
 @pytest.mark.parametrize("expr", OPAQUE_CALLS)
