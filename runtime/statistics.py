@@ -1,0 +1,110 @@
+"""The steps of np.average, np.cov and np.corrcoef that NumPy's other functions lack: how np.cov reads its
+variables, how it squeezes its result, and how np.average lines its weights up with the values.
+
+transpile/primitives/statistics.py writes those functions as steps, calls of NumPy functions and of these.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .namespace import array, asarray
+from .tree import is_zero
+
+__all__ = [
+    "variables_by_row",
+    "variables_by_row_vjp",
+    "squeezed_covariances",
+    "weights_along",
+    "weights_along_vjp",
+    "weight_sums",
+]
+
+
+def _transposed(x, rowvar, name):
+    """Whether np.cov transposes x (its `m` or `y`, named by `name`): with rowvar=False, a 2-D m (NumPy reads
+    `m.ndim != 1`, and a 0-d m is 1 by 1), and a 2-D y unless it has a single row (NumPy reads `y.shape[0] != 1`)."""
+    if rowvar or np.ndim(x) != 2:
+        return False
+    return name == "m" or np.shape(x)[0] != 1
+
+
+def variables_by_row(x, rowvar, name):
+    """x (np.cov's `m` or `y`, named by `name`) as np.cov reads it: a 2-D array of a floating type (float64 at
+    least) with one variable per row, as NumPy makes it (a 1-D x is one variable)."""
+    if is_zero(x):
+        return 0.0
+    x = asarray(x)
+    if x.ndim > 2:
+        raise ValueError(f"{name} has more than 2 dimensions")
+    out = array(x, ndmin=2, dtype=np.result_type(x, np.float64))
+    return out.T if _transposed(x, rowvar, name) else out
+
+
+def variables_by_row_vjp(g, like, rowvar, name):
+    """The adjoint of variables_by_row(like, rowvar, name) from g's: g laid out as `like`, in its type."""
+    if is_zero(g):
+        return 0.0
+    g = asarray(g)
+    if _transposed(like, rowvar, name):
+        g = g.T
+    g = g.reshape(np.shape(like))
+    kind = asarray(like).dtype
+    if kind.kind != "c":
+        g = g.real
+    return g.astype(kind) if kind.kind in "fc" else g
+
+
+def squeezed_covariances(c, m, y):
+    """c, the (k, k) covariances of np.cov(m, y), squeezed as np.cov returns them (one variable: a 0-d array)."""
+    if is_zero(c):
+        return 0.0
+    return asarray(c).squeeze()
+
+
+def _axes(axis, ndim):
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(int(ax) % ndim if -ndim <= ax < ndim else _bad_axis(ax, ndim) for ax in axes)
+
+
+def _bad_axis(ax, ndim):
+    raise np.exceptions.AxisError(ax, ndim)
+
+
+def weights_along(weights, a, axis):
+    """np.average's weights as it multiplies them with `a`: of a's shape, or, for weights along `axis` (1-D for
+    one axis), reshaped to broadcast against `a`; in NumPy's type for the average (float64 at least for integer
+    or boolean values).  Other shapes raise NumPy's errors."""
+    if is_zero(weights):
+        return 0.0
+    w, x = asarray(weights), asarray(a)
+    dtype = np.result_type(x.dtype, w.dtype, *([np.float64] if x.dtype.kind in "biu" else []))
+    if w.shape == x.shape:
+        return w.astype(dtype, copy=False)
+    if axis is None:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    axes = _axes(axis, x.ndim)
+    if w.shape != tuple(x.shape[ax] for ax in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+    w = w.transpose(np.argsort(axes)).astype(dtype, copy=False)
+    return w.reshape(tuple(s if ax in axes else 1 for ax, s in enumerate(x.shape)))
+
+
+def weights_along_vjp(g, weights, a, axis):
+    """The adjoint of weights_along(weights, a, axis) from g's: g laid out as `weights`, in its type."""
+    if is_zero(g):
+        return 0.0
+    g, w = asarray(g), asarray(weights)
+    if w.shape != np.shape(a):
+        order = np.argsort(_axes(axis, np.ndim(a)))
+        g = g.reshape(tuple(w.shape[i] for i in order)).transpose(np.argsort(order))
+    if w.dtype.kind != "c":
+        g = g.real
+    return g.astype(w.dtype) if w.dtype.kind in "fc" else g
+
+
+def weight_sums(total):
+    """total, the sums of np.average's weights, after checking that none is zero (NumPy's ZeroDivisionError)."""
+    if not is_zero(total) and np.any(asarray(total) == 0.0):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    return total
