@@ -21,33 +21,38 @@ __all__ = [
 ]
 
 
-def _transposed(x, rowvar, name):
-    """Whether np.cov transposes x (its `m` or `y`, named by `name`): with rowvar=False, a 2-D m (NumPy reads
-    `m.ndim != 1`, and a 0-d m is 1 by 1), and a 2-D y unless it has a single row (NumPy reads `y.shape[0] != 1`)."""
-    if rowvar or np.ndim(x) != 2:
+def _transposed(x, rowvar, name, lead=0):
+    """Whether np.cov transposes x (its `m` or `y`, named by `name`; an example in its axes after the first `lead`):
+    with rowvar=False, a 2-D m (NumPy reads `m.ndim != 1`, and a 0-d m is 1 by 1), and a 2-D y unless it has a
+    single row (NumPy reads `y.shape[0] != 1`)."""
+    example = np.shape(x)[lead:]
+    if rowvar or len(example) != 2:
         return False
-    return name == "m" or np.shape(x)[0] != 1
+    return name == "m" or example[0] != 1
 
 
-def variables_by_row(x, rowvar, name):
+def variables_by_row(x, rowvar, name, lead=0):
     """x (np.cov's `m` or `y`, named by `name`) as np.cov reads it: a 2-D array of a floating type (float64 at
-    least) with one variable per row, as NumPy makes it (a 1-D x is one variable)."""
+    least) with one variable per row, as NumPy makes it (a 1-D x is one variable).  Under vmap, x holds examples
+    in its axes after the first `lead`, each read so."""
     if is_zero(x):
         return 0.0
     x = asarray(x)
-    if x.ndim > 2:
+    if x.ndim - lead > 2:
         raise ValueError(f"{name} has more than 2 dimensions")
-    out = array(x, ndmin=2, dtype=np.result_type(x, np.float64))
-    return out.T if _transposed(x, rowvar, name) else out
+    out = array(x, dtype=np.result_type(x, np.float64))
+    if x.ndim - lead < 2:
+        return out.reshape(x.shape[:lead] + (1, -1))
+    return np.swapaxes(out, -1, -2) if _transposed(x, rowvar, name, lead) else out
 
 
-def variables_by_row_vjp(g, like, rowvar, name):
-    """The adjoint of variables_by_row(like, rowvar, name) from g's: g laid out as `like`, in its type."""
+def variables_by_row_vjp(g, like, rowvar, name, lead=0):
+    """The adjoint of variables_by_row(like, rowvar, name, lead) from g's: g laid out as `like`, in its type."""
     if is_zero(g):
         return 0.0
     g = asarray(g)
-    if _transposed(like, rowvar, name):
-        g = g.T
+    if _transposed(like, rowvar, name, lead):
+        g = np.swapaxes(g, -1, -2)
     g = g.reshape(np.shape(like))
     kind = asarray(like).dtype
     if kind.kind != "c":
@@ -56,10 +61,12 @@ def variables_by_row_vjp(g, like, rowvar, name):
 
 
 def squeezed_covariances(c, m, y):
-    """c, the (k, k) covariances of np.cov(m, y), squeezed as np.cov returns them (one variable: a 0-d array)."""
+    """c, the (k, k) covariances of np.cov(m, y), squeezed as np.cov returns them (one variable: a 0-d array);
+    under vmap, c holds them in its last two axes."""
     if is_zero(c):
         return 0.0
-    return asarray(c).squeeze()
+    c = asarray(c)
+    return c.reshape(c.shape[:-2]) if c.shape[-2:] == (1, 1) else c
 
 
 def _axes(axis, ndim):
@@ -71,10 +78,11 @@ def _bad_axis(ax, ndim):
     raise np.exceptions.AxisError(ax, ndim)
 
 
-def weights_along(weights, a, axis):
+def weights_along(weights, a, axis, lead=0):
     """np.average's weights as it multiplies them with `a`: of a's shape, or, for weights along `axis` (1-D for
     one axis), reshaped to broadcast against `a`; in NumPy's type for the average (float64 at least for integer
-    or boolean values).  Other shapes raise NumPy's errors."""
+    or boolean values).  Other shapes raise NumPy's errors.  Under vmap, both hold examples in their axes after
+    the first `lead` (axis naming an example's)."""
     if is_zero(weights):
         return 0.0
     w, x = asarray(weights), asarray(a)
@@ -83,21 +91,24 @@ def weights_along(weights, a, axis):
         return w.astype(dtype, copy=False)
     if axis is None:
         raise TypeError("Axis must be specified when shapes of a and weights differ.")
-    axes = _axes(axis, x.ndim)
-    if w.shape != tuple(x.shape[ax] for ax in axes):
+    example = x.shape[lead:]
+    axes = _axes(axis, len(example))
+    if w.shape[lead:] != tuple(example[ax] for ax in axes):
         raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
-    w = w.transpose(np.argsort(axes)).astype(dtype, copy=False)
-    return w.reshape(tuple(s if ax in axes else 1 for ax, s in enumerate(x.shape)))
+    order = [*range(lead), *(lead + i for i in np.argsort(axes))]
+    lined_up = w.transpose(order).astype(dtype, copy=False)
+    return lined_up.reshape(w.shape[:lead] + tuple(s if ax in axes else 1 for ax, s in enumerate(example)))
 
 
-def weights_along_vjp(g, weights, a, axis):
-    """The adjoint of weights_along(weights, a, axis) from g's: g laid out as `weights`, in its type."""
+def weights_along_vjp(g, weights, a, axis, lead=0):
+    """The adjoint of weights_along(weights, a, axis, lead) from g's: g laid out as `weights`, in its type."""
     if is_zero(g):
         return 0.0
     g, w = asarray(g), asarray(weights)
     if w.shape != np.shape(a):
-        order = np.argsort(_axes(axis, np.ndim(a)))
-        g = g.reshape(tuple(w.shape[i] for i in order)).transpose(np.argsort(order))
+        order = np.argsort(_axes(axis, np.ndim(a) - lead))
+        g = g.reshape(w.shape[:lead] + tuple(w.shape[lead + i] for i in order))
+        g = g.transpose([*range(lead), *(lead + i for i in np.argsort(order))])
     if w.dtype.kind != "c":
         g = g.real
     return g.astype(w.dtype) if w.dtype.kind in "fc" else g

@@ -36,46 +36,59 @@ def _cast_back(like):
     return register_jitable(lambda g: np.real(g).astype(np.float64))
 
 
+def _lead(lead):
+    """How many of vmap's axes come before each example: a constant of the generated call."""
+    value = _literal(lead)
+    if not isinstance(value, int):
+        raise TypingError(f"internal: `lead` must be an integer written in the call, not {lead}")
+    return value
+
+
 @overload(_stats.variables_by_row, prefer_literal=True)
-def _variables_by_row(x, rowvar, name):
+def _variables_by_row(x, rowvar, name, lead=0):
     if isinstance(x, ZeroType):
-        return lambda x, rowvar, name: make_zero()
-    which = _literal(name, "m")
-    if _ndim(x) > 2:
+        return lambda x, rowvar, name, lead=0: make_zero()
+    which, lead_ = _literal(name, "m"), _lead(lead)
+    nd = _ndim(x) - lead_
+    if nd > 2:
         raise TypingError(f"{which} has more than 2 dimensions")
     dtype = from_dtype(np.result_type(as_dtype(_dtype_of(x)), np.float64))
-    if _ndim(x) < 2:
+    if nd < 2:
+        if not isinstance(x, types.Array):
+            return lambda x, rowvar, name, lead=0: np.full((1, 1), x, dtype)
+        if nd == 0:
+            return lambda x, rowvar, name, lead=0: x.astype(dtype).reshape(x.shape[:lead_] + (1, 1))
 
-        def impl_one(x, rowvar, name):
-            flat = np.asarray(x).astype(dtype)
-            return flat.reshape((1, flat.size))
+        def impl_one(x, rowvar, name, lead=0):
+            return x.astype(dtype).reshape(x.shape[:lead_] + (1, x.shape[lead_]))
 
         return impl_one
     keeps_single_row = which != "m"  # NumPy transposes a 2-D m, and a 2-D y unless it has a single row
 
-    def impl(x, rowvar, name):
-        if not rowvar and not (keeps_single_row and x.shape[0] == 1):
-            return x.T.astype(dtype)
-        return x.astype(dtype)
+    def impl(x, rowvar, name, lead=0):
+        out = x.astype(dtype)
+        if not rowvar and not (keeps_single_row and x.shape[lead_] == 1):
+            return np.ascontiguousarray(np.swapaxes(out, -1, -2))
+        return out
 
     return impl
 
 
 @overload(_stats.variables_by_row_vjp, prefer_literal=True)
-def _variables_by_row_vjp(g, like, rowvar, name):
+def _variables_by_row_vjp(g, like, rowvar, name, lead=0):
     if isinstance(g, ZeroType):
-        return lambda g, like, rowvar, name: make_zero()
-    cast = _cast_back(like)
+        return lambda g, like, rowvar, name, lead=0: make_zero()
+    cast, lead_ = _cast_back(like), _lead(lead)
     if not isinstance(like, types.Array):
-        return lambda g, like, rowvar, name: cast(g)[0, 0]
-    if like.ndim < 2:
-        return lambda g, like, rowvar, name: cast(g).reshape(like.shape)
+        return lambda g, like, rowvar, name, lead=0: cast(g)[0, 0]
+    if like.ndim - lead_ < 2:
+        return lambda g, like, rowvar, name, lead=0: np.ascontiguousarray(cast(g)).reshape(like.shape)
     keeps_single_row = _literal(name, "m") != "m"
 
-    def impl(g, like, rowvar, name):
-        if not rowvar and not (keeps_single_row and like.shape[0] == 1):
-            return np.ascontiguousarray(cast(g).T)
-        return cast(g)
+    def impl(g, like, rowvar, name, lead=0):
+        if not rowvar and not (keeps_single_row and like.shape[lead_] == 1):
+            return np.ascontiguousarray(np.swapaxes(cast(g), -1, -2))
+        return np.ascontiguousarray(cast(g))
 
     return impl
 
@@ -84,11 +97,14 @@ def _variables_by_row_vjp(g, like, rowvar, name):
 def _squeezed_covariances(c, m, y):
     if isinstance(c, ZeroType):
         return lambda c, m, y: make_zero()
-    if _is_none(y) and _ndim(m) <= 1:  # one variable: NumPy squeezes the 1 by 1 result to 0-d
-        return lambda c, m, y: np.array(c[0, 0])
+    lead = c.ndim - 2  # vmap's axes in front of each (k, k)
+    if _is_none(y) and _ndim(m) - lead <= 1:  # one variable: NumPy squeezes the 1 by 1 result to 0-d
+        if lead == 0:
+            return lambda c, m, y: np.array(c[0, 0])
+        return lambda c, m, y: np.ascontiguousarray(c).reshape(c.shape[:lead])
 
     def impl(c, m, y):
-        if c.shape[0] == 1:
+        if c.shape[-1] == 1:
             raise ValueError(
                 "np.cov and np.corrcoef of a single variable given as a 2-D array have a 0-d result, which "
                 "compiled code cannot tell from the types: pass the variable as a 1-D array (m[0])"
@@ -155,29 +171,35 @@ _NOT_ALONG = "Shape of weights must be consistent with shape of a along specifie
 
 
 @register_jitable
-def _lined_up(weights, a, axes, dtype):
-    """weights along `axes` (normalized) of `a`, transposed to their order and reshaped to broadcast against a."""
+def _lined_up(weights, a, axes, lead, dtype):
+    """weights along `axes` (normalized) of a's examples (after `lead` axes), transposed to their order and
+    reshaped to broadcast against a."""
     for i in range(len(axes)):
-        if weights.shape[i] != a.shape[axes[i]]:
+        if weights.shape[lead + i] != a.shape[lead + axes[i]]:
             raise ValueError(_NOT_ALONG)
     shape = a.shape
-    mask = _mask_of(a.ndim, axes)
-    for d in range(a.ndim):
+    mask = _mask_of(a.ndim - lead, axes)
+    for d in range(a.ndim - lead):
         if not mask[d]:
-            shape = tuple_setitem(shape, d, 1)
-    return np.transpose(weights, _sorted_order(axes)).astype(dtype).reshape(shape)
+            shape = tuple_setitem(shape, lead + d, 1)
+    order = _sorted_order(axes)
+    perm = weights.shape
+    for i in range(len(perm)):
+        perm = tuple_setitem(perm, i, i if i < lead else lead + order[i - lead])
+    return np.ascontiguousarray(np.transpose(weights, perm)).astype(dtype).reshape(shape)
 
 
-@overload(_stats.weights_along)
-def _weights_along(weights, a, axis):
+@overload(_stats.weights_along, prefer_literal=True)
+def _weights_along(weights, a, axis, lead=0):
     if isinstance(weights, ZeroType):
-        return lambda weights, a, axis: make_zero()
-    dtype, wn, an = _average_dtype(weights, a), _ndim(weights), _ndim(a)
+        return lambda weights, a, axis, lead=0: make_zero()
+    lead_ = _lead(lead)
+    dtype, wn, an = _average_dtype(weights, a), _ndim(weights) - lead_, _ndim(a) - lead_
     if _is_none(axis):
         if wn != an:
             raise TypingError(_SHAPES_DIFFER)
 
-        def impl_same(weights, a, axis):
+        def impl_same(weights, a, axis, lead=0):
             if weights.shape != a.shape:
                 raise TypeError(_SHAPES_DIFFER)
             return np.asarray(weights).astype(dtype)
@@ -188,41 +210,45 @@ def _weights_along(weights, a, axis):
     if wn not in (an, count):
         raise TypingError(_NOT_ALONG)
     if wn != an:  # along the axes only
-        return lambda weights, a, axis: _lined_up(weights, a, _normalized(as_tuple(axis), an), dtype)
+        return lambda weights, a, axis, lead=0: _lined_up(weights, a, _normalized(as_tuple(axis), an), lead_, dtype)
     if wn != count:  # a's shape only
 
-        def impl_same_only(weights, a, axis):
+        def impl_same_only(weights, a, axis, lead=0):
             if weights.shape != a.shape:
                 raise ValueError(_NOT_ALONG)
             return np.asarray(weights).astype(dtype)
 
         return impl_same_only
 
-    def impl(weights, a, axis):
+    def impl(weights, a, axis, lead=0):
         if weights.shape == a.shape:
             return np.asarray(weights).astype(dtype).reshape(a.shape)
-        return _lined_up(weights, a, _normalized(as_tuple(axis), an), dtype)
+        return _lined_up(weights, a, _normalized(as_tuple(axis), an), lead_, dtype)
 
     return impl
 
 
-@overload(_stats.weights_along_vjp)
-def _weights_along_vjp(g, weights, a, axis):
+@overload(_stats.weights_along_vjp, prefer_literal=True)
+def _weights_along_vjp(g, weights, a, axis, lead=0):
     if isinstance(g, ZeroType):
-        return lambda g, weights, a, axis: make_zero()
-    cast, wn, an = _cast_back(weights), _ndim(weights), _ndim(a)
+        return lambda g, weights, a, axis, lead=0: make_zero()
+    lead_ = _lead(lead)
+    cast, wn, an = _cast_back(weights), _ndim(weights) - lead_, _ndim(a) - lead_
     if _is_none(axis) or wn != _count(axis):  # weights of a's shape
-        return lambda g, weights, a, axis: np.ascontiguousarray(cast(g)).reshape(weights.shape)
+        return lambda g, weights, a, axis, lead=0: np.ascontiguousarray(cast(g)).reshape(weights.shape)
     as_tuple = _axes_tuple(axis)
 
-    def impl(g, weights, a, axis):
+    def impl(g, weights, a, axis, lead=0):
         if wn == an and weights.shape == a.shape:  # (when a has as many axes as `axis` names)
             return np.ascontiguousarray(cast(g)).reshape(weights.shape)
         order = _sorted_order(_normalized(as_tuple(axis), an))
-        shape = weights.shape
-        for i in range(len(order)):
-            shape = tuple_setitem(shape, i, weights.shape[order[i]])
-        return np.ascontiguousarray(np.transpose(cast(g).reshape(shape), _inverse(order)))
+        shape, perm, inverse = weights.shape, weights.shape, _inverse(order)
+        for i in range(lead_, len(shape)):
+            shape = tuple_setitem(shape, i, weights.shape[lead_ + order[i - lead_]])
+        for i in range(len(perm)):
+            perm = tuple_setitem(perm, i, i if i < lead_ else lead_ + inverse[i - lead_])
+        lined_up = np.ascontiguousarray(cast(g)).reshape(shape)
+        return np.ascontiguousarray(np.transpose(lined_up, perm))
 
     return impl
 

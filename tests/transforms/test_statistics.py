@@ -239,3 +239,40 @@ def test_refused_arguments_raise_located_errors(f, args, match):
     with pytest.raises(tp.TranspileError, match=match) as info:
         tp.vmap(f, in_axes=(0,) + (None,) * (len(args) - 1))(args[0][None], *args[1:])
     assert "test_statistics.py" in str(info.value)
+
+
+def test_examples_batched_alike_or_not():
+    # the helpers' batching rules: a batched and w shared, w batched and a shared, nested vmap
+    for in_axes in [(0, None), (None, 0), (0, 0)]:
+        a = XB if in_axes[0] == 0 else X
+        w = WB if in_axes[1] == 0 else W
+        got = tp.vmap(tp.grad(weighted, argnums=(0, 1)), in_axes=in_axes)(a, w)
+        each = [
+            tp.grad(weighted, argnums=(0, 1))(a[i] if in_axes[0] == 0 else a, w[i] if in_axes[1] == 0 else w)
+            for i in range(2)
+        ]
+        for g, want in zip(got, zip(*each)):
+            np.testing.assert_allclose(g, np.stack(want), rtol=1e-12, atol=1e-12)
+    nested = tp.vmap(tp.vmap(correlations))(np.stack([XB, XB[::-1]]))
+    np.testing.assert_allclose(nested[1, 0], correlations(XB[1]), rtol=1e-12)
+
+
+def over_examples(a, w):
+    return np.sum(tp.vmap(covariances)(a)) + np.sum(tp.vmap(weighted, in_axes=(0, None))(a, w) ** 2)
+
+
+def test_gradient_of_vmap():
+    got = tp.grad(over_examples, argnums=(0, 1))(XB, W)
+    for argnum, g in enumerate(got):
+        np.testing.assert_allclose(g, numeric_grad(over_examples, (XB, W), argnum=argnum), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [covariances, correlations], ids=lambda f: f.__name__)
+def test_compiled_vmap_of_gradient(f):
+    np.testing.assert_allclose(tp.jit(tp.vmap(tp.grad(f)))(XB), tp.vmap(tp.grad(f))(XB), rtol=1e-10, atol=1e-12)
+
+
+def test_compiled_vmap_of_weighted_gradient():
+    got = tp.jit(tp.vmap(tp.grad(weighted, argnums=(0, 1)), in_axes=(0, None)))(XB, W)
+    for g, want in zip(got, tp.vmap(tp.grad(weighted, argnums=(0, 1)), in_axes=(0, None))(XB, W)):
+        np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)

@@ -2,18 +2,26 @@
 registry has (np.max, np.mean, np.dot, np.clip, ...) and of runtime/statistics.py's helpers (registry.stepwise).
 
 Their derivatives, batching and jit are those of the steps.  The coverage table shows the rules of the entry each
-name is an alias of: np.max's for np.ptp; for np.average, rt.weights_along's (vmap loops over the examples where
-weights are given); for np.cov and np.corrcoef, rt.variables_by_row's (vmap loops over the examples there).
+name is an alias of: np.max's for np.ptp, rt.weights_along's for np.average, rt.variables_by_row's for np.cov and
+np.corrcoef.  The helpers take vmap's batch axes in front of the examples (`lead` counts them), so that vmap calls
+them once for all the examples.
 """
+
+import inspect
 
 import gast
 import numpy as np
 
 import runtime as rt
 
+from .batch_rules import _expr
 from .registry import Example, alias, by_name, defhelper, stepwise
 
 _NO_VALUE = object()  # a parameter without a default
+
+
+def _constant(value):
+    return gast.Constant(value=value, kind=None)
 
 
 def _read(name, params, args, keywords, error, positional=None):
@@ -34,7 +42,7 @@ def _read(name, params, args, keywords, error, positional=None):
         if key not in given:
             if default is _NO_VALUE:
                 error(None, f"np.{name} is missing its argument {key!r}")
-            given[key] = gast.Constant(value=default, kind=None)
+            given[key] = _constant(default)
     return given
 
 
@@ -50,6 +58,23 @@ def _refuse_given(name, bound, params, error, hint):
 
 
 _OUT_HINT = "assign the result instead (`{param}` left out)"
+
+
+def _one_more_lead(helper, *arrays):
+    """The batching rule of rt.<helper> (its last parameter `lead` counting the axes in front of each example in
+    `arrays`, batched alike: batch_broadcast): the same call with one more, or None (vmap's loop over the examples)
+    where another argument is batched or `lead` is not written in the call."""
+    params = [p for p in inspect.signature(helper).parameters if p != "lead"]
+
+    def rule(bound, batched):
+        lead = bound.get("lead", _constant(0))
+        if any(flag for p, flag in batched.items() if p not in arrays) or not isinstance(lead, gast.Constant):
+            return None
+        given = [p for p in params if p in bound]
+        template = f"rt.{helper.__name__}({', '.join(given)}, lead={lead.value + 1})"
+        return _expr(template, **{p: bound[p] for p in given})
+
+    return rule
 
 
 # ---------------------------------------------------------------------------- np.ptp
@@ -120,17 +145,21 @@ by_name("mean").examples.extend(
 )
 defhelper(
     rt.weights_along,
-    params=["weights", "a", "axis=None"],
-    vjp={"weights": "rt.weights_along_vjp(g, weights, a, axis)"},
-    jvp={"weights": "rt.weights_along(t, a, axis)"},
-    structural=("a", "axis"),
+    params=["weights", "a", "axis=None", "lead=0"],
+    vjp={"weights": "rt.weights_along_vjp(g, weights, a, axis, lead)"},
+    jvp={"weights": "rt.weights_along(t, a, axis, lead)"},
+    structural=("a", "axis", "lead"),
+    batch=_one_more_lead(rt.weights_along, "weights", "a"),
+    batch_broadcast=("weights", "a"),
 )
 defhelper(
     rt.weights_along_vjp,
-    params=["g", "weights", "a", "axis=None"],
-    vjp={"g": "rt.weights_along(g, a, axis)"},
-    jvp={"g": "rt.weights_along_vjp(t, weights, a, axis)"},
-    structural=("weights", "a", "axis"),
+    params=["g", "weights", "a", "axis=None", "lead=0"],
+    vjp={"g": "rt.weights_along(g, a, axis, lead)"},
+    jvp={"g": "rt.weights_along_vjp(t, weights, a, axis, lead)"},
+    structural=("weights", "a", "axis", "lead"),
+    batch=_one_more_lead(rt.weights_along_vjp, "g", "weights", "a"),
+    batch_broadcast=("g", "weights", "a"),
 )
 defhelper(
     rt.weight_sums,
@@ -146,8 +175,8 @@ alias(by_name("rt.weights_along"), np.average, canonical=_average)
 
 _COV = dict(m=_NO_VALUE, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None)
 _COV_HINT = (
-    "leave out {param}=: np.cov of weighted observations is not supported yet (for aweights, "
-    "np.cov(m * np.sqrt(w / np.mean(w))) is close but not NumPy's normalization)"
+    "leave out {param}=: np.cov of weighted observations is not supported yet; write the weighted covariance out "
+    "(np.average for the weighted means, then the weighted products of the deviations)"
 )
 
 
@@ -160,7 +189,7 @@ def _covariances(bound, call):
     ddof, bias = bound["ddof"], bound["bias"]
     if _is_none(ddof):  # NumPy: 1, or 0 for a true `bias`
         if isinstance(bias, gast.Constant):
-            ddof = gast.Constant(value=0 if bias.value else 1, kind=None)
+            ddof = _constant(0 if bias.value else 1)
         else:
             ddof = call(np.logical_not, bias)
     observations = gast.Subscript(value=call(np.shape, x), slice=_constant(1), ctx=gast.Load())
@@ -198,10 +227,6 @@ def _corrcoef(args, keywords, error, call):
     return call(rt.squeezed_covariances, clipped, bound["x"], bound["y"])
 
 
-def _constant(value):
-    return gast.Constant(value=value, kind=None)
-
-
 by_name("dot").examples.extend(
     [
         Example("np.cov(a)", dict(a=(3, 5))),
@@ -216,24 +241,29 @@ by_name("dot").examples.extend(
 )
 defhelper(
     rt.variables_by_row,
-    params=["x", "rowvar", "name"],
-    vjp={"x": "rt.variables_by_row_vjp(g, x, rowvar, name)"},
-    jvp={"x": "rt.variables_by_row(t, rowvar, name)"},
-    structural=("rowvar", "name"),
+    params=["x", "rowvar", "name", "lead=0"],
+    vjp={"x": "rt.variables_by_row_vjp(g, x, rowvar, name, lead)"},
+    jvp={"x": "rt.variables_by_row(t, rowvar, name, lead)"},
+    structural=("rowvar", "name", "lead"),
+    batch=_one_more_lead(rt.variables_by_row, "x"),
 )
 defhelper(
     rt.variables_by_row_vjp,
-    params=["g", "like", "rowvar", "name"],
-    vjp={"g": "rt.variables_by_row(g, rowvar, name)"},
-    jvp={"g": "rt.variables_by_row_vjp(t, like, rowvar, name)"},
-    structural=("like", "rowvar", "name"),
+    params=["g", "like", "rowvar", "name", "lead=0"],
+    vjp={"g": "rt.variables_by_row(g, rowvar, name, lead)"},
+    jvp={"g": "rt.variables_by_row_vjp(t, like, rowvar, name, lead)"},
+    structural=("like", "rowvar", "name", "lead"),
+    batch=_one_more_lead(rt.variables_by_row_vjp, "g", "like"),
+    batch_broadcast=("g", "like"),
 )
-defhelper(
+defhelper(  # (vmap's axes are those of c in front of its last two)
     rt.squeezed_covariances,
     params=["c", "m_like", "y_like=None"],
-    vjp={"c": "np.reshape(g, np.shape(c))"},
+    vjp={"c": "rt.reshape(g, np.shape(c))"},
     jvp={"c": "rt.squeezed_covariances(t, m_like, y_like)"},
     structural=("m_like", "y_like"),
+    batch="rt.squeezed_covariances(c, m_like, y_like)",
+    batch_broadcast=("c", "m_like"),
 )
 alias(by_name("rt.variables_by_row"), np.cov, canonical=_cov)
 alias(by_name("rt.variables_by_row"), np.corrcoef, canonical=_corrcoef)
