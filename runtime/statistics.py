@@ -18,6 +18,7 @@ __all__ = [
     "weights_along",
     "weights_along_vjp",
     "weight_sums",
+    "observation_weights",
 ]
 
 
@@ -119,3 +120,29 @@ def weight_sums(total):
     if not is_zero(total) and np.any(asarray(total) == 0.0):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     return total
+
+
+_WEIGHTS_NONE = (
+    "np.cov's {name} is a value that is None here: write None in the call, or leave {name} out (transpile reads "
+    "which weights are given from the call)"
+)
+
+
+def observation_weights(w, x, name, lead=0):
+    """np.cov's `fweights` or `aweights` (named by `name`) as float64, after NumPy's checks: one weight per
+    observation of x (np.cov's variables by row), none negative, and whole numbers for fweights.  Under vmap, w
+    and x hold examples in their axes after the first `lead`."""
+    if w is None:
+        raise TypeError(_WEIGHTS_NONE.format(name=name))
+    if is_zero(w):
+        return 0.0
+    w = asarray(w).astype(np.float64, copy=False)
+    if name == "fweights" and not np.all(w == np.around(w)):
+        raise TypeError("fweights must be integer")
+    if w.ndim - lead > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if w.shape[lead:] != np.shape(x)[lead + 1 :]:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    if np.any(w < 0):
+        raise ValueError(f"{name} cannot be negative")
+    return w

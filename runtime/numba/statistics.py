@@ -275,3 +275,28 @@ def _weight_sums(total):
         return total
 
     return impl
+
+
+@overload(_stats.observation_weights, prefer_literal=True)
+def _observation_weights(w, x, name, lead=0):
+    if isinstance(w, ZeroType):
+        return lambda w, x, name, lead=0: make_zero()
+    which, lead_ = _literal(name, "fweights"), _lead(lead)
+    if _is_none(w):
+        raise TypingError(_stats._WEIGHTS_NONE.format(name=which))
+    if not isinstance(w, types.Array) or w.ndim - lead_ != 1:
+        raise TypingError(f"cannot handle multidimensional {which}" if _ndim(w) > lead_ else f"{which} must be 1-D")
+    whole = which == "fweights"
+    several, negative = f"incompatible numbers of samples and {which}", f"{which} cannot be negative"
+
+    def impl(w, x, name, lead=0):
+        out = w.astype(np.float64)
+        if whole and not np.all(out == np.round(out)):
+            raise TypeError("fweights must be integer")
+        if w.shape[lead_] != x.shape[lead_ + 1]:
+            raise RuntimeError(several)
+        if np.any(out < 0):
+            raise ValueError(negative)
+        return out
+
+    return impl

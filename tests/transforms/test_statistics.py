@@ -55,12 +55,21 @@ def correlations(a):
     return np.sum(np.corrcoef(a) ** 3) + np.sum(np.corrcoef(a[0], a[2] ** 2)) + np.sum(np.corrcoef(a.T, rowvar=False))
 
 
+def weighted_covariances(a, w):
+    frequencies = np.array([1, 2, 0, 3, 1])
+    return (
+        np.sum(np.cov(a, aweights=w) ** 2)
+        + np.sum(np.cov(a, fweights=frequencies, aweights=w, ddof=0))
+        + np.sum(np.cov(a.T, rowvar=False, fweights=frequencies) * np.cov(a, a[0] * w, aweights=w, bias=True)[1:, 1:])
+    )
+
+
 def correlations_with(a, b):
     return np.sum(np.corrcoef(a, b) ** 2)
 
 
 UNARY = [ranges, averages, covariances, correlations]
-BINARY = [(weighted, W, WB), (covariances_with, W, WB), (correlations_with, W, WB)]
+BINARY = [(weighted, W, WB), (covariances_with, W, WB), (correlations_with, W, WB), (weighted_covariances, W, WB)]
 
 
 @pytest.mark.parametrize("f", UNARY, ids=lambda f: f.__name__)
@@ -119,6 +128,7 @@ def _statistics(a, b):
         np.cov(a[0]),
         np.cov(a[0], b),
         np.cov(a, rowvar=False),
+        np.cov(a, fweights=np.array([1, 0, 2, 1, 1]), aweights=b),
         np.corrcoef(a),
         np.corrcoef(a[1], b),
     )
@@ -137,7 +147,7 @@ def test_compiled_values_dtypes_and_shapes(dtype):
 
 def test_compiled_complex_values():
     z = X + 1j * X[::-1]
-    for got, want in zip(tp.jit(_statistics)(z, W + 0.5j), _statistics(z, W + 0.5j)):
+    for got, want in zip(tp.jit(_statistics)(z, W), _statistics(z, W)):
         for g, w in zip(*((got, want) if isinstance(want, tuple) else ((got,), (want,)))):
             assert np.asarray(g).dtype == np.asarray(w).dtype
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
@@ -209,8 +219,34 @@ def test_single_variable_as_a_2d_array():
         tp.jit(cov_of)(X[:1])
 
 
-def weighted_cov(a, w):
+def cov_by_frequencies(a, f):
+    return np.cov(a, fweights=f)
+
+
+def cov_by_weights(a, w):
     return np.cov(a, aweights=w)
+
+
+@pytest.mark.parametrize(
+    "f, frequencies, error, match",
+    [
+        (cov_by_frequencies, np.array([1.0, 2.5, 1.0, 1.0, 1.0]), TypeError, "fweights must be integer"),
+        (cov_by_frequencies, np.array([1, 2, -1, 1, 1]), ValueError, "fweights cannot be negative"),
+        (cov_by_weights, -W, ValueError, "aweights cannot be negative"),
+        (cov_by_weights, W[:4], RuntimeError, "incompatible numbers of samples and aweights"),
+        (cov_by_weights, np.zeros(5), ZeroDivisionError, "Weights sum to zero"),
+        (cov_by_weights, None, TypeError, "write None in the call"),
+    ],
+    ids=lambda v: getattr(v, "__name__", None),
+)
+def test_observation_weights_are_checked_as_numpy_checks_them(f, frequencies, error, match):
+    if frequencies is not None:
+        with pytest.raises(error, match=match):
+            f(X, frequencies)
+    with pytest.raises(error, match=match):
+        tp.vmap(f, in_axes=(0, None))(XB, frequencies)
+    with pytest.raises((error, tp.TranspileError), match=match):
+        tp.jit(f)(X, frequencies)
 
 
 def cov_dtype(a):
@@ -228,7 +264,6 @@ def average_returned(a, flag):
 @pytest.mark.parametrize(
     "f, args, match",
     [
-        (weighted_cov, (X, W), "aweights= is not supported"),
         (cov_dtype, (X,), "dtype= is not supported"),
         (ptp_out, (X, np.zeros(())), "out= is not supported"),
         (average_returned, (X, True), "returned= must be written True or False"),

@@ -174,10 +174,6 @@ alias(by_name("rt.weights_along"), np.average, canonical=_average)
 # ---------------------------------------------------------------------------- np.cov and np.corrcoef
 
 _COV = dict(m=_NO_VALUE, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None)
-_COV_HINT = (
-    "leave out {param}=: np.cov of weighted observations is not supported yet; write the weighted covariance out "
-    "(np.average for the weighted means, then the weighted products of the deviations)"
-)
 
 
 def _covariances(bound, call):
@@ -186,25 +182,44 @@ def _covariances(bound, call):
     x = call(rt.variables_by_row, bound["m"], rowvar, "m")
     if not _is_none(bound["y"]):
         x = call(np.concatenate, (x, call(rt.variables_by_row, bound["y"], rowvar, "y")), axis=0)
+    weights = None  # NumPy's w: fweights * aweights
+    for name in ("fweights", "aweights"):
+        if not _is_none(bound.get(name, _constant(None))):
+            checked = call(rt.observation_weights, bound[name], x, name)
+            weights = checked if weights is None else call(by_name("mul"), weights, checked)
+            bound = {**bound, name: checked}
     ddof, bias = bound["ddof"], bound["bias"]
     if _is_none(ddof):  # NumPy: 1, or 0 for a true `bias`
         if isinstance(bias, gast.Constant):
             ddof = _constant(0 if bias.value else 1)
         else:
             ddof = call(np.logical_not, bias)
-    observations = gast.Subscript(value=call(np.shape, x), slice=_constant(1), ctx=gast.Load())
-    count = call(max, call(by_name("sub"), observations, ddof), 0)  # NumPy: 0 when negative (and a warning)
-    deviations = call(by_name("sub"), x, call(np.mean, x, axis=1, keepdims=True))
-    products = call(np.dot, deviations, call(np.conj, call(np.transpose, deviations)))
+    sub = by_name("sub")
+    if weights is None:
+        observations = gast.Subscript(value=call(np.shape, x), slice=_constant(1), ctx=gast.Load())
+        count = call(sub, observations, ddof)
+        deviations = call(sub, x, call(np.mean, x, axis=1, keepdims=True))
+        weighted = deviations
+    else:  # as np.average(x, axis=1, weights=w) computes the means, and NumPy the count
+        total = call(rt.weight_sums, call(np.sum, weights))
+        means = call(by_name("truediv"), call(np.sum, call(by_name("mul"), x, weights), axis=1, keepdims=True), total)
+        if _is_none(bound.get("aweights", _constant(None))):
+            count = call(sub, total, ddof)
+        else:
+            spread = call(sum, call(by_name("mul"), weights, bound["aweights"]))  # (Python's sum, as NumPy's)
+            count = call(sub, total, call(by_name("truediv"), call(by_name("mul"), ddof, spread), total))
+        deviations = call(sub, x, means)
+        weighted = call(by_name("mul"), deviations, weights)
+    count = call(np.maximum, count, 0.0)  # NumPy: 0.0 when not positive (and a warning)
+    products = call(np.dot, deviations, call(np.conj, call(np.transpose, weighted)))
     return call(by_name("mul"), products, call(np.true_divide, 1, count))
 
 
 @stepwise
 def _cov(args, keywords, error, call):
-    """np.cov(m, y, rowvar, bias, ddof): the deviations from each variable's mean, multiplied as NumPy does
-    (np.dot(d, d.T.conj()) * (1 / (n - ddof))), squeezed."""
+    """np.cov(m, y, rowvar, bias, ddof, fweights, aweights): the deviations from each variable's (weighted) mean,
+    multiplied as NumPy does (np.dot(d, (d * w).T.conj()) * (1 / (n - ddof))), squeezed."""
     bound = _read("cov", _COV, args, keywords, error, positional=7)
-    _refuse_given("cov", bound, ["fweights", "aweights"], error, _COV_HINT)
     _refuse_given("cov", bound, ["dtype"], error, "leave out dtype= and cast the result: np.cov(m).astype({param})")
     return call(rt.squeezed_covariances, _covariances(bound, call), bound["m"], bound["y"])
 
@@ -234,6 +249,9 @@ by_name("dot").examples.extend(
         Example("np.cov(a, b)", dict(a=(5,), b=(5,))),
         Example("np.cov(a, rowvar=False, ddof=0)", dict(a=(5, 3))),
         Example("np.cov(a, b, False, True)", dict(a=(5, 2), b=(5, 3))),
+        Example("np.cov(a, aweights=b)", dict(a=(3, 5), b=(5,)), domain="positive"),
+        Example("np.cov(a, fweights=np.arange(1, 6), aweights=b, ddof=0)", dict(a=(2, 5), b=(5,)), domain="positive"),
+        Example("np.cov(a, rowvar=False, fweights=np.array([1, 2, 3, 1]))", dict(a=(4, 3))),
         Example("np.corrcoef(a)", dict(a=(3, 5))),
         Example("np.corrcoef(a, b)", dict(a=(5,), b=(5,))),
         Example("np.corrcoef(a, b, rowvar=False)", dict(a=(6, 2), b=(6,))),
@@ -267,3 +285,12 @@ defhelper(  # (vmap's axes are those of c in front of its last two)
 )
 alias(by_name("rt.variables_by_row"), np.cov, canonical=_cov)
 alias(by_name("rt.variables_by_row"), np.corrcoef, canonical=_corrcoef)
+defhelper(
+    rt.observation_weights,
+    params=["w", "x", "name", "lead=0"],
+    vjp={"w": "g"},
+    jvp={"w": "t"},
+    structural=("x", "name", "lead"),
+    batch=_one_more_lead(rt.observation_weights, "w", "x"),
+    batch_broadcast=("w", "x"),
+)
