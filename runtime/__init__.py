@@ -42,5 +42,6 @@ from .rearranging_batch import *  # noqa: F401,F403
 from .scans import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .signals import *  # noqa: F401,F403
+from .statistics import *  # noqa: F401,F403
 from .tensor_products import *  # noqa: F401,F403
 from .tree import *  # noqa: F401,F403

@@ -75,6 +75,7 @@ from . import (  # noqa: F401
     signals,
     sources,
     stacked_linalg,
+    statistics,
     tapes,
     tensor_products,
     tree,

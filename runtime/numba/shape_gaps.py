@@ -10,6 +10,7 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
+from numba.np.numpy_support import as_dtype
 
 from .lowered import _compiled
 
@@ -95,8 +96,12 @@ def _full(shape, fill_value, dtype=None):
 
 @overload(full_like)
 def _full_like(a, fill_value, dtype=None, shape=None):
+    if isinstance(a, (types.Number, types.Boolean)):  # a number's shape is (), its type the dtype
+        where = "()" if _is_none(shape) else _shape_tuple(shape)
+        body = _filled(fill_value, dtype, where, f"np.{as_dtype(a).name}" if _is_none(dtype) else "dtype")
+        return _compiled(f"def impl(a, fill_value, dtype=None, shape=None):\n    return {body}\n", {})
     if not isinstance(a, types.Array):
-        raise TypingError("np.full_like under jit takes an array to copy the shape of")
+        raise TypingError("np.full_like under jit takes an array or a number to copy the shape of")
     where = "a.shape" if _is_none(shape) else _shape_tuple(shape)
     body = _filled(fill_value, dtype, where, "a.dtype" if _is_none(dtype) else "dtype")
     return _compiled(f"def impl(a, fill_value, dtype=None, shape=None):\n    return {body}\n", {})

@@ -1671,6 +1671,8 @@ class _FunctionDesugarer:
                     for node in walk(written):
                         gast.copy_location(node, expr)
                     return self.rhs(written, stmt)
+            if getattr(prim.canonical, "stepwise", False):  # np.cov(m): calls of other entries, step by step
+                return self._stepwise(prim.canonical, expr, stmt)
             if prim.canonical is not None:
                 canonical = prim.canonical(list(args), list(keywords), self.error)
                 if isinstance(canonical, gast.AST):  # `dict(a=x)` is `{"a": x}`: desugared as if written so
@@ -1968,6 +1970,40 @@ class _FunctionDesugarer:
         node = gast.Call(func=name(key), args=args, keywords=[])
         node.callee = key
         return node
+
+    def _stepwise(self, canonical, expr, stmt):
+        """A call that a registry.stepwise rewrite writes as steps: its arguments bound to names first (each one
+        evaluated once, in order, however often the steps read it), then each step, `call(fn, *args, **kwargs)`,
+        a call of fn's entry assigned to a fresh name, which it returns.  The rewrite returns the expression the
+        call stands for (a Name that a step returned, a tuple of them)."""
+        for node in [*expr.args, *expr.keywords]:
+            if isinstance(node, gast.Starred) or getattr(node, "arg", True) is None:
+                self.error(node, "`*args` and `**kwargs` are not supported in this call", "write the arguments out")
+        args = [self.atom(a, stmt) for a in expr.args]
+        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value, stmt)) for k in expr.keywords]
+
+        def located(node):
+            if isinstance(node, tuple):  # a Python constant given to a step (`axis=(0, 1)`, `-1.0`)
+                node = gast.Tuple(elts=[located(item) for item in node], ctx=gast.Load())
+            elif not isinstance(node, gast.AST):
+                node = const(node)
+            for inner in walk(node):
+                gast.copy_location(inner, expr)
+            return node
+
+        def call(fn, *call_args, **call_kwargs):
+            prim = fn if isinstance(fn, registry.Primitive) else registry.lookup(fn)
+            atoms = [self.atom(located(a), stmt) for a in call_args]
+            kwargs = {k: self.atom(located(v), stmt) for k, v in call_kwargs.items()}
+            target = self.fresh()
+            self.assign(target, located(self._prim_rhs(prim, atoms, kwargs, stmt, call_node=None)), stmt)
+            return name(target)
+
+        result = located(canonical(args, keywords, self.error, call))
+        last = self.blocks[-1][-1] if self.blocks[-1] else None
+        if isinstance(result, gast.Name) and isinstance(last, gast.Assign) and last.targets[0].id == result.id:
+            return self.blocks[-1].pop().value  # the last step's call is the right-hand side itself
+        return self.rhs(result, stmt)
 
     def _prim_rhs(self, prim, args, kwargs, stmt, call_node):
         if prim.writes and call_node is not None:

@@ -112,7 +112,8 @@ class Primitive:
     variants: list = field(default_factory=list)
     # how a call's arguments (AST) are rewritten before binding, e.g. einsum's sublist form to subscripts:
     # canonical(args, kwargs, error) -> (args, kwargs), `error(node, message, hint)` raising a located error; or
-    # (entry, args, kwargs), a call of another entry; or an expression (AST) the call stands for, desugared as written
+    # (entry, args, kwargs), a call of another entry; or an expression (AST) the call stands for, desugared as written;
+    # or, marked with `stepwise`, the call written as steps (calls of other entries, each assigned to a name)
     canonical: object = None
     subscript: bool = False  # written `obj[items]` (np.r_, np.c_): the items are its `*args`
     # how a call is written where it is differentiated, having no derivative rule of its own (rt.per_example: a loop
@@ -370,6 +371,15 @@ def by_path(path: str) -> Primitive | None:
 def defhelper(fn, **rules):
     """Register a runtime helper that generated code calls as `rt.<name>` (its name and path follow from fn)."""
     return defprim(f"rt.{fn.__name__}", fn, path=f"rt.{fn.__name__}", **rules)
+
+
+def stepwise(rewrite):
+    """Marks a canonical= rewrite that writes a call as steps: rewrite(args, kwargs, error, call) gets the call's
+    arguments bound to names (an argument read twice is evaluated once) and `call(fn, *args, **kwargs)`, which
+    writes a call of fn's entry (the arguments AST, or Python constants) assigned to a fresh name, and returns that
+    name; it returns the expression (AST) the call stands for: a name `call` returned, or a tuple of them."""
+    rewrite.stepwise = True
+    return rewrite
 
 
 def alias(prim: Primitive, *impls, **changes):
