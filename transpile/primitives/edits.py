@@ -1,0 +1,111 @@
+"""Deleting, inserting and selecting entries along an axis: np.delete, np.insert, np.compress, np.extract
+(runtime/edits.py)."""
+
+import numpy as np
+
+import runtime as rt
+
+from .rearranging import _copies
+from .registry import Example, defhelper, defprim
+
+X = dict(a=(3, 4))
+R3 = dict(a=(2, 3, 4))
+V = dict(a=(5,))
+
+# Batched, a per-example axis moves past the batch axis; axis=None (each example flattened) works on the rows of the
+# batch reshaped to (batch, -1).
+_FLAT = "np.reshape({a}, rt.flat_examples_shape({a}, axis))"
+_FLAT_AXIS = "rt.flat_examples_axis(axis, {a})"
+
+# np.delete(arr, obj, axis) is np.take(arr, kept, axis), kept the indices it keeps: its adjoint puts g back at them,
+# zeros where entries were deleted.  obj (an index, a slice, indices or a boolean mask) says only where.
+_KEPT = "rt.delete_kept(np.shape(arr), obj, axis)"
+_EXAMPLE_KEPT = "rt.delete_kept(rt.example_shape(arr), obj, axis)"
+defprim(
+    "delete",
+    np.delete,
+    path="np.delete",
+    params=["arr", "obj", "axis=None"],
+    structural=("obj", "axis"),
+    vjp={"arr": f"rt.take_vjp(g, {_KEPT}, arr, axis)"},
+    jvp={"arr": "np.delete(t, obj, axis)"},
+    # an obj that differs per example deletes example by example
+    batch=f"np.take({_FLAT.format(a='arr')}, {_EXAMPLE_KEPT}, {_FLAT_AXIS.format(a='arr')})",
+    batch_needs_same=("obj", "axis"),
+    examples=[
+        Example("np.delete(a, 1, axis=1)", X),
+        Example("np.delete(a, np.array([0, -1, 0]), axis=-1)", X),
+        Example("np.delete(a, np.array([True, False, True]), 0)", X),
+        Example("np.delete(a, slice(1, None, 2), axis=2)", R3),
+        Example("np.delete(a, np.array([3, 5]))", X),
+        Example("np.delete(a, -2)", V),
+    ],
+)
+defhelper(rt.delete_kept, params=["shape", "obj", "axis=None"], nondiff=True)
+
+# np.insert copies the entries of arr and of values (broadcast as NumPy does) into its result: runtime/copies.py's
+# rules, which call np.insert itself to find where each entry went (repeated values' cotangents add up).
+defprim(
+    "insert",
+    np.insert,
+    path="np.insert",
+    params=["arr", "obj", "values", "axis=None"],
+    structural=("obj", "axis"),
+    **_copies("rt.insert_copy", ["arr", "values"], ", obj, axis"),
+    batch=(
+        "rt.batched_copies(rt.copying(rt.insert_copy), (arr, values), batched=(arr_batched, values_batched),"
+        " options=(obj, axis))"
+    ),
+    batch_needs_same=("obj", "axis"),
+    examples=[
+        Example("np.insert(a, np.array([1, -1]), b)", dict(a=(4,), b=(2,))),
+        Example("np.insert(a, 2, b)", dict(a=(5,), b=())),
+        Example("np.insert(a, np.array([0, 3, 3]), b)", dict(a=(3, 2), b=(3,))),
+        Example("np.insert(a, 1, b, axis=1)", dict(a=(3, 4), b=(3,))),
+        Example("np.insert(a, np.array([0, 2]), b, axis=0)", dict(a=(3, 4), b=(1, 4))),
+        Example("np.insert(a, slice(0, None, 2), b, axis=-1)", dict(a=(2, 4), b=())),
+        Example("np.insert(a, 1, 0.5, axis=0)", X),
+    ],
+)
+defhelper(rt.insert_copy, params=["arr", "values", "obj", "axis=None"], nondiff=True)
+
+# np.compress(condition, a, axis) is np.take(a, indices where condition holds, axis), np.extract(condition, arr) the
+# same of both flattened: np.take's rules.  A condition that differs per example selects example by example (vmap
+# then stacks results whose shapes may differ: an error that says so, as for a boolean mask that does).
+_WHERE = "rt.compress_kept(condition)"
+defprim(
+    "compress",
+    np.compress,
+    path="np.compress",
+    params=["condition", "a", "axis=None", "out=None"],
+    structural=("condition", "axis"),
+    vjp={"a": f"rt.take_vjp(g, {_WHERE}, a, axis)"},
+    jvp={"a": "np.compress(condition, t, axis)"},
+    batch=f"np.take({_FLAT.format(a='a')}, {_WHERE}, {_FLAT_AXIS.format(a='a')})",
+    batch_needs_same=("condition", "axis"),
+    examples=[
+        Example("np.compress(np.array([True, False, True]), a, axis=0)", X),
+        Example("np.compress(np.array([0, 1, 1]), a, axis=-1)", R3),
+        Example("np.compress(np.array([False, True]), a, 1)", X),
+        Example("np.compress(np.array([True, False, True, True, False, True]), a)", X),
+        Example("np.compress(a[:, 0] > 0.0, a, axis=0)", X),
+    ],
+)
+_FLAT_WHERE = "rt.compress_kept(np.ravel(condition))"
+defprim(
+    "extract",
+    np.extract,
+    path="np.extract",
+    params=["condition", "arr"],
+    structural=("condition",),
+    vjp={"arr": f"rt.take_vjp(g, {_FLAT_WHERE}, arr, None)"},
+    jvp={"arr": "np.extract(condition, t)"},
+    batch=f"np.take(np.reshape(arr, rt.flat_examples_shape(arr, None)), {_FLAT_WHERE}, -1)",
+    batch_needs_same=("condition",),
+    examples=[
+        Example("np.extract(a > 0.0, a)", X),
+        Example("np.extract(np.arange(12).reshape(3, 4) % 3 == 0, a)", X),
+        Example("np.extract(np.array([True, False, True, True, False]), a) * 2.0", V),
+    ],
+)
+defhelper(rt.compress_kept, params=["condition"], nondiff=True)
