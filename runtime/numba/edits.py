@@ -1,5 +1,5 @@
 """Numba versions of runtime/edits.py's helpers, np.delete (Numba's own takes no axis, nor a boolean obj) and
-np.compress (Numba has none)."""
+np.compress and np.choose (Numba has none) and np.unwrap (Numba's own takes no axis but the last)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from .. import edits as _edits
+from .batching_parts import select
 from .helpers import _is_none
+from .lowered import _compiled
 from .rearranging import take
 
-__all__ = ["delete", "compress"]
+__all__ = ["delete", "compress", "unwrap", "choose"]
 
 
 def delete(arr, obj, axis=None):
@@ -118,3 +120,73 @@ def _compress_kept(condition):
     if isinstance(condition, types.Array) and condition.ndim != 1:
         raise TypingError("np.compress: condition must be a 1-d array")
     return lambda condition: np.nonzero(np.asarray(condition))[0]
+
+
+@overload(_edits.vander_derivative)
+def _vander_derivative(x, N=None, increasing=False, order=0):
+    if not isinstance(x, types.Array):
+        raise TypingError("np.vander under jit takes an array")
+    dtype = x.dtype
+    columns = (lambda x, N: x.shape[-1]) if _is_none(N) else (lambda x, N: N)
+    columns = register_jitable(columns)
+
+    def impl(x, N=None, increasing=False, order=0):
+        count = columns(x, N)
+        flat = np.ascontiguousarray(x).reshape(x.size)
+        out = np.zeros((x.size, count), dtype)
+        for j in range(count):
+            p = j if increasing else count - 1 - j
+            c = 1
+            for k in range(order):
+                c *= p - k
+            if c == 0:
+                continue
+            for i in range(x.size):
+                v = dtype(c)
+                for _ in range(p - order):
+                    v *= flat[i]
+                out[i, j] = v
+        return out.reshape(x.shape + (count,))
+
+    return impl
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    return np.unwrap(p, discont, axis, period=period)
+
+
+@overload(unwrap)
+def _unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    if not isinstance(p, types.Array):
+        raise TypingError("np.unwrap under jit takes an array")
+    dtype = p.dtype if isinstance(p.dtype, types.Float) else types.float64  # NumPy's: period is a Python float
+
+    def impl(p, discont=None, axis=-1, period=2 * np.pi):
+        last = np.ascontiguousarray(np.swapaxes(p, axis, -1))
+        return np.ascontiguousarray(np.swapaxes(np.unwrap(last, discont, -1, period=period), axis, -1)).astype(dtype)
+
+    return impl
+
+
+@overload(_edits.choose_conditions)
+def _choose_conditions(a, choices):
+    if isinstance(choices, types.BaseTuple):  # a tuple as long as the choices (they may differ in type)
+        items = "".join(f"picks == {k}, " for k in range(len(choices)))
+        return _compiled(f"def impl(a, choices):\n    picks = np.asarray(a)\n    return ({items})\n", {})
+    return lambda a, choices: [np.asarray(a) == k for k in range(len(choices))]
+
+
+def choose(a, choices, mode="raise"):
+    return np.choose(a, choices, mode=mode)
+
+
+@overload(choose)
+def _choose(a, choices, mode="raise"):
+    def impl(a, choices, mode="raise"):
+        picks = np.asarray(a)
+        if picks.size and (picks.min() < 0 or picks.max() >= len(choices)):
+            raise ValueError("invalid entry in choice array")
+        # every entry is some choice's: the default is never taken (the first choice gives the result's dtype)
+        return select(_edits.choose_conditions(a, choices), choices, choices[0])
+
+    return impl

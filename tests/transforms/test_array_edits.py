@@ -162,3 +162,127 @@ def test_out_of_bounds_raise_compiled_or_not():
         f(A)
     with pytest.raises(IndexError):
         tp.jit(f)(A)
+
+
+# ------------------------------------------------------------------------ np.choose, np.resize, np.vander, np.unwrap
+
+PICKS = np.array([[0, 1, 2, 1], [2, 0, 0, 1], [1, 1, 2, 0]])
+X = RNG.standard_normal(4)
+XB = RNG.standard_normal((5, 4))
+
+
+def chosen(a, b):  # each choice's derivative where it is picked (b broadcast: its picks summed)
+    return weighted(np.choose(PICKS, [a, np.sin(a), b]) ** 2) + weighted(
+        np.choose(np.array([1, 0, 1]), (a[:, 0], b[0]))
+    )
+
+
+def resized(a):  # every copy of an entry adds its cotangent
+    return weighted(np.resize(a, (5, 3)) ** 2) + weighted(np.resize(a[0], 9) * 3.0) + weighted(np.resize(a, (2, 2)))
+
+
+def powers(x):  # columns x ** p: derivatives p x ** (p - 1), second ones too
+    return weighted(np.vander(x) * 0.5) + weighted(np.vander(x, 3, increasing=True) ** 2) + weighted(np.vander(x, N=6))
+
+
+def unwrapped(a):  # the correction is piecewise constant: away from its jumps, the identity's derivative
+    phases = np.cumsum(a * 3.0, axis=1)
+    return weighted(np.sin(np.unwrap(phases)) * np.unwrap(phases, axis=0)) + weighted(np.unwrap(phases, period=4.0))
+
+
+def test_choose_gradients():
+    ga, gb = tp.grad(chosen, argnums=(0, 1))(A, X)
+    np.testing.assert_allclose(ga, numeric_grad(chosen, (A, X), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gb, numeric_grad(chosen, (A, X), 1), rtol=1e-6, atol=1e-8)
+    only_picked = tp.grad(lambda b: np.sum(np.choose(PICKS, [A, A, b])))(X)  # b picked where PICKS == 2
+    np.testing.assert_array_equal(only_picked, np.sum(PICKS == 2, axis=0).astype(float))
+
+
+@pytest.mark.parametrize("f", [resized, unwrapped], ids=lambda f: f.__name__)
+def test_gradients_of_repeats_and_phases(f):
+    g = tp.grad(f)(A)
+    np.testing.assert_allclose(g, numeric_grad(f, (A,)), rtol=1e-6, atol=1e-8)
+
+
+def test_unwrap_derivative_is_the_identity():
+    phases = np.cumsum(A * 3.0, axis=1)
+    assert not np.allclose(np.unwrap(phases), phases)  # it does correct these
+    np.testing.assert_array_equal(tp.grad(lambda p: weighted(np.unwrap(p)))(phases), W[:12].reshape(3, 4))
+
+
+def test_vander_gradients_first_and_second():
+    np.testing.assert_allclose(tp.grad(powers)(X), numeric_grad(powers, (X,)), rtol=1e-6, atol=1e-8)
+    dpowers = tp.grad(powers)
+    hessian_row = tp.grad(lambda x: dpowers(x)[1])(X)
+    np.testing.assert_allclose(hessian_row, numeric_grad(lambda x: dpowers(x)[1], (X,)), rtol=1e-5, atol=1e-7)
+    at_zero = tp.grad(lambda x: np.sum(np.vander(x, 3)))(np.zeros(2))  # x ** 0 has derivative 0, never NaN
+    np.testing.assert_array_equal(at_zero, np.ones(2))
+
+
+def test_vmap_of_grad_of_the_others_stacks():
+    for f, batch in ((resized, AB), (powers, XB), (unwrapped, AB)):
+        stacked = np.stack([tp.grad(f)(x) for x in batch])
+        np.testing.assert_allclose(tp.vmap(tp.grad(f))(batch), stacked, rtol=1e-12, atol=1e-12)
+    df = tp.grad(chosen, argnums=(0, 1))
+    got = tp.vmap(df)(AB, XB)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], np.stack([df(a, x)[k] for a, x in zip(AB, XB)]), rtol=1e-12, atol=1e-12)
+
+
+def test_vmap_values_of_the_others():
+    def f(a, x):
+        return np.resize(a, (2, 7)), np.vander(x, 3), np.unwrap(a * 4.0, axis=0), np.choose(PICKS % 2, [a, x])
+
+    got = tp.vmap(f)(AB, XB)
+    for k, out in enumerate(got):
+        np.testing.assert_allclose(out, np.stack([f(a, x)[k] for a, x in zip(AB, XB)]), rtol=1e-14, atol=1e-14)
+
+
+def _others(a, x):
+    return (
+        np.choose(PICKS, (a, a * 2, x)),
+        np.resize(a, (5, 3)),
+        np.resize(x, 7),
+        np.vander(x),
+        np.vander(x, 2, True),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_compiled_values_and_dtypes_of_the_others(dtype):
+    a, x = (A * 10).astype(dtype), (X * 3).astype(dtype)
+    for got, want in zip(tp.jit(_others)(a, x), _others(a, x)):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+    phases = np.cumsum(A * 3.0, axis=1).astype(dtype)
+
+    def unwraps(p):
+        return np.unwrap(p), np.unwrap(p, axis=0), np.unwrap(p, 2.0, period=3.0)
+
+    for got, want in zip(tp.jit(unwraps)(phases), unwraps(phases)):
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype is np.float32 else 1e-14)
+        assert got.dtype == want.dtype
+
+
+def test_compiled_gradients_of_the_others():
+    for f, x in ((resized, A), (powers, X), (unwrapped, A)):
+        np.testing.assert_allclose(tp.jit(tp.grad(f))(x), tp.grad(f)(x), rtol=1e-12, atol=1e-12)
+    got, want = tp.jit(tp.grad(chosen, argnums=(0, 1)))(A, X), tp.grad(chosen, argnums=(0, 1))(A, X)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_refused_with_a_located_error():
+    def wrapped(a):
+        return np.sum(np.choose(PICKS, [a, a], mode="wrap"))
+
+    with pytest.raises(tp.TranspileError, match="mode='raise' only"):
+        tp.grad(wrapped)(A)
+
+    def by_period(period):
+        return np.sum(np.unwrap(np.cumsum(A * 3.0, axis=1), period=period))
+
+    with pytest.raises(tp.TranspileError, match="no derivative rule"):
+        tp.grad(by_period)(4.0)
+    with pytest.raises(ValueError, match="invalid entry"):
+        tp.jit(lambda a: np.choose(PICKS, [a, a]))(A)

@@ -1,6 +1,7 @@
 """Deleting, inserting and selecting entries along an axis: np.delete, np.insert, np.compress, np.extract
 (runtime/edits.py)."""
 
+import gast
 import numpy as np
 
 import runtime as rt
@@ -109,3 +110,108 @@ defprim(
     ],
 )
 defhelper(rt.compress_kept, params=["condition"], nondiff=True)
+
+# np.resize repeats a's entries cyclically: runtime/copies.py's rules (the adjoint sums the repeats).
+defprim(
+    "resize",
+    np.resize,
+    path="np.resize",
+    zero_d="array",
+    params=["a", "new_shape"],
+    structural=("new_shape",),
+    **_copies("np.resize", ["a"], ", new_shape"),
+    batch="rt.batched_copies(rt.copying(np.resize), (a,), batched=(True,), options=(new_shape,))",
+    batch_needs_same=("new_shape",),
+    examples=[
+        Example("np.resize(a, (5, 3))", X),
+        Example("np.resize(a, 12)", V),
+        Example("np.resize(a, (2, 2))", R3),
+        Example("np.resize(a, (3, 2, 2)) * a[0]", V),
+    ],
+)
+
+# np.vander(x, N, increasing): columns of powers x ** p, whose derivative is p x ** (p - 1) (rt.vander_derivative,
+# which computes them all, batched x included).
+_VANDER = "x, N, increasing"
+defprim(
+    "vander",
+    np.vander,
+    path="np.vander",
+    params=["x", "N=None", "increasing=False"],
+    structural=("N", "increasing"),
+    vjp={"x": f"np.sum(g * rt.vander_derivative({_VANDER}, 1), axis=-1)"},
+    jvp={"x": f"np.expand_dims(t, -1) * rt.vander_derivative({_VANDER}, 1)"},
+    batch=f"rt.vander_derivative({_VANDER})",
+    batch_needs_same=("N", "increasing"),
+    examples=[
+        Example("np.vander(a)", dict(a=(4,))),
+        Example("np.vander(a, 3, increasing=True)", dict(a=(5,))),
+        Example("np.vander(a, N=5)", dict(a=(3,))),
+        Example("np.vander(a, 1, True) * a", dict(a=(2,))),
+    ],
+)
+defhelper(
+    rt.vander_derivative,
+    params=["x", "N=None", "increasing=False", "order=0"],
+    structural=("N", "increasing", "order"),
+    vjp={"x": f"np.sum(g * rt.vander_derivative({_VANDER}, order + 1), axis=-1)"},
+    jvp={"x": f"np.expand_dims(t, -1) * rt.vander_derivative({_VANDER}, order + 1)"},
+    batch=f"rt.vander_derivative({_VANDER}, order)",
+    batch_needs_same=("N", "increasing", "order"),
+)
+
+# np.unwrap(p) is p plus multiples of the period chosen from p's differences: a correction that is piecewise
+# constant in p (it jumps only where a difference crosses discont, a set of measure zero), so its derivative is 0
+# almost everywhere and p's is the identity (JAX's rule too).  discont is such a threshold (structural); the
+# correction's multiples of period do depend on period: no rule for it (a located error where it is differentiated).
+defprim(
+    "unwrap",
+    np.unwrap,
+    path="np.unwrap",
+    # params from NumPy's signature: period is keyword-only
+    structural=("discont", "axis"),
+    vjp={"p": "g"},
+    jvp={"p": "t"},
+    batch="np.unwrap(p, discont, rt.batch_axis(axis, p), period=period)",
+    batch_needs_same=("discont", "axis", "period"),
+    examples=[
+        Example("np.unwrap(a * 4.0)", X),
+        Example("np.unwrap(a * 3.0, axis=0)", X),
+        Example("np.unwrap(a * 2.0, discont=2.0, period=3.0)", R3),
+        Example("np.sin(np.unwrap(np.cumsum(a) * 2.0, 4.0, -1))", V),
+    ],
+)
+
+
+def _raising(args, keywords, error):
+    """np.choose with mode='raise' only (its default): 'wrap' and 'clip' are refused at the call."""
+    for k in keywords:
+        if k.arg == "mode" and not (isinstance(k.value, gast.Constant) and k.value.value == "raise"):
+            error(k.value, "np.choose supports mode='raise' only", "wrap or clip the indices first: np.mod(a, n)")
+        if k.arg == "out":
+            error(k.value, "np.choose's out= writes into its argument", "assign the result instead")
+    if len(args) > 2:
+        error(args[2], "np.choose's out and mode are supported by keyword only (mode='raise')")
+    return args, keywords
+
+
+# np.choose(a, choices) is np.select([a == 0, a == 1, ...], choices): np.select's derivative helpers; a, integer
+# indices, says only where.  Batched, it runs example by example.
+_CONDITIONS = "rt.choose_conditions(a, choices)"
+defprim(
+    "choose",
+    np.choose,
+    path="np.choose",
+    params=["a", "choices", "out=None", "mode='raise'"],
+    container=True,
+    structural=("a", "mode"),
+    canonical=_raising,
+    vjp={"choices": f"rt.select_vjp(g, 'choices', {_CONDITIONS}, choices, 0)"},
+    jvp={"choices": f"rt.select_tangent(t, 'choices', {_CONDITIONS}, choices, 0)"},
+    examples=[
+        Example("np.choose(np.arange(12).reshape(3, 4) % 3, [a, a * 2.0, b])", dict(a=(3, 4), b=(4,))),
+        Example("np.choose(np.array([1, 0, 1]), (a, b))", dict(a=(3,), b=())),
+        Example("np.choose(np.array([[0], [1]]), [a, b], mode='raise')", dict(a=(2, 3), b=(2, 3))),
+    ],
+)
+defhelper(rt.choose_conditions, params=["a", "choices"], nondiff=True)
