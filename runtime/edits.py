@@ -1,10 +1,11 @@
-"""Helpers of the functions that delete, insert or select entries along an axis: np.delete, np.insert,
-np.compress and np.extract.
+"""Helpers of the functions that delete, insert, select or join entries: np.delete, np.insert, np.compress,
+np.extract, np.choose, np.vander and np.block.
 
 np.delete keeps some entries along an axis: it is np.take of the indices it keeps (`delete_kept`), so its rules are
 np.take's.  np.insert copies its array's and its values' entries: its rules are runtime/copies.py's.  np.compress
 and np.extract are np.take of the indices where their condition holds (`compress_kept`).  np.vander's derivatives
-are powers of x too (`vander_derivative`).
+are powers of x too (`vander_derivative`).  np.choose is np.select of `choose_conditions`.  np.block of nested lists
+written out in the call is `block_of`, which copies entries (runtime/copies.py's rules again).
 """
 
 from __future__ import annotations
@@ -13,9 +14,22 @@ import math
 
 import numpy as np
 
+from .copies import copied_parts, copies_of
 from .namespace import array_namespace, asarray
+from .pytree import same_kind
+from .tree import is_zero
 
-__all__ = ["delete_kept", "insert_copy", "compress_kept", "vander_derivative", "choose_conditions"]
+__all__ = [
+    "delete_kept",
+    "insert_copy",
+    "compress_kept",
+    "vander_derivative",
+    "choose_conditions",
+    "block_of",
+    "block_copy",
+    "block_parts",
+    "block_tangent",
+]
 
 
 def delete_kept(shape, obj, axis=None):
@@ -64,3 +78,32 @@ def choose_conditions(a, choices):
     xp = array_namespace(a)
     a = xp.asarray(a)
     return [a == k for k in range(len(choices))]
+
+
+def _nested(layout, arrays):
+    """The nested lists np.block takes: layout's integers replaced by the arrays they number."""
+    if isinstance(layout, (tuple, list)):
+        return [_nested(item, arrays) for item in layout]
+    return arrays[layout]
+
+
+def block_of(layout, arrays):
+    """np.block of nested lists written out in the call: `layout` their nesting, its integers numbering `arrays`
+    (np.block([[a, b], [c, d]]) is block_of(((0, 1), (2, 3)), [a, b, c, d]))."""
+    return np.block(_nested(layout, list(arrays)))
+
+
+def block_copy(*items):
+    """block_of(layout, arrays) for items (*arrays, layout): runtime/copies.py's order."""
+    return block_of(items[-1], items[:-1])
+
+
+def block_parts(v, layout, arrays):
+    """The adjoint of block_of(layout, arrays): each array's part of v (a list or tuple as arrays is)."""
+    parts = copied_parts(v, block_copy, tuple(arrays), layout)
+    return 0.0 if is_zero(parts) else same_kind(arrays, list(parts))
+
+
+def block_tangent(parts, layout, arrays):
+    """The tangent of block_of(layout, arrays) for the arrays' tangents `parts` (zeros allowed)."""
+    return 0.0 if is_zero(parts) else copies_of(tuple(parts), block_copy, tuple(arrays), layout)

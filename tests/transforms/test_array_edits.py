@@ -286,3 +286,37 @@ def test_refused_with_a_located_error():
         tp.grad(by_period)(4.0)
     with pytest.raises(ValueError, match="invalid entry"):
         tp.jit(lambda a: np.choose(PICKS, [a, a]))(A)
+
+
+# ---------------------------------------------------------------------------- np.block
+
+
+def blocked(a, b):  # nested lists written out: each array's part of the cotangent
+    grid = np.block([[a, b[:, None] * a[:, :1]], [np.sin(a[:1]), b[:1][None, :]]])
+    return weighted(grid**2) + weighted(np.block([b, a[0], 2.0 * b]))
+
+
+def test_block_gradients_and_vmap():
+    ga, gb = tp.grad(blocked, argnums=(0, 1))(A, B)
+    np.testing.assert_allclose(ga, numeric_grad(blocked, (A, B), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gb, numeric_grad(blocked, (A, B), 1), rtol=1e-6, atol=1e-8)
+    df = tp.grad(blocked, argnums=(0, 1))
+    got = tp.vmap(df)(AB, BB)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], np.stack([df(a, b)[k] for a, b in zip(AB, BB)]), rtol=1e-12, atol=1e-12)
+
+    def grid(a, b):
+        return np.block([[a], [b[None, :4] * 1.0]])
+
+    np.testing.assert_array_equal(tp.vmap(grid)(AB, XB), np.stack([grid(a, x) for a, x in zip(AB, XB)]))
+
+
+def test_block_refused_with_a_located_error():
+    def built(a):
+        rows = [[a, a], [a, a]]
+        return np.sum(np.block(rows))
+
+    with pytest.raises(tp.TranspileError, match="written out in the call"):
+        tp.grad(built)(A)
+    with pytest.raises(tp.TranspileError, match="np.block is not compiled yet"):
+        tp.jit(lambda a: np.block([a, a]))(A)

@@ -1,5 +1,5 @@
-"""Deleting, inserting and selecting entries along an axis: np.delete, np.insert, np.compress, np.extract
-(runtime/edits.py)."""
+"""Deleting, inserting, selecting, repeating and joining entries: np.delete, np.insert, np.compress, np.extract,
+np.resize, np.choose and np.block; and np.vander and np.unwrap (runtime/edits.py)."""
 
 import gast
 import numpy as np
@@ -7,7 +7,7 @@ import numpy as np
 import runtime as rt
 
 from .rearranging import _copies
-from .registry import Example, defhelper, defprim
+from .registry import Example, alias, by_name, defhelper, defprim
 
 X = dict(a=(3, 4))
 R3 = dict(a=(2, 3, 4))
@@ -215,3 +215,57 @@ defprim(
     ],
 )
 defhelper(rt.choose_conditions, params=["a", "choices"], nondiff=True)
+
+
+def _block_layout(args, keywords, error):
+    """np.block(arrays) with its nested lists written out in the call: rt.block_of(layout, [the arrays]), layout
+    the nesting with each array's number in its place."""
+    hint = "write the nested lists in the call: np.block([[a, b], [c, d]]), or join with np.concatenate"
+    if keywords or len(args) != 1:
+        error((keywords[0].value if keywords else args[-1] if args else None), "np.block takes one argument", hint)
+    leaves = []
+
+    def layout(node):
+        if isinstance(node, gast.List):
+            if any(isinstance(item, gast.Starred) for item in node.elts):
+                error(node, "np.block needs its nested lists written out in the call (no `*`)", hint)
+            return gast.Tuple(elts=[layout(item) for item in node.elts], ctx=gast.Load())
+        leaves.append(node)
+        return gast.Constant(value=len(leaves) - 1, kind=None)
+
+    if not isinstance(args[0], gast.List):
+        error(args[0], "np.block needs its nested lists written out in the call", hint)
+    nesting = layout(args[0])
+    return by_name("rt.block_of"), [nesting, gast.List(elts=leaves, ctx=gast.Load())], []
+
+
+# np.block of nested lists written out in the call is rt.block_of(layout, arrays): it copies the arrays' entries
+# into its result, runtime/copies.py's rules (nested lists not written out: a located error).
+defhelper(
+    rt.block_of,
+    params=["layout", "arrays"],
+    container=True,
+    structural=("layout",),
+    vjp={"arrays": "rt.block_parts(g, layout, arrays)"},
+    jvp={"arrays": "rt.block_tangent(t, layout, arrays)"},
+    batch="rt.batched_copies(rt.copying(rt.block_copy), arrays, batched=True, options=(layout,))",
+    batch_needs_same=("layout",),
+    batch_broadcast=("arrays",),
+    examples=[
+        Example("np.block([[a, b], [c, c]])", dict(a=(2, 3), b=(2, 1), c=(1, 2))),
+        Example("np.block([a, b, a])", dict(a=(3,), b=(2,))),
+        Example("np.block([[a], [b]])", dict(a=(3,), b=(1, 3))),
+        Example("np.block([[[a, b]], [[b, a]]])", dict(a=(2, 1, 2), b=(2, 1, 2))),
+    ],
+)
+alias(by_name("rt.block_of"), np.block, canonical=_block_layout)
+defhelper(rt.block_copy, params=[], varargs="items", nondiff=True)
+for _helper, _other in [(rt.block_parts, "block_tangent"), (rt.block_tangent, "block_parts")]:
+    defhelper(
+        _helper,
+        params=["v", "layout", "arrays"],
+        container=True,
+        structural=("layout", "arrays"),
+        vjp={"v": f"rt.{_other}(g, layout, arrays)"},
+        jvp={"v": f"rt.{_helper.__name__}(t, layout, arrays)"},
+    )
