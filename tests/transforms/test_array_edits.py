@@ -320,3 +320,9 @@ def test_block_refused_with_a_located_error():
         tp.grad(built)(A)
     with pytest.raises(tp.TranspileError, match="np.block is not compiled yet"):
         tp.jit(lambda a: np.block([a, a]))(A)
+
+
+def test_compiled_vmap_of_grad():
+    for f, batch in ((deleted, AB), (selected, AB), (powers, XB), (unwrapped, AB)):
+        want = tp.vmap(tp.grad(f))(batch)
+        np.testing.assert_allclose(tp.jit(tp.vmap(tp.grad(f)))(batch), want, rtol=1e-12, atol=1e-12)
