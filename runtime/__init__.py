@@ -17,6 +17,7 @@ from .copies import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
 from .dicts import *  # noqa: F401,F403
 from .differences import *  # noqa: F401,F403
+from .edits import *  # noqa: F401,F403
 from .einsum_parts import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .examples import *  # noqa: F401,F403

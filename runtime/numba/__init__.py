@@ -31,6 +31,7 @@ from . import (  # noqa: F401
     decompositions,
     dicts,
     differences,
+    edits,
     einsum_loops,
     elementwise,
     examples,
@@ -87,6 +88,7 @@ from .binning import searchsorted  # noqa: F401
 from .copies import column_stack, dstack  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .differences import gradient  # noqa: F401
+from .edits import choose, compress, delete, unwrap  # noqa: F401
 from .einsum_loops import einsum  # noqa: F401
 from .elementwise import heaviside  # noqa: F401
 from .forward import copy_tangent, pop_tangent  # noqa: F401

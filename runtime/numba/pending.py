@@ -46,6 +46,10 @@ NO_NUMBA_VERSION = {
         "list(x), tuple(x) and dict(d) of values not written out, their derivatives and vmap, and vmap of x.item(), "
         "are not compiled yet",
     ),
+    **dict.fromkeys(
+        ["block_of", "block_copy", "block_parts", "block_tangent"],
+        "np.block is not compiled yet (Numba has none): tp.jit(f, fallback='numpy') runs it",
+    ),
     "format_text": "a formatted message is formatted by tp.jit after the compiled code raised it",
     **dict.fromkeys(
         [

@@ -33,6 +33,10 @@ NOT_UNDER_JIT = {
     "a.squeeze()": "without axis=, the number of dimensions of the result depends on the shape",
     "np.float16(a) * 1.0": "Numba has no float16 type on the CPU (not even to pass an array through)",
     "np.linalg.qr(a, mode='complete')[1]": "np.linalg.qr under jit computes mode='reduced' only",
+    "np.insert(a, 1, b, axis=1)": "Numba's np.insert takes no axis=",
+    "np.insert(a, np.array([0, 2]), b, axis=0)": "Numba's np.insert takes no axis=",
+    "np.insert(a, slice(0, None, 2), b, axis=-1)": "Numba's np.insert takes no axis= and no slice",
+    "np.insert(a, 1, 0.5, axis=0)": "Numba's np.insert takes no axis=",
 }  # fmt: skip
 # Gradients whose runtime helpers have no Numba version yet: jit raises a located error (expression -> why).
 GRADIENT_NOT_UNDER_JIT: dict[str, str] = {}

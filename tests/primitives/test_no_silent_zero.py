@@ -149,6 +149,8 @@ TRUE_ZERO_PARAMETERS = {
     "indices_or_sections", "condlist", "axisa", "axisb", "axisc", "stat_length",
     "method",  # np.quantile's: a name
     "minlength",  # np.bincount's: a count
+    "obj",  # np.delete's and np.insert's: where (an index, a slice, indices or a mask)
+    "new_shape", "N", "increasing", "discont",  # np.resize's, np.vander's, np.unwrap's threshold (a step's place)
 }  # fmt: skip
 # np.linalg's flags, modes and integer powers; rcond and rtol, thresholds that do not move a full rank
 # tp.random's keys and the integers that derive keys or pick a draw's form

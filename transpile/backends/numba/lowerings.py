@@ -182,3 +182,9 @@ lower("linalg.pinv", "jt.pinv(a, rcond=rcond, hermitian=hermitian, rtol=rtol)")
 lower("linalg.eigvalsh", "jt.eigvalsh(a, UPLO)")
 lower("linalg.matrix_power", "jt.matrix_power(a, n)")
 lower("linalg.cond", "jt.cond(x, p)")
+
+# edits.py (np.insert, np.extract, np.resize and np.vander: Numba's own; its np.insert takes no axis= nor a slice)
+lower("delete", "jt.delete(arr, obj, axis)")  # Numba's takes no axis= nor a boolean obj
+lower("compress", "jt.compress(condition, a, axis)")  # Numba has no np.compress
+lower("unwrap", "jt.unwrap(p, discont, axis, period)")  # Numba's takes no axis but the last
+lower("choose", "jt.choose(a, choices, mode)")  # Numba has no np.choose
