@@ -87,7 +87,7 @@ from .copies import column_stack, dstack  # noqa: F401
 from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .differences import gradient  # noqa: F401
 from .einsum_loops import einsum  # noqa: F401
-from .elementwise import heaviside  # noqa: F401
+from .elementwise import fix, heaviside  # noqa: F401
 from .forward import copy_tangent, pop_tangent  # noqa: F401
 from .fourier import *  # noqa: F401,F403
 from .fused import kernel  # noqa: F401
@@ -102,7 +102,7 @@ from .rearranging import take  # noqa: F401
 from .rearranging_parts import diff, pad  # noqa: F401
 from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
-from .scans import cumprod, nancumprod  # noqa: F401
+from .scans import cumprod, cumulative_prod, nancumprod  # noqa: F401
 from .selection_rules import argpartition, partition  # noqa: F401
 from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
 from .signals import (  # noqa: F401

@@ -494,3 +494,114 @@ def _take_vjp(v, indices, like, axis=None, mode="raise"):
     ]
     scope = {"np": np, "_checked": _checked, "_size": _size, "dtype": dtype}
     return _source("\n".join(body), scope, 'v, indices, like, axis=None, mode="raise"')
+
+
+# ---------------------------------------------------------------------------- np.ediff1d's derivative helpers
+
+
+def _ediff1d_slot(which, to_end, to_begin):
+    """The argument number (0: ary, 1: to_end, 2: to_begin) a helper's `which` names, a constant; refused for one
+    the call left out."""
+    slot = _literal(which)
+    if slot not in (0, 1, 2) or (slot == 1 and _is_none(to_end)) or (slot == 2 and _is_none(to_begin)):
+        raise TypingError(f"np.ediff1d's derivative helpers need a constant argument number it was given, not {which}")
+    return slot
+
+
+def _entries(x):
+    return np.size(x)
+
+
+@overload(_entries)
+def _entries_impl(x):
+    """How many entries x holds (None: none)."""
+    if _is_none(x):
+        return lambda x: 0
+    if isinstance(x, types.Array):
+        return lambda x: x.size
+    return lambda x: 1
+
+
+@register_jitable
+def _ediff1d_sizes(ary, to_end, to_begin):
+    return _entries(to_begin), max(_entries(ary) - 1, 0), _entries(to_end)
+
+
+def _flat_as(v, like, dtype):
+    return np.ravel(v)
+
+
+@overload(_flat_as)
+def _flat_as_impl(v, like, dtype):
+    """v broadcast to the shape of `like` (an array or a number), flattened, in `dtype`."""
+    if isinstance(like, types.Array):
+        return lambda v, like, dtype: _full(v, like.shape).astype(dtype).ravel()
+    return lambda v, like, dtype: np.full(1, v, dtype)
+
+
+@overload(_rearranging.ediff1d_tangent, prefer_literal=True)
+def _ediff1d_tangent(v, which, ary, to_end=None, to_begin=None):
+    if isinstance(v, ZeroType):
+        return lambda v, which, ary, to_end=None, to_begin=None: v
+    slot = _ediff1d_slot(which, to_end, to_begin)
+    dtype = np.result_type(_dtype(v), np.float64)
+
+    def impl(v, which, ary, to_end=None, to_begin=None):
+        begin, middle, end = _ediff1d_sizes(ary, to_end, to_begin)
+        out = np.zeros(begin + middle + end, dtype)
+        if slot == 0:
+            flat = _flat_as(v, ary, dtype)
+            for i in range(middle):
+                out[begin + i] = flat[i + 1] - flat[i]
+        elif slot == 1:
+            out[begin + middle :] = _flat_as(v, to_end, dtype)
+        else:
+            out[:begin] = _flat_as(v, to_begin, dtype)
+        return out
+
+    return impl
+
+
+def _shaped_as(part, like):
+    return np.reshape(part, np.shape(like))
+
+
+@overload(_shaped_as)
+def _shaped_as_impl(part, like):
+    """The 1-D `part` in the shape of `like` (an array; a number: the one entry)."""
+    if isinstance(like, types.Array):
+        return lambda part, like: np.ascontiguousarray(part).reshape(like.shape)
+    return lambda part, like: part[0]
+
+
+@overload(_rearranging.ediff1d_vjp, prefer_literal=True)
+def _ediff1d_vjp(v, which, ary, to_end=None, to_begin=None):
+    if isinstance(v, ZeroType):
+        return lambda v, which, ary, to_end=None, to_begin=None: v
+    slot = _ediff1d_slot(which, to_end, to_begin)
+    dtype = np.result_type(_dtype(v), np.float64)
+
+    @register_jitable
+    def part_of(v, ary, to_end, to_begin):
+        begin, middle, end = _ediff1d_sizes(ary, to_end, to_begin)
+        total = _full(v, (begin + middle + end,)).astype(dtype)
+        return total, begin, middle
+
+    if slot == 0:
+
+        def impl(v, which, ary, to_end=None, to_begin=None):
+            total, begin, middle = part_of(v, ary, to_end, to_begin)
+            out = np.zeros(_entries(ary), dtype)
+            for i in range(middle):  # the adjoint of the differences x[1:] - x[:-1]
+                out[i + 1] += total[begin + i]
+                out[i] -= total[begin + i]
+            return _shaped_as(out, ary)
+
+        return impl
+    if slot == 1:
+        return lambda v, which, ary, to_end=None, to_begin=None: _shaped_as(
+            part_of(v, ary, to_end, to_begin)[0][-_entries(to_end) :], to_end
+        )
+    return lambda v, which, ary, to_end=None, to_begin=None: _shaped_as(
+        part_of(v, ary, to_end, to_begin)[0][: _entries(to_begin)], to_begin
+    )

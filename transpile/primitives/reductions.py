@@ -488,6 +488,56 @@ defprim(
         Example("np.nancumprod(a)", S),
     ],
 )
+# np.cumulative_sum and np.cumulative_prod (NumPy 2): np.cumsum's and np.cumprod's rules, their values NumPy's own
+# (which asks for axis= for an input of more than one dimension); include_initial=True puts a constant first (0 or
+# 1) along the axis: the adjoint drops it (rt.without_initial), the tangent puts a zero there (rt.with_initial).
+_CUMULATIVE_PARAMS = ["x", "axis=None", "dtype=None", "out=None", "include_initial=False"]
+_SCANNED = "rt.without_initial({}, axis, include_initial)"
+_BEFORE_X = f"rt.shift(np.reshape({_SCANNED.format('ans')}, np.shape(x)), axis, 1, 1.0)"
+for _name, _impl, _vjp, _jvp in [
+    (
+        "cumulative_sum",
+        np.cumulative_sum,
+        f"rt.cumsum_vjp({_SCANNED.format('g')}, x, axis)",
+        "np.cumulative_sum(t, axis=axis, include_initial=include_initial)",
+    ),
+    (
+        "cumulative_prod",
+        np.cumulative_prod,
+        f"{_BEFORE_X} * rt.scan_back(rt.reshape({_SCANNED.format('g')}, np.shape(x)), x, axis)",
+        f"rt.with_initial(np.reshape(rt.scan(t * {_BEFORE_X}, x, axis), np.shape({_SCANNED.format('ans')})), axis, "
+        "include_initial)",
+    ),
+]:
+    defprim(
+        _name,
+        _impl,
+        path=f"np.{_name}",
+        params=_CUMULATIVE_PARAMS,
+        batch=f"np.{_name}(np.reshape(x, rt.batch_flat_shape(x, axis)), axis=rt.batch_scan_axis(axis, x), "
+        "dtype=dtype, include_initial=include_initial)",
+        batch_needs_same=("axis", "dtype", "include_initial"),
+        vjp={"x": _vjp},
+        jvp={"x": _jvp},
+        structural=HOW + ("include_initial",),
+        examples=[
+            Example(f"np.{_name}(a, axis=0)", X),
+            Example(f"np.{_name}(a, axis=-1, include_initial=True)", R3),
+            Example(f"np.{_name}(a)", V),
+            Example(f"np.{_name}(a, include_initial=True)", S),
+            Example(f"np.{_name}(a * (np.arange(5) % 2), include_initial=True)", V),
+            Example(f"np.{_name}(a, axis=1, include_initial=False)", X),
+        ],
+    )
+for _helper, _other in [(rt.without_initial, "with_initial"), (rt.with_initial, "without_initial")]:
+    defhelper(
+        _helper,
+        params=["v", "axis=None", "include_initial=False"],
+        structural=("axis", "include_initial"),
+        vjp={"v": f"rt.{_other}(g, axis, include_initial)"},
+        jvp={"v": f"rt.{_helper.__name__}(t, axis, include_initial)"},
+        batch=f"rt.{_helper.__name__}(v, rt.batch_scan_axis(axis, v), include_initial)",
+    )
 for _helper in [rt.batch_flat_shape, rt.batch_scan_axis]:  # read only shapes
     defhelper(
         _helper,

@@ -39,6 +39,7 @@ SCALAR_FORMS = frozenset(["sqrt", "square", "abs", "negative"])
 for _name in sorted(SCALAR_FORMS):
     fuse(_name, "map")
 lower("heaviside", "jt.heaviside(x1, x2)")
+lower("fix", "jt.fix(x)")  # Numba has no np.fix
 
 # reductions.py
 lower("sum", "jt.sum(a, axis=axis, keepdims=keepdims)")
@@ -65,6 +66,8 @@ lower("nanprod", "jt.nanprod(a, axis=axis, keepdims=keepdims)")  # Numba's takes
 lower("count_nonzero", "jt.count_nonzero(a, axis=axis, keepdims=keepdims)")  # Numba's: no keepdims, no tuple axis
 lower("cumsum", "jt.cumsum(a, axis)")
 lower("cumprod", "jt.cumprod(a, axis)")
+lower("cumulative_sum", "jt.cumulative_sum(x, axis, include_initial)")
+lower("cumulative_prod", "jt.cumulative_prod(x, axis, include_initial)")
 lower("nancumsum", "jt.nancumsum(a, axis)")  # Numba's takes no axis
 lower("nancumprod", "jt.nancumprod(a, axis)")  # Numba's takes no axis
 
