@@ -98,7 +98,7 @@ from .pad_computed import pad_modes  # noqa: F401
 from .polynomials import polyval  # noqa: F401
 from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
-from .rearranging import take  # noqa: F401
+from .rearranging import ediff1d, take  # noqa: F401
 from .rearranging_parts import diff, pad  # noqa: F401
 from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401

@@ -20,7 +20,7 @@ from .rearranging_parts import _SIGNATURE, _axis, _dtype, _edge, _head, _joined,
 from .rearranging_rules import _along, _array, _checked, _nd, _source, roll
 from .zero import ZeroType
 
-__all__ = ["take"]
+__all__ = ["ediff1d", "take"]
 
 
 def take(a, indices, axis=None, mode="raise"):
@@ -605,3 +605,43 @@ def _ediff1d_vjp(v, which, ary, to_end=None, to_begin=None):
     return lambda v, which, ary, to_end=None, to_begin=None: _shaped_as(
         part_of(v, ary, to_end, to_begin)[0][: _entries(to_begin)], to_begin
     )
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    return np.ediff1d(ary, to_end=to_end, to_begin=to_begin)
+
+
+def _flat_or_none(x, dtype):
+    return np.ravel(x)
+
+
+@overload(_flat_or_none)
+def _flat_or_none_impl(x, dtype):
+    """x flattened, in `dtype` (None: no entries)."""
+    if _is_none(x):
+        return lambda x, dtype: np.empty(0, dtype)
+    return lambda x, dtype: _flat_as(x, x, dtype)
+
+
+@overload(ediff1d)
+def _ediff1d(ary, to_end=None, to_begin=None):
+    """np.ediff1d in ary's dtype, to_end and to_begin cast to it where NumPy's same_kind rule allows (Numba's own
+    asks for the same kind of number)."""
+    dtype = np.dtype(str(ary.dtype if isinstance(ary, types.Array) else ary))
+    for name, x in [("to_end", to_end), ("to_begin", to_begin)]:
+        given = None if _is_none(x) else np.dtype(str(x.dtype if isinstance(x, types.Array) else x))
+        if given is not None and not np.can_cast(given, dtype, "same_kind"):
+            raise TypingError(f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule")
+
+    def impl(ary, to_end=None, to_begin=None):
+        flat = _flat_as(ary, ary, dtype)
+        begin, end = _flat_or_none(to_begin, dtype), _flat_or_none(to_end, dtype)
+        middle = max(flat.size - 1, 0)
+        out = np.empty(begin.size + middle + end.size, dtype)
+        out[: begin.size] = begin
+        for i in range(middle):
+            out[begin.size + i] = flat[i + 1] - flat[i]
+        out[begin.size + middle :] = end
+        return out
+
+    return impl

@@ -831,7 +831,7 @@ defprim(
     np.diagflat,
     path="np.diagflat",
     params=["v", "k=0"],
-    vjp={"v": "np.reshape(rt.diag_vjp(g, np.ravel(v), k), np.shape(v))"},
+    vjp={"v": "rt.reshape(rt.diag_vjp(g, np.ravel(v), k), np.shape(v))"},
     jvp={"v": "np.diagflat(t, k)"},
     structural=("k",),
     examples=[

@@ -157,6 +157,7 @@ lower("take_along_axis", "jt.take_along_axis(arr, indices, axis)")
 lower("roll", "jt.roll(a, shift, axis)")
 lower("rollaxis", "jt.rollaxis(a, axis, start)")
 lower("diff", "jt.diff(a, n, axis, prepend, append)")
+lower("ediff1d", "jt.ediff1d(ary, to_end, to_begin)")  # Numba's casts no to_end nor to_begin
 lower("trapezoid", "jt.trapezoid(y, x, dx, axis)")
 lower("pad", "jt.pad_modes(array, pad_width, mode, constant_values, reflect_type, stat_length, end_values)")
 # Numba's own takes a tuple (np.dstack: of arrays of as many dimensions)
