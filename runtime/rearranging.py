@@ -18,6 +18,8 @@ __all__ = [
     "rollaxis_axes",
     "diff_tangent",
     "diff_vjp",
+    "ediff1d_tangent",
+    "ediff1d_vjp",
     "pad_copy",
     "column_stack_items",
     "dstack_items",
@@ -222,6 +224,45 @@ def diff_vjp(v, which, a, n=1, axis=-1, prepend=None, append=None):
             return _sum_to(part, np.shape(original))
         start = stop
     raise ValueError(f"internal error: np.diff has no argument {which} to differentiate")
+
+
+# ---------------------------------------------------------------------------- np.ediff1d
+
+
+def _ediff1d_sizes(ary, to_end, to_begin):
+    """How many entries np.ediff1d(ary, to_end, to_begin) takes from to_begin, from the differences, from to_end."""
+    begin = 0 if to_begin is None else np.size(to_begin)
+    return begin, max(np.size(ary) - 1, 0), 0 if to_end is None else np.size(to_end)
+
+
+def ediff1d_tangent(v, which, ary, to_end=None, to_begin=None):
+    """np.ediff1d's tangent when only argument `which` (0: ary, 1: to_end, 2: to_begin) moves, by v: v's part of the
+    result (the differences of v flattened, or v flattened) in its place, zeros elsewhere."""
+    xp = array_namespace(v, ary)
+    if is_zero(v):
+        return 0.0
+    begin, middle, end = _ediff1d_sizes(ary, to_end, to_begin)
+    like = (ary, to_end, to_begin)[which]
+    flat = np.ravel(np.broadcast_to(asarray(v, dtype=np.result_type(asarray(v).dtype, np.float64)), np.shape(like)))
+    part = np.diff(flat) if which == 0 else flat
+    start = (begin, begin + middle, 0)[which]
+    out = xp.zeros(begin + middle + end, dtype=part.dtype)
+    out[start : start + np.size(part)] = part
+    return out
+
+
+def ediff1d_vjp(v, which, ary, to_end=None, to_begin=None):
+    """The adjoint of argument `which` (0: ary, 1: to_end, 2: to_begin) of np.ediff1d(ary, to_end, to_begin), in
+    that argument's shape."""
+    if is_zero(v):
+        return 0.0
+    begin, middle, end = _ediff1d_sizes(ary, to_end, to_begin)
+    total = np.ravel(asarray(v, dtype=np.result_type(asarray(v).dtype, np.float64)))
+    if which == 0:  # the adjoint of the differences x[1:] - x[:-1]
+        part = total[begin : begin + middle]
+        return np.reshape(-np.diff(part, prepend=0.0, append=0.0) if np.size(ary) else part, np.shape(ary))
+    start, stop = (begin + middle, begin + middle + end) if which == 1 else (0, begin)
+    return np.reshape(total[start:stop], np.shape((ary, to_end, to_begin)[which]))
 
 
 # ---------------------------------------------------------------------------- np.pad

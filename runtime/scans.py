@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .namespace import asarray
+from .namespace import array_namespace, asarray
 from .tree import is_zero
 
-__all__ = ["shift", "scan", "scan_back"]
+__all__ = ["shift", "scan", "scan_back", "without_initial", "with_initial"]
 
 
 def _last(x, axis, dtype):
@@ -68,3 +68,28 @@ def scan_back(v, c, axis=None):
     for i in range(r.shape[-1] - 2, -1, -1):
         r[..., i] += cs[..., i + 1] * r[..., i + 1]
     return back(r)
+
+
+def _initial_axis(v, axis):
+    """The axis np.cumulative_sum (np.cumulative_prod) puts its initial entry on: axis=None's is the result's one."""
+    return 0 if axis is None else axis % np.ndim(v)
+
+
+def without_initial(v, axis=None, include_initial=False):
+    """v (a result of np.cumulative_sum or np.cumulative_prod, or its adjoint) without the initial entry that
+    include_initial=True puts first along `axis`; v itself for include_initial=False."""
+    if not include_initial or is_zero(v):
+        return v
+    v = asarray(v)
+    return v[(slice(None),) * _initial_axis(v, axis) + (slice(1, None),)].copy()
+
+
+def with_initial(v, axis=None, include_initial=False):
+    """v with a zero first along `axis` for include_initial=True (the tangent of the initial entry, a constant, and
+    without_initial's adjoint); v itself for include_initial=False."""
+    if not include_initial or is_zero(v):
+        return v
+    v = asarray(v)
+    ax = _initial_axis(v, axis)
+    zeros = array_namespace(v).zeros(v.shape[:ax] + (1,) + v.shape[ax + 1 :], dtype=v.dtype)
+    return np.concatenate([zeros, v], axis=ax)

@@ -96,11 +96,13 @@ def prod_others(a, axis=None):
     return undo(_exclusive_prod(flat))
 
 
-def order_weights(a, q, axis=None, method="linear"):
+def order_weights(a, q, axis=None, method="linear", skip_nan=False):
     """d np.quantile(a, q, axis) / d a for a single q (np.median: q = 0.5; np.percentile: q / 100): in each reduction
     group, 1 - f at the entry of rank floor(q * (n - 1)) and f at the next rank up (f the fraction between them),
     zero elsewhere; of equal entries, the first in the group takes the rank (np.argsort's stable order); NaN
-    throughout a group that holds a NaN (whose quantile is NaN)."""
+    throughout a group that holds a NaN (whose quantile is NaN).  With skip_nan (np.nanquantile's), n counts the
+    entries that are not NaN, the NaNs (sorted last) get zero, and a group of NaNs only is NaN throughout (as is its
+    np.nanquantile)."""
     if method != "linear":
         raise TypeError(
             f"the derivative of np.quantile with method={method!r} is not supported: use the default, 'linear'"
@@ -112,15 +114,19 @@ def order_weights(a, q, axis=None, method="linear"):
     xp = array_namespace(a)
     flat, undo = _to_last(a, axis)
     n = flat.shape[-1]
-    where = float(q) * (n - 1)
-    low = min(int(np.floor(where)), n - 1)
-    high, frac = min(low + 1, n - 1), where - low
-    ranks = np.argsort(flat, axis=-1, kind="stable")
+    missing = np.isnan(flat)
+    present = n - np.sum(missing, axis=-1, keepdims=True) if skip_nan else xp.full(flat.shape[:-1] + (1,), n)
+    where = float(q) * (present - 1)
+    low = np.clip(np.floor(where), 0, max(n - 1, 0)).astype(np.intp)
+    frac = np.where(present > 0, where - low, 0.0)
+    high = np.where(frac > 0, low + 1, low)  # frac > 0 only below the last rank
+    ranks = np.argsort(flat, axis=-1, kind="stable")  # NaNs last
     weights = xp.zeros(flat.shape, dtype=np.result_type(flat.dtype, np.float32))  # float32 stays float32
-    np.put_along_axis(weights, ranks[..., low : low + 1], 1.0 - frac, axis=-1)
-    if frac:
-        np.put_along_axis(weights, ranks[..., high : high + 1], frac, axis=-1)
-    undefined = np.any(np.isnan(flat), axis=-1)  # the quantile of a group holding a NaN is NaN: so is its derivative
+    if n:
+        np.put_along_axis(weights, np.take_along_axis(ranks, high, axis=-1), frac, axis=-1)
+        np.put_along_axis(weights, np.take_along_axis(ranks, low, axis=-1), 1.0 - frac, axis=-1)  # after: low == high
+    # the quantile of a group holding a NaN (with skip_nan: of NaNs only) is NaN: so is its derivative
+    undefined = present[..., 0] == 0 if skip_nan else np.any(missing, axis=-1)
     weights[undefined] = np.nan
     return undo(weights)
 

@@ -90,7 +90,7 @@ from .decompositions import eigvalsh, matrix_power, pinv  # noqa: F401
 from .differences import gradient  # noqa: F401
 from .edits import choose, compress, delete, unwrap  # noqa: F401
 from .einsum_loops import einsum  # noqa: F401
-from .elementwise import heaviside  # noqa: F401
+from .elementwise import fix, heaviside  # noqa: F401
 from .forward import copy_tangent, pop_tangent  # noqa: F401
 from .fourier import *  # noqa: F401,F403
 from .fused import kernel  # noqa: F401
@@ -101,11 +101,11 @@ from .pad_computed import pad_modes  # noqa: F401
 from .polynomials import polyval  # noqa: F401
 from .promotion import njit  # noqa: F401
 from .pynumbers import weak  # noqa: F401
-from .rearranging import take  # noqa: F401
+from .rearranging import ediff1d, take  # noqa: F401
 from .rearranging_parts import diff, pad  # noqa: F401
 from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
-from .scans import cumprod, nancumprod  # noqa: F401
+from .scans import cumprod, cumulative_prod, nancumprod  # noqa: F401
 from .selection_rules import argpartition, partition  # noqa: F401
 from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
 from .signals import (  # noqa: F401

@@ -1,4 +1,4 @@
-"""Elementwise functions Numba lacks (np.heaviside) and the Numba version of rt.sinc_derivative."""
+"""Elementwise functions Numba lacks (np.heaviside, np.fix) and the Numba version of rt.sinc_derivative."""
 
 from __future__ import annotations
 
@@ -11,7 +11,22 @@ from numba.extending import overload, register_jitable
 
 _elementwise = importlib.import_module("runtime.elementwise")
 
-__all__ = ["heaviside"]
+__all__ = ["fix", "heaviside"]
+
+
+def fix(x):
+    return np.fix(x)
+
+
+@overload(fix)
+def _fix(x):
+    """np.fix: np.trunc of floats; integers and booleans kept as they are (NumPy's returns them unchanged)."""
+    kind = x.dtype if isinstance(x, types.Array) else x
+    if isinstance(kind, (types.Integer, types.Boolean)):
+        if isinstance(x, types.Array):
+            return lambda x: x.copy()
+        return lambda x: x
+    return lambda x: np.trunc(x)
 
 
 def heaviside(x1, x2):

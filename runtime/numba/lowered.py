@@ -34,6 +34,7 @@ __all__ = [
     "nansum",
     "nanmean",
     "median",
+    "nanmedian",
     "nanvar",
     "nanstd",
     "nanmax",
@@ -42,6 +43,8 @@ __all__ = [
     "count_nonzero",
     "quantile",
     "percentile",
+    "nanquantile",
+    "nanpercentile",
     "var",
     "std",
     "norm",
@@ -66,6 +69,7 @@ __all__ = [
     "nanargmin",
     "argsort",
     "cumsum",
+    "cumulative_sum",
     "nancumsum",
     "ravel",
     "reshape",
@@ -123,6 +127,10 @@ def median(a, axis=None, keepdims=False):
     return np.median(a, axis=axis, keepdims=keepdims)
 
 
+def nanmedian(a, axis=None, keepdims=False):
+    return np.nanmedian(a, axis=axis, keepdims=keepdims)
+
+
 def nanvar(a, axis=None, ddof=0, keepdims=False):
     return np.nanvar(a, axis=axis, ddof=ddof, keepdims=keepdims)
 
@@ -153,6 +161,14 @@ def quantile(a, q, axis=None, method="linear", keepdims=False):
 
 def percentile(a, q, axis=None, method="linear", keepdims=False):
     return np.percentile(a, q, axis=axis, method=method, keepdims=keepdims)
+
+
+def nanquantile(a, q, axis=None, method="linear", keepdims=False):
+    return np.nanquantile(a, q, axis=axis, method=method, keepdims=keepdims)
+
+
+def nanpercentile(a, q, axis=None, method="linear", keepdims=False):
+    return np.nanpercentile(a, q, axis=axis, method=method, keepdims=keepdims)
 
 
 def getitem(x, index):
@@ -484,33 +500,44 @@ overload(nanmax, prefer_literal=True)(_reduction(np.nanmax))
 overload(nanmin, prefer_literal=True)(_reduction(np.nanmin))
 
 
-@overload(quantile, prefer_literal=True)
-def _quantile(a, q, axis=None, method="linear", keepdims=False):
-    """np.quantile of one q by the default, linear method, over static axes (Numba's takes no axis nor method)."""
-    _linear_only(method)
-    if isinstance(q, types.Array):
-        raise TypingError("np.quantile (np.percentile) of several q at once does not compile under jit: one q a call")
-    if not isinstance(a, types.Array):
-        return lambda a, q, axis=None, method="linear", keepdims=False: np.quantile(np.asarray(a), q)
-    keep = _constant_flag(keepdims)
-    if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
-        ones = (1,) * a.ndim
-        if keep:
-            return lambda a, q, axis=None, method="linear", keepdims=False: np.full(ones, np.quantile(a.ravel(), q))
-        return lambda a, q, axis=None, method="linear", keepdims=False: np.quantile(a.ravel(), q)
-    count = 1 if isinstance(axis, types.Integer) else len(axis)
-    out_nd = a.ndim if keep else a.ndim - count
-    dtype = a.dtype if isinstance(a.dtype, types.Float) else types.float64
+def _quantile_of(np_quantile):
+    """np.quantile (np.nanquantile: `np_quantile`) of one q by the default, linear method, over static axes (Numba's
+    takes no axis nor method)."""
 
-    def impl(a, q, axis=None, method="linear", keepdims=False):
-        mask = _axis_mask(a.ndim, _as_tuple(axis))
-        rows = _rows(a, mask)
-        values = np.empty(rows.shape[0], dtype)
-        for i in range(rows.shape[0]):
-            values[i] = np.quantile(rows[i], q)
-        return values.reshape(_out_shape(a.shape, mask, keep, out_nd))
+    def typer(a, q, axis=None, method="linear", keepdims=False):
+        _linear_only(method)
+        if isinstance(q, types.Array):
+            raise TypingError(
+                "np.quantile (np.percentile) of several q at once does not compile under jit: one q a call"
+            )
+        if not isinstance(a, types.Array):
+            return lambda a, q, axis=None, method="linear", keepdims=False: np_quantile(np.asarray(a), q)
+        keep = _constant_flag(keepdims)
+        if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
+            ones = (1,) * a.ndim
+            if keep:
+                return lambda a, q, axis=None, method="linear", keepdims=False: np.full(ones, np_quantile(a.ravel(), q))
+            return lambda a, q, axis=None, method="linear", keepdims=False: np_quantile(a.ravel(), q)
+        count = 1 if isinstance(axis, types.Integer) else len(axis)
+        out_nd = a.ndim if keep else a.ndim - count
+        dtype = a.dtype if isinstance(a.dtype, types.Float) else types.float64
 
-    return impl
+        def impl(a, q, axis=None, method="linear", keepdims=False):
+            mask = _axis_mask(a.ndim, _as_tuple(axis))
+            rows = _rows(a, mask)
+            values = np.empty(rows.shape[0], dtype)
+            for i in range(rows.shape[0]):
+                values[i] = np_quantile(rows[i], q)
+            return values.reshape(_out_shape(a.shape, mask, keep, out_nd))
+
+        return impl
+
+    return typer
+
+
+overload(quantile, prefer_literal=True)(_quantile_of(np.quantile))
+overload(nanquantile, prefer_literal=True)(_quantile_of(np.nanquantile))
+overload(nanmedian, prefer_literal=True)(_reduction(np.nanmedian))
 
 
 def _linear_only(method):
@@ -525,6 +552,12 @@ def _linear_only(method):
 def _percentile(a, q, axis=None, method="linear", keepdims=False):
     _linear_only(method)
     return lambda a, q, axis=None, method="linear", keepdims=False: quantile(a, q / 100.0, axis, method, keepdims)
+
+
+@overload(nanpercentile, prefer_literal=True)
+def _nanpercentile(a, q, axis=None, method="linear", keepdims=False):
+    _linear_only(method)
+    return lambda a, q, axis=None, method="linear", keepdims=False: nanquantile(a, q / 100.0, axis, method, keepdims)
 
 
 @overload(nansum, prefer_literal=True)
@@ -1449,6 +1482,32 @@ def _cumsum(a, axis=None):
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         return lambda a, axis=None: np.cumsum(a)
     return lambda a, axis=None: np.cumsum(a, axis=axis)
+
+
+def cumulative_sum(x, axis=None, include_initial=False):
+    return np.cumulative_sum(x, axis=axis, include_initial=include_initial)
+
+
+@overload(cumulative_sum, prefer_literal=True)
+def _cumulative_sum(x, axis=None, include_initial=False):
+    """np.cumulative_sum: np.cumsum, axis= asked for above one dimension (as NumPy does), a 0 first for
+    include_initial=True."""
+    from .scans import _axis_or_0, _initial_flag, _with_first
+
+    _axis_given_above_1d(x, axis, "np.cumulative_sum")
+    if _initial_flag(include_initial):
+        return lambda x, axis=None, include_initial=False: _with_first(cumsum(x, axis), _axis_or_0(axis), 0)
+    return lambda x, axis=None, include_initial=False: cumsum(x, axis)
+
+
+def _axis_given_above_1d(x, axis, name):
+    """Refuse (while typing) axis=None for an array of more than one dimension, as NumPy does."""
+    if isinstance(x, types.Array) and x.ndim > 1 and _is_none_type(axis):
+        raise TypingError(f"{name}: for arrays which have more than one dimension ``axis`` argument is required")
+
+
+def _is_none_type(axis):
+    return axis is None or isinstance(axis, (types.NoneType, types.Omitted))
 
 
 def nancumsum(a, axis=None):

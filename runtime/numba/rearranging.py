@@ -20,7 +20,7 @@ from .rearranging_parts import _SIGNATURE, _axis, _dtype, _edge, _head, _joined,
 from .rearranging_rules import _along, _array, _checked, _nd, _source, roll
 from .zero import ZeroType
 
-__all__ = ["take"]
+__all__ = ["ediff1d", "take"]
 
 
 def take(a, indices, axis=None, mode="raise"):
@@ -494,3 +494,154 @@ def _take_vjp(v, indices, like, axis=None, mode="raise"):
     ]
     scope = {"np": np, "_checked": _checked, "_size": _size, "dtype": dtype}
     return _source("\n".join(body), scope, 'v, indices, like, axis=None, mode="raise"')
+
+
+# ---------------------------------------------------------------------------- np.ediff1d's derivative helpers
+
+
+def _ediff1d_slot(which, to_end, to_begin):
+    """The argument number (0: ary, 1: to_end, 2: to_begin) a helper's `which` names, a constant; refused for one
+    the call left out."""
+    slot = _literal(which)
+    if slot not in (0, 1, 2) or (slot == 1 and _is_none(to_end)) or (slot == 2 and _is_none(to_begin)):
+        raise TypingError(f"np.ediff1d's derivative helpers need a constant argument number it was given, not {which}")
+    return slot
+
+
+def _entries(x):
+    return np.size(x)
+
+
+@overload(_entries)
+def _entries_impl(x):
+    """How many entries x holds (None: none)."""
+    if _is_none(x):
+        return lambda x: 0
+    if isinstance(x, types.Array):
+        return lambda x: x.size
+    return lambda x: 1
+
+
+@register_jitable
+def _ediff1d_sizes(ary, to_end, to_begin):
+    return _entries(to_begin), max(_entries(ary) - 1, 0), _entries(to_end)
+
+
+def _flat_as(v, like, dtype):
+    return np.ravel(v)
+
+
+@overload(_flat_as)
+def _flat_as_impl(v, like, dtype):
+    """v broadcast to the shape of `like` (an array or a number), flattened, in `dtype`."""
+    if isinstance(like, types.Array):
+        return lambda v, like, dtype: _full(v, like.shape).astype(dtype).ravel()
+    return lambda v, like, dtype: np.full(1, v, dtype)
+
+
+@overload(_rearranging.ediff1d_tangent, prefer_literal=True)
+def _ediff1d_tangent(v, which, ary, to_end=None, to_begin=None):
+    if isinstance(v, ZeroType):
+        return lambda v, which, ary, to_end=None, to_begin=None: v
+    slot = _ediff1d_slot(which, to_end, to_begin)
+    dtype = np.result_type(_dtype(v), np.float64)
+
+    def impl(v, which, ary, to_end=None, to_begin=None):
+        begin, middle, end = _ediff1d_sizes(ary, to_end, to_begin)
+        out = np.zeros(begin + middle + end, dtype)
+        if slot == 0:
+            flat = _flat_as(v, ary, dtype)
+            for i in range(middle):
+                out[begin + i] = flat[i + 1] - flat[i]
+        elif slot == 1:
+            out[begin + middle :] = _flat_as(v, to_end, dtype)
+        else:
+            out[:begin] = _flat_as(v, to_begin, dtype)
+        return out
+
+    return impl
+
+
+def _shaped_as(part, like):
+    return np.reshape(part, np.shape(like))
+
+
+@overload(_shaped_as)
+def _shaped_as_impl(part, like):
+    """The 1-D `part` in the shape of `like` (an array; a number: the one entry)."""
+    if isinstance(like, types.Array):
+        return lambda part, like: np.ascontiguousarray(part).reshape(like.shape)
+    return lambda part, like: part[0]
+
+
+@overload(_rearranging.ediff1d_vjp, prefer_literal=True)
+def _ediff1d_vjp(v, which, ary, to_end=None, to_begin=None):
+    if isinstance(v, ZeroType):
+        return lambda v, which, ary, to_end=None, to_begin=None: v
+    slot = _ediff1d_slot(which, to_end, to_begin)
+    dtype = np.result_type(_dtype(v), np.float64)
+
+    @register_jitable
+    def part_of(v, ary, to_end, to_begin):
+        begin, middle, end = _ediff1d_sizes(ary, to_end, to_begin)
+        total = _full(v, (begin + middle + end,)).astype(dtype)
+        return total, begin, middle
+
+    if slot == 0:
+
+        def impl(v, which, ary, to_end=None, to_begin=None):
+            total, begin, middle = part_of(v, ary, to_end, to_begin)
+            out = np.zeros(_entries(ary), dtype)
+            for i in range(middle):  # the adjoint of the differences x[1:] - x[:-1]
+                out[i + 1] += total[begin + i]
+                out[i] -= total[begin + i]
+            return _shaped_as(out, ary)
+
+        return impl
+    if slot == 1:
+        return lambda v, which, ary, to_end=None, to_begin=None: _shaped_as(
+            part_of(v, ary, to_end, to_begin)[0][-_entries(to_end) :], to_end
+        )
+    return lambda v, which, ary, to_end=None, to_begin=None: _shaped_as(
+        part_of(v, ary, to_end, to_begin)[0][: _entries(to_begin)], to_begin
+    )
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    return np.ediff1d(ary, to_end=to_end, to_begin=to_begin)
+
+
+def _flat_or_none(x, dtype):
+    return np.ravel(x)
+
+
+@overload(_flat_or_none)
+def _flat_or_none_impl(x, dtype):
+    """x flattened, in `dtype` (None: no entries)."""
+    if _is_none(x):
+        return lambda x, dtype: np.empty(0, dtype)
+    return lambda x, dtype: _flat_as(x, x, dtype)
+
+
+@overload(ediff1d)
+def _ediff1d(ary, to_end=None, to_begin=None):
+    """np.ediff1d in ary's dtype, to_end and to_begin cast to it where NumPy's same_kind rule allows (Numba's own
+    asks for the same kind of number)."""
+    dtype = np.dtype(str(ary.dtype if isinstance(ary, types.Array) else ary))
+    for name, x in [("to_end", to_end), ("to_begin", to_begin)]:
+        given = None if _is_none(x) else np.dtype(str(x.dtype if isinstance(x, types.Array) else x))
+        if given is not None and not np.can_cast(given, dtype, "same_kind"):
+            raise TypingError(f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule")
+
+    def impl(ary, to_end=None, to_begin=None):
+        flat = _flat_as(ary, ary, dtype)
+        begin, end = _flat_or_none(to_begin, dtype), _flat_or_none(to_end, dtype)
+        middle = max(flat.size - 1, 0)
+        out = np.empty(begin.size + middle + end.size, dtype)
+        out[: begin.size] = begin
+        for i in range(middle):
+            out[begin.size + i] = flat[i + 1] - flat[i]
+        out[begin.size + middle :] = end
+        return out
+
+    return impl

@@ -7,14 +7,16 @@ import importlib
 
 import numpy as np
 from numba import types
+from numba.core.errors import TypingError
+from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 
-from .helpers import _float_dtype, _full, _is_none, _may_be_nan
+from .helpers import _float_dtype, _full, _is_none, _literal, _may_be_nan
 from .zero import ZeroType
 
 _scans = importlib.import_module("runtime.scans")
 
-__all__ = ["cumprod", "nancumprod"]
+__all__ = ["cumprod", "cumulative_prod", "nancumprod"]
 
 
 def cumprod(a, axis=None):
@@ -39,6 +41,73 @@ def _product_dtype(ty):
     if isinstance(ty.dtype, types.Boolean) or (isinstance(ty.dtype, types.Integer) and ty.dtype.bitwidth < 64):
         return types.int64 if getattr(ty.dtype, "signed", True) else types.uint64
     return ty.dtype
+
+
+def cumulative_prod(x, axis=None, include_initial=False):
+    return np.cumulative_prod(x, axis=axis, include_initial=include_initial)
+
+
+@overload(cumulative_prod, prefer_literal=True)
+def _cumulative_prod(x, axis=None, include_initial=False):
+    """np.cumulative_prod: np.cumprod, axis= asked for above one dimension (as NumPy does), a 1 first for
+    include_initial=True."""
+    from .lowered import _axis_given_above_1d
+
+    _axis_given_above_1d(x, axis, "np.cumulative_prod")
+    if _initial_flag(include_initial):
+        return lambda x, axis=None, include_initial=False: _with_first(cumprod(x, axis), _axis_or_0(axis), 1)
+    return lambda x, axis=None, include_initial=False: cumprod(x, axis)
+
+
+def _initial_flag(include_initial):
+    """include_initial, a constant (refused otherwise: the result's shape follows from it)."""
+    if isinstance(include_initial, types.Boolean) and not isinstance(include_initial, types.Literal):
+        raise TypingError("include_initial= must be a constant True or False under jit")
+    return bool(_literal(include_initial, False))
+
+
+def _axis_or_0(axis):
+    return 0 if axis is None else axis
+
+
+@overload(_axis_or_0)
+def _axis_or_0_impl(axis):
+    if _is_none(axis):
+        return lambda axis: 0
+    return lambda axis: axis
+
+
+@register_jitable
+def _with_first(v, axis, fill):
+    """v with `fill` first along `axis` (one more entry along it)."""
+    ax = axis % v.ndim
+    outer, n, inner = _layout(v.shape, ax)
+    out = np.full((outer, n + 1, inner), fill, v.dtype)
+    out[:, 1:, :] = np.ascontiguousarray(v).reshape((outer, n, inner))
+    return out.reshape(tuple_setitem(v.shape, ax, n + 1))
+
+
+@register_jitable
+def _without_first(v, axis):
+    """v without its first entry along `axis`."""
+    ax = axis % v.ndim
+    outer, n, inner = _layout(v.shape, ax)
+    out = np.ascontiguousarray(np.ascontiguousarray(v).reshape((outer, n, inner))[:, 1:, :])
+    return out.reshape(tuple_setitem(v.shape, ax, n - 1))
+
+
+@overload(_scans.without_initial, prefer_literal=True)
+def _without_initial(v, axis=None, include_initial=False):
+    if isinstance(v, ZeroType) or not _initial_flag(include_initial):
+        return lambda v, axis=None, include_initial=False: v
+    return lambda v, axis=None, include_initial=False: _without_first(v, _axis_or_0(axis))
+
+
+@overload(_scans.with_initial, prefer_literal=True)
+def _with_initial(v, axis=None, include_initial=False):
+    if isinstance(v, ZeroType) or not _initial_flag(include_initial):
+        return lambda v, axis=None, include_initial=False: v
+    return lambda v, axis=None, include_initial=False: _with_first(v, _axis_or_0(axis), 0)
 
 
 @overload(cumprod)

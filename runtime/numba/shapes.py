@@ -84,18 +84,18 @@ def _prod_others(a, axis=None):
 
 
 @overload(_shapes.order_weights, prefer_literal=True)
-def _order_weights(a, q, axis=None, method="linear"):
+def _order_weights(a, q, axis=None, method="linear", skip_nan=False):
     given = method.literal_value if isinstance(method, types.StringLiteral) else "linear"
     if given != "linear" or isinstance(q, types.Array):
         what = f"method={given!r}" if given != "linear" else "several q at once"
 
-        def refuse(a, q, axis=None, method="linear"):
+        def refuse(a, q, axis=None, method="linear", skip_nan=False):
             raise TypeError(f"the derivative of np.quantile with {what} is not supported under jit")
 
         return refuse
     dtype = types.float32 if _float_dtype(a) == types.float32 else types.float64
 
-    def impl(a, q, axis=None, method="linear"):
+    def impl(a, q, axis=None, method="linear", skip_nan=False):
         ids, groups = _group_ids(a.shape, _mask_of(a.ndim, axis))
         values = _flat(a)
         n = values.size // groups
@@ -104,19 +104,21 @@ def _order_weights(a, q, axis=None, method="linear"):
         for k in range(values.size):
             members[ids[k], filled[ids[k]]] = k
             filled[ids[k]] += 1
-        where = q * (n - 1)
-        low = min(int(np.floor(where)), n - 1)
-        high, frac = min(low + 1, n - 1), where - low
         out = np.zeros(values.size, dtype)
         for g in range(groups):
             group = values[members[g]]
-            if np.any(np.isnan(group)):  # its quantile is NaN, and so is its derivative
+            missing = np.sum(np.isnan(group))
+            present = n - missing if skip_nan else n
+            if present == 0 or (missing and not skip_nan):  # its quantile is NaN, and so is its derivative
                 out[members[g]] = np.nan
                 continue
-            ranks = np.argsort(group, kind="mergesort")  # stable, as runtime's
+            where = q * (present - 1)
+            low = min(int(np.floor(where)), present - 1)
+            frac = where - low
+            ranks = np.argsort(group, kind="mergesort")  # stable, as runtime's, NaNs last
             out[members[g, ranks[low]]] = 1.0 - frac
             if frac:
-                out[members[g, ranks[high]]] = frac
+                out[members[g, ranks[low + 1]]] = frac
         return out.reshape(a.shape)
 
     return impl

@@ -35,7 +35,7 @@ S, V, X = (), (4,), (3, 4)
 # (expression over arrays a, b, c; their shapes; domain): a differentiated float where the Examples put none.
 PROBES = [
     # true zeros: piecewise constant results
-    ("np.sign(a) + np.floor(a) + np.ceil(a) + np.rint(a) + np.trunc(a)", dict(a=X), "real"),
+    ("np.sign(a) + np.floor(a) + np.ceil(a) + np.rint(a) + np.trunc(a) + np.fix(a)", dict(a=X), "real"),
     ("np.round(a) + np.round(a, 1) + np.around(a, decimals=2) + a.round(1)", dict(a=X), "real"),
     ("a // b + np.floor_divide(a, b)", dict(a=X, b=V), "away"),
     ("(a < b) + (a <= b) + (a > b) + (a >= b) + (a == b) + (a != b)", dict(a=X, b=V), "real"),
@@ -145,6 +145,8 @@ TRUE_ZERO_PARAMETERS = {
     "idx", "deg", "n", "s", "norm", "tiled", "scatter_dimension", "split_axis", "concat_axis",
     "copy",
     "x1",  # np.heaviside's: a step, as a condition is
+    "x2",  # np.copysign's: only its sign is read, a step
+    "include_initial",  # np.cumulative_sum's and np.cumulative_prod's: a flag
     "kind", "order", "stable", "kth", "mode", "indices", "shift", "start", "reflect_type", "pad_width",
     "indices_or_sections", "condlist", "axisa", "axisb", "axisc", "stat_length",
     "method",  # np.quantile's: a name

@@ -76,6 +76,15 @@ _register(
     lambda ops, opts, error: ([ops[0], _const(-1), _const(-2)], {}),
     [Example("np.linalg.matrix_transpose(a)", dict(a=(2, 3, 4)))],
 )
+_register(  # NumPy 2's np.matrix_transpose (another function object): the same
+    "swapaxes",
+    np.matrix_transpose,
+    "matrix_transpose",
+    1,
+    (),
+    lambda ops, opts, error: ([ops[0], _const(-1), _const(-2)], {}),
+    [Example("np.matrix_transpose(a)", dict(a=(3, 4)))],
+)
 _register(
     "np_matmul",
     np.linalg.matmul,

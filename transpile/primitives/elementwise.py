@@ -68,6 +68,7 @@ unary("log2", np.log2, "g / (x * np.log(2.0))", domain="positive")
 unary("log10", np.log10, "g / (x * np.log(10.0))", domain="positive")
 unary("cbrt", np.cbrt, "g / (3.0 * ans * ans)", domain="away")
 unary("fabs", np.fabs, "g * np.sign(x)", domain="away")
+unary("positive", np.positive, "g")  # a copy of x
 unary("arcsinh", np.arcsinh, "g / np.sqrt(x * x + 1.0)")
 unary("arctanh", np.arctanh, "g / (1.0 - x * x)", domain="unit")
 unary(
@@ -115,7 +116,8 @@ defprim(
     jvp={"x": "rt.real_only(0.0, x, 'np.sign')"},
     examples=[Example("np.sign(a) * a", X, domain="away"), Example("np.sign(a - b) * b", XY, domain="away")],
 )
-for _name in ["floor", "ceil", "round", "rint", "trunc", "isnan", "isfinite", "isinf", "logical_not"]:
+# (np.fix rounds toward zero, as np.trunc: piecewise constant)
+for _name in ["floor", "ceil", "round", "rint", "trunc", "fix", "isnan", "isfinite", "isinf", "logical_not"]:
     defprim(
         _name,
         getattr(np, _name),
@@ -314,6 +316,22 @@ defprim(
     ],
 )
 # 0, x2 or 1 as x1 is below, at or above 0: no derivative in x1 (a step, as np.sign), x2's where x1 == 0
+# np.copysign(x1, x2) is |x1| with x2's sign bit: d/dx1 = sign(x1) * copysign(1, x2) (0 at x1 = 0, as np.abs's);
+# piecewise constant in x2.
+defprim(
+    "copysign",
+    np.copysign,
+    path="np.copysign",
+    params=["x1", "x2"],
+    vjp={"x1": "g * np.sign(x1) * np.copysign(1.0, x2)"},
+    unbroadcast=("x1",),
+    structural=("x2",),
+    examples=[
+        Example("np.copysign(a, b)", XY, domain="away"),
+        Example("np.copysign(a, -1.0) + np.copysign(2.0, a) * a", X, domain="away"),
+        Example("np.copysign(b, a)", XY, domain="away"),
+    ],
+)
 defprim(
     "heaviside",
     np.heaviside,

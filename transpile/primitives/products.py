@@ -825,6 +825,21 @@ defprim(
         Example("np.diag(a, k=-1)", dict(a=M34)),
     ],
 )
+# np.diagflat(v, k) is np.diag(np.ravel(v), k): its adjoint the diagonal, in v's shape.
+defprim(
+    "diagflat",
+    np.diagflat,
+    path="np.diagflat",
+    params=["v", "k=0"],
+    vjp={"v": "rt.reshape(rt.diag_vjp(g, np.ravel(v), k), np.shape(v))"},
+    jvp={"v": "np.diagflat(t, k)"},
+    structural=("k",),
+    examples=[
+        Example("np.diagflat(a)", dict(a=(3,))),
+        Example("np.diagflat(a, 1)", dict(a=(2, 2))),
+        Example("np.diagflat(a, k=-2)", dict(a=())),
+    ],
+)
 defhelper(
     rt.diag_vjp,
     params=["v", "like", "k=0"],

@@ -321,6 +321,38 @@ defhelper(
     vjp={"v": "rt.diff_edge(g, a, axis, batched=batched)"},
     jvp={"v": "rt.diff_edge_vjp(t, p, a, axis, batched=batched)"},
 )
+# np.ediff1d(ary, to_end, to_begin): to_begin, the differences of ary flattened, to_end, joined (each flattened).
+_EDIFF = "ary, to_end, to_begin"
+defprim(
+    "ediff1d",
+    np.ediff1d,
+    path="np.ediff1d",
+    params=["ary", "to_end=None", "to_begin=None"],
+    vjp={
+        "ary": f"rt.ediff1d_vjp(g, 0, {_EDIFF})",
+        "to_end": f"rt.ediff1d_vjp(g, 1, {_EDIFF})",
+        "to_begin": f"rt.ediff1d_vjp(g, 2, {_EDIFF})",
+    },
+    jvp={
+        "ary": f"rt.ediff1d_tangent(t, 0, {_EDIFF})",
+        "to_end": f"rt.ediff1d_tangent(t, 1, {_EDIFF})",
+        "to_begin": f"rt.ediff1d_tangent(t, 2, {_EDIFF})",
+    },
+    examples=[
+        Example("np.ediff1d(a)", X),
+        Example("np.ediff1d(a, to_begin=b)", dict(a=(5,), b=(2,))),
+        Example("np.ediff1d(a, b, c)", dict(a=(2, 3), b=(), c=(2, 2))),
+        Example("np.ediff1d(a, to_end=0.5)", dict(a=())),
+    ],
+)
+for _helper, _other in [(rt.ediff1d_tangent, "ediff1d_vjp"), (rt.ediff1d_vjp, "ediff1d_tangent")]:
+    defhelper(
+        _helper,
+        params=["v", "which", "ary", "to_end=None", "to_begin=None"],
+        structural=("which", "ary", "to_end", "to_begin"),
+        vjp={"v": f"rt.{_other}(g, which, {_EDIFF})"},
+        jvp={"v": f"rt.{_helper.__name__}(t, which, {_EDIFF})"},
+    )
 for _helper, _other in [(rt.diff_tangent, "diff_vjp"), (rt.diff_vjp, "diff_tangent")]:
     defhelper(
         _helper,

@@ -114,7 +114,9 @@ defprim(
 )
 # Order statistics (the default, linear method): d/da is rt.order_weights, nonzero at the one or two entries whose
 # ranks the quantile falls between; a q with several values, another method, or q itself differentiated raise.
-_AT_RANKS = "rt.order_weights(a, {q}, axis, method)"
+# The NaN-skipping forms rank the entries that are not NaN (the NaNs get zero; a group of NaNs only: NaN, as its
+# value is, which NumPy warns of).
+_AT_RANKS = "rt.order_weights(a, {q}, axis, method{skip})"  # skip: ", skip_nan=True" or ""
 _ORDER_PARAMS = ["a", "q", "axis=None", "out=None", "overwrite_input=False", "method='linear'", "keepdims=False"]
 _ORDER_HOW = ("axis", "out", "method", "keepdims")
 
@@ -138,45 +140,57 @@ def _input_kept(position):
     return check
 
 
-for _name, _impl, _q in [("quantile", np.quantile, "q"), ("percentile", np.percentile, "q / 100.0")]:
+_HAS_NANS = "np.where(a > 0.5, np.nan, a)"  # about a third NaN, the nansum example's way
+for _name, _impl, _q, _skip in [
+    ("quantile", np.quantile, "q", ""),
+    ("percentile", np.percentile, "np.divide(q, 100.0)", ""),
+    ("nanquantile", np.nanquantile, "q", ", skip_nan=True"),
+    ("nanpercentile", np.nanpercentile, "np.divide(q, 100.0)", ", skip_nan=True"),
+]:
+    _at_ranks = _AT_RANKS.format(q=_q, skip=_skip)
+    _qs = (0.3, 0.75, 0.5, 0.4) if "quantile" in _name else (30.0, 75.0, 50.0, 40.0)
     defprim(
         _name,
         _impl,
         batch="axis",
         path=f"np.{_name}",
         params=_ORDER_PARAMS,
-        vjp={"a": f"{_AT_RANKS.format(q=_q)} * {EXPAND}"},  # (the weights first: they refuse several q)
-        jvp={"a": f"np.sum(t * {_AT_RANKS.format(q=_q)}, axis=axis, keepdims=keepdims)"},
+        vjp={"a": f"{_at_ranks} * {EXPAND}"},  # (the weights first: they refuse several q)
+        jvp={"a": f"np.sum(t * {_at_ranks}, axis=axis, keepdims=keepdims)"},
         structural=_ORDER_HOW,
         canonical=_input_kept(4),
         examples=[
-            Example(f"np.{_name}(a, {0.3 if _name == 'quantile' else 30.0})", X),
-            Example(f"np.{_name}(a, {0.75 if _name == 'quantile' else 75.0}, axis=1)", X),
-            Example(f"np.{_name}(a, {0.5 if _name == 'quantile' else 50.0}, axis=(0, 2), keepdims=True)", R3),
-        ],
+            Example(f"np.{_name}(a, {_qs[0]})", X),
+            Example(f"np.{_name}(a, {_qs[1]}, axis=1)", X),
+            Example(f"np.{_name}(a, {_qs[2]}, axis=(0, 2), keepdims=True)", R3),
+        ]
+        + ([Example(f"np.{_name}({_HAS_NANS}, {_qs[3]}, axis=-1)", R3)] if _skip else []),
     )
-defprim(
-    "median",
-    np.median,
-    batch="axis",
-    path="np.median",
-    params=["a", "axis=None", "out=None", "overwrite_input=False", "keepdims=False"],
-    vjp={"a": f"rt.order_weights(a, 0.5, axis) * {EXPAND}"},
-    jvp={"a": "np.sum(t * rt.order_weights(a, 0.5, axis), axis=axis, keepdims=keepdims)"},
-    structural=("axis", "out", "keepdims"),
-    canonical=_input_kept(3),
-    examples=[
-        Example("np.median(a)", X),
-        Example("np.median(a, axis=0)", X),
-        Example("np.median(a, axis=-1, keepdims=True)", R3),
-        Example("np.median(a)", V),
-    ],
-)
+for _name, _impl, _skip in [("median", np.median, ""), ("nanmedian", np.nanmedian, ", skip_nan=True")]:
+    _at_ranks = f"rt.order_weights(a, 0.5, axis{_skip})"
+    defprim(
+        _name,
+        _impl,
+        batch="axis",
+        path=f"np.{_name}",
+        params=["a", "axis=None", "out=None", "overwrite_input=False", "keepdims=False"],
+        vjp={"a": f"{_at_ranks} * {EXPAND}"},
+        jvp={"a": f"np.sum(t * {_at_ranks}, axis=axis, keepdims=keepdims)"},
+        structural=("axis", "out", "keepdims"),
+        canonical=_input_kept(3),
+        examples=[
+            Example(f"np.{_name}(a)", X),
+            Example(f"np.{_name}(a, axis=0)", X),
+            Example(f"np.{_name}(a, axis=-1, keepdims=True)", R3),
+            Example(f"np.{_name}(a)", V),
+        ]
+        + ([Example(f"np.{_name}({_HAS_NANS}, axis=(0, 2))", R3)] if _skip else []),
+    )
 defhelper(
     rt.order_weights,
-    params=["a", "q", "axis=None", "method='linear'"],
+    params=["a", "q", "axis=None", "method='linear'", "skip_nan=False"],
     nondiff=True,
-    batch="rt.order_weights(a, q, rt.batch_axis(axis, a), method)",
+    batch="rt.order_weights(a, q, rt.batch_axis(axis, a), method, skip_nan)",
     batch_broadcast=("a",),
 )
 defprim(
@@ -474,6 +488,56 @@ defprim(
         Example("np.nancumprod(a)", S),
     ],
 )
+# np.cumulative_sum and np.cumulative_prod (NumPy 2): np.cumsum's and np.cumprod's rules, their values NumPy's own
+# (which asks for axis= for an input of more than one dimension); include_initial=True puts a constant first (0 or
+# 1) along the axis: the adjoint drops it (rt.without_initial), the tangent puts a zero there (rt.with_initial).
+_CUMULATIVE_PARAMS = ["x", "axis=None", "dtype=None", "out=None", "include_initial=False"]
+_SCANNED = "rt.without_initial({}, axis, include_initial)"
+_BEFORE_X = f"rt.shift(np.reshape({_SCANNED.format('ans')}, np.shape(x)), axis, 1, 1.0)"
+for _name, _impl, _vjp, _jvp in [
+    (
+        "cumulative_sum",
+        np.cumulative_sum,
+        f"rt.cumsum_vjp({_SCANNED.format('g')}, x, axis)",
+        "np.cumulative_sum(t, axis=axis, include_initial=include_initial)",
+    ),
+    (
+        "cumulative_prod",
+        np.cumulative_prod,
+        f"{_BEFORE_X} * rt.scan_back(rt.reshape({_SCANNED.format('g')}, np.shape(x)), x, axis)",
+        f"rt.with_initial(np.reshape(rt.scan(t * {_BEFORE_X}, x, axis), np.shape({_SCANNED.format('ans')})), axis, "
+        "include_initial)",
+    ),
+]:
+    defprim(
+        _name,
+        _impl,
+        path=f"np.{_name}",
+        params=_CUMULATIVE_PARAMS,
+        batch=f"np.{_name}(np.reshape(x, rt.batch_flat_shape(x, axis)), axis=rt.batch_scan_axis(axis, x), "
+        "dtype=dtype, include_initial=include_initial)",
+        batch_needs_same=("axis", "dtype", "include_initial"),
+        vjp={"x": _vjp},
+        jvp={"x": _jvp},
+        structural=HOW + ("include_initial",),
+        examples=[
+            Example(f"np.{_name}(a, axis=0)", X),
+            Example(f"np.{_name}(a, axis=-1, include_initial=True)", R3),
+            Example(f"np.{_name}(a)", V),
+            Example(f"np.{_name}(a, include_initial=True)", S),
+            Example(f"np.{_name}(a * (np.arange(5) % 2), include_initial=True)", V),
+            Example(f"np.{_name}(a, axis=1, include_initial=False)", X),
+        ],
+    )
+for _helper, _other in [(rt.without_initial, "with_initial"), (rt.with_initial, "without_initial")]:
+    defhelper(
+        _helper,
+        params=["v", "axis=None", "include_initial=False"],
+        structural=("axis", "include_initial"),
+        vjp={"v": f"rt.{_other}(g, axis, include_initial)"},
+        jvp={"v": f"rt.{_helper.__name__}(t, axis, include_initial)"},
+        batch=f"rt.{_helper.__name__}(v, rt.batch_scan_axis(axis, v), include_initial)",
+    )
 for _helper in [rt.batch_flat_shape, rt.batch_scan_axis]:  # read only shapes
     defhelper(
         _helper,

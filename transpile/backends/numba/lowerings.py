@@ -39,6 +39,7 @@ SCALAR_FORMS = frozenset(["sqrt", "square", "abs", "negative"])
 for _name in sorted(SCALAR_FORMS):
     fuse(_name, "map")
 lower("heaviside", "jt.heaviside(x1, x2)")
+lower("fix", "jt.fix(x)")  # Numba has no np.fix
 
 # reductions.py
 lower("sum", "jt.sum(a, axis=axis, keepdims=keepdims)")
@@ -48,10 +49,13 @@ lower("prod", "jt.prod(a, axis=axis, keepdims=keepdims)")
 lower("nansum", "jt.nansum(a, axis=axis, keepdims=keepdims)")
 lower("nanmean", "jt.nanmean(a, axis=axis, keepdims=keepdims)")
 lower("median", "jt.median(a, axis=axis, keepdims=keepdims)")
+lower("nanmedian", "jt.nanmedian(a, axis=axis, keepdims=keepdims)")
 lower("nanmax", "jt.nanmax(a, axis=axis, keepdims=keepdims)")
 lower("nanmin", "jt.nanmin(a, axis=axis, keepdims=keepdims)")
 lower("quantile", "jt.quantile(a, q, axis=axis, method=method, keepdims=keepdims)")
 lower("percentile", "jt.percentile(a, q, axis=axis, method=method, keepdims=keepdims)")
+lower("nanquantile", "jt.nanquantile(a, q, axis=axis, method=method, keepdims=keepdims)")
+lower("nanpercentile", "jt.nanpercentile(a, q, axis=axis, method=method, keepdims=keepdims)")
 lower("max", "jt.max(a, axis=axis, keepdims=keepdims)")
 lower("min", "jt.min(a, axis=axis, keepdims=keepdims)")
 lower("var", "jt.var(a, axis=axis, ddof=ddof, keepdims=keepdims)")
@@ -62,6 +66,8 @@ lower("nanprod", "jt.nanprod(a, axis=axis, keepdims=keepdims)")  # Numba's takes
 lower("count_nonzero", "jt.count_nonzero(a, axis=axis, keepdims=keepdims)")  # Numba's: no keepdims, no tuple axis
 lower("cumsum", "jt.cumsum(a, axis)")
 lower("cumprod", "jt.cumprod(a, axis)")
+lower("cumulative_sum", "jt.cumulative_sum(x, axis, include_initial)")
+lower("cumulative_prod", "jt.cumulative_prod(x, axis, include_initial)")
 lower("nancumsum", "jt.nancumsum(a, axis)")  # Numba's takes no axis
 lower("nancumprod", "jt.nancumprod(a, axis)")  # Numba's takes no axis
 
@@ -151,6 +157,7 @@ lower("take_along_axis", "jt.take_along_axis(arr, indices, axis)")
 lower("roll", "jt.roll(a, shift, axis)")
 lower("rollaxis", "jt.rollaxis(a, axis, start)")
 lower("diff", "jt.diff(a, n, axis, prepend, append)")
+lower("ediff1d", "jt.ediff1d(ary, to_end, to_begin)")  # Numba's casts no to_end nor to_begin
 lower("trapezoid", "jt.trapezoid(y, x, dx, axis)")
 lower("pad", "jt.pad_modes(array, pad_width, mode, constant_values, reflect_type, stat_length, end_values)")
 # Numba's own takes a tuple (np.dstack: of arrays of as many dimensions)
