@@ -8,18 +8,16 @@ NumPy functions those helpers serve.  The files with no counterpart in runtime/ 
 lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, pad_computed, pad_rules,
 rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused) and
 their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
-NumPy's type promotion (pynumbers, promotion), the types of array and tuple arguments remembered (argument_types),
-memory (memory), optimizing linked code once, in its caller (linking), machine code only when it is asked for
-(lazy_code), helpers kept on disk for later processes (helper_cache), helpers written as text kept in files so that
-they are kept too (sources), disk-cache entries that concurrent writers cannot mix (cache_entries), no unused C
-wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and the helpers not compiled yet
-(pending).
+NumPy's type promotion (pynumbers, promotion), memory (memory), optimizing linked code once, in its caller
+(linking), machine code only when it is asked for (lazy_code), helpers kept on disk for later processes
+(helper_cache), helpers written as text kept in files so that they are kept too (sources), disk-cache entries that
+concurrent writers cannot mix (cache_entries), no unused C wrappers (wrappers), the symbolic zero (zero), what the
+helpers share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
 from . import (  # noqa: F401
     adjoint,
-    argument_types,
     batching,
     batching_parts,
     binning,
@@ -124,7 +122,6 @@ from .tapes import select_pushed  # noqa: F401
 from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 
-argument_types.install()
 memory.install()
 linking.install()
 lazy_code.install()
