@@ -26,8 +26,8 @@ def calls_layer(W, x):
     return layer(W, x) * 2.0
 
 
-def median_squared(x):
-    return np.sum(np.nanmedian(x) ** 2)
+def bessel_squared(x):
+    return np.sum(np.i0(x) ** 2)
 
 
 def prod(x):
@@ -151,8 +151,8 @@ def test_filtering_can_be_turned_off(monkeypatch):
 
 def test_a_transpile_error_leaves_out_the_compilers_frames():
     with pytest.raises(TranspileError) as info:
-        tp.grad(median_squared)(np.ones(4))
-    assert info.value.location.lineno == line_of(median_squared, "np.nanmedian")
+        tp.grad(bessel_squared)(np.ones(4))
+    assert info.value.location.lineno == line_of(bessel_squared, "np.i0")
     assert len(transpile_frames(info.value)) == 1
     assert not getattr(info.value, "__notes__", None)
 

@@ -75,11 +75,11 @@ def writes_argument_alias_plus(x):
 
 
 def numpy_function_without_rules(x):
-    return np.sum(np.nanmedian(x, axis=-1))
+    return np.sum(np.i0(x))
 
 
 def numpy_function_without_rules_on_constants(x):
-    return np.sum(np.nanmedian(np.arange(6.0).reshape(X.shape), axis=0) * x)
+    return np.sum(np.i0(np.arange(6.0).reshape(X.shape)) * x)
 
 
 def unknown_user_object(x):
@@ -136,13 +136,13 @@ def test_augmented_assignment_to_argument_rebinds():
 
 
 def test_differentiating_a_numpy_function_without_rules_fails_at_its_line():
-    err = expect_error(numpy_function_without_rules, (X,), "return", "no derivative rule for argument `a`")
-    assert "np.nanmedian" in err.message
+    err = expect_error(numpy_function_without_rules, (X,), "return", "no derivative rule for argument `x`")
+    assert "np.i0" in err.message
 
 
 def test_a_numpy_function_without_rules_runs_where_nothing_differentiates_it():
     g = tp.grad(numpy_function_without_rules_on_constants)(X)
-    np.testing.assert_array_equal(g, np.broadcast_to(np.nanmedian(np.arange(6.0).reshape(X.shape), axis=0), X.shape))
+    np.testing.assert_array_equal(g, np.i0(np.arange(6.0).reshape(X.shape)))
 
 
 def test_numpy_random_without_rule():

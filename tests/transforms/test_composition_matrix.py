@@ -120,6 +120,10 @@ def diag(a, b):
     return np.sum(np.tanh(np.diag(a * b)))
 
 
+def diagflat(a, b):
+    return np.sum(np.tanh(np.diagflat(a * b, 1)))
+
+
 def tensordot(a, b):
     return np.sum(np.tanh(np.tensordot(a, b, axes=([0], [1]))))
 
@@ -169,6 +173,7 @@ CASES = {
     trace: ({"trace"}, (_normal(3, 3), _normal(3, 3))),
     diagonal: ({"diagonal"}, (_normal(3, 3), _normal(3, 3))),
     diag: ({"diag"}, (_normal(3), _normal(3))),
+    diagflat: ({"diagflat"}, (_normal(2, 2), _normal(2))),
     log_gaussian: ({"linalg.slogdet", "linalg.solve", "dot"}, (_normal(3), _spd(3))),
     tensordot: ({"tensordot"}, (_normal(3, 2), _normal(2, 3))),
     tensordot_int: ({"tensordot"}, (_normal(2, 2, 2), _normal(2, 2))),
