@@ -103,7 +103,7 @@ from .rearranging import ediff1d, take  # noqa: F401
 from .rearranging_parts import diff, pad  # noqa: F401
 from .rearranging_rules import roll, rollaxis, sort, take_along_axis  # noqa: F401
 from .records import loop_item, make_list, make_record  # noqa: F401
-from .scans import cumprod, cumulative_prod, nancumprod  # noqa: F401
+from .scans import cumprod, cumulative_prod, cumulative_sum, nancumprod  # noqa: F401
 from .selection_rules import argpartition, partition  # noqa: F401
 from .shape_gaps import atleast_1d, atleast_2d, atleast_3d, full, full_like  # noqa: F401
 from .signals import (  # noqa: F401

@@ -69,7 +69,6 @@ __all__ = [
     "nanargmin",
     "argsort",
     "cumsum",
-    "cumulative_sum",
     "nancumsum",
     "ravel",
     "reshape",
@@ -1482,32 +1481,6 @@ def _cumsum(a, axis=None):
     if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
         return lambda a, axis=None: np.cumsum(a)
     return lambda a, axis=None: np.cumsum(a, axis=axis)
-
-
-def cumulative_sum(x, axis=None, include_initial=False):
-    return np.cumulative_sum(x, axis=axis, include_initial=include_initial)
-
-
-@overload(cumulative_sum, prefer_literal=True)
-def _cumulative_sum(x, axis=None, include_initial=False):
-    """np.cumulative_sum: np.cumsum, axis= asked for above one dimension (as NumPy does), a 0 first for
-    include_initial=True."""
-    from .scans import _axis_or_0, _initial_flag, _with_first
-
-    _axis_given_above_1d(x, axis, "np.cumulative_sum")
-    if _initial_flag(include_initial):
-        return lambda x, axis=None, include_initial=False: _with_first(cumsum(x, axis), _axis_or_0(axis), 0)
-    return lambda x, axis=None, include_initial=False: cumsum(x, axis)
-
-
-def _axis_given_above_1d(x, axis, name):
-    """Refuse (while typing) axis=None for an array of more than one dimension, as NumPy does."""
-    if isinstance(x, types.Array) and x.ndim > 1 and _is_none_type(axis):
-        raise TypingError(f"{name}: for arrays which have more than one dimension ``axis`` argument is required")
-
-
-def _is_none_type(axis):
-    return axis is None or isinstance(axis, (types.NoneType, types.Omitted))
 
 
 def nancumsum(a, axis=None):

@@ -12,11 +12,12 @@ from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 
 from .helpers import _float_dtype, _full, _is_none, _literal, _may_be_nan
+from .lowered import cumsum
 from .zero import ZeroType
 
 _scans = importlib.import_module("runtime.scans")
 
-__all__ = ["cumprod", "cumulative_prod", "nancumprod"]
+__all__ = ["cumprod", "cumulative_sum", "cumulative_prod", "nancumprod"]
 
 
 def cumprod(a, axis=None):
@@ -43,20 +44,31 @@ def _product_dtype(ty):
     return ty.dtype
 
 
+def cumulative_sum(x, axis=None, include_initial=False):
+    return np.cumulative_sum(x, axis=axis, include_initial=include_initial)
+
+
 def cumulative_prod(x, axis=None, include_initial=False):
     return np.cumulative_prod(x, axis=axis, include_initial=include_initial)
 
 
-@overload(cumulative_prod, prefer_literal=True)
-def _cumulative_prod(x, axis=None, include_initial=False):
-    """np.cumulative_prod: np.cumprod, axis= asked for above one dimension (as NumPy does), a 1 first for
-    include_initial=True."""
-    from .lowered import _axis_given_above_1d
+def _cumulative(scan, first):
+    """np.cumulative_sum or np.cumulative_prod (`scan`: cumsum or cumprod, `first` what include_initial=True puts
+    first): axis= asked for above one dimension, as NumPy does."""
 
-    _axis_given_above_1d(x, axis, "np.cumulative_prod")
-    if _initial_flag(include_initial):
-        return lambda x, axis=None, include_initial=False: _with_first(cumprod(x, axis), _axis_or_0(axis), 1)
-    return lambda x, axis=None, include_initial=False: cumprod(x, axis)
+    def typer(x, axis=None, include_initial=False):
+        if isinstance(x, types.Array) and x.ndim > 1 and _is_none(axis):
+            name = "cumulative_sum" if first == 0 else "cumulative_prod"
+            raise TypingError(f"np.{name}: for arrays which have more than one dimension ``axis`` argument is required")
+        if _initial_flag(include_initial):
+            return lambda x, axis=None, include_initial=False: _with_first(scan(x, axis), _axis_or_0(axis), first)
+        return lambda x, axis=None, include_initial=False: scan(x, axis)
+
+    return typer
+
+
+overload(cumulative_sum, prefer_literal=True)(_cumulative(cumsum, 0))
+overload(cumulative_prod, prefer_literal=True)(_cumulative(cumprod, 1))
 
 
 def _initial_flag(include_initial):
