@@ -30,6 +30,7 @@ __all__ = [
     "triangle_rows_vjp",
     "batch_flat_shape",
     "batch_scan_axis",
+    "batch_cumulative_axis",
     "batched_copies",
     "batched_copied_parts",
     "batched_copies_of",
@@ -219,6 +220,17 @@ def batch_flat_shape(a, axis):
 def batch_scan_axis(axis, a):
     """The axis of a batched per-example scan (after batch_flat_shape)."""
     return 1 if axis is None else batch_axis(axis, a)
+
+
+def batch_cumulative_axis(axis, a):
+    """The axis of a batched np.cumulative_sum (np.cumulative_prod): axis=None only for examples of one dimension,
+    as NumPy asks."""
+    if axis is None and np.ndim(a) > 2:
+        raise ValueError(CUMULATIVE_NEEDS_AXIS)
+    return batch_scan_axis(axis, a)
+
+
+CUMULATIVE_NEEDS_AXIS = "For arrays which have more than one dimension ``axis`` argument is required."
 
 
 # ---------------------------------------------------------------------------- functions that copy entries

@@ -42,6 +42,20 @@ def _batch_scan_axis(axis, a):
     return lambda axis, a: (axis + 1 if axis >= 0 else axis) % a.ndim
 
 
+@overload(_parts.batch_cumulative_axis, prefer_literal=True)
+def _batch_cumulative_axis(axis, a):
+    if _is_none(axis):
+        message = _parts.CUMULATIVE_NEEDS_AXIS
+
+        def flat_examples_only(axis, a):
+            if a.ndim > 2:
+                raise ValueError(message)
+            return 1
+
+        return flat_examples_only
+    return lambda axis, a: _parts.batch_scan_axis(axis, a)
+
+
 # ---------------------------------------------------------------------------- np.select
 
 

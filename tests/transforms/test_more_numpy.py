@@ -103,6 +103,14 @@ def test_axis_is_required_above_one_dimension(compiled):
     np.testing.assert_allclose(grad(X[0]), [4.0, 3.0, 2.0, 1.0])
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "jit"])
+def test_vmap_asks_for_axis_above_one_dimension_per_example(compiled):  # it flattened each example before
+    batched = tp.jit(tp.vmap(tp.grad(unaxed))) if compiled else tp.vmap(tp.grad(unaxed))
+    with pytest.raises((ValueError, tp.TranspileError), match="axis"):
+        batched(XB)
+    np.testing.assert_allclose(batched(X), np.stack([tp.grad(unaxed)(x) for x in X]))
+
+
 def test_copysign_derivatives():  # d/dx1 = sign(x1) * the sign of x2 (its sign bit: -0.0 counts as negative)
     x1, x2 = np.array([0.5, -0.5, 0.5, -0.5]), np.array([1.0, 1.0, -0.0, -2.0])
     g = tp.grad(lambda x1, x2: np.sum(np.copysign(x1, x2)), argnums=(0, 1))(x1, x2)

@@ -514,8 +514,7 @@ for _name, _impl, _vjp, _jvp in [
         _impl,
         path=f"np.{_name}",
         params=_CUMULATIVE_PARAMS,
-        batch=f"np.{_name}(np.reshape(x, rt.batch_flat_shape(x, axis)), axis=rt.batch_scan_axis(axis, x), "
-        "dtype=dtype, include_initial=include_initial)",
+        batch=f"np.{_name}(x, axis=rt.batch_cumulative_axis(axis, x), dtype=dtype, include_initial=include_initial)",
         batch_needs_same=("axis", "dtype", "include_initial"),
         vjp={"x": _vjp},
         jvp={"x": _jvp},
@@ -538,7 +537,7 @@ for _helper, _other in [(rt.without_initial, "with_initial"), (rt.with_initial, 
         jvp={"v": f"rt.{_helper.__name__}(t, axis, include_initial)"},
         batch=f"rt.{_helper.__name__}(v, rt.batch_scan_axis(axis, v), include_initial)",
     )
-for _helper in [rt.batch_flat_shape, rt.batch_scan_axis]:  # read only shapes
+for _helper in [rt.batch_flat_shape, rt.batch_scan_axis, rt.batch_cumulative_axis]:  # read only shapes
     defhelper(
         _helper,
         params=["a", "axis"] if _helper is rt.batch_flat_shape else ["axis", "a"],
