@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .adjoint import dot_vjp_a, dot_vjp_b, expand_reduced, get_kept, matmul_vjp_a, matmul_vjp_b, unbroadcast
+from .likeness import Like, dtype_like, like
 from .namespace import BatchSize, array, array_namespace, asarray, is_ndarray
 from .pytree import same_kind
 
@@ -98,19 +99,20 @@ def _leaves(tree):
         yield tree
 
 
-def align(values, batched):
+def align(values, batched, lead=0):
     """Give the batched operands of an elementwise operation the same per-example rank as the rest.
 
     A batched value of shape (B, n) meeting an unbatched (m, n) becomes (B, 1, n), so that NumPy
-    broadcasting pairs the per-example axes as it would for one example.
+    broadcasting pairs the per-example axes as it would for one example.  Under `lead` enclosing vmaps every
+    value carries their batch axes first, and the new axes go after those and this vmap's.
     """
     batched = [b and not _is_static(v) for v, b in zip(values, batched)]
-    rank = max(np.ndim(v) - 1 if b else np.ndim(v) for v, b in zip(values, batched))
+    rank = max(np.ndim(v) - lead - (1 if b else 0) for v, b in zip(values, batched))
     out = []
     for v, b in zip(values, batched):
-        if b and np.ndim(v) - 1 < rank:
-            shape = np.shape(v)
-            v = np.reshape(v, shape[:1] + (1,) * (rank - len(shape) + 1) + shape[1:])
+        shape = np.shape(v)
+        if b and len(shape) - lead - 1 < rank:
+            v = np.reshape(v, shape[: lead + 1] + (1,) * (rank - len(shape) + lead + 1) + shape[lead + 1 :])
         out.append(v)
     return tuple(out)
 
@@ -276,8 +278,6 @@ def _selected(mask, size):
 
 def _is_static(value):
     """Values that describe a computation rather than data, and the symbolic zero: never batched or sliced."""
-    from .likeness import Like
-
     return (
         value is None
         or value is Ellipsis
@@ -304,6 +304,8 @@ def _stack(results):
         return same_kind(first, [_stack([r[i] for r in results]) for i in range(len(first))])
     if isinstance(first, dict):
         return same_kind(first, {k: _stack([r[k] for r in results]) for k in first})
+    if isinstance(first, Like) and all(_like_alike(r, first) for r in results):
+        return first.stacked(len(results))  # per-example Likes under an enclosing vmap
     shapes = {np.shape(r) for r in results}
     if len(shapes) > 1:
         raise BatchError(
@@ -311,6 +313,15 @@ def _stack(results):
             "their shape depends on a mapped value, so they cannot be stacked"
         )
     return np.stack([asarray(r) for r in results])
+
+
+def _like_alike(r, first):
+    return isinstance(r, Like) and (r.shape, r.dtype, r.batched, r.xp) == (
+        first.shape,
+        first.dtype,
+        first.batched,
+        first.xp,
+    )
 
 
 def batch_index(index):
@@ -728,31 +739,46 @@ def common_range(steps):
 __all__.append("common_range")
 
 
-def _is_batched_like(value):
-    from .likeness import Like
+def common_example(x, batched=True):
+    """The value that every example of the batched x holds, as one example's (a structural argument saved batched
+    in a tape, such as np.transpose's axes); examples that differ raise."""
+    if not batched or _is_static(x):
+        return x
+    if isinstance(x, (tuple, list)):
+        return same_kind(x, [common_example(v) for v in x])
+    if isinstance(x, dict):
+        return same_kind(x, {k: common_example(v) for k, v in x.items()})
+    x = asarray(x)
+    if not np.all(x == x[:1]):
+        raise BatchError("a structural argument (axes, a shape) differs between the examples of a vmap")
+    return x[0].item() if x.ndim == 1 else x[0]
 
+
+__all__.append("common_example")
+
+
+def _is_batched_like(value):
     return isinstance(value, Like) and getattr(value, "batched", False)
 
 
-def batched_like(x):
-    """rt.like of a batched value: a Like whose rows are the examples' Likes."""
-    from .likeness import like
-
+def batched_like(x, levels=1):
+    """rt.like of a batched value: a Like whose rows are the examples' Likes; `levels` batch axes lead (vmaps
+    nested that deep)."""
     out = like(x)
-    _mark_batched(x, out)
+    _mark_batched(x, out, levels)
     return out
 
 
-def _mark_batched(x, out):
+def _mark_batched(x, out, levels):
     """Mark the Likes made of x's arrays (a batched container's items are batched) as batched."""
     if isinstance(out, (tuple, list)) and isinstance(x, (tuple, list)):
         for v, o in zip(x, out):
-            _mark_batched(v, o)
+            _mark_batched(v, o, levels)
     elif isinstance(out, dict) and isinstance(x, dict):
         for k, o in out.items():
-            _mark_batched(x[k], o)
+            _mark_batched(x[k], o, levels)
     elif hasattr(out, "shape") and out is not x and not _is_static(x):
-        out.batched = True  # (the symbolic zero is the same for every example)
+        out.batched = levels  # (the symbolic zero is the same for every example)
 
 
 __all__.append("batched_like")
@@ -939,15 +965,15 @@ def unalign(g, values):
     return tuple(p if is_zero(p) else np.reshape(p, np.shape(v)) for p, v in zip(g, values))
 
 
-def align_tangent(t, values, batched):
-    """The tangent of align(values, batched): each part's tangent reshaped as align reshapes its value (a part
-    without one, the symbolic zero, does not count toward the rank align gives the others; a 0-d tangent, the same
-    for every element and example, broadcasts as it is)."""
+def align_tangent(t, values, batched, lead=0):
+    """The tangent of align(values, batched, lead): each part's tangent reshaped as align reshapes its value (a
+    part without one, the symbolic zero, does not count toward the rank align gives the others; a 0-d tangent, the
+    same for every element and example, broadcasts as it is)."""
     from .tree import is_zero
 
     if is_zero(t):
         return t
-    aligned = align(values, batched)
+    aligned = align(values, batched, lead)
     return tuple(p if is_zero(p) or np.ndim(p) == 0 else np.reshape(p, np.shape(a)) for p, a in zip(t, aligned))
 
 
@@ -984,17 +1010,18 @@ def _same_for_all(value):
     return _is_static(value) or (is_ndarray(value) and value.ndim > 0 and value.strides[0] == 0)
 
 
-def example_like(x):
-    """The shape and dtype of one example of the batched x."""
-    from .likeness import Like, dtype_like
-
+def example_like(x, levels=1):
+    """The shape and dtype of one example of the batched x: `levels` leading batch axes dropped (vmaps nested that
+    deep read one example's shape).  A Like that is not batched (a residual riding in a batched tuple) stays."""
     if isinstance(x, (tuple, list)):
-        return same_kind(x, [example_like(v) for v in x])
+        return same_kind(x, [example_like(v, levels) for v in x])
     if isinstance(x, dict):
-        return same_kind(x, {k: example_like(v) for k, v in x.items()})
+        return same_kind(x, {k: example_like(v, levels) for k, v in x.items()})
+    if isinstance(x, Like) and x.batched:
+        return Like(x.shape[levels:], x.dtype, x.xp, max(x.batched - levels, 0))
     if _is_static(x):
         return x
-    return Like(np.shape(x)[1:], dtype_like(x), array_namespace(x))
+    return Like(np.shape(x)[levels:], dtype_like(x), array_namespace(x))
 
 
 __all__.append("example_like")
@@ -1010,8 +1037,6 @@ def _example_ndim(x, batched):
 
 def _really_batched(x, flag):
     """A value flagged batched may still be a Like taken of an unbatched value (it rode in a batched tuple)."""
-    from .likeness import Like
-
     if not flag:
         return False
     if isinstance(x, Like):
@@ -1151,8 +1176,6 @@ def dot_vjp_b_batched(g, a, b, g_batched, a_batched, b_batched):
 
 def _vectors_and_matrices(args, batched):
     """Whether every argument is an array (or a Like) of one or two axes in each example."""
-    from .likeness import Like
-
     arrays = all(isinstance(a, Like) or (hasattr(a, "shape") and not _is_static(a)) for a in args)
     return arrays and all(1 <= _example_ndim(a, b) <= 2 for a, b in zip(args, batched))
 

@@ -223,8 +223,8 @@ def batch_scan_axis(axis, a):
 
 
 def batch_cumulative_axis(axis, a):
-    """The axis of a batched np.cumulative_sum (np.cumulative_prod): axis=None only for examples of one dimension,
-    as NumPy asks."""
+    """The axis of a batched np.cumulative_sum (np.cumulative_prod), after batch_flat_shape: axis=None only for
+    examples of at most one dimension, as NumPy asks."""
     if axis is None and np.ndim(a) > 2:
         raise ValueError(CUMULATIVE_NEEDS_AXIS)
     return batch_scan_axis(axis, a)

@@ -15,15 +15,16 @@ class Like:
     """Shape and dtype of an array, without its data.  np.shape and np.ndim accept it.
 
     `xp` is the array's library (NumPy, or CuPy for a CuPy array): what an adjoint built from it is made with.
+    `batched` counts the leading axes that are vmap's batch axes (nested vmaps: the outermost first), 0 for none.
     """
 
     __slots__ = ("shape", "dtype", "batched", "xp")
     _keeps_namespace = True
 
-    def __init__(self, shape, dtype, xp=np):
+    def __init__(self, shape, dtype, xp=np, batched=0):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
-        self.batched = False
+        self.batched = int(batched)
         self.xp = xp
 
     @property
@@ -35,13 +36,18 @@ class Like:
         return int(np.prod(self.shape))
 
     def __getitem__(self, i):
-        """One row: how a batched Like is sliced into examples."""
+        """One row: how a batched Like is sliced into examples (one batch axis fewer)."""
         if not isinstance(i, (int, np.integer)):
             raise TypeError("a Like can only be indexed by an integer")
-        return Like(self.shape[1:], self.dtype, self.xp)
+        return Like(self.shape[1:], self.dtype, self.xp, max(self.batched - 1, 0))
+
+    def stacked(self, count):
+        """The Like of `count` examples like this one, stacked by an enclosing vmap (one batch axis more)."""
+        return Like((count,) + self.shape, self.dtype, self.xp, self.batched + 1)
 
     def __repr__(self):
-        return f"Like(shape={self.shape}, dtype={self.dtype})"
+        batched = f", batched={self.batched}" if self.batched else ""
+        return f"Like(shape={self.shape}, dtype={self.dtype}{batched})"
 
 
 MAX_DEPTH = 4  # tapes are long chains of pairs: only their first levels are ever looked at

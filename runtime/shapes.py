@@ -293,7 +293,7 @@ def lift_examples(x, ndim):
         return 0.0
     lift = (None,) * max(0, ndim - (np.ndim(x) - 1))
     if isinstance(x, Like):  # a residual kept for its shape
-        return Like(x.shape[:1] + (1,) * len(lift) + x.shape[1:], x.dtype, x.xp)
+        return Like(x.shape[:1] + (1,) * len(lift) + x.shape[1:], x.dtype, x.xp, x.batched)
     return asarray(x)[(slice(None),) + lift]
 
 

@@ -20,7 +20,7 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
 from .fused import add_arrays
-from .helpers import _bound, _classes, _has_positions, _packed, _zero, check_real_output_type
+from .helpers import _bound, _classes, _has_positions, _literal, _packed, _zero, check_real_output_type
 from .helpers import _generated as _generated_helper
 from .ranges import holds_ranges
 from .shape_gaps import NUMBA_FORMS
@@ -179,6 +179,24 @@ def _batch_size_impl(args, specs, axis_size, shift):
     ]
     namespace = {"_axis_len": _axis_len, "_shift": _shift_axis}
     return _generated("batch_size_of", "args, specs, names, axis_size=None", lines, namespace)
+
+
+@overload(_bt.common_example, prefer_literal=True)
+def _common_example(x, batched=True):
+    if not _literal(batched, True) or _is_static(x) or isinstance(x, (types.Number, types.Boolean)):
+        return lambda x, batched=True: x
+    if isinstance(x, types.Array):
+
+        def impl(x, batched=True):
+            if not np.all(x == x[0]):
+                raise ValueError("a structural argument (axes, a shape) differs between the examples of a vmap")
+            return x[0]
+
+        return impl
+    if _is_tuple(x) and len(x):
+        body = ["return " + _packed(x, [f"_bt.common_example(x[{i}])" for i in range(len(x))])]
+        return _generated("common_example_tuple", "x, batched=True", body, _classes(x))
+    raise TypingError(f"vmap: cannot take one example of a value of type {x} under jit")
 
 
 @overload(_bt.to_batched)
@@ -346,17 +364,22 @@ def _finish_batched_batched(value, spec, batched, size):
 
 
 @overload(_bt.align, prefer_literal=True)
-def _align(values, batched):
+def _align(values, batched, lead=0):
     if not _is_tuple(values) or not _is_tuple(batched) or len(values) != len(batched):
         raise TypingError("rt.align takes a tuple of values and a tuple of constant flags")
+    parts = _aligned_parts("values", values, values, batched, _const(lead, "rt.align's lead"))
+    return _generated("align", "values, batched, lead=0", ["return (" + "".join(p + ", " for p in parts) + ")"])
+
+
+def _aligned_parts(name, parts, values, batched, lead):
+    """Index text of each of `parts` (named `name`) reshaped as rt.align reshapes `values`: new axes after the
+    batch axes of `lead` enclosing vmaps and this one's."""
     flags = [_flag(b) and isinstance(v, types.Array) for v, b in zip(values, batched)]
-    ranks = [_nd(v) - 1 if f else _nd(v) for v, f in zip(values, flags)]
+    ranks = [_nd(v) - lead - 1 if f else _nd(v) - lead for v, f in zip(values, flags)]
     rank = max(ranks) if ranks else 0
-    parts = []
-    for i, (f, r) in enumerate(zip(flags, ranks)):
-        parts.append(f"values[{i}]" + (_expand_index(rank - r) if f and r < rank else ""))
-    body = ["return (" + "".join(p + ", " for p in parts) + ")"]
-    return _generated("align", "values, batched", body)
+    grows = [f and r < rank and isinstance(p, types.Array) for p, f, r in zip(parts, flags, ranks)]
+    kept = ", ".join([":"] * (lead + 1))
+    return [f"{name}[{i}]" + (_expand_index(rank - r, kept) if g else "") for i, (g, r) in enumerate(zip(grows, ranks))]
 
 
 @overload(_bt.batch_axis, prefer_literal=True)
@@ -563,8 +586,8 @@ def _writable(x):
 
 
 @overload(_bt.batched_like)
-def _batched_like(x):
-    return lambda x: _like.like(x)
+def _batched_like(x, levels=1):  # a Like here is an array: its batch axes are axes
+    return lambda x, levels=1: _like.like(x)
 
 
 # ------------------------------------------------------------------ shapes and indexing of one example
@@ -575,16 +598,17 @@ def _example_shape(x):
     return lambda x: x.shape[1:]
 
 
-@overload(_bt.example_like)
-def _example_like(x):
-    if isinstance(x, types.Array) and x.ndim > 0:
-        return lambda x: np.broadcast_to(np.zeros(1, x.dtype), x.shape[1:])
+@overload(_bt.example_like, prefer_literal=True)
+def _example_like(x, levels=1):
+    depth = _literal(levels, 1)
+    if isinstance(x, types.Array) and x.ndim >= depth:
+        return lambda x, levels=1: np.broadcast_to(np.zeros(1, x.dtype), x.shape[depth:])
     if _is_tuple(x) and len(x):
-        body = ["return " + _packed(x, [f"_bt.example_like(x[{i}])" for i in range(len(x))])]
-        return _generated("example_like_tuple", "x", body, _classes(x))
+        body = ["return " + _packed(x, [f"_bt.example_like(x[{i}], levels)" for i in range(len(x))])]
+        return _generated("example_like_tuple", "x, levels=1", body, _classes(x))
     if _is_list(x):
-        return lambda x: [_bt.example_like(v) for v in x]
-    return lambda x: x
+        return lambda x, levels=1: [_bt.example_like(v, levels) for v in x]
+    return lambda x, levels=1: x
 
 
 @overload(_bt.example_size)
@@ -1755,20 +1779,14 @@ def _batched_getitem_vjp(acc, x, index, g):
 
 
 @overload(_bt.align_tangent, prefer_literal=True)
-def _align_tangent(t, values, batched):
+def _align_tangent(t, values, batched, lead=0):
     if isinstance(t, ZeroType):
-        return lambda t, values, batched: t
+        return lambda t, values, batched, lead=0: t
     if not (_is_tuple(t) and _is_tuple(values) and _is_tuple(batched)) or not len(t) == len(values) == len(batched):
         raise TypingError("rt.align_tangent takes tuples of tangents, values and constant flags")
-    flags = [_flag(b) and isinstance(v, types.Array) for v, b in zip(values, batched)]
-    ranks = [_nd(v) - 1 if f else _nd(v) for v, f in zip(values, flags)]
-    rank = max(ranks) if ranks else 0
-    parts = []
-    for i, (p, f, r) in enumerate(zip(t, flags, ranks)):
-        grows = f and r < rank and isinstance(p, types.Array)
-        parts.append(f"t[{i}]" + (_expand_index(rank - r) if grows else ""))
+    parts = _aligned_parts("t", t, values, batched, _const(lead, "rt.align_tangent's lead"))
     body = ["return (" + "".join(p + ", " for p in parts) + ")"]
-    return _generated("align_tangent", "t, values, batched", body)
+    return _generated("align_tangent", "t, values, batched, lead=0", body)
 
 
 def _product_vjp(rule, own):

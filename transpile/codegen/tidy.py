@@ -1,4 +1,5 @@
-"""Tidy a generated function: put single-use tuple temporaries back in place, merge back-to-back assignments."""
+"""Tidy a generated function: put single-use tuple temporaries back in place, merge back-to-back assignments, drop
+temporaries that nothing reads."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ def tidy(fdef) -> None:
        read `x` and `v` has no effect; when it does, `v` (a name or a constant) is put in for `x`.  The
        constant 0.0 is never moved: under jit, the symbolic zero's meaning depends on the name that
        holds it.
+    3. A temporary that nothing reads, bound to a name, a constant or a tuple of those (a rule read the constants
+       the tuple holds in its place), is dropped.
     """
     while _block(fdef.body, _counts(fdef)):
         pass
@@ -51,7 +54,11 @@ def _block(stmts, counts) -> bool:
                 changed = _block(inner, counts) or changed
     i = 0
     while i < len(stmts):
-        if _substitute_temporary(stmts, i, counts) or _merge_reassignment(stmts, i, counts):
+        if (
+            _substitute_temporary(stmts, i, counts)
+            or _merge_reassignment(stmts, i, counts)
+            or _unread(stmts, i, counts)
+        ):
             changed = True
             i = max(i - 1, 0)  # the statement before may now merge with the one here
         else:
@@ -112,6 +119,17 @@ def _substitute_temporary(stmts, i, counts) -> bool:
         if temp in _names(stmt, gast.Load) or (reads | {temp}) & _names(stmt, gast.Store):
             return False
     return False
+
+
+def _unread(stmts, i, counts) -> bool:
+    temp = _assigned_name(stmts[i])
+    loads, stores = counts
+    if temp is None or not _TEMPORARY.fullmatch(temp) or loads[temp] or not _pure(stmts[i].value):
+        return False
+    loads.subtract(n.id for n in name_nodes(stmts[i].value))
+    stores[temp] -= 1
+    del stmts[i]
+    return True
 
 
 class _Slot:

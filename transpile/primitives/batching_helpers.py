@@ -72,6 +72,23 @@ def _mask(bound):
     return None if mask is None or (isinstance(mask, gast.Constant) and mask.value is None) else mask
 
 
+def _deeper(helper, params, depth, default):
+    """The batching rule of an rt.`helper` whose batched form is itself called with its constant parameter `depth`
+    one more (the batch axes of one more enclosing vmap lead its operands); None (loop) where it is not a constant."""
+
+    def rule(bound, batched):
+        given = bound.get(depth)
+        if given is not None and not (isinstance(given, gast.Constant) and isinstance(given.value, int)):
+            return None
+        deeper = (default if given is None else given.value) + 1
+        call = _rt(helper, copy_tree(bound[params[0]]))
+        call.keywords = [gast.keyword(p, copy_tree(bound[p])) for p in params[1:]]
+        call.keywords.append(gast.keyword(depth, gast.Constant(deeper, None)))
+        return call
+
+    return rule
+
+
 def call_loop(bound, fresh):
     """rt.per_example(fn, args, flags, size, keywords, mask) as a loop calling fn for each example, so that fn's own
     rules differentiate it; an example the mask leaves out computes with the first one it selects (as rt.per_example
@@ -122,14 +139,27 @@ for _name in [
     "select_tape",
     "unset",
     "common_range",
-    "example_shape",
-    "example_size",
-    "batched_len",
-    "batched_like",
-    "batched_is_array",
     "batch_size_of_batched",
 ]:
     defhelper(getattr(rt, _name), params=[], varargs="args", nondiff=True)
+
+# what one example's shape says holds for every example, under an enclosing vmap too (nested vmaps)
+for _helper, _params in [
+    (rt.example_shape, ["x"]),
+    (rt.example_size, ["x", "axis=None"]),
+    (rt.batched_len, ["x"]),
+    (rt.batched_is_array, ["x", "zero_d_at=None"]),
+]:
+    defhelper(_helper, params=_params, nondiff=True, batch="shape", batch_same=True)
+
+
+defhelper(
+    rt.batched_like,
+    params=["x", "levels=1"],
+    nondiff=True,
+    batch=_deeper("batched_like", ["x"], "levels", 1),
+    batch_broadcast=("x",),
+)
 
 defhelper(
     rt.select,
@@ -169,21 +199,25 @@ defhelper(
     vjp={"v": "rt.to_batched(g, rt.batch_of(v))"},
     jvp={"v": "rt.sum_batch(t)"},
 )
+# under an enclosing vmap every value of an elementwise operation carries its batch axis (a tuple is batched whole)
 defhelper(
     rt.align,
-    params=["values", "batched"],
+    params=["values", "batched", "lead=0"],
     container=True,
-    structural=("batched",),
+    structural=("batched", "lead"),
     vjp={"values": "rt.unalign(g, values)"},
-    jvp={"values": "rt.align_tangent(t, values, batched=batched)"},
+    jvp={"values": "rt.align_tangent(t, values, batched, lead)"},
+    batch=_deeper("align", ["values", "batched"], "lead", 0),
 )
 defhelper(
     rt.align_tangent,
-    params=["t", "values", "batched"],
+    params=["t", "values", "batched", "lead=0"],
     container=True,
-    structural=("values", "batched"),
+    structural=("values", "batched", "lead"),
     vjp={"t": "rt.unalign(g, values)"},
-    jvp={"t": "rt.align_tangent(t, values, batched=batched)"},
+    jvp={"t": "rt.align_tangent(t, values, batched, lead)"},
+    batch=_deeper("align_tangent", ["t", "values", "batched"], "lead", 0),
+    batch_broadcast=("t", "values"),
 )
 defhelper(
     rt.unalign,
@@ -380,11 +414,13 @@ for _name in ["batch_axis", "batch_shape", "batch_transpose_axes"]:  # read only
         batch_same=True,
     )
 defhelper(rt.batch_index, params=["index"], nondiff=True)
+
+
 defhelper(
     rt.example_like,
-    params=["x"],
+    params=["x", "levels=1"],
     nondiff=True,
-    batch="shape",
+    batch=_deeper("example_like", ["x"], "levels", 1),
     batch_same=True,
 )
 

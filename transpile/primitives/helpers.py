@@ -191,7 +191,21 @@ defhelper(
     batch="rt.real_only(v, like, what)",
 )
 defhelper(rt.clip_mask, params=["a", "lo", "hi"], nondiff=True)
-defhelper(rt.inverse_axes, params=["axes", "ndim"], nondiff=True)
+defhelper(
+    rt.inverse_axes,
+    params=["axes", "ndim"],
+    nondiff=True,
+    # axes and ndim saved in a batched tape are the same for every example
+    batch="rt.inverse_axes(rt.common_example(axes, axes_batched), rt.common_example(ndim, ndim_batched))",
+    batch_same=True,
+)
+defhelper(
+    rt.common_example,
+    params=["x", "batched=True"],
+    nondiff=True,
+    batch="rt.common_example(rt.common_example(x, x_batched), batched)",
+    batch_same=True,
+)
 defhelper(rt.shape_of, params=["x"], nondiff=True)
 defhelper(rt.dtype_of, params=["x"], nondiff=True, batch="shape", batch_same=True)  # every example has the dtype
 defhelper(

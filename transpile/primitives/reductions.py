@@ -514,7 +514,8 @@ for _name, _impl, _vjp, _jvp in [
         _impl,
         path=f"np.{_name}",
         params=_CUMULATIVE_PARAMS,
-        batch=f"np.{_name}(x, axis=rt.batch_cumulative_axis(axis, x), dtype=dtype, include_initial=include_initial)",
+        batch=f"np.{_name}(np.reshape(x, rt.batch_flat_shape(x, axis)), axis=rt.batch_cumulative_axis(axis, x), "
+        "dtype=dtype, include_initial=include_initial)",
         batch_needs_same=("axis", "dtype", "include_initial"),
         vjp={"x": _vjp},
         jvp={"x": _jvp},
