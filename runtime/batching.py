@@ -316,12 +316,7 @@ def _stack(results):
 
 
 def _like_alike(r, first):
-    return isinstance(r, Like) and (r.shape, r.dtype, r.batched, r.xp) == (
-        first.shape,
-        first.dtype,
-        first.batched,
-        first.xp,
-    )
+    return isinstance(r, Like) and all(getattr(r, f) == getattr(first, f) for f in Like.__slots__)
 
 
 def batch_index(index):

@@ -151,15 +151,7 @@ for _helper, _params in [
     (rt.batched_is_array, ["x", "zero_d_at=None"]),
 ]:
     defhelper(_helper, params=_params, nondiff=True, batch="shape", batch_same=True)
-
-
-defhelper(
-    rt.batched_like,
-    params=["x", "levels=1"],
-    nondiff=True,
-    batch=_deeper("batched_like", ["x"], "levels", 1),
-    batch_broadcast=("x",),
-)
+defhelper(rt.batched_like, params=["x", "levels=1"], nondiff=True, batch=_deeper("batched_like", ["x"], "levels", 1))
 
 defhelper(
     rt.select,
@@ -414,8 +406,6 @@ for _name in ["batch_axis", "batch_shape", "batch_transpose_axes"]:  # read only
         batch_same=True,
     )
 defhelper(rt.batch_index, params=["index"], nondiff=True)
-
-
 defhelper(
     rt.example_like,
     params=["x", "levels=1"],
