@@ -822,6 +822,12 @@ def _insert_axis(value, size):
 
 def finish_batched_batched(value, spec, batched, size):
     """finish_batched under an outer batch (axis 0): the inner batch axis 1 goes to out_axes."""
+    if batched and isinstance(spec, int) and is_ndarray(value) and value.ndim >= 2:  # one move for every example
+        if not 1 - value.ndim <= spec < value.ndim - 1:
+            raise BatchError(
+                f"out_axes {spec} is out of range for an output with {value.ndim - 2} dimension(s) per example"
+            )
+        return np.moveaxis(value, 1, _shift_spec(spec))
     outer = next((np.shape(leaf)[0] for leaf in _leaves(value) if not _is_static(leaf) and np.ndim(leaf)), None)
     parts = [finish_batched(_slice(value, i), spec, batched, size) for i in range(outer)]
     return _restacked(parts, value)
@@ -867,6 +873,9 @@ def _unfinished_by_spec(g, spec, batched, size, outer):
         return same_kind(g, [_unfinished_by_spec(v, s, batched, size, outer) for v, s in zip(g, spec)])
     if isinstance(spec, dict) and isinstance(g, dict):
         return same_kind(g, {k: _unfinished_by_spec(g[k], spec[k], batched, size, outer) for k in g})
+    if isinstance(spec, int) and is_ndarray(g):  # one move for every example
+        moved = np.moveaxis(g, _shift_spec(spec), 1)
+        return moved if batched else np.sum(moved, axis=1)
     return _stack([unfinish_batched(_slice(g, i), spec, batched, size) for i in range(outer)])
 
 

@@ -112,3 +112,19 @@ def test_compiled_vmap_of_vmap_of_grad(f):
 
 def test_compiled_three_vmaps_deep():
     np.testing.assert_allclose(tp.jit(tp.vmap(tp.vmap(tp.vmap(total))))(X), stacked(total, X, 3), rtol=1e-12)
+
+
+@pytest.mark.parametrize("out_axes", [0, 1, -1])
+def test_out_axes_of_the_inner_vmap_and_their_gradient(out_axes):  # moved for every outer example at once
+    def rowwise(x):
+        return np.sin(x) * x[::-1]
+
+    nested = tp.vmap(tp.vmap(rowwise, out_axes=out_axes))
+    want = np.moveaxis(stacked(rowwise, X, 2), 1, out_axes + 1 if out_axes >= 0 else out_axes)
+    np.testing.assert_allclose(nested(X), want, rtol=1e-12)
+    weights = np.cos(np.arange(want.size)).reshape(want.shape)
+
+    def weighted(x):
+        return np.sum(nested(x) * weights)
+
+    np.testing.assert_allclose(tp.grad(weighted)(X), numeric_grad(weighted, (X,)), rtol=1e-6, atol=1e-9)
