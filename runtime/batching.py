@@ -574,11 +574,6 @@ def batched_len(x):
     return np.shape(x)[1]
 
 
-def _lift_vector(x, batched):
-    """A batched per-example vector (B, n) as a stack of row vectors (B, 1, n)."""
-    return x[:, None, :] if batched and np.ndim(x) == 2 else x
-
-
 def batched_matmul(a, b, a_batched, b_batched):
     """a @ b for every example, batch first."""
     from .tree import is_zero
@@ -753,7 +748,7 @@ __all__.append("common_example")
 
 
 def _is_batched_like(value):
-    return isinstance(value, Like) and getattr(value, "batched", False)
+    return isinstance(value, Like) and value.batched > 0
 
 
 def batched_like(x, levels=1):
