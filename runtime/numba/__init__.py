@@ -18,6 +18,7 @@ helpers share (helpers) and the helpers not compiled yet (pending).
 # importing these registers the Numba implementations of the runtime helpers generated code calls
 from . import (  # noqa: F401
     adjoint,
+    array_exprs,
     batching,
     batching_parts,
     binning,
@@ -26,6 +27,7 @@ from . import (  # noqa: F401
     complex_adjoints,
     constructors,
     copies,
+    dead_globals,
     decompositions,
     dicts,
     differences,
@@ -123,7 +125,9 @@ from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 
 memory.install()
+array_exprs.install()
 linking.install()
+dead_globals.install()
 lazy_code.install()
 wrappers.install()
 helper_cache.install()

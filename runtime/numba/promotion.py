@@ -48,6 +48,7 @@ from numba.np import ufunc_db
 from numba.np.numpy_support import as_dtype, from_dtype, ufunc_find_matching_loop
 
 from . import linking
+from .array_exprs import chains_only
 from .cache_entries import keyed_entries
 from .pynumbers import WeakNumber, _converted, pybool, python_numbers, python_type_of
 
@@ -83,10 +84,11 @@ def numpy_code(fun):
 
 def njit(fun=None, **options):
     """`numba.njit` with NumPy 2's type promotion (this module), the decorator of generated code: its operators
-    follow NumPy's rules, and a Python number passed to it from Python is typed as one."""
+    follow NumPy's rules, a Python number passed to it from Python is typed as one, and its array statements are
+    fused only where it chains operations (array_exprs.py)."""
     if fun is None:
         return functools.partial(njit, **options)
-    dispatcher = numba.njit(numpy_code(fun), **options)
+    dispatcher = numba.njit(chains_only(numpy_code(fun)), **options)
     dispatcher.__class__ = NumpyDispatcher
     linking.tag_cache(dispatcher)
     keyed_entries(getattr(dispatcher, "_cache", None))
