@@ -177,6 +177,12 @@ def chosen(a, b):  # each choice's derivative where it is picked (b broadcast: i
     )
 
 
+def chosen_by_mode(a, b):  # indices out of range wrapped or clipped first, as NumPy reads them
+    return weighted(np.choose(PICKS - 1, [a, np.sin(a), b], mode="wrap") ** 2) + weighted(
+        np.choose(PICKS * 2 - 1, (a, b), mode="clip") * 3.0
+    )
+
+
 def resized(a):  # every copy of an entry adds its cotangent
     return weighted(np.resize(a, (5, 3)) ** 2) + weighted(np.resize(a[0], 9) * 3.0) + weighted(np.resize(a, (2, 2)))
 
@@ -196,6 +202,22 @@ def test_choose_gradients():
     np.testing.assert_allclose(gb, numeric_grad(chosen, (A, X), 1), rtol=1e-6, atol=1e-8)
     only_picked = tp.grad(lambda b: np.sum(np.choose(PICKS, [A, A, b])))(X)  # b picked where PICKS == 2
     np.testing.assert_array_equal(only_picked, np.sum(PICKS == 2, axis=0).astype(float))
+
+
+def test_choose_wraps_and_clips_indices():
+    np.testing.assert_array_equal(
+        tp.jit(lambda a, b: np.choose(PICKS * 2 - 1, (a, b), mode="clip"))(A, X),
+        np.choose(PICKS * 2 - 1, (A, X), mode="clip"),
+    )
+    np.testing.assert_array_equal(
+        tp.vmap(lambda a: np.choose(PICKS - 1, [a, a * 2.0, X], mode="wrap"))(AB),
+        np.stack([np.choose(PICKS - 1, [a, a * 2.0, X], mode="wrap") for a in AB]),
+    )
+    ga, gb = tp.grad(chosen_by_mode, argnums=(0, 1))(A, X)
+    np.testing.assert_allclose(ga, numeric_grad(chosen_by_mode, (A, X), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gb, numeric_grad(chosen_by_mode, (A, X), 1), rtol=1e-6, atol=1e-8)
+    df = tp.grad(chosen_by_mode)
+    np.testing.assert_allclose(tp.vmap(df, in_axes=(0, None))(AB, X), np.stack([df(a, X) for a in AB]), rtol=1e-12)
 
 
 @pytest.mark.parametrize("f", [resized, unwrapped], ids=lambda f: f.__name__)
@@ -267,17 +289,20 @@ def test_compiled_values_and_dtypes_of_the_others(dtype):
 def test_compiled_gradients_of_the_others():
     for f, x in ((resized, A), (powers, X), (unwrapped, A)):
         np.testing.assert_allclose(tp.jit(tp.grad(f))(x), tp.grad(f)(x), rtol=1e-12, atol=1e-12)
-    got, want = tp.jit(tp.grad(chosen, argnums=(0, 1)))(A, X), tp.grad(chosen, argnums=(0, 1))(A, X)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    for f in (chosen, chosen_by_mode):
+        got, want = tp.jit(tp.grad(f, argnums=(0, 1)))(A, X), tp.grad(f, argnums=(0, 1))(A, X)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
 
 
 def test_refused_with_a_located_error():
-    def wrapped(a):
-        return np.sum(np.choose(PICKS, [a, a], mode="wrap"))
+    def by_mode(a, mode):
+        return np.sum(np.choose(PICKS, [a, a, a], mode=mode))
 
-    with pytest.raises(tp.TranspileError, match="mode='raise' only"):
-        tp.grad(wrapped)(A)
+    with pytest.raises(tp.TranspileError, match="mode must be 'raise', 'wrap' or 'clip', written in the call"):
+        tp.grad(by_mode)(A, "wrap")
+    with pytest.raises(tp.TranspileError, match="mode must be"):
+        tp.grad(lambda a: np.sum(np.choose(PICKS, [a, a, a], mode="wrapped")))(A)
 
     def by_period(period):
         return np.sum(np.unwrap(np.cumsum(A * 3.0, axis=1), period=period))

@@ -7,7 +7,7 @@ import numpy as np
 import runtime as rt
 
 from .rearranging import _copies
-from .registry import Example, alias, by_name, defhelper, defprim
+from .registry import Example, alias, by_name, defhelper, defprim, stepwise
 
 X = dict(a=(3, 4))
 R3 = dict(a=(2, 3, 4))
@@ -183,16 +183,24 @@ defprim(
 )
 
 
-def _raising(args, keywords, error):
-    """np.choose with mode='raise' only (its default): 'wrap' and 'clip' are refused at the call."""
-    for k in keywords:
-        if k.arg == "mode" and not (isinstance(k.value, gast.Constant) and k.value.value == "raise"):
-            error(k.value, "np.choose supports mode='raise' only", "wrap or clip the indices first: np.mod(a, n)")
-        if k.arg == "out":
-            error(k.value, "np.choose's out= writes into its argument", "assign the result instead")
-    if len(args) > 2:
-        error(args[2], "np.choose's out and mode are supported by keyword only (mode='raise')")
-    return args, keywords
+@stepwise
+def _indices_by_mode(args, keywords, error, call):
+    """np.choose(a, choices, mode=...): with mode='wrap' or 'clip', np.choose of the indices wrapped (np.mod(a, n))
+    or clipped (np.clip(a, 0, n - 1)) first, n the number of choices, as NumPy reads them; its derivative is then
+    mode='raise''s.  out= is refused."""
+    from .statistics import _NO_VALUE, _OUT_HINT, _read, _refuse_given  # a later module of the registry's order
+
+    bound = _read("choose", dict(a=_NO_VALUE, choices=_NO_VALUE, out=None, mode="raise"), args, keywords, error)
+    _refuse_given("choose", bound, ["out"], error, _OUT_HINT)
+    mode = bound["mode"]
+    if not (isinstance(mode, gast.Constant) and mode.value in ("raise", "wrap", "clip")):
+        error(mode, "np.choose's mode must be 'raise', 'wrap' or 'clip', written in the call")
+    a, choices = bound["a"], bound["choices"]
+    if mode.value == "wrap":
+        a = call(np.mod, a, call(len, choices))
+    elif mode.value == "clip":
+        a = call(np.clip, a, 0, call(by_name("sub"), call(len, choices), 1))
+    return call(np.choose, a, choices)
 
 
 # np.choose(a, choices) is np.select([a == 0, a == 1, ...], choices): np.select's derivative helpers; a, integer
@@ -205,13 +213,15 @@ defprim(
     params=["a", "choices", "out=None", "mode='raise'"],
     container=True,
     structural=("a", "mode"),
-    canonical=_raising,
+    canonical=_indices_by_mode,
     vjp={"choices": f"rt.select_vjp(g, 'choices', {_CONDITIONS}, choices, 0)"},
     jvp={"choices": f"rt.select_tangent(t, 'choices', {_CONDITIONS}, choices, 0)"},
     examples=[
         Example("np.choose(np.arange(12).reshape(3, 4) % 3, [a, a * 2.0, b])", dict(a=(3, 4), b=(4,))),
         Example("np.choose(np.array([1, 0, 1]), (a, b))", dict(a=(3,), b=())),
         Example("np.choose(np.array([[0], [1]]), [a, b], mode='raise')", dict(a=(2, 3), b=(2, 3))),
+        Example("np.choose(np.array([-1, 0, 3, 5]), [a, b * 2.0, a], mode='wrap')", dict(a=(4,), b=(4,))),
+        Example("np.choose(np.array([[-2], [7]]), (a, b), mode='clip')", dict(a=(2, 3), b=(3,))),
     ],
 )
 defhelper(rt.choose_conditions, params=["a", "choices"], nondiff=True)
