@@ -6,8 +6,9 @@ its own: parsed, typed, lowered, optimized as a module and made machine code, un
 of every function.  For a chain (`x * x + x * 2.0`) that buys one loop instead of one per operation and no
 temporary arrays.  For a single operation (`_t11 = _t6 - _t10`, most statements of a generated module, whose
 longer runs of elementwise statements are jt.kernel blocks already) it buys nothing over the ufunc's own loop, and
-costs a compile: on tests/transforms/test_statistics.py (39 tests, one process, helpers in the disk cache), 469
-expressions compiled in 12 s of 100 s.
+costs a compile: tests/transforms/test_statistics.py (39 tests, one process, helpers in the disk cache) compiled
+469 expressions, 12 s of its 100 s; with chains only, 24 remain, and the file took 87 s against 95 s for the old
+code run beside it.
 
 In functions decorated by `promotion.njit` (generated modules, with their inlined sweeps) the rewrite takes only
 operations linked to another (an operand is another's result); Numba's rewrite runs as before on everything else
@@ -34,12 +35,12 @@ class ArrayExprsOfChains(RewriteArrayExprs):
 
     def __init__(self, state, *args, **kwargs):
         super().__init__(state, *args, **kwargs)
-        self.chains_only = getattr(state.func_id.func, _MARK, False)
+        self.marked = getattr(state.func_id.func, _MARK, False)
 
     def match(self, func_ir, block, typemap, calltypes):
         if not super().match(func_ir, block, typemap, calltypes):
             return False
-        if self.chains_only:
+        if self.marked:
             linked = set()
             for name, assign in self.array_assigns.items():
                 for operand in self._get_operands(assign.value):
