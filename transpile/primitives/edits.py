@@ -6,6 +6,7 @@ import numpy as np
 
 import runtime as rt
 
+from .call_arguments import NO_VALUE, OUT_HINT, read_arguments, refuse_given
 from .rearranging import _copies
 from .registry import Example, alias, by_name, defhelper, defprim, stepwise
 
@@ -188,10 +189,8 @@ def _indices_by_mode(args, keywords, error, call):
     """np.choose(a, choices, mode=...): with mode='wrap' or 'clip', np.choose of the indices wrapped (np.mod(a, n))
     or clipped (np.clip(a, 0, n - 1)) first, n the number of choices, as NumPy reads them; its derivative is then
     mode='raise''s.  out= is refused."""
-    from .statistics import _NO_VALUE, _OUT_HINT, _read, _refuse_given  # a later module of the registry's order
-
-    bound = _read("choose", dict(a=_NO_VALUE, choices=_NO_VALUE, out=None, mode="raise"), args, keywords, error)
-    _refuse_given("choose", bound, ["out"], error, _OUT_HINT)
+    bound = read_arguments("choose", dict(a=NO_VALUE, choices=NO_VALUE, out=None, mode="raise"), args, keywords, error)
+    refuse_given("choose", bound, ["out"], error, OUT_HINT)
     mode = bound["mode"]
     if not (isinstance(mode, gast.Constant) and mode.value in ("raise", "wrap", "clip")):
         error(mode, "np.choose's mode must be 'raise', 'wrap' or 'clip', written in the call")

@@ -15,49 +15,8 @@ import numpy as np
 import runtime as rt
 
 from .batch_rules import _expr
+from .call_arguments import NO_VALUE, OUT_HINT, constant, is_none, read_arguments, refuse_given
 from .registry import Example, alias, by_name, defhelper, stepwise
-
-_NO_VALUE = object()  # a parameter without a default
-
-
-def _constant(value):
-    return gast.Constant(value=value, kind=None)
-
-
-def _read(name, params, args, keywords, error, positional=None):
-    """{param: AST} for a call of np.<name>, with the defaults of `params` ({name: default}) where not given;
-    `positional` is how many can be given by position (all of them if None)."""
-    names = list(params)
-    leading = names if positional is None else names[:positional]
-    if len(args) > len(leading):
-        error(args[len(leading)], f"np.{name} takes at most {len(leading)} positional argument(s), got {len(args)}")
-    given = dict(zip(leading, args))
-    for k in keywords:
-        if k.arg not in params:
-            error(k.value, f"np.{name} has no keyword argument {k.arg!r}", f"its parameters: {', '.join(names)}")
-        if k.arg in given:
-            error(k.value, f"np.{name} got argument {k.arg!r} twice")
-        given[k.arg] = k.value
-    for key, default in params.items():
-        if key not in given:
-            if default is _NO_VALUE:
-                error(None, f"np.{name} is missing its argument {key!r}")
-            given[key] = _constant(default)
-    return given
-
-
-def _is_none(node):
-    return isinstance(node, gast.Constant) and node.value is None
-
-
-def _refuse_given(name, bound, params, error, hint):
-    """A located error for each of `params` given other than None: what the rewrite does not support."""
-    for param in params:
-        if not _is_none(bound[param]):
-            error(bound[param], f"np.{name}'s {param}= is not supported", hint.format(param=param))
-
-
-_OUT_HINT = "assign the result instead (`{param}` left out)"
 
 
 def _one_more_lead(helper, *arrays):
@@ -67,7 +26,7 @@ def _one_more_lead(helper, *arrays):
     params = [p for p in inspect.signature(helper).parameters if p != "lead"]
 
     def rule(bound, batched):
-        lead = bound.get("lead", _constant(0))
+        lead = bound.get("lead", constant(0))
         if any(flag for p, flag in batched.items() if p not in arrays) or not isinstance(lead, gast.Constant):
             return None
         given = [p for p in params if p in bound]
@@ -84,8 +43,8 @@ def _one_more_lead(helper, *arrays):
 def _ptp(args, keywords, error, call):
     """np.ptp(a, axis, keepdims=k) is np.max(a, axis, keepdims=k) - np.min(a, axis, keepdims=k): its derivative is
     theirs (shared among tied entries)."""
-    bound = _read("ptp", dict(a=_NO_VALUE, axis=None, out=None, keepdims=False), args, keywords, error)
-    _refuse_given("ptp", bound, ["out"], error, _OUT_HINT)
+    bound = read_arguments("ptp", dict(a=NO_VALUE, axis=None, out=None, keepdims=False), args, keywords, error)
+    refuse_given("ptp", bound, ["out"], error, OUT_HINT)
     a, how = bound["a"], dict(axis=bound["axis"], keepdims=bound["keepdims"])
     return call(by_name("sub"), call(np.max, a, **how), call(np.min, a, **how))
 
@@ -110,13 +69,13 @@ def _average(args, keywords, error, call):
     weights lined up with `a` (rt.weights_along: of a's shape, or along `axis`) in NumPy's result type, their sums
     checked for zeros (rt.weight_sums: NumPy's ZeroDivisionError).  returned=True adds the sums of the weights
     (the count of entries averaged, without weights), of the average's shape and type."""
-    params = dict(a=_NO_VALUE, axis=None, weights=None, returned=False, keepdims=False)
-    bound = _read("average", params, args, keywords, error, positional=4)
+    params = dict(a=NO_VALUE, axis=None, weights=None, returned=False, keepdims=False)
+    bound = read_arguments("average", params, args, keywords, error, positional=4)
     a, axis, weights, returned = bound["a"], bound["axis"], bound["weights"], bound["returned"]
     how = dict(axis=axis, keepdims=bound["keepdims"])
     if not (isinstance(returned, gast.Constant) and isinstance(returned.value, (bool, int))):
         error(returned, "np.average's returned= must be written True or False", "it decides what the call returns")
-    if _is_none(weights):
+    if is_none(weights):
         average = call(np.mean, a, **how)
         if not returned.value:
             return average
@@ -173,37 +132,37 @@ alias(by_name("rt.weights_along"), np.average, canonical=_average)
 
 # ---------------------------------------------------------------------------- np.cov and np.corrcoef
 
-_COV = dict(m=_NO_VALUE, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None)
+_COV = dict(m=NO_VALUE, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None)
 
 
 def _covariances(bound, call):
     """The (k, k) covariances of np.cov's variables (not squeezed), from its bound arguments."""
     rowvar = bound["rowvar"]
     x = call(rt.variables_by_row, bound["m"], rowvar, "m")
-    if not _is_none(bound["y"]):
+    if not is_none(bound["y"]):
         x = call(np.concatenate, (x, call(rt.variables_by_row, bound["y"], rowvar, "y")), axis=0)
     weights = None  # NumPy's w: fweights * aweights
     for name in ("fweights", "aweights"):
-        if not _is_none(bound.get(name, _constant(None))):
+        if not is_none(bound.get(name, constant(None))):
             checked = call(rt.observation_weights, bound[name], x, name)
             weights = checked if weights is None else call(by_name("mul"), weights, checked)
             bound = {**bound, name: checked}
     ddof, bias = bound["ddof"], bound["bias"]
-    if _is_none(ddof):  # NumPy: 1, or 0 for a true `bias`
+    if is_none(ddof):  # NumPy: 1, or 0 for a true `bias`
         if isinstance(bias, gast.Constant):
-            ddof = _constant(0 if bias.value else 1)
+            ddof = constant(0 if bias.value else 1)
         else:
             ddof = call(np.logical_not, bias)
     sub = by_name("sub")
     if weights is None:
-        observations = gast.Subscript(value=call(np.shape, x), slice=_constant(1), ctx=gast.Load())
+        observations = gast.Subscript(value=call(np.shape, x), slice=constant(1), ctx=gast.Load())
         count = call(sub, observations, ddof)
         deviations = call(sub, x, call(np.mean, x, axis=1, keepdims=True))
         weighted = deviations
     else:  # as np.average(x, axis=1, weights=w) computes the means, and NumPy the count
         total = call(rt.weight_sums, call(np.sum, weights))
         means = call(by_name("truediv"), call(np.sum, call(by_name("mul"), x, weights), axis=1, keepdims=True), total)
-        if _is_none(bound.get("aweights", _constant(None))):
+        if is_none(bound.get("aweights", constant(None))):
             count = call(sub, total, ddof)
         else:
             spread = call(sum, call(by_name("mul"), weights, bound["aweights"]))  # (Python's sum, as NumPy's)
@@ -219,8 +178,8 @@ def _covariances(bound, call):
 def _cov(args, keywords, error, call):
     """np.cov(m, y, rowvar, bias, ddof, fweights, aweights): the deviations from each variable's (weighted) mean,
     multiplied as NumPy does (np.dot(d, (d * w).T.conj()) * (1 / (n - ddof))), squeezed."""
-    bound = _read("cov", _COV, args, keywords, error, positional=7)
-    _refuse_given("cov", bound, ["dtype"], error, "leave out dtype= and cast the result: np.cov(m).astype({param})")
+    bound = read_arguments("cov", _COV, args, keywords, error, positional=7)
+    refuse_given("cov", bound, ["dtype"], error, "leave out dtype= and cast the result: np.cov(m).astype({param})")
     return call(rt.squeezed_covariances, _covariances(bound, call), bound["m"], bound["y"])
 
 
@@ -228,10 +187,11 @@ def _cov(args, keywords, error, call):
 def _corrcoef(args, keywords, error, call):
     """np.corrcoef(x, y, rowvar): np.cov's covariances divided by the standard deviations on either side, as NumPy
     divides, and clipped to [-1, 1] with np.clip (its derivative rule) on the real part."""
-    bound = _read("corrcoef", dict(x=_NO_VALUE, y=None, rowvar=True, dtype=None), args, keywords, error, positional=3)
-    _refuse_given("corrcoef", bound, ["dtype"], error, "leave out dtype= and cast the result")
+    params = dict(x=NO_VALUE, y=None, rowvar=True, dtype=None)
+    bound = read_arguments("corrcoef", params, args, keywords, error, positional=3)
+    refuse_given("corrcoef", bound, ["dtype"], error, "leave out dtype= and cast the result")
     covariances = _covariances(
-        dict(m=bound["x"], y=bound["y"], rowvar=bound["rowvar"], bias=_constant(False), ddof=_constant(None)), call
+        dict(m=bound["x"], y=bound["y"], rowvar=bound["rowvar"], bias=constant(False), ddof=constant(None)), call
     )
     deviations = call(np.sqrt, call(np.real, call(np.diagonal, covariances)))
     rows = call(by_name("truediv"), covariances, call(np.expand_dims, deviations, 1))
