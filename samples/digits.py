@@ -3,7 +3,7 @@
 The data are scikit-learn's bundled digits (`sklearn.datasets.load_digits`: 1,797 images of 8x8 pixels, no
 download), split once into a training and a test set.  The training step is `tp.value_and_grad(loss)`, the
 generated NumPy code.  `--backend numba` jits it with the whole-module Numba backend: the same losses, but its
-compile takes minutes (two at the test suite's NUMBA_OPT=1; at Numba's default level LLVM's optimization of the
+compile takes minutes (two at NUMBA_OPT=1; at Numba's default level LLVM's optimization of the
 module ran past twenty, for a tiny network, on a shared machine) and its steps are no faster than NumPy's on these
 small batches.  `--backend numba-kernels` is the quick compiled choice (`tp.jit(step, backend="numba-kernels")`: its
 fused loop nests compiled in seconds, the rest NumPy).  A progress bar counts the epochs, with the mean training

@@ -4,6 +4,8 @@ one xdist worker (`compiles`)."""
 
 import functools
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -15,10 +17,17 @@ os.environ.setdefault("TRANSPILE_JIT_COMPILE", "block")
 # TRANSPILE_LINKED_OPT=3 to run the whole suite in the default mode.
 os.environ.setdefault("TRANSPILE_LINKED_OPT", "0")
 
-# and LLVM optimizes the callers at level 1: up to half the compile CPU again (the suite's time is mostly Numba
-# compiling), the same IEEE arithmetic (no fast-math); the disk cache's keys name the level (linking.py), so code
-# compiled here never reaches a process at the default level 3.  NUMBA_OPT=3 runs the suite at the users' level.
-os.environ.setdefault("NUMBA_OPT", "1")
+# and LLVM does not optimize at all (level 0): the suite's time is mostly Numba compiling, and level 0 takes 40% off
+# level 1's (a vmap(grad(np.corrcoef)) 18.8 -> 10.8 s), the same IEEE arithmetic (no fast-math).  At level 0 the
+# pruning of reference counts keeps to basic blocks (its other subpasses took 3 of 5 s of LLVM's time there); dead
+# globals go (runtime/numba/dead_globals.py), so the disk cache takes the code.  The disk cache's keys name the level
+# (linking.py): code compiled here never reaches a process at the default level 3.  A test that measures compiled
+# code's speed is marked `optimized` and runs in a new process at level 1.  NUMBA_OPT=3 runs the suite at the users'
+# level.
+os.environ.setdefault("NUMBA_OPT", "0")
+if os.environ["NUMBA_OPT"] == "0":
+    os.environ.setdefault("NUMBA_LLVM_REFPRUNE_FLAGS", "per_bb")
+OPTIMIZED_LEVEL = "1"  # the level of the tests marked `optimized`, where the suite's is 0
 
 # a test file whose text has one of these compiles with Numba (jit's default backend) in some of its tests
 _COMPILING = ("jit(", "jit\n", "numba")
@@ -38,6 +47,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "compiles: in a file that compiles with Numba; run last, the file on one worker")
     config.addinivalue_line("markers", "gpu: runs on a CUDA device through CuPy; skipped where there is none")
     config.addinivalue_line(
+        "markers", "optimized: needs code faster than NumPy's; at NUMBA_OPT=0 it runs in a new process at level 1"
+    )
+    config.addinivalue_line(
         "markers", "pmap_compiles: a pmap test whose devices run compiled code (the others: tp.disable_jit())"
     )
 
@@ -54,3 +66,17 @@ def pytest_collection_modifyitems(session, config, items):
             sizes[item.path] = sizes.get(item.path, 0) + 1
     order = {path: rank for rank, path in enumerate(sorted(sizes, key=lambda p: (-sizes[p], str(p))), start=1)}
     items.sort(key=lambda item: order.get(item.path, 0))  # stable: collection order within a file
+
+
+def pytest_pyfunc_call(pyfuncitem):
+    """A test marked `optimized`, in a suite at NUMBA_OPT=0: run in a new pytest process at OPTIMIZED_LEVEL (its
+    output shown if it fails), not here."""
+    if pyfuncitem.get_closest_marker("optimized") is None or os.environ.get("NUMBA_OPT") != "0":
+        return None
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_LLVM_REFPRUNE", "PYTEST_XDIST"))}
+    env["NUMBA_OPT"] = OPTIMIZED_LEVEL
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", pyfuncitem.nodeid]
+    done = subprocess.run(command, cwd=pyfuncitem.config.rootpath, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"at NUMBA_OPT={OPTIMIZED_LEVEL}, in a new process:\n{done.stdout}{done.stderr}", pytrace=False)
+    return True
