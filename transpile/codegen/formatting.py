@@ -144,7 +144,7 @@ def _fallback(text, reason) -> str:
 
 def format_text(text: str) -> str:
     """`text` as `ruff format` lays it out: by this process's `ruff server` (ruff_server.py), else (the server cannot
-    run, or leaves `text` as it is: laid out already, or not parsable, which the CLI reports) by a `ruff format`."""
+    run, or `text` does not parse, which the CLI reports) by a `ruff format`."""
     binary = ruff_binary()
     if binary is not None:
         formatted = ruff_server.format_text(binary, text, _CONFIGURATION, _HERE, _TIMEOUT_S)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import atexit
 import itertools
 import json
@@ -57,7 +58,7 @@ class Server:
             raise
 
     def format(self, text: str) -> str | None:
-        """`text` laid out; None where the server leaves it as it is (already laid out, or not parsable)."""
+        """`text` laid out; None where the server cannot (`text` does not parse: the CLI says why)."""
         document = {"uri": f"file://{WORKSPACE}/module_{next(self.documents)}.py"}
         opened = {**document, "languageId": "python", "version": 1, "text": text}
         self.notify("textDocument/didOpen", {"textDocument": opened})
@@ -65,7 +66,9 @@ class Server:
         request = self.request("textDocument/formatting", {"textDocument": document, "options": options})
         self.notify("textDocument/didClose", {"textDocument": document})
         edits = self.response(request)
-        return None if edits is None else apply_edits(text, edits, self.codec)
+        if edits:
+            return apply_edits(text, edits, self.codec)
+        return text if _parses(text) else None  # the server answers alike for both
 
     def shut_down(self) -> None:
         """Ask the server to exit (`shutdown`, `exit`); kill it if it does not, and reap it."""
@@ -172,6 +175,14 @@ def _initialize_params(configuration: dict) -> dict:
     }
 
 
+def _parses(text: str) -> bool:
+    try:
+        compile(text, "<generated>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def _content_length(header: bytes) -> int:
     for line in header.split(b"\r\n"):
         name, _, value = line.partition(b":")
@@ -211,8 +222,8 @@ _servers: dict[str, Server | None] = {}  # by binary; None: it could not start, 
 
 
 def format_text(binary: str, text: str, configuration: dict, cwd: str, timeout_s: float) -> str | None:
-    """`text` laid out by this process's server of `binary` (started on the first call); None where the server
-    leaves `text` as it is, or cannot run or failed (then for the rest of the process): the caller runs the CLI."""
+    """`text` laid out by this process's server of `binary` (started on the first call); None where `text` does not
+    parse, or the server cannot run or failed (then for the rest of the process): the caller runs the CLI."""
     if not hasattr(select, "poll"):  # Windows
         return None
     with _lock:
