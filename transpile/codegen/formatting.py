@@ -1,10 +1,12 @@
-"""Lay generated modules out with ruff (its binary, in a subprocess), or leave them as emitted if it cannot run."""
+"""Lay generated modules out with ruff (its language server, else its binary in a subprocess), or leave them as
+emitted if it cannot run."""
 
 from __future__ import annotations
 
 import ast
 import contextlib
 import functools
+import json
 import os
 import subprocess
 import threading
@@ -13,25 +15,43 @@ import warnings
 from runtime import syntax
 
 from ..frontend.nodes import walk
+from . import ruff_server
 
 LINE_WIDTH = 88
 
-# Every setting the output depends on, given on the command line: `--isolated` keeps a user's pyproject.toml or
-# ruff.toml (found from the working directory) from changing what transpile writes.  Trailing commas the code
-# generator happens to write do not keep a sequence split (`skip-magic-trailing-comma`); sequences ruff splits get
+# Every setting the output depends on, as a ruff.toml would write them: the CLI gets them on its command line, where
+# `--isolated` keeps a user's pyproject.toml or ruff.toml (found from the working directory) from changing what
+# transpile writes; the server gets them as its inline configuration, preferred to every file.  Trailing commas the
+# code generator happens to write do not keep a sequence split (`skip-magic-trailing-comma`); sequences ruff splits get
 # one, so the result is also what `ruff format` with default settings leaves unchanged.
-_SETTINGS = (
-    "--isolated",
-    f"--line-length={LINE_WIDTH}",
-    "--target-version=py311",
-    "--config=indent-width=4",
-    "--config=format.indent-style='space'",
-    "--config=format.quote-style='double'",
-    "--config=format.line-ending='lf'",
-    "--config=format.docstring-code-format=false",
-    "--config=format.skip-magic-trailing-comma=true",
-    "--config=lint.isort.split-on-trailing-comma=false",
-)
+_CONFIGURATION = {
+    "line-length": LINE_WIDTH,
+    "target-version": "py311",
+    "indent-width": 4,
+    "format": {
+        "indent-style": "space",
+        "quote-style": "double",
+        "line-ending": "lf",
+        "docstring-code-format": False,
+        "skip-magic-trailing-comma": True,
+    },
+    "lint": {"isort": {"split-on-trailing-comma": False}},
+}
+
+
+def _config_options(table: dict, prefix="") -> list[str]:
+    """`--config=KEY=VALUE` options for every setting in `table` (a JSON value is a TOML one here)."""
+    options = []
+    for key, value in table.items():
+        if isinstance(value, dict):
+            options += _config_options(value, f"{prefix}{key}.")
+        else:
+            options.append(f"--config={prefix}{key}={json.dumps(value)}")
+    return options
+
+
+_SETTINGS = ("--isolated", *_config_options(_CONFIGURATION))
+_HERE = os.path.dirname(os.path.abspath(__file__))  # no project's files beside it: stable import sections
 _TIMEOUT_S = 60
 
 
@@ -99,7 +119,7 @@ def _run(args, text, what) -> str:
             input=text.encode(),
             capture_output=True,
             timeout=_TIMEOUT_S,
-            cwd=os.path.dirname(os.path.abspath(__file__)),  # no project's files beside it: stable import sections
+            cwd=_HERE,
             check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
@@ -123,7 +143,18 @@ def _fallback(text, reason) -> str:
 
 
 def format_text(text: str) -> str:
-    """`text` as `ruff format` lays it out."""
+    """`text` as `ruff format` lays it out: by this process's `ruff server` (ruff_server.py), else (the server cannot
+    run, or `text` does not parse, which the CLI reports) by a `ruff format`."""
+    binary = ruff_binary()
+    if binary is not None:
+        formatted = ruff_server.format_text(binary, text, _CONFIGURATION, _HERE, _TIMEOUT_S)
+        if formatted is not None:
+            return formatted
+    return _run(["format"], text, "format")
+
+
+def format_text_by_cli(text: str) -> str:
+    """`text` as a `ruff format` process lays it out (what `format_text` gives, at a process's cost)."""
     return _run(["format"], text, "format")
 
 
