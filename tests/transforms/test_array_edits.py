@@ -299,8 +299,9 @@ def test_refused_with_a_located_error():
     def by_mode(a, mode):
         return np.sum(np.choose(PICKS, [a, a, a], mode=mode))
 
-    with pytest.raises(tp.TranspileError, match="mode must be 'raise', 'wrap' or 'clip', written in the call"):
+    with pytest.raises(tp.TranspileError, match="mode must be 'raise', 'wrap' or 'clip', written in the call") as info:
         tp.grad(by_mode)(A, "wrap")
+    assert "np.choose(PICKS, [a, a, a], mode=mode)" in str(info.value)  # at the argument, not at the def
     with pytest.raises(tp.TranspileError, match="mode must be"):
         tp.grad(lambda a: np.sum(np.choose(PICKS, [a, a, a], mode="wrapped")))(A)
 

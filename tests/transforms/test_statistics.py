@@ -3,6 +3,7 @@ np.sum(a * w) / np.sum(w), np.dot of the deviations, np.clip): their derivatives
 differences, under vmap(grad) against stacking, and under jit (values, dtypes, shapes and gradients) against NumPy;
 what NumPy refuses raises NumPy's error, and what transpile does not support yet raises a located error."""
 
+import inspect
 import warnings
 
 import numpy as np
@@ -273,7 +274,8 @@ def average_returned(a, flag):
 def test_refused_arguments_raise_located_errors(f, args, match):
     with pytest.raises(tp.TranspileError, match=match) as info:
         tp.vmap(f, in_axes=(0,) + (None,) * (len(args) - 1))(args[0][None], *args[1:])
-    assert "test_statistics.py" in str(info.value)
+    source, first = inspect.getsourcelines(f)  # the call, on the line after the def, with its caret
+    assert f"test_statistics.py:{first + 1}:" in str(info.value) and source[1].strip() in str(info.value)
 
 
 def test_examples_batched_alike_or_not():

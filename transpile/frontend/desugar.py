@@ -1981,6 +1981,13 @@ class _FunctionDesugarer:
                 self.error(node, "`*args` and `**kwargs` are not supported in this call", "write the arguments out")
         args = [self.atom(a, stmt) for a in expr.args]
         keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value, stmt)) for k in expr.keywords]
+        written = {id(atom): node for atom, node in zip(args, expr.args)}
+        written.update((id(k.value), node.value) for k, node in zip(keywords, expr.keywords))
+
+        def error(node, message, hint=None):
+            """A located error at the argument as the user wrote it (its atom has no place), else at the call."""
+            placed = node if getattr(node, "lineno", None) is not None else expr
+            self.error(written.get(id(node), placed), message, hint)
 
         def located(node):
             if isinstance(node, tuple):  # a Python constant given to a step (`axis=(0, 1)`, `-1.0`)
@@ -1999,7 +2006,7 @@ class _FunctionDesugarer:
             self.assign(target, located(self._prim_rhs(prim, atoms, kwargs, stmt, call_node=None)), stmt)
             return name(target)
 
-        result = located(canonical(args, keywords, self.error, call))
+        result = located(canonical(args, keywords, error, call))
         last = self.blocks[-1][-1] if self.blocks[-1] else None
         if isinstance(result, gast.Name) and isinstance(last, gast.Assign) and last.targets[0].id == result.id:
             return self.blocks[-1].pop().value  # the last step's call is the right-hand side itself
