@@ -8,6 +8,6 @@ from . import registry  # noqa: F401
 from . import operators, containers, elementwise, complex_parts, reductions, products, shape, indexing, constructors  # noqa: F401
 from . import binning, copies, differences, in_place, fft, rearranging, edits, signal, polynomials  # noqa: F401
 from . import helpers, builtins_math, batching_helpers, collectives, pyforms  # noqa: F401
-from . import linalg, pytree_nodes, array_api, random, statistics  # noqa: F401
+from . import linalg, pytree_nodes, array_api, random, statistics, ufunc_methods  # noqa: F401
 from . import complex_examples, rearranged_adjoints  # noqa: F401
 # isort: on

@@ -14,9 +14,12 @@ import dataclasses
 import inspect
 from dataclasses import dataclass, field
 
+import numpy as np
+
 import runtime
 
 _BY_IMPL: dict[int, Primitive] = {}
+_BY_UFUNC_METHOD: dict[tuple[int, str], Primitive] = {}  # (id of the ufunc, method name): np.add.reduce
 _BY_NAME: dict[str, Primitive] = {}
 _BY_PATH: dict[str, Primitive] = {}  # the first primitive registered under each path
 _METHODS: dict[str, Method] = {}
@@ -403,9 +406,18 @@ def folds(obj) -> bool:
     return id(obj) in _FOLDED
 
 
+def alias_ufunc_method(prim: Primitive, ufunc, method: str, **changes):
+    """Calls of `ufunc`'s method named `method` (np.add.reduce) take `prim`'s entry with `changes`: each attribute
+    read makes a new bound method, so these are found by their ufunc and name, not by identity."""
+    _BY_UFUNC_METHOD[id(ufunc), method] = dataclasses.replace(prim, **changes)
+
+
 def lookup(obj) -> Primitive | None:
     """The primitive whose implementation is `obj`, if any."""
-    return _BY_IMPL.get(id(obj))
+    found = _BY_IMPL.get(id(obj))
+    if found is None and isinstance(getattr(obj, "__self__", None), np.ufunc):
+        found = _BY_UFUNC_METHOD.get((id(obj.__self__), obj.__name__))
+    return found
 
 
 def by_name(name: str) -> Primitive:
