@@ -150,7 +150,7 @@ def format_text(text: str) -> str:
         formatted = ruff_server.format_text(binary, text, _CONFIGURATION, _HERE, _TIMEOUT_S)
         if formatted is not None:
             return formatted
-    return _run(["format"], text, "format")
+    return format_text_by_cli(text)
 
 
 def format_text_by_cli(text: str) -> str:

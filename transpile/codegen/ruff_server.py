@@ -177,7 +177,7 @@ def _initialize_params(configuration: dict) -> dict:
 
 def _parses(text: str) -> bool:
     try:
-        compile(text, "<generated>", "exec", ast.PyCF_ONLY_AST)
+        ast.parse(text)
     except (SyntaxError, ValueError):
         return False
     return True
