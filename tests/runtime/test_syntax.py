@@ -62,11 +62,13 @@ def test_gast_parse_and_compile_tree_give_what_the_unlocked_calls_give():
 
 
 def _direct_parses(path):
-    """The lines of `path` that call ast.parse or gast.parse."""
+    """The lines of `path` that call ast.parse or gast.parse, or compile with ast.PyCF_ONLY_AST (a parse too)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         fn = node.func if isinstance(node, ast.Call) else None
-        if isinstance(fn, ast.Attribute) and fn.attr == "parse" and getattr(fn.value, "id", None) in ("ast", "gast"):
+        module = getattr(getattr(fn, "value", None), "id", None)
+        parses = isinstance(fn, ast.Attribute) and fn.attr == "parse" and module in ("ast", "gast")
+        if parses or (getattr(fn, "id", None) == "compile" and "PyCF_ONLY_AST" in ast.unparse(node)):
             found.append(node.lineno)
     return found
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import atexit
 import itertools
 import json
@@ -12,6 +11,8 @@ import select
 import subprocess
 import threading
 import time
+
+from runtime import syntax
 
 # Documents live in this directory, which does not exist: no configuration file or files to index there, and no
 # ancestor that ruff excludes by default (site-packages, .venv, build: where transpile itself may be installed).
@@ -177,7 +178,7 @@ def _initialize_params(configuration: dict) -> dict:
 
 def _parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        syntax.parse(text)  # under the parsing lock (runtime/syntax.py)
     except (SyntaxError, ValueError):
         return False
     return True
