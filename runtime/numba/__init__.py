@@ -75,6 +75,7 @@ from . import (  # noqa: F401
     shapes,
     signals,
     sources,
+    stack_chunks,
     stacked_linalg,
     statistics,
     tapes,
@@ -125,6 +126,7 @@ from .tensor_products import cholesky, kron, tensordot, vdot  # noqa: F401
 from .zero import ZERO, ZeroType  # noqa: F401
 
 memory.install()
+stack_chunks.install()
 array_exprs.install()
 linking.install()
 dead_globals.install()

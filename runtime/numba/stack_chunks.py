@@ -1,0 +1,114 @@
+"""Freed chunks of CPython's frame stack are kept for reuse, so Numba's deep compile recursion stops mapping them anew.
+
+CPython (3.11 on) keeps the frames of Python calls on a stack of chunks, 16 KiB each unless one frame needs more.
+A call that does not fit in the current chunk gets a new one from the object arena allocator (``mmap``); when that
+call returns, the chunk goes back (``munmap``). Numba compiles through recursion hundreds of frames deep that
+crosses a chunk's end again and again: one cold compile of an MLP's gradient mapped and unmapped 200,000 chunks,
+each then page-faulted in, most of its system time.
+
+``install()`` wraps the arena allocator, as Python's documentation allows (``PyObject_SetArenaAllocator``), with
+two tiny functions compiled by LLVM: a freed block of exactly one chunk's size joins a short list of ``KEPT``
+blocks, and the next request of that size takes one from it. Every other size, and every block past the list,
+goes to the previous allocator, so each block is still freed by the allocator that made it. Both functions run
+with the GIL held, as all of the arena allocator's callers do.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import llvmlite.binding as llvm
+
+CHUNK = 16 * 1024  # DATA_STACK_CHUNK_SIZE in CPython's pystate.c
+KEPT = 16  # blocks kept at most: 256 KiB
+
+
+class _ArenaAllocator(ctypes.Structure):
+    """PyObjectArenaAllocator."""
+
+    _fields_ = [(name, ctypes.c_void_p) for name in ("ctx", "alloc", "free")]
+
+
+_IR = """
+@count = internal global i64 0
+@kept = internal global [{kept} x i8*] zeroinitializer
+
+define i8* @chunk_alloc(i8* %ctx, i64 %size) {{
+entry:
+  %chunk = icmp eq i64 %size, {chunk}
+  %n = load i64, i64* @count
+  %some = icmp ne i64 %n, 0
+  %reuse = and i1 %chunk, %some
+  br i1 %reuse, label %take, label %previous
+take:
+  %last = sub i64 %n, 1
+  store i64 %last, i64* @count
+  %slot = getelementptr [{kept} x i8*], [{kept} x i8*]* @kept, i64 0, i64 %last
+  %block = load i8*, i8** %slot
+  ret i8* %block
+previous:
+  %f = inttoptr i64 {alloc} to i8* (i8*, i64)*
+  %fresh = call i8* %f(i8* inttoptr (i64 {ctx} to i8*), i64 %size)
+  ret i8* %fresh
+}}
+
+define void @chunk_free(i8* %ctx, i8* %block, i64 %size) {{
+entry:
+  %chunk = icmp eq i64 %size, {chunk}
+  %n = load i64, i64* @count
+  %room = icmp ult i64 %n, {kept}
+  %keep = and i1 %chunk, %room
+  br i1 %keep, label %put, label %previous
+put:
+  %slot = getelementptr [{kept} x i8*], [{kept} x i8*]* @kept, i64 0, i64 %n
+  store i8* %block, i8** %slot
+  %more = add i64 %n, 1
+  store i64 %more, i64* @count
+  ret void
+previous:
+  %f = inttoptr i64 {free} to void (i8*, i8*, i64)*
+  call void %f(i8* inttoptr (i64 {ctx} to i8*), i8* %block, i64 %size)
+  ret void
+}}
+
+define i64 @kept_now() {{
+  %n = load i64, i64* @count
+  ret i64 %n
+}}
+"""
+
+_installed: dict = {}  # keeps the compiled functions and the previous allocator alive for the process's life
+
+
+def install() -> bool:
+    """Wrap the arena allocator once per process; returns whether the wrapper is in place."""
+    if _installed:
+        return True
+    previous = _ArenaAllocator()
+    ctypes.pythonapi.PyObject_GetArenaAllocator(ctypes.byref(previous))
+    source = _IR.format(chunk=CHUNK, kept=KEPT, ctx=previous.ctx or 0, alloc=previous.alloc, free=previous.free)
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly(source)
+    module.verify()
+    engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
+    engine.finalize_object()
+    wrapped = _ArenaAllocator(
+        None, engine.get_function_address("chunk_alloc"), engine.get_function_address("chunk_free")
+    )
+    kept_now = ctypes.CFUNCTYPE(ctypes.c_int64)(engine.get_function_address("kept_now"))
+    ctypes.pythonapi.PyObject_SetArenaAllocator(ctypes.byref(wrapped))
+    _installed.update(engine=engine, module=module, previous=previous, wrapped=wrapped, kept_now=kept_now)
+    return True
+
+
+def installed() -> bool:
+    """Whether the arena allocator in use now is this module's wrapper."""
+    current = _ArenaAllocator()
+    ctypes.pythonapi.PyObject_GetArenaAllocator(ctypes.byref(current))
+    return bool(_installed) and current.alloc == _installed["wrapped"].alloc
+
+
+def kept() -> int:
+    """How many freed chunks wait for reuse now (0 before ``install()``)."""
+    return _installed["kept_now"]() if _installed else 0
