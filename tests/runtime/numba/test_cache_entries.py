@@ -4,6 +4,7 @@ import importlib
 import os
 
 import numpy as np
+from numba.core import config
 
 from runtime.numba import cache_entries, helper_cache, promotion
 
@@ -26,6 +27,7 @@ def test_an_entry_is_read_only_under_its_own_key(tmp_path):
 
 def test_generated_functions_and_helpers_keep_their_entries_so(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))  # and put back after the test, as Numba has read it
     (tmp_path / "entries_module.py").write_text("def double(x):\n    return x * 2\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     compiled = promotion.njit(importlib.import_module("entries_module").double, cache=True)

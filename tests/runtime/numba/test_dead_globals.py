@@ -1,6 +1,7 @@
 """At NUMBA_OPT=0 a function with an inlined callee keeps no dead dynamic global, so the disk cache takes it."""
 
 import importlib
+import pathlib
 import sys
 import textwrap
 
@@ -30,6 +31,7 @@ def test_level_zero_code_with_an_inlined_callee_is_cacheable(tmp_path, monkeypat
         assert module.outer(1.0) == 4.0
         (compiled,) = module.outer.overloads.values()
         assert not compiled.library.has_dynamic_globals  # Numba left the callee's address, loaded and unused
-        assert list((tmp_path / "__pycache__").glob("level_zero_module.outer-*.nbi"))  # saved to the disk cache
+        cache_path = module.outer._cache._cache_path  # the module's __pycache__, unless NUMBA_CACHE_DIR names another
+        assert list(pathlib.Path(cache_path).glob("level_zero_module.outer-*.nbi"))  # saved to the disk cache
     finally:
         sys.modules.pop("level_zero_module", None)
