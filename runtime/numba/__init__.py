@@ -69,6 +69,7 @@ from . import (  # noqa: F401
     rearranging_parts,
     rearranging_rules,
     records,
+    refcounts,
     scans,
     selection_rules,
     shape_gaps,
@@ -132,4 +133,5 @@ linking.install()
 dead_globals.install()
 lazy_code.install()
 wrappers.install()
+refcounts.install()
 helper_cache.install()
