@@ -23,6 +23,7 @@ from . import (  # noqa: F401
     batching_parts,
     binning,
     cache_entries,
+    collection,
     collectives,
     complex_adjoints,
     constructors,
@@ -134,4 +135,5 @@ dead_globals.install()
 lazy_code.install()
 wrappers.install()
 refcounts.install()
+collection.install()
 helper_cache.install()

@@ -1,0 +1,65 @@
+"""While Numba compiles, the collector's first threshold is raised; the thresholds are put back when it ends."""
+
+import gc
+
+import numba
+import numpy as np
+import pytest
+from numba.core import errors
+from numba.extending import overload
+
+from runtime.numba import collection
+
+seen = []  # the thresholds in force when a probe's call was typed
+
+
+def probe(x):
+    return x
+
+
+@overload(probe)
+def _probe(x):
+    seen.append(gc.get_threshold())
+    return lambda x: x + 1
+
+
+@pytest.fixture
+def thresholds():
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    seen.clear()
+    yield
+    gc.set_threshold(*saved)
+
+
+def test_raised_through_nested_compiles_and_put_back_after(thresholds):
+    @numba.njit
+    def twice(x):
+        return probe(probe(x) * 1.5)  # the second call is typed after the first one's implementation compiled
+
+    assert twice(1) == 4.0
+    assert seen == [(collection.YOUNG, 10, 10)] * 2
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_put_back_when_the_compile_fails(thresholds):
+    @numba.njit
+    def fails(x):
+        return probe(x) + "text"
+
+    with pytest.raises(errors.TypingError):
+        fails(1j)  # each test types the probe at types of its own: Numba keeps what it typed
+    assert seen and all(t[0] == collection.YOUNG for t in seen)
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_a_higher_threshold_of_the_users_is_kept(thresholds):
+    gc.set_threshold(50_000, 5, 5)
+
+    @numba.njit
+    def once(x):
+        return probe(x)
+
+    assert once(np.float32(2)) == 3
+    assert seen == [(50_000, 5, 5)]
+    assert gc.get_threshold() == (50_000, 5, 5)
