@@ -51,6 +51,7 @@ from . import (  # noqa: F401
     lowered,
     lstsq_batching,
     memory,
+    native,
     norm_batching,
     numpy_loops,
     pad_computed,

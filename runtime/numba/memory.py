@@ -22,7 +22,7 @@ import ctypes
 import os
 import sys
 
-import llvmlite.binding as llvm
+from .native import engine_for
 
 MADV_HUGEPAGE = 14
 HUGE_PAGE = 2 << 20
@@ -109,12 +109,7 @@ def install() -> bool:
         calloc=previous.calloc,
         realloc=previous.realloc,
     )
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(source)
-    module.verify()
-    engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
-    engine.finalize_object()
+    engine = engine_for(source)
     hooked = _Allocator(
         previous.ctx,
         engine.get_function_address("hooked_malloc"),
@@ -123,7 +118,7 @@ def install() -> bool:
         previous.free,
     )
     ctypes.pythonapi.PyMem_SetAllocator(_RAW_DOMAIN, ctypes.byref(hooked))
-    _installed.update(engine=engine, module=module, previous=previous, hooked=hooked)
+    _installed.update(engine=engine, previous=previous, hooked=hooked)
     _keep_freed_memory()
     return True
 

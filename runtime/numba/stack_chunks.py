@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ctypes
 
-import llvmlite.binding as llvm
+from .native import engine_for
 
 CHUNK = 16 * 1024  # DATA_STACK_CHUNK_SIZE in CPython's pystate.c
 KEPT = 16  # blocks kept at most: 256 KiB
@@ -87,18 +87,13 @@ def install() -> bool:
     previous = _ArenaAllocator()
     ctypes.pythonapi.PyObject_GetArenaAllocator(ctypes.byref(previous))
     source = _IR.format(chunk=CHUNK, kept=KEPT, ctx=previous.ctx or 0, alloc=previous.alloc, free=previous.free)
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(source)
-    module.verify()
-    engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
-    engine.finalize_object()
+    engine = engine_for(source)
     wrapped = _ArenaAllocator(
         None, engine.get_function_address("chunk_alloc"), engine.get_function_address("chunk_free")
     )
     kept_now = ctypes.CFUNCTYPE(ctypes.c_int64)(engine.get_function_address("kept_now"))
     ctypes.pythonapi.PyObject_SetArenaAllocator(ctypes.byref(wrapped))
-    _installed.update(engine=engine, module=module, previous=previous, wrapped=wrapped, kept_now=kept_now)
+    _installed.update(engine=engine, previous=previous, wrapped=wrapped, kept_now=kept_now)
     return True
 
 
