@@ -198,17 +198,27 @@ def _holds_lock(path) -> bool:
     return False
 
 
+def _stop_once_compiling(worker, lock, seconds=300):
+    """Stop `worker` (SIGSTOP) at once, then let it run in 20 ms slices until it holds the cache lock: stopped there,
+    it is compiling, however long this thread was kept off the CPU (a compile with warm helpers takes well under a
+    second, and polling while it ran missed it on a loaded machine)."""
+    pid = worker.process.pid
+    os.kill(pid, signal.SIGSTOP)
+    end = time.monotonic() + seconds
+    while not (os.path.exists(lock) and _holds_lock(lock)):
+        assert worker.poll() is None and time.monotonic() < end
+        os.kill(pid, signal.SIGCONT)
+        time.sleep(0.02)
+        os.kill(pid, signal.SIGSTOP)
+
+
 def test_a_killed_background_compile_leaves_the_cache_whole_and_the_next_call_compiles(cache):
     positions = np.linspace(-1.0, 1.5, 6)
     force = tp.jit(tp.grad(tier_energy), compile="background")
     first = force(positions, 0.5)
     (worker,) = workers(force)
     lock = os.path.join(worker.cache_path, background._LOCK_NAME)
-    end = time.monotonic() + 300
-    while not (os.path.exists(lock) and _holds_lock(lock)):  # the worker is compiling
-        assert worker.poll() is None and time.monotonic() < end
-        time.sleep(0.05)
-    time.sleep(1.0)
+    _stop_once_compiling(worker, lock)
     orphan = os.path.join(worker.cache_path, f"x.nbi.tmp.{worker.process.pid}-0123456789ab")
     open(orphan, "wb").close()  # what a write the kill interrupted leaves
     os.kill(worker.process.pid, signal.SIGKILL)
