@@ -9,8 +9,9 @@ each then page-faulted in, most of its system time.
 ``install()`` wraps the arena allocator, as Python's documentation allows (``PyObject_SetArenaAllocator``), with
 two tiny functions compiled by LLVM: a freed block of exactly one chunk's size joins a short list of ``KEPT``
 blocks, and the next request of that size takes one from it. Every other size, and every block past the list,
-goes to the previous allocator, so each block is still freed by the allocator that made it. Both functions run
-with the GIL held, as all of the arena allocator's callers do.
+goes to the previous allocator, so each block is still freed by the allocator that made it. The list is guarded
+by a spin lock of its own: callers hold the GIL, except a thread state deleted through ``PyThreadState_Delete``,
+which CPython documents as callable without it (and which frees that thread's chunks).
 """
 
 from __future__ import annotations
@@ -32,20 +33,43 @@ class _ArenaAllocator(ctypes.Structure):
 _IR = """
 @count = internal global i64 0
 @kept = internal global [{kept} x i8*] zeroinitializer
+@busy = internal global i32 0
+
+define internal void @acquire() {{
+entry:
+  br label %spin
+spin:
+  %held = atomicrmw xchg i32* @busy, i32 1 acquire
+  %got = icmp eq i32 %held, 0
+  br i1 %got, label %done, label %spin
+done:
+  ret void
+}}
+
+define internal void @release() {{
+  store atomic i32 0, i32* @busy release, align 4
+  ret void
+}}
 
 define i8* @chunk_alloc(i8* %ctx, i64 %size) {{
 entry:
   %chunk = icmp eq i64 %size, {chunk}
+  br i1 %chunk, label %locked, label %previous
+locked:
+  call void @acquire()
   %n = load i64, i64* @count
   %some = icmp ne i64 %n, 0
-  %reuse = and i1 %chunk, %some
-  br i1 %reuse, label %take, label %previous
+  br i1 %some, label %take, label %none
 take:
   %last = sub i64 %n, 1
   store i64 %last, i64* @count
   %slot = getelementptr [{kept} x i8*], [{kept} x i8*]* @kept, i64 0, i64 %last
   %block = load i8*, i8** %slot
+  call void @release()
   ret i8* %block
+none:
+  call void @release()
+  br label %previous
 previous:
   %f = inttoptr i64 {alloc} to i8* (i8*, i64)*
   %fresh = call i8* %f(i8* inttoptr (i64 {ctx} to i8*), i64 %size)
@@ -55,16 +79,22 @@ previous:
 define void @chunk_free(i8* %ctx, i8* %block, i64 %size) {{
 entry:
   %chunk = icmp eq i64 %size, {chunk}
+  br i1 %chunk, label %locked, label %previous
+locked:
+  call void @acquire()
   %n = load i64, i64* @count
   %room = icmp ult i64 %n, {kept}
-  %keep = and i1 %chunk, %room
-  br i1 %keep, label %put, label %previous
+  br i1 %room, label %put, label %full
 put:
   %slot = getelementptr [{kept} x i8*], [{kept} x i8*]* @kept, i64 0, i64 %n
   store i8* %block, i8** %slot
   %more = add i64 %n, 1
   store i64 %more, i64* @count
+  call void @release()
   ret void
+full:
+  call void @release()
+  br label %previous
 previous:
   %f = inttoptr i64 {free} to void (i8*, i8*, i64)*
   call void %f(i8* inttoptr (i64 {ctx} to i8*), i8* %block, i64 %size)
@@ -72,7 +102,9 @@ previous:
 }}
 
 define i64 @kept_now() {{
+  call void @acquire()
   %n = load i64, i64* @count
+  call void @release()
   ret i64 %n
 }}
 """
