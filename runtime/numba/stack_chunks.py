@@ -51,13 +51,18 @@ define internal void @release() {{
   ret void
 }}
 
+define internal i64 @count_locked() {{
+  call void @acquire()
+  %n = load i64, i64* @count
+  ret i64 %n
+}}
+
 define i8* @chunk_alloc(i8* %ctx, i64 %size) {{
 entry:
   %chunk = icmp eq i64 %size, {chunk}
   br i1 %chunk, label %locked, label %previous
 locked:
-  call void @acquire()
-  %n = load i64, i64* @count
+  %n = call i64 @count_locked()
   %some = icmp ne i64 %n, 0
   br i1 %some, label %take, label %none
 take:
@@ -81,8 +86,7 @@ entry:
   %chunk = icmp eq i64 %size, {chunk}
   br i1 %chunk, label %locked, label %previous
 locked:
-  call void @acquire()
-  %n = load i64, i64* @count
+  %n = call i64 @count_locked()
   %room = icmp ult i64 %n, {kept}
   br i1 %room, label %put, label %full
 put:
@@ -102,8 +106,7 @@ previous:
 }}
 
 define i64 @kept_now() {{
-  call void @acquire()
-  %n = load i64, i64* @count
+  %n = call i64 @count_locked()
   call void @release()
   ret i64 %n
 }}
