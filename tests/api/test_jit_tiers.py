@@ -205,11 +205,15 @@ def _stop_once_compiling(worker, lock, seconds=300):
     pid = worker.process.pid
     os.kill(pid, signal.SIGSTOP)
     end = time.monotonic() + seconds
-    while not (os.path.exists(lock) and _holds_lock(lock)):
-        assert worker.poll() is None and time.monotonic() < end
-        os.kill(pid, signal.SIGCONT)
-        time.sleep(0.02)
-        os.kill(pid, signal.SIGSTOP)
+    try:
+        while not (os.path.exists(lock) and _holds_lock(lock)):
+            assert worker.poll() is None and time.monotonic() < end
+            os.kill(pid, signal.SIGCONT)
+            time.sleep(0.02)
+            os.kill(pid, signal.SIGSTOP)
+    except BaseException:
+        worker.kill()  # not left stopped, an orphan, when the test fails here
+        raise
 
 
 def test_a_killed_background_compile_leaves_the_cache_whole_and_the_next_call_compiles(cache):
