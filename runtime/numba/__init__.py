@@ -8,11 +8,12 @@ NumPy functions those helpers serve.  The files with no counterpart in runtime/ 
 lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, pad_computed, pad_rules,
 rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused) and
 their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
-NumPy's type promotion (pynumbers, promotion), memory (memory), optimizing linked code once, in its caller
-(linking), machine code only when it is asked for (lazy_code), helpers kept on disk for later processes
-(helper_cache), helpers written as text kept in files so that they are kept too (sources), disk-cache entries that
-concurrent writers cannot mix (cache_entries), no unused C wrappers (wrappers), the symbolic zero (zero), what the
-helpers share (helpers) and the helpers not compiled yet (pending).
+NumPy's type promotion (pynumbers, promotion), memory (memory, stack_chunks, native), optimizing linked code once,
+in its caller (linking), machine code only when it is asked for (lazy_code), the compiler's own costs (refcounts,
+collection, lock_events), helpers kept on disk for later processes (helper_cache), helpers written as text kept in
+files so that they are kept too (sources), disk-cache entries that concurrent writers cannot mix (cache_entries), no
+unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and the helpers not
+compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -48,6 +49,7 @@ from . import (  # noqa: F401
     linalg,
     linalg_batching,
     linking,
+    lock_events,
     lowered,
     lstsq_batching,
     memory,
@@ -137,4 +139,5 @@ lazy_code.install()
 wrappers.install()
 refcounts.install()
 collection.install()
+lock_events.install()
 helper_cache.install()
