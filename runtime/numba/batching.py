@@ -20,7 +20,16 @@ from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import lowered as _lowered
 from .fused import add_arrays
-from .helpers import _bound, _classes, _has_positions, _literal, _packed, _zero, check_real_output_type
+from .helpers import (
+    _bound,
+    _classes,
+    _has_positions,
+    _literal,
+    _packed,
+    _zero,
+    check_real_output_type,
+    names_only_in_errors,
+)
 from .helpers import _generated as _generated_helper
 from .ranges import holds_ranges
 from .shape_gaps import NUMBA_FORMS
@@ -1126,7 +1135,8 @@ def _batched_unpack(x, count):
     raise TypingError(f"vmap: cannot unpack a {x} under jit")
 
 
-@overload(_bt.batched_scalar_seed, prefer_literal=True)
+@overload(_bt.batched_scalar_seed)
+@names_only_in_errors
 def _batched_scalar_seed(value, what):
     if isinstance(value, types.Array) and value.ndim == 1:
         check_real_output_type(value, what, "grad")

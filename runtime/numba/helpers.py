@@ -7,6 +7,7 @@ compiled helper serves every shape: only dtypes, numbers of dimensions and tuple
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 import numpy as np
@@ -311,6 +312,25 @@ def check_real_output_type(value, what, transform, complex_ok=False):
         kind, name = _kind_and_name(leaf)
         if kind not in ("fc" if complex_ok else "f"):
             raise _tree.output_type_error(transform, what, name + (f" at {path}" if path else ""), kind)
+
+
+def names_only_in_errors(typer):
+    """An overload's typer whose second argument, a string literal naming the user's function, appears only in the
+    errors it raises: register it without ``prefer_literal``, so that Numba types a call first with any string there
+    and compiles the implementation once for every name (not once per differentiated function: 170 compiles of
+    tree.scalar_seed in one test suite).  Where that first typing would raise, it declines, and Numba types the call
+    again with the literal, whose error names the function."""
+
+    @functools.wraps(typer)
+    def typed(value, what, *rest, **kwargs):
+        try:
+            return typer(value, what, *rest, **kwargs)
+        except (TypingError, _tree.OutputError):
+            if isinstance(what, types.Literal):
+                raise
+            return None
+
+    return typed
 
 
 def _is_none(ty):

@@ -21,6 +21,7 @@ from .helpers import (
     _packed,
     broadcast_to,
     check_real_output_type,
+    names_only_in_errors,
 )
 from .zero import ZeroType, make_zero
 
@@ -380,14 +381,16 @@ def _materialize(adjoint, x):
     raise TypingError(f"no adjoint of type {x}")
 
 
-@overload(_tree.check_real_output, prefer_literal=True)
+@overload(_tree.check_real_output)
+@names_only_in_errors
 def _check_real_output(value, what, transform, complex_ok=False):
     complex_ok = getattr(complex_ok, "literal_value", getattr(complex_ok, "value", False))
     check_real_output_type(value, what, getattr(transform, "literal_value", "grad"), complex_ok)
     return lambda value, what, transform, complex_ok=False: value
 
 
-@overload(_tree.scalar_seed, prefer_literal=True)
+@overload(_tree.scalar_seed)
+@names_only_in_errors
 def _scalar_seed(value, what):
     if isinstance(value, types.Array) and value.ndim != 0 or _is_tuple(value) or _is_list(value):
         raise TypingError("grad requires the function to return a scalar; use jacrev for non-scalar outputs")

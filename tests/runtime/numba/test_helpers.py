@@ -1,13 +1,17 @@
 """runtime/numba/helpers.py: `_sum_to`, the compiled `rt.unbroadcast` to an array, gives NumPy's sums for every
 way an operand was broadcast (kept and summed axes in any order, size-1 axes, axes broadcast in front), in every
-layout."""
+layout; helpers whose string argument names the user's function only in errors compile once for every name, and
+their errors still name it."""
 
 from __future__ import annotations
+
+import re
 
 import numba
 import numpy as np
 import pytest
 
+import runtime as rt
 from runtime.numba.helpers import _sum_to
 
 rng = np.random.default_rng(0)
@@ -80,3 +84,42 @@ def test_rows_added_into_one_row_are_added_in_numpys_order():
     """Summing rows is one addition per element per row, in order, as NumPy does for axis 0: the same bits."""
     g = rng.standard_normal((128, 512)).astype(np.float32)
     np.testing.assert_array_equal(_compiled_sum_to(g, (512,)), g.sum(axis=0))
+
+
+def _seed_callees(compiled) -> set:
+    """The names of the scalar_seed implementations linked into a compiled function."""
+    (text,) = compiled.inspect_llvm().values()
+    return {word for word in re.findall(r"@([\w.$]+)\(", text) if "scalar_seed" in word and "lambda" in word}
+
+
+def test_the_seed_of_grad_compiles_once_for_every_function_name():
+    @numba.njit
+    def seed_of_loss(x):
+        return rt.scalar_seed(x, "loss")
+
+    @numba.njit
+    def seed_of_energy(x):
+        return rt.scalar_seed(x, "energy")
+
+    assert seed_of_loss(2.0) == seed_of_energy(3.0) == 1.0
+    callees = _seed_callees(seed_of_loss)
+    assert len(callees) == 1 and callees == _seed_callees(seed_of_energy)
+    assert "Literal" not in next(iter(callees))
+
+
+@pytest.mark.parametrize(
+    ("seeded", "message"),
+    [
+        (lambda x: rt.scalar_seed(np.int64(x), "count_positive"), "count_positive"),
+        (lambda x: rt.check_real_output(x + 1j, "complex_energy", "grad"), "complex_energy"),
+        (lambda x: rt.batched_scalar_seed(np.arange(3) * np.int64(x), "per_example_count"), "per_example_count"),
+    ],
+)
+def test_an_output_refused_is_named_in_the_error(seeded, message):
+    with pytest.raises(rt.OutputError, match=message):
+        numba.njit(seeded)(1.0)
+
+
+def test_an_output_allowed_only_by_a_literal_flag_still_compiles():
+    checked = numba.njit(lambda z: rt.check_real_output(z, "spectrum", "jacfwd", complex_ok=True))
+    assert checked(1.0 + 2.0j) == 1.0 + 2.0j
