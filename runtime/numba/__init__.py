@@ -10,10 +10,10 @@ rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linal
 their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
 NumPy's type promotion (pynumbers, promotion), memory (memory, stack_chunks, native), optimizing linked code once,
 in its caller (linking), machine code only when it is asked for (lazy_code), the compiler's own costs (refcounts,
-collection, lock_events), helpers kept on disk for later processes (helper_cache), helpers written as text kept in
-files so that they are kept too (sources), disk-cache entries that concurrent writers cannot mix (cache_entries), no
-unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and the helpers not
-compiled yet (pending).
+collection, lock_events, flag_keys), helpers kept on disk for later processes (helper_cache), helpers written as
+text kept in files so that they are kept too (sources), disk-cache entries that concurrent writers cannot mix
+(cache_entries), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and the
+helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -37,6 +37,7 @@ from . import (  # noqa: F401
     einsum_loops,
     elementwise,
     examples,
+    flag_keys,
     forward,
     fourier,
     fourier_adjoints,
@@ -140,4 +141,5 @@ wrappers.install()
 refcounts.install()
 collection.install()
 lock_events.install()
+flag_keys.install()
 helper_cache.install()
