@@ -105,3 +105,16 @@ def test_entries_of_other_runtime_sources_or_versions_are_outdated():
     assert not helper_cache._outdated(current)
     assert helper_cache._outdated(("sig", "0" * 64, helper_cache.VERSIONS))
     assert helper_cache._outdated(("sig", helper_cache.runtime_digest(), ("1.26.0", "0.42.0")))
+
+
+def test_a_saved_helper_keeps_its_bitcode_and_no_type_annotation():
+    @numba.njit
+    def helper(x):
+        return x * 2.0
+
+    assert helper(1.5) == 3.0
+    (compiled,) = helper.overloads.values()
+    impl = object.__new__(helper_cache._Impl)  # reduce() reads nothing of the cache it belongs to
+    payload = impl.reduce(compiled)
+    assert payload[0][1] == "bitcode"
+    assert helper_cache.UNANNOTATED in payload and str(compiled.type_annotation) not in payload
