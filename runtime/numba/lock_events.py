@@ -8,7 +8,7 @@ gradients in tests/transforms/test_statistics.py took the lock 273,000 times.  T
 "llvm_lock" figure of a compile result's ``metadata["timers"]``, a diagnostic.  In a cold compile-heavy test file
 (tests/transforms/test_statistics.py, helpers not on disk yet) building and sending those events was 4% of the
 time.  ``install()`` removes Numba's two callbacks from llvmlite's lock: the lock itself is kept, and that
-``"llvm_lock"`` figure reads 0.  ``TRANSPILE_LLVM_LOCK_EVENTS=1`` keeps the events.
+``"llvm_lock"`` figure is left out of the timers.  ``TRANSPILE_LLVM_LOCK_EVENTS=1`` keeps the events.
 """
 
 from __future__ import annotations

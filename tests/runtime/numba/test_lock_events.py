@@ -44,6 +44,8 @@ def test_a_compile_sends_compile_events_and_no_lock_events():
         assert scaled(np.arange(3.0)) == 6.0
     assert compiles.starts >= 1
     assert locks.starts == 0
+    (compiled,) = scaled.overloads.values()
+    assert "llvm_lock" not in compiled.metadata["timers"] and "compiler_lock" in compiled.metadata["timers"]
 
 
 def test_the_environment_keeps_numba_s_events():
