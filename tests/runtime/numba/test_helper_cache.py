@@ -118,3 +118,54 @@ def test_a_saved_helper_keeps_its_bitcode_and_no_type_annotation():
     payload = impl.reduce(compiled)
     assert payload[0][1] == "bitcode"
     assert helper_cache.UNANNOTATED in payload and str(compiled.type_annotation) not in payload
+
+
+def _closure_over(value):
+    return lambda: value
+
+
+def test_a_closure_over_a_numba_type_digests_alike_whatever_number_its_process_gave_the_type():
+    from numba.core import serialize
+
+    here = numba.types.Array(numba.float64, 2, "C")
+    elsewhere = object.__new__(type(here))  # the same type as another process numbers it, having made others first
+    elsewhere.__dict__.update(vars(here), _code=here._code + 17)
+    assert serialize.dumps((here,)) != serialize.dumps((elsewhere,))  # Numba's own key tells them apart
+    assert helper_cache.closure_bytes(_closure_over(here)) == helper_cache.closure_bytes(_closure_over(elsewhere))
+
+    other = numba.types.Array(numba.float64, 2, "F")
+    assert helper_cache.closure_bytes(_closure_over(other)) != helper_cache.closure_bytes(_closure_over(here))
+    assert helper_cache.closure_bytes(lambda: 1) == b""  # no closure
+
+
+# np.empty's implementation closes over the result's array type; the later process numbers its types otherwise
+_EMPTY_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import numba
+    import numpy as np
+    from numba.core import types
+    from runtime.numba import helper_cache
+
+    if sys.argv[1] == "later":
+        made_first = [types.Array(types.int16, ndim, "A") for ndim in range(1, 9)]
+
+    @numba.njit
+    def square(n):
+        return np.empty((n, n), np.float64).shape
+
+    square(3)
+    print(json.dumps({"saved": dict(helper_cache.saved), "loaded": dict(helper_cache.loaded)}))
+    """
+)
+
+
+def test_a_later_process_that_made_other_types_first_reads_an_implementation_closed_over_a_type(
+    tmp_path, run_in_new_process
+):
+    script = tmp_path / "empty_script.py"
+    script.write_text(_EMPTY_SCRIPT)
+    empty = "ol_np_empty.<locals>.impl"
+    assert run_in_new_process(script, "earlier", tmp_path / "cache")["saved"].get(empty) == 1
+    later = run_in_new_process(script, "later", tmp_path / "cache")
+    assert later["loaded"].get(empty) == 1 and empty not in later["saved"]
