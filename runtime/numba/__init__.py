@@ -10,10 +10,10 @@ rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linal
 their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
 NumPy's type promotion (pynumbers, promotion), memory (memory, stack_chunks, native), optimizing linked code once,
 in its caller (linking), machine code only when it is asked for (lazy_code), the compiler's own costs (refcounts,
-collection, lock_events, flag_keys), helpers kept on disk for later processes (helper_cache), helpers written as
-text kept in files so that they are kept too (sources), disk-cache entries that concurrent writers cannot mix
-(cache_entries), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and the
-helpers not compiled yet (pending).
+collection, lock_events, flag_keys, shape_errors), helpers kept on disk for later processes (helper_cache), helpers
+written as text kept in files so that they are kept too (sources), disk-cache entries that concurrent writers cannot
+mix (cache_entries), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and
+the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -77,6 +77,7 @@ from . import (  # noqa: F401
     refcounts,
     scans,
     selection_rules,
+    shape_errors,
     shape_gaps,
     shapes,
     signals,
@@ -141,5 +142,6 @@ wrappers.install()
 refcounts.install()
 collection.install()
 lock_events.install()
+shape_errors.install()
 flag_keys.install()
 helper_cache.install()
