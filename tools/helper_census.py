@@ -5,9 +5,10 @@
 reads every index (`*.nbi`) under CACHE_DIR/helpers/ (default: $TRANSPILE_CACHE_DIR, else .cache/transpile), as
 runtime/numba/helper_cache.py writes them, and prints per helper its entries (one per argument types compiled) and
 how many of them a compile for the arguments' non-literal types would have served (`Literal[int](2)` and
-`Literal[int](3)` in the same place count once).  After a test suite this is where its helper compiles went: each
-entry is one compile of Numba's whole pipeline (~40 ms at NUMBA_OPT=0).  Indexes that do not load (written by an
-older Numba, or naming a type from a test module) are counted apart.
+`Literal[int](3)` in the same place count once), and how many repeat argument types another entry has (the
+closures of one factory, other caller flags, or a key that differed between processes).  After a test suite this
+is where its helper compiles went: each entry is one compile of Numba's whole pipeline (~40 ms at NUMBA_OPT=0).
+Indexes that do not load (written by an older Numba, or naming a type from a test module) are counted apart.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections import namedtuple
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LITERAL = re.compile(r"Literal\[(\w+)\]\((?:[^()]|\([^()]*\))*\)")
 
-Row = namedtuple("Row", "helper entries literal_only")
+Row = namedtuple("Row", "helper entries literal_only same_types")
 
 
 def _signatures(index_path) -> list[str]:
@@ -45,9 +46,10 @@ def census(helpers_dir):
             except Exception:  # noqa: BLE001 - an index this process cannot unpickle is reported, not fatal
                 unreadable += 1
                 continue
-            distinct = {_LITERAL.sub(r"\1", signature) for signature in signatures}
+            exact = set(signatures)
+            unliteral = {_LITERAL.sub(r"\1", signature) for signature in exact}
             helper = os.path.relpath(os.path.join(folder, name), helpers_dir)[: -len(".nbi")]
-            rows.append(Row(helper, len(signatures), len(signatures) - len(distinct)))
+            rows.append(Row(helper, len(signatures), len(exact) - len(unliteral), len(signatures) - len(exact)))
     return rows, unreadable
 
 
@@ -63,12 +65,16 @@ def main(argv=None) -> None:
     rows, unreadable = census(os.path.join(args.cache_dir, "helpers"))
     entries = sum(row.entries for row in rows)
     literal_only = sum(row.literal_only for row in rows)
-    print(f"{len(rows)} helpers, {entries} compiles kept, {literal_only} of them only for another literal value")
+    same_types = sum(row.same_types for row in rows)
+    print(
+        f"{len(rows)} helpers, {entries} compiles kept, {literal_only} of them only for another literal value, "
+        f"{same_types} for argument types kept already"
+    )
     if unreadable:
         print(f"{unreadable} indexes did not load")
-    print(f"{'compiles':>9}{'literal':>9}  helper")
+    print(f"{'compiles':>9}{'literal':>9}{'same':>6}  helper")
     for row in sorted(rows, key=lambda row: (-row.entries, row.helper))[: args.top]:
-        print(f"{row.entries:>9}{row.literal_only:>9}  {row.helper}")
+        print(f"{row.entries:>9}{row.literal_only:>9}{row.same_types:>6}  {row.helper}")
 
 
 if __name__ == "__main__":
