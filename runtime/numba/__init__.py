@@ -9,11 +9,11 @@ lowerings of NumPy functions (einsum_loops, index_tricks, lowered, numpy_loops, 
 rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linalg), the fused loop nests (fused) and
 their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
 NumPy's type promotion (pynumbers, promotion), memory (memory, stack_chunks, native), optimizing linked code once,
-in its caller (linking), machine code only when it is asked for (lazy_code), the compiler's own costs (refcounts,
-collection, lock_events, flag_keys, shape_errors), helpers kept on disk for later processes (helper_cache), helpers
-written as text kept in files so that they are kept too (sources), disk-cache entries that concurrent writers cannot
-mix (cache_entries), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers) and
-the helpers not compiled yet (pending).
+in its caller (linking), no copy of a module to link it (linkable), machine code only when it is asked for
+(lazy_code), the compiler's own costs (refcounts, collection, lock_events, flag_keys, shape_errors), helpers kept on
+disk for later processes (helper_cache), helpers written as text kept in files so that they are kept too (sources),
+disk-cache entries that concurrent writers cannot mix (cache_entries), no unused C wrappers (wrappers), the symbolic
+zero (zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -49,6 +49,7 @@ from . import (  # noqa: F401
     likeness,
     linalg,
     linalg_batching,
+    linkable,
     linking,
     lock_events,
     lowered,
@@ -136,6 +137,7 @@ memory.install()
 stack_chunks.install()
 array_exprs.install()
 linking.install()
+linkable.install()
 dead_globals.install()
 lazy_code.install()
 wrappers.install()
