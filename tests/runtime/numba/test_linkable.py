@@ -62,6 +62,28 @@ def test_a_library_linked_into_a_caller_is_its_own_module_marked_linkonce_odr():
     assert _alone(x) == pytest.approx(np.tanh(x).sum(), rel=1e-15)  # its own machine code still runs
 
 
+@numba.njit
+def _linked_first(x):
+    return np.exp(-x).sum()
+
+
+@numba.njit
+def _calls_linked_first(x):
+    return _linked_first(x) + 1.0
+
+
+def test_machine_code_made_after_the_module_was_marked_runs():
+    """Compiled inside a caller, its machine code waits (lazy_code.py) until a call from Python asks for it, by
+    then from the module marked for linking: its symbols are weak, found by name."""
+    x = np.linspace(0.0, 1.0, 5)
+    assert _calls_linked_first(x) == pytest.approx(np.exp(-x).sum() + 1.0, rel=1e-15)
+    (library,) = [result.library for result in _linked_first.overloads.values()]
+    assert library._shared_module is library._final_module
+    assert library._transpile_deferred  # no machine code yet: made below, from the marked module
+    assert _linked_first(x) == pytest.approx(np.exp(-x).sum(), rel=1e-15)
+    assert not library._transpile_deferred
+
+
 _SCRIPT = textwrap.dedent(
     """
     import json, sys
