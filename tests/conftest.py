@@ -3,6 +3,7 @@ in runtime/numba/linking.py's quicker mode; files that compile with Numba run la
 one xdist worker (`compiles`)."""
 
 import functools
+import gc
 import os
 import subprocess
 import sys
@@ -12,18 +13,13 @@ import pytest
 # the suite checks compiled code at every call; tests/api/test_jit_tiers.py passes compile="background" itself
 os.environ.setdefault("TRANSPILE_JIT_COMPILE", "block")
 
-# helpers linked into a caller are optimized once, in the caller: a quarter less compile CPU, the same numbers, slower
-# code (not what the tests measure); tests/api/test_jit.py runs the default mode in new processes too.  Set
-# TRANSPILE_LINKED_OPT=3 to run the whole suite in the default mode.
-os.environ.setdefault("TRANSPILE_LINKED_OPT", "0")
-
-# and LLVM does not optimize at all (level 0): the suite's time is mostly Numba compiling, and level 0 takes 40% off
-# level 1's (a vmap(grad(np.corrcoef)) 18.8 -> 10.8 s), the same IEEE arithmetic (no fast-math).  At level 0 the
-# pruning of reference counts keeps to basic blocks (its other subpasses took 3 of 5 s of LLVM's time there); dead
-# globals go (runtime/numba/dead_globals.py), so the disk cache takes the code.  The disk cache's keys name the level
-# (linking.py): code compiled here never reaches a process at the default level 3.  A test that measures compiled
-# code's speed is marked `optimized` and runs in a new process at level 1.  NUMBA_OPT=3 runs the suite at the users'
-# level.
+# LLVM does not optimize at all (level 0): the suite's time is mostly Numba compiling, and level 0 takes 40% off level
+# 1's (a vmap(grad(np.corrcoef)) 18.8 -> 10.8 s), the same IEEE arithmetic (no fast-math).  At level 0 the pruning of
+# reference counts keeps to basic blocks (its other subpasses took 3 of 5 s of LLVM's time there); dead globals go
+# (runtime/numba/dead_globals.py), so the disk cache takes the code.  The disk cache's keys name the level
+# (runtime/numba/linking.py): code compiled here never reaches a process at the default level 3.  A test that
+# measures compiled code's speed is marked `optimized` and runs in a new process at level 1.  NUMBA_OPT=3 runs the
+# suite at the users' level.
 os.environ.setdefault("NUMBA_OPT", "0")
 if os.environ["NUMBA_OPT"] == "0":
     os.environ.setdefault("NUMBA_LLVM_REFPRUNE_FLAGS", "per_bb")
@@ -80,3 +76,19 @@ def pytest_pyfunc_call(pyfuncitem):
     if done.returncode != 0:
         pytest.fail(f"at NUMBA_OPT={OPTIMIZED_LEVEL}, in a new process:\n{done.stdout}{done.stderr}", pytrace=False)
     return True
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Run each test with what existed before it frozen (`gc.freeze`), unfrozen after it: a full collection during a
+    test walks what the test made, not the gigabyte of code the worker compiled before (runtime/numba/collection.py
+    does the same for each compile).  Two compile-heavy files in one process: 69.0 -> 66.1 s; garbage from before a
+    test is collected after it, as before."""
+    froze = gc.get_freeze_count() == 0
+    if froze:
+        gc.freeze()
+    try:
+        yield
+    finally:
+        if froze:
+            gc.unfreeze()

@@ -1,22 +1,32 @@
-"""Optionally, code compiled only to be linked into a caller is optimized less: the caller's module is, fully.
+"""Code compiled only to be linked into transpile's compiled functions is optimized less: the caller's module is, fully.
 
 Numba compiles every helper a function calls (each ``overload`` implementation, each generated callee) as a
-library of its own: it optimizes it at NUMBA_OPT, makes machine code of it, and then links its IR into the caller,
-whose module is optimized again as a whole.  With ``TRANSPILE_LINKED_OPT=0`` (or 1, 2) in the environment,
-``install()`` runs the module passes of a library finalized while another function is compiling at that level, so
-that the whole program's full module passes run once, in the function compiled for the call from Python.  LLVM
-keeps IEEE semantics at every level (Numba asks for no fast-math here), so the numbers are the same (bit for bit
-on bench/'s workloads).  At level 0 the compiled code is slower (Lennard-Jones forces 2.7x: the caller inlines less
-of the unoptimized helpers), so it is for the test suite (tests/conftest.py), not the default.  Measured with
-bench/compile_time.py: cold compile of the Lennard-Jones jit(grad) 43 -> 30 CPU seconds.  With lazy machine code
-(runtime/numba/lazy_code.py), level 1 took the cold compiles from 31.4 to 27.9 (Lennard-Jones) and 26.9 to 24.7
-(MLP) CPU seconds, level 2 to 29.6 and 25.0, with no steady-speed change the shared machine could resolve (+-10%):
-not the default until a quiet machine says it is within 5%.
+library of its own: it optimizes it at NUMBA_OPT, then links its IR into the caller, whose module is optimized
+again as a whole.  ``install()`` runs the module passes of a library finalized inside a compile that transpile
+started (its outermost function is generated code, ``adopt``) at ``TRANSPILE_LINKED_OPT``'s level, 0 unless the
+environment says 1 or 2 (3: every library at NUMBA_OPT, Numba's way), so that the whole program's full module
+passes run once, in the function called from Python.  Each helper still gets its function passes at NUMBA_OPT.
+LLVM keeps IEEE semantics at every level (Numba asks for no fast-math here): the numbers are bit for bit the same
+(bench/'s MLP gradient, per-example gradients and Lennard-Jones forces, compared between the modes).
 
-In that mode, and with lazy machine code (runtime/numba/lazy_code.py, the default), a generated callee is not
-written to Numba's disk cache (runtime/numba/promotion.py: only its caller's machine code is ever loaded; saving it
-would make machine code nothing runs).  In that mode a cached caller's index key names the mode, so its code is
-never served to a process that optimizes fully; so does a NUMBA_OPT below 3 (the test suite's, tests/conftest.py).
+Measured with bench/compile_time.py ``--steady 200``, runs alternating with Numba's way (2026-12-05 evening, five
+of that and four of this): cold compiles MLP 6.8-7.1 -> 5.6-5.8 CPU s, Lennard-Jones 4.4-4.7 -> 3.5-3.6,
+per-example gradients 9.3-10.0 -> 7.8-8.1, with steady calls the same within noise (MLP 2.27-2.40 against
+2.36-2.40 ms, Lennard-Jones 0.69-0.71 against 0.70-0.72, per-example 6.3-9.9 against 7.4-8.2).  An earlier
+measurement, before lazy machine code and the fused loop nests transpile now writes itself, found level 0 making
+Lennard-Jones' code 2.7x slower; it no longer does.  Lowering the helpers' function passes too was measured and
+not taken: Lennard-Jones' steady call 0.69 -> 0.92 ms.
+
+Only compiles transpile starts are changed: a user's own Numba functions, and what they call, are optimized as
+Numba optimizes them, and so is a user's Numba function that transpile's code calls (it may be called from
+Python too, where its own machine code runs).  What transpile lowers is what its code calls: overload
+implementations (of Numba's library and of runtime/) and generated callees (only the caller's machine code, which
+has them linked in, is loaded: runtime/numba/lazy_code.py).
+
+A generated callee is not written to Numba's disk cache (runtime/numba/promotion.py: only its caller's machine code
+is ever loaded; saving it would make machine code nothing runs).  A cached caller's index key names the mode, so
+its code is never served to a process in another; so does a NUMBA_OPT below 3 (the test suite's,
+tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -29,18 +39,28 @@ from numba.core import codegen, config, event
 
 _compiling = threading.local()
 _counting: list = []  # the listener counting compiles, once registered
-_LEVELS = {"0": 0, "1": 1, "2": 2}  # below NUMBA_OPT's default 3; "3" (or nothing) is the default mode
-LEVEL = _LEVELS.get(os.environ.get("TRANSPILE_LINKED_OPT", ""))
+_LEVELS = {"0": 0, "1": 1, "2": 2}  # below NUMBA_OPT's default 3; "3" optimizes every library at NUMBA_OPT
+LEVEL = _LEVELS.get(os.environ.get("TRANSPILE_LINKED_OPT") or "0")
 ACTIVE = LEVEL is not None
 LAZY_CODE = os.environ.get("TRANSPILE_LAZY_CODE", "") != "0"  # runtime/numba/lazy_code.py
 OPT = int(config.OPT)  # NUMBA_OPT: 3 unless the environment sets it
-# in the disk cache's index key of code compiled in a mode other than the default
+# in the disk cache's index key of code compiled in a mode other than Numba's
 TAGS = tuple(tag for tag in (ACTIVE and f"linked-opt-{LEVEL}", OPT != 3 and f"opt-{OPT}") if tag)
+_ADOPTED = "_transpile_linked_opt"  # set on the dispatchers of generated code
+_INTERNAL = ("numba", "runtime")  # the packages whose overload implementations are never called from Python
 
 
 def depth() -> int:
     """How many dispatcher compiles are under way on this thread (counted once `count_compiles()` ran)."""
-    return getattr(_compiling, "depth", 0)
+    return len(_stack())
+
+
+def _stack() -> list:
+    """The dispatchers being compiled on this thread, outermost first."""
+    stack = getattr(_compiling, "stack", None)
+    if stack is None:
+        stack = _compiling.stack = []
+    return stack
 
 
 def nested() -> bool:
@@ -50,22 +70,38 @@ def nested() -> bool:
     return (ACTIVE or LAZY_CODE) and depth() > 0
 
 
+def lowered() -> bool:
+    """Whether a library finalized now is optimized at LEVEL: inside a compile transpile started, for one of its
+    generated callees or an overload implementation (Numba's or runtime/'s), not for a user's Numba function."""
+    stack = _stack()
+    return ACTIVE and len(stack) >= 2 and _adopted(stack[0]) and (_adopted(stack[-1]) or _internal(stack[-1]))
+
+
+def _adopted(dispatcher) -> bool:
+    return getattr(dispatcher, _ADOPTED, False)
+
+
+def _internal(dispatcher) -> bool:
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", None) or ""
+    return module.partition(".")[0] in _INTERNAL
+
+
 class _Depth(event.Listener):
-    """Counts the dispatcher compiles under way on this thread."""
+    """Keeps the stack of dispatchers being compiled on this thread."""
 
     def on_start(self, ev):
-        _compiling.depth = getattr(_compiling, "depth", 0) + 1
+        _stack().append(ev.data.get("dispatcher") if ev.data else None)
 
     def on_end(self, ev):
-        _compiling.depth -= 1
+        _stack().pop()
 
 
 def _once_in_caller(optimize):
-    """`optimize` (a CPUCodeLibrary method), at LEVEL for a library finalized inside another compile."""
+    """`optimize` (a CPUCodeLibrary method), at LEVEL for a library finalized now if `lowered()`."""
 
     @functools.wraps(optimize)
     def optimized(library, *args, **kwargs):
-        if depth() < 2:
+        if not lowered():
             return optimize(library, *args, **kwargs)
         level = config.OPT
         config.OPT = config._OptLevel(LEVEL)
@@ -78,8 +114,10 @@ def _once_in_caller(optimize):
     return optimized
 
 
-def tag_cache(dispatcher):
-    """In a mode other than the default, name it in the index key of `dispatcher`'s disk cache (if it has one)."""
+def adopt(dispatcher):
+    """Mark `dispatcher` (generated code's) as transpile's: what its compiles link is optimized at LEVEL; in a mode
+    other than Numba's, its disk cache's index key (if it has one) names the mode."""
+    setattr(dispatcher, _ADOPTED, True)
     cache = getattr(dispatcher, "_cache", None)
     if TAGS and hasattr(cache, "_index_key"):
         index_key = cache._index_key
@@ -94,7 +132,8 @@ def count_compiles():
 
 
 def install():
-    """In this mode, count compiles and run linked libraries' module passes once, in their caller (idempotent)."""
+    """Count compiles, and unless TRANSPILE_LINKED_OPT=3 run linked libraries' module passes once, in their caller
+    (idempotent)."""
     if not ACTIVE or getattr(codegen.CPUCodeLibrary._optimize_final_module, "__transpile_linking__", False):
         return
     count_compiles()

@@ -90,7 +90,7 @@ def njit(fun=None, **options):
         return functools.partial(njit, **options)
     dispatcher = numba.njit(chains_only(numpy_code(fun)), **options)
     dispatcher.__class__ = NumpyDispatcher
-    linking.tag_cache(dispatcher)
+    linking.adopt(dispatcher)
     keyed_entries(getattr(dispatcher, "_cache", None))
     return dispatcher
 
@@ -103,9 +103,9 @@ class NumpyDispatcher(CPUDispatcher):
         return super().__call__(*map(python_numbers, args), **{k: python_numbers(v) for k, v in kwargs.items()})
 
     def compile(self, sig):
-        """A function compiled for its caller (a generated callee) skips the disk cache (with lazy machine code, the
-        default, or TRANSPILE_LINKED_OPT=0): only the caller's machine code, which has the callee's linked in, is
-        loaded (see linking.py)."""
+        """A function compiled for its caller (a generated callee) skips the disk cache (with lazy machine code or
+        helpers optimized in their caller, both the default): only the caller's machine code, which has the callee's
+        linked in, is loaded (see linking.py)."""
         if not linking.nested() or isinstance(self._cache, NullCache):
             return super().compile(sig)
         cache, self._cache = self._cache, NullCache()

@@ -200,8 +200,8 @@ _SECOND_PROCESS = textwrap.dedent(
 )
 
 
-SUITE_MODE = dict(TRANSPILE_LINKED_OPT="0", NUMBA_OPT="0", NUMBA_LLVM_REFPRUNE_FLAGS="per_bb")  # tests/conftest.py
-DEFAULT_MODE = dict(TRANSPILE_LINKED_OPT="3", NUMBA_OPT="3", NUMBA_LLVM_REFPRUNE_FLAGS="all")  # what users get
+SUITE_MODE = dict(NUMBA_OPT="0", NUMBA_LLVM_REFPRUNE_FLAGS="per_bb")  # tests/conftest.py
+DEFAULT_MODE = dict(NUMBA_OPT="3", NUMBA_LLVM_REFPRUNE_FLAGS="all")  # what users get
 
 
 def test_a_second_process_reuses_machine_code_of_its_own_mode_only(tmp_path):

@@ -1,4 +1,5 @@
-"""While Numba compiles, the collector's first threshold is raised; the thresholds are put back when it ends."""
+"""While Numba compiles, the collector's first threshold is raised and what existed before is frozen; both are put
+back when it ends."""
 
 import gc
 
@@ -11,6 +12,7 @@ from numba.extending import overload
 from runtime.numba import collection
 
 seen = []  # the thresholds in force when a probe's call was typed
+frozen = []  # how many objects were frozen then
 
 
 def probe(x):
@@ -20,14 +22,17 @@ def probe(x):
 @overload(probe)
 def _probe(x):
     seen.append(gc.get_threshold())
+    frozen.append(gc.get_freeze_count())
     return lambda x: x + 1
 
 
 @pytest.fixture
 def thresholds():
+    gc.unfreeze()  # what tests/conftest.py froze for the test
     saved = gc.get_threshold()
     gc.set_threshold(700, 10, 10)
     seen.clear()
+    frozen.clear()
     yield
     gc.set_threshold(*saved)
 
@@ -63,3 +68,33 @@ def test_a_higher_threshold_of_the_users_is_kept(thresholds):
     assert once(np.float32(2)) == 3
     assert seen == [(50_000, 5, 5)]
     assert gc.get_threshold() == (50_000, 5, 5)
+
+
+def test_what_existed_before_is_frozen_while_compiling_and_unfrozen_after(thresholds):
+    before = []  # made before the compile, so frozen during it
+
+    @numba.njit
+    def once(x):
+        return probe(x)
+
+    assert gc.get_freeze_count() == 0
+    assert once(np.int16(2)) == 3
+    assert len(frozen) == 1 and frozen[0] > 1000  # the test process's modules, Numba's types, ...
+    assert gc.get_freeze_count() == 0
+    assert any(o is before for o in gc.get_objects(generation=2))  # back where a full collection sees it
+
+
+def test_what_the_user_froze_stays_frozen(thresholds):
+    @numba.njit
+    def once(x):
+        return probe(x)
+
+    gc.freeze()
+    try:
+        count = gc.get_freeze_count()
+        since = [[] for _ in range(10_000)]  # made after the user's freeze: frozen by nobody
+        assert once(np.int8(2)) == 3 and since
+        assert len(frozen) == 1 and count - 1000 < frozen[0] <= count  # (a frozen object may be freed meanwhile)
+        assert count - 1000 < gc.get_freeze_count() <= count  # nothing unfrozen after it
+    finally:
+        gc.unfreeze()
