@@ -3,7 +3,6 @@ in runtime/numba/linking.py's quicker mode; files that compile with Numba run la
 one xdist worker (`compiles`)."""
 
 import functools
-import gc
 import os
 import subprocess
 import sys
@@ -81,14 +80,10 @@ def pytest_pyfunc_call(pyfuncitem):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """Run each test with what existed before it frozen (`gc.freeze`), unfrozen after it: a full collection during a
-    test walks what the test made, not the gigabyte of code the worker compiled before (runtime/numba/collection.py
-    does the same for each compile).  Two compile-heavy files in one process: 69.0 -> 66.1 s; garbage from before a
-    test is collected after it, as before."""
-    froze = gc.get_freeze_count() == 0
-    if froze:
-        gc.freeze()
-    try:
+    test walks what the test made, not the gigabyte of code the worker compiled before (runtime/numba/collection.py,
+    which does the same for each compile).  Two compile-heavy files in one process: 69.0 -> 66.1 s; garbage from
+    before a test is collected after it, as before."""
+    from runtime.numba import collection  # here: Numba is imported once the environment above is set
+
+    with collection.frozen():
         yield
-    finally:
-        if froze:
-            gc.unfreeze()

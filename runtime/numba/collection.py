@@ -19,11 +19,52 @@ collected, only in larger batches; nothing changes outside compiles.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import threading
 
 from numba.core import event
 
 YOUNG = 10_000  # the first generation's threshold while compiling (Python's default: 700)
+
+
+class _Freezer:
+    """Freezes what exists when the first of its holders comes and unfreezes it when the last one leaves, unless
+    something else had frozen objects: ``gc.get_freeze_count()`` walks every frozen object (66 ms for five million),
+    so it is asked only when nothing is held."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.holders = 0
+        self.froze = False
+
+    def hold(self):
+        with self.lock:
+            if self.holders == 0:
+                self.froze = gc.get_freeze_count() == 0
+                if self.froze:
+                    gc.freeze()
+            self.holders += 1
+
+    def release(self):
+        with self.lock:
+            self.holders -= 1
+            if self.holders == 0 and self.froze:
+                gc.unfreeze()
+
+
+_freezer = _Freezer()
+
+
+@contextlib.contextmanager
+def frozen():
+    """What exists now is frozen for this block, and for as long as a compile that started in it runs (the test
+    suite runs each test in one, tests/conftest.py)."""
+    _freezer.hold()
+    try:
+        yield
+    finally:
+        _freezer.release()
 
 
 class _Thresholds(event.Listener):
@@ -32,23 +73,19 @@ class _Thresholds(event.Listener):
     def __init__(self):
         self.depth = 0
         self.saved = None
-        self.froze = False
 
     def on_start(self, ev):
         if self.depth == 0:
             self.saved = gc.get_threshold()
             gc.set_threshold(max(YOUNG, self.saved[0]), *self.saved[1:])
-            self.froze = gc.get_freeze_count() == 0
-            if self.froze:
-                gc.freeze()
+            _freezer.hold()
         self.depth += 1
 
     def on_end(self, ev):
         self.depth -= 1
         if self.depth == 0:
             gc.set_threshold(*self.saved)
-            if self.froze:
-                gc.unfreeze()
+            _freezer.release()
 
 
 _listener: list = []  # the listener, once registered

@@ -2,6 +2,7 @@
 back when it ends."""
 
 import gc
+from unittest import mock
 
 import numba
 import numpy as np
@@ -27,7 +28,8 @@ def _probe(x):
 
 
 @pytest.fixture
-def thresholds():
+def thresholds(monkeypatch):
+    monkeypatch.setattr(collection, "_freezer", collection._Freezer())  # nothing held: not the test's block
     gc.unfreeze()  # what tests/conftest.py froze for the test
     saved = gc.get_threshold()
     gc.set_threshold(700, 10, 10)
@@ -98,3 +100,18 @@ def test_what_the_user_froze_stays_frozen(thresholds):
         assert count - 1000 < gc.get_freeze_count() <= count  # nothing unfrozen after it
     finally:
         gc.unfreeze()
+
+
+def test_a_compile_in_a_frozen_block_freezes_nothing_more_and_counts_nothing(thresholds):
+    @numba.njit
+    def once(x):
+        return probe(x)
+
+    with collection.frozen():
+        count = gc.get_freeze_count()
+        since = [[] for _ in range(10_000)]  # made after the block's freeze
+        with mock.patch.object(gc, "get_freeze_count", return_value=count) as asked:  # it walks every frozen object
+            assert once(np.uint8(2)) == 3 and since
+        assert frozen == [count] and asked.call_count == 1  # the probe's question only
+        assert count - 1000 < gc.get_freeze_count() <= count  # still frozen after the compile
+    assert gc.get_freeze_count() == 0
