@@ -3,6 +3,7 @@ in runtime/numba/linking.py's quicker mode; files that compile with Numba run la
 one xdist worker (`compiles`)."""
 
 import functools
+import gc
 import os
 import subprocess
 import sys
@@ -87,3 +88,13 @@ def pytest_runtest_protocol(item, nextitem):
 
     with collection.frozen():
         yield
+
+
+def pytest_sessionfinish(session):
+    """Freeze everything once the tests have run: the full collections that follow (pytest's own, twice, looking for
+    exceptions raised in finalizers, and the interpreter's at exit) then walk nothing instead of the gigabyte of
+    code a worker compiled.  Three compile-heavy files in one process: 11.7 -> 1.9 s from the last test to the
+    process's exit (py-spy: 8.7 s of the 11.7 in those collections).  Garbage the tests made is finalized during the
+    run, whenever the collector finds it, and pytest reports what a finalizer raises; only what is left at the very
+    end is not."""
+    gc.freeze()
