@@ -1,6 +1,6 @@
 """The suite's environment and order: jit compiles in the caller (compile="block") unless a test asks for its tiers,
-in runtime/numba/linking.py's quicker mode; files that compile with Numba run last, largest first, each kept on
-one xdist worker (`compiles`)."""
+at LLVM's level 0; files that compile with Numba run last, largest first, each kept on one xdist worker
+(`compiles`); each test runs with what existed before it frozen for the garbage collector."""
 
 import functools
 import gc
