@@ -493,3 +493,36 @@ def test_what_does_not_compile_yet_fails_cleanly_at_the_users_code():
     x = rng.standard_normal((1, 3))
     with pytest.raises(tp.TranspileError, match=r"test_jit\.py:\d+"):
         tp.jit(tp.grad(squeezed_norm))(x)  # which axes np.squeeze drops is a run-time fact
+
+
+# ------------------------------------------------------------------ what a call keeps
+
+
+def layers(params, inputs):
+    for W, b in params:
+        outputs = inputs @ W + b
+        inputs = np.tanh(outputs)
+    return outputs
+
+
+def layers_loss(params, inputs, targets):
+    return np.sum((layers(params, inputs) - targets) ** 2)
+
+
+def test_a_compiling_calls_result_is_freed_when_the_caller_drops_it(tmp_path, monkeypatch):
+    """Numba keeps typing failures' tracebacks in reference cycles until the collector's next full pass, and with
+    them the frames of every caller of the compile: a result bound in one of those frames lived as long."""
+    import weakref
+
+    monkeypatch.setenv("TRANSPILE_CACHE_DIR", str(tmp_path))  # compiled here, whatever an earlier run cached
+    per_example = tp.jit(tp.vmap(tp.grad(layers_loss), in_axes=(None, 0, 0)))
+    params = [
+        (rng.standard_normal((3, 4)), rng.standard_normal(4)),
+        (rng.standard_normal((4, 2)), rng.standard_normal(2)),
+    ]
+    inputs, targets = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    gradients = per_example(params, inputs, targets)
+    assert per_example.stats()["compiled"] == 1
+    first = weakref.ref(gradients[0][0])
+    del gradients
+    assert first() is None  # no collection ran in between

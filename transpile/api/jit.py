@@ -348,6 +348,13 @@ class Jitted:
             return self._fail(self.backend.translate(exc, files, def_location(self.target)), everything)
         if elsewhere:  # (outside the try: what the NumPy code raises is the user's error, not a compile failure)
             return self.middle_tier(statics, (id(entry), signature), everything)
+        return self._run(entry, signature, dynamic)
+
+    def _run(self, entry, signature, dynamic):
+        """The compiled code's answer, computed in a frame of its own, made after any compile: Numba keeps the
+        tracebacks of typing failures in reference cycles until the collector's next full pass, and through their
+        frames every caller's frame, whose locals outlive the call (a first call's 200 MB of per-example gradients
+        were held that long, and the second call faulted in fresh memory: 170-280 ms instead of 12)."""
         try:
             result = entry(*dynamic)
         except Exception as exc:
