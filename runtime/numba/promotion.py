@@ -47,7 +47,7 @@ from numba.extending import intrinsic, overload, register_model
 from numba.np import ufunc_db
 from numba.np.numpy_support import as_dtype, from_dtype, ufunc_find_matching_loop
 
-from . import linking
+from . import compile_turns, linking
 from .array_exprs import chains_only
 from .cache_entries import keyed_entries
 from .pynumbers import WeakNumber, _converted, pybool, python_numbers, python_type_of
@@ -103,11 +103,13 @@ class NumpyDispatcher(CPUDispatcher):
         return super().__call__(*map(python_numbers, args), **{k: python_numbers(v) for k, v in kwargs.items()})
 
     def compile(self, sig):
-        """A function compiled for its caller (a generated callee) skips the disk cache (with lazy machine code or
+        """One process at a time compiles a function (compile_turns.py).  A function compiled for its caller (a
+        generated callee) skips the disk cache (with lazy machine code or
         helpers optimized in their caller, both the default): only the caller's machine code, which has the callee's
         linked in, is loaded (see linking.py)."""
         if not linking.nested() or isinstance(self._cache, NullCache):
-            return super().compile(sig)
+            with compile_turns.turn(self._cache):
+                return super().compile(sig)
         cache, self._cache = self._cache, NullCache()
         try:
             return super().compile(sig)
