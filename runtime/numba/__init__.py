@@ -27,6 +27,7 @@ from . import (  # noqa: F401
     cache_entries,
     collection,
     collectives,
+    compile_turns,
     complex_adjoints,
     constructors,
     copies,
