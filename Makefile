@@ -22,10 +22,13 @@ install-gpu:
 	$(VPY) -m pip install -e '.[dev,mpi,samples,gpu]'
 	touch $(STAMP)
 
-# Reinstalls whenever the package metadata changes.
+# Reinstalls whenever the package metadata changes.  pip byte-compiles every file it installs, one at a time (8 s
+# of a 17.6 s install here); compileall does it on every core instead, leaving out the packages' own test suites,
+# which nothing imports (4.4 s).
 $(STAMP): setup.cfg pyproject.toml
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install -e '.[$(EXTRAS)]'
+	$(VPY) -m pip install --no-compile -e '.[$(EXTRAS)]'
+	$(VPY) -m compileall -q -j 0 -x '/tests?/' $$($(VPY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 	touch $@
 
 # One pytest worker per core (pytest-xdist, in the dev extra), each file on one worker (loadfile) in the order
