@@ -75,12 +75,13 @@ def _rebuilt(values, items):
 def as_records(target, pname, value):
     """The argument as Numba takes it: each dict becomes a record (runtime/numba/records.py), each Python number is
     marked as one (runtime/numba/pynumbers.py: weakly typed, as NumPy types it)."""
-    from runtime.numba import records
-    from runtime.numba.pynumbers import python_number
-
+    if type(value) is np.ndarray:  # most leaves, as they are (every call walks its arguments)
+        return value
     if type(value) in pytree._NODES:
         return _object_record(target, pname, value)
     if isinstance(value, dict):
+        from runtime.numba import records
+
         if not records.can_be_record(value):
             raise TranspileError(
                 f"argument `{pname}` of `{target.__name__}` is a dict with keys jit cannot take: {tuple(value)!r}",
@@ -93,6 +94,8 @@ def as_records(target, pname, value):
         return [as_records(target, pname, v) for v in value]
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(as_records(target, pname, v) for v in value)
+    from runtime.numba.pynumbers import python_number
+
     return python_number(value)
 
 
