@@ -1,7 +1,7 @@
 """Processes compiling one function take turns: the next loads the machine code the first put in the disk cache.
 
-Two processes that call the same jitted function with a cold cache (the ranks of `mpiexec -n 2`, test workers, a
-background compile and its caller) would each compile it, for the same machine code.  ``turn(cache)`` holds a lock
+Two processes that call the same jitted function with a cold cache (the ranks of `mpiexec -n 2`, test workers, two
+runs of one script at once) would each compile it, for the same machine code.  ``turn(cache)`` holds a lock
 on a file beside the function's index in Numba's cache (``NAME.nbl``) while the function is compiled; a process
 that finds it held waits, and then Numba's compile looks in the disk cache first, where it finds what the other
 process saved.  Measured with `mpiexec -n 2 tests/api/mpi_worker.py` (two ranks running the same jitted pmaps,
