@@ -1,6 +1,6 @@
 """Processes compiling one function take turns: one that finds the turn held waits, then loads from the disk cache
-what the other compiled; it compiles without the turn after TRANSPILE_COMPILE_TURN_WAIT seconds; a compile inside
-a compile takes no turn."""
+what the other compiled; it compiles without the turn after TRANSPILE_COMPILE_TURN_WAIT seconds; the turn of a
+process that died passes on; a compile inside a compile takes no turn."""
 
 import fcntl
 import importlib.util
@@ -113,3 +113,31 @@ def test_a_compile_inside_a_compile_takes_no_turn(tmp_path, monkeypatch):
 def test_a_function_without_a_disk_cache_takes_no_turn():
     with compile_turns.turn(None):
         pass
+
+
+def test_the_turn_of_a_process_that_died_passes_on(tmp_path, monkeypatch):
+    halved = _module(tmp_path, monkeypatch)
+    lock = halved._cache._cache_file._index_path[: -len(".nbi")] + ".nbl"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, lock], stdout=subprocess.PIPE, text=True
+    )  # holds the turn, as a process compiling would, until killed
+    try:
+        assert holder.stdout.readline().strip() == "held"
+    finally:
+        holder.kill()
+        holder.wait()
+    monkeypatch.setattr(compile_turns, "WAIT", 30)
+    start = time.monotonic()
+    assert halved(3.0) == 1.5
+    assert time.monotonic() - start < 10  # not the wait's end: the dead process let go
+
+
+_HOLDER = textwrap.dedent(
+    """
+    import fcntl, os, sys, time
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    print("held", flush=True)
+    time.sleep(600)
+    """
+)
