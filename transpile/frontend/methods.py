@@ -40,6 +40,8 @@ def owner_name(obj) -> str:
 def same_object(now, then) -> bool:
     """Whether an attribute still holds what it held: the same object, or a bound method of the same function
     and object (each attribute read makes a new bound method)."""
+    if now is then:  # (every jit call asks, of every name its program reads)
+        return True
     if isinstance(now, types.MethodType) and isinstance(then, types.MethodType):
         return now.__func__ is then.__func__ and now.__self__ is then.__self__
     now_rule, then_rule = (getattr(f, "__transpile_bound_rule__", None) for f in (now, then))
