@@ -12,8 +12,8 @@ Only a compile that holds nothing else takes a turn (the outermost, before Numba
 that no process waits while holding something another waits for.  The lock is an economy, never needed for
 correctness (runtime/numba/cache_entries.py keeps concurrent writers apart): a process that waited
 ``TRANSPILE_COMPILE_TURN_WAIT`` seconds (600 unless set) compiles without it, and so does one that cannot write
-the lock's file.  What Numba cannot cache (a function that calls a C function by address) is compiled by each
-process in turn.
+the lock's file or lock it (a file system without locks).  What Numba cannot cache (a function that calls a C
+function by address) is compiled by each process in turn.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def turn(cache):
 
 
 def _wait_for(fd):
-    """Lock `fd`, or give up once WAIT seconds have passed."""
+    """Lock `fd`, or give up once WAIT seconds have passed, or at once where the file system has no locks."""
     deadline = time.monotonic() + WAIT
     while True:
         try:
@@ -60,3 +60,5 @@ def _wait_for(fd):
             if time.monotonic() >= deadline:
                 return
             time.sleep(_POLL)
+        except OSError:  # ENOLCK and the like (some network file systems): compile without a turn
+            return

@@ -2,6 +2,7 @@
 what the other compiled; it compiles without the turn after TRANSPILE_COMPILE_TURN_WAIT seconds; the turn of a
 process that died passes on; a compile inside a compile takes no turn."""
 
+import errno
 import fcntl
 import importlib.util
 import json
@@ -108,6 +109,16 @@ def test_a_compile_inside_a_compile_takes_no_turn(tmp_path, monkeypatch):
             assert time.monotonic() - start < 1
     finally:
         os.close(fd)
+
+
+def test_a_file_system_without_locks_compiles_without_a_turn(tmp_path, monkeypatch):
+    halved = _module(tmp_path, monkeypatch)
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(compile_turns.fcntl, "flock", no_locks)
+    assert halved(3.0) == 1.5
 
 
 def test_a_function_without_a_disk_cache_takes_no_turn():
