@@ -19,14 +19,28 @@ function by address) is compiled by each process in turn.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import time
 
+try:
+    import fcntl
+except ImportError:  # no flock (Windows): every process compiles for itself, as Numba does
+    fcntl = None
+
 from numba.core.compiler_lock import global_compiler_lock
 
-WAIT = float(os.environ.get("TRANSPILE_COMPILE_TURN_WAIT") or 600)  # seconds
 _POLL = 0.02  # seconds between two tries of a held lock
+
+
+def _wait_from_environment() -> float:
+    text = os.environ.get("TRANSPILE_COMPILE_TURN_WAIT") or "600"
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"TRANSPILE_COMPILE_TURN_WAIT={text!r}: give a number of seconds, such as 600") from None
+
+
+WAIT = _wait_from_environment()  # seconds
 
 
 @contextlib.contextmanager
@@ -34,7 +48,7 @@ def turn(cache):
     """Hold the turn to compile the function whose disk cache is `cache` (a Numba Cache), if this thread holds no
     compile already; waits for another process's turn to end, at most WAIT seconds."""
     index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    if index is None or global_compiler_lock.is_locked():
+    if index is None or fcntl is None or global_compiler_lock.is_locked():
         yield
         return
     try:

@@ -1,6 +1,7 @@
 """Processes compiling one function take turns: one that finds the turn held waits, then loads from the disk cache
 what the other compiled; it compiles without the turn after TRANSPILE_COMPILE_TURN_WAIT seconds; the turn of a
-process that died passes on; a compile inside a compile takes no turn."""
+process that died passes on, and without locks in the file system it compiles at once; a compile inside a compile
+takes no turn; a wait that is not a number is refused."""
 
 import errno
 import fcntl
@@ -12,6 +13,7 @@ import sys
 import textwrap
 import time
 
+import pytest
 from numba.core.compiler_lock import global_compiler_lock
 
 from runtime.numba import compile_turns
@@ -152,3 +154,11 @@ _HOLDER = textwrap.dedent(
     time.sleep(600)
     """
 )
+
+
+def test_a_wait_that_is_not_a_number_is_refused_with_its_value(monkeypatch):
+    monkeypatch.setenv("TRANSPILE_COMPILE_TURN_WAIT", "ten")
+    with pytest.raises(ValueError, match="TRANSPILE_COMPILE_TURN_WAIT='ten': give a number of seconds"):
+        compile_turns._wait_from_environment()
+    monkeypatch.setenv("TRANSPILE_COMPILE_TURN_WAIT", "2.5")
+    assert compile_turns._wait_from_environment() == 2.5
