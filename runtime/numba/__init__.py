@@ -13,8 +13,8 @@ in its caller (linking), no copy of a module to link it (linkable), machine code
 (lazy_code), the compiler's own costs (refcounts, collection, lock_events, flag_keys, shape_errors), helpers kept on
 disk for later processes (helper_cache), helpers written as text kept in files so that they are kept too (sources),
 disk-cache entries that concurrent writers cannot mix (cache_entries), one process at a time compiling a function,
-the others loading it (compile_turns), no unused C wrappers (wrappers), the symbolic
-zero (zero), what the helpers share (helpers) and the helpers not compiled yet (pending).
+the others loading it (compile_turns), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers
+share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls

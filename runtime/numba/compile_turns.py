@@ -43,16 +43,23 @@ def _wait_from_environment() -> float:
 WAIT = _wait_from_environment()  # seconds
 
 
+def lock_path(cache):
+    """The file whose lock is the turn to compile the function whose disk cache is `cache` (a Numba Cache), beside
+    its index; None where it has no disk cache."""
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    return None if index is None else index[: -len(".nbi")] + ".nbl"
+
+
 @contextlib.contextmanager
 def turn(cache):
-    """Hold the turn to compile the function whose disk cache is `cache` (a Numba Cache), if this thread holds no
-    compile already; waits for another process's turn to end, at most WAIT seconds."""
-    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    if index is None or fcntl is None or global_compiler_lock.is_locked():
+    """Hold the turn to compile the function whose disk cache is `cache`, if this thread holds no compile already;
+    waits for another process's turn to end, at most WAIT seconds."""
+    path = lock_path(cache)
+    if path is None or fcntl is None or global_compiler_lock.is_locked():
         yield
         return
     try:
-        fd = os.open(index[: -len(".nbi")] + ".nbl", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:
         yield
         return

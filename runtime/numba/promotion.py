@@ -104,9 +104,8 @@ class NumpyDispatcher(CPUDispatcher):
 
     def compile(self, sig):
         """One process at a time compiles a function (compile_turns.py).  A function compiled for its caller (a
-        generated callee) skips the disk cache (with lazy machine code or
-        helpers optimized in their caller, both the default): only the caller's machine code, which has the callee's
-        linked in, is loaded (see linking.py)."""
+        generated callee) skips the disk cache (with lazy machine code or helpers optimized in their caller, both
+        the default): only the caller's machine code, which has the callee's linked in, is loaded (see linking.py)."""
         if not linking.nested() or isinstance(self._cache, NullCache):
             with compile_turns.turn(self._cache):
                 return super().compile(sig)

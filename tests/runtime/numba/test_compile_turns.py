@@ -12,11 +12,14 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 from numba.core.compiler_lock import global_compiler_lock
 
 from runtime.numba import compile_turns
+
+ROOT = Path(__file__).resolve().parents[3]
 
 _MODULE = textwrap.dedent(
     """
@@ -53,7 +56,7 @@ def _module(tmp_path, monkeypatch):
 
 
 def _caller(tmp_path, **env):
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.getcwd()]), **env)
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]), **env)
     process = subprocess.Popen(
         [sys.executable, str(tmp_path / "caller.py")], env=environment, stdout=subprocess.PIPE, text=True
     )
@@ -63,7 +66,7 @@ def _caller(tmp_path, **env):
 
 def _held_turn(function):
     """Hold `function`'s turn from this process, as a process compiling it would."""
-    fd = os.open(function._cache._cache_file._index_path[: -len(".nbi")] + ".nbl", os.O_RDWR | os.O_CREAT)
+    fd = os.open(compile_turns.lock_path(function._cache), os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
 
@@ -130,7 +133,7 @@ def test_a_function_without_a_disk_cache_takes_no_turn():
 
 def test_the_turn_of_a_process_that_died_passes_on(tmp_path, monkeypatch):
     halved = _module(tmp_path, monkeypatch)
-    lock = halved._cache._cache_file._index_path[: -len(".nbi")] + ".nbl"
+    lock = compile_turns.lock_path(halved._cache)
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, lock], stdout=subprocess.PIPE, text=True
     )  # holds the turn, as a process compiling would, until killed
