@@ -13,7 +13,8 @@ in its caller (linking), no copy of a module to link it (linkable), machine code
 (lazy_code), the compiler's own costs (refcounts, collection, lock_events, flag_keys, shape_errors), helpers kept on
 disk for later processes (helper_cache), helpers written as text kept in files so that they are kept too (sources),
 disk-cache entries that concurrent writers cannot mix (cache_entries), one process at a time compiling a function,
-the others loading it (compile_turns), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers
+the others loading it (compile_turns), results handed to the caller uncopied where they share no memory
+(handover), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers
 share (helpers) and the helpers not compiled yet (pending).
 """
 
@@ -44,6 +45,7 @@ from . import (  # noqa: F401
     fourier,
     fourier_adjoints,
     fused,
+    handover,
     helper_cache,
     helpers,
     index_tricks,
@@ -105,6 +107,7 @@ from .elementwise import fix, heaviside  # noqa: F401
 from .forward import copy_tangent, pop_tangent  # noqa: F401
 from .fourier import *  # noqa: F401,F403
 from .fused import kernel  # noqa: F401
+from .handover import materialize_uncopied  # noqa: F401
 from .index_tricks import ix_  # noqa: F401
 from .lowered import *  # noqa: F401,F403
 from .numpy_loops import *  # noqa: F401,F403

@@ -332,6 +332,11 @@ def _complex_to_real(adjoint, dtype):
     return isinstance(kind, types.Complex) and not isinstance(dtype, types.Complex)
 
 
+def gradient_dtype(x):
+    """The dtype of the gradient of an array of type x: its own if it is inexact, else float64."""
+    return x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
+
+
 @overload(_tree.materialize)
 def _materialize(adjoint, x):
     if _is_tuple(x):
@@ -350,7 +355,7 @@ def _materialize(adjoint, x):
 
         return impl_list
     if isinstance(x, types.Array):
-        dtype = x.dtype if isinstance(x.dtype, (types.Float, types.Complex)) else types.float64
+        dtype = gradient_dtype(x)
         if isinstance(adjoint, ZeroType):
             return lambda adjoint, x: np.zeros(x.shape, dtype)
         if _complex_to_real(adjoint, dtype):  # a real value's gradient: the real part of its adjoint

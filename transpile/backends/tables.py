@@ -6,6 +6,7 @@ _LOWERINGS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: call t
 _FUSIONS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: role in a loop nest, "" for none}
 _OPERATOR_FUSION: dict[str, str] = {}  # backend -> the role of an elementwise operator not in _FUSIONS
 _SPELLINGS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: its element in a kernel's C}
+_HANDOVERS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: call template in an entry}
 
 
 def register_lowering(name: str, template: str, *, backend: str) -> None:
@@ -31,6 +32,16 @@ def register_operator_fusion(role: str, *, backend: str) -> None:
     _OPERATOR_FUSION[backend] = role
 
 
+def register_handover(name: str, template: str, *, backend: str) -> None:
+    """In an entry, whose results go to its caller and to no generated code, calls of the primitive `name` go
+    through `template` under `backend`: a version that need not copy its result, the backend checking instead what
+    the entry hands over for memory it shares (`rt.materialize` without its copy)."""
+    table = _HANDOVERS.setdefault(backend, {})
+    if name in table:
+        raise ValueError(f"handover of {name!r} for backend {backend!r} registered twice")
+    table[name] = template
+
+
 def register_spelling(name: str, template: str, *, backend: str) -> None:
     """Elements of the primitive `name` are written `template` in `backend`'s generated kernels (C): an expression
     over the primitive's parameters in braces, "tp_pow({x1}, {x2})", whose operands are already of the dtype the
@@ -49,6 +60,11 @@ def spellings(backend: str) -> dict[str, str]:
 def lowering(prim, backend: str) -> str | None:
     """The call template of `prim` under `backend`, or None: the primitive is called as generated."""
     return _LOWERINGS.get(backend, {}).get(prim.name) if prim is not None else None
+
+
+def handover(prim, backend: str) -> str | None:
+    """The call template of `prim` in an entry under `backend`, or None: it is called as elsewhere."""
+    return _HANDOVERS.get(backend, {}).get(prim.name) if prim is not None else None
 
 
 def fusion(prim, backend: str) -> str | None:

@@ -24,7 +24,7 @@ class NumbaBackend(Backend):
     def module_text(self, program, statics, fuse, disk_cache):
         from .module import numba_module_text
 
-        return numba_module_text(program, statics, fuse, disk_cache)
+        return numba_module_text(program, statics, fuse, disk_cache, hand_over=True)
 
     def captured_value(self, value):
         return boxing.captured_value(value)
@@ -59,7 +59,7 @@ class NumbaBackend(Backend):
             entry.compile(signature)
         if sum(entry.stats.cache_misses.values()) == misses:
             notice.outcome = "loaded from Numba's disk cache:"
-        as_numpy = boxing.result_boxing(entry.overloads[signature].signature.return_type)
+        as_numpy = boxing.result_boxing(entry.overloads[signature].signature.return_type, boxing.hands_over(entry))
         loaded = sum(entry.stats.cache_hits.values()) - hits
         compiled = sum(entry.stats.cache_misses.values()) - misses
         return as_numpy, loaded, compiled

@@ -27,14 +27,30 @@ def captured_value(value):
     return _DTYPE_OF_BUILTIN.get(value, value) if isinstance(value, type) else python_number(value)
 
 
-def result_boxing(result_type):
-    """What turns a compiled result into the value NumPy code returns (None where it is that already)."""
+def result_boxing(result_type, handed_over=False):
+    """What turns a compiled result into the value NumPy code returns (None where it is that already); with
+    `handed_over`, the result of an entry that returns its gradients uncopied, whose arrays that may share memory
+    are copied (runtime/numba/handover.py)."""
     from numba import types
 
     as_numpy = _numpy_scalars(result_type)
-    if not any(isinstance(t, types.BaseNamedTuple) for t in _nested_types(result_type)):
-        return as_numpy
-    return lambda value: _as_dicts(as_numpy(value) if as_numpy else value)
+    if any(isinstance(t, types.BaseNamedTuple) for t in _nested_types(result_type)):
+        as_numpy = functools.partial(_as_dicts_of, as_numpy)
+    if handed_over:
+        from runtime.numba.handover import owned
+
+        return owned if as_numpy is None else lambda value: owned(as_numpy(value))
+    return as_numpy
+
+
+def _as_dicts_of(as_numpy, value):
+    return _as_dicts(as_numpy(value) if as_numpy else value)
+
+
+def hands_over(entry) -> bool:
+    """Whether the compiled entry returns gradients uncopied (transpile/backends/numba/lowering.py,
+    `hand_over_results`): its code calls `jt.materialize_uncopied`."""
+    return "materialize_uncopied" in entry.py_func.__code__.co_names
 
 
 def _nested_types(ty):

@@ -1,4 +1,4 @@
-"""Lower a program in normal form to a module Numba compiles whole: tapes, zeros, missing NumPy, fusion.
+"""Lower a program in normal form to a module Numba compiles whole: tapes, zeros, missing NumPy, fusion, results.
 
 The passes, in order, each a function of a function body (a list of normal-form statements):
 
@@ -13,6 +13,8 @@ The passes, in order, each a function of a function body (a list of normal-form 
    expression, which Numba compiles to a single loop (one pass over memory).
 4. `lower_zeros`: in generated code, the symbolic zero ``0.0`` becomes ``jt.ZERO``, whose Numba type
    joins with whatever value meets it (runtime/numba/zero.py).
+5. `hand_over_results`: in a generated entry whose caller copies what may share memory (jit's), a gradient is
+   returned as computed, not copied.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ...errors import TranspileError
 from ...frontend.nodes import copy_tree, name_nodes, walk
 from ...frontend.program import const, name
 from ...transforms.common import assign, call, dotted
-from ..tables import lowering
+from ..tables import handover, lowering
 from . import lowerings  # noqa: F401  (fills the Numba backend's table)
 from .blocks import map_blocks
 from .fusion import fuse_kernels
@@ -484,19 +486,20 @@ def list_displays(body):
 # ------------------------------------------------------------------ 2. primitives Numba lacks
 
 
-def _template(prim):
-    """("jt.sum", ["a"], {"axis": "axis", "keepdims": "keepdims"}) from the primitive's lowering (lowerings.py,
+def _template(text):
+    """("jt.sum", ["a"], {"axis": "axis", "keepdims": "keepdims"}) from a lowering's template (lowerings.py,
     "jt.sum(a, axis=axis, keepdims=keepdims)"): the call's head, the parameters passed by position, and the call's
     keywords with the parameter each passes."""
-    template = syntax.gast_parse(lowering(prim, "numba"), mode="eval").body
+    template = syntax.gast_parse(text, mode="eval").body
     positional = [arg.id for arg in template.args]
     keywords = {kw.arg: kw.value.id for kw in template.keywords}
     return dotted(template.func), positional, keywords
 
 
-def _lowered_call(rhs, where):
+def _lowered_call(rhs, where, template=None):
+    """The call `rhs` through `template`, by default its primitive's lowering."""
     prim = rhs.prim
-    head, positional, keywords = _template(prim)
+    head, positional, keywords = _template(template or lowering(prim, "numba"))
     params = positional + list(keywords.values())
     bound = getattr(rhs, "bound", {})
     for key, value in bound.items():
@@ -761,9 +764,31 @@ def formatted_messages(body):
     return map_blocks(body, rewrite)
 
 
-def lower_function(fn, generated: bool, where, fuse: bool = True, kernel: str = "jt.kernel", zero: bool = True):
+# ------------------------------------------------------------------ 5. results handed over
+
+
+def hand_over_results(body, where):
+    """A generated entry's results go to its caller and to no generated code, so they need not be copies: its calls
+    with a handover (lowerings.py: rt.materialize without its copy) go through it.  The caller must then copy what
+    may share memory (jit's boundary: `owned`, runtime/numba/handover.py)."""
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            rhs = stmt.value if isinstance(stmt, gast.Assign) else None
+            template = handover(getattr(rhs, "prim", None), "numba")
+            out.append(assign(stmt.targets[0], _lowered_call(rhs, where, template), stmt) if template else stmt)
+        return out
+
+    return map_blocks(body, rewrite)
+
+
+def lower_function(
+    fn, generated: bool, where, fuse: bool = True, kernel: str = "jt.kernel", zero: bool = True, hand_over: bool = False
+):
     """The body of one normal-form function, ready for Numba (with `fuse`, its runs in loop nests: calls of
-    `kernel`; with `zero`, the symbolic zero as jt.ZERO, else the 0.0 runtime/ takes as it when run as Python)."""
+    `kernel`; with `zero`, the symbolic zero as jt.ZERO, else the 0.0 runtime/ takes as it when run as Python;
+    `hand_over`: the program's entry, whose results go to a caller that copies what may share memory)."""
     body = copy_tree(fn.body)
     if generated:
         body = drop_placeholders(body, fn.params)
@@ -779,4 +804,6 @@ def lower_function(fn, generated: bool, where, fuse: bool = True, kernel: str = 
     body = weak_constants(body)
     if generated and zero:
         body = lower_zeros(body, user_code=fn.qualname.endswith(naming.forward_sweep("")))
+    if generated and hand_over:
+        body = hand_over_results(body, where)
     return list_displays(body)

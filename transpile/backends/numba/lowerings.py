@@ -8,7 +8,7 @@ refused at its line).  Grouped as the primitive files are (transpile/primitives/
 
 from __future__ import annotations
 
-from ..tables import register_fusion, register_lowering, register_operator_fusion
+from ..tables import register_fusion, register_handover, register_lowering, register_operator_fusion
 
 
 def lower(name: str, template: str) -> None:
@@ -23,6 +23,9 @@ def fuse(name: str, role: str) -> None:
 register_operator_fusion("map", backend="numba")
 lower("matmul", "jt.matmul(x, y)")
 fuse("invert", "")  # ~True is -2 for a Python bool, False for a NumPy one
+
+# helpers.py: a gradient an entry returns is copied only where it shares memory (runtime/numba/handover.py)
+register_handover("rt.materialize", "jt.materialize_uncopied(v, like)", backend="numba")
 
 # containers.py
 lower("make_dict", "jt.make_record(keys, items)")

@@ -16,16 +16,21 @@ DECORATOR = "jt.njit(cache=True, nogil=True)"  # releases the GIL: threads (pmap
 INLINED = 'jt.njit(inline="always")'  # typed and lowered inside its caller: one compile instead of two
 
 
-def numba_module_text(program: Program, statics: dict, fuse: bool = True, disk_cache: bool = True) -> str:
+def numba_module_text(
+    program: Program, statics: dict, fuse: bool = True, disk_cache: bool = True, hand_over: bool = False
+) -> str:
     """The module text: a docstring, imports, and each function under @jt.njit; with `fuse`, runs of
     elementwise statements and reductions become loop nests (fusion.py), unless the program changes
     arrays in place or calls something for its effect (a call rerun without fusion would do that twice);
     with `disk_cache`, Numba keeps the machine code on disk (`cache=True`); not for a module that is not a
-    file, whose compiled code Numba cannot cache."""
+    file, whose compiled code Numba cannot cache; with `hand_over`, the entry returns its gradients uncopied, to a
+    caller that copies what may share memory (jit's boundary)."""
     fuse = fuse and not mutates(program)
 
     def body(key, fn):
-        return lower_function(fn, is_generated(fn.filename), fn.location, fuse)
+        return lower_function(
+            fn, is_generated(fn.filename), fn.location, fuse, hand_over=hand_over and key == program.entry
+        )
 
     inlined = _inlined(program)
 
