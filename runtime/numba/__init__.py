@@ -10,12 +10,12 @@ rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linal
 their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
 NumPy's type promotion (pynumbers, promotion), memory (memory, stack_chunks, native), optimizing linked code once,
 in its caller (linking), no copy of a module to link it (linkable), machine code only when it is asked for
-(lazy_code), the compiler's own costs (refcounts, collection, lock_events, flag_keys, shape_errors), helpers kept on
-disk for later processes (helper_cache), helpers written as text kept in files so that they are kept too (sources),
-disk-cache entries that concurrent writers cannot mix (cache_entries), one process at a time compiling a function,
-the others loading it (compile_turns), results handed to the caller uncopied where they share no memory
-(handover), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers
-share (helpers) and the helpers not compiled yet (pending).
+(lazy_code), the compiler's own costs (refcounts, collection, lock_events, flag_keys, ir_vars, shape_errors),
+helpers kept on disk for later processes (helper_cache), helpers written as text kept in files so that they are kept
+too (sources), disk-cache entries that concurrent writers cannot mix (cache_entries), one process at a time
+compiling a function, the others loading it (compile_turns), gradients an entry returns uncopied and jit's copy of
+what may share memory (handover), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers)
+and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
@@ -49,6 +49,7 @@ from . import (  # noqa: F401
     helper_cache,
     helpers,
     index_tricks,
+    ir_vars,
     lazy_code,
     likeness,
     linalg,
@@ -151,4 +152,5 @@ collection.install()
 lock_events.install()
 shape_errors.install()
 flag_keys.install()
+ir_vars.install()
 helper_cache.install()

@@ -37,10 +37,16 @@ def _eq(self, other):
     return numba_eq(self, other)
 
 
+@functools.cache
+def _defaults(cls) -> dict:
+    """Every option of `cls` and its default, in the options' order."""
+    return {name: option.default for name, option in cls.options.items()}
+
+
 def _values(self) -> dict:
-    """Every option's value, as Numba's `values()` reads them through their properties."""
-    explicit = self._values
-    return {name: explicit.get(name, option.default) for name, option in self.options.items()}
+    """Every option's value, as Numba's `values()` reads them through their properties: the explicitly set ones over
+    the defaults, in the options' order (a set option is one of them)."""
+    return {**_defaults(type(self)), **self._values}
 
 
 def install():
