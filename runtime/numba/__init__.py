@@ -14,8 +14,8 @@ in its caller (linking), no copy of a module to link it (linkable), machine code
 helpers kept on disk for later processes (helper_cache), helpers written as text kept in files so that they are kept
 too (sources), disk-cache entries that concurrent writers cannot mix (cache_entries), one process at a time
 compiling a function, the others loading it (compile_turns), gradients an entry returns uncopied and jit's copy of
-what may share memory (handover), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers share (helpers)
-and the helpers not compiled yet (pending).
+what may share memory (handover), no unused C wrappers (wrappers), the symbolic zero (zero), what the helpers
+share (helpers) and the helpers not compiled yet (pending).
 """
 
 # importing these registers the Numba implementations of the runtime helpers generated code calls
