@@ -63,6 +63,21 @@ def test_a_cotangent_passed_through_is_copied():
     _separate((gx, gw), (cotangent, x, w))
 
 
+def offset(x):
+    return x + 1.0  # its tangent is the tangent given
+
+
+def test_a_tangent_passed_through_is_copied():
+    x = rng.standard_normal(4)
+    _, tangent_fn = tp.linearize(offset, x)
+    jitted = tp.jit(tangent_fn, compile="block")
+    tangent = rng.standard_normal(4)
+    out = jitted(tangent)
+    np.testing.assert_array_equal(out, tangent)
+    _separate(out, (tangent, x))
+    assert "jt.materialize_uncopied" in tp.source(jitted)
+
+
 def layers(params, x):
     for w, b in params:
         x = np.tanh(x @ w + b)
