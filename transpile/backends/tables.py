@@ -1,4 +1,5 @@
-"""Per-backend tables of lowerings: how a primitive is called under a backend, and its part in a fused loop nest."""
+"""Per-backend tables of lowerings: how a primitive is called under a backend (in an entry too), its part in a
+fused loop nest, and its element in a kernel's C."""
 
 from __future__ import annotations
 
@@ -9,22 +10,24 @@ _SPELLINGS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: its el
 _HANDOVERS: dict[str, dict[str, str]] = {}  # backend -> {primitive name: call template in an entry}
 
 
+def _register(tables: dict, what: str, name: str, value: str, backend: str) -> None:
+    """Put `value` in `backend`'s table of `tables` under the primitive `name`, once."""
+    table = tables.setdefault(backend, {})
+    if name in table:
+        raise ValueError(f"{what} of {name!r} for backend {backend!r} registered twice")
+    table[name] = value
+
+
 def register_lowering(name: str, template: str, *, backend: str) -> None:
     """Calls of the primitive `name` go through `template` under `backend`: a call like "jt.sum(a,
     axis=axis, keepdims=keepdims)" naming the primitive's parameters (a parameter left out must keep its default)."""
-    table = _LOWERINGS.setdefault(backend, {})
-    if name in table:
-        raise ValueError(f"lowering of {name!r} for backend {backend!r} registered twice")
-    table[name] = template
+    _register(_LOWERINGS, "lowering", name, template, backend)
 
 
 def register_fusion(name: str, role: str, *, backend: str) -> None:
     """The primitive's part in a fused loop nest under `backend`: "map" (its scalar form is its element), "sum"
     (a reduction by +), "unbroadcast" or "expand" (the adjoint helpers); "" it is not fused (an operator)."""
-    table = _FUSIONS.setdefault(backend, {})
-    if name in table:
-        raise ValueError(f"fusion of {name!r} for backend {backend!r} registered twice")
-    table[name] = role
+    _register(_FUSIONS, "fusion", name, role, backend)
 
 
 def register_operator_fusion(role: str, *, backend: str) -> None:
@@ -36,20 +39,14 @@ def register_handover(name: str, template: str, *, backend: str) -> None:
     """In an entry, whose results go to its caller and to no generated code, calls of the primitive `name` go
     through `template` under `backend`: a version that need not copy its result, the backend checking instead what
     the entry hands over for memory it shares (`rt.materialize` without its copy)."""
-    table = _HANDOVERS.setdefault(backend, {})
-    if name in table:
-        raise ValueError(f"handover of {name!r} for backend {backend!r} registered twice")
-    table[name] = template
+    _register(_HANDOVERS, "handover", name, template, backend)
 
 
 def register_spelling(name: str, template: str, *, backend: str) -> None:
     """Elements of the primitive `name` are written `template` in `backend`'s generated kernels (C): an expression
     over the primitive's parameters in braces, "tp_pow({x1}, {x2})", whose operands are already of the dtype the
     primitive computes in."""
-    table = _SPELLINGS.setdefault(backend, {})
-    if name in table:
-        raise ValueError(f"kernel spelling of {name!r} for backend {backend!r} registered twice")
-    table[name] = template
+    _register(_SPELLINGS, "kernel spelling", name, template, backend)
 
 
 def spellings(backend: str) -> dict[str, str]:
