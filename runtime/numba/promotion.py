@@ -102,6 +102,10 @@ class NumpyDispatcher(CPUDispatcher):
     def __call__(self, *args, **kwargs):
         return super().__call__(*map(python_numbers, args), **{k: python_numbers(v) for k, v in kwargs.items()})
 
+    def call_boxed(self, *args):
+        """The call, with arguments whose Python numbers are marked already (as tp.jit's boxing marks them)."""
+        return super().__call__(*args)
+
     def compile(self, sig):
         """One process at a time compiles a function (compile_turns.py).  A function compiled for its caller (a
         generated callee) skips the disk cache (with lazy machine code or helpers optimized in their caller, both

@@ -275,6 +275,23 @@ def test_dtypes_numba_has_no_type_for_are_refused_by_name(dtype):
         tp.jit(add_100)(np.ones(2, dtype))
 
 
+def first_of_pair(pair):
+    return pair["w"][0] + pair["v"][1]
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        {"w": (np.ones(2), np.float16(1.0)), "v": (np.ones(2), np.ones(2))},
+        {"w": (np.ones(2), np.ones(2)), "v": [np.ones(2, np.float16)]},
+    ],
+    ids=["scalar-in-tuple-in-dict", "array-in-list-in-dict"],
+)
+def test_a_dtype_numba_has_no_type_for_is_refused_inside_containers(pair):
+    with pytest.raises(tp.TranspileError, match=r"argument `pair` of `first_of_pair` holds float16 values"):
+        tp.jit(first_of_pair)(pair)
+
+
 def test_python_int_that_does_not_fit_raises_overflow_error():
     a = np.array([1, 2], np.int8)
     with pytest.raises(OverflowError):

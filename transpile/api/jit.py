@@ -36,6 +36,7 @@ from .notices import compile_notice
 from .unbound import is_unbound, unbound_transform
 
 _STATIC_TYPES = (int, float, bool, str, type(None))
+_UNSPECIALIZED = object()  # (in Jitted._boxing) no compiled code for these argument types yet
 COMPILE_ENV_VAR = "TRANSPILE_JIT_COMPILE"  # the default of jit's compile= (tests set "block")
 COMPILE_MODES = ("background", "block")
 # the backend whose code answers a call (compile="background") while the backend's own is compiled in another
@@ -163,6 +164,9 @@ class Jitted:
                 )
             statics.add(n)
         self.statics = [p.name for p in params if p.name in statics]
+        # a call passing every parameter by position binds them in order, without Signature.bind
+        self.positional = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        self.arity = len(params)
         leading = list(_signature(self.target).parameters)[: len(self.bound.values)] if self.bound is not None else []
         # the names of the compiled entry's arguments: the bound values', then the caller's non-static arguments
         self.dynamic_names = leading + [p.name for p in params if p.name not in statics]
@@ -254,18 +258,15 @@ class Jitted:
 
     # ------------------------------------------------------------------ calls
     def split(self, args, kwargs):
-        try:
-            bound = self.sig.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TranspileError(f"bad call of jit({self.target.__name__}): {exc}", def_location(self.target)) from None
-        bound.apply_defaults()
+        """(the static arguments by name, the others in order, every argument in order) of a call."""
+        arguments = self.bound_arguments(args, kwargs)
         if self.transform is not None:
             self.transform.check_static_call(args, kwargs)
         statics, dynamic = {}, []
         if self.bound is not None:
-            self.bound.check(*bound.args, **bound.kwargs)
+            self.bound.check(*args, **kwargs)
             dynamic = list(self.bound.values)
-        for pname, value in bound.arguments.items():
+        for pname, value in arguments.items():
             if value is None and self.bound is None and not self._calls_itself():
                 # static: the branches it decides are compiled out (a recursive entry is called with every argument)
                 statics[pname] = value
@@ -277,12 +278,23 @@ class Jitted:
                         def_location(self.target),
                         "pass arrays as ordinary (traced) arguments, and convert other values (`int(mode)`)",
                     )
-                    refused.everything = list(bound.arguments.values())
+                    refused.everything = list(arguments.values())
                     raise refused
                 statics[pname] = value
             else:
                 dynamic.append(value)
-        return statics, dynamic, list(bound.arguments.values())
+        return statics, dynamic, list(arguments.values())
+
+    def bound_arguments(self, args, kwargs) -> dict:
+        """Every parameter's value in a call, defaults included."""
+        if not kwargs and len(args) == self.arity and self.positional:
+            return dict(zip(self.sig.parameters, args))
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TranspileError(f"bad call of jit({self.target.__name__}): {exc}", def_location(self.target)) from None
+        bound.apply_defaults()
+        return bound.arguments
 
     def names(self, statics) -> list:
         """The names of the compiled entry's arguments, for a call with these static values."""
@@ -329,16 +341,17 @@ class Jitted:
     def _call(self, statics, dynamic, everything, fuse):
         elsewhere = False  # compiled in the background: the NumPy code answers
         try:
-            self.backend.check_arguments(self.target, self.names(statics), dynamic)
             entry = self.compiled(statics, fuse).entry
             signature = self.backend.signature(entry, dynamic)
-            if (id(entry), signature) not in self._boxing:
+            as_numpy = self._boxing.get((id(entry), signature), _UNSPECIALIZED)
+            if as_numpy is _UNSPECIALIZED:
                 with self._lock:  # one compile for the calls of several threads (pmap's devices)
-                    if (id(entry), signature) not in self._boxing:
+                    as_numpy = self._boxing.get((id(entry), signature), _UNSPECIALIZED)
+                    if as_numpy is _UNSPECIALIZED:
                         background = self.compile_mode == "background"
                         elsewhere = background and self._compiling_elsewhere(statics, fuse, signature)
                         if not elsewhere:
-                            self._specialize(entry, signature, self.names(statics))
+                            as_numpy = self._specialize(entry, signature, self.names(statics))
         except TranspileError as exc:
             return self._fail(exc, everything)
         except rt.OutputError as exc:  # a helper refused the type of what user code returns, while Numba typed it
@@ -348,22 +361,21 @@ class Jitted:
             return self._fail(self.backend.translate(exc, files, def_location(self.target)), everything)
         if elsewhere:  # (outside the try: what the NumPy code raises is the user's error, not a compile failure)
             return self.middle_tier(statics, (id(entry), signature), everything)
-        return self._run(entry, signature, dynamic)
+        return self._run(entry, as_numpy, dynamic)
 
-    def _run(self, entry, signature, dynamic):
+    def _run(self, entry, as_numpy, dynamic):
         """The compiled code's answer, computed in a frame of its own, made after any compile: Numba keeps the
         tracebacks of typing failures in reference cycles until the collector's next full pass, and through their
         frames every caller's frame, whose locals outlive the call (a first call's 200 MB of per-example gradients
         were held that long, and the second call faulted in fresh memory: 170-280 ms instead of 12)."""
         try:
-            result = entry(*dynamic)
+            result = self.backend.run(entry, dynamic)
         except Exception as exc:
             formatted = rt.formatted_exception(exc)
             self._note_run_error(formatted)
             if formatted is exc:
                 raise
             raise formatted from None
-        as_numpy = self._boxing[id(entry), signature]
         self._counts["tier"] = "compiled"
         return as_numpy(result) if as_numpy else result
 
@@ -422,7 +434,6 @@ class Jitted:
             try:
                 fuse = self.backend.fuses
                 dynamic = self.boxed(dynamic, statics)
-                self.backend.check_arguments(self.target, self.names(statics), dynamic)
                 entry = self.compiled(statics, fuse).entry
                 signature = self.backend.signature(entry, dynamic, filters=False)
                 if (id(entry), signature) in self._boxing:
@@ -475,6 +486,7 @@ class Jitted:
         if not known:
             self._counts["loaded"] += loaded
             self._counts["compiled"] += compiled
+        return as_numpy
 
     def _fail(self, error, everything):
         if self.fallback != "numpy":

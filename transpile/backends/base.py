@@ -32,11 +32,13 @@ class Backend:
         return value
 
     def box(self, target, pname: str, value):
-        """The argument `pname` of `target` as the compiled entry takes it."""
+        """The argument `pname` of `target` as the compiled entry takes it; a TranspileError naming the argument
+        where the compiled code cannot take it."""
         return value
 
-    def check_arguments(self, target, names, values) -> None:
-        """Refuse, with a TranspileError naming the argument, values the compiled code cannot take."""
+    def run(self, entry, values):
+        """The entry's result for arguments `box` made."""
+        return entry(*values)
 
     def signature(self, entry, values, filters: bool = True) -> tuple:
         """What the entry is specialized on for these arguments; filters=False: warnings' filters are left alone

@@ -9,6 +9,7 @@ import gast
 
 from .. import naming
 from ..errors import Location
+from .methods import same_object
 from .nodes import walk
 
 
@@ -46,8 +47,6 @@ class Guard:
         return f"{self.path}={getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}@{where}"
 
     def holds(self) -> bool:
-        from .methods import same_object
-
         try:
             return same_object(self.read(), self.expected)
         except Exception:  # the name or attribute is gone

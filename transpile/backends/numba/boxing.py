@@ -90,9 +90,10 @@ def _rebuilt(values, items):
 
 def as_records(target, pname, value):
     """The argument as Numba takes it: each dict becomes a record (runtime/numba/records.py), each Python number is
-    marked as one (runtime/numba/pynumbers.py: weakly typed, as NumPy types it)."""
-    if type(value) is np.ndarray:  # most leaves, as they are (every call walks its arguments)
-        return value
+    marked as one (runtime/numba/pynumbers.py: weakly typed, as NumPy types it).  An array or NumPy scalar of a dtype
+    Numba has no type for is refused (_NO_NUMBA_TYPE)."""
+    if type(value) is np.ndarray and value.dtype not in _NO_NUMBA_TYPE:  # most leaves, as they are (every call
+        return value  # walks its arguments)
     if type(value) in pytree._NODES:
         return _object_record(target, pname, value)
     if isinstance(value, dict):
@@ -110,6 +111,8 @@ def as_records(target, pname, value):
         return [as_records(target, pname, v) for v in value]
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(as_records(target, pname, v) for v in value)
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype in _NO_NUMBA_TYPE:
+        _refuse_dtype(target, pname, value.dtype)
     from runtime.numba.pynumbers import python_number
 
     return python_number(value)
@@ -158,27 +161,15 @@ if np.dtype(np.longdouble).itemsize > 8:
     _NO_NUMBA_TYPE.update({np.dtype(np.longdouble): "float64", np.dtype(np.clongdouble): "complex128"})
 
 
-def _unsupported_dtype(value):
-    """The first dtype of `value` (an array, NumPy scalar, or list or tuple of them) that Numba has no type for."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return value.dtype if value.dtype in _NO_NUMBA_TYPE else None
-    if isinstance(value, (list, tuple)):
-        return next(filter(None, map(_unsupported_dtype, value)), None)
-    return None
-
-
-def refuse_dtypes(target, names, dynamic):
+def _refuse_dtype(target, pname, dtype):
     """float16, longdouble, clongdouble: Numba has no type for them on the CPU; say so, naming the argument."""
-    for pname, value in zip(names, dynamic):
-        dtype = _unsupported_dtype(value)
-        if dtype is not None:
-            raise TranspileError(
-                f"argument `{pname}` of `{target.__name__}` holds {dtype} values, which Numba cannot take or compute "
-                "with on the CPU",
-                def_location(target),
-                f"pass {_NO_NUMBA_TYPE[dtype]} (`x.astype(np.{_NO_NUMBA_TYPE[dtype]})`), or call the function without "
-                "jit (jit(f, fallback='numpy') does that with a warning)",
-            )
+    raise TranspileError(
+        f"argument `{pname}` of `{target.__name__}` holds {dtype} values, which Numba cannot take or compute with on "
+        "the CPU",
+        def_location(target),
+        f"pass {_NO_NUMBA_TYPE[dtype]} (`x.astype(np.{_NO_NUMBA_TYPE[dtype]})`), or call the function without jit "
+        "(jit(f, fallback='numpy') does that with a warning)",
+    )
 
 
 def _as_dicts(value):
@@ -250,13 +241,13 @@ def argument_type(value):
 def _fingerprinted(value) -> bool:
     """Whether values of `value`'s fingerprint all have its Numba type (see argument_type)."""
     kind = type(value)
+    if kind is np.ndarray:
+        dtype = value.dtype
+        return dtype.kind in "biufc" and dtype.isnative and value.flags.aligned
     if kind in _SCALARS:
         return True
     if kind is int:
         return value in _INT64
-    if kind is np.ndarray:
-        dtype = value.dtype
-        return dtype.kind in "biufc" and dtype.isnative and value.flags.aligned
     if kind is tuple:
         return all(_fingerprinted(item) for item in value)
     if kind is list:
