@@ -10,8 +10,8 @@ rearranging_parts, rearranging_rules, selection_rules, shape_gaps, stacked_linal
 their launcher from Python for the numba-kernels backend (kernels), dicts as records (records), Python numbers and
 NumPy's type promotion (pynumbers, promotion), memory (memory, stack_chunks, native), optimizing linked code once,
 in its caller (linking), no copy of a module to link it (linkable), machine code only when it is asked for
-(lazy_code), the compiler's own costs (refcounts, collection, lock_events, flag_keys, ir_vars, refreshes,
-shape_errors),
+(lazy_code), the compiler's own costs (refcounts, collection, lock_events, flag_keys, impl_keys, ir_vars,
+refreshes, shape_errors),
 helpers kept on disk for later processes (helper_cache), helpers written as text kept in files so that they are kept
 too (sources), disk-cache entries that concurrent writers cannot mix (cache_entries), one process at a time
 compiling a function, the others loading it (compile_turns), gradients an entry returns uncopied and jit's copy of
@@ -49,6 +49,7 @@ from . import (  # noqa: F401
     handover,
     helper_cache,
     helpers,
+    impl_keys,
     index_tricks,
     ir_vars,
     lazy_code,
@@ -154,6 +155,7 @@ collection.install()
 lock_events.install()
 shape_errors.install()
 flag_keys.install()
+impl_keys.install()
 ir_vars.install()
 refreshes.install()
 helper_cache.install()

@@ -77,6 +77,13 @@ def lowered() -> bool:
     return ACTIVE and len(stack) >= 2 and _adopted(stack[0]) and (_adopted(stack[-1]) or _internal(stack[-1]))
 
 
+def inside_transpiles() -> bool:
+    """Whether what compiles now is compiled inside a compile transpile started (where `lowered()` holds for its
+    libraries if it is an overload implementation or a generated callee)."""
+    stack = _stack()
+    return ACTIVE and len(stack) > 0 and _adopted(stack[0])
+
+
 def _adopted(dispatcher) -> bool:
     return getattr(dispatcher, _ADOPTED, False)
 
