@@ -8,7 +8,7 @@ The implementation's own compile takes its flags from its own options, inheritin
 CPU target's ``finalize`` inherits (``nrt``, ``fastmath``, ``error_model``, ``forceinline``), so implementations
 made for two callers that agree on those are the same, except in how much LLVM optimizes their library: less inside
 a compile transpile started than inside a user's own Numba function (linking.py, which the key therefore names too).
-In the seeds' MLP gradient's cold compile, 59 of 776 builds were such repeats.  ``install()`` keys the
+In the seeds' MLP gradient's cold compile, 47 of 776 builds were such repeats.  ``install()`` keys the
 implementations of CPU overloads by those four values and that mode (every other template, and a compile under
 another target's flags, keeps Numba's key); ``TRANSPILE_ALL_FLAGS_KEY=1`` keeps Numba's key for every template.
 """
