@@ -38,12 +38,14 @@ import numpy as np
 from numba.core import bytecode, caching, serialize, targetconfig, types
 from numba.core.typing import templates
 
-from . import lazy_code, linking
+from . import impl_keys, lazy_code, linking
 from .cache_entries import keyed_entries
 from .promotion import _NUMPY_CODE
 
 ENABLED = os.environ.get("TRANSPILE_HELPER_CACHE", "") != "0"
-INHERITED = ("fastmath", "error_model", "boundscheck", "nrt", "debuginfo")  # the flags a helper takes from its caller
+# the flags a helper takes from its caller (impl_keys.py), and the caller's debug flags (debuginfo follows
+# NUMBA_DEBUGINFO, as the helper's own compile does)
+INHERITED = (*impl_keys.INHERITED, "boundscheck", "debuginfo")
 # whose implementations are cached: what the key covers (runtime/'s sources, Numba's version); another package's
 # overloads may call code of its own that the key cannot see
 CACHED_MODULES = ("runtime.", "numba.")

@@ -84,13 +84,12 @@ def _from_grown(refresh, after=None):
         if after is not None:
             after(ctx)
 
-    refresh_from_grown.numba_refresh = refresh
     return refresh_from_grown
 
 
 def install():
     """Refresh from the registries that grew (idempotent)."""
-    if FULL or hasattr(base.BaseContext.refresh, "numba_refresh"):
+    if FULL or hasattr(base.BaseContext.refresh, "__wrapped__"):
         return
     for cls in (context.BaseContext, base.BaseContext):
         cls.install_registry = _noting(cls.install_registry)
