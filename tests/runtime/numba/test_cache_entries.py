@@ -41,27 +41,30 @@ def _age(path, seconds):
     os.utime(path, (path.stat().st_atime - seconds, path.stat().st_mtime - seconds))
 
 
-def test_a_save_drops_outdated_entries_and_removes_the_files_no_index_names(tmp_path):
+def test_a_save_drops_outdated_entries_and_removes_their_files(tmp_path):
     entries = cache_entries.KeyedEntries(str(tmp_path), "helper-12.py311", "stamp")
     entries.outdated = lambda key: key.startswith("old")
     entries.save("old-a", "code of another version")
     old_file = tmp_path / entries._load_index()["old-a"]
+    assert old_file.exists()
+    entries.save("kept", "code")  # the index named it: no writer is between writing it and naming it
+    assert set(entries._load_index()) == {"kept"} and entries.load("kept") == "code" and not old_file.exists()
+
+
+def test_the_first_save_into_a_stale_index_removes_the_files_no_index_names(tmp_path):
+    entries = cache_entries.KeyedEntries(str(tmp_path), "helper-12.py311", "stamp")
     entries.save("kept", "code")
+    entries.save("new", "code")
     numbered = tmp_path / "helper-12.py311.1.nbc"  # Numba's own layout
     numbered.write_bytes(b"")
     other_function = tmp_path / "helper-15.py311.1.nbc"
     other_function.write_bytes(b"")
-    _age(old_file, 120)
-    _age(numbered, 120)
-    _age(other_function, 120)
-
-    entries.save("new", "code")
-    assert set(entries._load_index()) == {"kept", "new"} and entries.load("kept") == "code"
-    assert not old_file.exists() and not numbered.exists() and other_function.exists()
+    for path in (numbered, other_function, tmp_path / entries._load_index()["kept"]):
+        _age(path, 120)
+    young = tmp_path / entries._load_index()["new"]
 
     restamped = cache_entries.KeyedEntries(str(tmp_path), "helper-12.py311", "the source changed")
-    young = tmp_path / entries._load_index()["new"]
-    _age(tmp_path / entries._load_index()["kept"], 120)
     restamped.save("fresh", "code")  # the old index is stale: its files go once old enough (a writer may be between)
-    assert set(restamped._load_index()) == {"fresh"} and young.exists()
+    assert set(restamped._load_index()) == {"fresh"} and restamped.load("fresh") == "code"
+    assert young.exists() and not numbered.exists() and other_function.exists()
     assert len(list(tmp_path.glob("helper-12.py311.*.nbc"))) == 2
