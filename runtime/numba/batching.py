@@ -28,6 +28,7 @@ from .helpers import (
     _packed,
     _zero,
     check_real_output_type,
+    jitable_on_literals,
     names_only_in_errors,
 )
 from .helpers import _generated as _generated_helper
@@ -1333,7 +1334,7 @@ def _unbroadcast_batched(v, like, v_batched, like_batched):
     return _generated("unbroadcast_batched", params, body, {"_sum_to_batched": _sum_to_batched})
 
 
-@register_jitable
+@jitable_on_literals
 def _reduced_shape(size, target, axes, out_nd):
     """(size, *target) with the reduced axes set to 1."""
     shape = np.empty(out_nd, np.int64)

@@ -19,7 +19,7 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import index_tricks
-from .helpers import _max_to, _may_be_nan, _min_to, _sum_to
+from .helpers import _max_to, _may_be_nan, _min_to, _sum_to, jitable_on_literals
 from .sources import function_from_text
 
 __all__ = [
@@ -365,7 +365,7 @@ def _rows(a, mask):
     return moved.reshape((n_kept, moved.size // n_kept if n_kept else 0))
 
 
-@register_jitable
+@jitable_on_literals
 def _out_shape(shape, mask, keepdims, out_nd):
     out = np.empty(out_nd, np.int64)
     k = 0
@@ -778,7 +778,7 @@ def _join_core(nd):
     return join
 
 
-@register_jitable
+@jitable_on_literals
 def _join_nd(parts, axis, dtype, nd):
     first = parts[0]
     ax = axis % nd
@@ -990,7 +990,7 @@ def _matrix_norm(m, p, kind):
     return float(np.max(sums)) if p > 0 else float(np.min(sums))
 
 
-@register_jitable
+@jitable_on_literals
 def _matrices(a, ax1, ax2, nd):
     """a with axes ax1, ax2 last, as a C-contiguous (count, rows, columns) array."""
     perm = np.empty(nd, np.int64)
@@ -1253,7 +1253,7 @@ def trace(a, offset=0, axis1=0, axis2=1):
     return np.trace(a, offset, axis1, axis2)
 
 
-@register_jitable
+@jitable_on_literals
 def _diagonals(a, offset, axis1, axis2, nd):
     """The diagonals of a over axes (axis1, axis2), as a (count, length) array, and the shape of the rest."""
     ax1, ax2 = axis1 % nd, axis2 % nd
@@ -1662,7 +1662,7 @@ def _stack_of_matrices(a):
     return np.ascontiguousarray(a).reshape((count, a.shape[-2], n))
 
 
-@register_jitable
+@jitable_on_literals
 def _lead_shape(a, nd):
     shape = np.empty(nd, np.int64)
     for d in range(nd):
