@@ -12,6 +12,8 @@ from numba.extending import overload
 
 from runtime.numba import collection
 
+pytestmark = pytest.mark.first  # gc.get_freeze_count walks every frozen object: cheap only in a small process
+
 seen = []  # the thresholds in force when a probe's call was typed
 frozen = []  # how many objects were frozen then
 
