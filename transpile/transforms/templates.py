@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import operator
@@ -22,94 +23,102 @@ def _parse(template: str):
 
 
 def instantiate(template: str, mapping: dict):
-    """The expression `template` with each name in `mapping` replaced by a copy of its AST."""
-    tree = _Substitute(mapping).visit(copy_tree(_parse(template)))
-    return _Fold().visit(tree)
+    """The expression `template` with each name in `mapping` replaced by a copy of its AST, trivial arithmetic
+    folded (x * 1.0 -> x, x + 0 -> x, 2 - 1 -> 1, x ** 1 -> x, 2 == 0 -> 0, f(*(a, b)) -> f(a, b)): keeps
+    instantiated rules readable, and free of starred arguments, which transformed code does not take."""
+    return _rewritten(copy_tree(_parse(template)), mapping)
 
 
-class _Substitute(gast.NodeTransformer):
-    """Each name in `mapping` replaced by a copy of its AST."""
-
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        return copy_tree(self.mapping[node.id]) if node.id in self.mapping else node
+_NOTHING: dict = {}
 
 
-class _Fold(gast.NodeTransformer):
-    """x * 1.0 -> x, x + 0 -> x, 2 - 1 -> 1, x ** 1 -> x, 2 == 0 -> 0, f(*(a, b)) -> f(a, b): keeps instantiated
-    rules readable (and free of starred arguments, which transformed code does not take)."""
+def _rewritten(node, mapping):
+    """`node` (a copy, changed in place) with its names in `mapping` substituted and its arithmetic folded,
+    children first; a substituted copy is folded, not substituted again."""
+    if type(node) is gast.Name and node.id in mapping:
+        return _rewritten(copy_tree(mapping[node.id]), _NOTHING)
+    fields = node.__dict__
+    for field in node._fields:
+        value = fields.get(field)
+        if type(value) is list:
+            value[:] = [_rewritten(item, mapping) if isinstance(item, ast.AST) else item for item in value]
+        elif isinstance(value, ast.AST):
+            fields[field] = _rewritten(value, mapping)
+    fold = _FOLDS.get(type(node))
+    return node if fold is None else fold(node)
 
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        args = []
-        for arg in node.args:
-            if isinstance(arg, gast.Starred) and isinstance(arg.value, gast.Tuple):
-                args.extend(arg.value.elts)
-            else:
-                args.append(arg)
-        node.args = args
-        return node
 
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        left, right = node.left, node.right
-        lc = left.value if isinstance(left, gast.Constant) and type(left.value) in (int, float) else None
-        rc = right.value if isinstance(right, gast.Constant) and type(right.value) in (int, float) else None
-        if lc is not None and rc is not None and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
-            value = {gast.Add: lc + rc, gast.Sub: lc - rc, gast.Mult: lc * rc}[type(node.op)]
-            return gast.Constant(value=value, kind=None)
-        if isinstance(node.op, (gast.Add, gast.Sub)) and rc == 0:
+def _number(node):
+    """The value of an int or float constant, else None."""
+    return node.value if isinstance(node, gast.Constant) and type(node.value) in (int, float) else None
+
+
+def _fold_call(node):
+    args = []
+    for arg in node.args:
+        if isinstance(arg, gast.Starred) and isinstance(arg.value, gast.Tuple):
+            args.extend(arg.value.elts)
+        else:
+            args.append(arg)
+    node.args = args
+    return node
+
+
+def _fold_binop(node):
+    left, right = node.left, node.right
+    lc, rc = _number(left), _number(right)
+    if lc is not None and rc is not None and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
+        value = {gast.Add: lc + rc, gast.Sub: lc - rc, gast.Mult: lc * rc}[type(node.op)]
+        return gast.Constant(value=value, kind=None)
+    if isinstance(node.op, (gast.Add, gast.Sub)) and rc == 0:
+        return left
+    if isinstance(node.op, gast.Add) and lc == 0:
+        return right
+    if isinstance(node.op, gast.Mult):
+        if rc == 1:
             return left
-        if isinstance(node.op, gast.Add) and lc == 0:
+        if lc == 1:
             return right
-        if isinstance(node.op, gast.Mult):
-            if rc == 1:
-                return left
-            if lc == 1:
-                return right
-            if (lc == 0 and isinstance(right, gast.Compare)) or (rc == 0 and isinstance(left, gast.Compare)):
-                return gast.Constant(value=0, kind=None)  # a comparison is 0 or 1, never NaN
-        if isinstance(node.op, gast.Pow) and rc == 1:
-            return left
-        if isinstance(node.op, gast.Div) and rc == 1:
-            return left
-        return node
+        if (lc == 0 and isinstance(right, gast.Compare)) or (rc == 0 and isinstance(left, gast.Compare)):
+            return gast.Constant(value=0, kind=None)  # a comparison is 0 or 1, never NaN
+    if isinstance(node.op, gast.Pow) and rc == 1:
+        return left
+    if isinstance(node.op, gast.Div) and rc == 1:
+        return left
+    return node
 
-    def visit_Compare(self, node):
-        """1 == 0 -> 0: a comparison of two numbers folds to 0 or 1 (rules use comparisons as factors); so does
-        0 > (a comparison)."""
-        self.generic_visit(node)
-        operands = [node.left, *node.comparators]
-        if (
-            len(node.ops) == 1
-            and isinstance(node.ops[0], gast.Gt)
-            and isinstance(node.left, gast.Constant)
-            and node.left.value == 0
-            and isinstance(node.comparators[0], gast.Compare)
-        ):
-            return gast.Constant(value=0, kind=None)  # a comparison is 0 or 1, never above 1
-        if len(node.ops) != 1 or not all(
-            isinstance(o, gast.Constant) and type(o.value) in (int, float) for o in operands
-        ):
-            return node
-        compare = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt, gast.LtE: operator.le}
-        compare.update({gast.Gt: operator.gt, gast.GtE: operator.ge})
-        test = compare.get(type(node.ops[0]))
-        if test is None:
-            return node
-        return gast.Constant(value=int(test(operands[0].value, operands[1].value)), kind=None)
 
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        if (
-            isinstance(node.op, gast.USub)
-            and isinstance(node.operand, gast.Constant)
-            and type(node.operand.value) in (int, float)
-        ):
-            return gast.Constant(value=-node.operand.value, kind=None)
+_COMPARE = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt, gast.LtE: operator.le}
+_COMPARE.update({gast.Gt: operator.gt, gast.GtE: operator.ge})
+
+
+def _fold_compare(node):
+    """1 == 0 -> 0: a comparison of two numbers folds to 0 or 1 (rules use comparisons as factors); so does
+    0 > (a comparison)."""
+    operands = [node.left, *node.comparators]
+    if (
+        len(node.ops) == 1
+        and isinstance(node.ops[0], gast.Gt)
+        and isinstance(node.left, gast.Constant)
+        and node.left.value == 0
+        and isinstance(node.comparators[0], gast.Compare)
+    ):
+        return gast.Constant(value=0, kind=None)  # a comparison is 0 or 1, never above 1
+    if len(node.ops) != 1 or any(_number(o) is None for o in operands):
         return node
+    test = _COMPARE.get(type(node.ops[0]))
+    if test is None:
+        return node
+    return gast.Constant(value=int(test(operands[0].value, operands[1].value)), kind=None)
+
+
+def _fold_unaryop(node):
+    if isinstance(node.op, gast.USub) and _number(node.operand) is not None:
+        return gast.Constant(value=-node.operand.value, kind=None)
+    return node
+
+
+_FOLDS = {gast.Call: _fold_call, gast.BinOp: _fold_binop, gast.Compare: _fold_compare, gast.UnaryOp: _fold_unaryop}
 
 
 class Code(str):
