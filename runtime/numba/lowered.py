@@ -450,6 +450,7 @@ def _reduced_count(shape, mask):
     return count
 
 
+@functools.cache  # one jitable, and so one compile, for each of its recipes
 def _whole_sum(dtype, cast, mean):
     """np.sum (or np.mean) of every entry of an array, in `dtype` (see _sum_over_axes): pairwise over its entries in
     C order, as NumPy adds a contiguous array (the same bits), a mean divided as NumPy's is."""
@@ -639,12 +640,7 @@ def _moment(root):
             out_dtype = np.dtype(np.float64)
         cast = isinstance(a.dtype, (types.Integer, types.Boolean))  # integers and bools: in float64
         spread_to = _spreading_to(out_dtype, isinstance(a.dtype, types.Complex), root)
-
-        @register_jitable
-        def flat(a, ddof):
-            values = np.ascontiguousarray(a.astype(out_dtype) if cast else a).reshape(a.size)
-            return spread_to(values, (1,), values.size, ddof)[0]
-
+        flat = _spreading_all(out_dtype, cast, spread_to)
         if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
             if keep:
                 ones = (1,) * a.ndim
@@ -672,6 +668,19 @@ def _moment(root):
     return typer
 
 
+@functools.cache  # one jitable, and so one compile, for each of its recipes (as below)
+def _spreading_all(out_dtype, cast, spread_to):
+    """A jitable `flat(a, ddof)`: `spread_to` of all of `a`'s entries (in `out_dtype` if `cast`), as a scalar."""
+
+    @register_jitable
+    def flat(a, ddof):
+        values = np.ascontiguousarray(a.astype(out_dtype) if cast else a).reshape(a.size)
+        return spread_to(values, (1,), values.size, ddof)[0]
+
+    return flat
+
+
+@functools.cache  # a jitable made at each typing compiled again each time: 12 copies in five of the suite's files
 def _spreading_to(out_dtype, complex_, root):
     """A jitable `spread_to(values, kept, count, ddof)`: np.var (np.std with `root`) of `values` over the axes
     where the shape `kept` has 1, `count` entries each, in `out_dtype`, by NumPy's steps (numpy/_core/_methods.py):

@@ -7,6 +7,7 @@ raises, as Numba's own np.cov does.
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 import numpy as np
@@ -28,7 +29,11 @@ def _dtype_of(ty):
 
 def _cast_back(like):
     """A compiled g -> g in the type of `like`'s adjoint: its real part for a real `like`, then like's dtype."""
-    dtype = _dtype_of(like)
+    return _cast_back_to(_dtype_of(like))
+
+
+@functools.cache  # one jitable, and so one compile, for each dtype
+def _cast_back_to(dtype):
     if isinstance(dtype, types.Complex):
         return register_jitable(lambda g: g.astype(dtype))
     if isinstance(dtype, types.Float):
@@ -144,12 +149,16 @@ def _inverse(order):
     return inverse
 
 
+_one_axis = register_jitable(lambda axis: (axis,))
+_axes = register_jitable(lambda axis: axis)
+
+
 def _axes_tuple(axis):
     """A compiled axis -> a tuple of ints (axis an int or a tuple of them)."""
     if isinstance(axis, types.Integer):
-        return register_jitable(lambda axis: (axis,))
+        return _one_axis
     if isinstance(axis, types.BaseTuple):
-        return register_jitable(lambda axis: axis)
+        return _axes
     raise TypingError(f"np.average's axis must be None, an int or a tuple of ints under jit, not {axis}")
 
 
