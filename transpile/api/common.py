@@ -203,48 +203,75 @@ def leaves(value):
 
 class _Built:
     """The modules transforms generated in this process, so that `tp.grad(loss)` made again (in a training step)
-    finds its module without building its program again: one per function, transform and parameters, reused while
-    no guard of its program is stale and the module's cache key is the same (the functions' source texts, the
+    finds its module without building its program again, and `tp.jvp(f, ...)` or `tp.vjp(f, ...)` called again
+    does not desugar and differentiate `f` again: one per function, transform and parameters, reused while no
+    guard of its program is stale and the module's cache key is the same (the functions' source texts, the
     formatter: as for a transformed function called again, whose values are bound at each call).  The last few
     only, each holding its function weakly."""
 
     SIZE = 128
 
     def __init__(self):
-        # key -> (weak reference to the function, the module's cache key, Generated)
+        # key -> (weak reference to the function, the module's cache key, the program, what was built from it)
         self.entries = collections.OrderedDict()
         self.lock = threading.Lock()
+
+    def find(self, fun, key, module_key_of):
+        """What was kept under `key` for `fun`, if its program's guards hold and `module_key_of(program)` is still
+        the key its module was made under; else None."""
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+        if entry is None or entry[0]() is not fun:
+            return None
+        _, module_key, program, built = entry
+        if program.stale() or module_key_of(program) != module_key:
+            return None
+        return built
+
+    def keep(self, fun, key, module_key, program, built):
+        """Keep `built` (made from `program`, its module made under `module_key`) for `fun` under `key`; returns
+        `built`."""
+        try:
+            ref = weakref.ref(fun)
+        except TypeError:  # an object without weak references: not kept
+            return built
+        with self.lock:
+            self.entries[key] = (ref, module_key, program, built)
+            while len(self.entries) > self.SIZE:
+                self.entries.popitem(last=False)
+        return built
 
     @staticmethod
     def key(transform, nones):
         return (id(transform.fun), type(transform), transform.kind, repr(transform.key_parts()), nones)
 
     def get(self, transform, nones):
-        key = self.key(transform, nones)
-        with self.lock:
-            entry = self.entries.get(key)
-            if entry is not None:
-                self.entries.move_to_end(key)
-        if entry is None or entry[0]() is not transform.fun:
-            return None
-        _, module_key, gen = entry
-        if gen.program.stale() or transform.module_key(gen.program, nones) != module_key:
-            return None
-        return gen
+        return self.find(transform.fun, self.key(transform, nones), lambda p: transform.module_key(p, nones))
 
     def put(self, transform, nones, module_key, gen):
-        try:
-            ref = weakref.ref(transform.fun)
-        except TypeError:  # an object without weak references: not kept
-            return gen
-        with self.lock:
-            self.entries[self.key(transform, nones)] = (ref, module_key, gen)
-            while len(self.entries) > self.SIZE:
-                self.entries.popitem(last=False)
-        return gen
+        return self.keep(transform.fun, self.key(transform, nones), module_key, gen.program, gen)
 
 
 _BUILT = _Built()
+
+
+def api_module_key(kind, parts, program) -> str:
+    """The cache key of the module `kind` (jvp's, vjp's) generates from `program`, with `parts` deciding it too."""
+    return cache_key([kind, *parts, program.entry, *source_texts(program)])
+
+
+def reused(kind, fun, parts, build):
+    """What `build()` -> (program, module key, built) makes of `fun` for the module `kind` with `parts`, kept for
+    the next call with the same function and parts while it holds (see _Built): tp.jvp and tp.vjp called in a loop
+    desugar and differentiate the function once."""
+    key = (id(fun), kind, repr(parts))
+    built = _BUILT.find(fun, key, lambda program: api_module_key(kind, parts, program))
+    if built is None:
+        program, module_key, built = build()
+        _BUILT.keep(fun, key, module_key, program, built)
+    return built
 
 
 class Transform:

@@ -10,7 +10,7 @@ import runtime as rt
 from runtime import pytree
 
 from .. import naming
-from ..codegen.cache import cache_key, load_or_write
+from ..codegen.cache import load_or_write
 from ..codegen.module import module_text
 from ..errors import TranspileError
 from ..frontend.desugar import desugar_program
@@ -24,12 +24,13 @@ from .common import (
     Names,
     Transform,
     _signature,
+    api_module_key,
     bind_arguments,
     def_location,
     generated_function,
     internal_arguments,
     is_float_tree,
-    source_texts,
+    reused,
     user_function,
 )
 
@@ -79,17 +80,22 @@ def _check_tangents(fun, primals, tangents):
 
 
 def _module(fun, mask, has_aux):
-    program = desugar_program(fun, differentiated=True)
-    mode = ForwardMode(program)
-    var = mode.variant(program.entry, mask)
-    key = cache_key(["jvp", mask, has_aux, program.entry, *source_texts(program)])
-    module, text = load_or_write(
-        f"jvp_{program.entry}",
-        key,
-        lambda: module_text(program, "Forward mode (Jacobian-vector product)", mode, ""),
-    )
-    gen = Generated(module, text, program)
-    return gen, getattr(gen.module, var.name)
+    """(Generated, its tangent function) of `fun`'s forward mode for the differentiated arguments `mask`."""
+
+    def build():
+        program = desugar_program(fun, differentiated=True)
+        mode = ForwardMode(program)
+        var = mode.variant(program.entry, mask)
+        key = api_module_key("jvp", (mask, has_aux), program)
+        module, text = load_or_write(
+            f"jvp_{program.entry}",
+            key,
+            lambda: module_text(program, "Forward mode (Jacobian-vector product)", mode, ""),
+        )
+        gen = Generated(module, text, program)
+        return program, key, (gen, getattr(gen.module, var.name))
+
+    return reused("jvp", fun, (mask, has_aux), build)
 
 
 @api_boundary

@@ -6,7 +6,7 @@ import runtime as rt
 from runtime import pytree
 
 from .. import naming
-from ..codegen.cache import cache_key, load_or_write
+from ..codegen.cache import load_or_write
 from ..codegen.module import module_text
 from ..frontend.desugar import desugar_program
 from ..frontend.methods import as_function
@@ -18,13 +18,14 @@ from .common import (
     Generated,
     Names,
     Transform,
+    api_module_key,
     bind_arguments,
     generated_function,
     internal_arguments,
     is_float_tree,
     make_transformed,
+    reused,
     run_generated,
-    source_texts,
     user_function,
 )
 
@@ -187,18 +188,23 @@ def vjp(fun, *primals, has_aux=False):
     values = internal_arguments(user, values, range(len(primals)))
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
-    program = desugar_program(fun, differentiated=True)
-    mode = ReverseMode(program)
-    mode.variant(program.entry, mask)  # the analysis is cheap; the module text may come from the cache
-    key = cache_key(["vjp", mask, has_aux, program.entry, *source_texts(program)])
-    module, text = load_or_write(
-        f"vjp_{program.entry}",
-        key,
-        lambda: module_text(program, "Forward and adjoint sweeps", mode, ""),
-    )
-    # adjoint sweeps that restore overwritten regions in place consume their residuals
-    single_use = any(v.restores_in_place for v in mode.variants.values())
-    gen = Generated(module, text, program)
+
+    def build():
+        program = desugar_program(fun, differentiated=True)
+        mode = ReverseMode(program)
+        mode.variant(program.entry, mask)  # the module text may come from the cache, `single_use` never does
+        key = api_module_key("vjp", (mask, has_aux), program)
+        module, text = load_or_write(
+            f"vjp_{program.entry}",
+            key,
+            lambda: module_text(program, "Forward and adjoint sweeps", mode, ""),
+        )
+        # adjoint sweeps that restore overwritten regions in place consume their residuals
+        single_use = any(v.restores_in_place for v in mode.variants.values())
+        return program, key, (Generated(module, text, program), single_use)
+
+    gen, single_use = reused("vjp", fun, (mask, has_aux), build)
+    program = gen.program
     gen.bind_captures()
     fwd = getattr(gen.module, naming.forward_sweep(program.entry))
     bwd = getattr(gen.module, naming.adjoint_sweep(program.entry))
