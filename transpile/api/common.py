@@ -258,18 +258,23 @@ _BUILT = _Built()
 
 
 def api_module_key(kind, parts, program) -> str:
-    """The cache key of the module `kind` (jvp's, vjp's) generates from `program`, with `parts` deciding it too."""
+    """The cache key of the module `kind` (a transform's, jvp's, vjp's) generates from `program`, with `parts`
+    deciding it too."""
     return cache_key([kind, *parts, program.entry, *source_texts(program)])
 
 
 def reused(kind, fun, parts, build):
-    """What `build()` -> (program, module key, built) makes of `fun` for the module `kind` with `parts`, kept for
-    the next call with the same function and parts while it holds (see _Built): tp.jvp and tp.vjp called in a loop
-    desugar and differentiate the function once."""
+    """What `build(module_key_of)` -> (program, its module's key, built) makes of `fun` for the module `kind` with
+    `parts`, kept for the next call with the same function and parts while it holds (see _Built): tp.jvp and tp.vjp
+    called in a loop desugar and differentiate the function once."""
     key = (id(fun), kind, repr(parts))
-    built = _BUILT.find(fun, key, lambda program: api_module_key(kind, parts, program))
+
+    def module_key_of(program):
+        return api_module_key(kind, parts, program)
+
+    built = _BUILT.find(fun, key, module_key_of)
     if built is None:
-        program, module_key, built = build()
+        program, module_key, built = build(module_key_of)
         _BUILT.keep(fun, key, module_key, program, built)
     return built
 
@@ -335,7 +340,7 @@ class Transform:
     def module_key(self, program, nones) -> str:
         """The key of the module generated from `program` (built for calls passing None to `nones`)."""
         specialized = [("nones", sorted(nones))] if nones else []
-        return cache_key([self.kind, *self.key_parts(), *specialized, program.entry, *source_texts(program)])
+        return api_module_key(self.kind, [*self.key_parts(), *specialized], program)
 
     def key_parts(self) -> list:
         """What, besides the kind and the sources, decides the generated module."""

@@ -24,7 +24,6 @@ from .common import (
     Names,
     Transform,
     _signature,
-    api_module_key,
     bind_arguments,
     def_location,
     generated_function,
@@ -82,11 +81,11 @@ def _check_tangents(fun, primals, tangents):
 def _module(fun, mask, has_aux):
     """(Generated, its tangent function) of `fun`'s forward mode for the differentiated arguments `mask`."""
 
-    def build():
+    def build(module_key_of):
         program = desugar_program(fun, differentiated=True)
         mode = ForwardMode(program)
         var = mode.variant(program.entry, mask)
-        key = api_module_key("jvp", (mask, has_aux), program)
+        key = module_key_of(program)
         module, text = load_or_write(
             f"jvp_{program.entry}",
             key,

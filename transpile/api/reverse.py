@@ -18,7 +18,6 @@ from .common import (
     Generated,
     Names,
     Transform,
-    api_module_key,
     bind_arguments,
     generated_function,
     internal_arguments,
@@ -189,11 +188,11 @@ def vjp(fun, *primals, has_aux=False):
     fun = generated_function(fun, (len(primals), ()))
     mask = tuple(i < len(primals) and is_float_tree(v) for i, v in enumerate(values))
 
-    def build():
+    def build(module_key_of):
         program = desugar_program(fun, differentiated=True)
         mode = ReverseMode(program)
         mode.variant(program.entry, mask)  # the module text may come from the cache, `single_use` never does
-        key = api_module_key("vjp", (mask, has_aux), program)
+        key = module_key_of(program)
         module, text = load_or_write(
             f"vjp_{program.entry}",
             key,
